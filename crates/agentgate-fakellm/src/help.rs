@@ -1,0 +1,80 @@
+//! The user-facing description of the script format.
+
+/// Shown by `agentgate fake-llm --help` after the options.
+pub const SCRIPT_HELP: &str = r#"SCRIPT FORMAT (YAML)
+
+A script is an ordered list of turns. For each model request the server
+picks the first turn, in order, that still has uses left and whose `match`
+conditions all hold; it answers with that turn and uses it up (once, unless
+`times: N` or `repeat: true`). A request no turn matches gets the default
+answer (a friendly greeting), or an HTTP 500 with `on_unmatched: error`.
+Without --script every request gets the default answer.
+
+Side requests that clients make besides the conversation turn (Gemini CLI's
+model router, opencode's title request, Qwen Code's memory extraction) get a
+canned answer and never use up a turn; the request log marks them `side`.
+
+  on_unmatched: default        # default | error
+  default_text: "ok"           # replaces the default greeting
+  turns:
+    - name: make-file          # label shown in the request log
+      match:                   # all optional; all given must hold
+        contains: "hello.txt"  # substring of the latest user message
+        regex: "(?i)create"    # regex over the latest user message
+        tool_result: false     # latest input is (true) / is not (false) a tool result
+        model: "sonnet"        # substring of the requested model
+        api: anthropic         # anthropic | responses | chat | gemini
+      times: 1                 # uses (default 1); or `repeat: true`
+      thinking: "Plan: run echo."          # a thinking/reasoning block
+      text: "Creating it."                 # or a list of chunks: ["Creat", "ing"]
+      chunk_chars: 4                       # or split the text every N characters
+      tool_call: {name: shell, command: "echo hello > hello.txt"}
+      usage: {input: 120, output: 8, cache_read: 0, cache_write: 0, reasoning: 5}
+    - match: {tool_result: true}
+      text: "done"
+    - match: {contains: "FAIL"}
+      error: {kind: rate_limit, retry_after: 1}   # status/message optional
+    - match: {contains: "SLOW"}
+      delay_ms: 2000            # wait before answering
+      chunk_delay_ms: 100       # wait between streamed chunks
+      text: [a, b, c]
+    - match: {contains: "CUT"}
+      text: [partial, never-sent]
+      fail: mid_stream          # drop the connection after the first content
+    - match: {contains: "HANG"}
+      hang: true                # never answer; or `hang: mid_stream`
+
+Tool calls: `name` is a tool the client declared, or the alias `shell`,
+which resolves to the shell tool the request declared (Bash, exec_command,
+run_shell_command, bash) with the command put where that tool's schema
+wants it (`command` or `cmd`). `args: {...}` gives arguments verbatim and is
+merged over the shaped ones. A `shell` call to a client that declared no
+shell tool is answered with HTTP 400 naming the declared tools.
+
+Usage: `input` = uncached prompt tokens, `cache_read`/`cache_write` = cached
+prompt tokens, `output` = visible output tokens, `reasoning` = thinking
+tokens. Each API gets them in its own fields (OpenAI input_tokens =
+input + cache_read + cache_write, output_tokens includes reasoning;
+Anthropic output_tokens includes thinking; Gemini thoughtsTokenCount apart).
+Without `usage` the figures are estimated at four characters a token.
+
+Error kinds (default HTTP status; each answered with the provider's real
+error body for the API the request came on):
+  rate_limit (429)   insufficient_quota (429; Anthropic 400 credit balance)
+  overloaded (Anthropic 529, else 503)   invalid_model (404)   auth (401)
+  permission_denied (403)   context_too_long (400)   invalid_request (400)
+  server_error (500)
+
+ENDPOINTS
+  POST /v1/messages, /v1/messages/count_tokens      Anthropic Messages
+  POST /v1/responses                                OpenAI Responses (SSE)
+  POST /v1/chat/completions                         OpenAI Chat Completions
+  POST /v1beta/models/M:generateContent, :streamGenerateContent?alt=sse,
+       :countTokens                                 Gemini
+  GET  /v1/models, /v1beta/models                   model listings
+  HEAD /                                            liveness
+
+REQUEST LOG (--log FILE): one JSON object per request with n, ts, method,
+path, api, model, stream, tools (declared names), messages (role, text,
+tool_calls, tool_results, thinking), side, turn, outcome, status.
+"#;

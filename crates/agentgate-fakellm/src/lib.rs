@@ -1,0 +1,34 @@
+//! `agentgate-fakellm`: a scripted model server that speaks the wire
+//! protocols of the Anthropic Messages API, the OpenAI Responses and Chat
+//! Completions APIs and the Gemini API, so that real agent CLIs can run
+//! offline and deterministically against it.
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use agentgate_fakellm::{FakeLlm, Script, ServerConfig};
+//! let script = Script::parse("turns:\n  - text: hi\n").map_err(std::io::Error::other)?;
+//! let server = FakeLlm::start(
+//!     "127.0.0.1:0".parse().map_err(std::io::Error::other)?,
+//!     ServerConfig { script, log_path: None },
+//! )
+//! .await?;
+//! println!("{}", server.url());
+//! server.shutdown().await
+//! # }
+//! ```
+
+pub mod api;
+pub mod engine;
+mod help;
+pub mod log;
+pub mod reply;
+pub mod request;
+pub mod script;
+pub mod server;
+pub mod tools;
+
+pub use help::SCRIPT_HELP;
+pub use log::LogEntry;
+pub use request::{Api, ChatRequest, Message, Role, ToolDecl};
+pub use script::{Script, ScriptError};
+pub use server::{FakeLlm, ServerConfig};

@@ -1,0 +1,116 @@
+//! The request log: one JSON line per request, in arrival order.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::engine::SideRequest;
+use crate::request::{Api, Message};
+
+/// One line of the request log.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogEntry {
+    /// Arrival order, from 1.
+    pub n: u64,
+    /// When it arrived (RFC 3339, UTC).
+    pub ts: String,
+    /// HTTP method.
+    pub method: String,
+    /// Path and query.
+    pub path: String,
+    /// The wire protocol, when the path is a model endpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api: Option<Api>,
+    /// The requested model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Whether a stream was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<bool>,
+    /// The declared tool names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// The messages in short form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages: Option<Vec<Message>>,
+    /// The side request kind, when it was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side: Option<SideRequest>,
+    /// The scripted turn that answered it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn: Option<String>,
+    /// What the server did: `respond`, `error`, `hang`, `bad_request`, `not_found`, `info`.
+    pub outcome: &'static str,
+    /// The HTTP status sent (absent for a hang).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Why a request was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Where log lines go.
+#[derive(Debug, Default)]
+pub struct RequestLog {
+    file: Option<Mutex<File>>,
+    entries: Mutex<Vec<LogEntry>>,
+}
+
+impl RequestLog {
+    /// A log that keeps entries in memory and, when `path` is given, appends
+    /// them to that file as JSON lines.
+    pub fn open(path: Option<&Path>) -> std::io::Result<Self> {
+        let file = match path {
+            None => None,
+            Some(p) => {
+                if let Some(dir) = p.parent()
+                    && !dir.as_os_str().is_empty()
+                {
+                    std::fs::create_dir_all(dir)?;
+                }
+                Some(Mutex::new(
+                    OpenOptions::new().create(true).append(true).open(p)?,
+                ))
+            }
+        };
+        Ok(RequestLog {
+            file,
+            entries: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Record one entry (a failure to write the file is reported on stderr
+    /// through tracing and does not fail the request).
+    pub fn record(&self, entry: LogEntry) {
+        if let Some(f) = &self.file {
+            let mut line = match serde_json::to_string(&entry) {
+                Ok(l) => l,
+                Err(e) => format!("{{\"n\":{},\"log_error\":{:?}}}", entry.n, e.to_string()),
+            };
+            line.push('\n');
+            let mut f = match f.lock() {
+                Ok(f) => f,
+                Err(p) => p.into_inner(),
+            };
+            if let Err(e) = f.write_all(line.as_bytes()).and_then(|()| f.flush()) {
+                tracing::warn!("failed to write the request log: {e}");
+            }
+        }
+        let mut entries = match self.entries.lock() {
+            Ok(e) => e,
+            Err(p) => p.into_inner(),
+        };
+        entries.push(entry);
+    }
+
+    /// Every entry so far.
+    pub fn entries(&self) -> Vec<LogEntry> {
+        match self.entries.lock() {
+            Ok(e) => e.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+}
