@@ -18,6 +18,7 @@
 //! ```
 
 pub mod api;
+pub mod clients;
 pub mod engine;
 mod help;
 pub mod log;

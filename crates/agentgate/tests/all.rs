@@ -1,0 +1,3 @@
+//! The integration tests of the `agentgate` binary, in one test binary.
+
+mod suite;

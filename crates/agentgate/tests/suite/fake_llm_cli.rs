@@ -1,0 +1,1 @@
+//! `agentgate fake-llm` as a command.

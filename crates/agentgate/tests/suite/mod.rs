@@ -1,0 +1,3 @@
+mod fake_llm_cli;
+mod real_clis;
+mod support;

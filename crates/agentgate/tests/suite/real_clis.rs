@@ -1,0 +1,180 @@
+//! Each real agent CLI against `agentgate fake-llm`: a plain turn, a turn in
+//! which the script makes the CLI run a shell command, the request log, and
+//! scripted 429 and 401 errors (the CLI's retries bounded by its settings).
+
+use std::time::Duration;
+
+use agentgate_fakellm::clients::Cli;
+
+use super::support::{Client, FakeServer, Run};
+
+/// A generous bound on one CLI run; the slowest CLI takes about 4 s.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// How a CLI reports a scripted HTTP error, as read off the real CLIs
+/// (see ../shared/captures): its exit code and a text in its output.
+struct Failure {
+    code: i32,
+    text: &'static str,
+}
+
+fn rate_limited(cli: Cli) -> Failure {
+    match cli {
+        Cli::Claude => Failure { code: 1, text: "API Error: Request rejected (429)" },
+        Cli::Codex => Failure { code: 1, text: "429 Too Many Requests" },
+        // Gemini exits with the HTTP status modulo 256.
+        Cli::Gemini => Failure { code: 429 % 256, text: "Please wait and try again later" },
+        // Qwen exits 0 on API errors; only the text tells.
+        Cli::Qwen => Failure { code: 0, text: "[API Error: 429" },
+        Cli::Opencode => Failure { code: 1, text: "\"statusCode\":429" },
+    }
+}
+
+fn unauthorized(cli: Cli) -> Failure {
+    match cli {
+        Cli::Claude => Failure { code: 1, text: "Invalid API key" },
+        Cli::Codex => Failure { code: 1, text: "401 Unauthorized" },
+        Cli::Gemini => Failure { code: 401 % 256, text: "API key not valid" },
+        Cli::Qwen => Failure { code: 0, text: "[API Error: 401" },
+        Cli::Opencode => Failure { code: 1, text: "\"statusCode\":401" },
+    }
+}
+
+fn assert_ok(cli: Cli, run: &Run) {
+    assert!(
+        !run.timed_out && run.code == Some(0),
+        "{cli} failed (code {:?}, timed out {}):\n{}",
+        run.code,
+        run.timed_out,
+        run.all_output()
+    );
+}
+
+pub fn text_turn(cli: Cli) {
+    let server = FakeServer::start(
+        "turns:\n  - match: {contains: \"favourite number\"}\n    text: \"The scripted answer is 42.\"\n",
+    );
+    let client = Client::new(cli, &server);
+    let run = client.run("What is your favourite number?", LIMIT);
+    assert_ok(cli, &run);
+    assert!(
+        run.stdout.contains("The scripted answer is 42."),
+        "{cli} did not print the scripted text:\n{}",
+        run.all_output()
+    );
+    let turns = server.turn_requests();
+    assert_eq!(turns.len(), 1, "{cli} made {} model requests: {turns:#?}", turns.len());
+    assert_eq!(turns[0]["turn"], "#1");
+}
+
+pub fn tool_turn(cli: Cli) {
+    let server = FakeServer::start(
+        r#"turns:
+  - name: run-it
+    match: {contains: "create the marker file", tool_result: false}
+    thinking: "The user wants a marker file."
+    text: "Creating it."
+    tool_call: {name: shell, command: "echo agentgate > marker.txt"}
+  - name: after-tool
+    match: {tool_result: true}
+    text: "Marker written."
+"#,
+    );
+    let client = Client::new(cli, &server);
+    let run = client.run("Please create the marker file.", LIMIT);
+    assert_ok(cli, &run);
+    let marker = client.setup.workdir.join("marker.txt");
+    let content = std::fs::read_to_string(&marker).unwrap_or_else(|e| {
+        panic!("{cli} did not run the scripted command ({e}):\n{}", run.all_output())
+    });
+    assert_eq!(content, "agentgate\n");
+    assert!(
+        run.stdout.contains("Marker written."),
+        "{cli} did not print the final scripted text:\n{}",
+        run.all_output()
+    );
+
+    // The request log: the model, the declared shell tool, the turns played
+    // in order, and the tool result carried back by the second request.
+    let turns = server.turn_requests();
+    let names: Vec<&str> = turns.iter().map(|r| r["turn"].as_str().unwrap_or("default")).collect();
+    assert_eq!(names, ["run-it", "after-tool"], "{cli}: {turns:#?}");
+    for r in &turns {
+        assert_eq!(r["model"], client.setup.model.as_str(), "{cli} model");
+        assert_eq!(r["api"], serde_json::to_value(cli.api()).unwrap());
+        let tools = r["tools"].as_array().unwrap();
+        assert!(
+            tools.iter().any(|t| t == cli.shell_tool()),
+            "{cli} did not declare {}: {tools:?}",
+            cli.shell_tool()
+        );
+    }
+    let second = turns[1]["messages"].as_array().unwrap();
+    assert!(
+        second.iter().any(|m| m["tool_calls"].as_array().is_some_and(|c| c.iter().any(|n| n == cli.shell_tool()))),
+        "{cli}: the second request does not carry the tool call: {second:#?}"
+    );
+    assert!(
+        second.iter().any(|m| m["tool_results"].as_u64().unwrap_or(0) > 0 || m["role"] == "tool"),
+        "{cli}: the second request does not carry the tool result: {second:#?}"
+    );
+}
+
+fn error_turn(cli: Cli, kind: &str, expected: Failure) {
+    let server = FakeServer::start(&format!(
+        "turns:\n  - match: {{contains: \"trigger\"}}\n    repeat: true\n    error: {{kind: {kind}}}\n"
+    ));
+    let client = Client::new(cli, &server);
+    let run = client.run("trigger the error", LIMIT);
+    assert!(!run.timed_out, "{cli} hung on a scripted {kind}:\n{}", run.all_output());
+    assert_eq!(
+        run.code,
+        Some(expected.code),
+        "{cli} exit code on a scripted {kind}:\n{}",
+        run.all_output()
+    );
+    assert!(
+        run.all_output().contains(expected.text),
+        "{cli} output on a scripted {kind} lacks {:?}:\n{}",
+        expected.text,
+        run.all_output()
+    );
+    let errors = server
+        .turn_requests()
+        .iter()
+        .filter(|r| r["outcome"] == "error")
+        .count();
+    assert!(errors >= 1, "{cli}: no request was answered with the error");
+}
+
+pub fn rate_limit(cli: Cli) {
+    error_turn(cli, "rate_limit", rate_limited(cli));
+}
+
+pub fn auth(cli: Cli) {
+    error_turn(cli, "auth", unauthorized(cli));
+}
+
+macro_rules! cli_tests {
+    ($($module:ident => $cli:expr),* $(,)?) => {$(
+        mod $module {
+            use super::*;
+            #[test]
+            fn plain_turn_returns_the_scripted_text() { text_turn($cli) }
+            #[test]
+            fn scripted_shell_call_runs_and_is_logged() { tool_turn($cli) }
+            #[test]
+            fn scripted_429_fails_the_cli() { rate_limit($cli) }
+            #[test]
+            fn scripted_401_fails_the_cli() { auth($cli) }
+        }
+    )*};
+}
+
+cli_tests! {
+    claude => Cli::Claude,
+    codex => Cli::Codex,
+    gemini => Cli::Gemini,
+    qwen => Cli::Qwen,
+    opencode => Cli::Opencode,
+}

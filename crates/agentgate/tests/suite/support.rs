@@ -1,0 +1,182 @@
+//! Shared helpers: a fake-llm subprocess, the real CLIs, bounded runs.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use agentgate_fakellm::clients::{self, Cli, ClientOptions, ClientSetup};
+use serde_json::Value;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// The real CLI's executable. A missing CLI fails the test: it is never a skip.
+pub fn cli_program(cli: Cli) -> PathBuf {
+    let bin_dir = workspace_root().join("clis/node_modules/.bin");
+    clients::locate(cli, &[bin_dir]).unwrap_or_else(|| {
+        panic!(
+            "the real `{}` CLI is not installed: run scripts/install-clis.sh (or set {})",
+            cli.binary(),
+            cli.bin_env()
+        )
+    })
+}
+
+/// A cache shared by all opencode homes of a test run (opencode downloads
+/// its provider package at first run).
+pub fn shared_cache() -> PathBuf {
+    let dir = workspace_root().join("target/agentgate-test-cache");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `agentgate fake-llm` running as a subprocess with a script and a log.
+pub struct FakeServer {
+    pub url: String,
+    pub log: PathBuf,
+    child: Child,
+    _dir: tempfile::TempDir,
+}
+
+impl FakeServer {
+    pub fn start(script: &str) -> FakeServer {
+        let dir = tempfile::tempdir().unwrap();
+        let script_path = dir.path().join("script.yaml");
+        std::fs::write(&script_path, script).unwrap();
+        let log = dir.path().join("requests.jsonl");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agentgate"))
+            .args(["fake-llm", "--max-seconds", "600", "--script"])
+            .arg(&script_path)
+            .arg("--log")
+            .arg(&log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("fake-llm printed no URL within 20 s");
+        let url = line.trim().to_owned();
+        assert!(url.starts_with("http://127.0.0.1:"), "unexpected first line {url:?}");
+        FakeServer {
+            url,
+            log,
+            child,
+            _dir: dir,
+        }
+    }
+
+    /// The request log so far.
+    pub fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The model requests (not HEAD/GET, not side requests).
+    pub fn turn_requests(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r["method"] == "POST" && r.get("side").is_none() && r.get("api").is_some())
+            .collect()
+    }
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What one CLI run did.
+#[derive(Debug)]
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+    pub timed_out: bool,
+}
+
+impl Run {
+    /// Both streams, for error-text assertions and failure messages.
+    pub fn all_output(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// Run a command in its own process group; kill the whole group at `limit`.
+pub fn run_bounded(mut cmd: Command, limit: Duration) -> Run {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    let start = Instant::now();
+    let child = cmd.spawn().unwrap();
+    let pgid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let (out, timed_out) = match rx.recv_timeout(limit) {
+        Ok(out) => (out.unwrap(), false),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{pgid}")]).status();
+            (rx.recv_timeout(Duration::from_secs(10)).expect("killed run did not end").unwrap(), true)
+        }
+    };
+    // Whatever the CLI left behind in its group goes too.
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: start.elapsed(),
+        timed_out,
+    }
+}
+
+/// A real CLI pointed at a fake-llm from a fresh isolated home.
+pub struct Client {
+    pub setup: ClientSetup,
+    pub program: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Client {
+    pub fn new(cli: Cli, server: &FakeServer) -> Client {
+        let program = cli_program(cli);
+        let dir = tempfile::tempdir().unwrap();
+        let opts = ClientOptions {
+            max_retries: 0,
+            model: None,
+            shared_cache: Some(shared_cache()),
+        };
+        let setup = clients::prepare(cli, &server.url, dir.path(), &opts).unwrap();
+        Client {
+            setup,
+            program,
+            _dir: dir,
+        }
+    }
+
+    /// One unattended turn, bounded in time.
+    pub fn run(&self, prompt: &str, limit: Duration) -> Run {
+        run_bounded(self.setup.command(&self.program, prompt), limit)
+    }
+}
