@@ -1,0 +1,45 @@
+//! agentgate's contract: everything a caller of `agentgate run` (or of the
+//! library) sees, defined once, with no I/O.
+//!
+//! - [`Event`]: one line of the JSONL event stream, protocol version
+//!   [`PROTOCOL_VERSION`]. The payload is the tagged enum [`EventBody`].
+//! - [`Envelope`]: the final result object, field-for-field compatible with
+//!   the shell-wrapper envelope users migrate from.
+//! - [`ErrorKind`] and [`ErrorInfo`]: the error taxonomy, with a fixed
+//!   `recoverable` default per kind, and the exit codes of `agentgate run`
+//!   ([`exit_code_for`]).
+//! - [`Usage`]: token and cost accounting of a turn or a run.
+//! - [`schemas`]: JSON Schemas generated from these types; the checked-in
+//!   copies live in `schemas/` next to this crate's `Cargo.toml`.
+//!
+//! Optional fields follow one rule per type: events omit what is unknown (the
+//! stream stays compact), the envelope always carries its fields and writes
+//! `null` for what is unknown (its shape is stable), see [`Envelope`].
+#![warn(missing_docs)]
+
+mod envelope;
+mod error;
+mod events;
+mod exit_code;
+mod schema;
+mod tool;
+mod usage;
+
+pub use envelope::{
+    ActivityClass, Attempt, Envelope, Metadata, ReasoningAbsentReason, ReasoningSource, TokensUsed,
+    ToolActivity, estimate_output_tokens,
+};
+pub use error::{ErrorInfo, ErrorKind, ErrorSource, UnknownErrorKind};
+pub use events::{
+    CancelReason, CancelledEvent, EVENT_TYPES, Event, EventBody, HeartbeatEvent, LogEvent,
+    LogLevel, MessageEvent, PROTOCOL_VERSION, RateLimitEvent, RateLimitStatus, RawEvent, RawStream,
+    ResultEvent, SessionEvent, StartEvent, StatusEvent, TextDeltaEvent, ThinkingEvent,
+    ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
+};
+pub use exit_code::{
+    EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_SUCCESS, EXIT_TIMEOUT, EXIT_USAGE,
+    exit_code_for,
+};
+pub use schema::schemas;
+pub use tool::ToolClass;
+pub use usage::Usage;

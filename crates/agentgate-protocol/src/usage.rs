@@ -1,0 +1,67 @@
+//! Token and cost accounting.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Token and cost figures of one turn, an attempt or a run, normalized across
+/// providers.
+///
+/// Semantics, the same for every provider:
+///
+/// - `input_tokens`: every input token the model processed and the provider
+///   billed, each counted once: uncached input, plus cache reads, plus cache
+///   writes. Claude reports these three apart (agentgate adds them up);
+///   OpenAI/Codex and Gemini already include cached tokens in their input
+///   figure. `cache_read_input_tokens` and `cache_creation_input_tokens` are
+///   therefore parts of `input_tokens`, never on top of it.
+/// - `output_tokens`: every generated token, reasoning included;
+///   `reasoning_tokens` is the part of it spent on reasoning.
+/// - `total_tokens` = `input_tokens` + `output_tokens`.
+/// - `context_tokens`: how full the model's context was after the last model
+///   call: that call's input tokens (cache included) plus its output.
+///   Unlike the other counts it is a level, not a sum: `None` when unknown.
+/// - `cost_usd`: the provider's reported cost, or agentgate's computed one;
+///   `None` when neither is known (zero means free, not unknown).
+/// - `estimated`: the counts were estimated (e.g. from text length) rather
+///   than reported by the provider.
+///
+/// Counts a provider does not report are 0.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Usage {
+    /// All billed input tokens, cache reads and writes included.
+    #[serde(default)]
+    pub input_tokens: u64,
+    /// All generated tokens, reasoning included.
+    #[serde(default)]
+    pub output_tokens: u64,
+    /// The part of `input_tokens` read from the prompt cache.
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+    /// The part of `input_tokens` written to the prompt cache.
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    /// The part of `output_tokens` spent on reasoning.
+    #[serde(default)]
+    pub reasoning_tokens: u64,
+    /// `input_tokens` + `output_tokens`.
+    #[serde(default)]
+    pub total_tokens: u64,
+    /// Cost in US dollars, `null` when unknown.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+    /// Context size after the last model call, `null` when unknown.
+    #[serde(default)]
+    pub context_tokens: Option<u64>,
+    /// Whether the figures are estimates rather than provider-reported.
+    #[serde(default)]
+    pub estimated: bool,
+}
+
+impl Usage {
+    /// Input tokens that were neither read from nor written to the cache.
+    pub fn uncached_input_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_sub(self.cache_read_input_tokens)
+            .saturating_sub(self.cache_creation_input_tokens)
+    }
+}

@@ -1,0 +1,6 @@
+mod envelope;
+mod errors;
+mod events;
+mod samples;
+mod schema;
+mod usage;

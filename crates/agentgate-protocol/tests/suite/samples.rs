@@ -1,0 +1,211 @@
+//! Sample values shared by the tests: at least one of every event type.
+
+use agentgate_protocol::{
+    ActivityClass, Attempt, CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorKind,
+    ErrorSource, Event, EventBody, HeartbeatEvent, LogEvent, LogLevel, MessageEvent, Metadata,
+    RateLimitEvent, RateLimitStatus, RawEvent, RawStream, ReasoningAbsentReason, ReasoningSource,
+    ResultEvent, SessionEvent, StartEvent, StatusEvent, TextDeltaEvent, ThinkingEvent, TokensUsed,
+    ToolActivity, ToolClass, ToolResultEvent, ToolUseEvent, Usage, UsageEvent, UsageScope,
+};
+use serde_json::json;
+
+pub const RUN_ID: &str = "run_01";
+pub const TS: &str = "2026-05-01T12:00:00.123Z";
+
+/// A usage record with every field set.
+pub fn usage() -> Usage {
+    Usage {
+        input_tokens: 1200,
+        output_tokens: 450,
+        cache_read_input_tokens: 800,
+        cache_creation_input_tokens: 100,
+        reasoning_tokens: 120,
+        total_tokens: 1650,
+        cost_usd: Some(0.012),
+        context_tokens: Some(1650),
+        estimated: false,
+    }
+}
+
+/// A successful run of one attempt that used tools.
+pub fn success_envelope() -> Envelope {
+    let usage = usage();
+    let response = "Done: added the test.";
+    Envelope {
+        response: response.to_owned(),
+        session_id: Some("sess-1".to_owned()),
+        reasoning: "Look at the file first.".to_owned(),
+        tokens_used: TokensUsed::from_usage(&usage, response),
+        metadata: Metadata {
+            token_usage_available: true,
+            reasoning_available: true,
+            reasoning_source: ReasoningSource::RawOutput,
+            reasoning_absent_reason: ReasoningAbsentReason::Available,
+            tool_activity: Some(ToolActivity {
+                call_count: 2,
+                write_count: 1,
+                error_count: 0,
+                tool_names: vec!["Read".to_owned(), "Edit".to_owned()],
+                result_classes: vec![ToolClass::Read, ToolClass::Write],
+                activity_class: ActivityClass::from_counts(2, 1, 0),
+                source: "stream:claude".to_owned(),
+            }),
+        },
+        model_resolution: None,
+        run_id: RUN_ID.to_owned(),
+        provider: Some("claude".to_owned()),
+        model: Some("claude-sonnet-4-5".to_owned()),
+        duration_ms: 4200,
+        attempts: vec![Attempt {
+            provider: "claude".to_owned(),
+            model: Some("claude-sonnet-4-5".to_owned()),
+            agent: Some("main".to_owned()),
+            session_id: Some("sess-1".to_owned()),
+            duration_ms: 4100,
+            exit_code: Some(0),
+            ..Attempt::default()
+        }],
+        reasoning_tokens: usage.reasoning_tokens,
+        context_tokens: usage.context_tokens,
+        ..Envelope::default()
+    }
+}
+
+/// The error that ended [`failure_envelope`].
+pub fn quota_error() -> ErrorInfo {
+    ErrorInfo {
+        exit_code: Some(1),
+        reset_at: Some("2026-05-01T15:28:00Z".to_owned()),
+        provider_status: Some(429),
+        ..ErrorInfo::new(
+            ErrorKind::Quota,
+            ErrorSource::Pattern,
+            "You've hit your usage limit. Try again at 3:28 PM.",
+        )
+    }
+}
+
+/// A run whose only attempt hit its quota.
+pub fn failure_envelope() -> Envelope {
+    let error = quota_error();
+    let envelope = Envelope {
+        provider: Some("codex".to_owned()),
+        duration_ms: 900,
+        attempts: vec![Attempt {
+            provider: "codex".to_owned(),
+            duration_ms: 850,
+            exit_code: error.exit_code,
+            error_type: Some(error.kind),
+            error: Some(error.message.clone()),
+            recoverable: Some(error.recoverable),
+            reset_at: error.reset_at.clone(),
+            ..Attempt::default()
+        }],
+        stderr_tail: Some("Reading additional input from stdin...".to_owned()),
+        ..Envelope::new(RUN_ID)
+    };
+    envelope.with_error(&error, 75)
+}
+
+/// At least one body of every event type, each `status` kind, and a `raw`
+/// line that is not UTF-8.
+pub fn bodies() -> Vec<EventBody> {
+    vec![
+        EventBody::Start(StartEvent {
+            agent: Some("main".to_owned()),
+            model: Some("sonnet".to_owned()),
+            resume_session_id: None,
+            cwd: Some("/work/repo".to_owned()),
+        }),
+        EventBody::Session(SessionEvent {
+            session_id: "sess-1".to_owned(),
+            model: Some("claude-sonnet-4-5".to_owned()),
+        }),
+        EventBody::TextDelta(TextDeltaEvent {
+            text: "Hel".to_owned(),
+        }),
+        EventBody::Message(MessageEvent {
+            text: "Hello.".to_owned(),
+        }),
+        EventBody::Thinking(ThinkingEvent {
+            text: "The user greets me.".to_owned(),
+        }),
+        EventBody::ToolUse(ToolUseEvent {
+            id: "toolu_1".to_owned(),
+            name: "Bash".to_owned(),
+            class: ToolClass::Shell,
+            input: json!({"command": "ls -la", "timeout": 5000}),
+        }),
+        EventBody::ToolResult(ToolResultEvent::new(
+            "toolu_1",
+            true,
+            "a\nb\n",
+            1024,
+            Some(0),
+        )),
+        EventBody::ToolResult(ToolResultEvent::new(
+            "toolu_2",
+            false,
+            "x".repeat(100).as_str(),
+            10,
+            None,
+        )),
+        EventBody::Usage(UsageEvent {
+            scope: UsageScope::Total,
+            usage: usage(),
+        }),
+        EventBody::RateLimit(RateLimitEvent {
+            status: RateLimitStatus::Warning,
+            resets_at: Some("2026-05-01T17:00:00Z".to_owned()),
+            window: Some("five_hour".to_owned()),
+            utilization: Some(0.91),
+        }),
+        EventBody::Status(StatusEvent::Retry {
+            retry_attempt: Some(2),
+            max_retries: Some(10),
+            delay_ms: Some(1200),
+            provider_status: Some(529),
+            detail: Some("overloaded_error".to_owned()),
+        }),
+        EventBody::Status(StatusEvent::Compaction {
+            tokens_before: Some(180_000),
+            detail: None,
+        }),
+        EventBody::Status(StatusEvent::Notice {
+            detail: "Reading additional input from stdin...".to_owned(),
+        }),
+        EventBody::Heartbeat(HeartbeatEvent {
+            elapsed_ms: 30_000,
+            idle_ms: 15_000,
+        }),
+        EventBody::Log(LogEvent {
+            level: LogLevel::Warn,
+            message: "failing over to codex".to_owned(),
+        }),
+        EventBody::Raw(RawEvent::from_bytes(RawStream::Stdout, b"not json")),
+        EventBody::Raw(RawEvent::from_bytes(
+            RawStream::Stderr,
+            b"bad \xff\xfe bytes",
+        )),
+        EventBody::Error(quota_error()),
+        EventBody::Cancelled(CancelledEvent {
+            reason: CancelReason::Signal,
+            signal: Some("SIGINT".to_owned()),
+        }),
+        EventBody::Result(ResultEvent {
+            envelope: Box::new(success_envelope()),
+        }),
+        EventBody::Result(ResultEvent {
+            envelope: Box::new(failure_envelope()),
+        }),
+    ]
+}
+
+/// [`bodies`] as events of one run, numbered from 0.
+pub fn events() -> Vec<Event> {
+    bodies()
+        .into_iter()
+        .zip(0..)
+        .map(|(body, seq)| Event::new(RUN_ID, seq, TS, body).with_attempt("claude", 1))
+        .collect()
+}
