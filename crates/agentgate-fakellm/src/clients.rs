@@ -31,7 +31,13 @@ pub enum Cli {
 
 impl Cli {
     /// Every CLI with a recipe.
-    pub const ALL: [Cli; 5] = [Cli::Claude, Cli::Codex, Cli::Gemini, Cli::Qwen, Cli::Opencode];
+    pub const ALL: [Cli; 5] = [
+        Cli::Claude,
+        Cli::Codex,
+        Cli::Gemini,
+        Cli::Qwen,
+        Cli::Opencode,
+    ];
 
     /// The executable's name.
     pub fn binary(self) -> &'static str {
@@ -138,8 +144,22 @@ impl ClientSetup {
                 "--skip-git-repo-check",
                 "--dangerously-bypass-approvals-and-sandbox",
             ]),
-            Cli::Gemini => s(&["--output-format", "stream-json", "--yolo", "-m", &self.model, "-p"]),
-            Cli::Qwen => s(&["--output-format", "stream-json", "--yolo", "--auth-type", "openai", "-p"]),
+            Cli::Gemini => s(&[
+                "--output-format",
+                "stream-json",
+                "--yolo",
+                "-m",
+                &self.model,
+                "-p",
+            ]),
+            Cli::Qwen => s(&[
+                "--output-format",
+                "stream-json",
+                "--yolo",
+                "--auth-type",
+                "openai",
+                "-p",
+            ]),
             Cli::Opencode => s(&["run", "--format", "json", "--thinking"]),
         };
         args.push(prompt.to_owned());
@@ -178,18 +198,29 @@ pub fn locate(cli: Cli, dirs: &[PathBuf]) -> Option<PathBuf> {
 /// Write `cli`'s isolated home under `root` (created if needed), pointing
 /// it at the server at `base_url` (`http://127.0.0.1:PORT`, no trailing
 /// slash).
-pub fn prepare(cli: Cli, base_url: &str, root: &Path, opts: &ClientOptions) -> io::Result<ClientSetup> {
+pub fn prepare(
+    cli: Cli,
+    base_url: &str,
+    root: &Path,
+    opts: &ClientOptions,
+) -> io::Result<ClientSetup> {
     let home = root.join("home");
     let workdir = root.join("work");
     std::fs::create_dir_all(&home)?;
     std::fs::create_dir_all(&workdir)?;
     let home = home.canonicalize()?;
     let workdir = workdir.canonicalize()?;
-    let model = opts.model.clone().unwrap_or_else(|| cli.default_model().to_owned());
+    let model = opts
+        .model
+        .clone()
+        .unwrap_or_else(|| cli.default_model().to_owned());
     let h = home.display().to_string();
     let mut env: Vec<(String, String)> = vec![
         ("HOME".into(), h.clone()),
-        ("PATH".into(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),
+        (
+            "PATH".into(),
+            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
+        ),
         ("LANG".into(), "C.UTF-8".into()),
         ("TERM".into(), "dumb".into()),
         ("NO_COLOR".into(), "1".into()),

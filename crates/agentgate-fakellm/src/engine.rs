@@ -112,11 +112,17 @@ impl Engine {
     }
 
     /// The canned answer to a side request.
-    pub fn side_reply(&self, kind: SideRequest, req: &ChatRequest, schema: Option<&Value>) -> Reply {
+    pub fn side_reply(
+        &self,
+        kind: SideRequest,
+        req: &ChatRequest,
+        schema: Option<&Value>,
+    ) -> Reply {
         let text = match kind {
-            SideRequest::Router => {
-                schema.map(example_of).unwrap_or(Value::Object(Default::default())).to_string()
-            }
+            SideRequest::Router => schema
+                .map(example_of)
+                .unwrap_or(Value::Object(Default::default()))
+                .to_string(),
             SideRequest::Title => "Scripted run".to_owned(),
             SideRequest::Memory => "No memory updates.".to_owned(),
         };
@@ -275,7 +281,11 @@ fn chunk(text: &str, n: usize) -> Vec<String> {
 }
 
 fn last_line(s: &str) -> &str {
-    s.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("")
+    s.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
 }
 
 fn truncate(s: &str, max: usize) -> &str {
@@ -288,7 +298,11 @@ fn truncate(s: &str, max: usize) -> &str {
 /// A small value that satisfies a JSON Schema (for JSON-mode side requests):
 /// required properties only, first enum value, strings "scripted".
 pub fn example_of(schema: &Value) -> Value {
-    if let Some(v) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+    if let Some(v) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
         return v.clone();
     }
     let ty = schema

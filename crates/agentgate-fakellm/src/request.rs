@@ -137,7 +137,11 @@ impl ChatRequest {
     pub fn estimated_input_tokens(&self) -> u64 {
         let chars: usize = self.system.len()
             + self.messages.iter().map(|m| m.text.len()).sum::<usize>()
-            + self.tools.iter().map(|t| t.name.len() + t.parameters.to_string().len()).sum::<usize>();
+            + self
+                .tools
+                .iter()
+                .map(|t| t.name.len() + t.parameters.to_string().len())
+                .sum::<usize>();
         (chars as u64).div_ceil(4).max(1)
     }
 }

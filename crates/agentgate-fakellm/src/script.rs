@@ -297,9 +297,9 @@ impl Script {
                 Some(m) => Matcher {
                     regex: match m.regex {
                         None => None,
-                        Some(r) => Some(
-                            Regex::new(&r).map_err(|e| invalid(format!("bad regex: {e}")))?,
-                        ),
+                        Some(r) => {
+                            Some(Regex::new(&r).map_err(|e| invalid(format!("bad regex: {e}")))?)
+                        }
                     },
                     contains: m.contains,
                     tool_result: m.tool_result,
@@ -321,7 +321,9 @@ impl Script {
                 && let Some(s) = e.status
                 && !(400..=599).contains(&s)
             {
-                return Err(invalid(format!("error status {s} is not an HTTP error (400-599)")));
+                return Err(invalid(format!(
+                    "error status {s} is not an HTTP error (400-599)"
+                )));
             }
             if a.chunk_chars == Some(0) {
                 return Err(invalid("`chunk_chars` must be at least 1".into()));
@@ -343,12 +345,18 @@ impl Script {
                 return Err(invalid("give `times` or `repeat`, not both".into()));
             }
             if t.times == Some(0) {
-                return Err(invalid("`times` must be at least 1 (use `repeat: true` for unlimited)".into()));
+                return Err(invalid(
+                    "`times` must be at least 1 (use `repeat: true` for unlimited)".into(),
+                ));
             }
             turns.push(Turn {
                 name,
                 matcher,
-                times: if t.repeat { None } else { Some(t.times.unwrap_or(1)) },
+                times: if t.repeat {
+                    None
+                } else {
+                    Some(t.times.unwrap_or(1))
+                },
                 action: t,
             });
         }
@@ -390,5 +398,117 @@ impl Matcher {
             return false;
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_turn_parses_with_every_field() {
+        let s = Script::parse(
+            r#"
+on_unmatched: error
+default_text: "ok"
+turns:
+  - name: first
+    match: {contains: "hi", regex: "(?i)HI", tool_result: false, model: "son", api: anthropic}
+    times: 2
+    delay_ms: 5
+    chunk_delay_ms: 1
+    thinking: "hmm"
+    text: [a, b]
+    tool_call: {name: shell, command: "ls"}
+    usage: {input: 1, output: 2, cache_read: 3, cache_write: 4, reasoning: 5}
+    hang: mid_stream
+  - repeat: true
+    error: {kind: rate_limit, status: 429, message: "slow down", retry_after: 3}
+"#,
+        )
+        .unwrap();
+        assert_eq!(s.on_unmatched, Unmatched::Error);
+        assert_eq!(s.turns.len(), 2);
+        let t = &s.turns[0];
+        assert_eq!((t.name.as_str(), t.times), ("first", Some(2)));
+        assert_eq!(
+            t.action.hang.and_then(HangSpec::mode),
+            Some(HangMode::MidStream)
+        );
+        assert_eq!(
+            t.action.usage,
+            Some(Usage {
+                input: 1,
+                output: 2,
+                cache_read: 3,
+                cache_write: 4,
+                reasoning: 5
+            })
+        );
+        assert_eq!((s.turns[1].name.as_str(), s.turns[1].times), ("#2", None));
+        let e = s.turns[1].action.error.as_ref().unwrap();
+        assert_eq!(
+            (e.kind, e.status, e.retry_after),
+            (ErrorKind::RateLimit, Some(429), Some(3))
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_with_their_name_and_line() {
+        let err = Script::parse("turns:\n  - text: hi\n    txet: typo\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("txet"), "{err}");
+        assert!(err.contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn inconsistent_turns_are_rejected() {
+        for (yaml, want) in [
+            (
+                "turns:\n  - text: a\n    error: {kind: auth}\n",
+                "cannot be combined",
+            ),
+            (
+                "turns:\n  - error: {kind: auth, status: 200}\n",
+                "not an HTTP error",
+            ),
+            ("turns:\n  - tool_call: {name: shell}\n", "needs `command`"),
+            ("turns:\n  - text: a\n    times: 0\n", "at least 1"),
+            (
+                "turns:\n  - text: a\n    times: 2\n    repeat: true\n",
+                "not both",
+            ),
+            (
+                "turns:\n  - match: {regex: \"(\"}\n    text: a\n",
+                "bad regex",
+            ),
+            ("turns:\n  - error: {kind: teapot}\n", "teapot"),
+        ] {
+            let err = Script::parse(yaml).unwrap_err().to_string();
+            assert!(err.contains(want), "{yaml:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn hang_accepts_a_flag_or_a_mode() {
+        let s =
+            Script::parse("turns:\n  - hang: true\n  - hang: false\n  - hang: before\n").unwrap();
+        let modes: Vec<_> = s
+            .turns
+            .iter()
+            .map(|t| t.action.hang.and_then(HangSpec::mode))
+            .collect();
+        assert_eq!(
+            modes,
+            [Some(HangMode::Before), None, Some(HangMode::Before)]
+        );
+    }
+
+    #[test]
+    fn an_empty_file_is_the_default_model() {
+        let s = Script::parse("  \n").unwrap();
+        assert!(s.turns.is_empty());
+        assert_eq!(s.on_unmatched, Unmatched::Default);
     }
 }

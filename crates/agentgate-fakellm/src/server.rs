@@ -38,7 +38,36 @@ pub struct Shared {
     engine: Engine,
     log: RequestLog,
     counter: AtomicU64,
-    shutdown: watch::Receiver<bool>,
+    stop: watch::Sender<bool>,
+}
+
+impl Shared {
+    /// The state of a server playing `config`'s script.
+    pub fn new(config: ServerConfig) -> std::io::Result<Arc<Shared>> {
+        Ok(Arc::new(Shared {
+            engine: Engine::new(config.script),
+            log: RequestLog::open(config.log_path.as_deref())?,
+            counter: AtomicU64::new(0),
+            stop: watch::channel(false).0,
+        }))
+    }
+
+    /// The requests logged so far.
+    pub fn requests(&self) -> Vec<LogEntry> {
+        self.log.entries()
+    }
+
+    /// Release hanging requests and tell the listener to stop.
+    pub fn stop(&self) {
+        self.stop.send_replace(true);
+    }
+
+    fn until_shutdown(&self) -> impl std::future::Future<Output = ()> + use<> {
+        let mut rx = self.stop.subscribe();
+        async move {
+            let _ = rx.wait_for(|s| *s).await;
+        }
+    }
 }
 
 /// A running server.
@@ -46,38 +75,23 @@ pub struct Shared {
 pub struct FakeLlm {
     addr: SocketAddr,
     shared: Arc<Shared>,
-    stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 impl FakeLlm {
     /// Bind `addr` (port 0 picks a free port) and serve in the background.
     pub async fn start(addr: SocketAddr, config: ServerConfig) -> std::io::Result<FakeLlm> {
-        let log = RequestLog::open(config.log_path.as_deref())?;
-        let (stop, shutdown) = watch::channel(false);
-        let shared = Arc::new(Shared {
-            engine: Engine::new(config.script),
-            log,
-            counter: AtomicU64::new(0),
-            shutdown: shutdown.clone(),
-        });
+        let shared = Shared::new(config)?;
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let app = router(shared.clone());
-        let mut rx = shutdown;
+        let stopped = shared.until_shutdown();
         let task = tokio::spawn(async move {
             axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = rx.wait_for(|s| *s).await;
-                })
+                .with_graceful_shutdown(stopped)
                 .await
         });
-        Ok(FakeLlm {
-            addr,
-            shared,
-            stop,
-            task,
-        })
+        Ok(FakeLlm { addr, shared, task })
     }
 
     /// The address it listens on.
@@ -103,7 +117,7 @@ impl FakeLlm {
     /// Stop serving: hanging requests are released (with a 503), then the
     /// server waits for open connections to finish.
     pub async fn shutdown(self) -> std::io::Result<()> {
-        let _ = self.stop.send(true);
+        self.shared.stop();
         match self.task.await {
             Ok(r) => r,
             Err(e) => Err(std::io::Error::other(e)),
@@ -117,19 +131,6 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .fallback(handle)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(shared)
-}
-
-/// Build the shared state without a listener (for in-process tests).
-pub fn shared_state(config: ServerConfig) -> std::io::Result<Arc<Shared>> {
-    let (stop, shutdown) = watch::channel(false);
-    // Never shut down: the sender is leaked into a task-free holder.
-    std::mem::forget(stop);
-    Ok(Arc::new(Shared {
-        engine: Engine::new(config.script),
-        log: RequestLog::open(config.log_path.as_deref())?,
-        counter: AtomicU64::new(0),
-        shutdown,
-    }))
 }
 
 /// What a request path asks for.
@@ -265,9 +266,16 @@ async fn handle(
             )
         }
         Route::AnthropicCount | Route::GeminiCount(_) => {
-            let api = if route == Route::AnthropicCount { Api::Anthropic } else { Api::Gemini };
+            let api = if route == Route::AnthropicCount {
+                Api::Anthropic
+            } else {
+                Api::Gemini
+            };
             let path = match &route {
-                Route::GeminiCount(m) => PathInfo { model: Some(m.clone()), stream: Some(false) },
+                Route::GeminiCount(m) => PathInfo {
+                    model: Some(m.clone()),
+                    stream: Some(false),
+                },
                 _ => PathInfo::default(),
             };
             let parsed = parse_body(&body).and_then(|v| parse(api, &v, &path));
@@ -305,9 +313,10 @@ async fn handle(
             let reply = match SideRequest::detect(&req) {
                 Some(kind) => {
                     entry.side = Some(kind);
-                    let schema = value
-                        .get("generationConfig")
-                        .and_then(|g| g.get("responseJsonSchema").or_else(|| g.get("responseSchema")));
+                    let schema = value.get("generationConfig").and_then(|g| {
+                        g.get("responseJsonSchema")
+                            .or_else(|| g.get("responseSchema"))
+                    });
                     shared.engine.side_reply(kind, &req, schema)
                 }
                 None => shared.engine.reply(&req),
@@ -365,7 +374,10 @@ fn bad_request(shared: &Shared, mut entry: LogEntry, message: String) -> HttpRes
 fn json_response(status: StatusCode, body: Value, retry_after: Option<u64>) -> HttpResponse {
     let mut resp = (status, body.to_string()).into_response();
     let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     if let Some(s) = retry_after
         && let Ok(v) = HeaderValue::from_str(&s.to_string())
     {
@@ -374,12 +386,12 @@ fn json_response(status: StatusCode, body: Value, retry_after: Option<u64>) -> H
     resp
 }
 
-/// Wait until the server shuts down.
-async fn until_shutdown(mut rx: watch::Receiver<bool>) {
-    let _ = rx.wait_for(|s| *s).await;
-}
-
-async fn answer(shared: Arc<Shared>, mut entry: LogEntry, req: ChatRequest, reply: Reply) -> HttpResponse {
+async fn answer(
+    shared: Arc<Shared>,
+    mut entry: LogEntry,
+    req: ChatRequest,
+    reply: Reply,
+) -> HttpResponse {
     match &reply.outcome {
         Outcome::Hang => entry.outcome = "hang",
         Outcome::Error(e) => {
@@ -395,16 +407,17 @@ async fn answer(shared: Arc<Shared>, mut entry: LogEntry, req: ChatRequest, repl
     if !reply.delay.is_zero() {
         tokio::select! {
             () = tokio::time::sleep(reply.delay) => {}
-            () = until_shutdown(shared.shutdown.clone()) => return shutting_down(),
+            () = shared.until_shutdown() => return shutting_down(),
         }
     }
     match reply.outcome {
         Outcome::Hang => {
-            until_shutdown(shared.shutdown.clone()).await;
+            shared.until_shutdown().await;
             shutting_down()
         }
         Outcome::Error(err) => {
-            let status = StatusCode::from_u16(err.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let status =
+                StatusCode::from_u16(err.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             json_response(status, error_body(req.api, &err), err.retry_after)
         }
         Outcome::Respond(resp) => match render(&req, &resp) {
@@ -412,11 +425,23 @@ async fn answer(shared: Arc<Shared>, mut entry: LogEntry, req: ChatRequest, repl
                 if resp.cut.is_some() {
                     // A non-streamed answer cannot break off part way: it
                     // fails or hangs as a whole.
-                    return stream_body(shared, Vec::new(), resp.cut, reply.chunk_delay, "application/json");
+                    return stream_body(
+                        shared,
+                        Vec::new(),
+                        resp.cut,
+                        reply.chunk_delay,
+                        "application/json",
+                    );
                 }
                 json_response(StatusCode::OK, body, None)
             }
-            Rendered::Sse(frames) => stream_body(shared, frames, resp.cut, reply.chunk_delay, "text/event-stream"),
+            Rendered::Sse(frames) => stream_body(
+                shared,
+                frames,
+                resp.cut,
+                reply.chunk_delay,
+                "text/event-stream",
+            ),
         },
     }
 }
@@ -484,7 +509,7 @@ fn stream_body(
                 // server stops.
                 tokio::select! {
                     () = tx.closed() => {}
-                    () = until_shutdown(shared.shutdown.clone()) => {}
+                    () = shared.until_shutdown() => {}
                 }
             }
         }

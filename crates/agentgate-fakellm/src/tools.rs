@@ -10,13 +10,22 @@ pub const SHELL_ALIAS: &str = "shell";
 /// Shell tool names of the known clients, in the order they are tried:
 /// Claude Code `Bash`, Codex `exec_command` (and its older `shell`),
 /// Gemini CLI and Qwen Code `run_shell_command`, opencode `bash`.
-pub const SHELL_TOOLS: &[&str] = &["Bash", "exec_command", "run_shell_command", "bash", "shell", "local_shell"];
+pub const SHELL_TOOLS: &[&str] = &[
+    "Bash",
+    "exec_command",
+    "run_shell_command",
+    "bash",
+    "shell",
+    "local_shell",
+];
 
 /// A tool call that could not be resolved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolError {
     /// The alias `shell` was used but the client declared no shell tool.
-    #[error("the script calls `shell` but the request declared no shell tool (declared: {declared})")]
+    #[error(
+        "the script calls `shell` but the request declared no shell tool (declared: {declared})"
+    )]
     NoShellTool {
         /// The declared tool names, comma-separated.
         declared: String,
@@ -93,7 +102,10 @@ fn shape_shell_args(schema: &Value, command: &str, out: &mut Map<String, Value>)
         .map(|r| r.iter().filter_map(Value::as_str).collect::<Vec<_>>())
         .unwrap_or_default();
     if required.contains(&"description") {
-        out.insert("description".into(), Value::String("Run a scripted command".into()));
+        out.insert(
+            "description".into(),
+            Value::String("Run a scripted command".into()),
+        );
     }
 }
 
@@ -102,36 +114,63 @@ mod tests {
     use super::*;
 
     fn decl(name: &str, parameters: Value) -> ToolDecl {
-        ToolDecl { name: name.into(), parameters }
+        ToolDecl {
+            name: name.into(),
+            parameters,
+        }
     }
 
     #[test]
     fn shell_alias_picks_the_declared_shell_tool_and_its_argument_name() {
         let codex = [
             decl("write_stdin", json!({})),
-            decl("exec_command", json!({"properties": {"cmd": {"type": "string"}}, "required": ["cmd"]})),
+            decl(
+                "exec_command",
+                json!({"properties": {"cmd": {"type": "string"}}, "required": ["cmd"]}),
+            ),
         ];
         assert_eq!(
             resolve("shell", Some("echo hi"), None, &codex).unwrap(),
             ("exec_command".to_owned(), json!({"cmd": "echo hi"}))
         );
-        let claude = [decl("Read", json!({})), decl("Bash", json!({"properties": {"command": {"type": "string"}, "description": {"type": "string"}}, "required": ["command"]}))];
+        let claude = [
+            decl("Read", json!({})),
+            decl(
+                "Bash",
+                json!({"properties": {"command": {"type": "string"}, "description": {"type": "string"}}, "required": ["command"]}),
+            ),
+        ];
         assert_eq!(
             resolve("shell", Some("ls"), None, &claude).unwrap(),
             ("Bash".to_owned(), json!({"command": "ls"}))
         );
-        let gemini = [decl("run_shell_command", json!({"properties": {"command": {"type": "STRING"}}}))];
-        assert_eq!(resolve("shell", Some("ls"), None, &gemini).unwrap().0, "run_shell_command");
-        let opencode = [decl("bash", json!({"properties": {"command": {"type": "string"}, "description": {"type": "string"}}, "required": ["command", "description"]}))];
+        let gemini = [decl(
+            "run_shell_command",
+            json!({"properties": {"command": {"type": "STRING"}}}),
+        )];
+        assert_eq!(
+            resolve("shell", Some("ls"), None, &gemini).unwrap().0,
+            "run_shell_command"
+        );
+        let opencode = [decl(
+            "bash",
+            json!({"properties": {"command": {"type": "string"}, "description": {"type": "string"}}, "required": ["command", "description"]}),
+        )];
         assert_eq!(
             resolve("shell", Some("ls"), None, &opencode).unwrap(),
-            ("bash".to_owned(), json!({"command": "ls", "description": "Run a scripted command"}))
+            (
+                "bash".to_owned(),
+                json!({"command": "ls", "description": "Run a scripted command"})
+            )
         );
     }
 
     #[test]
     fn array_command_schemas_get_an_argv() {
-        let old_codex = [decl("shell", json!({"properties": {"command": {"type": "array"}}}))];
+        let old_codex = [decl(
+            "shell",
+            json!({"properties": {"command": {"type": "array"}}}),
+        )];
         assert_eq!(
             resolve("shell", Some("ls"), None, &old_codex).unwrap().1,
             json!({"command": ["bash", "-lc", "ls"]})
@@ -141,15 +180,25 @@ mod tests {
     #[test]
     fn script_args_are_merged_over_shaped_ones() {
         let claude = [decl("Bash", json!({"properties": {"command": {}}}))];
-        let (_, args) = resolve("shell", Some("ls"), Some(&json!({"timeout": 5000})), &claude).unwrap();
+        let (_, args) = resolve(
+            "shell",
+            Some("ls"),
+            Some(&json!({"timeout": 5000})),
+            &claude,
+        )
+        .unwrap();
         assert_eq!(args, json!({"command": "ls", "timeout": 5000}));
-        let (name, args) = resolve("Write", None, Some(&json!({"file_path": "a"})), &claude).unwrap();
+        let (name, args) =
+            resolve("Write", None, Some(&json!({"file_path": "a"})), &claude).unwrap();
         assert_eq!((name.as_str(), args), ("Write", json!({"file_path": "a"})));
     }
 
     #[test]
     fn shell_without_a_declared_shell_tool_is_an_error_naming_the_tools() {
         let err = resolve("shell", Some("ls"), None, &[decl("Read", Value::Null)]).unwrap_err();
-        assert_eq!(err.to_string(), "the script calls `shell` but the request declared no shell tool (declared: Read)");
+        assert_eq!(
+            err.to_string(),
+            "the script calls `shell` but the request declared no shell tool (declared: Read)"
+        );
     }
 }

@@ -30,7 +30,12 @@ pub fn parse(body: &Value, _path: &PathInfo) -> Result<ChatRequest, BadRequest> 
             }
         }
     }
-    for m in obj.get("messages").and_then(Value::as_array).into_iter().flatten() {
+    for m in obj
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let role = match m.get("role").and_then(Value::as_str) {
             Some("user") => Role::User,
             Some("assistant") => Role::Assistant,
@@ -46,11 +51,15 @@ pub fn parse(body: &Value, _path: &PathInfo) -> Result<ChatRequest, BadRequest> 
             Some(Value::Array(blocks)) => {
                 for b in blocks {
                     match b.get("type").and_then(Value::as_str) {
-                        Some("text") => {
-                            push_text(&mut msg.text, b.get("text").and_then(Value::as_str).unwrap_or(""))
-                        }
+                        Some("text") => push_text(
+                            &mut msg.text,
+                            b.get("text").and_then(Value::as_str).unwrap_or(""),
+                        ),
                         Some("tool_use") | Some("server_tool_use") => msg.tool_calls.push(
-                            b.get("name").and_then(Value::as_str).unwrap_or("").to_owned(),
+                            b.get("name")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_owned(),
                         ),
                         Some("tool_result") => msg.tool_results += 1,
                         Some("thinking") | Some("redacted_thinking") => msg.thinking += 1,
@@ -79,7 +88,11 @@ fn usage_json(resp: &Response) -> Value {
 }
 
 fn stop_reason(resp: &Response) -> &'static str {
-    if resp.tool_calls.is_empty() { "end_turn" } else { "tool_use" }
+    if resp.tool_calls.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    }
 }
 
 /// The signature sent with scripted thinking blocks.
@@ -90,13 +103,16 @@ pub fn render(req: &ChatRequest, resp: &Response) -> Rendered {
     if !req.stream {
         let mut content = Vec::new();
         if let Some(t) = &resp.thinking {
-            content.push(json!({"type": "thinking", "thinking": t, "signature": THINKING_SIGNATURE}));
+            content
+                .push(json!({"type": "thinking", "thinking": t, "signature": THINKING_SIGNATURE}));
         }
         if !resp.text.is_empty() {
             content.push(json!({"type": "text", "text": resp.full_text()}));
         }
         for c in &resp.tool_calls {
-            content.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}));
+            content.push(
+                json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}),
+            );
         }
         return Rendered::Json(json!({
             "id": resp.id,
@@ -122,22 +138,40 @@ pub fn render(req: &ChatRequest, resp: &Response) -> Rendered {
     ));
     let mut index = 0;
     if let Some(t) = &resp.thinking {
-        frames.push(block_start(index, json!({"type": "thinking", "thinking": "", "signature": ""})));
-        frames.push(delta(index, json!({"type": "thinking_delta", "thinking": t}), true));
-        frames.push(delta(index, json!({"type": "signature_delta", "signature": THINKING_SIGNATURE}), false));
+        frames.push(block_start(
+            index,
+            json!({"type": "thinking", "thinking": "", "signature": ""}),
+        ));
+        frames.push(delta(
+            index,
+            json!({"type": "thinking_delta", "thinking": t}),
+            true,
+        ));
+        frames.push(delta(
+            index,
+            json!({"type": "signature_delta", "signature": THINKING_SIGNATURE}),
+            false,
+        ));
         frames.push(block_stop(index));
         index += 1;
     }
     if !resp.text.is_empty() {
         frames.push(block_start(index, json!({"type": "text", "text": ""})));
         for chunk in &resp.text {
-            frames.push(delta(index, json!({"type": "text_delta", "text": chunk}), true));
+            frames.push(delta(
+                index,
+                json!({"type": "text_delta", "text": chunk}),
+                true,
+            ));
         }
         frames.push(block_stop(index));
         index += 1;
     }
     for c in &resp.tool_calls {
-        frames.push(block_start(index, json!({"type": "tool_use", "id": c.id, "name": c.name, "input": {}})));
+        frames.push(block_start(
+            index,
+            json!({"type": "tool_use", "id": c.id, "name": c.name, "input": {}}),
+        ));
         frames.push(delta(
             index,
             json!({"type": "input_json_delta", "partial_json": c.arguments.to_string()}),
@@ -153,7 +187,11 @@ pub fn render(req: &ChatRequest, resp: &Response) -> Rendered {
             "usage": usage_json(resp)}),
         false,
     ));
-    frames.push(Frame::named("message_stop", &json!({"type": "message_stop"}), false));
+    frames.push(Frame::named(
+        "message_stop",
+        &json!({"type": "message_stop"}),
+        false,
+    ));
     Rendered::Sse(frames)
 }
 

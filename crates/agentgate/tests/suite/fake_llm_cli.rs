@@ -1,1 +1,106 @@
-//! `agentgate fake-llm` as a command.
+//! `agentgate fake-llm` as a command: the URL line, the bound, `--check`,
+//! and `--help`.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::support::run_bounded;
+
+fn agentgate() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_agentgate"))
+}
+
+#[test]
+fn prints_its_url_first_and_exits_by_itself_after_max_seconds() {
+    let start = Instant::now();
+    let mut child = agentgate()
+        .args(["fake-llm", "--max-seconds", "1"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim();
+    let port: u16 = url
+        .strip_prefix("http://127.0.0.1:")
+        .expect(url)
+        .parse()
+        .unwrap();
+    assert_ne!(port, 0);
+    // It answers while it runs.
+    let probe = std::net::TcpStream::connect(("127.0.0.1", port));
+    assert!(probe.is_ok(), "nothing listens on {url}");
+    drop(probe);
+    // And ends by itself (bounded wait: it must be gone well before 20 s).
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("fake-llm --max-seconds 1 was still running after 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn check_accepts_a_good_script_and_names_the_bad_key_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.yaml");
+    std::fs::write(&good, "turns:\n  - text: hi\n  - error: {kind: auth}\n").unwrap();
+    let mut cmd = agentgate();
+    cmd.args(["fake-llm", "--check", "--script"]).arg(&good);
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    assert_eq!(run.stdout.trim(), "script ok: 2 turn(s)");
+
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "turns:\n  - text: hi\n    tool_cal: {name: shell}\n").unwrap();
+    let mut cmd = agentgate();
+    cmd.args(["fake-llm", "--check", "--script"]).arg(&bad);
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    assert!(run.stderr.contains("tool_cal"), "{}", run.stderr);
+    assert!(run.stderr.contains("line 3"), "{}", run.stderr);
+    assert!(run.stderr.contains("bad.yaml"), "{}", run.stderr);
+
+    let mut cmd = agentgate();
+    cmd.args([
+        "fake-llm",
+        "--check",
+        "--script",
+        "/nonexistent/script.yaml",
+    ]);
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr
+            .contains("failed to read script /nonexistent/script.yaml"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn help_documents_the_script_format() {
+    let mut cmd = agentgate();
+    cmd.args(["fake-llm", "--help"]);
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(run.code, Some(0));
+    for needle in [
+        "SCRIPT FORMAT",
+        "tool_call",
+        "on_unmatched",
+        "rate_limit",
+        "hang",
+        "--max-seconds",
+        "REQUEST LOG",
+    ] {
+        assert!(run.stdout.contains(needle), "--help lacks {needle}");
+    }
+}

@@ -20,32 +20,63 @@ struct Failure {
 
 fn rate_limited(cli: Cli) -> Failure {
     match cli {
-        Cli::Claude => Failure { code: 1, text: "API Error: Request rejected (429)" },
-        Cli::Codex => Failure { code: 1, text: "429 Too Many Requests" },
+        Cli::Claude => Failure {
+            code: 1,
+            text: "API Error: Request rejected (429)",
+        },
+        Cli::Codex => Failure {
+            code: 1,
+            text: "429 Too Many Requests",
+        },
         // Gemini exits with the HTTP status modulo 256.
-        Cli::Gemini => Failure { code: 429 % 256, text: "Please wait and try again later" },
+        Cli::Gemini => Failure {
+            code: 429 % 256,
+            text: "Please wait and try again later",
+        },
         // Qwen exits 0 on API errors; only the text tells.
-        Cli::Qwen => Failure { code: 0, text: "[API Error: 429" },
-        Cli::Opencode => Failure { code: 1, text: "\"statusCode\":429" },
+        Cli::Qwen => Failure {
+            code: 0,
+            text: "[API Error: 429",
+        },
+        Cli::Opencode => Failure {
+            code: 1,
+            text: "\"statusCode\":429",
+        },
     }
 }
 
 fn unauthorized(cli: Cli) -> Failure {
     match cli {
-        Cli::Claude => Failure { code: 1, text: "Invalid API key" },
-        Cli::Codex => Failure { code: 1, text: "401 Unauthorized" },
-        Cli::Gemini => Failure { code: 401 % 256, text: "API key not valid" },
-        Cli::Qwen => Failure { code: 0, text: "[API Error: 401" },
-        Cli::Opencode => Failure { code: 1, text: "\"statusCode\":401" },
+        Cli::Claude => Failure {
+            code: 1,
+            text: "Invalid API key",
+        },
+        Cli::Codex => Failure {
+            code: 1,
+            text: "401 Unauthorized",
+        },
+        Cli::Gemini => Failure {
+            code: 401 % 256,
+            text: "API key not valid",
+        },
+        Cli::Qwen => Failure {
+            code: 0,
+            text: "[API Error: 401",
+        },
+        Cli::Opencode => Failure {
+            code: 1,
+            text: "\"statusCode\":401",
+        },
     }
 }
 
 fn assert_ok(cli: Cli, run: &Run) {
     assert!(
         !run.timed_out && run.code == Some(0),
-        "{cli} failed (code {:?}, timed out {}):\n{}",
+        "{cli} failed (code {:?}, timed out {} after {:?}):\n{}",
         run.code,
         run.timed_out,
+        run.elapsed,
         run.all_output()
     );
 }
@@ -63,7 +94,12 @@ pub fn text_turn(cli: Cli) {
         run.all_output()
     );
     let turns = server.turn_requests();
-    assert_eq!(turns.len(), 1, "{cli} made {} model requests: {turns:#?}", turns.len());
+    assert_eq!(
+        turns.len(),
+        1,
+        "{cli} made {} model requests: {turns:#?}",
+        turns.len()
+    );
     assert_eq!(turns[0]["turn"], "#1");
 }
 
@@ -85,7 +121,10 @@ pub fn tool_turn(cli: Cli) {
     assert_ok(cli, &run);
     let marker = client.setup.workdir.join("marker.txt");
     let content = std::fs::read_to_string(&marker).unwrap_or_else(|e| {
-        panic!("{cli} did not run the scripted command ({e}):\n{}", run.all_output())
+        panic!(
+            "{cli} did not run the scripted command ({e}):\n{}",
+            run.all_output()
+        )
     });
     assert_eq!(content, "agentgate\n");
     assert!(
@@ -97,7 +136,10 @@ pub fn tool_turn(cli: Cli) {
     // The request log: the model, the declared shell tool, the turns played
     // in order, and the tool result carried back by the second request.
     let turns = server.turn_requests();
-    let names: Vec<&str> = turns.iter().map(|r| r["turn"].as_str().unwrap_or("default")).collect();
+    let names: Vec<&str> = turns
+        .iter()
+        .map(|r| r["turn"].as_str().unwrap_or("default"))
+        .collect();
     assert_eq!(names, ["run-it", "after-tool"], "{cli}: {turns:#?}");
     for r in &turns {
         assert_eq!(r["model"], client.setup.model.as_str(), "{cli} model");
@@ -111,11 +153,15 @@ pub fn tool_turn(cli: Cli) {
     }
     let second = turns[1]["messages"].as_array().unwrap();
     assert!(
-        second.iter().any(|m| m["tool_calls"].as_array().is_some_and(|c| c.iter().any(|n| n == cli.shell_tool()))),
+        second.iter().any(|m| m["tool_calls"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|n| n == cli.shell_tool()))),
         "{cli}: the second request does not carry the tool call: {second:#?}"
     );
     assert!(
-        second.iter().any(|m| m["tool_results"].as_u64().unwrap_or(0) > 0 || m["role"] == "tool"),
+        second
+            .iter()
+            .any(|m| m["tool_results"].as_u64().unwrap_or(0) > 0 || m["role"] == "tool"),
         "{cli}: the second request does not carry the tool result: {second:#?}"
     );
 }
@@ -126,7 +172,12 @@ fn error_turn(cli: Cli, kind: &str, expected: Failure) {
     ));
     let client = Client::new(cli, &server);
     let run = client.run("trigger the error", LIMIT);
-    assert!(!run.timed_out, "{cli} hung on a scripted {kind}:\n{}", run.all_output());
+    assert!(
+        !run.timed_out,
+        "{cli} hung on a scripted {kind} ({:?}):\n{}",
+        run.elapsed,
+        run.all_output()
+    );
     assert_eq!(
         run.code,
         Some(expected.code),

@@ -12,7 +12,10 @@ use serde_json::Value;
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// The real CLI's executable. A missing CLI fails the test: it is never a skip.
@@ -69,7 +72,10 @@ impl FakeServer {
             .recv_timeout(Duration::from_secs(20))
             .expect("fake-llm printed no URL within 20 s");
         let url = line.trim().to_owned();
-        assert!(url.starts_with("http://127.0.0.1:"), "unexpected first line {url:?}");
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "unexpected first line {url:?}"
+        );
         FakeServer {
             url,
             log,
@@ -122,7 +128,9 @@ impl Run {
 
 /// Run a command in its own process group; kill the whole group at `limit`.
 pub fn run_bounded(mut cmd: Command, limit: Duration) -> Run {
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
     let start = Instant::now();
     let child = cmd.spawn().unwrap();
     let pgid = child.id();
@@ -133,8 +141,15 @@ pub fn run_bounded(mut cmd: Command, limit: Duration) -> Run {
     let (out, timed_out) = match rx.recv_timeout(limit) {
         Ok(out) => (out.unwrap(), false),
         Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{pgid}")]).status();
-            (rx.recv_timeout(Duration::from_secs(10)).expect("killed run did not end").unwrap(), true)
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pgid}")])
+                .status();
+            (
+                rx.recv_timeout(Duration::from_secs(10))
+                    .expect("killed run did not end")
+                    .unwrap(),
+                true,
+            )
         }
     };
     // Whatever the CLI left behind in its group goes too.
