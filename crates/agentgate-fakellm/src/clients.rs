@@ -180,11 +180,12 @@ impl ClientSetup {
 }
 
 /// Find a CLI's executable: the `AGENTGATE_<CLI>_BIN` variable, then each
-/// of `dirs`, then `PATH`.
+/// of `dirs`, then `PATH`. The path returned is absolute, since the CLI is
+/// run from another working folder.
 pub fn locate(cli: Cli, dirs: &[PathBuf]) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(cli.bin_env()) {
         let p = PathBuf::from(p);
-        return p.is_file().then_some(p);
+        return p.is_file().then(|| std::path::absolute(&p).ok()).flatten();
     }
     let path_dirs = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
@@ -193,6 +194,7 @@ pub fn locate(cli: Cli, dirs: &[PathBuf]) -> Option<PathBuf> {
         .chain(path_dirs.iter())
         .map(|d| d.join(cli.binary()))
         .find(|p| p.is_file())
+        .and_then(|p| std::path::absolute(p).ok())
 }
 
 /// Write `cli`'s isolated home under `root` (created if needed), pointing

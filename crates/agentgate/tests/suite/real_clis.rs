@@ -8,8 +8,11 @@ use agentgate_fakellm::clients::Cli;
 
 use super::support::{Client, FakeServer, Run};
 
-/// A generous bound on one CLI run; the slowest CLI takes about 4 s.
-const LIMIT: Duration = Duration::from_secs(120);
+/// A generous bound on one CLI run. The slowest case is Qwen Code's 429:
+/// it retries a 429 seven times with backoff (about 65 s) whatever its
+/// settings say (`maxRetries` bounds only its SDK's retries, and it ignores
+/// `retry-after`), so no setting can make that test quicker.
+const LIMIT: Duration = Duration::from_secs(240);
 
 /// How a CLI reports a scripted HTTP error, as read off the real CLIs
 /// (see ../shared/captures): its exit code and a text in its output.
@@ -103,6 +106,21 @@ pub fn text_turn(cli: Cli) {
     assert_eq!(turns[0]["turn"], "#1");
 }
 
+pub fn default_model(cli: Cli) {
+    // No script at all: the server answers like a friendly default model.
+    let server = FakeServer::start("");
+    let client = Client::new(cli, &server);
+    let run = client.run("Say something about kiwis.", LIMIT);
+    assert_ok(cli, &run);
+    assert!(
+        run.stdout
+            .contains("Hello from agentgate fake-llm. You said:"),
+        "{cli} did not print the default answer:\n{}",
+        run.all_output()
+    );
+    assert!(server.turn_requests().iter().all(|r| r["turn"].is_null()));
+}
+
 pub fn tool_turn(cli: Cli) {
     let server = FakeServer::start(
         r#"turns:
@@ -167,8 +185,12 @@ pub fn tool_turn(cli: Cli) {
 }
 
 fn error_turn(cli: Cli, kind: &str, expected: Failure) {
+    // The recipes bound each CLI's retries through its own settings
+    // (Claude CLAUDE_CODE_MAX_RETRIES, Codex request/stream_max_retries,
+    // Gemini general.maxAttempts). opencode has no such setting but honours
+    // `retry-after`, so the scripted error says `retry_after: 0`.
     let server = FakeServer::start(&format!(
-        "turns:\n  - match: {{contains: \"trigger\"}}\n    repeat: true\n    error: {{kind: {kind}}}\n"
+        "turns:\n  - match: {{contains: \"trigger\"}}\n    repeat: true\n    error: {{kind: {kind}, retry_after: 0}}\n"
     ));
     let client = Client::new(cli, &server);
     let run = client.run("trigger the error", LIMIT);
@@ -212,6 +234,8 @@ macro_rules! cli_tests {
             use super::*;
             #[test]
             fn plain_turn_returns_the_scripted_text() { text_turn($cli) }
+            #[test]
+            fn default_model_answers_without_a_script() { default_model($cli) }
             #[test]
             fn scripted_shell_call_runs_and_is_logged() { tool_turn($cli) }
             #[test]
