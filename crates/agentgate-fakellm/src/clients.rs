@@ -103,7 +103,7 @@ pub struct ClientOptions {
     /// The model to configure (the CLI's [`Cli::default_model`] when `None`).
     pub model: Option<String>,
     /// A cache folder shared between homes, for CLIs that download parts of
-    /// themselves at first run (opencode's provider packages).
+    /// themselves at first run (opencode npm-installs its plugin package).
     pub shared_cache: Option<PathBuf>,
 }
 
@@ -291,9 +291,11 @@ pub fn prepare(
             let config_home = home.join(".config");
             let data_home = home.join(".local/share");
             let state_home = home.join(".local/state");
-            let cache_home = match &opts.shared_cache {
-                Some(c) => c.clone(),
-                None => home.join(".cache"),
+            // opencode npm-installs its plugin package into its config
+            // folder at first run; a shared npm cache makes that a local copy.
+            let (cache_home, npm_cache) = match &opts.shared_cache {
+                Some(c) => (c.join("xdg"), c.join("npm")),
+                None => (home.join(".cache"), home.join(".npm")),
             };
             let dir = config_home.join("opencode");
             for d in [&dir, &data_home, &state_home, &cache_home] {
@@ -318,6 +320,7 @@ pub fn prepare(
             set("XDG_DATA_HOME", data_home.display().to_string());
             set("XDG_STATE_HOME", state_home.display().to_string());
             set("XDG_CACHE_HOME", cache_home.display().to_string());
+            set("npm_config_cache", npm_cache.display().to_string());
             set("OPENCODE_DISABLE_AUTOUPDATE", "1".into());
             set("OPENCODE_DISABLE_MODELS_FETCH", "1".into());
             set("OPENCODE_DISABLE_LSP_DOWNLOAD", "1".into());

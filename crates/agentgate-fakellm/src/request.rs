@@ -85,6 +85,9 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     /// The client asked for a JSON answer of a given schema (Gemini's router does).
     pub wants_json: bool,
+    /// The client asked for a usage chunk at the end of a stream (OpenAI
+    /// Chat Completions `stream_options.include_usage`).
+    pub include_usage: bool,
 }
 
 impl ChatRequest {
@@ -98,6 +101,7 @@ impl ChatRequest {
             system: String::new(),
             messages: Vec::new(),
             wants_json: false,
+            include_usage: false,
         }
     }
 

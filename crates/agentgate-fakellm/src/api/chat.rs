@@ -47,6 +47,11 @@ pub fn parse(body: &Value, path: &PathInfo) -> Result<ChatRequest, BadRequest> {
         .unwrap_or(false);
 
     let mut req = ChatRequest::new(Api::Chat, model, stream);
+    req.include_usage = obj
+        .get("stream_options")
+        .and_then(|o| o.get("include_usage"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     req.tools = parse_tools(obj);
     req.wants_json = obj
         .get("response_format")
@@ -201,10 +206,7 @@ fn assistant_thinking(obj: &Map<String, Value>, content: &Value) -> usize {
 pub fn render(req: &ChatRequest, resp: &Response) -> Rendered {
     let head = Head::new(req, resp);
     if req.stream {
-        // Both CLIs that speak this protocol send
-        // `stream_options.include_usage: true`; ChatRequest does not keep the
-        // flag, so the usage chunk is always sent.
-        Rendered::Sse(stream_frames(&head, resp, true))
+        Rendered::Sse(stream_frames(&head, resp, req.include_usage))
     } else {
         Rendered::Json(completion(&head, resp))
     }
@@ -532,8 +534,45 @@ mod tests {
         parse(body, &PathInfo::default()).unwrap()
     }
 
+    /// A request as Qwen Code and opencode send it: streams ask for usage.
     fn request(stream: bool) -> ChatRequest {
-        ChatRequest::new(Api::Chat, "qwen3-coder-plus", stream)
+        let mut req = ChatRequest::new(Api::Chat, "qwen3-coder-plus", stream);
+        req.include_usage = stream;
+        req
+    }
+
+    #[test]
+    fn usage_chunk_only_when_the_client_asks_for_it() {
+        let body =
+            json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
+        let req = parse_ok(&body);
+        assert!(!req.include_usage);
+        let resp = Response {
+            text: vec!["hi".into()],
+            ..Response::default()
+        };
+        let Rendered::Sse(frames) = render(&req, &resp) else {
+            panic!("not a stream")
+        };
+        assert!(
+            frames.iter().all(|f| !f.data.contains("\"usage\"")),
+            "{frames:#?}"
+        );
+        assert_eq!(frames.last().map(|f| f.data.as_str()), Some("[DONE]"));
+        let mut asked = body.clone();
+        asked["stream_options"] = json!({"include_usage": true});
+        let req = parse_ok(&asked);
+        assert!(req.include_usage);
+        let Rendered::Sse(frames) = render(&req, &resp) else {
+            panic!("not a stream")
+        };
+        let usage: Vec<Value> = frames
+            .iter()
+            .filter_map(|f| serde_json::from_str::<Value>(&f.data).ok())
+            .filter(|v| v["usage"].is_object())
+            .collect();
+        assert_eq!(usage.len(), 1);
+        assert_eq!(usage[0]["choices"], json!([]));
     }
 
     fn shell_call() -> ToolCall {
