@@ -1,0 +1,230 @@
+//! The store's one error type.
+
+use std::io;
+use std::path::PathBuf;
+
+/// What went wrong in the store: each variant says what failed, on which
+/// file, and where it helps, what to do next.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// No folder to put the store in.
+    #[error(
+        "failed to locate agentgate's data folder: none of AGENTGATE_HOME, XDG_DATA_HOME or \
+         HOME is set; set AGENTGATE_HOME to a writable folder"
+    )]
+    NoDataDir,
+
+    /// A file or folder operation failed.
+    #[error("failed to {op} {}: {source}", path.display())]
+    Io {
+        /// What was being done, e.g. `create the run folder`.
+        op: &'static str,
+        /// The file or folder.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+
+    /// The database could not be opened.
+    #[error(
+        "failed to open the run store {}: {source}; check that the file and its folder are \
+         readable and writable, or set AGENTGATE_HOME to use another folder",
+        path.display()
+    )]
+    Open {
+        /// The database file.
+        path: PathBuf,
+        /// The cause.
+        source: rusqlite::Error,
+    },
+
+    /// The file is not a SQLite database, or a damaged one.
+    #[error(
+        "the run store {} is damaged or is not a SQLite database ({source}); move it aside \
+         (e.g. `mv {0} {0}.broken`, with its -wal and -shm files) and agentgate will start a \
+         new, empty one",
+        path.display()
+    )]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// The cause.
+        source: rusqlite::Error,
+    },
+
+    /// The database was written by a newer agentgate.
+    #[error(
+        "failed to use the run store {}: its schema version {found} is newer than this \
+         agentgate knows ({supported}); upgrade agentgate, or set AGENTGATE_HOME to use another \
+         folder",
+        path.display()
+    )]
+    TooNew {
+        /// The database file.
+        path: PathBuf,
+        /// The schema version found in the file.
+        found: i64,
+        /// The newest schema version this build knows.
+        supported: i64,
+    },
+
+    /// A schema migration failed; the database is left at `from`.
+    #[error(
+        "failed to migrate the run store {} from schema version {from} to {to}: {source}",
+        path.display()
+    )]
+    Migrate {
+        /// The database file.
+        path: PathBuf,
+        /// The version the file had.
+        from: i64,
+        /// The version the failed step leads to.
+        to: i64,
+        /// The cause.
+        source: rusqlite::Error,
+    },
+
+    /// Another process held the database locked for longer than the busy
+    /// timeout.
+    #[error(
+        "failed to {op} in the run store {}: the database stayed locked by another process \
+         for longer than {timeout_s} s; retry, and check for a hung agentgate process",
+        path.display()
+    )]
+    Busy {
+        /// What was being done, e.g. `insert run`.
+        op: &'static str,
+        /// The database file.
+        path: PathBuf,
+        /// The busy timeout, in seconds.
+        timeout_s: u64,
+    },
+
+    /// A query failed.
+    #[error("failed to {op} in the run store {}: {source}", path.display())]
+    Sql {
+        /// What was being done, e.g. `insert run`.
+        op: &'static str,
+        /// The database file.
+        path: PathBuf,
+        /// The cause.
+        source: rusqlite::Error,
+    },
+
+    /// A stored value this version cannot read.
+    #[error(
+        "failed to {op} in the run store {}: column `{column}` holds `{value}`, which this \
+         agentgate does not understand; upgrade agentgate",
+        path.display()
+    )]
+    InvalidValue {
+        /// What was being done.
+        op: &'static str,
+        /// The database file.
+        path: PathBuf,
+        /// The table and column, e.g. `runs.status`.
+        column: &'static str,
+        /// The stored value.
+        value: String,
+    },
+
+    /// A JSON value could not be written or read.
+    #[error("failed to {op} in the run store {}: {source}", path.display())]
+    Json {
+        /// What was being done, e.g. `encode the envelope`.
+        op: &'static str,
+        /// The database file.
+        path: PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+
+    /// The run does not exist.
+    #[error(
+        "failed to {op}: there is no run `{run_id}` in the run store {}; insert the run first",
+        path.display()
+    )]
+    RunNotFound {
+        /// What was being done.
+        op: &'static str,
+        /// The run id.
+        run_id: String,
+        /// The database file.
+        path: PathBuf,
+    },
+
+    /// A run id prefix matches several runs.
+    #[error(
+        "run id prefix `{prefix}` is ambiguous: it matches {}; give more characters",
+        candidates_text(candidates, *more)
+    )]
+    AmbiguousRunId {
+        /// The prefix given.
+        prefix: String,
+        /// The matching run ids, at most [`crate::AMBIGUOUS_CANDIDATES_SHOWN`],
+        /// sorted.
+        candidates: Vec<String>,
+        /// Whether more runs matched than `candidates` lists.
+        more: bool,
+    },
+
+    /// A run id (or prefix) with characters a run id cannot have.
+    #[error(
+        "invalid run id `{run_id}`: {reason}; run ids have 1 to {max} letters, digits, `-`, `_` \
+         or `.`, and do not start with `.`",
+        max = crate::run_id::MAX_RUN_ID_LEN
+    )]
+    InvalidRunId {
+        /// The id given.
+        run_id: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+
+    /// A line of an events file, other than a truncated last line, is not an
+    /// event.
+    #[error(
+        "failed to read the events of a run: line {line} of {} is not a valid event ({source}); \
+         the file was modified or damaged",
+        path.display()
+    )]
+    BadEventLine {
+        /// The events file.
+        path: PathBuf,
+        /// The line number, from 1.
+        line: usize,
+        /// The cause.
+        source: serde_json::Error,
+    },
+
+    /// An event could not be encoded for the events file.
+    #[error("failed to encode an event for {}: {source}", path.display())]
+    EncodeEvent {
+        /// The events file.
+        path: PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+
+    /// The run's folder already holds an events file.
+    #[error(
+        "failed to create the files of run `{run_id}`: {} already exists; run ids must be \
+         unique, so this run id was used before",
+        path.display()
+    )]
+    RunFilesExist {
+        /// The run id.
+        run_id: String,
+        /// The existing events file.
+        path: PathBuf,
+    },
+}
+
+fn candidates_text(candidates: &[String], more: bool) -> String {
+    let mut text = candidates.join(", ");
+    if more {
+        text.push_str(" and more");
+    }
+    text
+}

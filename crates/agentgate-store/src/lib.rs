@@ -1,0 +1,42 @@
+//! agentgate's run store: what agentgate remembers between runs.
+//!
+//! - [`RunStore`]: the operations, one trait for every backend: runs and
+//!   their attempts, sessions (logical name ↔ provider-native id), cumulative
+//!   token totals of provider threads, quota states.
+//! - [`SqliteStore`] (alias [`Store`]): the embedded default, one SQLite file
+//!   in WAL mode at [`default_db_path`]. A PostgreSQL backend will implement
+//!   the same trait.
+//! - [`RunFiles`]: a run's folder, `runs/<run_id>/` next to the database,
+//!   with `events.jsonl` (the run's events, one per line) and `stderr.log`
+//!   (the provider CLIs' stderr, raw): the audit trail.
+//!   [`RunStore::read_events`] reads the events back.
+//! - [`records`](RunRecord): the plain structs stored and returned.
+//!
+//! Every call is synchronous and returns [`StoreError`], which names the
+//! file involved and, where it helps, what to do next.
+
+#![warn(missing_docs)]
+
+mod error;
+mod event_log;
+mod location;
+mod records;
+mod run_files;
+mod run_id;
+mod run_store;
+mod sqlite;
+
+pub use error::StoreError;
+pub use event_log::{EventLog, TruncatedTail};
+pub use location::{DB_FILE_NAME, default_db_path};
+pub use records::{
+    AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunRecord, RunStatus, RunSummary,
+    SessionRecord, UnknownName,
+};
+pub use run_files::{EventsWriter, RunFiles, StderrWriter};
+pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
+pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EVENTS_FILE_NAME, RunStore, STDERR_FILE_NAME};
+pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
+
+/// The default store: SQLite.
+pub type Store = SqliteStore;

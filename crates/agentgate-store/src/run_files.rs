@@ -1,0 +1,217 @@
+//! Writing a run's folder: `events.jsonl` and `stderr.log`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use agentgate_protocol::Event;
+
+use crate::error::StoreError;
+use crate::run_store::RunStore;
+
+/// The open files of one run's folder, `<runs_dir>/<run_id>/`.
+///
+/// Writes go straight to the files, one `write` per event, with no buffer in
+/// between: if agentgate dies, at most the event being written is lost (the
+/// reader reports it as a truncated last line). Call [`RunFiles::sync`] at
+/// the end of a run to also survive a power loss.
+///
+/// [`RunFiles::into_writers`] splits it, so that the stdout and stderr
+/// readers of a run can each own their writer.
+#[derive(Debug)]
+pub struct RunFiles {
+    dir: PathBuf,
+    events: EventsWriter,
+    stderr: StderrWriter,
+}
+
+impl RunFiles {
+    /// Creates the run's folder and its two files.
+    ///
+    /// Fails with [`StoreError::RunFilesExist`] if the run already has an
+    /// `events.jsonl`: one run, one writer. On Unix the folders are created
+    /// private to the user (mode 700) and the files mode 600: events and
+    /// stderr can hold code, paths and secrets from the agent's work.
+    pub fn create<S: RunStore + ?Sized>(store: &S, run_id: &str) -> Result<Self, StoreError> {
+        let dir = store.run_dir(run_id)?;
+        create_private_dir(&dir).map_err(|source| StoreError::Io {
+            op: "create the run folder",
+            path: dir.clone(),
+            source,
+        })?;
+        let events_path = store.events_path(run_id)?;
+        let events = open_private(&events_path, true).map_err(|source| {
+            if source.kind() == io::ErrorKind::AlreadyExists {
+                StoreError::RunFilesExist {
+                    run_id: run_id.to_owned(),
+                    path: events_path.clone(),
+                }
+            } else {
+                StoreError::Io {
+                    op: "create the events file",
+                    path: events_path.clone(),
+                    source,
+                }
+            }
+        })?;
+        let stderr_path = store.stderr_path(run_id)?;
+        let stderr = open_private(&stderr_path, false).map_err(|source| StoreError::Io {
+            op: "create the stderr file",
+            path: stderr_path.clone(),
+            source,
+        })?;
+        Ok(Self {
+            dir,
+            events: EventsWriter {
+                file: events,
+                path: events_path,
+                len: 0,
+            },
+            stderr: StderrWriter {
+                file: stderr,
+                path: stderr_path,
+            },
+        })
+    }
+
+    /// The run's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Appends one event to `events.jsonl`.
+    pub fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
+        self.events.write_event(event)
+    }
+
+    /// Appends raw bytes to `stderr.log`.
+    pub fn write_stderr(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        self.stderr.write_bytes(bytes)
+    }
+
+    /// Flushes both files to the disk (fsync).
+    pub fn sync(&self) -> Result<(), StoreError> {
+        self.events.sync()?;
+        self.stderr.sync()
+    }
+
+    /// The two writers, to hand to different tasks.
+    pub fn into_writers(self) -> (EventsWriter, StderrWriter) {
+        (self.events, self.stderr)
+    }
+}
+
+/// Appends events to a run's `events.jsonl`, one JSON object per line.
+#[derive(Debug)]
+pub struct EventsWriter {
+    file: File,
+    path: PathBuf,
+    /// Bytes of complete lines in the file, to cut a half-written line off.
+    len: u64,
+}
+
+impl EventsWriter {
+    /// Appends `event` and its newline in one write.
+    ///
+    /// If the write fails part-way (a full disk), the partial line is cut off
+    /// again where possible, so later events still start on a line of their
+    /// own.
+    pub fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
+        let mut line = serde_json::to_vec(event).map_err(|source| StoreError::EncodeEvent {
+            path: self.path.clone(),
+            source,
+        })?;
+        line.push(b'\n');
+        if let Err(source) = self.file.write_all(&line) {
+            // Best effort: if cutting fails too, the reader reports the
+            // damage; the write error is the one worth returning.
+            let _ = self.file.set_len(self.len);
+            return Err(StoreError::Io {
+                op: "append to the events file",
+                path: self.path.clone(),
+                source,
+            });
+        }
+        self.len += line.len() as u64;
+        Ok(())
+    }
+
+    /// The file written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes the file to the disk (fsync).
+    pub fn sync(&self) -> Result<(), StoreError> {
+        self.file.sync_all().map_err(|source| StoreError::Io {
+            op: "sync the events file",
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+/// Appends the raw bytes of the provider CLIs' stderr to a run's
+/// `stderr.log`.
+#[derive(Debug)]
+pub struct StderrWriter {
+    file: File,
+    path: PathBuf,
+}
+
+impl StderrWriter {
+    /// Appends `bytes` as they are.
+    pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        self.file.write_all(bytes).map_err(|source| StoreError::Io {
+            op: "append to the stderr file",
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    /// The file written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes the file to the disk (fsync).
+    pub fn sync(&self) -> Result<(), StoreError> {
+        self.file.sync_all().map_err(|source| StoreError::Io {
+            op: "sync the stderr file",
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+impl Write for StderrWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Creates `dir` and its missing parents, private to the user on Unix.
+pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+fn open_private(path: &Path, create_new: bool) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.append(true);
+    if create_new {
+        options.create_new(true);
+    } else {
+        options.create(true);
+    }
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}

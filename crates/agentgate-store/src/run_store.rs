@@ -1,0 +1,120 @@
+//! The store's operations, one trait for every backend.
+
+use std::path::{Path, PathBuf};
+
+use agentgate_protocol::{Envelope, Usage};
+
+use crate::error::StoreError;
+use crate::event_log::EventLog;
+use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::run_id::validate_run_id;
+
+/// File name of a run's event log inside its folder.
+pub const EVENTS_FILE_NAME: &str = "events.jsonl";
+/// File name of a run's provider stderr inside its folder.
+pub const STDERR_FILE_NAME: &str = "stderr.log";
+/// How many candidates [`StoreError::AmbiguousRunId`] lists at most.
+pub const AMBIGUOUS_CANDIDATES_SHOWN: usize = 10;
+
+/// Everything agentgate keeps about runs, sessions, usage and quotas.
+///
+/// The SQLite store ([`crate::SqliteStore`]) implements it; a PostgreSQL
+/// store will implement the same trait. Calls block: async callers run them
+/// on a blocking thread. Every backend is `Send + Sync`, so one handle can
+/// be shared between threads.
+///
+/// The per-run files (`events.jsonl`, `stderr.log`) live on the local disk
+/// in [`RunStore::runs_dir`] whatever the backend; see [`crate::RunFiles`].
+pub trait RunStore: Send + Sync {
+    /// The folder that holds one folder per run.
+    fn runs_dir(&self) -> &Path;
+
+    /// Records a run as it starts, with status `running`. Fails if the run id
+    /// is invalid or already stored.
+    fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError>;
+
+    /// Records how a run ended: its status (from the envelope's
+    /// `error_type`), the end time (now), the figures and the whole envelope.
+    /// Finishing a run again replaces the outcome.
+    fn finish_run(&self, run_id: &str, envelope: &Envelope) -> Result<(), StoreError>;
+
+    /// Runs, newest first (by start time), skipping `offset`, at most
+    /// `limit`.
+    fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError>;
+
+    /// Everything about one run; `None` if there is no such run.
+    fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError>;
+
+    /// The run whose id is `prefix` or, failing that, the only run whose id
+    /// starts with `prefix`. `None` if no run matches;
+    /// [`StoreError::AmbiguousRunId`] (naming the candidates) if several do.
+    fn find_run(&self, prefix: &str) -> Result<Option<RunDetail>, StoreError>;
+
+    /// Records an attempt of a run. Storing the same `n` again replaces it,
+    /// so an attempt can be stored when it starts and again when it ends.
+    fn insert_attempt(&self, run_id: &str, attempt: &AttemptRecord) -> Result<(), StoreError>;
+
+    /// The session `name` of `provider`, if stored.
+    fn get_session(&self, name: &str, provider: &str) -> Result<Option<SessionRecord>, StoreError>;
+
+    /// Stores a session, replacing the one with the same name and provider
+    /// but keeping its `created_at`.
+    fn put_session(&self, session: &SessionRecord) -> Result<(), StoreError>;
+
+    /// Forgets a session; whether there was one.
+    fn delete_session(&self, name: &str, provider: &str) -> Result<bool, StoreError>;
+
+    /// Every session, by name then provider.
+    fn list_sessions(&self) -> Result<Vec<SessionRecord>, StoreError>;
+
+    /// The cumulative token totals last stored for a provider thread (Codex
+    /// reports usage cumulated over the thread; the next turn's figures are
+    /// its totals minus these).
+    fn get_thread_totals(
+        &self,
+        provider: &str,
+        thread_id: &str,
+    ) -> Result<Option<Usage>, StoreError>;
+
+    /// Stores the cumulative token totals of a provider thread.
+    fn put_thread_totals(
+        &self,
+        provider: &str,
+        thread_id: &str,
+        totals: &Usage,
+    ) -> Result<(), StoreError>;
+
+    /// Stores what is known of a provider's usage limit, replacing the
+    /// previous state.
+    fn put_quota(&self, provider: &str, state: &QuotaState) -> Result<(), StoreError>;
+
+    /// The last stored quota state of a provider.
+    fn get_quota(&self, provider: &str) -> Result<Option<QuotaState>, StoreError>;
+
+    /// Every provider's quota state, by provider.
+    fn list_quota(&self) -> Result<Vec<(String, QuotaState)>, StoreError>;
+
+    /// The folder of a run: `<runs_dir>/<run_id>`. Fails for an invalid run
+    /// id, so no id can point outside [`RunStore::runs_dir`].
+    fn run_dir(&self, run_id: &str) -> Result<PathBuf, StoreError> {
+        validate_run_id(run_id)?;
+        Ok(self.runs_dir().join(run_id))
+    }
+
+    /// The run's `events.jsonl`.
+    fn events_path(&self, run_id: &str) -> Result<PathBuf, StoreError> {
+        Ok(self.run_dir(run_id)?.join(EVENTS_FILE_NAME))
+    }
+
+    /// The run's `stderr.log`: the provider CLIs' stderr, raw.
+    fn stderr_path(&self, run_id: &str) -> Result<PathBuf, StoreError> {
+        Ok(self.run_dir(run_id)?.join(STDERR_FILE_NAME))
+    }
+
+    /// The events of a run, read from its `events.jsonl`. A truncated last
+    /// line (a write cut short by a crash) is reported in
+    /// [`EventLog::truncated_tail`], not an error.
+    fn read_events(&self, run_id: &str) -> Result<EventLog, StoreError> {
+        EventLog::read_file(&self.events_path(run_id)?)
+    }
+}

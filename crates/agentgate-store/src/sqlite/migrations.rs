@@ -1,0 +1,159 @@
+//! The schema, as an append-only list of migrations.
+//!
+//! `PRAGMA user_version` holds how many migrations the file has had. Opening
+//! a store applies the missing ones in one `BEGIN IMMEDIATE` transaction, so
+//! two processes opening an old file at once migrate it once. Never edit a
+//! released migration: append a new one.
+//!
+//! Timestamps are RFC 3339 text in UTC with nine fractional digits, e.g.
+//! `2026-05-01T12:00:00.123000000Z`: fixed width, so text order is time
+//! order. Tables are STRICT: a value of the wrong type is an error.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::StoreError;
+
+/// Version 1: runs, their attempts, sessions.
+const V1: &str = "
+CREATE TABLE runs (
+    run_id                      TEXT PRIMARY KEY NOT NULL,
+    status                      TEXT NOT NULL
+                                CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
+    started_at                  TEXT NOT NULL,
+    ended_at                    TEXT,
+    providers                   TEXT NOT NULL,  -- JSON array, failover order
+    model                       TEXT,           -- as requested
+    session_name                TEXT,
+    cwd                         TEXT,
+    prompt_bytes                INTEGER NOT NULL,
+    provider                    TEXT,           -- of the last attempt
+    final_model                 TEXT,           -- of the last attempt
+    session_id                  TEXT,           -- provider-native
+    duration_ms                 INTEGER,
+    exit_code                   INTEGER,        -- of `agentgate run`
+    error_type                  TEXT,
+    error                       TEXT,
+    input_tokens                INTEGER,
+    output_tokens               INTEGER,
+    cache_read_input_tokens     INTEGER,
+    cache_creation_input_tokens INTEGER,
+    reasoning_tokens            INTEGER,
+    total_tokens                INTEGER,
+    cost_usd                    REAL,
+    context_tokens              INTEGER,
+    tokens_estimated            INTEGER,        -- 0 or 1
+    envelope                    TEXT            -- the whole envelope, JSON
+) STRICT;
+CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
+
+CREATE TABLE attempts (
+    run_id      TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    n           INTEGER NOT NULL CHECK (n >= 1),
+    provider    TEXT NOT NULL,
+    agent       TEXT,
+    model       TEXT,
+    session_id  TEXT,
+    started_at  TEXT NOT NULL,
+    ended_at    TEXT,
+    duration_ms INTEGER,
+    exit_code   INTEGER,                        -- of the provider CLI
+    error_type  TEXT,
+    error       TEXT,
+    PRIMARY KEY (run_id, n)
+) STRICT;
+
+CREATE TABLE sessions (
+    name              TEXT NOT NULL,
+    provider          TEXT NOT NULL,
+    native_session_id TEXT NOT NULL,
+    cwd               TEXT,
+    created_at        TEXT NOT NULL,
+    updated_at        TEXT NOT NULL,
+    turns             INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (name, provider)
+) STRICT;
+";
+
+/// Version 2: cumulative token totals of provider threads, quota states.
+const V2: &str = "
+CREATE TABLE thread_totals (
+    provider   TEXT NOT NULL,
+    thread_id  TEXT NOT NULL,
+    usage      TEXT NOT NULL,                   -- agentgate_protocol::Usage, JSON
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (provider, thread_id)
+) STRICT;
+
+CREATE TABLE quota (
+    provider   TEXT PRIMARY KEY NOT NULL,
+    status     TEXT NOT NULL,                   -- available | warning | exhausted
+    reset_at   TEXT,
+    source     TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    message    TEXT
+) STRICT;
+";
+
+/// Every migration, in order: migration `i` takes the file from version `i`
+/// to `i + 1`.
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the file to [`SCHEMA_VERSION`]; refuses a newer file.
+pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let found = user_version(conn).map_err(|e| super::open_error(path, e))?;
+    check_not_newer(path, found)?;
+    if found == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| super::open_error(path, e))?;
+    // Another process may have migrated while this one waited for the lock.
+    let from = user_version(&tx).map_err(|e| super::open_error(path, e))?;
+    check_not_newer(path, from)?;
+    let start = usize::try_from(from).unwrap_or(0);
+    for (step, sql) in (from..).zip(MIGRATIONS.iter().skip(start)) {
+        tx.execute_batch(sql)
+            .and_then(|()| tx.pragma_update(None, "user_version", step + 1))
+            .map_err(|source| StoreError::Migrate {
+                path: path.to_path_buf(),
+                from,
+                to: step + 1,
+                source,
+            })?;
+    }
+    tx.commit().map_err(|source| StoreError::Migrate {
+        path: path.to_path_buf(),
+        from,
+        to: SCHEMA_VERSION,
+        source,
+    })
+}
+
+fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+fn check_not_newer(path: &Path, found: i64) -> Result<(), StoreError> {
+    if found < 0 {
+        return Err(StoreError::InvalidValue {
+            op: "open",
+            path: path.to_path_buf(),
+            column: "PRAGMA user_version",
+            value: found.to_string(),
+        });
+    }
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    Ok(())
+}

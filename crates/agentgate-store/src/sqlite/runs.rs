@@ -1,0 +1,282 @@
+//! The `runs` and `attempts` tables.
+
+use agentgate_protocol::{EXIT_SUCCESS, Envelope, Usage};
+use jiff::Timestamp;
+use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
+
+use super::DbError;
+use super::values::{
+    error_kind_from_sql, name_from_sql, opt_timestamp_from_sql, timestamp_from_sql,
+    timestamp_to_sql,
+};
+use crate::records::{AttemptRecord, RunDetail, RunRecord, RunStatus, RunSummary};
+use crate::run_store::AMBIGUOUS_CANDIDATES_SHOWN;
+
+const SUMMARY_COLUMNS: &str = "run_id, started_at, providers, model, session_name, cwd, \
+    prompt_bytes, status, ended_at, duration_ms, exit_code, error_type, error, provider, \
+    final_model, session_id, input_tokens, output_tokens, cache_read_input_tokens, \
+    cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, context_tokens, \
+    tokens_estimated";
+
+pub(super) fn insert_run(conn: &Connection, run: &RunRecord) -> Result<(), DbError> {
+    let providers = serde_json::to_string(&run.providers).map_err(|source| DbError::Json {
+        op: "encode the requested providers",
+        source,
+    })?;
+    conn.execute(
+        "INSERT INTO runs (run_id, status, started_at, providers, model, session_name, cwd, \
+         prompt_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            run.run_id,
+            RunStatus::Running.as_str(),
+            timestamp_to_sql(run.started_at),
+            providers,
+            run.model,
+            run.session,
+            run.cwd,
+            run.prompt_bytes,
+        ],
+    )?;
+    Ok(())
+}
+
+pub(super) fn finish_run(
+    conn: &Connection,
+    run_id: &str,
+    envelope: &Envelope,
+    ended_at: Timestamp,
+) -> Result<(), DbError> {
+    let json = serde_json::to_string(envelope).map_err(|source| DbError::Json {
+        op: "encode the envelope",
+        source,
+    })?;
+    let exit_code = envelope
+        .exit_code
+        .or_else(|| envelope.is_success().then_some(EXIT_SUCCESS));
+    let tokens = &envelope.tokens_used;
+    let changed = conn.execute(
+        "UPDATE runs SET status = :status, ended_at = :ended_at, duration_ms = :duration_ms, \
+         exit_code = :exit_code, error_type = :error_type, error = :error, \
+         provider = :provider, final_model = :final_model, session_id = :session_id, \
+         input_tokens = :input_tokens, output_tokens = :output_tokens, \
+         cache_read_input_tokens = :cache_read, cache_creation_input_tokens = :cache_creation, \
+         reasoning_tokens = :reasoning_tokens, total_tokens = :total_tokens, \
+         cost_usd = :cost_usd, context_tokens = :context_tokens, \
+         tokens_estimated = :estimated, envelope = :envelope \
+         WHERE run_id = :run_id",
+        named_params! {
+            ":status": RunStatus::of_envelope(envelope).as_str(),
+            ":ended_at": timestamp_to_sql(ended_at),
+            ":duration_ms": envelope.duration_ms,
+            ":exit_code": exit_code,
+            ":error_type": envelope.error_type.map(|kind| kind.as_str()),
+            ":error": envelope.error,
+            ":provider": envelope.provider,
+            ":final_model": envelope.model,
+            ":session_id": envelope.session_id,
+            ":input_tokens": tokens.input_tokens,
+            ":output_tokens": tokens.output_tokens,
+            ":cache_read": tokens.cache_read_input_tokens,
+            ":cache_creation": tokens.cache_creation_input_tokens,
+            ":reasoning_tokens": envelope.reasoning_tokens,
+            ":total_tokens": tokens.total_tokens,
+            ":cost_usd": tokens.cost_usd,
+            ":context_tokens": envelope.context_tokens,
+            ":estimated": tokens.estimated,
+            ":envelope": json,
+            ":run_id": run_id,
+        },
+    )?;
+    if changed == 0 {
+        return Err(DbError::RunNotFound(run_id.to_owned()));
+    }
+    Ok(())
+}
+
+pub(super) fn list_runs(
+    conn: &Connection,
+    limit: usize,
+    offset: usize,
+) -> Result<Vec<RunSummary>, DbError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {SUMMARY_COLUMNS} FROM runs \
+         ORDER BY started_at DESC, run_id DESC LIMIT ?1 OFFSET ?2"
+    ))?;
+    // `usize::MAX` means "all": clamp instead of failing the conversion.
+    let clamp = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    let mut rows = stmt.query(params![clamp(limit), clamp(offset)])?;
+    let mut runs = Vec::new();
+    while let Some(row) = rows.next()? {
+        runs.push(summary_from_row(row)?);
+    }
+    Ok(runs)
+}
+
+pub(super) fn get_run(conn: &Connection, run_id: &str) -> Result<Option<RunDetail>, DbError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {SUMMARY_COLUMNS}, envelope FROM runs WHERE run_id = ?1"
+    ))?;
+    let mut rows = stmt.query([run_id])?;
+    let Some(row) = rows.next()? else {
+        return Ok(None);
+    };
+    let summary = summary_from_row(row)?;
+    let envelope = row
+        .get::<_, Option<String>>("envelope")?
+        .map(|json| serde_json::from_str::<Envelope>(&json))
+        .transpose()
+        .map_err(|source| DbError::Json {
+            op: "decode the stored envelope",
+            source,
+        })?;
+    Ok(Some(RunDetail {
+        summary,
+        envelope,
+        attempts: attempts_of(conn, run_id)?,
+    }))
+}
+
+/// What a run id prefix matches.
+pub(super) enum Found {
+    None,
+    One(Box<RunDetail>),
+    Several { candidates: Vec<String>, more: bool },
+}
+
+/// `prefix` must be a valid run id: it then holds no GLOB wildcard.
+pub(super) fn find_run(conn: &Connection, prefix: &str) -> Result<Found, DbError> {
+    if let Some(detail) = get_run(conn, prefix)? {
+        return Ok(Found::One(Box::new(detail)));
+    }
+    let mut stmt =
+        conn.prepare("SELECT run_id FROM runs WHERE run_id GLOB ?1 ORDER BY run_id LIMIT ?2")?;
+    let mut candidates = stmt
+        .query_map(
+            params![format!("{prefix}*"), AMBIGUOUS_CANDIDATES_SHOWN + 1],
+            |row| row.get::<_, String>(0),
+        )?
+        .collect::<Result<Vec<_>, _>>()?;
+    if candidates.len() > 1 {
+        let more = candidates.len() > AMBIGUOUS_CANDIDATES_SHOWN;
+        candidates.truncate(AMBIGUOUS_CANDIDATES_SHOWN);
+        return Ok(Found::Several { candidates, more });
+    }
+    match candidates.pop() {
+        None => Ok(Found::None),
+        Some(only) => Ok(get_run(conn, &only)?.map_or(Found::None, |d| Found::One(Box::new(d)))),
+    }
+}
+
+pub(super) fn insert_attempt(
+    conn: &Connection,
+    run_id: &str,
+    attempt: &AttemptRecord,
+) -> Result<(), DbError> {
+    let exists = conn
+        .query_row("SELECT 1 FROM runs WHERE run_id = ?1", [run_id], |_| Ok(()))
+        .optional()?
+        .is_some();
+    if !exists {
+        return Err(DbError::RunNotFound(run_id.to_owned()));
+    }
+    conn.execute(
+        "INSERT INTO attempts (run_id, n, provider, agent, model, session_id, started_at, \
+         ended_at, duration_ms, exit_code, error_type, error) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
+         ON CONFLICT (run_id, n) DO UPDATE SET provider = excluded.provider, \
+         agent = excluded.agent, model = excluded.model, session_id = excluded.session_id, \
+         started_at = excluded.started_at, ended_at = excluded.ended_at, \
+         duration_ms = excluded.duration_ms, exit_code = excluded.exit_code, \
+         error_type = excluded.error_type, error = excluded.error",
+        params![
+            run_id,
+            attempt.n,
+            attempt.provider,
+            attempt.agent,
+            attempt.model,
+            attempt.session_id,
+            timestamp_to_sql(attempt.started_at),
+            attempt.ended_at.map(timestamp_to_sql),
+            attempt.duration_ms,
+            attempt.exit_code,
+            attempt.error_type.map(|kind| kind.as_str()),
+            attempt.error,
+        ],
+    )?;
+    Ok(())
+}
+
+fn attempts_of(conn: &Connection, run_id: &str) -> Result<Vec<AttemptRecord>, DbError> {
+    let mut stmt = conn.prepare(
+        "SELECT n, provider, agent, model, session_id, started_at, ended_at, duration_ms, \
+         exit_code, error_type, error FROM attempts WHERE run_id = ?1 ORDER BY n",
+    )?;
+    let mut rows = stmt.query([run_id])?;
+    let mut attempts = Vec::new();
+    while let Some(row) = rows.next()? {
+        attempts.push(AttemptRecord {
+            n: row.get("n")?,
+            provider: row.get("provider")?,
+            agent: row.get("agent")?,
+            model: row.get("model")?,
+            session_id: row.get("session_id")?,
+            started_at: timestamp_from_sql("attempts.started_at", row.get("started_at")?)?,
+            ended_at: opt_timestamp_from_sql("attempts.ended_at", row.get("ended_at")?)?,
+            duration_ms: row.get("duration_ms")?,
+            exit_code: row.get("exit_code")?,
+            error_type: error_kind_from_sql(row.get("error_type")?),
+            error: row.get("error")?,
+        });
+    }
+    Ok(attempts)
+}
+
+fn summary_from_row(row: &Row<'_>) -> Result<RunSummary, DbError> {
+    let providers: String = row.get("providers")?;
+    let providers = serde_json::from_str(&providers).map_err(|source| DbError::Json {
+        op: "decode the requested providers",
+        source,
+    })?;
+    let ended_at = opt_timestamp_from_sql("runs.ended_at", row.get("ended_at")?)?;
+    let usage = match ended_at {
+        None => None,
+        Some(_) => Some(Usage {
+            input_tokens: row.get::<_, Option<u64>>("input_tokens")?.unwrap_or(0),
+            output_tokens: row.get::<_, Option<u64>>("output_tokens")?.unwrap_or(0),
+            cache_read_input_tokens: row
+                .get::<_, Option<u64>>("cache_read_input_tokens")?
+                .unwrap_or(0),
+            cache_creation_input_tokens: row
+                .get::<_, Option<u64>>("cache_creation_input_tokens")?
+                .unwrap_or(0),
+            reasoning_tokens: row.get::<_, Option<u64>>("reasoning_tokens")?.unwrap_or(0),
+            total_tokens: row.get::<_, Option<u64>>("total_tokens")?.unwrap_or(0),
+            cost_usd: row.get("cost_usd")?,
+            context_tokens: row.get("context_tokens")?,
+            estimated: row
+                .get::<_, Option<bool>>("tokens_estimated")?
+                .unwrap_or(false),
+        }),
+    };
+    Ok(RunSummary {
+        record: RunRecord {
+            run_id: row.get("run_id")?,
+            started_at: timestamp_from_sql("runs.started_at", row.get("started_at")?)?,
+            providers,
+            model: row.get("model")?,
+            session: row.get("session_name")?,
+            cwd: row.get("cwd")?,
+            prompt_bytes: row.get("prompt_bytes")?,
+        },
+        status: name_from_sql("runs.status", row.get("status")?)?,
+        ended_at,
+        duration_ms: row.get("duration_ms")?,
+        exit_code: row.get("exit_code")?,
+        error_type: error_kind_from_sql(row.get("error_type")?),
+        error: row.get("error")?,
+        provider: row.get("provider")?,
+        final_model: row.get("final_model")?,
+        session_id: row.get("session_id")?,
+        usage,
+    })
+}

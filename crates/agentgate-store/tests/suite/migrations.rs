@@ -1,0 +1,89 @@
+//! A database written by an older agentgate is migrated when opened.
+
+use agentgate_store::{QuotaState, QuotaStatus, RunStatus, RunStore, SCHEMA_VERSION, Store};
+use rusqlite::Connection;
+
+use super::support::ts;
+
+/// The schema of version 1 as it was released: a fixture, kept verbatim, not
+/// derived from the crate's migrations.
+const V1_SCHEMA: &str = "
+CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
+    started_at TEXT NOT NULL, ended_at TEXT, providers TEXT NOT NULL, model TEXT,
+    session_name TEXT, cwd TEXT, prompt_bytes INTEGER NOT NULL, provider TEXT,
+    final_model TEXT, session_id TEXT, duration_ms INTEGER, exit_code INTEGER,
+    error_type TEXT, error TEXT, input_tokens INTEGER, output_tokens INTEGER,
+    cache_read_input_tokens INTEGER, cache_creation_input_tokens INTEGER,
+    reasoning_tokens INTEGER, total_tokens INTEGER, cost_usd REAL, context_tokens INTEGER,
+    tokens_estimated INTEGER, envelope TEXT
+) STRICT;
+CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
+CREATE TABLE attempts (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    n INTEGER NOT NULL CHECK (n >= 1), provider TEXT NOT NULL, agent TEXT, model TEXT,
+    session_id TEXT, started_at TEXT NOT NULL, ended_at TEXT, duration_ms INTEGER,
+    exit_code INTEGER, error_type TEXT, error TEXT,
+    PRIMARY KEY (run_id, n)
+) STRICT;
+CREATE TABLE sessions (
+    name TEXT NOT NULL, provider TEXT NOT NULL, native_session_id TEXT NOT NULL, cwd TEXT,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, turns INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (name, provider)
+) STRICT;
+INSERT INTO runs (run_id, status, started_at, providers, prompt_bytes)
+    VALUES ('run_old', 'running', '2026-01-02T03:04:05.000000000Z', '[\"claude\"]', 42);
+INSERT INTO attempts (run_id, n, provider, started_at)
+    VALUES ('run_old', 1, 'claude', '2026-01-02T03:04:05.000000000Z');
+INSERT INTO sessions (name, provider, native_session_id, created_at, updated_at, turns)
+    VALUES ('old', 'claude', 'uuid-old', '2026-01-01T00:00:00.000000000Z',
+            '2026-01-02T00:00:00.000000000Z', 3);
+PRAGMA user_version = 1;
+";
+
+#[test]
+fn a_version_1_database_is_migrated_and_keeps_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agentgate.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(V1_SCHEMA)
+        .unwrap();
+
+    let store = Store::open(&path).unwrap();
+
+    let version: i64 = Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+
+    let old = store.get_run("run_old").unwrap().unwrap();
+    assert_eq!(old.summary.status, RunStatus::Running);
+    assert_eq!(old.summary.record.providers, ["claude"]);
+    assert_eq!(old.summary.record.prompt_bytes, 42);
+    assert_eq!(old.attempts.len(), 1);
+    let session = store.get_session("old", "claude").unwrap().unwrap();
+    assert_eq!(session.native_session_id, "uuid-old");
+    assert_eq!(session.turns, 3);
+
+    // The tables of version 2 exist and work.
+    let state = QuotaState {
+        status: QuotaStatus::Available,
+        reset_at: None,
+        source: "probe".to_owned(),
+        updated_at: ts("2026-05-01T00:00:00Z"),
+        message: None,
+    };
+    store.put_quota("claude", &state).unwrap();
+    assert_eq!(store.get_quota("claude").unwrap(), Some(state));
+    store
+        .put_thread_totals("codex", "t", &agentgate_protocol::Usage::default())
+        .unwrap();
+
+    // Opening again is a no-op.
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    assert!(store.get_run("run_old").unwrap().is_some());
+}

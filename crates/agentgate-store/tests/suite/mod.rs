@@ -1,0 +1,9 @@
+mod concurrency;
+mod files;
+mod migrations;
+mod open;
+mod runs;
+mod schema_doc;
+mod sessions;
+mod support;
+mod totals_and_quota;

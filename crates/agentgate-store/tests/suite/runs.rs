@@ -1,0 +1,305 @@
+//! Runs and attempts: round trips, listing, prefix lookup.
+
+use agentgate_protocol::{ErrorKind, Usage};
+use agentgate_store::{AttemptRecord, RunStatus, RunStore, StoreError};
+
+use super::support::{failure_envelope, run_record, success_envelope, temp_store, ts};
+
+#[test]
+fn a_started_run_reads_back_as_running_with_nothing_else() {
+    let (_dir, store) = temp_store();
+    let record = run_record("run_1", "2026-05-01T12:00:00.123456789Z");
+    store.insert_run(&record).unwrap();
+
+    let detail = store.get_run("run_1").unwrap().unwrap();
+    assert_eq!(detail.summary.record, record);
+    assert_eq!(detail.summary.status, RunStatus::Running);
+    assert_eq!(detail.summary.ended_at, None);
+    assert_eq!(detail.summary.usage, None);
+    assert_eq!(detail.summary.exit_code, None);
+    assert_eq!(detail.envelope, None);
+    assert!(detail.attempts.is_empty());
+}
+
+#[test]
+fn a_finished_run_keeps_its_figures_and_the_whole_envelope() {
+    let (_dir, store) = temp_store();
+    store
+        .insert_run(&run_record("run_ok", "2026-05-01T12:00:00Z"))
+        .unwrap();
+    let envelope = success_envelope("run_ok");
+    store.finish_run("run_ok", &envelope).unwrap();
+
+    let detail = store.get_run("run_ok").unwrap().unwrap();
+    let summary = &detail.summary;
+    assert_eq!(summary.status, RunStatus::Succeeded);
+    assert!(summary.ended_at.is_some());
+    assert_eq!(summary.duration_ms, Some(4321));
+    assert_eq!(summary.exit_code, Some(0));
+    assert_eq!(summary.error_type, None);
+    assert_eq!(summary.provider.as_deref(), Some("codex"));
+    assert_eq!(summary.final_model.as_deref(), Some("gpt-5-codex"));
+    assert_eq!(summary.session_id.as_deref(), Some("sess-native-1"));
+    assert_eq!(
+        summary.usage,
+        Some(Usage {
+            input_tokens: 1500,
+            output_tokens: 300,
+            cache_read_input_tokens: 1000,
+            cache_creation_input_tokens: 200,
+            reasoning_tokens: 120,
+            total_tokens: 1800,
+            cost_usd: Some(0.0123),
+            context_tokens: Some(1800),
+            estimated: false,
+        })
+    );
+    assert_eq!(detail.envelope, Some(envelope));
+}
+
+#[test]
+fn the_status_follows_the_envelopes_error_type() {
+    let (_dir, store) = temp_store();
+    let cases = [
+        ("run_quota", ErrorKind::Quota, 75, RunStatus::Failed),
+        (
+            "run_cancel",
+            ErrorKind::Cancelled,
+            130,
+            RunStatus::Cancelled,
+        ),
+    ];
+    for (run_id, kind, code, status) in cases {
+        store
+            .insert_run(&run_record(run_id, "2026-05-01T12:00:00Z"))
+            .unwrap();
+        let envelope = failure_envelope(run_id, kind, code);
+        store.finish_run(run_id, &envelope).unwrap();
+
+        let detail = store.get_run(run_id).unwrap().unwrap();
+        assert_eq!(detail.summary.status, status, "{run_id}");
+        assert_eq!(detail.summary.error_type, Some(kind));
+        assert_eq!(detail.summary.exit_code, Some(code));
+        assert_eq!(
+            detail.summary.error.as_deref(),
+            Some(format!("{kind} happened").as_str())
+        );
+        assert_eq!(detail.summary.usage.map(|u| u.cost_usd), Some(None));
+        assert_eq!(detail.envelope, Some(envelope));
+    }
+}
+
+#[test]
+fn attempts_read_back_in_order_and_a_second_insert_replaces() {
+    let (_dir, store) = temp_store();
+    store
+        .insert_run(&run_record("run_a", "2026-05-01T12:00:00Z"))
+        .unwrap();
+    let second = AttemptRecord {
+        n: 2,
+        provider: "codex".to_owned(),
+        agent: Some("backup".to_owned()),
+        model: Some("gpt-5".to_owned()),
+        session_id: Some("thread-9".to_owned()),
+        started_at: ts("2026-05-01T12:00:05Z"),
+        ended_at: Some(ts("2026-05-01T12:00:09.5Z")),
+        duration_ms: Some(4500),
+        exit_code: Some(0),
+        error_type: None,
+        error: None,
+    };
+    let first_started = AttemptRecord {
+        n: 1,
+        provider: "claude".to_owned(),
+        agent: None,
+        model: Some("opus".to_owned()),
+        session_id: None,
+        started_at: ts("2026-05-01T12:00:00Z"),
+        ended_at: None,
+        duration_ms: None,
+        exit_code: None,
+        error_type: None,
+        error: None,
+    };
+    let first_ended = AttemptRecord {
+        session_id: Some("sess-1".to_owned()),
+        ended_at: Some(ts("2026-05-01T12:00:04Z")),
+        duration_ms: Some(4000),
+        exit_code: Some(1),
+        error_type: Some(ErrorKind::Quota),
+        error: Some("You've hit your usage limit".to_owned()),
+        ..first_started.clone()
+    };
+    store.insert_attempt("run_a", &second).unwrap();
+    store.insert_attempt("run_a", &first_started).unwrap();
+    store.insert_attempt("run_a", &first_ended).unwrap();
+
+    let detail = store.get_run("run_a").unwrap().unwrap();
+    assert_eq!(detail.attempts, vec![first_ended, second]);
+}
+
+#[test]
+fn attempts_and_outcomes_of_an_unknown_run_are_refused() {
+    let (_dir, store) = temp_store();
+    let attempt = AttemptRecord {
+        n: 1,
+        provider: "claude".to_owned(),
+        agent: None,
+        model: None,
+        session_id: None,
+        started_at: ts("2026-05-01T12:00:00Z"),
+        ended_at: None,
+        duration_ms: None,
+        exit_code: None,
+        error_type: None,
+        error: None,
+    };
+    let err = store.insert_attempt("run_ghost", &attempt).unwrap_err();
+    assert!(
+        matches!(&err, StoreError::RunNotFound { run_id, .. } if run_id == "run_ghost"),
+        "{err}"
+    );
+    let err = store
+        .finish_run("run_ghost", &success_envelope("run_ghost"))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::RunNotFound { .. }), "{err}");
+    assert!(err.to_string().contains("run_ghost"), "{err}");
+}
+
+#[test]
+fn a_run_id_is_stored_once_and_must_be_valid() {
+    let (_dir, store) = temp_store();
+    let record = run_record("run_dup", "2026-05-01T12:00:00Z");
+    store.insert_run(&record).unwrap();
+    let err = store.insert_run(&record).unwrap_err();
+    assert!(matches!(err, StoreError::Sql { .. }), "{err}");
+
+    let err = store
+        .insert_run(&run_record("../escape", "2026-05-01T12:00:00Z"))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::InvalidRunId { .. }), "{err}");
+}
+
+#[test]
+fn runs_list_newest_first_with_limit_and_offset() {
+    let (_dir, store) = temp_store();
+    // Inserted out of order; one start time has a fraction, which must still
+    // sort as time, not as text of varying width.
+    for (run_id, started) in [
+        ("run_c", "2026-05-03T00:00:00Z"),
+        ("run_a", "2026-05-01T00:00:00Z"),
+        ("run_e", "2026-05-05T00:00:00Z"),
+        ("run_b", "2026-05-02T00:00:00.5Z"),
+        ("run_d", "2026-05-04T00:00:00Z"),
+        ("run_b0", "2026-05-02T00:00:00Z"),
+    ] {
+        store.insert_run(&run_record(run_id, started)).unwrap();
+    }
+    let ids = |runs: Vec<agentgate_store::RunSummary>| {
+        runs.into_iter()
+            .map(|run| run.record.run_id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids(store.list_runs(3, 0).unwrap()),
+        ["run_e", "run_d", "run_c"]
+    );
+    assert_eq!(
+        ids(store.list_runs(3, 3).unwrap()),
+        ["run_b", "run_b0", "run_a"]
+    );
+    assert!(store.list_runs(3, 6).unwrap().is_empty());
+    assert_eq!(store.list_runs(usize::MAX, 0).unwrap().len(), 6);
+}
+
+#[test]
+fn a_unique_prefix_finds_the_run() {
+    let (_dir, store) = temp_store();
+    for run_id in ["run_abc1", "run_abc2", "run_xyz"] {
+        store
+            .insert_run(&run_record(run_id, "2026-05-01T00:00:00Z"))
+            .unwrap();
+    }
+    let found = store.find_run("run_x").unwrap().unwrap();
+    assert_eq!(found.summary.record.run_id, "run_xyz");
+    let found = store.find_run("run_abc2").unwrap().unwrap();
+    assert_eq!(found.summary.record.run_id, "run_abc2");
+}
+
+#[test]
+fn an_exact_id_wins_over_longer_ids_that_share_it() {
+    let (_dir, store) = temp_store();
+    for run_id in ["run_1", "run_10", "run_11"] {
+        store
+            .insert_run(&run_record(run_id, "2026-05-01T00:00:00Z"))
+            .unwrap();
+    }
+    let found = store.find_run("run_1").unwrap().unwrap();
+    assert_eq!(found.summary.record.run_id, "run_1");
+}
+
+#[test]
+fn an_ambiguous_prefix_names_the_candidates() {
+    let (_dir, store) = temp_store();
+    for run_id in ["run_abc1", "run_abc2", "run_xyz"] {
+        store
+            .insert_run(&run_record(run_id, "2026-05-01T00:00:00Z"))
+            .unwrap();
+    }
+    let err = store.find_run("run_abc").unwrap_err();
+    match &err {
+        StoreError::AmbiguousRunId {
+            prefix,
+            candidates,
+            more,
+        } => {
+            assert_eq!(prefix, "run_abc");
+            assert_eq!(candidates, &["run_abc1", "run_abc2"]);
+            assert!(!more);
+        }
+        other => panic!("expected an ambiguity, got {other}"),
+    }
+    let message = err.to_string();
+    assert!(
+        message.contains("run_abc1") && message.contains("run_abc2"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_ambiguous_prefix_with_many_matches_lists_a_bounded_number() {
+    let (_dir, store) = temp_store();
+    for i in 0..15 {
+        store
+            .insert_run(&run_record(&format!("run_{i:02}"), "2026-05-01T00:00:00Z"))
+            .unwrap();
+    }
+    let err = store.find_run("run_").unwrap_err();
+    let StoreError::AmbiguousRunId {
+        candidates, more, ..
+    } = &err
+    else {
+        panic!("expected an ambiguity, got {err}");
+    };
+    assert_eq!(
+        candidates.len(),
+        agentgate_store::AMBIGUOUS_CANDIDATES_SHOWN
+    );
+    assert!(more);
+    assert!(err.to_string().contains("and more"), "{err}");
+}
+
+#[test]
+fn a_prefix_that_matches_nothing_is_none_and_wildcards_are_refused() {
+    let (_dir, store) = temp_store();
+    store
+        .insert_run(&run_record("run_abc", "2026-05-01T00:00:00Z"))
+        .unwrap();
+    assert_eq!(store.find_run("run_q").unwrap(), None);
+    assert_eq!(store.get_run("run_q").unwrap(), None);
+    // `*` and `?` would be GLOB wildcards: a run id cannot hold them.
+    for prefix in ["run_*", "run_ab?", ""] {
+        let err = store.find_run(prefix).unwrap_err();
+        assert!(matches!(err, StoreError::InvalidRunId { .. }), "{err}");
+    }
+}
