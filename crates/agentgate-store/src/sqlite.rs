@@ -228,8 +228,27 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     // WAL is a property of the file, kept across opens. A file system
     // without shared memory (some network mounts) refuses it and keeps the
     // rollback journal: still correct, only more locking.
-    let _mode: String =
-        conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
+    //
+    // Switching a new file to WAL while another connection does the same can
+    // report SQLITE_BUSY without consulting the busy handler, so retry that
+    // step ourselves, bounded by the same timeout.
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
+        {
+            Ok(_mode) => break,
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) => return Err(e),
+        }
+    }
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", true)
 }
