@@ -1,0 +1,267 @@
+//! The keeper: the group leader that runs the CLI as its child so that no
+//! agent outlives agentgate, even when agentgate is killed with SIGKILL.
+//!
+//! `agentgate __keeper <parent-pid> -- <program> <args...>` is spawned by
+//! [`supervise`](super::supervise) as the leader of the run's process group.
+//! It runs the program in the same group with stdin, stdout and stderr
+//! passed straight through, waits for it, and exits with its exit code, or
+//! re-raises its terminating signal on itself, so the supervisor sees the
+//! CLI's own status.
+//!
+//! It forwards no signal: the supervisor signals the whole group, which
+//! reaches the CLI directly. It only makes sure that signal does not kill
+//! the keeper first: SIGINT, SIGTERM, SIGHUP and SIGQUIT get handlers that
+//! do nothing (handlers, not SIG_IGN: exec resets handlers to the default,
+//! so the CLI receives those signals normally). SIGKILL ends both.
+//!
+//! When its parent (the agentgate process whose pid it was given) dies, it
+//! sends SIGTERM to the whole group, waits [`ORPHAN_GRACE`], and sends
+//! SIGKILL to the group, itself included. It notices the death:
+//!
+//! - on Linux, at once: `PR_SET_PDEATHSIG` delivers SIGUSR2 when the parent
+//!   dies, which wakes the watcher thread; the parent pid is then checked
+//!   again (the signal also fires when only the spawning *thread* exits, and
+//!   the check tells the two apart);
+//! - everywhere (macOS included, which has no parent-death signal), by
+//!   comparing `getppid()` with the given pid every [`POLL_INTERVAL`]: a dead
+//!   parent's children are re-parented, so the pid changes.
+//!
+//! A parent that died before the keeper could arm either check is caught by
+//! the first comparison, made before the CLI starts.
+
+use std::ffi::OsString;
+use std::io::Read as _;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::{Pid, getpgrp, getpid, setpgid};
+
+/// The hidden subcommand of the `agentgate` binary that runs the keeper.
+pub const KEEPER_SUBCOMMAND: &str = "__keeper";
+
+/// How often the keeper compares its parent pid with the expected one.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// After its parent died, how long the keeper waits between SIGTERM and
+/// SIGKILL to the group.
+pub const ORPHAN_GRACE: Duration = Duration::from_secs(2);
+
+/// Exit code when the keeper itself fails (bad arguments, no way to wait).
+const EXIT_KEEPER_FAILED: i32 = 125;
+/// Exit code when the program exists but cannot be executed.
+const EXIT_CANNOT_EXECUTE: i32 = 126;
+/// Exit code when the program does not exist.
+const EXIT_NOT_FOUND: i32 = 127;
+
+/// Runs the keeper. `args` are the arguments after the `__keeper`
+/// subcommand: `<parent-pid> [--] <program> [args...]`.
+///
+/// Never returns: exits with the program's exit code, or dies of the signal
+/// that killed the program. Exits with 125 on bad arguments, 126 when the
+/// program cannot be executed and 127 when it does not exist (as `env` and
+/// `timeout` do).
+pub fn keeper_main(args: Vec<OsString>) -> ! {
+    let (parent, program, args) = match parse(args) {
+        Ok(parsed) => parsed,
+        Err(msg) => fail(EXIT_KEEPER_FAILED, &msg),
+    };
+    become_group_leader();
+    let group = getpgrp();
+    let wake = match arm() {
+        Ok(wake) => wake,
+        Err(msg) => fail(EXIT_KEEPER_FAILED, &msg),
+    };
+    if std::os::unix::process::parent_id() != parent {
+        // agentgate died before the keeper could watch it.
+        let _ = killpg(group, Signal::SIGKILL);
+        fail(
+            EXIT_KEEPER_FAILED,
+            "the parent process is gone; not starting the program",
+        );
+    }
+    let orphaned = Arc::new(AtomicBool::new(false));
+    start_watcher(parent, group, wake, orphaned.clone());
+
+    let mut child = match Command::new(&program).args(&args).spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            let code = if e.kind() == std::io::ErrorKind::NotFound {
+                EXIT_NOT_FOUND
+            } else {
+                EXIT_CANNOT_EXECUTE
+            };
+            fail(
+                code,
+                &format!("failed to start `{}`: {e}", program.display()),
+            );
+        }
+    };
+    let status = match child.wait() {
+        Ok(status) => status,
+        Err(e) => {
+            // Without a status nothing can be mirrored; end the group rather
+            // than leave the program unwatched.
+            eprintln!(
+                "agentgate keeper: failed to wait for `{}`: {e}",
+                program.display()
+            );
+            let _ = killpg(group, Signal::SIGKILL);
+            std::process::exit(EXIT_KEEPER_FAILED);
+        }
+    };
+    if orphaned.load(Ordering::SeqCst) || std::os::unix::process::parent_id() != parent {
+        // Nobody will sweep the group after us: end it (this never returns,
+        // the final SIGKILL includes the keeper).
+        end_orphaned_group(group);
+    }
+    mirror(status)
+}
+
+fn parse(args: Vec<OsString>) -> Result<(u32, PathBuf, Vec<OsString>), String> {
+    const USAGE: &str = "usage: agentgate __keeper <parent-pid> -- <program> [args...]";
+    let mut args = args.into_iter();
+    let parent = args
+        .next()
+        .and_then(|p| p.to_str().and_then(|p| p.parse::<u32>().ok()))
+        .filter(|p| *p > 1)
+        .ok_or_else(|| format!("failed to read the parent pid; {USAGE}"))?;
+    let mut program = args
+        .next()
+        .ok_or_else(|| format!("no program given; {USAGE}"))?;
+    if program == "--" {
+        program = args
+            .next()
+            .ok_or_else(|| format!("no program given; {USAGE}"))?;
+    }
+    Ok((parent, PathBuf::from(program), args.collect()))
+}
+
+/// The group the supervisor signals must be led by the keeper; it is when
+/// spawned by [`supervise`](super::supervise), and made so otherwise, so
+/// that ending "our group" can never reach the caller's group.
+fn become_group_leader() {
+    if getpgrp() != getpid()
+        && let Err(e) = setpgid(Pid::from_raw(0), Pid::from_raw(0))
+    {
+        fail(
+            EXIT_KEEPER_FAILED,
+            &format!("failed to start a process group: {e}"),
+        );
+    }
+}
+
+/// Installs the signal handlers and, on Linux, the parent-death signal;
+/// returns the socket the death signal wakes.
+fn arm() -> Result<UnixStream, String> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR2};
+
+    // The flag is never read: the handler exists only so that the signal
+    // does not kill the keeper.
+    let delivered = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+        signal_hook::flag::register(signal, delivered.clone())
+            .map_err(|e| format!("failed to install a signal handler: {e}"))?;
+    }
+    let (wake_rx, wake_tx) =
+        UnixStream::pair().map_err(|e| format!("failed to create a socket pair: {e}"))?;
+    signal_hook::low_level::pipe::register(SIGUSR2, wake_tx)
+        .map_err(|e| format!("failed to install a signal handler: {e}"))?;
+    wake_rx
+        .set_read_timeout(Some(POLL_INTERVAL))
+        .map_err(|e| format!("failed to set a socket timeout: {e}"))?;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    nix::sys::prctl::set_pdeathsig(Signal::SIGUSR2)
+        .map_err(|e| format!("failed to set the parent-death signal: {e}"))?;
+    Ok(wake_rx)
+}
+
+fn start_watcher(parent: u32, group: Pid, mut wake: UnixStream, orphaned: Arc<AtomicBool>) {
+    let spawned = std::thread::Builder::new()
+        .name("keeper-watch".into())
+        .spawn(move || {
+            let mut buf = [0u8; 64];
+            loop {
+                // Returns on a wake-up or after POLL_INTERVAL; 0 bytes would
+                // mean the socket closed, which must not turn into a spin.
+                if let Ok(0) = wake.read(&mut buf) {
+                    std::thread::sleep(POLL_INTERVAL);
+                }
+                if std::os::unix::process::parent_id() != parent {
+                    orphaned.store(true, Ordering::SeqCst);
+                    end_orphaned_group(group);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        let _ = killpg(group, Signal::SIGKILL);
+        fail(
+            EXIT_KEEPER_FAILED,
+            &format!("failed to start the watcher thread: {e}"),
+        );
+    }
+}
+
+/// SIGTERM to the group, a grace, SIGKILL to the group (the keeper too).
+fn end_orphaned_group(group: Pid) -> ! {
+    let _ = killpg(group, Signal::SIGTERM);
+    std::thread::sleep(ORPHAN_GRACE);
+    let _ = killpg(group, Signal::SIGKILL);
+    // Unreachable unless SIGKILL could not be sent.
+    std::process::exit(EXIT_KEEPER_FAILED);
+}
+
+/// Exits the way the program did.
+fn mirror(status: ExitStatus) -> ! {
+    if let Some(code) = status.code() {
+        std::process::exit(code);
+    }
+    if let Some(signal) = status.signal() {
+        // Resets the handler to the default action, unblocks and raises; for
+        // a signal whose default is to ignore, it returns.
+        let _ = signal_hook::low_level::emulate_default_handler(signal);
+        std::process::exit(128 + signal);
+    }
+    std::process::exit(EXIT_KEEPER_FAILED);
+}
+
+fn fail(code: i32, msg: &str) -> ! {
+    eprintln!("agentgate keeper: {msg}");
+    std::process::exit(code);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn parses_with_and_without_the_separator() {
+        let (pid, program, args) = parse(os(&["42", "--", "prog", "-x", "--", "y"])).unwrap();
+        assert_eq!(
+            (pid, program, args),
+            (42, PathBuf::from("prog"), os(&["-x", "--", "y"]))
+        );
+        let (pid, program, args) = parse(os(&["42", "prog", "-x"])).unwrap();
+        assert_eq!(
+            (pid, program, args),
+            (42, PathBuf::from("prog"), os(&["-x"]))
+        );
+    }
+
+    #[test]
+    fn rejects_a_bad_parent_pid_or_no_program() {
+        assert!(parse(os(&["x", "--", "prog"])).is_err());
+        assert!(parse(os(&["1", "--", "prog"])).is_err());
+        assert!(parse(os(&["42", "--"])).is_err());
+        assert!(parse(os(&[])).is_err());
+    }
+}

@@ -1,0 +1,32 @@
+//! The process supervisor: runs one agent CLI in its own process group, with
+//! a wall-clock deadline, an idle watchdog, cancellation, a termination table
+//! (SIGINT, grace, SIGTERM, grace, SIGKILL to the whole group) and a bounded
+//! drain of its output, and leaves no process of the group behind.
+//!
+//! [`supervise`] is the entry point; `AGENTS.md` next to this file explains
+//! the design (the signal table, the keeper, the reaping order).
+
+mod config;
+mod control;
+mod error;
+mod forward;
+mod group;
+mod invocation;
+pub mod keeper;
+mod leader;
+mod lines;
+mod reader;
+mod report;
+mod run;
+mod spawn;
+mod terminate;
+
+pub use config::{SupervisorConfig, TerminationTable};
+pub use control::Control;
+pub use error::SuperviseError;
+pub use forward::{SignalForwarding, install_signal_forwarding};
+pub use invocation::Invocation;
+pub use keeper::{KEEPER_SUBCOMMAND, keeper_main};
+pub use lines::{MAX_LINE_BYTES, OutputLine, Stream};
+pub use report::{EndReason, ExitReport, ExitStatusInfo, SignalSent};
+pub use run::supervise;

@@ -1,0 +1,196 @@
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use tokio::process::{Child, Command};
+
+use super::error::SuperviseError;
+use super::group::ProcessGroup;
+use super::invocation::Invocation;
+use super::keeper::KEEPER_SUBCOMMAND;
+
+/// The `PATH` execvp falls back to when the environment has none.
+const DEFAULT_PATH: &str = "/bin:/usr/bin";
+
+/// A spawned group leader.
+#[derive(Debug)]
+pub(crate) struct Spawned {
+    pub(crate) child: Child,
+    pub(crate) group: ProcessGroup,
+}
+
+/// Spawns the invocation (through the keeper when one is given) as the
+/// leader of a new process group, with stdout and stderr piped, and stdin
+/// piped when there are bytes to write.
+pub(crate) fn spawn(inv: &Invocation, keeper: Option<&Path>) -> Result<Spawned, SuperviseError> {
+    if let Some(cwd) = &inv.cwd {
+        let checked = std::fs::metadata(cwd).and_then(|m| {
+            if m.is_dir() {
+                Ok(())
+            } else {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::NotADirectory,
+                    "not a directory",
+                ))
+            }
+        });
+        if let Err(source) = checked {
+            return Err(SuperviseError::WorkingDir {
+                path: cwd.clone(),
+                source,
+            });
+        }
+    }
+    let (exe, mut cmd) = match keeper {
+        Some(keeper) => {
+            let keeper = absolute(keeper);
+            let program = resolve(inv)?;
+            let mut cmd = Command::new(&keeper);
+            cmd.arg(KEEPER_SUBCOMMAND)
+                .arg(std::process::id().to_string())
+                .arg("--")
+                .arg(program)
+                .args(&inv.args);
+            (keeper, cmd)
+        }
+        None => {
+            let mut cmd = Command::new(&inv.program);
+            cmd.args(&inv.args);
+            (inv.program.clone(), cmd)
+        }
+    };
+    if inv.env_clear {
+        cmd.env_clear();
+    }
+    for name in &inv.env_remove {
+        cmd.env_remove(name);
+    }
+    for (name, value) in &inv.env {
+        cmd.env(name, value);
+    }
+    if let Some(cwd) = &inv.cwd {
+        cmd.current_dir(cwd);
+    }
+    cmd.stdin(if inv.stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .process_group(0)
+    .kill_on_drop(false);
+    let child = cmd.spawn().map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound
+            && keeper.is_none()
+            && !has_dir(&inv.program)
+        {
+            SuperviseError::ProgramNotFound {
+                program: inv.program.clone(),
+            }
+        } else {
+            SuperviseError::Spawn {
+                program: exe.clone(),
+                source,
+            }
+        }
+    })?;
+    let group = child
+        .id()
+        .and_then(ProcessGroup::led_by)
+        .ok_or(SuperviseError::NoPid { program: exe })?;
+    Ok(Spawned { child, group })
+}
+
+/// The program as the keeper must exec it: a bare name is looked up on the
+/// `PATH` the child will have, so that the keeper needs no `PATH` and a
+/// missing program is an error here rather than an exit code there.
+fn resolve(inv: &Invocation) -> Result<PathBuf, SuperviseError> {
+    if has_dir(&inv.program) {
+        return Ok(inv.program.clone());
+    }
+    if inv.program.as_os_str().is_empty() {
+        return Err(SuperviseError::ProgramNotFound {
+            program: inv.program.clone(),
+        });
+    }
+    let path = match inv.env_override("PATH") {
+        Some(value) => value.cloned(),
+        None => std::env::var_os("PATH"),
+    };
+    let path = path.unwrap_or_else(|| DEFAULT_PATH.into());
+    std::env::split_paths(&path)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(&inv.program))
+        .find(|candidate| is_executable(candidate))
+        .ok_or_else(|| SuperviseError::ProgramNotFound {
+            program: inv.program.clone(),
+        })
+}
+
+fn has_dir(program: &Path) -> bool {
+    program.as_os_str().as_encoded_bytes().contains(&b'/')
+}
+
+fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The keeper runs with the invocation's working directory, so a relative
+/// path to it must be made absolute first.
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => cwd.join(path),
+        Err(_) => path.to_path_buf(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_a_bare_name_on_the_childs_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("tool");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut inv = Invocation::new("tool");
+        inv.env
+            .push(("PATH".into(), dir.path().as_os_str().to_owned()));
+        assert_eq!(resolve(&inv).unwrap(), exe);
+    }
+
+    #[test]
+    fn skips_files_that_are_not_executable() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("tool"), "data").unwrap();
+        let mut inv = Invocation::new("tool");
+        inv.env
+            .push(("PATH".into(), dir.path().as_os_str().to_owned()));
+        assert!(matches!(
+            resolve(&inv),
+            Err(SuperviseError::ProgramNotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn keeps_a_path_with_a_directory_as_is() {
+        let inv = Invocation::new("./bin/tool");
+        assert_eq!(resolve(&inv).unwrap(), PathBuf::from("./bin/tool"));
+    }
+
+    #[test]
+    fn a_cleared_environment_falls_back_to_the_default_path() {
+        let mut inv = Invocation::new("sh");
+        inv.env_clear = true;
+        let found = resolve(&inv).unwrap();
+        assert!(
+            found.starts_with("/bin") || found.starts_with("/usr/bin"),
+            "{found:?}"
+        );
+    }
+}
