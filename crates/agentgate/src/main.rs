@@ -1,7 +1,14 @@
 //! The `agentgate` command line.
 
+mod duration;
 mod fake_llm;
+mod output;
+mod parse_cmd;
+mod progress;
+mod run_cmd;
+mod runs_cmd;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -16,14 +23,31 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run one prompt through an agent CLI and print the result envelope.
+    #[command(after_long_help = run_cmd::AFTER_HELP)]
+    Run(Box<run_cmd::Args>),
+    /// List recent runs, or show one with its events.
+    Runs(runs_cmd::Args),
+    /// Decode a saved CLI output capture into the envelope (runs nothing).
+    Parse(parse_cmd::Args),
     /// Serve a scripted model (Anthropic, OpenAI and Gemini wire protocols)
     /// on 127.0.0.1, to run agent CLIs offline and deterministically.
     #[command(after_long_help = agentgate_fakellm::SCRIPT_HELP)]
     FakeLlm(fake_llm::Args),
+    /// Internal: leads the agent's process group and kills it if agentgate dies.
+    #[command(name = "__keeper", hide = true)]
+    Keeper {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let command = match Cli::parse().command {
+        // Before anything else: the keeper must not touch the terminal.
+        Command::Keeper { args } => agentgate_core::supervise::keeper_main(args),
+        other => other,
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -31,8 +55,12 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
-    let result = match cli.command {
+    let result = match command {
+        Command::Run(args) => run_cmd::run(*args),
+        Command::Runs(args) => runs_cmd::run(args),
+        Command::Parse(args) => parse_cmd::run(args),
         Command::FakeLlm(args) => fake_llm::run(args),
+        Command::Keeper { .. } => Ok(ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

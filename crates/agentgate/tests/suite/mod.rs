@@ -1,3 +1,4 @@
 mod fake_llm_cli;
 mod real_clis;
+mod run_e2e;
 mod support;

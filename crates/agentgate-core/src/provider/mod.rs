@@ -1,0 +1,300 @@
+//! Provider adapters: how to run each agent CLI unattended.
+//!
+//! An adapter is mostly data: the argv of a fresh and of a resumed run, the
+//! environment, how permission modes map onto the CLI's flags, which decoder
+//! reads its output, and where its session files live.
+
+mod claude;
+mod codex;
+mod gemini;
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+pub use claude::Claude;
+pub use codex::Codex;
+pub use gemini::Gemini;
+
+use crate::decode::{Decoded, Decoder};
+
+/// The providers agentgate has adapters for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ProviderKind {
+    /// Claude Code (`claude`).
+    Claude,
+    /// Codex (`codex`).
+    Codex,
+    /// Gemini CLI (`gemini`).
+    Gemini,
+}
+
+impl ProviderKind {
+    /// Every provider, in the order `agentgate providers` lists them.
+    pub const ALL: [ProviderKind; 3] = [
+        ProviderKind::Claude,
+        ProviderKind::Codex,
+        ProviderKind::Gemini,
+    ];
+
+    /// The provider's name as used on the command line and in envelopes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Claude => "claude",
+            ProviderKind::Codex => "codex",
+            ProviderKind::Gemini => "gemini",
+        }
+    }
+
+    /// The adapter.
+    pub fn adapter(self) -> &'static dyn Provider {
+        match self {
+            ProviderKind::Claude => &Claude,
+            ProviderKind::Codex => &Codex,
+            ProviderKind::Gemini => &Gemini,
+        }
+    }
+}
+
+impl fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A provider name that agentgate does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown provider `{0}` (known: claude, codex, gemini)")]
+pub struct UnknownProvider(pub String);
+
+impl FromStr for ProviderKind {
+    type Err = UnknownProvider;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ProviderKind::ALL
+            .into_iter()
+            .find(|p| p.as_str().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownProvider(s.to_owned()))
+    }
+}
+
+/// How much the agent may do without asking (it never can ask: runs are
+/// unattended, so what needs approval is refused by the CLI).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PermissionMode {
+    /// The CLI's default: edits and commands need approval, so they are refused.
+    #[default]
+    Default,
+    /// Read-only planning: nothing is changed.
+    Plan,
+    /// File edits are allowed, other actions need approval.
+    AcceptEdits,
+    /// Everything is allowed, without a sandbox (`--yolo`).
+    Bypass,
+}
+
+impl FromStr for PermissionMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "default" => Ok(PermissionMode::Default),
+            "plan" => Ok(PermissionMode::Plan),
+            "acceptEdits" | "accept-edits" | "accept_edits" => Ok(PermissionMode::AcceptEdits),
+            "bypass" | "bypassPermissions" | "yolo" => Ok(PermissionMode::Bypass),
+            other => Err(format!(
+                "unknown permission mode `{other}` (expected default, plan, acceptEdits or bypass)"
+            )),
+        }
+    }
+}
+
+/// What the caller asks of one invocation.
+#[derive(Debug, Clone, Default)]
+pub struct RunRequest {
+    /// The prompt.
+    pub prompt: String,
+    /// The model, as the provider names it; the CLI's default when `None`.
+    pub model: Option<String>,
+    /// What the agent may do.
+    pub permission_mode: PermissionMode,
+    /// Instructions appended to the CLI's system prompt.
+    pub system: Option<String>,
+    /// Extra directories the agent may read and write.
+    pub add_dirs: Vec<PathBuf>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// The provider's native session id to resume.
+    pub resume: Option<String>,
+    /// Bound on the CLI's own retries of failed model requests, where the CLI
+    /// has a setting for it.
+    pub max_provider_retries: Option<u32>,
+    /// Extra arguments appended to the CLI's argv.
+    pub extra_args: Vec<String>,
+    /// Extra environment for the CLI.
+    pub env: Vec<(String, String)>,
+}
+
+/// The invocation an adapter plans.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    /// The executable.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Environment variables to set (on top of agentgate's own environment).
+    pub env: Vec<(OsString, OsString)>,
+    /// Bytes for the CLI's stdin (then closed); `None` = no stdin.
+    pub stdin: Option<Vec<u8>>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// Files the plan wrote and the run must keep until the CLI exits (e.g.
+    /// Gemini's system prompt file).
+    pub files: Vec<PathBuf>,
+}
+
+impl Plan {
+    /// The argv as text, for `--dry-run` and logs.
+    pub fn display_args(&self) -> Vec<String> {
+        self.args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// A request an adapter cannot turn into an invocation.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// The CLI has no way to do what was asked.
+    #[error("{provider} cannot {what}")]
+    Unsupported {
+        /// The provider.
+        provider: ProviderKind,
+        /// What it cannot do.
+        what: String,
+    },
+    /// A file the plan needs could not be written.
+    #[error("failed to write {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Where the post-run hook may look.
+#[derive(Debug, Clone)]
+pub struct PostRun<'a> {
+    /// The session id the run ended with.
+    pub session_id: Option<&'a str>,
+    /// The home directory the CLI ran with.
+    pub home: Option<&'a Path>,
+    /// The working directory.
+    pub cwd: &'a Path,
+}
+
+/// One provider CLI.
+pub trait Provider: Send + Sync + fmt::Debug {
+    /// Which provider.
+    fn kind(&self) -> ProviderKind;
+
+    /// The executable's name, looked up on `PATH`.
+    fn binary_name(&self) -> &'static str;
+
+    /// The environment variable that may name the executable
+    /// (`AGENTGATE_CLAUDE_BIN`, ...).
+    fn binary_env(&self) -> String {
+        format!(
+            "AGENTGATE_{}_BIN",
+            self.kind().as_str().to_ascii_uppercase()
+        )
+    }
+
+    /// Plan one invocation. `scratch` is a folder of the run where the
+    /// adapter may write files the CLI reads (it exists).
+    fn plan(&self, req: &RunRequest, program: &Path, scratch: &Path) -> Result<Plan, PlanError>;
+
+    /// A fresh decoder for one invocation's output.
+    fn decoder(&self) -> Box<dyn Decoder>;
+
+    /// Whether the CLI reports reasoning at all (in its output or a session
+    /// file agentgate reads).
+    fn exposes_reasoning(&self) -> bool {
+        true
+    }
+
+    /// Facts recovered after the CLI exited (e.g. Gemini's thoughts, which
+    /// only its session file holds).
+    fn post_run(&self, ctx: &PostRun<'_>) -> Vec<Decoded> {
+        let _ = ctx;
+        Vec::new()
+    }
+}
+
+/// Find a provider's executable: an explicit path, then the
+/// `AGENTGATE_<PROVIDER>_BIN` variable, then `PATH`.
+pub fn locate_binary(
+    provider: &dyn Provider,
+    explicit: Option<&Path>,
+) -> Result<PathBuf, BinaryNotFound> {
+    if let Some(p) = explicit {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(BinaryNotFound {
+                provider: provider.kind(),
+                detail: format!("{} does not exist", p.display()),
+            })
+        };
+    }
+    if let Some(p) = std::env::var_os(provider.binary_env()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(BinaryNotFound {
+                provider: provider.kind(),
+                detail: format!(
+                    "{} names {}, which does not exist",
+                    provider.binary_env(),
+                    p.display()
+                ),
+            })
+        };
+    }
+    let name = provider.binary_name();
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or_else(|| BinaryNotFound {
+            provider: provider.kind(),
+            detail: format!("`{name}` is not on PATH"),
+        })
+}
+
+/// A provider CLI that is not installed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the {provider} CLI was not found: {detail} (install it, or give its path with --binary or {})", format!("AGENTGATE_{}_BIN", provider.as_str().to_ascii_uppercase()))]
+pub struct BinaryNotFound {
+    /// The provider.
+    pub provider: ProviderKind,
+    /// What was looked at.
+    pub detail: String,
+}
+
+fn os(s: impl Into<OsString>) -> OsString {
+    s.into()
+}
+
+fn push(args: &mut Vec<OsString>, items: &[&str]) {
+    args.extend(items.iter().map(|s| OsString::from(*s)));
+}
+
+/// Whether agentgate runs as root (Claude refuses bypass mode as root unless
+/// told it runs in a sandbox).
+fn running_as_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}

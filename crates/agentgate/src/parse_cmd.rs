@@ -1,0 +1,58 @@
+//! `agentgate parse`: re-process a saved capture of a CLI's output.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agentgate_core::provider::ProviderKind;
+use agentgate_core::run::parse_capture;
+use anyhow::Context;
+
+use crate::output::print_json;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Which CLI printed the capture: claude, codex or gemini.
+    #[arg(long, short = 'p')]
+    provider: ProviderKind,
+    /// The CLI's stdout as saved; `-` or none reads stdin.
+    file: Option<PathBuf>,
+    /// The CLI's stderr as saved, if you have it.
+    #[arg(long)]
+    stderr: Option<PathBuf>,
+    /// The CLI's exit code, if known.
+    #[arg(long, allow_hyphen_values = true)]
+    exit_code: Option<i32>,
+    /// Print the event stream (JSON lines, ending with `result`) instead of
+    /// the envelope.
+    #[arg(long)]
+    events: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let stdout = match args.file.as_deref() {
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::read(p).with_context(|| format!("failed to read {}", p.display()))?
+        }
+        _ => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .context("failed to read stdin")?;
+            buf
+        }
+    };
+    let stderr = match &args.stderr {
+        Some(p) => std::fs::read(p).with_context(|| format!("failed to read {}", p.display()))?,
+        None => Vec::new(),
+    };
+    let (events, envelope, _exit) = parse_capture(args.provider, &stdout, &stderr, args.exit_code);
+    if args.events {
+        for e in &events {
+            println!("{}", serde_json::to_string(e)?);
+        }
+    } else {
+        print_json(&envelope, None)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
