@@ -381,6 +381,7 @@ async fn attempt(
     inv.env = plan.env.clone();
     inv.env
         .extend(request.env.iter().map(|(k, v)| (k.into(), v.into())));
+    inv.env_clear = request.env_clear;
     inv.cwd = Some(plan.cwd.clone());
     inv.stdin = plan.stdin.clone();
     let cfg = SupervisorConfig {
@@ -649,11 +650,11 @@ fn finish_attempt(
         stderr_tail,
         exposes_reasoning: provider.adapter().exposes_reasoning(),
     });
-    // One usage event with the attempt's figures, when the stream had none
-    // of its own that add up (Codex reports thread totals).
-    if acc.thread_totals().is_some()
-        && let Some(u) = acc.usage(previous_totals.as_ref())
-    {
+    // The attempt's figures as one `usage` event of scope total: the best
+    // evidence the accumulator found (billing totals, Codex's thread delta,
+    // or the sum of per-call figures), so a stream consumer needs no
+    // provider knowledge to get them.
+    if let Some(u) = acc.usage(previous_totals.as_ref()) {
         em.emit(EventBody::Usage(UsageEvent {
             scope: UsageScope::Total,
             usage: u,

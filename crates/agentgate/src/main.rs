@@ -1,5 +1,6 @@
 //! The `agentgate` command line.
 
+mod demo_cmd;
 mod duration;
 mod fake_llm;
 mod output;
@@ -28,6 +29,9 @@ enum Command {
     Run(Box<run_cmd::Args>),
     /// List recent runs, or show one with its events.
     Runs(runs_cmd::Args),
+    /// Run every installed CLI through one scripted tool turn, offline,
+    /// against the built-in model server, and print a table.
+    Demo(demo_cmd::Args),
     /// Decode a saved CLI output capture into the envelope (runs nothing).
     Parse(parse_cmd::Args),
     /// Serve a scripted model (Anthropic, OpenAI and Gemini wire protocols)
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(*args),
         Command::Runs(args) => runs_cmd::run(args),
         Command::Parse(args) => parse_cmd::run(args),
+        Command::Demo(args) => demo_cmd::run(args),
         Command::FakeLlm(args) => fake_llm::run(args),
         Command::Keeper { .. } => Ok(ExitCode::SUCCESS),
     };

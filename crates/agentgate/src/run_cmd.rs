@@ -190,6 +190,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_provider_retries: args.max_provider_retries,
         extra_args: args.extra_args.clone(),
         env: args.env.clone(),
+        env_clear: false,
     };
     let home = args
         .env

@@ -59,7 +59,7 @@ impl ProviderKind {
 
 impl fmt::Display for ProviderKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -132,6 +132,9 @@ pub struct RunRequest {
     pub extra_args: Vec<String>,
     /// Extra environment for the CLI.
     pub env: Vec<(String, String)>,
+    /// Start the CLI from an empty environment plus `env` (instead of
+    /// agentgate's own environment plus `env`).
+    pub env_clear: bool,
 }
 
 /// The invocation an adapter plans.

@@ -104,3 +104,28 @@ fn help_documents_the_script_format() {
         assert!(run.stdout.contains(needle), "--help lacks {needle}");
     }
 }
+
+/// The README's first command: `agentgate demo` runs every installed CLI
+/// through one tool turn and prints the table.
+#[test]
+fn demo_runs_each_cli_through_a_tool_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = agentgate();
+    cmd.args(["demo", "--dir"])
+        .arg(dir.path())
+        .current_dir(super::support::workspace_root());
+    let run = run_bounded(cmd, Duration::from_secs(300));
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    for provider in ["claude", "codex", "gemini"] {
+        let row = run
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(provider))
+            .unwrap_or_else(|| panic!("no row for {provider}:\n{}", run.stdout));
+        assert!(row.contains("Created greeting.txt."), "{row}");
+        assert!(row.contains("greeting.txt"), "{row}");
+        assert!(!row.contains("not installed"), "{row}");
+    }
+    assert!(dir.path().join("agentgate.db").is_file());
+    assert!(run.stdout.contains("agentgate runs"));
+}
