@@ -136,8 +136,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })?;
 
     println!(
-        "\n{:<8} {:<5} {:<32} {:>7} {:<18} {:>7}  {}",
-        "PROVIDER", "EXIT", "ANSWER", "TOKENS", "TOOLS", "WALL", "FILE"
+        "\n{:<8} {:<5} {:<32} {:>7} {:<18} {:>7}  FILE",
+        "PROVIDER", "EXIT", "ANSWER", "TOKENS", "TOOLS", "WALL"
     );
     for r in &rows {
         match r.exit {
