@@ -142,9 +142,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for r in &rows {
         match r.exit {
             None => println!(
-                "{:<8} not installed (run scripts/install-clis.sh, or set {})",
+                "{:<8} not installed (run scripts/install-clis.sh, or set AGENTGATE_{}_BIN)",
                 r.provider,
-                format!("AGENTGATE_{}_BIN", r.provider.as_str().to_ascii_uppercase())
+                r.provider.as_str().to_ascii_uppercase()
             ),
             Some(code) => println!(
                 "{:<8} {:<5} {:<32} {:>7} {:<18} {:>6.2}s  {}",
