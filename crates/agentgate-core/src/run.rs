@@ -217,6 +217,12 @@ pub async fn run(
     // Sessions: a logical name maps to the provider's native id.
     let mut request = opts.request.clone();
     let mut from_session_map = false;
+    if opts.session.is_some() && store.is_none() {
+        em.log(
+            LogLevel::Warn,
+            "--session needs the run store to map the name to a provider session; running without resuming".into(),
+        );
+    }
     if request.resume.is_none()
         && let (Some(name), Some(store)) = (&opts.session, store)
     {
@@ -310,7 +316,9 @@ pub async fn run(
         }
     }
 
-    let every_recoverable = attempts.iter().all(|a| a.recoverable == Some(true));
+    // One provider per run: the last attempt decides (an attempt that found
+    // its session gone was replaced by a fresh one, not a failover).
+    let every_recoverable = error.as_ref().is_some_and(|e| e.recoverable);
     let exit_code = exit_code_for(error.as_ref().map(|e| e.kind), every_recoverable);
     if let Some(e) = &error {
         envelope = envelope.with_error(e, exit_code);
