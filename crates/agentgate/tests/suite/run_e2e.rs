@@ -190,7 +190,7 @@ pub fn usage(cli: Cli) {
 /// Two runs on one `--session`: the second resumes the first.
 pub fn session(cli: Cli) {
     let server = FakeServer::start(
-        "turns:\n  - match: {contains: \"first\"}\n    text: \"One.\"\n    usage: {input: 100, output: 10}\n  - match: {contains: \"second\"}\n    text: \"Two.\"\n    usage: {input: 300, output: 20}\n",
+        "turns:\n  - match: {contains: \"first\"}\n    text: \"One.\"\n    usage: {input: 100, output: 10}\n  - match: {contains: \"second\"}\n    repeat: true\n    text: \"Two.\"\n    usage: {input: 300, output: 20}\n",
     );
     let gate = Gate::new(cli, &server);
     let (run1, env1) = gate.run(&["--session", "work"], "the first turn");
@@ -216,6 +216,11 @@ pub fn session(cli: Cli) {
         "{cli}: {texts:?}"
     );
     assert!(texts.iter().any(|t| t.contains("One.")), "{cli}: {texts:?}");
+    // --resume takes the native id directly.
+    let id = env1["session_id"].as_str().unwrap();
+    let (run3, env3) = gate.run(&["--resume", id], "the second turn again");
+    ok(cli, &run3, &env3);
+    assert_eq!(env3["session_id"], env1["session_id"], "{cli}: --resume changed the session");
     if cli == Cli::Codex {
         // Codex reports thread totals; the second run reports its own turn.
         assert_eq!(env2["tokens_used"]["input_tokens"], 300, "{env2:#}");
