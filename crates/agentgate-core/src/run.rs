@@ -43,8 +43,8 @@ pub struct RunOptions {
     pub timeout: Option<Duration>,
     /// Limit on silence.
     pub idle_timeout: Option<Duration>,
-    /// Stop the CLI when it has retried failed model requests more than this
-    /// many times, so the caller (or failover) can act at once.
+    /// Stop the CLI when it has retried one failed model request more than
+    /// this many times, so the caller (or failover) can act at once.
     pub max_provider_retries: Option<u32>,
     /// Emit a heartbeat event after this much silence.
     pub heartbeat: Duration,
@@ -411,6 +411,9 @@ async fn attempt(
     let mut cancelled = false;
     let mut result_seen = false;
     let mut stopped_for_retries: Option<ProviderError> = None;
+    // Retries of the current model request: the CLI's own count where it
+    // gives one, else retries since the last sign of progress.
+    let mut request_retries: u32 = 0;
     let mut last_output = Instant::now();
     let mut heartbeat = tokio::time::interval(opts.heartbeat.max(Duration::from_millis(100)));
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -447,15 +450,26 @@ async fn attempt(
                     acc.observe(&d);
                     match d {
                         Decoded::Event(body) => {
+                            match &body {
+                                EventBody::Status(StatusEvent::Retry { retry_attempt, .. }) => {
+                                    request_retries = retry_attempt.unwrap_or(request_retries + 1);
+                                }
+                                EventBody::TextDelta(_)
+                                | EventBody::Message(_)
+                                | EventBody::Thinking(_)
+                                | EventBody::ToolUse(_)
+                                | EventBody::ToolResult(_)
+                                | EventBody::Usage(_) => request_retries = 0,
+                                _ => {}
+                            }
                             if let EventBody::Status(StatusEvent::Retry { provider_status, detail, .. }) = &body
                                 && let Some(max) = opts.max_provider_retries
-                                && acc.retries() > max
+                                && request_retries > max
                                 && stopped_for_retries.is_none()
                             {
                                 stopped_for_retries = Some(ProviderError {
                                     message: format!(
-                                        "stopped {provider} after {} retries of a failed model request (--max-provider-retries {max}): {}",
-                                        acc.retries(),
+                                        "stopped {provider} after {request_retries} retries of a failed model request (--max-provider-retries {max}): {}",
                                         detail.as_deref().unwrap_or("no detail")
                                     ),
                                     http_status: *provider_status,

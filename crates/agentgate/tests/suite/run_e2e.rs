@@ -220,7 +220,10 @@ pub fn session(cli: Cli) {
     let id = env1["session_id"].as_str().unwrap();
     let (run3, env3) = gate.run(&["--resume", id], "the second turn again");
     ok(cli, &run3, &env3);
-    assert_eq!(env3["session_id"], env1["session_id"], "{cli}: --resume changed the session");
+    assert_eq!(
+        env3["session_id"], env1["session_id"],
+        "{cli}: --resume changed the session"
+    );
     if cli == Cli::Codex {
         // Codex reports thread totals; the second run reports its own turn.
         assert_eq!(env2["tokens_used"]["input_tokens"], 300, "{env2:#}");
