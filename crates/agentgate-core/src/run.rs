@@ -605,7 +605,6 @@ async fn attempt(
             } else {
                 report.status.code
             };
-            let tz = jiff::tz::TimeZone::system();
             let stdout_text = stdout_tail.text();
             let stderr_text = stderr_tail.text();
             classify::classify(&ClassifyInput {
@@ -621,7 +620,7 @@ async fn attempt(
                 stdout_tail: &stdout_text,
                 stderr_tail: &stderr_text,
                 now: Timestamp::now(),
-                tz: &tz,
+                tz: None,
             })
         }
     };
@@ -790,7 +789,6 @@ pub fn parse_capture(
             em.emit(body);
         }
     }
-    let tz = jiff::tz::TimeZone::system();
     let stdout_text = stdout_tail.text();
     let stderr_text = stderr_tail.text();
     let error = classify::classify(&ClassifyInput {
@@ -802,7 +800,7 @@ pub fn parse_capture(
         stdout_tail: &stdout_text,
         stderr_tail: &stderr_text,
         now: Timestamp::now(),
-        tz: &tz,
+        tz: None,
     });
     let exit = exit_code_for(
         error.as_ref().map(|e| e.kind),

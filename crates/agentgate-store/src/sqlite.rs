@@ -250,6 +250,21 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
         }
     }
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // Each agentgate process is short-lived and usually holds the only
+    // connection: by default its close would checkpoint the WAL into the
+    // database, fsync both and delete the WAL, for the next process to
+    // create it again (four fsyncs and a delete per run, most of the
+    // store's cost). Keep the WAL; SQLite's automatic checkpoint (every
+    // 1000 pages) still bounds it.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )?;
+    let mut persist = 1;
+    conn.file_control(
+        Some(rusqlite::MAIN_DB),
+        rusqlite::FileControl::PersistWal(&mut persist),
+    )?;
     conn.pragma_update(None, "foreign_keys", true)
 }
 

@@ -37,9 +37,11 @@ pub struct ClassifyInput<'a> {
     pub stderr_tail: &'a str,
     /// The current time, for relative and partial reset times.
     pub now: Timestamp,
-    /// The zone the provider's clock times are read in (usually the
-    /// machine's: the CLIs print local times).
-    pub tz: &'a TimeZone,
+    /// The zone the provider's clock times are read in; `None` = the
+    /// machine's (the CLIs print local times), looked up only when a reset
+    /// time has to be read: finding the system zone costs a scan of the
+    /// zoneinfo folder, which a successful run should not pay.
+    pub tz: Option<&'a TimeZone>,
 }
 
 impl<'a> ClassifyInput<'a> {
@@ -55,7 +57,7 @@ impl<'a> ClassifyInput<'a> {
             stdout_tail: "",
             stderr_tail: "",
             now,
-            tz,
+            tz: Some(tz),
         }
     }
 }
@@ -391,9 +393,17 @@ fn finish(d: Decision, status: Option<u16>, input: &ClassifyInput, tails: &Tails
     ) {
         let texts = [message.as_str(), input.stderr_tail];
         info.retry_after_s = texts.iter().find_map(|t| parse_retry_after(t));
+        let system;
+        let tz = match input.tz {
+            Some(tz) => tz,
+            None => {
+                system = TimeZone::system();
+                &system
+            }
+        };
         info.reset_at = texts
             .iter()
-            .find_map(|t| parse_reset(t, input.now, input.tz))
+            .find_map(|t| parse_reset(t, input.now, tz))
             .map(|(t, _)| whole_second_after(t).to_string());
     }
     Classified { info, rule: d.rule }
