@@ -21,6 +21,7 @@ canned answer and never use up a turn; the request log marks them `side`.
       match:                   # all optional; all given must hold
         contains: "hello.txt"  # substring of the latest user message
         regex: "(?i)create"    # regex over the latest user message
+        system: "be terse"     # substring of the system instructions
         tool_result: false     # latest input is (true) / is not (false) a tool result
         model: "sonnet"        # substring of the requested model
         api: anthropic         # anthropic | responses | chat | gemini

@@ -54,6 +54,8 @@ pub struct Matcher {
     pub contains: Option<String>,
     /// A regex over the latest user message.
     pub regex: Option<Regex>,
+    /// A substring of the system instructions.
+    pub system: Option<String>,
     /// Whether the latest input must (true) or must not (false) carry a tool result.
     pub tool_result: Option<bool>,
     /// A substring of the requested model.
@@ -84,6 +86,9 @@ pub struct MatchFile {
     /// A regex over the latest user message.
     #[serde(default)]
     pub regex: Option<String>,
+    /// A substring of the system instructions.
+    #[serde(default)]
+    pub system: Option<String>,
     /// Whether the latest input carries a tool result.
     #[serde(default)]
     pub tool_result: Option<bool>,
@@ -302,6 +307,7 @@ impl Script {
                         }
                     },
                     contains: m.contains,
+                    system: m.system,
                     tool_result: m.tool_result,
                     model: m.model,
                     api: m.api,
@@ -382,6 +388,11 @@ impl Matcher {
         {
             return false;
         }
+        if let Some(sys) = &self.system
+            && !req.system.contains(sys.as_str())
+        {
+            return false;
+        }
         if let Some(want) = self.tool_result
             && req.latest_has_tool_result() != want
         {
@@ -413,7 +424,7 @@ on_unmatched: error
 default_text: "ok"
 turns:
   - name: first
-    match: {contains: "hi", regex: "(?i)HI", tool_result: false, model: "son", api: anthropic}
+    match: {contains: "hi", regex: "(?i)HI", system: "terse", tool_result: false, model: "son", api: anthropic}
     times: 2
     delay_ms: 5
     chunk_delay_ms: 1

@@ -491,3 +491,17 @@ async fn a_shell_call_to_a_client_without_a_shell_tool_is_a_400_that_says_why() 
         a.body
     );
 }
+
+#[tokio::test]
+async fn a_turn_can_require_words_in_the_system_instructions() {
+    let s =
+        state("turns:\n  - match: {system: \"Claude Code\"}\n    text: saw it\n    repeat: true\n");
+    let a = send(&s, "POST", "/v1/messages", anthropic_request("hi", false)).await;
+    let v: Value = serde_json::from_str(&a.body).unwrap();
+    assert_eq!(v["content"][0]["text"], "saw it");
+    let mut other = anthropic_request("hi", false);
+    other["system"] = json!("You are someone else.");
+    let b = send(&s, "POST", "/v1/messages", other).await;
+    let v: Value = serde_json::from_str(&b.body).unwrap();
+    assert_ne!(v["content"][0]["text"], "saw it");
+}

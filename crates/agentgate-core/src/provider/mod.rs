@@ -301,3 +301,228 @@ fn push(args: &mut Vec<OsString>, items: &[&str]) {
 fn running_as_root() -> bool {
     nix::unistd::geteuid().is_root()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req() -> RunRequest {
+        RunRequest {
+            prompt: "do it".into(),
+            cwd: PathBuf::from("/work"),
+            ..RunRequest::default()
+        }
+    }
+
+    fn argv(kind: ProviderKind, r: &RunRequest) -> Vec<String> {
+        let dir = std::env::temp_dir();
+        kind.adapter()
+            .plan(r, Path::new("/bin/cli"), &dir)
+            .unwrap()
+            .display_args()
+    }
+
+    #[test]
+    fn every_cli_gets_the_prompt_on_stdin_and_its_streaming_format() {
+        for kind in ProviderKind::ALL {
+            let plan = kind
+                .adapter()
+                .plan(&req(), Path::new("/bin/cli"), &std::env::temp_dir())
+                .unwrap();
+            assert_eq!(plan.stdin.as_deref(), Some(&b"do it"[..]), "{kind}");
+            assert_eq!(plan.cwd, PathBuf::from("/work"));
+            assert!(
+                !plan.display_args().iter().any(|a| a == "do it"),
+                "{kind}: prompt in argv"
+            );
+        }
+        assert_eq!(
+            argv(ProviderKind::Claude, &req()),
+            [
+                "-p",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--permission-mode",
+                "default"
+            ]
+        );
+        assert_eq!(
+            argv(ProviderKind::Codex, &req()),
+            [
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "workspace-write",
+                "-"
+            ]
+        );
+        assert_eq!(
+            argv(ProviderKind::Gemini, &req()),
+            [
+                "--output-format",
+                "stream-json",
+                "--approval-mode",
+                "default",
+                "-p",
+                ""
+            ]
+        );
+    }
+
+    #[test]
+    fn model_system_dirs_and_resume_map_per_cli() {
+        let r = RunRequest {
+            model: Some("m1".into()),
+            system: Some("Be \"brief\".".into()),
+            add_dirs: vec![PathBuf::from("/extra")],
+            resume: Some("S1".into()),
+            ..req()
+        };
+        assert_eq!(
+            argv(ProviderKind::Claude, &r),
+            [
+                "-p",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--permission-mode",
+                "default",
+                "--model",
+                "m1",
+                "--append-system-prompt",
+                "Be \"brief\".",
+                "--add-dir",
+                "/extra",
+                "--resume",
+                "S1"
+            ]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let plan = ProviderKind::Gemini
+            .adapter()
+            .plan(&r, Path::new("/bin/gemini"), dir.path())
+            .unwrap();
+        assert_eq!(
+            plan.display_args(),
+            [
+                "--output-format",
+                "stream-json",
+                "--approval-mode",
+                "default",
+                "-m",
+                "m1",
+                "--resume",
+                "S1",
+                "--include-directories",
+                "/extra",
+                "-p",
+                ""
+            ]
+        );
+        let (key, file) = &plan.env[0];
+        assert_eq!(key, "GEMINI_SYSTEM_MD");
+        assert_eq!(std::fs::read_to_string(file).unwrap(), "Be \"brief\".");
+        // Codex refuses --add-dir on resume; say so rather than fail later.
+        let err = ProviderKind::Codex
+            .adapter()
+            .plan(&r, Path::new("/bin/codex"), dir.path())
+            .unwrap_err();
+        assert!(err.to_string().contains("--add-dir"), "{err}");
+        let r = RunRequest {
+            add_dirs: Vec::new(),
+            ..r
+        };
+        assert_eq!(
+            argv(ProviderKind::Codex, &r),
+            [
+                "exec",
+                "resume",
+                "--json",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "workspace-write",
+                "-m",
+                "m1",
+                "-c",
+                "developer_instructions=\"Be \\\"brief\\\".\"",
+                "S1",
+                "-"
+            ]
+        );
+    }
+
+    #[test]
+    fn permission_modes_map_onto_each_cli() {
+        let with = |mode| RunRequest {
+            permission_mode: mode,
+            ..req()
+        };
+        let claude: Vec<String> = [
+            PermissionMode::Plan,
+            PermissionMode::AcceptEdits,
+            PermissionMode::Bypass,
+        ]
+        .into_iter()
+        .map(|m| argv(ProviderKind::Claude, &with(m))[5].clone())
+        .collect();
+        assert_eq!(claude, ["plan", "acceptEdits", "bypassPermissions"]);
+        assert!(
+            argv(ProviderKind::Codex, &with(PermissionMode::Plan))
+                .join(" ")
+                .contains("--sandbox read-only")
+        );
+        assert!(
+            argv(ProviderKind::Codex, &with(PermissionMode::Bypass))
+                .contains(&"--dangerously-bypass-approvals-and-sandbox".to_owned())
+        );
+        let gemini = |m| argv(ProviderKind::Gemini, &with(m)).join(" ");
+        assert!(gemini(PermissionMode::Plan).contains("--approval-mode plan"));
+        assert!(
+            gemini(PermissionMode::AcceptEdits).contains("--approval-mode auto_edit --skip-trust")
+        );
+        assert!(gemini(PermissionMode::Bypass).contains("--approval-mode yolo --skip-trust"));
+        assert_eq!("yolo".parse::<PermissionMode>(), Ok(PermissionMode::Bypass));
+        assert!(
+            "root"
+                .parse::<PermissionMode>()
+                .unwrap_err()
+                .contains("unknown permission mode")
+        );
+    }
+
+    #[test]
+    fn retry_bound_and_extra_args_reach_the_cli() {
+        let r = RunRequest {
+            max_provider_retries: Some(2),
+            extra_args: vec!["--debug".into()],
+            ..req()
+        };
+        let plan = ProviderKind::Claude
+            .adapter()
+            .plan(&r, Path::new("/bin/claude"), &std::env::temp_dir())
+            .unwrap();
+        assert!(
+            plan.env
+                .contains(&("CLAUDE_CODE_MAX_RETRIES".into(), "2".into()))
+        );
+        assert_eq!(
+            plan.display_args().last().map(String::as_str),
+            Some("--debug")
+        );
+    }
+
+    #[test]
+    fn provider_names_parse_and_missing_binaries_say_what_to_do() {
+        assert_eq!("Claude".parse::<ProviderKind>(), Ok(ProviderKind::Claude));
+        assert!("cursor".parse::<ProviderKind>().is_err());
+        let err = locate_binary(&Claude, Some(Path::new("/nonexistent/claude"))).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("/nonexistent/claude does not exist"),
+            "{text}"
+        );
+        assert!(text.contains("AGENTGATE_CLAUDE_BIN"), "{text}");
+    }
+}

@@ -141,6 +141,18 @@ pub fn tool(cli: Cli) {
     assert_eq!(tools["activity_class"], "tool_active");
 }
 
+/// `--system` reaches the model's system instructions, whatever the CLI
+/// calls them.
+pub fn system(cli: Cli) {
+    let server = FakeServer::start(
+        "turns:\n  - match: {system: \"MARKER-7731\"}\n    text: \"Saw the instructions.\"\n    repeat: true\n",
+    );
+    let gate = Gate::new(cli, &server);
+    let (run, env) = gate.run(&["--system", "Always cite MARKER-7731."], "hello");
+    ok(cli, &run, &env);
+    assert_eq!(env["response"], "Saw the instructions.", "{cli}: {env:#}");
+}
+
 pub fn thinking(cli: Cli) {
     let server = FakeServer::start(
         "turns:\n  - match: {contains: \"ponder\"}\n    thinking: \"**Weighing** the options carefully.\"\n    text: \"Decided.\"\n",
@@ -365,6 +377,7 @@ macro_rules! run_tests {
             #[test] fn text_turn() { text($cli) }
             #[test] fn tool_turn_reports_the_shell_tool() { tool($cli) }
             #[test] fn thinking_turn_reports_reasoning() { thinking($cli) }
+            #[test] fn system_instructions_reach_the_model() { system($cli) }
             #[test] fn usage_is_what_the_script_declared() { usage($cli) }
             #[test] fn session_resumes_by_name() { session($cli) }
             #[test] fn vanished_session_is_recreated_once() { vanished_session($cli) }
