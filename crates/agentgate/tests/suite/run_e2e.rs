@@ -370,6 +370,41 @@ pub fn store(cli: Cli) {
     );
 }
 
+/// On a terminal, stderr shows a progress line and stdout an indented
+/// envelope (run under `script`, which gives the run a pseudo-terminal).
+#[test]
+fn a_terminal_gets_a_progress_line_and_an_indented_envelope() {
+    let server = FakeServer::start("turns:\n  - text: \"Slow answer.\"\n    delay_ms: 1500\n");
+    let gate = Gate::new(Cli::Claude, &server);
+    let cmd = gate.command(&[], "hello");
+    let mut line = format!("{:?}", cmd.get_program());
+    // Without --compact, so the terminal gets the indented envelope.
+    for a in cmd.get_args().filter(|a| *a != "--compact") {
+        line.push(' ');
+        line.push_str(&format!("{a:?}"));
+    }
+    let mut script = Command::new("script");
+    script
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .env_clear()
+        .envs(cmd.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .current_dir(gate.workdir());
+    let run = run_bounded(script, LIMIT);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let out = &run.stdout;
+    assert!(out.contains("\r\x1b[2K"), "no redrawn line: {out:?}");
+    assert!(
+        out.contains("claude  "),
+        "no provider on the progress line: {out:?}"
+    );
+    assert!(out.contains("tokens"), "{out:?}");
+    assert!(out.contains("waiting for the model"), "{out:?}");
+    assert!(
+        out.contains("\"response\": \"Slow answer.\""),
+        "envelope not indented: {out:?}"
+    );
+}
+
 macro_rules! run_tests {
     ($($module:ident => $cli:expr),* $(,)?) => {$(
         mod $module {
