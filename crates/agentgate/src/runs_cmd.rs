@@ -21,11 +21,11 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Show {
-    /// Show one run: its envelope, attempts and events.
+    /// Show one run: its record, envelope, attempts and events.
     Show {
         /// The run id, or a unique prefix of it.
         run_id: String,
-        /// Print the run's events (JSON lines) instead of its record.
+        /// Print only the run's events, as JSON lines.
         #[arg(long)]
         events: bool,
     },
@@ -51,12 +51,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     );
                 }
             } else {
-                let log = store.read_events(&id).ok();
+                let log = store.read_events(&id)?;
+                if let Some(t) = &log.truncated_tail {
+                    eprintln!(
+                        "agentgate: the last line of events.jsonl is cut short ({} bytes): {}",
+                        t.bytes, t.error
+                    );
+                }
                 let value = serde_json::json!({
                     "run": detail,
                     "events_path": store.events_path(&id)?,
                     "stderr_path": store.stderr_path(&id)?,
-                    "event_count": log.map(|l| l.events.len()),
+                    "events": log.events,
                 });
                 print_json(&value, None)?;
             }

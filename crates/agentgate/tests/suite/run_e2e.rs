@@ -368,6 +368,16 @@ pub fn store(cli: Cli) {
         (0..events.len() as u64).collect::<Vec<_>>(),
         "gap-free seq"
     );
+    // Without --events: the record, its attempts and the same events.
+    let mut show = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    show.args(["runs", "show", run_id])
+        .env("AGENTGATE_HOME", gate.store.path());
+    let shown = run_bounded(show, Duration::from_secs(30));
+    let detail: Value = serde_json::from_str(&shown.stdout).unwrap();
+    assert_eq!(detail["run"]["envelope"]["response"], "Stored.");
+    assert_eq!(detail["run"]["attempts"].as_array().unwrap().len(), 1);
+    assert_eq!(detail["events"].as_array().unwrap().len(), events.len());
+    assert!(Path::new(detail["stderr_path"].as_str().unwrap()).exists());
 }
 
 /// On a terminal, stderr shows a progress line and stdout an indented
