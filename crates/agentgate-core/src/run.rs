@@ -19,7 +19,9 @@ use tokio::sync::mpsc;
 use crate::accumulate::{Accumulator, Finish};
 use crate::classify::{self, ClassifyInput};
 use crate::decode::{Decoded, ProviderError};
-use crate::provider::{PostRun, ProviderKind, RunRequest, locate_binary};
+use std::sync::Arc;
+
+use crate::provider::{PostRun, Provider, ProviderKind, RunRequest, locate_binary};
 use crate::supervise::{
     Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SupervisorConfig, supervise,
 };
@@ -30,8 +32,9 @@ pub const STDERR_TAIL_BYTES: usize = 2048;
 /// What the caller asks of a run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// The provider.
-    pub provider: ProviderKind,
+    /// The provider's adapter (`ProviderKind::adapter()` for a built-in one,
+    /// or one described in config).
+    pub provider: Arc<dyn Provider>,
     /// The invocation: prompt, model, permissions, ...
     pub request: RunRequest,
     /// The CLI's executable (found on `PATH` when `None`).
@@ -60,7 +63,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            provider: ProviderKind::Claude,
+            provider: ProviderKind::Claude.adapter(),
             request: RunRequest::default(),
             binary: None,
             session: None,
@@ -179,14 +182,14 @@ pub async fn run(
 ) -> RunOutcome {
     let run_id = new_run_id();
     let started = Instant::now();
-    let provider = opts.provider;
+    let provider = opts.provider.clone();
 
     let mut files = None;
     if let Some(store) = store {
         let record = RunRecord {
             run_id: run_id.clone(),
             started_at: Timestamp::now(),
-            providers: vec![provider.as_str().to_owned()],
+            providers: vec![provider.name().to_owned()],
             model: opts.request.model.clone(),
             session: opts.session.clone(),
             cwd: Some(opts.request.cwd.display().to_string()),
@@ -226,7 +229,7 @@ pub async fn run(
     if request.resume.is_none()
         && let (Some(name), Some(store)) = (&opts.session, store)
     {
-        match store.get_session(name, provider.as_str()) {
+        match store.get_session(name, provider.name()) {
             Ok(Some(s)) => {
                 request.resume = Some(s.native_session_id);
                 from_session_map = true;
@@ -244,14 +247,14 @@ pub async fn run(
     let mut attempt_no = 0u32;
     let (mut envelope, error) = loop {
         attempt_no += 1;
-        em.provider = Some(provider.as_str().to_owned());
+        em.provider = Some(provider.name().to_owned());
         em.attempt = Some(attempt_no);
         let outcome = attempt(&opts, &request, store, &scratch, &mut em, &mut cancel).await;
         attempts.push(outcome.attempt.clone());
         if let Some(store) = store {
             let record = AttemptRecord {
                 n: attempt_no,
-                provider: provider.as_str().to_owned(),
+                provider: provider.name().to_owned(),
                 agent: None,
                 model: outcome.attempt.model.clone(),
                 session_id: outcome.attempt.session_id.clone(),
@@ -274,12 +277,13 @@ pub async fn run(
             let gone = request.resume.take().unwrap_or_default();
             em.emit(EventBody::Status(StatusEvent::Notice {
                 detail: format!(
-                    "session `{}` ({gone}) is no longer known to {provider}; starting a new one",
-                    opts.session.as_deref().unwrap_or_default()
+                    "session `{}` ({gone}) is no longer known to {}; starting a new one",
+                    opts.session.as_deref().unwrap_or_default(),
+                    provider.name()
                 ),
             }));
             if let (Some(name), Some(store)) = (&opts.session, store)
-                && let Err(e) = store.delete_session(name, provider.as_str())
+                && let Err(e) = store.delete_session(name, provider.name())
             {
                 tracing::warn!("failed to forget session `{name}`: {e}");
             }
@@ -294,14 +298,14 @@ pub async fn run(
     {
         let now = Timestamp::now();
         let turns = store
-            .get_session(name, provider.as_str())
+            .get_session(name, provider.name())
             .ok()
             .flatten()
             .map(|s| s.turns)
             .unwrap_or(0);
         let record = SessionRecord {
             name: name.clone(),
-            provider: provider.as_str().to_owned(),
+            provider: provider.name().to_owned(),
             native_session_id: id,
             cwd: Some(request.cwd.display().to_string()),
             created_at: now,
@@ -362,9 +366,9 @@ async fn attempt(
 ) -> AttemptOutcome {
     let started_at = Timestamp::now();
     let started = Instant::now();
-    let provider = opts.provider;
-    let adapter = provider.adapter();
-    let mut acc = Accumulator::new(provider.as_str());
+    let provider = opts.provider.clone();
+    let adapter: &dyn Provider = provider.as_ref();
+    let mut acc = Accumulator::new(provider.name());
     em.emit(EventBody::Start(StartEvent {
         agent: None,
         model: request.model.clone(),
@@ -469,7 +473,8 @@ async fn attempt(
                             {
                                 stopped_for_retries = Some(ProviderError {
                                     message: format!(
-                                        "stopped {provider} after {request_retries} retries of a failed model request (--max-provider-retries {max}): {}",
+                                        "stopped {} after {request_retries} retries of a failed model request (--max-provider-retries {max}): {}",
+                                        provider.name(),
                                         detail.as_deref().unwrap_or("no detail")
                                     ),
                                     http_status: *provider_status,
@@ -563,10 +568,10 @@ async fn attempt(
         (store, acc.session_id(), acc.thread_totals())
     {
         previous_totals = store
-            .get_thread_totals(provider.as_str(), thread)
+            .get_thread_totals(provider.name(), thread)
             .ok()
             .flatten();
-        if let Err(e) = store.put_thread_totals(provider.as_str(), thread, totals) {
+        if let Err(e) = store.put_thread_totals(provider.name(), thread, totals) {
             tracing::warn!("failed to store thread totals: {e}");
         }
     }
@@ -576,7 +581,8 @@ async fn attempt(
             ErrorKind::Timeout,
             ErrorSource::Internal,
             format!(
-                "{provider} did not finish within --timeout {}",
+                "{} did not finish within --timeout {}",
+                provider.name(),
                 humanize(opts.timeout.unwrap_or_default())
             ),
         )),
@@ -584,7 +590,8 @@ async fn attempt(
             ErrorKind::IdleTimeout,
             ErrorSource::Internal,
             format!(
-                "{provider} printed nothing for --idle-timeout {}",
+                "{} printed nothing for --idle-timeout {}",
+                provider.name(),
                 humanize(opts.idle_timeout.unwrap_or_default())
             ),
         )),
@@ -608,7 +615,7 @@ async fn attempt(
             let stdout_text = stdout_tail.text();
             let stderr_text = stderr_tail.text();
             classify::classify(&ClassifyInput {
-                provider: provider.as_str(),
+                provider: provider.name(),
                 errors: &errors,
                 final_: acc.final_record(),
                 exit_code,
@@ -659,7 +666,7 @@ fn finish_attempt(
     started_at: Timestamp,
     em: &mut Emitter<'_>,
 ) -> AttemptOutcome {
-    let provider = opts.provider;
+    let provider = opts.provider.clone();
     let duration_ms = started.elapsed().as_millis() as u64;
     let envelope = acc.finish(Finish {
         run_id: em.run_id.clone(),
@@ -669,7 +676,7 @@ fn finish_attempt(
         exit_code: 0,
         previous_thread_totals: previous_totals.clone(),
         stderr_tail,
-        exposes_reasoning: provider.adapter().exposes_reasoning(),
+        exposes_reasoning: provider.exposes_reasoning(),
     });
     // The attempt's figures as one `usage` event of scope total: the best
     // evidence the accumulator found (billing totals, Codex's thread delta,
@@ -682,7 +689,7 @@ fn finish_attempt(
         }));
     }
     let attempt = Attempt {
-        provider: provider.as_str().to_owned(),
+        provider: provider.name().to_owned(),
         model: envelope.model.clone(),
         agent: None,
         session_id: envelope.session_id.clone(),
@@ -752,7 +759,7 @@ impl Tail {
 /// Decode a saved capture of a CLI's output without running anything: the
 /// same decoder, accumulator and classifier as a live run.
 pub fn parse_capture(
-    provider: ProviderKind,
+    provider: &dyn Provider,
     stdout: &[u8],
     stderr: &[u8],
     exit_code: Option<i32>,
@@ -762,15 +769,15 @@ pub fn parse_capture(
     let mut em = Emitter {
         run_id: run_id.clone(),
         seq: 0,
-        provider: Some(provider.as_str().to_owned()),
+        provider: Some(provider.name().to_owned()),
         attempt: Some(1),
         files: None,
         sink: &mut events,
         store_failed: false,
     };
-    let adapter = provider.adapter();
+    let adapter = provider;
     let mut decoder = adapter.decoder();
-    let mut acc = Accumulator::new(provider.as_str());
+    let mut acc = Accumulator::new(provider.name());
     let mut out = Vec::new();
     let mut stdout_tail = Tail::new(STDERR_TAIL_BYTES);
     let mut stderr_tail = Tail::new(STDERR_TAIL_BYTES);
@@ -792,7 +799,7 @@ pub fn parse_capture(
     let stdout_text = stdout_tail.text();
     let stderr_text = stderr_tail.text();
     let error = classify::classify(&ClassifyInput {
-        provider: provider.as_str(),
+        provider: provider.name(),
         errors: acc.errors(),
         final_: acc.final_record(),
         exit_code,

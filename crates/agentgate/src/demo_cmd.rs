@@ -92,7 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             )
             .with_context(|| format!("failed to prepare a scratch home for {kind}"))?;
             let opts = RunOptions {
-                provider: kind,
+                provider: kind.adapter(),
                 request: RunRequest {
                     prompt: PROMPT.into(),
                     model: (cli != Cli::Codex).then(|| setup.model.clone()),

@@ -6,6 +6,7 @@ mod fake_llm;
 mod output;
 mod parse_cmd;
 mod progress;
+mod providers;
 mod run_cmd;
 mod runs_cmd;
 

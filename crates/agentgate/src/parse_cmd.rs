@@ -4,7 +4,6 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agentgate_core::provider::ProviderKind;
 use agentgate_core::run::parse_capture;
 use anyhow::Context;
 
@@ -12,9 +11,9 @@ use crate::output::print_json;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Which CLI printed the capture: claude, codex or gemini.
+    /// Which CLI printed the capture (any provider `agentgate providers` lists).
     #[arg(long, short = 'p')]
-    provider: ProviderKind,
+    provider: String,
     /// The CLI's stdout as saved; `-` or none reads stdin.
     file: Option<PathBuf>,
     /// The CLI's stderr as saved, if you have it.
@@ -46,7 +45,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(p) => std::fs::read(p).with_context(|| format!("failed to read {}", p.display()))?,
         None => Vec::new(),
     };
-    let (events, envelope, _exit) = parse_capture(args.provider, &stdout, &stderr, args.exit_code);
+    let (events, envelope, _exit) = parse_capture(
+        crate::providers::resolve(&args.provider)?.as_ref(),
+        &stdout,
+        &stderr,
+        args.exit_code,
+    );
     if args.events {
         for e in &events {
             println!("{}", serde_json::to_string(e)?);

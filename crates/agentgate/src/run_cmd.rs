@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_core::provider::{PermissionMode, ProviderKind, RunRequest};
+use agentgate_core::provider::{PermissionMode, RunRequest};
 use agentgate_core::run::{CancelRequest, EventSink, RunOptions, run as run_once};
 use agentgate_core::supervise::{Control, install_signal_forwarding};
 use agentgate_protocol::Event;
@@ -39,9 +39,10 @@ FILES
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The provider CLI: claude, codex or gemini.
+    /// The provider CLI: claude, codex, gemini, qwen, opencode, cursor, agy,
+    /// or one described in the config file (see `agentgate providers`).
     #[arg(long, short = 'p')]
-    provider: ProviderKind,
+    provider: String,
     /// The prompt; `-` or none reads it from stdin.
     prompt: Option<String>,
     /// The model, as the provider names it (the CLI's default when absent).
@@ -198,8 +199,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .find(|(k, _)| k == "HOME")
         .map(|(_, v)| PathBuf::from(v))
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    let provider = crate::providers::resolve(&args.provider)?;
     let opts = RunOptions {
-        provider: args.provider,
+        provider,
         request,
         binary: args.binary.clone(),
         session: args.session.clone(),

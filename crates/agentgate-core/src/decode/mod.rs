@@ -5,10 +5,14 @@
 //! JSON, an unknown event type, invalid UTF-8, a truncated object) becomes
 //! an [`EventBody::Raw`] event carrying the line verbatim.
 
+pub mod agy;
 pub mod claude;
 pub mod codex;
+pub mod cursor;
 pub mod gemini;
 pub mod gemini_session;
+pub mod opencode;
+pub mod qwen;
 pub mod tools;
 
 use agentgate_protocol::{EventBody, Usage};

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{PermissionMode, Plan, PlanError, Provider, ProviderKind, RunRequest, os, push};
+use super::{PermissionMode, Plan, PlanError, Provider, RunRequest, os, push};
 use crate::decode::Decoder;
 use crate::decode::claude::ClaudeDecoder;
 
@@ -11,11 +11,22 @@ use crate::decode::claude::ClaudeDecoder;
 pub struct Claude;
 
 impl Provider for Claude {
-    fn kind(&self) -> ProviderKind {
-        ProviderKind::Claude
+    fn name(&self) -> &str {
+        "claude"
     }
 
-    fn binary_name(&self) -> &'static str {
+    fn features(&self) -> super::Features {
+        super::Features {
+            streaming: true,
+            resume: true,
+            reasoning: true,
+            usage: true,
+            cost: true,
+            permission_modes: true,
+        }
+    }
+
+    fn binary_name(&self) -> &str {
         "claude"
     }
 

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{PermissionMode, Plan, PlanError, Provider, ProviderKind, RunRequest, os, push};
+use super::{PermissionMode, Plan, PlanError, Provider, RunRequest, os, push};
 use crate::decode::Decoder;
 use crate::decode::codex::CodexDecoder;
 
@@ -32,11 +32,22 @@ fn toml_string(s: &str) -> String {
 }
 
 impl Provider for Codex {
-    fn kind(&self) -> ProviderKind {
-        ProviderKind::Codex
+    fn name(&self) -> &str {
+        "codex"
     }
 
-    fn binary_name(&self) -> &'static str {
+    fn features(&self) -> super::Features {
+        super::Features {
+            streaming: true,
+            resume: true,
+            reasoning: true,
+            usage: true,
+            cost: false,
+            permission_modes: true,
+        }
+    }
+
+    fn binary_name(&self) -> &str {
         "codex"
     }
 
@@ -67,7 +78,7 @@ impl Provider for Codex {
         if !req.add_dirs.is_empty() {
             if req.resume.is_some() {
                 return Err(PlanError::Unsupported {
-                    provider: ProviderKind::Codex,
+                    provider: "codex".into(),
                     what: "take --add-dir when resuming a session (codex exec resume rejects it)"
                         .into(),
                 });

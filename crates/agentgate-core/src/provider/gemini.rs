@@ -3,9 +3,7 @@
 
 use std::path::Path;
 
-use super::{
-    PermissionMode, Plan, PlanError, PostRun, Provider, ProviderKind, RunRequest, os, push,
-};
+use super::{PermissionMode, Plan, PlanError, PostRun, Provider, RunRequest, os, push};
 use crate::decode::gemini::GeminiDecoder;
 use crate::decode::{Decoded, Decoder};
 
@@ -14,11 +12,22 @@ use crate::decode::{Decoded, Decoder};
 pub struct Gemini;
 
 impl Provider for Gemini {
-    fn kind(&self) -> ProviderKind {
-        ProviderKind::Gemini
+    fn name(&self) -> &str {
+        "gemini"
     }
 
-    fn binary_name(&self) -> &'static str {
+    fn features(&self) -> super::Features {
+        super::Features {
+            streaming: true,
+            resume: true,
+            reasoning: true,
+            usage: true,
+            cost: false,
+            permission_modes: true,
+        }
+    }
+
+    fn binary_name(&self) -> &str {
         "gemini"
     }
 

@@ -4,18 +4,27 @@
 //! environment, how permission modes map onto the CLI's flags, which decoder
 //! reads its output, and where its session files live.
 
+mod agy;
 mod claude;
 mod codex;
+mod cursor;
 mod gemini;
+mod opencode;
+mod qwen;
 
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 
+pub use agy::Agy;
 pub use claude::Claude;
 pub use codex::Codex;
+pub use cursor::Cursor;
 pub use gemini::Gemini;
+pub use opencode::Opencode;
+pub use qwen::Qwen;
 
 use crate::decode::{Decoded, Decoder};
 
@@ -28,14 +37,26 @@ pub enum ProviderKind {
     Codex,
     /// Gemini CLI (`gemini`).
     Gemini,
+    /// Qwen Code (`qwen`).
+    Qwen,
+    /// opencode (`opencode`).
+    Opencode,
+    /// Cursor's agent CLI (`cursor-agent`).
+    Cursor,
+    /// Google Antigravity's CLI (`agy`).
+    Agy,
 }
 
 impl ProviderKind {
     /// Every provider, in the order `agentgate providers` lists them.
-    pub const ALL: [ProviderKind; 3] = [
+    pub const ALL: [ProviderKind; 7] = [
         ProviderKind::Claude,
         ProviderKind::Codex,
         ProviderKind::Gemini,
+        ProviderKind::Qwen,
+        ProviderKind::Opencode,
+        ProviderKind::Cursor,
+        ProviderKind::Agy,
     ];
 
     /// The provider's name as used on the command line and in envelopes.
@@ -44,15 +65,23 @@ impl ProviderKind {
             ProviderKind::Claude => "claude",
             ProviderKind::Codex => "codex",
             ProviderKind::Gemini => "gemini",
+            ProviderKind::Qwen => "qwen",
+            ProviderKind::Opencode => "opencode",
+            ProviderKind::Cursor => "cursor",
+            ProviderKind::Agy => "agy",
         }
     }
 
     /// The adapter.
-    pub fn adapter(self) -> &'static dyn Provider {
+    pub fn adapter(self) -> Arc<dyn Provider> {
         match self {
-            ProviderKind::Claude => &Claude,
-            ProviderKind::Codex => &Codex,
-            ProviderKind::Gemini => &Gemini,
+            ProviderKind::Claude => Arc::new(Claude),
+            ProviderKind::Codex => Arc::new(Codex),
+            ProviderKind::Gemini => Arc::new(Gemini),
+            ProviderKind::Qwen => Arc::new(Qwen),
+            ProviderKind::Opencode => Arc::new(Opencode),
+            ProviderKind::Cursor => Arc::new(Cursor),
+            ProviderKind::Agy => Arc::new(Agy),
         }
     }
 }
@@ -65,7 +94,9 @@ impl fmt::Display for ProviderKind {
 
 /// A provider name that agentgate does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown provider `{0}` (known: claude, codex, gemini)")]
+#[error(
+    "unknown provider `{0}` (built in: claude, codex, gemini, qwen, opencode, cursor, agy; others can be described in the config file)"
+)]
 pub struct UnknownProvider(pub String);
 
 impl FromStr for ProviderKind {
@@ -172,7 +203,7 @@ pub enum PlanError {
     #[error("{provider} cannot {what}")]
     Unsupported {
         /// The provider.
-        provider: ProviderKind,
+        provider: String,
         /// What it cannot do.
         what: String,
     },
@@ -197,21 +228,56 @@ pub struct PostRun<'a> {
     pub cwd: &'a Path,
 }
 
+/// How far an adapter has been checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verification {
+    /// Its end-to-end tests run the real CLI (against `agentgate fake-llm`).
+    LiveCli,
+    /// Built and tested from the CLI's documented formats and transcripts;
+    /// not run against the live CLI, which cannot be installed here.
+    DocumentedFormat,
+    /// Described by the user's config file.
+    Config,
+}
+
+impl Verification {
+    /// The label `agentgate providers` prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verification::LiveCli => "live CLI",
+            Verification::DocumentedFormat => "documented formats, not the live CLI",
+            Verification::Config => "described in config",
+        }
+    }
+}
+
 /// One provider CLI.
 pub trait Provider: Send + Sync + fmt::Debug {
-    /// Which provider.
-    fn kind(&self) -> ProviderKind;
+    /// The provider's name, as on the command line and in envelopes.
+    fn name(&self) -> &str;
 
     /// The executable's name, looked up on `PATH`.
-    fn binary_name(&self) -> &'static str;
+    fn binary_name(&self) -> &str;
 
     /// The environment variable that may name the executable
     /// (`AGENTGATE_CLAUDE_BIN`, ...).
     fn binary_env(&self) -> String {
-        format!(
-            "AGENTGATE_{}_BIN",
-            self.kind().as_str().to_ascii_uppercase()
-        )
+        binary_env_for(self.name())
+    }
+
+    /// How far this adapter has been checked.
+    fn verification(&self) -> Verification {
+        Verification::LiveCli
+    }
+
+    /// `builtin` or `config`.
+    fn adapter_kind(&self) -> &'static str {
+        "builtin"
+    }
+
+    /// What the adapter supports, for `agentgate providers` and the docs.
+    fn features(&self) -> Features {
+        Features::default()
     }
 
     /// Plan one invocation. `scratch` is a folder of the run where the
@@ -235,6 +301,38 @@ pub trait Provider: Send + Sync + fmt::Debug {
     }
 }
 
+/// What an adapter supports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Features {
+    /// Events arrive while the CLI runs (not all at the end).
+    pub streaming: bool,
+    /// Sessions can be resumed.
+    pub resume: bool,
+    /// Reasoning is reported.
+    pub reasoning: bool,
+    /// Token usage is reported (else estimated).
+    pub usage: bool,
+    /// Cost is reported.
+    pub cost: bool,
+    /// Permission modes are mapped onto the CLI's flags.
+    pub permission_modes: bool,
+}
+
+/// `AGENTGATE_<NAME>_BIN`, with characters other than letters and digits as `_`.
+pub fn binary_env_for(name: &str) -> String {
+    let upper: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("AGENTGATE_{upper}_BIN")
+}
+
 /// Find a provider's executable: an explicit path, then the
 /// `AGENTGATE_<PROVIDER>_BIN` variable, then `PATH`.
 pub fn locate_binary(
@@ -246,7 +344,8 @@ pub fn locate_binary(
             Ok(p.to_path_buf())
         } else {
             Err(BinaryNotFound {
-                provider: provider.kind(),
+                provider: provider.name().to_owned(),
+                env: provider.binary_env(),
                 detail: format!("{} does not exist", p.display()),
             })
         };
@@ -257,7 +356,8 @@ pub fn locate_binary(
             Ok(p)
         } else {
             Err(BinaryNotFound {
-                provider: provider.kind(),
+                provider: provider.name().to_owned(),
+                env: provider.binary_env(),
                 detail: format!(
                     "{} names {}, which does not exist",
                     provider.binary_env(),
@@ -273,17 +373,22 @@ pub fn locate_binary(
         .map(|d| d.join(name))
         .find(|p| p.is_file())
         .ok_or_else(|| BinaryNotFound {
-            provider: provider.kind(),
+            provider: provider.name().to_owned(),
+            env: provider.binary_env(),
             detail: format!("`{name}` is not on PATH"),
         })
 }
 
 /// A provider CLI that is not installed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the {provider} CLI was not found: {detail} (install it, or give its path with --binary or {})", format!("AGENTGATE_{}_BIN", provider.as_str().to_ascii_uppercase()))]
+#[error(
+    "the {provider} CLI was not found: {detail} (install it, or give its path with --binary or {env})"
+)]
 pub struct BinaryNotFound {
     /// The provider.
-    pub provider: ProviderKind,
+    pub provider: String,
+    /// The variable that may name the executable.
+    pub env: String,
     /// What was looked at.
     pub detail: String,
 }
@@ -324,7 +429,11 @@ mod tests {
 
     #[test]
     fn every_cli_gets_the_prompt_on_stdin_and_its_streaming_format() {
-        for kind in ProviderKind::ALL {
+        for kind in [
+            ProviderKind::Claude,
+            ProviderKind::Codex,
+            ProviderKind::Gemini,
+        ] {
             let plan = kind
                 .adapter()
                 .plan(&req(), Path::new("/bin/cli"), &std::env::temp_dir())
@@ -516,7 +625,7 @@ mod tests {
     #[test]
     fn provider_names_parse_and_missing_binaries_say_what_to_do() {
         assert_eq!("Claude".parse::<ProviderKind>(), Ok(ProviderKind::Claude));
-        assert!("cursor".parse::<ProviderKind>().is_err());
+        assert!("nonesuch".parse::<ProviderKind>().is_err());
         let err = locate_binary(&Claude, Some(Path::new("/nonexistent/claude"))).unwrap_err();
         let text = err.to_string();
         assert!(

@@ -14,31 +14,31 @@ use super::support::{Client, FakeServer, Run, run_bounded};
 const LIMIT: Duration = Duration::from_secs(180);
 
 /// One `agentgate run` of a real CLI, with its own store.
-struct Gate {
+pub struct Gate {
     client: Client,
     store: tempfile::TempDir,
 }
 
 impl Gate {
-    fn new(cli: Cli, server: &FakeServer) -> Gate {
+    pub fn new(cli: Cli, server: &FakeServer) -> Gate {
         Gate {
             client: Client::new(cli, server),
             store: tempfile::tempdir().unwrap(),
         }
     }
 
-    fn cli(&self) -> Cli {
+    pub fn cli(&self) -> Cli {
         self.client.setup.cli
     }
 
-    fn command(&self, extra: &[&str], prompt: &str) -> Command {
+    pub fn command(&self, extra: &[&str], prompt: &str) -> Command {
         let cli = self.cli();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
         cmd.args(["run", "--provider", cli.binary(), "--yolo", "--compact"])
             .arg("--binary")
             .arg(&self.client.program);
-        // Codex takes its model from the recipe's config.toml.
-        if cli != Cli::Codex {
+        // Codex and opencode take their model from the recipe's config.
+        if cli != Cli::Codex && cli != Cli::Opencode {
             cmd.args(["--model", &self.client.setup.model]);
         }
         cmd.args(extra)
@@ -57,7 +57,7 @@ impl Gate {
         cmd
     }
 
-    fn run(&self, extra: &[&str], prompt: &str) -> (Run, Value) {
+    pub fn run(&self, extra: &[&str], prompt: &str) -> (Run, Value) {
         let run = run_bounded(self.command(extra, prompt), LIMIT);
         let envelope = last_json(&run.stdout).unwrap_or_else(|| {
             panic!(
@@ -69,23 +69,23 @@ impl Gate {
         (run, envelope)
     }
 
-    fn workdir(&self) -> &Path {
+    pub fn workdir(&self) -> &Path {
         &self.client.setup.workdir
     }
 
-    fn home(&self) -> &Path {
+    pub fn home(&self) -> &Path {
         &self.client.setup.home
     }
 }
 
-fn last_json(stdout: &str) -> Option<Value> {
+pub fn last_json(stdout: &str) -> Option<Value> {
     stdout
         .lines()
         .rev()
         .find_map(|l| serde_json::from_str(l).ok())
 }
 
-fn ok(cli: Cli, run: &Run, env: &Value) {
+pub fn ok(cli: Cli, run: &Run, env: &Value) {
     assert_eq!(run.code, Some(0), "{cli}: {env:#}\n{}", run.stderr);
     assert!(env.get("error_type").is_none(), "{cli}: {env:#}");
     assert_eq!(env["provider"], cli.binary());
@@ -263,7 +263,7 @@ pub fn vanished_session(cli: Cli) {
     assert_eq!(attempts[0]["error_type"], "invalid_session");
 }
 
-fn error_case(cli: Cli, script_error: &str, kind: &str, recoverable: bool, exit: i32) {
+pub fn error_case(cli: Cli, script_error: &str, kind: &str, recoverable: bool, exit: i32) {
     let server = FakeServer::start(&format!(
         "turns:\n  - repeat: true\n    error: {{{script_error}, retry_after: 0}}\n"
     ));
