@@ -13,7 +13,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{BadRequest, Frame, PathInfo, Rendered};
-use crate::reply::{ErrorKind, ErrorReply, Response, ToolCall, Usage};
+use crate::reply::{ErrorReply, Response, ToolCall, Usage};
 use crate::request::{Api, ChatRequest, Message, Role, ToolDecl, push_text};
 
 /// The `system_fingerprint` every answer carries.
@@ -429,94 +429,12 @@ fn usage_json(u: &Usage) -> Value {
 
 /// OpenAI's error body: `{"error": {"message", "type", "param", "code"}}`.
 pub fn error_body(err: &ErrorReply) -> Value {
-    let model = if err.model.is_empty() {
-        "gpt-test"
-    } else {
-        err.model.as_str()
-    };
-    let (message, kind, param, code): (String, &str, Option<&str>, Option<&str>) = match err.kind {
-        ErrorKind::RateLimit => (
-            format!(
-                "Rate limit reached for {model} in organization org-test on requests per min (RPM): \
-                 Limit 3, Used 3, Requested 1. Please try again in {}s.",
-                err.retry_after.unwrap_or(20)
-            ),
-            "requests",
-            None,
-            Some("rate_limit_exceeded"),
-        ),
-        ErrorKind::InsufficientQuota => (
-            "You exceeded your current quota, please check your plan and billing details. \
-             For more information on this error, read the docs: \
-             https://platform.openai.com/docs/guides/error-codes/api-errors."
-                .to_owned(),
-            "insufficient_quota",
-            None,
-            Some("insufficient_quota"),
-        ),
-        ErrorKind::Overloaded => (
-            "That model is currently overloaded with other requests. You can retry your request, \
-             or contact us through our help center at help.openai.com if the error persists."
-                .to_owned(),
-            "server_error",
-            None,
-            None,
-        ),
-        ErrorKind::InvalidModel => (
-            format!("The model `{model}` does not exist or you do not have access to it."),
-            "invalid_request_error",
-            None,
-            Some("model_not_found"),
-        ),
-        ErrorKind::Auth => (
-            "Incorrect API key provided: test. You can find your API key at \
-             https://platform.openai.com/account/api-keys."
-                .to_owned(),
-            "invalid_request_error",
-            None,
-            Some("invalid_api_key"),
-        ),
-        ErrorKind::PermissionDenied => (
-            format!("Project `proj_test` does not have access to model `{model}`"),
-            "invalid_request_error",
-            None,
-            Some("model_not_found"),
-        ),
-        ErrorKind::ContextTooLong => (
-            "This model's maximum context length is 128000 tokens. However, your messages \
-             resulted in 131072 tokens. Please reduce the length of the messages."
-                .to_owned(),
-            "invalid_request_error",
-            Some("messages"),
-            Some("context_length_exceeded"),
-        ),
-        ErrorKind::InvalidRequest => (
-            "Invalid 'messages': empty array. Expected an array with minimum length 1, \
-             but got an empty array instead."
-                .to_owned(),
-            "invalid_request_error",
-            Some("messages"),
-            Some("empty_array"),
-        ),
-        ErrorKind::ServerError => (
-            "The server had an error while processing your request. Sorry about that!".to_owned(),
-            "server_error",
-            None,
-            None,
-        ),
-    };
-    json!({
-        "error": {
-            "message": err.message.clone().unwrap_or(message),
-            "type": kind,
-            "param": param,
-            "code": code,
-        }
-    })
+    super::openai_error::error_body(err, super::openai_error::Endpoint::Chat)
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::reply::ErrorKind;
     use serde_json::{Value, json};
 
     use super::*;

@@ -6,6 +6,7 @@
 pub mod anthropic;
 pub mod chat;
 pub mod gemini;
+mod openai_error;
 pub mod responses;
 
 use serde_json::Value;

@@ -19,7 +19,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{BadRequest, Frame, PathInfo, Rendered, text_of};
-use crate::reply::{ErrorKind, ErrorReply, Response, ToolCall, Usage};
+use crate::reply::{ErrorReply, Response, ToolCall, Usage};
 use crate::request::{Api, ChatRequest, Message, Role, ToolDecl, push_text};
 
 /// Parse a `POST /v1/responses` body.
@@ -596,101 +596,12 @@ fn response_object(
 /// The OpenAI error body for an error reply:
 /// `{"error": {"message", "type", "param", "code"}}`.
 pub fn error_body(err: &ErrorReply) -> Value {
-    let model = if err.model.is_empty() {
-        "gpt-test"
-    } else {
-        err.model.as_str()
-    };
-    let (default_message, kind, param, code): (String, &str, Option<&str>, Option<&str>) =
-        match err.kind {
-            ErrorKind::RateLimit => (
-                format!(
-                    "Rate limit reached for {model} in organization org-test on requests per min \
-                     (RPM): Limit 3, Used 3, Requested 1. Please try again in {}s. Visit \
-                     https://platform.openai.com/account/rate-limits to learn more.",
-                    err.retry_after.unwrap_or(20)
-                ),
-                "requests",
-                None,
-                Some("rate_limit_exceeded"),
-            ),
-            ErrorKind::InsufficientQuota => (
-                "You exceeded your current quota, please check your plan and billing details. \
-                 For more information on this error, read the docs: \
-                 https://platform.openai.com/docs/guides/error-codes/api-errors."
-                    .to_owned(),
-                "insufficient_quota",
-                None,
-                Some("insufficient_quota"),
-            ),
-            ErrorKind::Overloaded => (
-                "Our servers are currently overloaded. Please try again later.".to_owned(),
-                "service_unavailable_error",
-                None,
-                Some("server_is_overloaded"),
-            ),
-            ErrorKind::InvalidModel => (
-                format!("The model `{model}` does not exist or you do not have access to it."),
-                "invalid_request_error",
-                None,
-                Some("model_not_found"),
-            ),
-            ErrorKind::Auth => (
-                "Incorrect API key provided: test. You can find your API key at \
-                 https://platform.openai.com/account/api-keys."
-                    .to_owned(),
-                "invalid_request_error",
-                None,
-                Some("invalid_api_key"),
-            ),
-            ErrorKind::PermissionDenied => (
-                "You have insufficient permissions for this operation. Missing scopes: \
-                 api.responses.write. Check that you have the correct role in your organization \
-                 (Reader, Writer, Owner) and project (Member, Owner), and if you're using a \
-                 restricted API key, that it has the necessary scopes."
-                    .to_owned(),
-                "invalid_request_error",
-                None,
-                None,
-            ),
-            ErrorKind::ContextTooLong => (
-                "Your input exceeds the context window of this model. Please adjust your input \
-                 and try again."
-                    .to_owned(),
-                "invalid_request_error",
-                Some("input"),
-                Some("context_length_exceeded"),
-            ),
-            ErrorKind::InvalidRequest => (
-                "Invalid 'input': empty array. Expected an array with minimum length 1, but got \
-                 an empty array instead."
-                    .to_owned(),
-                "invalid_request_error",
-                Some("input"),
-                Some("empty_array"),
-            ),
-            ErrorKind::ServerError => (
-                "An error occurred while processing your request. You can retry your request, or \
-                 contact us through our help center at help.openai.com if the error persists. \
-                 Please include the request ID req_test in your message."
-                    .to_owned(),
-                "server_error",
-                None,
-                Some("server_error"),
-            ),
-        };
-    json!({
-        "error": {
-            "message": err.message.clone().unwrap_or(default_message),
-            "type": kind,
-            "param": param,
-            "code": code,
-        }
-    })
+    super::openai_error::error_body(err, super::openai_error::Endpoint::Responses)
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::reply::ErrorKind;
     use serde_json::{Value, json};
 
     use super::*;
