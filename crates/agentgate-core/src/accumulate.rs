@@ -265,7 +265,8 @@ impl Accumulator {
         env.response = response;
         env.session_id = self.session_id.clone();
         env.metadata = Metadata {
-            token_usage_available: usage.is_some(),
+            // Estimated figures are not usage the provider reported.
+            token_usage_available: usage.as_ref().is_some_and(|u| !u.estimated),
             reasoning_available,
             reasoning_source: if reasoning_available {
                 self.reasoning_source

@@ -329,7 +329,16 @@ pub async fn run(
     }
     envelope.run_id = run_id.clone();
     envelope.attempts = attempts;
-    envelope.session_recreated = session_recreated;
+    // A CLI that starts a new session when asked to resume one it no
+    // longer knows (agy) recreated it too.
+    let resumed_elsewhere = request.resume.as_deref().is_some_and(|asked| {
+        error.is_none()
+            && envelope
+                .session_id
+                .as_deref()
+                .is_some_and(|got| got != asked)
+    });
+    envelope.session_recreated = session_recreated || resumed_elsewhere;
     envelope.duration_ms = started.elapsed().as_millis() as u64;
     if let Some(e) = &error {
         em.emit(EventBody::Error(e.clone()));

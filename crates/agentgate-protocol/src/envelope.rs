@@ -197,8 +197,9 @@ pub fn estimate_output_tokens(text: &str) -> u64 {
 /// The envelope's `metadata`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Metadata {
-    /// Whether `tokens_used` holds figures (reported or estimated) rather than
-    /// zeros for lack of data.
+    /// Whether `tokens_used` holds figures the provider reported: false when
+    /// it reported none, or when agentgate estimated them (then
+    /// `tokens_used.estimated` is true).
     #[serde(default)]
     pub token_usage_available: bool,
     /// Whether `reasoning` holds the model's reasoning.
