@@ -8,6 +8,7 @@
 
 pub mod accumulate;
 pub mod classify;
+pub mod config;
 pub mod decode;
 pub mod provider;
 pub mod run;

@@ -7,10 +7,12 @@ mod output;
 mod parse_cmd;
 mod progress;
 mod providers;
+mod providers_cmd;
 mod run_cmd;
 mod runs_cmd;
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +21,11 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "agentgate", version, about, long_about = None)]
 struct Cli {
+    /// The config file. Default: $AGENTGATE_CONFIG, else agentgate.yaml or
+    /// .agentgate/config.yaml in the working directory or an ancestor, else
+    /// $XDG_CONFIG_HOME/agentgate/config.yaml (~/.config/agentgate/...).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -35,6 +42,10 @@ enum Command {
     Demo(demo_cmd::Args),
     /// Decode a saved CLI output capture into the envelope (runs nothing).
     Parse(parse_cmd::Args),
+    /// List every provider, built in or described in the config file, with
+    /// its adapter kind, whether its CLI is found, its verification level
+    /// and what it supports.
+    Providers(providers_cmd::Args),
     /// Serve a scripted model (Anthropic, OpenAI and Gemini wire protocols)
     /// on 127.0.0.1, to run agent CLIs offline and deterministically.
     #[command(after_long_help = agentgate_fakellm::SCRIPT_HELP)]
@@ -48,7 +59,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let command = match Cli::parse().command {
+    let cli = Cli::parse();
+    let config = cli.config;
+    let command = match cli.command {
         // Before anything else: the keeper must not touch the terminal.
         Command::Keeper { args } => agentgate_core::supervise::keeper_main(args),
         other => other,
@@ -61,9 +74,10 @@ fn main() -> ExitCode {
         )
         .init();
     let result = match command {
-        Command::Run(args) => run_cmd::run(*args),
+        Command::Run(args) => run_cmd::run(*args, config.as_deref()),
         Command::Runs(args) => runs_cmd::run(args),
-        Command::Parse(args) => parse_cmd::run(args),
+        Command::Parse(args) => parse_cmd::run(args, config.as_deref()),
+        Command::Providers(args) => providers_cmd::run(args, config.as_deref()),
         Command::Demo(args) => demo_cmd::run(args),
         Command::FakeLlm(args) => fake_llm::run(args),
         Command::Keeper { .. } => Ok(ExitCode::SUCCESS),

@@ -1,7 +1,7 @@
 //! `agentgate parse`: re-process a saved capture of a CLI's output.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agentgate_core::run::parse_capture;
@@ -28,7 +28,7 @@ pub struct Args {
     events: bool,
 }
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let stdout = match args.file.as_deref() {
         Some(p) if p.as_os_str() != "-" => {
             std::fs::read(p).with_context(|| format!("failed to read {}", p.display()))?
@@ -46,7 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => Vec::new(),
     };
     let (events, envelope, _exit) = parse_capture(
-        crate::providers::resolve(&args.provider)?.as_ref(),
+        crate::providers::resolve(&args.provider, config)?.as_ref(),
         &stdout,
         &stderr,
         args.exit_code,

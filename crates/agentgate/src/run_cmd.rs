@@ -1,7 +1,7 @@
 //! `agentgate run`.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -146,7 +146,7 @@ impl EventSink for CliSink {
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let prompt = match args.prompt.as_deref() {
         Some(p) if p != "-" => p.to_owned(),
         _ => {
@@ -199,7 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .find(|(k, _)| k == "HOME")
         .map(|(_, v)| PathBuf::from(v))
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
-    let provider = crate::providers::resolve(&args.provider)?;
+    let provider = crate::providers::resolve(&args.provider, config)?;
     let opts = RunOptions {
         provider,
         request,

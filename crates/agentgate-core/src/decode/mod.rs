@@ -9,6 +9,7 @@ pub mod agy;
 pub mod claude;
 pub mod codex;
 pub mod cursor;
+pub mod custom;
 pub mod gemini;
 pub mod gemini_session;
 pub mod opencode;

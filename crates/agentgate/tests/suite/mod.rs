@@ -1,5 +1,6 @@
 mod fake_llm_cli;
 mod real_clis;
+mod run_custom;
 mod run_e2e;
 mod run_e2e_opencode;
 mod run_e2e_qwen;
