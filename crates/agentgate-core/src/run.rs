@@ -638,6 +638,17 @@ async fn attempt(
                 now: Timestamp::now(),
                 tz: None,
             })
+            .map(|e| match (&stopped_for_retries, e.kind) {
+                // agentgate stopped a CLI that kept retrying a failed request
+                // whose words no table knows: the provider kept failing, which
+                // another provider or a later try may not.
+                (Some(_), ErrorKind::Unknown) => ErrorInfo {
+                    kind: ErrorKind::ProviderError,
+                    recoverable: ErrorKind::ProviderError.recoverable(),
+                    ..e
+                },
+                _ => e,
+            })
         }
     };
     let stderr_text = stderr_tail.text();

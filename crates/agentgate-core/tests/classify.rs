@@ -624,6 +624,9 @@ const FIELD: &[(&str, &str, &str, &str, &str)] = &[
     ("agy", "stderr", "Error: 401 UNAUTHENTICATED: Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.", "auth", "agy.invalid_credentials"),
     ("agy", "stderr", "invalid model selection (--model \"gemini-9\"): model gemini-9 is not recognized as a known model or custom model in settings", "invalid_model", "agy.model"),
     ("agy", "stderr", "[agy] print timeout after 5m0s with turn in progress", "timeout", "agy.print_timeout"),
+    ("opencode", "stderr", "Error: Session not found", "invalid_session", "opencode.session_not_found"),
+    ("opencode", "stderr", "ProviderModelNotFoundError: Model not found: nope/x. Did you mean: standardcompute?", "invalid_model", "opencode.model_not_found"),
+    ("opencode", "stderr", "Cannot connect to API: Unable to connect. Is the computer able to access the url?", "network", "opencode.cannot_connect"),
 ];
 
 fn classify_field(cli: &str, place: &str, text: &str) -> Classified {
