@@ -284,7 +284,8 @@ impl CursorDecoder {
 
 impl Decoder for CursorDecoder {
     fn stdout_line(&mut self, line: &[u8], out: &mut Vec<Decoded>) {
-        if line.iter().all(u8::is_ascii_whitespace) {
+        // Only an empty line carries nothing; a line of blanks is kept raw.
+        if line.is_empty() {
             return;
         }
         let handled = match serde_json::from_slice::<Value>(line) {
