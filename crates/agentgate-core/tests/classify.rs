@@ -375,13 +375,14 @@ fn captured_failures_classify_by_their_strongest_evidence() {
 }
 
 /// The same fixtures through the crate's real decoders (Claude, Codex,
-/// Gemini), fed line by line as the run loop feeds them.
+/// Gemini, Qwen), fed line by line as the run loop feeds them.
 fn classify_decoded(cli: &str, case: &str) -> Option<Classified> {
     let cap = load(cli, case);
     let mut decoder: Box<dyn Decoder> = match cli {
         "claude" => Box::new(ClaudeDecoder::new()),
         "codex" => Box::new(CodexDecoder::new()),
         "gemini" => Box::new(GeminiDecoder::new()),
+        "qwen" => Box::new(agentgate_core::decode::qwen::QwenDecoder::new()),
         other => panic!("no decoder for {other}"),
     };
     let mut out = Vec::new();
@@ -417,7 +418,7 @@ fn classify_decoded(cli: &str, case: &str) -> Option<Classified> {
 #[test]
 fn the_real_decoders_lead_to_the_same_kinds() {
     let mut wrong = Vec::new();
-    for &(cli, case, kind, ..) in CAPTURED.iter().filter(|c| c.0 != "qwen") {
+    for &(cli, case, kind, ..) in CAPTURED.iter() {
         let got = classify_decoded(cli, case).map(|c| (c.info.kind, c.info.source, c.rule));
         let kind: ErrorKind = kind.parse().unwrap();
         if got.map(|g| g.0) != Some(kind) {
