@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes agentgate's stream decoders (fuzz/, one cargo-fuzz target per
-# decoder: claude, codex, gemini, opencode, cursor, agy), each for a bounded time.
+# decoder: claude, codex, gemini, qwen, opencode, cursor, agy), each for a bounded time.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #
@@ -26,11 +26,11 @@ if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
   shift
 fi
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(claude codex gemini opencode cursor agy)
+[[ ${#targets[@]} -gt 0 ]] || targets=(claude codex gemini qwen opencode cursor agy)
 for t in "${targets[@]}"; do
   case $t in
-    claude | codex | gemini | opencode | cursor | agy) ;;
-    *) echo "fuzz.sh: unknown target '$t' (claude, codex, gemini, opencode, cursor, agy)" >&2; exit 2 ;;
+    claude | codex | gemini | qwen | opencode | cursor | agy) ;;
+    *) echo "fuzz.sh: unknown target '$t' (claude, codex, gemini, qwen, opencode, cursor, agy)" >&2; exit 2 ;;
   esac
 done
 

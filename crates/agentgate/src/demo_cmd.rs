@@ -39,10 +39,12 @@ pub struct Args {
 }
 
 /// The CLIs `agentgate run` has adapters for, with their recipes.
-const PROVIDERS: [(ProviderKind, Cli); 3] = [
+const PROVIDERS: [(ProviderKind, Cli); 5] = [
     (ProviderKind::Claude, Cli::Claude),
     (ProviderKind::Codex, Cli::Codex),
     (ProviderKind::Gemini, Cli::Gemini),
+    (ProviderKind::Qwen, Cli::Qwen),
+    (ProviderKind::Opencode, Cli::Opencode),
 ];
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -95,7 +97,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 provider: kind.adapter(),
                 request: RunRequest {
                     prompt: PROMPT.into(),
-                    model: (cli != Cli::Codex).then(|| setup.model.clone()),
+                    // Codex and opencode take the model from the recipe's config.
+                    model: (cli != Cli::Codex && cli != Cli::Opencode).then(|| setup.model.clone()),
                     permission_mode: PermissionMode::Bypass,
                     cwd: setup.workdir.clone(),
                     env: setup.env.clone(),

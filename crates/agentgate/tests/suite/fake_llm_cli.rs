@@ -116,7 +116,7 @@ fn demo_runs_each_cli_through_a_tool_turn() {
         .current_dir(super::support::workspace_root());
     let run = run_bounded(cmd, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.all_output());
-    for provider in ["claude", "codex", "gemini"] {
+    for provider in ["claude", "codex", "gemini", "qwen", "opencode"] {
         let row = run
             .stdout
             .lines()
