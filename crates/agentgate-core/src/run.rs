@@ -203,9 +203,17 @@ pub async fn run(
             Err(e) => tracing::warn!("failed to record the run in the store: {e}"),
         }
     }
-    let scratch = match &files {
-        Some(f) => f.dir().to_path_buf(),
-        None => std::env::temp_dir(),
+    // Files a plan writes (system-prompt files) go in the run's folder, or,
+    // without a store, in a folder of this run's own that is removed after.
+    let own_scratch = if files.is_none() {
+        tempfile::Builder::new().prefix("agentgate-run-").tempdir().ok()
+    } else {
+        None
+    };
+    let scratch = match (&files, &own_scratch) {
+        (Some(f), _) => f.dir().to_path_buf(),
+        (None, Some(d)) => d.path().to_path_buf(),
+        (None, None) => std::env::temp_dir(),
     };
     let mut em = Emitter {
         run_id: run_id.clone(),
