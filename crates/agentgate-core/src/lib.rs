@@ -10,6 +10,7 @@ pub mod accumulate;
 pub mod classify;
 pub mod config;
 pub mod decode;
+pub mod health;
 pub mod provider;
 pub mod run;
 pub mod supervise;

@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 
 use agentgate_protocol::{
     Attempt, CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorKind, ErrorSource, Event,
-    EventBody, HeartbeatEvent, LogEvent, LogLevel, RawEvent, RawStream, ResultEvent, StartEvent,
-    StatusEvent, Usage, UsageEvent, UsageScope, exit_code_for,
+    EventBody, HeartbeatEvent, LogEvent, LogLevel, RateLimitEvent, RawEvent, RawStream,
+    ResultEvent, StartEvent, StatusEvent, Usage, UsageEvent, UsageScope, exit_code_for,
 };
-use agentgate_store::{AttemptRecord, RunFiles, RunRecord, RunStore, SessionRecord};
+use agentgate_store::{
+    AttemptRecord, QuotaState, QuotaStatus, RunFiles, RunRecord, RunStore, SessionRecord,
+};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
@@ -206,7 +208,10 @@ pub async fn run(
     // Files a plan writes (system-prompt files) go in the run's folder, or,
     // without a store, in a folder of this run's own that is removed after.
     let own_scratch = if files.is_none() {
-        tempfile::Builder::new().prefix("agentgate-run-").tempdir().ok()
+        tempfile::Builder::new()
+            .prefix("agentgate-run-")
+            .tempdir()
+            .ok()
     } else {
         None
     };
@@ -253,12 +258,14 @@ pub async fn run(
     let mut attempts: Vec<Attempt> = Vec::new();
     let mut session_recreated = false;
     let mut attempt_no = 0u32;
+    let mut rate_limit = None;
     let (mut envelope, error) = loop {
         attempt_no += 1;
         em.provider = Some(provider.name().to_owned());
         em.attempt = Some(attempt_no);
         let outcome = attempt(&opts, &request, store, &scratch, &mut em, &mut cancel).await;
         attempts.push(outcome.attempt.clone());
+        rate_limit = outcome.rate_limit.clone().or(rate_limit);
         if let Some(store) = store {
             let record = AttemptRecord {
                 n: attempt_no,
@@ -348,6 +355,15 @@ pub async fn run(
     });
     envelope.session_recreated = session_recreated || resumed_elsewhere;
     envelope.duration_ms = started.elapsed().as_millis() as u64;
+    if let Some(store) = store {
+        record_quota(
+            store,
+            provider.name(),
+            &run_id,
+            error.as_ref(),
+            rate_limit.as_ref(),
+        );
+    }
     if let Some(e) = &error {
         em.emit(EventBody::Error(e.clone()));
     }
@@ -365,10 +381,68 @@ pub async fn run(
     }
 }
 
+/// Remember what the run learnt about the provider's usage limit: a quota or
+/// rate-limit error, else a `rate_limit` event, else (on success) that an
+/// exhausted limit whose reset time passed is available again.
+fn record_quota(
+    store: &dyn RunStore,
+    provider: &str,
+    run_id: &str,
+    error: Option<&ErrorInfo>,
+    rate_limit: Option<&RateLimitEvent>,
+) {
+    let now = Timestamp::now();
+    let parse = |t: Option<&String>| t.and_then(|t| t.parse::<Timestamp>().ok());
+    let state = match (error, rate_limit) {
+        (Some(e), _) if matches!(e.kind, ErrorKind::Quota | ErrorKind::RateLimit) => {
+            Some(QuotaState {
+                status: if e.kind == ErrorKind::Quota {
+                    QuotaStatus::Exhausted
+                } else {
+                    QuotaStatus::Warning
+                },
+                reset_at: parse(e.reset_at.as_ref()),
+                source: format!("error:{run_id}"),
+                updated_at: now,
+                message: Some(e.message.clone()),
+            })
+        }
+        (_, Some(r)) => Some(QuotaState {
+            status: r.status.into(),
+            reset_at: parse(r.resets_at.as_ref()),
+            source: format!("event:{run_id}"),
+            updated_at: now,
+            message: r.window.as_ref().map(|w| format!("window {w}")),
+        }),
+        (None, None) => match store.get_quota(provider) {
+            Ok(Some(old))
+                if old.status == QuotaStatus::Exhausted
+                    && old.reset_at.is_some_and(|t| t <= now) =>
+            {
+                Some(QuotaState {
+                    status: QuotaStatus::Available,
+                    reset_at: None,
+                    source: format!("success:{run_id}"),
+                    updated_at: now,
+                    message: None,
+                })
+            }
+            _ => None,
+        },
+        (Some(_), None) => None,
+    };
+    if let Some(state) = state
+        && let Err(e) = store.put_quota(provider, &state)
+    {
+        tracing::warn!("failed to record {provider}'s quota state: {e}");
+    }
+}
+
 /// One attempt's result.
 struct AttemptOutcome {
     envelope: Envelope,
     error: Option<ErrorInfo>,
+    rate_limit: Option<RateLimitEvent>,
     attempt: Attempt,
     started_at: Timestamp,
 }
@@ -731,6 +805,7 @@ fn finish_attempt(
     AttemptOutcome {
         envelope,
         error,
+        rate_limit: acc.rate_limit().cloned(),
         attempt,
         started_at,
     }

@@ -3,11 +3,13 @@
 mod demo_cmd;
 mod duration;
 mod fake_llm;
+mod health_cmd;
 mod output;
 mod parse_cmd;
 mod progress;
 mod providers;
 mod providers_cmd;
+mod quota_cmd;
 mod run_cmd;
 mod runs_cmd;
 
@@ -46,6 +48,12 @@ enum Command {
     /// its adapter kind, whether its CLI is found, its verification level
     /// and what it supports.
     Providers(providers_cmd::Args),
+    /// Check each provider without calling a model: installed or not, path,
+    /// `--version`, login evidence, session support and the probe's latency.
+    /// Exits 1 when a provider named with --provider is unusable.
+    Health(health_cmd::Args),
+    /// Show, per provider, the last usage-limit state seen and when it resets.
+    Quota(quota_cmd::Args),
     /// Serve a scripted model (Anthropic, OpenAI and Gemini wire protocols)
     /// on 127.0.0.1, to run agent CLIs offline and deterministically.
     #[command(after_long_help = agentgate_fakellm::SCRIPT_HELP)]
@@ -78,6 +86,8 @@ fn main() -> ExitCode {
         Command::Runs(args) => runs_cmd::run(args),
         Command::Parse(args) => parse_cmd::run(args, config.as_deref()),
         Command::Providers(args) => providers_cmd::run(args, config.as_deref()),
+        Command::Health(args) => health_cmd::run(args, config.as_deref()),
+        Command::Quota(args) => quota_cmd::run(args, config.as_deref()),
         Command::Demo(args) => demo_cmd::run(args),
         Command::FakeLlm(args) => fake_llm::run(args),
         Command::Keeper { .. } => Ok(ExitCode::SUCCESS),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_core::provider::{PermissionMode, RunRequest};
+use agentgate_core::provider::{PermissionMode, RunRequest, locate_binary};
 use agentgate_core::run::{CancelRequest, EventSink, RunOptions, run as run_once};
 use agentgate_core::supervise::{Control, install_signal_forwarding};
 use agentgate_protocol::Event;
@@ -109,6 +109,10 @@ pub struct Args {
     /// Do not record the run in the store.
     #[arg(long)]
     no_store: bool,
+    /// Print the invocation the run would make, as JSON (secrets in --env
+    /// redacted), without running anything or writing to the store.
+    #[arg(long, conflicts_with = "stream")]
+    dry_run: bool,
 }
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {
@@ -199,6 +203,9 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         .find(|(k, _)| k == "HOME")
         .map(|(_, v)| PathBuf::from(v))
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    if args.dry_run {
+        return dry_run(&args, config, &request);
+    }
     let provider = crate::providers::resolve(&args.provider, config)?;
     let opts = RunOptions {
         provider,
@@ -269,4 +276,132 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         print_json(&outcome.envelope, pretty)?;
     }
     Ok(ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1)))
+}
+
+/// Whether an environment variable's value must not be printed.
+fn is_secret(key: &str) -> bool {
+    let upper = key.to_ascii_uppercase();
+    ["KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH", "CREDENTIAL"]
+        .iter()
+        .any(|w| upper.contains(w))
+}
+
+/// `--dry-run`: plan the invocation into a throwaway scratch folder and
+/// print it; exit 0 when planning succeeded, 2 when it failed.
+fn dry_run(args: &Args, config: Option<&Path>, request: &RunRequest) -> anyhow::Result<ExitCode> {
+    let plan = plan_dry(args, config, request);
+    let pretty = if args.pretty {
+        Some(true)
+    } else if args.compact {
+        Some(false)
+    } else {
+        None
+    };
+    print_json(&plan, pretty)?;
+    Ok(ExitCode::from(if plan["error"].is_null() { 0 } else { 2 }))
+}
+
+fn plan_dry(args: &Args, config: Option<&Path>, request: &RunRequest) -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+    let mut out = json!({
+        "dry_run": true,
+        "provider": args.provider,
+        "program": null,
+        "argv": null,
+        "env": {},
+        "cwd": request.cwd.display().to_string(),
+        "prompt_on_stdin": null,
+        "prompt_bytes": request.prompt.len(),
+        "prompt_tokens_estimate": request.prompt.chars().count().div_ceil(4),
+        "model": request.model,
+        "model_resolution": null,
+        "session": args.session,
+        "resume": request.resume,
+        "error": null,
+    });
+    let error = |out: &mut Value, message: String| {
+        out["error"] = json!({"kind": "invalid_input", "message": message});
+    };
+    let provider = match crate::providers::resolve(&args.provider, config) {
+        Ok(p) => p,
+        Err(e) => {
+            error(&mut out, format!("{e:#}"));
+            return out;
+        }
+    };
+    let mut request = request.clone();
+    if request.resume.is_none()
+        && !args.no_store
+        && let Some(name) = &args.session
+        && let Some(id) = stored_session(name, provider.name())
+    {
+        request.resume = Some(id);
+        out["resume"] = json!(request.resume);
+    }
+    let program = match locate_binary(provider.as_ref(), args.binary.as_deref()) {
+        Ok(p) => {
+            out["program"] = json!(p.display().to_string());
+            p
+        }
+        Err(e) => {
+            error(&mut out, e.to_string());
+            // Still show the argv, with the bare executable name.
+            PathBuf::from(provider.binary_name())
+        }
+    };
+    let scratch = match tempfile::Builder::new()
+        .prefix("agentgate-dry-run-")
+        .tempdir()
+    {
+        Ok(d) => d,
+        Err(e) => {
+            error(&mut out, format!("failed to create a scratch folder: {e}"));
+            return out;
+        }
+    };
+    match provider.plan(&request, &program, scratch.path()) {
+        Ok(plan) => {
+            let mut argv = vec![plan.program.display().to_string()];
+            argv.extend(plan.display_args());
+            out["argv"] = json!(argv);
+            let mut env = Map::new();
+            let extra = request.env.iter().map(|(k, v)| (k.clone(), v.clone()));
+            let planned = plan.env.iter().map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.to_string_lossy().into_owned(),
+                )
+            });
+            for (k, v) in planned.chain(extra) {
+                let v = if is_secret(&k) {
+                    "<redacted>".into()
+                } else {
+                    v
+                };
+                env.insert(k, Value::String(v));
+            }
+            out["env"] = Value::Object(env);
+            out["cwd"] = json!(plan.cwd.display().to_string());
+            out["prompt_on_stdin"] = json!(plan.stdin.is_some());
+        }
+        Err(e) => {
+            out["error"] = json!({"kind": "invalid_input", "message": e.to_string()});
+        }
+    }
+    out
+}
+
+/// The provider session `name` maps to, read from the store only if the
+/// store already exists (a dry run creates nothing).
+fn stored_session(name: &str, provider: &str) -> Option<String> {
+    let path = agentgate_store::default_db_path().ok()?;
+    if !path.is_file() {
+        return None;
+    }
+    let store = Store::open(&path).ok()?;
+    store
+        .get_session(name, provider)
+        .ok()
+        .flatten()
+        .map(|s| s.native_session_id)
 }

@@ -1,4 +1,6 @@
+mod dry_run_quota;
 mod fake_llm_cli;
+mod health;
 mod real_clis;
 mod run_custom;
 mod run_e2e;

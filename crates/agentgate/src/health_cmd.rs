@@ -1,0 +1,145 @@
+//! `agentgate health`: per provider, whether its CLI is installed and
+//! answers `--version`, where its login comes from, and whether it can
+//! resume sessions. No model is called.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentgate_core::health::{self, ProviderHealth};
+use agentgate_core::provider::Provider;
+use serde::Serialize;
+
+use crate::output::print_json;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Check only this provider (repeatable). The exit code is 1 when one of
+    /// them is not installed or its `--version` fails.
+    #[arg(long = "provider", value_name = "P")]
+    providers: Vec<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Bound on each CLI's `--version`, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    timeout: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    providers: Vec<ProviderHealth>,
+}
+
+pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let cfg = crate::providers::config(config)?;
+    let selected: Vec<Arc<dyn Provider>> = if args.providers.is_empty() {
+        crate::providers::all(&cfg)
+    } else {
+        args.providers
+            .iter()
+            .map(|name| crate::providers::resolve_in(name, &cfg))
+            .collect::<anyhow::Result<_>>()?
+    };
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let env = |k: &str| std::env::var(k).ok();
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    // The probes run side by side: each is a separate CLI start-up.
+    let providers: Vec<ProviderHealth> = std::thread::scope(|s| {
+        let handles: Vec<_> = selected
+            .iter()
+            .map(|p| s.spawn(|| health::check(p.as_ref(), home.as_deref(), &env, timeout)))
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let report = Report { providers };
+    if args.json {
+        print_json(&report, None)?;
+    } else {
+        print!("{}", table(&report.providers));
+    }
+    let unusable = !args.providers.is_empty() && report.providers.iter().any(|p| !p.usable);
+    Ok(if unusable {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn table(rows: &[ProviderHealth]) -> String {
+    let header = [
+        "NAME",
+        "INSTALLED",
+        "VERSION",
+        "LOGIN",
+        "SESSIONS",
+        "PROBE",
+        "PATH",
+    ]
+    .map(str::to_owned);
+    let cells: Vec<[String; 7]> = rows
+        .iter()
+        .map(|h| {
+            [
+                h.name.clone(),
+                if h.installed { "yes" } else { "no" }.to_owned(),
+                match (&h.version, &h.probe_error) {
+                    (_, Some(_)) => "probe failed".to_owned(),
+                    (Some(v), None) => v.clone(),
+                    (None, None) if h.installed => "?".to_owned(),
+                    (None, None) => "-".to_owned(),
+                },
+                h.login.state.as_str().to_owned(),
+                if h.sessions { "yes" } else { "no" }.to_owned(),
+                h.latency_ms.map_or("-".to_owned(), |ms| format!("{ms} ms")),
+                match (&h.path, &h.not_found) {
+                    (Some(p), _) => p.display().to_string(),
+                    (None, Some(d)) => format!("not found ({d})"),
+                    (None, None) => "not found".to_owned(),
+                },
+            ]
+        })
+        .collect();
+    let mut widths = [0usize; 7];
+    for row in std::iter::once(&header).chain(&cells) {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&cells) {
+        let mut line = String::new();
+        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+            if i + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                let _ = write!(line, "{cell:<w$}  ");
+            }
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    let notes: Vec<String> = rows
+        .iter()
+        .flat_map(|h| {
+            let found = if !h.login.evidence.is_empty() {
+                h.login.evidence.join("; ")
+            } else if h.login.checked.is_empty() {
+                "agentgate does not know where this CLI keeps its login".to_owned()
+            } else {
+                format!("nothing in {}", h.login.checked.join(", "))
+            };
+            let evidence = format!("{}: login {}: {found}", h.name, h.login.state.as_str());
+            std::iter::once(evidence)
+                .chain(h.probe_error.as_ref().map(|e| format!("{}: {e}", h.name)))
+        })
+        .collect();
+    if !notes.is_empty() {
+        out.push('\n');
+        for n in notes {
+            let _ = writeln!(out, "{n}");
+        }
+    }
+    out
+}

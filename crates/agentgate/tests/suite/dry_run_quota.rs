@@ -1,0 +1,202 @@
+//! `agentgate run --dry-run` (the planned invocation, nothing run, nothing
+//! stored) and `agentgate quota` (the usage-limit state a real Claude Code
+//! run against `agentgate fake-llm` leaves behind).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use agentgate_fakellm::clients::Cli;
+use serde_json::Value;
+
+use super::run_e2e::{Gate, last_json};
+use super::support::{FakeServer, Run, run_bounded};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn agentgate(home: &Path, args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    cmd.args(args)
+        .env("AGENTGATE_HOME", home)
+        .stdin(std::process::Stdio::null());
+    run_bounded(cmd, LIMIT)
+}
+
+/// A `--binary` that leaves a marker file behind if anything runs it.
+fn trap(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let marker = dir.join("ran");
+    let bin = dir.join("cli.sh");
+    std::fs::write(&bin, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (bin, marker)
+}
+
+fn dry_run(provider: &str, extra: &[&str]) -> (Run, Value) {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, marker) = trap(dir.path());
+    let mut args = vec![
+        "run",
+        "--provider",
+        provider,
+        "--dry-run",
+        "--yolo",
+        "--env",
+        "OPENAI_API_KEY=sk-secret",
+        "--env",
+        "PLAIN_VAR=visible",
+        "--binary",
+        bin.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    args.push("héllo world");
+    let run = agentgate(home.path(), &args);
+    assert!(!marker.exists(), "{provider}: --dry-run ran the CLI");
+    let out = run.all_output();
+    assert!(
+        !out.contains("sk-secret"),
+        "{provider}: secret leaked: {out}"
+    );
+    let listed = agentgate(home.path(), &["runs", "--json"]);
+    assert_eq!(listed.stdout.trim(), "", "{provider}: a run was stored");
+    let plan: Value = serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("{provider}: not one JSON object ({e}): {out}"));
+    assert_eq!(plan["program"], bin.to_str().unwrap());
+    assert_eq!(plan["env"]["OPENAI_API_KEY"], "<redacted>");
+    assert_eq!(plan["env"]["PLAIN_VAR"], "visible");
+    assert_eq!(plan["prompt_bytes"], "héllo world".len());
+    assert_eq!(plan["prompt_tokens_estimate"], 3);
+    assert_eq!(plan["provider"], provider);
+    assert!(plan["model_resolution"].is_null());
+    (run, plan)
+}
+
+fn argv(plan: &Value) -> Vec<String> {
+    plan["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn has_pair(argv: &[String], a: &str, b: &str) -> bool {
+    argv.windows(2).any(|w| w[0] == a && w[1] == b)
+}
+
+#[test]
+fn dry_run_plans_claude_without_running_it() {
+    let (run, plan) = dry_run("claude", &["--model", "opus-x", "--system", "Be terse."]);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let argv = argv(&plan);
+    assert!(
+        has_pair(&argv, "--permission-mode", "bypassPermissions"),
+        "{argv:?}"
+    );
+    assert!(has_pair(&argv, "--model", "opus-x"), "{argv:?}");
+    assert!(
+        has_pair(&argv, "--append-system-prompt", "Be terse."),
+        "{argv:?}"
+    );
+    assert_eq!(plan["model"], "opus-x");
+    assert!(plan["error"].is_null());
+}
+
+#[test]
+fn dry_run_plans_codex_and_gemini() {
+    let (run, plan) = dry_run("codex", &["--model", "gpt-x"]);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let codex = argv(&plan);
+    assert!(codex.iter().any(|a| a == "gpt-x"), "{codex:?}");
+    assert!(codex.iter().any(|a| a == "exec"), "{codex:?}");
+
+    let (run, plan) = dry_run("gemini", &["--model", "gem-x", "--system", "Be terse."]);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let gemini = argv(&plan);
+    assert!(has_pair(&gemini, "--approval-mode", "yolo"), "{gemini:?}");
+    assert!(has_pair(&gemini, "-m", "gem-x"), "{gemini:?}");
+    assert_eq!(plan["prompt_on_stdin"], true);
+    // The system prompt file went to a scratch folder that is gone.
+    let system = plan["env"]["GEMINI_SYSTEM_MD"].as_str().unwrap();
+    assert!(!Path::new(system).exists(), "{system} was left behind");
+}
+
+#[test]
+fn dry_run_with_a_missing_binary_fails_with_exit_2() {
+    let home = tempfile::tempdir().unwrap();
+    let run = agentgate(
+        home.path(),
+        &[
+            "run",
+            "--provider",
+            "claude",
+            "--dry-run",
+            "--binary",
+            "/nonexistent/claude",
+            "hi",
+        ],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    let plan: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let message = plan["error"]["message"].as_str().unwrap();
+    assert!(message.contains("was not found"), "{message}");
+    assert!(message.contains("/nonexistent/claude"), "{message}");
+    assert!(plan["program"].is_null());
+
+    let run = agentgate(
+        home.path(),
+        &["run", "--provider", "nosuch", "--dry-run", "hi"],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    let plan: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert!(
+        plan["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown provider")
+    );
+}
+
+/// A usage-limit error from the real Claude Code leaves `claude` exhausted
+/// until the reset time in the provider's words; other providers stay unknown.
+#[test]
+fn quota_shows_the_reset_time_of_a_claude_usage_limit() {
+    let reset = jiff::Timestamp::now().as_second() + 2 * 3600;
+    let server = FakeServer::start(&format!(
+        "turns:\n  - repeat: true\n    error: {{kind: insufficient_quota, message: \"Claude AI usage limit reached|{reset}\", retry_after: 0}}\n"
+    ));
+    let gate = Gate::new(Cli::Claude, &server);
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = gate.command(&["--max-provider-retries", "1"], "trigger");
+    cmd.env("AGENTGATE_HOME", home.path());
+    let run = run_bounded(cmd, Duration::from_secs(180));
+    let env =
+        last_json(&run.stdout).unwrap_or_else(|| panic!("no envelope:\n{}", run.all_output()));
+    assert_eq!(env["error_type"], "quota", "{env:#}");
+    let run_id = env["run_id"].as_str().unwrap();
+
+    let quota = agentgate(home.path(), &["quota", "--json"]);
+    assert_eq!(quota.code, Some(0), "{}", quota.all_output());
+    let rows: Vec<Value> = quota
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let row = |p: &str| {
+        rows.iter()
+            .find(|r| r["provider"] == p)
+            .unwrap_or_else(|| panic!("no {p} row: {}", quota.stdout))
+    };
+    let claude = row("claude");
+    assert_eq!(claude["status"], "exhausted", "{claude:#}");
+    let reset_at: jiff::Timestamp = claude["reset_at"].as_str().unwrap().parse().unwrap();
+    assert!((reset_at.as_second() - reset).abs() <= 1, "{claude:#}");
+    let left = claude["reset_in_seconds"].as_i64().unwrap();
+    assert!(left > 0 && left <= 2 * 3600, "{claude:#}");
+    assert!(
+        claude["source"].as_str().unwrap().contains(run_id),
+        "{claude:#}"
+    );
+    assert_eq!(row("codex")["status"], "unknown");
+}
