@@ -39,6 +39,7 @@ use serde_json::{Map, Value};
 
 use super::tools::{TOOL_OUTPUT_CAP, tool_class};
 use super::{Decoded, Decoder, ProviderError, ProviderFinal};
+use crate::decode::{event, str_of};
 
 /// The model name Claude Code gives messages it made up itself (errors,
 /// local command output); they carry no real usage.
@@ -393,14 +394,6 @@ impl Decoder for ClaudeDecoder {
             ))));
         }
     }
-}
-
-fn event(body: EventBody) -> Decoded {
-    Decoded::Event(body)
-}
-
-fn str_of<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    obj.get(key).and_then(Value::as_str)
 }
 
 /// A non-negative count, also when Claude prints it as a float

@@ -33,6 +33,7 @@ use serde_json::{Map, Value, json};
 
 use super::tools::{TOOL_OUTPUT_CAP, tool_class};
 use super::{Decoded, Decoder, ProviderError, ProviderFinal};
+use crate::decode::{event, str_of};
 
 /// The name agentgate reports Codex's command executions under: the shell
 /// tool Codex declares to the model.
@@ -445,14 +446,6 @@ fn three_digit_status(s: &str) -> Option<u16> {
         return None;
     }
     digits.parse().ok().filter(|n| (100..600).contains(n))
-}
-
-fn event(body: EventBody) -> Decoded {
-    Decoded::Event(body)
-}
-
-fn str_of<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    obj.get(key).and_then(Value::as_str)
 }
 
 #[cfg(test)]

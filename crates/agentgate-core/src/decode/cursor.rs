@@ -37,6 +37,7 @@ use serde_json::{Map, Value};
 
 use super::tools::{TOOL_OUTPUT_CAP, tool_class};
 use super::{Decoded, Decoder, ProviderError, ProviderFinal};
+use crate::decode::{event, str_of};
 
 /// How many stderr lines are kept to explain a failure.
 const STDERR_LINES: usize = 40;
@@ -523,14 +524,6 @@ fn usage_of(usage: &Map<String, Value>) -> Usage {
         total_tokens: input.saturating_add(output),
         ..Usage::default()
     }
-}
-
-fn event(body: EventBody) -> Decoded {
-    Decoded::Event(body)
-}
-
-fn str_of<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    obj.get(key).and_then(Value::as_str)
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@ use serde_json::{Map, Value};
 use super::codex::http_status_in;
 use super::tools::{TOOL_OUTPUT_CAP, tool_class};
 use super::{Decoded, Decoder, ProviderError, ProviderFinal};
+use crate::decode::{event, str_of};
 
 /// The most stderr kept while collecting one multi-line error report.
 const STDERR_DOC_CAP: usize = 1024 * 1024;
@@ -410,14 +411,6 @@ fn flush_raw(doc: &Document, out: &mut Vec<Decoded>) {
 
 fn raw(stream: RawStream, line: &[u8]) -> Decoded {
     event(EventBody::Raw(RawEvent::from_bytes(stream, line)))
-}
-
-fn event(body: EventBody) -> Decoded {
-    Decoded::Event(body)
-}
-
-fn str_of<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    obj.get(key).and_then(Value::as_str)
 }
 
 /// `{type, message, code}` of a `result` or of json mode's error object.

@@ -39,6 +39,19 @@ pub trait Decoder: Send {
     }
 }
 
+/// Wrap an event body as a decoded item.
+pub(crate) fn event(body: EventBody) -> Decoded {
+    Decoded::Event(body)
+}
+
+/// A string field of a JSON object.
+pub(crate) fn str_of<'a>(
+    obj: &'a serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<&'a str> {
+    obj.get(key).and_then(serde_json::Value::as_str)
+}
+
 /// What a decoder found in a line.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decoded {

@@ -52,6 +52,7 @@ use serde_json::{Map, Value};
 use super::tools::{TOOL_OUTPUT_CAP, tool_class};
 use super::{Decoded, Decoder, ProviderError, ProviderFinal};
 use crate::classify::{compile_checked, status_in_text};
+use crate::decode::{event, str_of};
 
 /// How many times opencode 1.18 retries one failed model request
 /// (`SessionRetry.RETRY_MAX_RETRIES`).
@@ -528,14 +529,6 @@ fn strip_ansi(line: &str) -> String {
         }
     }
     out
-}
-
-fn event(body: EventBody) -> Decoded {
-    Decoded::Event(body)
-}
-
-fn str_of<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    obj.get(key).and_then(Value::as_str)
 }
 
 #[cfg(test)]

@@ -46,6 +46,7 @@ use serde_json::{Map, Value};
 use super::tools::{TOOL_OUTPUT_CAP, tool_class};
 use super::{Decoded, Decoder, ProviderError, ProviderFinal};
 use crate::classify::{is_retry_notice, status_in_text};
+use crate::decode::{event, str_of};
 
 /// How Qwen starts the text it writes in place of an answer when a model
 /// request failed.
@@ -389,14 +390,6 @@ pub fn find_session_file(qwen_dir: &Path, session_id: &str) -> Option<PathBuf> {
 /// than the model's words.
 pub fn is_api_error(text: &str) -> bool {
     text.trim_start().starts_with(API_ERROR_PREFIX)
-}
-
-fn event(body: EventBody) -> Decoded {
-    Decoded::Event(body)
-}
-
-fn str_of<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    obj.get(key).and_then(Value::as_str)
 }
 
 /// Qwen's `usage` object: `input_tokens` (the prompt, cache reads

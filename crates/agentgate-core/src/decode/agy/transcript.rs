@@ -33,6 +33,7 @@ use agentgate_protocol::{
 use serde_json::{Map, Value};
 
 use crate::decode::Decoded;
+use crate::decode::str_of;
 use crate::decode::tools::{TOOL_OUTPUT_CAP, tool_class};
 
 /// How recently a conversation must have been written to count as the
@@ -419,10 +420,6 @@ pub fn recovered(
         })));
     }
     out
-}
-
-fn str_of<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    obj.get(key).and_then(Value::as_str)
 }
 
 #[cfg(test)]
