@@ -256,51 +256,14 @@ impl ClaudeDecoder {
     }
 
     fn user(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> bool {
-        let Some(blocks) = obj
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_array)
-        else {
-            // A prompt or a summary as plain text: nothing to decode.
-            return true;
-        };
-        let mut unknown = false;
-        for block in blocks {
-            let Some(block) = block.as_object() else {
-                unknown = true;
-                continue;
-            };
-            if str_of(block, "type") != Some("tool_result") {
-                unknown = true;
-                continue;
-            }
-            let Some(id) = str_of(block, "tool_use_id") else {
-                unknown = true;
-                continue;
-            };
-            let ok = !block
-                .get("is_error")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            let output = block.get("content").map(content_text).unwrap_or_default();
-            let is_shell = self
-                .tool_names
-                .get(id)
-                .is_some_and(|name| tool_class(name) == ToolClass::Shell);
-            let exit_code = if is_shell {
-                shell_exit_code(obj.get("tool_use_result"), ok, &output)
-            } else {
-                None
-            };
-            out.push(event(EventBody::ToolResult(ToolResultEvent::new(
-                id,
-                ok,
-                &output,
-                self.tool_output_cap,
-                exit_code,
-            ))));
-        }
-        unknown
+        let tool_use_result = obj.get("tool_use_result");
+        tool_results(
+            obj,
+            &self.tool_names,
+            self.tool_output_cap,
+            out,
+            |output, ok| shell_exit_code(tool_use_result, ok, output),
+        )
     }
 
     fn result(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> bool {
@@ -508,6 +471,56 @@ fn epoch_to_rfc3339(n: i64) -> Option<String> {
 }
 
 /// A `tool_result`'s content: a string, or text blocks joined by newlines.
+/// The `tool_result` blocks of a Claude-format `user` message (Claude Code,
+/// and Qwen Code, whose stream-json has the same shape), as `tool_result`
+/// events; `shell_exit(output, ok)` gives a shell tool's exit code. Returns
+/// whether the message held anything else (then it is also kept as raw).
+pub(super) fn tool_results(
+    obj: &Map<String, Value>,
+    tool_names: &HashMap<String, String>,
+    cap: usize,
+    out: &mut Vec<Decoded>,
+    shell_exit: impl Fn(&str, bool) -> Option<i32>,
+) -> bool {
+    let Some(blocks) = obj
+        .get("message")
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_array)
+    else {
+        // A prompt or a summary as plain text: nothing to decode.
+        return true;
+    };
+    let mut unknown = false;
+    for block in blocks {
+        let Some(block) = block.as_object() else {
+            unknown = true;
+            continue;
+        };
+        let (Some("tool_result"), Some(id)) = (str_of(block, "type"), str_of(block, "tool_use_id"))
+        else {
+            unknown = true;
+            continue;
+        };
+        let ok = !block
+            .get("is_error")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let output = block.get("content").map(content_text).unwrap_or_default();
+        let is_shell = tool_names
+            .get(id)
+            .is_some_and(|name| tool_class(name) == ToolClass::Shell);
+        let exit_code = if is_shell {
+            shell_exit(&output, ok)
+        } else {
+            None
+        };
+        out.push(event(EventBody::ToolResult(ToolResultEvent::new(
+            id, ok, &output, cap, exit_code,
+        ))));
+    }
+    unknown
+}
+
 fn content_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),

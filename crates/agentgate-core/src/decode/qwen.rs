@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use agentgate_protocol::{
     EventBody, MessageEvent, RawEvent, RawStream, SessionEvent, StatusEvent, ThinkingEvent,
-    ToolClass, ToolResultEvent, ToolUseEvent, Usage, UsageEvent, UsageScope,
+    ToolUseEvent, Usage, UsageEvent, UsageScope,
 };
 use serde_json::{Map, Value};
 
@@ -189,47 +189,13 @@ impl QwenDecoder {
     }
 
     fn user(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> bool {
-        let Some(blocks) = obj
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_array)
-        else {
-            return true;
-        };
-        let mut unknown = false;
-        for block in blocks {
-            let Some(block) = block.as_object() else {
-                unknown = true;
-                continue;
-            };
-            let id = str_of(block, "tool_use_id");
-            let (Some("tool_result"), Some(id)) = (str_of(block, "type"), id) else {
-                unknown = true;
-                continue;
-            };
-            let ok = !block
-                .get("is_error")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            let output = block.get("content").map(content_text).unwrap_or_default();
-            let is_shell = self
-                .tool_names
-                .get(id)
-                .is_some_and(|name| tool_class(name) == ToolClass::Shell);
-            let exit_code = if is_shell {
-                shell_exit_code(&output)
-            } else {
-                None
-            };
-            out.push(event(EventBody::ToolResult(ToolResultEvent::new(
-                id,
-                ok,
-                &output,
-                self.tool_output_cap,
-                exit_code,
-            ))));
-        }
-        unknown
+        super::claude::tool_results(
+            obj,
+            &self.tool_names,
+            self.tool_output_cap,
+            out,
+            |output, _| shell_exit_code(output),
+        )
     }
 
     fn result(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> bool {
@@ -404,25 +370,6 @@ fn usage_of(usage: &Map<String, Value>) -> Usage {
         cache_read_input_tokens: n("cache_read_input_tokens"),
         total_tokens: input_tokens.saturating_add(output_tokens),
         ..Usage::default()
-    }
-}
-
-/// A `tool_result`'s content: a string, or text blocks joined by newlines.
-fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => {
-            let texts: Vec<String> = blocks
-                .iter()
-                .map(|b| match b.get("text").and_then(Value::as_str) {
-                    Some(t) => t.to_owned(),
-                    None => b.to_string(),
-                })
-                .collect();
-            texts.join("\n")
-        }
-        Value::Null => String::new(),
-        other => other.to_string(),
     }
 }
 
