@@ -263,13 +263,7 @@ fn session_resumes_by_name_and_by_id() {
     );
     assert_eq!(env2["session_recreated"], false);
     // The second request carried the first turn.
-    let last = server.turn_requests().pop().unwrap();
-    let texts: Vec<&str> = last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|m| m["text"].as_str())
-        .collect();
+    let texts = server.last_turn_texts();
     assert!(
         texts.iter().any(|t| t.contains("the first turn")),
         "{texts:?}"

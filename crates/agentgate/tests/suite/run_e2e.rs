@@ -216,13 +216,7 @@ pub fn session(cli: Cli) {
     );
     assert_eq!(env2["session_recreated"], false);
     // The second request carried the first turn.
-    let last = server.turn_requests().pop().unwrap();
-    let texts: Vec<&str> = last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|m| m["text"].as_str())
-        .collect();
+    let texts = server.last_turn_texts();
     assert!(
         texts.iter().any(|t| t.contains("the first turn")),
         "{cli}: {texts:?}"

@@ -297,13 +297,7 @@ fn session_resumes_by_name_and_reports_each_turn() {
     assert!(turn2.iter().any(|c| c.subagent.as_deref() == Some(MEMORY)));
     assert_tokens_are(&env2, turn2);
     // The second request carried the first turn.
-    let last = server.turn_requests().pop().unwrap();
-    let texts: Vec<&str> = last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|m| m["text"].as_str())
-        .collect();
+    let texts = server.last_turn_texts();
     assert!(
         texts.iter().any(|t| t.contains("the first turn")),
         "{texts:?}"

@@ -93,6 +93,20 @@ impl FakeServer {
             .collect()
     }
 
+    /// The message texts of the last model request (not a side request).
+    pub fn last_turn_texts(&self) -> Vec<String> {
+        let last = self
+            .turn_requests()
+            .pop()
+            .expect("no model request was made");
+        last["messages"]
+            .as_array()
+            .expect("the log entry has no messages")
+            .iter()
+            .filter_map(|m| m["text"].as_str().map(str::to_owned))
+            .collect()
+    }
+
     /// The model requests (not HEAD/GET, not side requests).
     pub fn turn_requests(&self) -> Vec<Value> {
         self.requests()
