@@ -28,7 +28,7 @@ EXIT CODES
   1    failure that retrying will not fix (auth, invalid session, ...)
   2    invalid input or usage
   75   every provider tried failed with a recoverable error (rate limit,
-       quota, overload, network, timeout-free provider errors)
+       quota, overload, invalid model, network, other provider errors)
   124  --timeout or --idle-timeout expired
   130  cancelled (SIGINT/SIGTERM; a second one kills at once)
 
