@@ -267,21 +267,12 @@ impl ClaudeDecoder {
     }
 
     fn result(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> bool {
-        let session_id = str_of(obj, "session_id").map(str::to_owned);
-        if let (Some(id), false) = (&session_id, self.session_reported) {
-            self.session_reported = true;
-            out.push(event(EventBody::Session(SessionEvent {
-                session_id: id.clone(),
-                model: None,
-            })));
-        }
-        let subtype = str_of(obj, "subtype").unwrap_or_default();
-        let is_error = obj
-            .get("is_error")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-            || subtype.starts_with("error");
-        let text = str_of(obj, "result").map(str::to_owned);
+        let ResultHead {
+            session_id,
+            subtype,
+            is_error,
+            text,
+        } = result_head(obj, &mut self.session_reported, out);
         if is_error {
             let message = match text.as_deref() {
                 Some(t) if !t.is_empty() => t.to_owned(),
@@ -471,6 +462,45 @@ fn epoch_to_rfc3339(n: i64) -> Option<String> {
 }
 
 /// A `tool_result`'s content: a string, or text blocks joined by newlines.
+/// The common head of a Claude-format `result` record (Claude Code, Qwen
+/// Code): the session id (reported as a `session` event the first time),
+/// the subtype, whether it is an error, and the answer text.
+pub(super) struct ResultHead<'a> {
+    pub session_id: Option<String>,
+    pub subtype: &'a str,
+    pub is_error: bool,
+    pub text: Option<String>,
+}
+
+/// Read a `result` record's [`ResultHead`].
+pub(super) fn result_head<'a>(
+    obj: &'a Map<String, Value>,
+    session_reported: &mut bool,
+    out: &mut Vec<Decoded>,
+) -> ResultHead<'a> {
+    let session_id = str_of(obj, "session_id").map(str::to_owned);
+    if let (Some(id), false) = (&session_id, *session_reported) {
+        *session_reported = true;
+        out.push(event(EventBody::Session(SessionEvent {
+            session_id: id.clone(),
+            model: None,
+        })));
+    }
+    let subtype = str_of(obj, "subtype").unwrap_or_default();
+    let is_error = obj
+        .get("is_error")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+        || subtype.starts_with("error");
+    let text = str_of(obj, "result").map(str::to_owned);
+    ResultHead {
+        session_id,
+        subtype,
+        is_error,
+        text,
+    }
+}
+
 /// The `tool_result` blocks of a Claude-format `user` message (Claude Code,
 /// and Qwen Code, whose stream-json has the same shape), as `tool_result`
 /// events; `shell_exit(output, ok)` gives a shell tool's exit code. Returns

@@ -43,6 +43,7 @@ use agentgate_protocol::{
 };
 use serde_json::{Map, Value};
 
+use super::claude::{ResultHead, result_head};
 use super::tools::{TOOL_OUTPUT_CAP, tool_class};
 use super::{Decoded, Decoder, ProviderError, ProviderFinal};
 use crate::classify::{is_retry_notice, status_in_text};
@@ -199,21 +200,12 @@ impl QwenDecoder {
     }
 
     fn result(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> bool {
-        let session_id = str_of(obj, "session_id").map(str::to_owned);
-        if let (Some(id), false) = (&session_id, self.session_reported) {
-            self.session_reported = true;
-            out.push(event(EventBody::Session(SessionEvent {
-                session_id: id.clone(),
-                model: None,
-            })));
-        }
-        let subtype = str_of(obj, "subtype").unwrap_or_default();
-        let is_error = obj
-            .get("is_error")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-            || subtype.starts_with("error");
-        let text = str_of(obj, "result").map(str::to_owned);
+        let ResultHead {
+            session_id,
+            subtype,
+            is_error,
+            text,
+        } = result_head(obj, &mut self.session_reported, out);
         if is_error {
             // Setup failures (no API key, no auth type) carry `error.message`
             // and no `result`.
