@@ -103,6 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     cwd: setup.workdir.clone(),
                     env: setup.env.clone(),
                     env_clear: true,
+                    output_schema: None,
                     ..RunRequest::default()
                 },
                 binary: Some(program),

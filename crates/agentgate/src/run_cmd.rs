@@ -196,6 +196,7 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         extra_args: args.extra_args.clone(),
         env: args.env.clone(),
         env_clear: false,
+        output_schema: None,
     };
     let home = args
         .env

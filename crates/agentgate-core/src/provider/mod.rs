@@ -168,6 +168,9 @@ pub struct RunRequest {
     /// Start the CLI from an empty environment plus `env` (instead of
     /// agentgate's own environment plus `env`).
     pub env_clear: bool,
+    /// A JSON Schema file the answer must satisfy; adapters whose CLI can
+    /// enforce one natively (Codex `--output-schema`) pass it on.
+    pub output_schema: Option<PathBuf>,
 }
 
 /// The invocation an adapter plans.

@@ -1,0 +1,1 @@
+//! `--output-schema`: extract the JSON answer and validate it.

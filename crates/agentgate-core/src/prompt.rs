@@ -1,0 +1,1 @@
+//! Prompt assembly: agent files, personas, context files, task input.

@@ -1,0 +1,1 @@
+//! Workspace snapshots: did an attempt change the files?
