@@ -1,1 +1,0 @@
-//! Prompt assembly: agent files, personas, context files, task input.

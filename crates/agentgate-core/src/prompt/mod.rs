@@ -1,0 +1,328 @@
+//! Prompt assembly: agent files, personas, context files, task input.
+//!
+//! [`assemble`] builds the text sent to the agent from [`PromptParts`], in
+//! this order, sections separated by a blank line:
+//!
+//! 1. the agent file (`--agent-file`): all of it, or with `--persona` its
+//!    preamble (the text before the first heading) and the selected persona
+//!    block (a Markdown heading of level 1 to 3 and what follows it up to
+//!    the next heading of the same or a higher level);
+//! 2. the context: the CONTEXT.md (of `--context-dir`, else of the working
+//!    directory unless `--skip-context-file`), the `--context` files, the
+//!    task input's `files`, then its `context`, each under a
+//!    `--- context: NAME ---` line, bounded together by `--context-max`;
+//! 3. the task (under a `--- task ---` line when something precedes it);
+//! 4. [`UNATTENDED_INSTRUCTION`], unless turned off.
+//!
+//! A resumed session already has the standing instructions: its prompt
+//! ([`AssembledPrompt::resumed`]) leaves out the agent file, the persona and
+//! the CONTEXT.md, and keeps the per-run context, the task and the
+//! instruction. `docs/prompt.md` is the user's guide.
+
+mod agent_file;
+mod context;
+mod error;
+mod read;
+mod task;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+pub use context::{CONTEXT_FILE, truncation_marker};
+pub use error::{FileRole, PromptError};
+pub use task::{TASK_INPUT_FIELDS, TaskInput, task_from_stdin};
+
+use context::{Piece, resolve};
+use read::read_text;
+
+/// Appended as the last paragraph of every prompt unless turned off
+/// (`--no-unattended-instruction`): nobody answers an agent run by
+/// agentgate.
+pub const UNATTENDED_INSTRUCTION: &str = "You are running unattended: no one will answer questions. Do not ask for user input or confirmation; make reasonable assumptions, state them, and finish the task.";
+
+/// The default of [`PromptParts::max_bytes`] (`--prompt-max-bytes`): 1 MiB.
+pub const DEFAULT_MAX_BYTES: usize = 1024 * 1024;
+
+/// The default of [`PromptParts::warn_bytes`] (`--prompt-warn-bytes`):
+/// 256 KiB, about 64k tokens.
+pub const DEFAULT_WARN_BYTES: usize = 256 * 1024;
+
+/// What a prompt is made of. Relative paths are relative to `cwd`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptParts {
+    /// What to do.
+    pub task: String,
+    /// `--agent-file`: Markdown with persona blocks.
+    pub agent_file: Option<PathBuf>,
+    /// `--persona`: a prefix of one of the agent file's headings.
+    pub persona: Option<String>,
+    /// `--context` (repeatable), then the task input's `files`.
+    pub context_files: Vec<PathBuf>,
+    /// `--context-dir`: a folder that must hold a CONTEXT.md.
+    pub context_dir: Option<PathBuf>,
+    /// The run's working directory: where a CONTEXT.md is looked for, and
+    /// what relative paths are relative to.
+    pub cwd: PathBuf,
+    /// `--context-max`: at most this many bytes of context text in all.
+    pub context_max: Option<usize>,
+    /// `--skip-context-file`: do not include the working directory's
+    /// CONTEXT.md.
+    pub skip_context_file: bool,
+    /// Whether to end with [`UNATTENDED_INSTRUCTION`].
+    pub unattended_instruction: bool,
+    /// `--prompt-max-bytes`: a longer fresh prompt is an error; 0 = no limit.
+    pub max_bytes: usize,
+    /// `--prompt-warn-bytes`: a longer fresh prompt gets a warning; 0 = none.
+    pub warn_bytes: usize,
+    /// The task input's `context`: text sent as the last context piece.
+    pub task_context: Option<String>,
+}
+
+impl Default for PromptParts {
+    fn default() -> Self {
+        PromptParts {
+            task: String::new(),
+            agent_file: None,
+            persona: None,
+            context_files: Vec::new(),
+            context_dir: None,
+            cwd: PathBuf::new(),
+            context_max: None,
+            skip_context_file: false,
+            unattended_instruction: true,
+            max_bytes: DEFAULT_MAX_BYTES,
+            warn_bytes: DEFAULT_WARN_BYTES,
+            task_context: None,
+        }
+    }
+}
+
+impl PromptParts {
+    /// `task` run in `cwd`, with the default limits and the unattended
+    /// instruction.
+    pub fn new(task: impl Into<String>, cwd: impl Into<PathBuf>) -> Self {
+        PromptParts {
+            task: task.into(),
+            cwd: cwd.into(),
+            ..PromptParts::default()
+        }
+    }
+}
+
+/// What a piece of the prompt is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PieceKind {
+    /// The agent file, or its preamble when a persona is selected.
+    AgentFile,
+    /// The selected persona block.
+    Persona,
+    /// A context file or the task input's context.
+    Context,
+    /// The task.
+    Task,
+    /// [`UNATTENDED_INSTRUCTION`].
+    Instruction,
+}
+
+/// One piece of an assembled prompt, for `--dry-run`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PromptPiece {
+    /// What it is.
+    pub kind: PieceKind,
+    /// The file it came from.
+    pub source: Option<PathBuf>,
+    /// The persona's heading, a context piece's name (the path as given,
+    /// or `task input`), `preamble` for an agent file's preamble.
+    pub label: Option<String>,
+    /// The bytes of its text in the prompt (headers not counted).
+    pub bytes: usize,
+    /// The bytes of the whole input (the file's size for a cut file).
+    pub total_bytes: u64,
+    /// Whether `--context-max` cut it (or left it out: `bytes` is 0).
+    pub truncated: bool,
+}
+
+/// A prompt ready to send.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AssembledPrompt {
+    /// The prompt of a new session.
+    pub fresh: String,
+    /// The prompt of a resumed session: no agent file, persona or
+    /// CONTEXT.md.
+    pub resumed: String,
+    /// Things the user should know (truncation, size), one line each.
+    pub warnings: Vec<String>,
+    /// The selected persona's heading text.
+    pub persona: Option<String>,
+    /// What went into `fresh`, in order.
+    pub parts: Vec<PromptPiece>,
+    /// What went into `resumed`, in order.
+    pub resumed_parts: Vec<PromptPiece>,
+}
+
+impl AssembledPrompt {
+    /// The estimated tokens of the fresh prompt (see [`estimate_tokens`]).
+    pub fn estimated_tokens(&self) -> u64 {
+        estimate_tokens(&self.fresh)
+    }
+}
+
+/// Estimated tokens of `text`: a character count / 4, as the envelope's
+/// `estimated_output_tokens`.
+pub fn estimate_tokens(text: &str) -> u64 {
+    agentgate_protocol::estimate_output_tokens(text)
+}
+
+/// Build the prompt `p` describes; reads its files.
+pub fn assemble(p: &PromptParts) -> Result<AssembledPrompt, PromptError> {
+    let task = tidy(&p.task);
+    if task.trim().is_empty() {
+        return Err(PromptError::EmptyTask);
+    }
+    let (head, head_parts, persona) = agent_sections(p)?;
+    let (pieces, mut warnings) = context::gather(p)?;
+    let all: Vec<&Piece> = pieces.iter().collect();
+    let per_run: Vec<&Piece> = pieces.iter().filter(|c| !c.standing).collect();
+    let fresh_context = context::build(&all, p.context_max);
+    let resumed_context = context::build(&per_run, p.context_max);
+    warnings.extend(fresh_context.warnings);
+
+    let tail = tail_parts(task, p.unattended_instruction);
+    let mut sections = head;
+    sections.extend(fresh_context.sections);
+    let fresh = compose(sections, task, p.unattended_instruction);
+    let resumed = compose(resumed_context.sections, task, p.unattended_instruction);
+
+    if p.max_bytes > 0 && fresh.len() > p.max_bytes {
+        return Err(PromptError::TooLarge {
+            bytes: fresh.len(),
+            limit: p.max_bytes,
+        });
+    }
+    if p.warn_bytes > 0 && fresh.len() > p.warn_bytes {
+        warnings.push(format!(
+            "the prompt is {} bytes (about {} tokens), over the warning threshold of {} bytes (--prompt-warn-bytes)",
+            fresh.len(),
+            estimate_tokens(&fresh),
+            p.warn_bytes
+        ));
+    }
+    let mut parts = head_parts;
+    parts.extend(fresh_context.parts);
+    parts.extend(tail.iter().cloned());
+    let mut resumed_parts = resumed_context.parts;
+    resumed_parts.extend(tail);
+    Ok(AssembledPrompt {
+        fresh,
+        resumed,
+        warnings,
+        persona,
+        parts,
+        resumed_parts,
+    })
+}
+
+type AgentSections = (Vec<String>, Vec<PromptPiece>, Option<String>);
+
+/// The agent file's sections and pieces, and the persona's heading.
+fn agent_sections(p: &PromptParts) -> Result<AgentSections, PromptError> {
+    let Some(file) = &p.agent_file else {
+        return match &p.persona {
+            Some(id) => Err(PromptError::PersonaWithoutAgentFile {
+                persona: id.clone(),
+            }),
+            None => Ok((Vec::new(), Vec::new(), None)),
+        };
+    };
+    let path = resolve(&p.cwd, file);
+    let read = read_text(
+        &path,
+        FileRole::AgentFile,
+        (p.max_bytes > 0).then_some(p.max_bytes),
+    )?;
+    if !read.complete {
+        return Err(PromptError::FileTooLarge {
+            role: FileRole::AgentFile,
+            path,
+            bytes: read.size,
+            limit: p.max_bytes,
+        });
+    }
+    let piece = |kind, label: Option<&str>, text: &str| PromptPiece {
+        kind,
+        source: Some(path.clone()),
+        label: label.map(str::to_owned),
+        bytes: text.len(),
+        total_bytes: read.size,
+        truncated: false,
+    };
+    let Some(id) = &p.persona else {
+        let text = read.text.trim();
+        let sections = if text.is_empty() {
+            Vec::new()
+        } else {
+            vec![text.to_owned()]
+        };
+        return Ok((
+            sections,
+            vec![piece(PieceKind::AgentFile, None, text)],
+            None,
+        ));
+    };
+    let s = agent_file::select(&read.text, id, &path)?;
+    let mut sections = Vec::new();
+    let mut parts = Vec::new();
+    if !s.preamble.is_empty() {
+        parts.push(piece(PieceKind::AgentFile, Some("preamble"), &s.preamble));
+        sections.push(s.preamble);
+    }
+    parts.push(piece(PieceKind::Persona, Some(&s.heading), &s.block));
+    sections.push(s.block);
+    Ok((sections, parts, Some(s.heading)))
+}
+
+fn tail_parts(task: &str, instruction: bool) -> Vec<PromptPiece> {
+    let piece = |kind, bytes: usize| PromptPiece {
+        kind,
+        source: None,
+        label: None,
+        bytes,
+        total_bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+        truncated: false,
+    };
+    let mut parts = vec![piece(PieceKind::Task, task.len())];
+    if instruction {
+        parts.push(piece(PieceKind::Instruction, UNATTENDED_INSTRUCTION.len()));
+    }
+    parts
+}
+
+/// `sections`, the task (with a header when something precedes it) and the
+/// instruction, a blank line apart.
+fn compose(mut sections: Vec<String>, task: &str, instruction: bool) -> String {
+    if sections.is_empty() {
+        sections.push(task.to_owned());
+    } else {
+        sections.push(format!("--- task ---\n{task}"));
+    }
+    if instruction {
+        sections.push(UNATTENDED_INSTRUCTION.to_owned());
+    }
+    sections.join("\n\n")
+}
+
+/// `task` without trailing white space and leading blank lines (the first
+/// line keeps its indentation).
+fn tidy(task: &str) -> &str {
+    let task = task.trim_end();
+    let first = task
+        .find(|c: char| !c.is_whitespace())
+        .unwrap_or(task.len());
+    let line_start = task[..first].rfind('\n').map_or(0, |i| i + 1);
+    &task[line_start..]
+}
+
+#[cfg(test)]
+mod tests;
