@@ -36,6 +36,10 @@ pub struct LogEntry {
     /// The messages in short form.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub messages: Option<Vec<Message>>,
+    /// The structured-output format the client asked for (Responses
+    /// `text.format`, Chat Completions `response_format`), as sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<serde_json::Value>,
     /// The side request kind, when it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub side: Option<SideRequest>,

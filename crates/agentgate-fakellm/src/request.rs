@@ -85,6 +85,11 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     /// The client asked for a JSON answer of a given schema (Gemini's router does).
     pub wants_json: bool,
+    /// The structured-output format the client asked for, as sent (Responses
+    /// `text.format`, Chat Completions `response_format`); `None` for plain
+    /// text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<Value>,
     /// The client asked for a usage chunk at the end of a stream (OpenAI
     /// Chat Completions `stream_options.include_usage`).
     pub include_usage: bool,
@@ -101,6 +106,7 @@ impl ChatRequest {
             system: String::new(),
             messages: Vec::new(),
             wants_json: false,
+            response_format: None,
             include_usage: false,
         }
     }

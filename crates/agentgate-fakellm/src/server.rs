@@ -236,6 +236,7 @@ async fn handle(
         stream: None,
         tools: None,
         messages: None,
+        response_format: None,
         side: None,
         turn: None,
         outcome: "info",
@@ -310,6 +311,7 @@ async fn handle(
             entry.stream = Some(req.stream);
             entry.tools = Some(req.tool_names());
             entry.messages = Some(req.messages.clone());
+            entry.response_format = req.response_format.clone();
             let reply = match SideRequest::detect(&req) {
                 Some(kind) => {
                     entry.side = Some(kind);

@@ -53,8 +53,13 @@ pub fn parse(body: &Value, path: &PathInfo) -> Result<ChatRequest, BadRequest> {
         .and_then(Value::as_bool)
         .unwrap_or(false);
     req.tools = parse_tools(obj);
-    req.wants_json = obj
+    req.response_format = obj
         .get("response_format")
+        .filter(|f| f.get("type").and_then(Value::as_str) != Some("text"))
+        .cloned();
+    req.wants_json = req
+        .response_format
+        .as_ref()
         .and_then(|f| f.get("type"))
         .and_then(Value::as_str)
         .is_some_and(|t| t == "json_schema" || t == "json_object");
@@ -714,6 +719,10 @@ mod tests {
         let req = parse_ok(&body);
         assert!(!req.stream);
         assert!(req.wants_json);
+        assert_eq!(
+            req.response_format,
+            Some(json!({"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}))
+        );
         assert_eq!(req.system, "be brief\nand kind");
         assert_eq!(req.tool_names(), ["shell", "flat", "legacy"]);
         assert_eq!(req.tools[0].parameters, json!({"type": "object"}));

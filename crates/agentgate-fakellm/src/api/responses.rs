@@ -47,9 +47,14 @@ pub fn parse(body: &Value, path: &PathInfo) -> Result<ChatRequest, BadRequest> {
         req.tools = tools.iter().filter_map(tool_decl).collect();
     }
 
-    req.wants_json = obj
+    req.response_format = obj
         .get("text")
         .and_then(|t| t.get("format"))
+        .filter(|f| f.get("type").and_then(Value::as_str) != Some("text"))
+        .cloned();
+    req.wants_json = req
+        .response_format
+        .as_ref()
         .and_then(|f| f.get("type"))
         .and_then(Value::as_str)
         .is_some_and(|t| t == "json_schema" || t == "json_object");
@@ -581,7 +586,10 @@ fn response_object(
         "service_tier": "default",
         "store": false,
         "temperature": 1.0,
-        "text": { "format": { "type": "text" }, "verbosity": "medium" },
+        "text": {
+            "format": req.response_format.clone().unwrap_or_else(|| json!({ "type": "text" })),
+            "verbosity": "medium",
+        },
         "tool_choice": "auto",
         "tools": [],
         "top_logprobs": 0,
@@ -1221,6 +1229,44 @@ mod tests {
                 "user": null, "metadata": {}
             })
         );
+    }
+
+    #[test]
+    fn a_codex_output_schema_is_kept_and_echoed() {
+        // `codex exec --output-schema F` (0.169) sends the schema as a strict
+        // `json_schema` text format, next to its usual tools.
+        let format = json!({
+            "type": "json_schema", "strict": true, "name": "codex_output_schema",
+            "schema": {"type": "object", "properties": {"priority": {"type": "string", "enum": ["low", "high"]}},
+                       "required": ["priority"], "additionalProperties": false}
+        });
+        let mut body = fixture(FIRST_TURN);
+        body["text"] = json!({"verbosity": "low", "format": format});
+        let req = parse_ok(&body);
+        assert_eq!(req.response_format.as_ref(), Some(&format));
+        assert!(req.wants_json);
+        assert!(!req.tools.is_empty(), "not a tool-less side request");
+        assert_eq!(crate::engine::SideRequest::detect(&req), None);
+
+        let resp = Response {
+            thinking: None,
+            text: vec!["{\"priority\":\"high\"}".into()],
+            tool_calls: Vec::new(),
+            usage: usage(),
+            cut: None,
+            id: "resp_s".into(),
+        };
+        let f = frames(render(&req, &resp));
+        let completed = find(&f, "response.completed");
+        assert_eq!(completed[0]["response"]["text"]["format"], format);
+        let done = find(&f, "response.output_text.done");
+        assert_eq!(done[0]["text"], "{\"priority\":\"high\"}");
+
+        // A plain text format is no structured-output request.
+        body["text"] = json!({"format": {"type": "text"}});
+        let req = parse_ok(&body);
+        assert_eq!(req.response_format, None);
+        assert!(!req.wants_json);
     }
 
     #[test]

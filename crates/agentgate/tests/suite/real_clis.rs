@@ -2,11 +2,16 @@
 //! which the script makes the CLI run a shell command, the request log, and
 //! scripted 429 and 401 errors (the CLI's retries bounded by its settings).
 
+use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
+use agentgate_core::output_schema::OutputSchema;
+use agentgate_core::provider::{ProviderKind, RunRequest};
 use agentgate_fakellm::clients::Cli;
+use serde_json::{Value, json};
 
-use super::support::{Client, FakeServer, Run};
+use super::support::{Client, FakeServer, Run, run_bounded};
 
 /// A generous bound on one CLI run. The slowest case is Qwen Code's 429:
 /// it retries a 429 seven times with backoff (about 65 s) whatever its
@@ -252,4 +257,115 @@ cli_tests! {
     gemini => Cli::Gemini,
     qwen => Cli::Qwen,
     opencode => Cli::Opencode,
+}
+
+/// Runs the Codex adapter's plan for `req` with the recipe's environment:
+/// the argv agentgate itself would give the real CLI.
+fn run_codex_plan(client: &Client, req: &RunRequest, scratch: &Path) -> Run {
+    let plan = ProviderKind::Codex
+        .adapter()
+        .plan(req, &client.program, scratch)
+        .unwrap();
+    let stdin = scratch.join("prompt.txt");
+    std::fs::write(&stdin, plan.stdin.as_deref().unwrap_or_default()).unwrap();
+    let mut cmd = Command::new(&plan.program);
+    cmd.args(&plan.args)
+        .env_clear()
+        .envs(client.setup.env.iter().map(|(k, v)| (k, v)))
+        .envs(plan.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&plan.cwd)
+        .stdin(std::fs::File::open(&stdin).unwrap());
+    run_bounded(cmd, LIMIT)
+}
+
+/// The `--json` events of a Codex run.
+fn codex_events(run: &Run) -> Vec<Value> {
+    run.stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Codex enforces `--output-schema` natively: the adapter's argv, run by the
+/// real CLI, sends the schema to the model as a `json_schema` text format
+/// (fresh and on resume), Codex prints the scripted JSON answer, and
+/// agentgate's own check accepts it.
+#[test]
+fn codex_output_schema_reaches_the_model_fresh_and_resumed() {
+    let server = FakeServer::start(
+        r#"turns:
+  - match: {contains: "triage"}
+    repeat: true
+    text: '{"priority": "high"}'
+"#,
+    );
+    let client = Client::new(Cli::Codex, &server);
+    let scratch = tempfile::tempdir().unwrap();
+    let schema = json!({
+        "type": "object",
+        "properties": {"priority": {"type": "string", "enum": ["low", "high"]}},
+        "required": ["priority"],
+        "additionalProperties": false
+    });
+    let schema_path = scratch.path().join("triage.schema.json");
+    std::fs::write(&schema_path, schema.to_string()).unwrap();
+    let checker = OutputSchema::load(&schema_path).unwrap();
+
+    let fresh = RunRequest {
+        prompt: "Please triage this issue.".into(),
+        cwd: client.setup.workdir.clone(),
+        output_schema: Some(schema_path.clone()),
+        ..RunRequest::default()
+    };
+    let run = run_codex_plan(&client, &fresh, scratch.path());
+    assert_ok(Cli::Codex, &run);
+    let events = codex_events(&run);
+    let answer = events
+        .iter()
+        .find(|e| e["type"] == "item.completed" && e["item"]["type"] == "agent_message")
+        .unwrap_or_else(|| panic!("codex printed no answer:\n{}", run.all_output()));
+    let text = answer["item"]["text"].as_str().unwrap();
+    assert_eq!(text, r#"{"priority": "high"}"#);
+    assert_eq!(checker.check(text), Ok(json!({"priority": "high"})));
+    let thread = events
+        .iter()
+        .find(|e| e["type"] == "thread.started")
+        .and_then(|e| e["thread_id"].as_str())
+        .unwrap_or_else(|| panic!("codex printed no thread id:\n{}", run.all_output()))
+        .to_owned();
+
+    let resumed = RunRequest {
+        prompt: "Now triage it again.".into(),
+        resume: Some(thread),
+        ..fresh
+    };
+    let run = run_codex_plan(&client, &resumed, scratch.path());
+    assert_ok(Cli::Codex, &run);
+    assert!(
+        run.stdout.contains(r#"{\"priority\": \"high\"}"#),
+        "the resumed codex did not print the answer:\n{}",
+        run.all_output()
+    );
+
+    let turns = server.turn_requests();
+    assert_eq!(turns.len(), 2, "{turns:#?}");
+    for (i, turn) in turns.iter().enumerate() {
+        let format = &turn["response_format"];
+        assert_eq!(format["type"], "json_schema", "request {i}: {format}");
+        assert_eq!(format["schema"], schema, "request {i}: {format}");
+        assert_eq!(turn["turn"], "#1", "request {i}");
+    }
+    // The resumed request carries the first exchange.
+    let texts: Vec<&str> = turns[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["text"].as_str())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("Please triage this issue.")),
+        "{texts:#?}"
+    );
 }
