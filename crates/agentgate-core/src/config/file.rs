@@ -1,329 +1,208 @@
-//! The config file as written: strict YAML (an unknown key is an error
-//! naming the key and its line), turned into checked descriptions.
+//! The config file as written: its format, told from its content, and the
+//! native format (strict YAML: an unknown key is an error naming the key
+//! and its line), turned into checked descriptions.
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde_saphyr::{MessageFormatter, Spanned};
+use serde_saphyr::Spanned;
 
-use super::json::{Pointers, Selector};
-use super::provider::{
-    CustomProviderSpec, ErrorSpec, MessageSpec, OutputSpec, PermissionArgs, PromptInput,
-    ResumeSpec, ToolResultSpec, ToolUseSpec, UsageSpec,
-};
-use super::template::{ArgTemplate, Placeholder, Template};
-use super::{CONFIG_VERSION, ConfigError};
+use super::agent::{self, AgentSpec, RawAgent};
+use super::chain::{self, ChainSpec, RawChain};
+use super::custom::{self, RawProvider};
+use super::defaults::{self, ProviderDefaults};
+use super::provider::CustomProviderSpec;
+use super::yaml::{Entries, Fault, Shape, from_str};
+use super::{CONFIG_VERSION, ConfigError, ConfigFormat, cli_agents, providers_yaml};
+use crate::provider::ProviderKind;
+
+/// What a file holds, checked.
+#[derive(Debug, Default)]
+pub(super) struct Parsed {
+    pub format: ConfigFormat,
+    pub providers: Vec<CustomProviderSpec>,
+    pub defaults: Vec<ProviderDefaults>,
+    pub agents: Vec<AgentSpec>,
+    pub chains: Vec<ChainSpec>,
+    pub warnings: Vec<String>,
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
     version: Spanned<u32>,
     #[serde(default)]
-    providers: ProviderMap,
+    providers: Entries<RawProvider>,
+    #[serde(default)]
+    agents: Entries<RawAgent>,
+    #[serde(default)]
+    chains: Entries<RawChain>,
 }
 
-/// `providers:` in file order, with the location of each name.
-#[derive(Debug, Default)]
-struct ProviderMap(Vec<(Spanned<String>, RawProvider)>);
-
-impl<'de> Deserialize<'de> for ProviderMap {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ProviderMap;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a map of provider names to their descriptions")
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<ProviderMap, E> {
-                Ok(ProviderMap::default())
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ProviderMap, A::Error> {
-                let mut all = Vec::new();
-                while let Some(entry) = map.next_entry::<Spanned<String>, RawProvider>()? {
-                    all.push(entry);
-                }
-                Ok(ProviderMap(all))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawProvider {
-    command: Spanned<Vec<ArgTemplate>>,
-    #[serde(default)]
-    prompt: Option<Spanned<PromptInput>>,
-    #[serde(default)]
-    resume: Option<Spanned<Vec<ArgTemplate>>>,
-    #[serde(default)]
-    resume_command: Option<Spanned<Vec<ArgTemplate>>>,
-    #[serde(default)]
-    permission_modes: Option<Spanned<PermissionArgs>>,
-    #[serde(default)]
-    output: Option<Spanned<super::provider::OutputFormat>>,
-    #[serde(default, rename = "final")]
-    final_record: Option<Spanned<Selector>>,
-    #[serde(default)]
-    text: Option<Spanned<Pointers>>,
-    #[serde(default)]
-    message: Option<Spanned<MessageSpec>>,
-    #[serde(default)]
-    session_id: Option<Spanned<Pointers>>,
-    #[serde(default)]
-    usage: Option<Spanned<UsageSpec>>,
-    #[serde(default)]
-    error: Option<Spanned<ErrorSpec>>,
-    #[serde(default)]
-    tool_use: Option<Spanned<ToolUseSpec>>,
-    #[serde(default)]
-    tool_result: Option<Spanned<ToolResultSpec>>,
-    #[serde(default)]
-    env: Option<Spanned<EnvMap>>,
-    #[serde(default)]
-    binary: Option<Spanned<String>>,
-}
-
-/// `env:` in file order.
-#[derive(Debug, Default)]
-struct EnvMap(Vec<(String, Template)>);
-
-impl<'de> Deserialize<'de> for EnvMap {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = EnvMap;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a map of variable names to values")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EnvMap, A::Error> {
-                let mut all = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Template>()? {
-                    all.push(entry);
-                }
-                Ok(EnvMap(all))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-/// Where a key of a provider section is, for errors found after parsing.
-#[derive(Debug, Clone, Copy)]
-struct At {
-    line: u64,
-    column: u64,
-}
-
-impl At {
-    fn of<T>(s: &Spanned<T>) -> At {
-        At {
-            line: s.referenced.line(),
-            column: s.referenced.column(),
-        }
+/// The format of `text`: no `version:` key is a providers.yaml;
+/// `version:` with a list of `agents:` is a cli_agents.yaml; anything else
+/// is read as the native format (which reports what is wrong).
+pub(super) fn detect(text: &str) -> ConfigFormat {
+    let Ok(top) = from_str::<Entries<Shape>>(text) else {
+        return ConfigFormat::Native;
+    };
+    let shape = |key: &str| top.0.iter().find(|(k, _)| k.value == key).map(|(_, s)| *s);
+    match (shape("version"), shape("agents")) {
+        (None, _) if !top.0.is_empty() => ConfigFormat::ProvidersYaml,
+        (Some(_), Some(Shape::Seq)) => ConfigFormat::CliAgents,
+        _ => ConfigFormat::Native,
     }
 }
 
 /// Parse a config file's text; `path` names it in errors and anchors
-/// relative `binary` paths.
-pub(super) fn parse(text: &str, path: &Path) -> Result<Vec<CustomProviderSpec>, ConfigError> {
-    let invalid = |at: Option<At>, message: String| ConfigError::Invalid {
+/// relative paths.
+pub(super) fn parse(text: &str, path: &Path) -> Result<Parsed, ConfigError> {
+    let invalid = |f: Fault| ConfigError::Invalid {
         path: path.to_path_buf(),
-        line: at.map(|a| a.line),
-        column: at.map(|a| a.column),
-        message,
+        line: f.at.map(|a| a.line),
+        column: f.at.map(|a| a.column),
+        message: f.message,
     };
     if text
         .lines()
         .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
     {
-        return Err(invalid(
+        return Err(invalid(Fault::new(
             None,
             format!("the file is empty: it starts with `version: {CONFIG_VERSION}`"),
-        ));
+        )));
     }
-    let options = serde_saphyr::options! {
-        // YAML 1.1's `yes`/`on`/`y` booleans would turn arguments into `true`.
-        strict_booleans: true,
+    let base = path.parent().unwrap_or(Path::new("."));
+    let format = detect(text);
+    let parsed = match format {
+        ConfigFormat::Native => native(text, base),
+        ConfigFormat::ProvidersYaml => providers_yaml::parse(text, base).map_err(|f| {
+            Fault::new(
+                f.at,
+                format!(
+                    "{} (read as a providers.yaml migration file because it has no `version:`; a native config starts with `version: {CONFIG_VERSION}`)",
+                    f.message
+                ),
+            )
+        }),
+        ConfigFormat::CliAgents => cli_agents::parse(text, base),
     };
-    let raw: RawFile = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
-        let at = e.location().map(|l| At {
-            line: l.line(),
-            column: l.column(),
-        });
-        let message = serde_saphyr::DefaultMessageFormatter.format_message(&e);
-        // Keep the error on one line, whatever the YAML held.
-        let message: String = message
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        // The library's hint is for programmers, not for the file's author.
-        let message = match message.split_once(", set DuplicateKeyPolicy") {
-            Some((head, _)) => head.to_owned(),
-            None => message,
-        };
-        invalid(at.filter(|a| a.line > 0), message)
-    })?;
-    if raw.version.value != CONFIG_VERSION {
-        return Err(invalid(
-            Some(At::of(&raw.version)),
+    parsed.map(|p| Parsed { format, ..p }).map_err(invalid)
+}
+
+/// Check the version a file declares.
+pub(super) fn check_version(version: &Spanned<u32>) -> Result<(), Fault> {
+    if version.value != CONFIG_VERSION {
+        return Err(Fault::at(
+            version,
             format!(
                 "unsupported config version {} (this agentgate reads version {CONFIG_VERSION})",
-                raw.version.value
+                version.value
             ),
         ));
     }
-    let base = path.parent().unwrap_or(Path::new("."));
-    raw.providers
-        .0
-        .into_iter()
-        .map(|(name, p)| convert(&name, p, base).map_err(|(at, m)| invalid(Some(at), m)))
-        .collect()
+    Ok(())
 }
 
-fn convert(
-    name: &Spanned<String>,
-    raw: RawProvider,
-    base: &Path,
-) -> Result<CustomProviderSpec, (At, String)> {
-    let at_name = At::of(name);
-    let label = |m: String| format!("provider `{}`: {m}", name.value);
-    let at_command = At::of(&raw.command);
-    let mut command = raw.command.value.into_iter();
-    let program = match command.next() {
-        Some(ArgTemplate::Arg(t)) if t.placeholders().next().is_none() => {
-            // No placeholders: the template is the program's name.
-            t.as_str().replace("{{", "{").replace("}}", "}")
-        }
-        Some(_) => {
-            return Err((
-                at_command,
-                label("the command's first element is the program: a plain name or path, without placeholders or groups".into()),
-            ));
-        }
-        None => {
-            return Err((
-                at_command,
-                label("`command` is empty: it starts with the program".into()),
-            ));
-        }
-    };
-    let args: Vec<ArgTemplate> = command.collect();
-    let session_group = args
-        .iter()
-        .any(|a| a.is_group() && a.placeholders().contains(&Placeholder::Session));
-    let resume = match (raw.resume.as_ref(), raw.resume_command.as_ref()) {
-        (Some(_), Some(c)) => {
-            return Err((
-                At::of(c),
-                label("give `resume` (arguments appended) or `resume_command` (a whole command), not both".into()),
-            ));
-        }
-        (Some(r), None) => ResumeSpec::Append(r.value.clone()),
-        (None, Some(c)) => {
-            let mut it = c.value.iter();
-            match it.next() {
-                Some(ArgTemplate::Arg(t)) if t.as_str() == raw_program(&program) => {}
-                _ => {
-                    return Err((
-                        At::of(c),
+fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
+    let raw: RawFile = from_str(text)?;
+    check_version(&raw.version)?;
+    let mut out = Parsed::default();
+    for (name, p) in &raw.providers.0 {
+        let label = |m: String| format!("provider `{}`: {m}", name.value);
+        match name.value.parse::<ProviderKind>() {
+            Ok(kind) => {
+                if p.command.is_some() {
+                    return Err(Fault::at(
+                        name,
                         label(format!(
-                            "`resume_command` starts with the same program as `command` (`{program}`)"
+                            "`{}` is the name of a built-in adapter; give the described CLI another name (without `command:`, the entry gives the built-in provider's defaults)",
+                            name.value
                         )),
                     ));
                 }
+                if let Some((key, at)) = p.description_key() {
+                    return Err(Fault::new(
+                        Some(at),
+                        label(format!(
+                            "`{key}` describes a CLI run by `command:`; a built-in provider takes only {}",
+                            defaults_keys()
+                        )),
+                    ));
+                }
+                if out.defaults.iter().any(|d| d.provider == kind.as_str()) {
+                    return Err(Fault::at(name, label(format!("`{kind}` is given twice"))));
+                }
+                out.defaults
+                    .push(defaults::convert(name, kind.as_str(), true, p, base)?);
             }
-            ResumeSpec::Command(it.cloned().collect())
+            Err(_) => {
+                let Some(command) = &p.command else {
+                    return Err(Fault::at(
+                        name,
+                        label(format!(
+                            "`{}` is not a built-in provider ({}), so it needs `command:` describing how to run the CLI (see docs/custom-providers.md)",
+                            name.value,
+                            builtin_names()
+                        )),
+                    ));
+                };
+                let spec = custom::convert(name, command, p, base)
+                    .map_err(|(at, m)| Fault::new(Some(at), m))?;
+                out.defaults
+                    .push(defaults::convert(name, &spec.name, false, p, base)?);
+                out.providers.push(spec);
+            }
         }
-        (None, None) if session_group => ResumeSpec::InCommand,
-        (None, None) => ResumeSpec::Unsupported,
-    };
-    let uses_prompt = args
+    }
+    let providers = &out.providers;
+    let resolve = |name: &str| provider_named(name, providers);
+    for (name, a) in &raw.agents.0 {
+        out.agents.push(agent::convert(name, a, base, &resolve)?);
+    }
+    for (name, c) in &raw.chains.0 {
+        out.chains.push(chain::convert(name, c, &out.agents)?);
+    }
+    Ok(out)
+}
+
+/// The canonical name of the provider `name`: built in, else described in
+/// the file; else why it is unknown.
+pub(super) fn provider_named(name: &str, custom: &[CustomProviderSpec]) -> Result<String, String> {
+    if let Ok(kind) = name.parse::<ProviderKind>() {
+        return Ok(kind.as_str().to_owned());
+    }
+    let found = custom
         .iter()
-        .any(|a| a.placeholders().contains(&Placeholder::Prompt));
-    let prompt = match &raw.prompt {
-        Some(p) => p.value,
-        None if uses_prompt => PromptInput::Argv,
-        None => PromptInput::Stdin,
-    };
-    let binary = raw.binary.as_ref().map(|b| resolve_binary(&b.value, base));
-    let spec = CustomProviderSpec {
-        name: name.value.clone(),
-        program,
-        args,
-        prompt,
-        resume,
-        permission_modes: raw
-            .permission_modes
-            .as_ref()
-            .map(|p| p.value.clone())
-            .unwrap_or_default(),
-        env: raw
-            .env
-            .as_ref()
-            .map(|e| e.value.0.clone())
-            .unwrap_or_default(),
-        binary,
-        output: OutputSpec {
-            format: raw.output.as_ref().map(|o| o.value).unwrap_or_default(),
-            final_record: raw.final_record.as_ref().map(|s| s.value.clone()),
-            text: raw.text.as_ref().map(|s| s.value.clone()),
-            message: raw.message.as_ref().map(|s| s.value.clone()),
-            session_id: raw.session_id.as_ref().map(|s| s.value.clone()),
-            usage: raw.usage.as_ref().map(|s| s.value.clone()),
-            error: raw.error.as_ref().map(|s| s.value.clone()),
-            tool_use: raw.tool_use.as_ref().map(|s| s.value.clone()),
-            tool_result: raw.tool_result.as_ref().map(|s| s.value.clone()),
-        },
-    };
-    spec.validate().map_err(|e| {
-        let at = match e.field {
-            "command" => Some(at_command),
-            "prompt" => raw.prompt.as_ref().map(At::of),
-            "resume" => raw
-                .resume
-                .as_ref()
-                .or(raw.resume_command.as_ref())
-                .map(At::of),
-            "resume_command" => raw.resume_command.as_ref().map(At::of),
-            "permission_modes" => raw.permission_modes.as_ref().map(At::of),
-            "final" => raw.final_record.as_ref().map(At::of),
-            "text" => raw.text.as_ref().map(At::of),
-            "message" => raw.message.as_ref().map(At::of),
-            "session_id" => raw.session_id.as_ref().map(At::of),
-            "usage" => raw.usage.as_ref().map(At::of),
-            "error" => raw.error.as_ref().map(At::of),
-            "tool_use" => raw.tool_use.as_ref().map(At::of),
-            "tool_result" => raw.tool_result.as_ref().map(At::of),
-            "env" => raw.env.as_ref().map(At::of),
-            "binary" => raw.binary.as_ref().map(At::of),
-            _ => None,
-        };
-        (at.unwrap_or(at_name), label(e.message))
-    })?;
-    Ok(spec)
+        .find(|p| p.name == name)
+        .or_else(|| custom.iter().find(|p| p.name.eq_ignore_ascii_case(name)));
+    match found {
+        Some(p) => Ok(p.name.clone()),
+        None => {
+            let described: Vec<&str> = custom.iter().map(|p| p.name.as_str()).collect();
+            Err(format!(
+                "unknown provider `{name}` (built in: {}; described in this file: {})",
+                builtin_names(),
+                if described.is_empty() {
+                    "none".to_owned()
+                } else {
+                    described.join(", ")
+                }
+            ))
+        }
+    }
 }
 
-/// The program as a template source (braces doubled), to compare with
-/// `resume_command`'s first element.
-fn raw_program(program: &str) -> String {
-    program.replace('{', "{{").replace('}', "}}")
+/// `claude, codex, ...`.
+pub(super) fn builtin_names() -> String {
+    ProviderKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// `~/x` is under the home folder; a relative path with a `/` is relative
-/// to the config file's folder; a bare name is looked up on `PATH`.
-fn resolve_binary(b: &str, base: &Path) -> String {
-    if let Some(rest) = b.strip_prefix("~/")
-        && let Some(home) = std::env::var_os("HOME")
-    {
-        return PathBuf::from(home).join(rest).display().to_string();
-    }
-    let p = Path::new(b);
-    if p.is_relative() && b.contains('/') {
-        return base.join(p).display().to_string();
-    }
-    b.to_owned()
+/// The keys of a provider's defaults, for messages.
+pub(super) fn defaults_keys() -> &'static str {
+    "binary, extra_args, env, models, default_model, max_provider_retries, timeout and idle_timeout"
 }

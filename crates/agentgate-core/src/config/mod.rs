@@ -14,24 +14,45 @@
 //! An unknown key is an error that names the key and its line, so that a
 //! typo never silently changes what runs. [`Discovery`] says which file is
 //! read; `providers:` describes CLIs agentgate has no adapter for
-//! ([`CustomProviderSpec`], run by [`crate::provider::CustomProvider`]).
-//! `docs/custom-providers.md` is the user's guide.
+//! ([`CustomProviderSpec`], run by [`crate::provider::CustomProvider`]) and
+//! gives providers their defaults ([`ProviderDefaults`]); `agents:`
+//! ([`AgentSpec`]) and `chains:` ([`ChainSpec`]) name what runs. Two
+//! formats users migrate from are read too, told apart by their content
+//! ([`ConfigFormat`]). `docs/config.md` is the reference,
+//! `docs/custom-providers.md` the guide to described CLIs.
 
+mod agent;
+mod chain;
+mod cli_agents;
+mod custom;
+mod defaults;
 mod discover;
 mod file;
 pub mod json;
+mod model;
+mod origin;
 mod provider;
+mod providers_yaml;
+mod retry;
 pub mod template;
+mod yaml;
 
 use std::path::{Path, PathBuf};
 
+pub use agent::{AgentMode, AgentSpec};
+pub use chain::{ChainSpec, Handoff, OnDirty};
+pub use cli_agents::DEFAULT_CHAIN;
+pub use defaults::ProviderDefaults;
 pub use discover::{CONFIG_ENV, Discovery, PROJECT_FILES};
+pub use model::{ModelChoice, ModelSource};
+pub use origin::Origins;
 pub use provider::{
     CustomProviderSpec, ErrorSpec, MessageSpec, OutputFormat, OutputSpec, PermissionArgs,
     PromptInput, ResumeSpec, SpecError, ToolResultSpec, ToolUseSpec, UsageSpec,
 };
+pub use retry::{LEGACY_NAMES, RetryOn, RetryPattern, kind_named, retry_admits};
 
-use crate::provider::CustomProvider;
+use crate::provider::{CustomProvider, ProviderKind};
 
 /// The config file version this agentgate reads.
 pub const CONFIG_VERSION: u32 = 1;
@@ -123,6 +144,30 @@ fn location(line: Option<u64>, column: Option<u64>) -> String {
     }
 }
 
+/// The format of a config file, told from its content (whatever its name).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ConfigFormat {
+    /// agentgate's own (`version: 1`, maps of providers, agents, chains).
+    #[default]
+    Native,
+    /// A migrated `providers.yaml`: no `version:`, model aliases and
+    /// default models per provider.
+    ProvidersYaml,
+    /// A migrated `cli_agents.yaml`: `version: 1` and a list of `agents:`.
+    CliAgents,
+}
+
+impl ConfigFormat {
+    /// `native`, `providers.yaml` or `cli_agents.yaml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfigFormat::Native => "native",
+            ConfigFormat::ProvidersYaml => "providers.yaml",
+            ConfigFormat::CliAgents => "cli_agents.yaml",
+        }
+    }
+}
+
 /// A loaded config.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
@@ -130,6 +175,17 @@ pub struct Config {
     pub source: ConfigSource,
     /// The custom providers, in file order.
     pub providers: Vec<CustomProviderSpec>,
+    /// The file's format.
+    pub format: ConfigFormat,
+    /// Per-provider defaults, in file order (one per `providers:` entry).
+    pub defaults: Vec<ProviderDefaults>,
+    /// The agents, in file order.
+    pub agents: Vec<AgentSpec>,
+    /// The chains, in file order.
+    pub chains: Vec<ChainSpec>,
+    /// What the file asks that agentgate does not do (e.g. cli_agents
+    /// command arguments that a built-in adapter replaces).
+    pub warnings: Vec<String>,
 }
 
 impl Config {
@@ -156,14 +212,51 @@ impl Config {
         Config::parse(&text, source)
     }
 
-    /// Parse a config's text; `source` names the file in errors, and
-    /// relative `binary` paths are relative to its folder.
+    /// Parse a config's text (any of the [`ConfigFormat`]s); `source`
+    /// names the file in errors, and relative paths are relative to its
+    /// folder.
     pub fn parse(text: &str, source: ConfigSource) -> Result<Config, ConfigError> {
         let path = source
             .path()
             .map_or_else(|| PathBuf::from("<config>"), Path::to_path_buf);
-        let providers = file::parse(text, &path)?;
-        Ok(Config { source, providers })
+        let p = file::parse(text, &path)?;
+        Ok(Config {
+            source,
+            providers: p.providers,
+            format: p.format,
+            defaults: p.defaults,
+            agents: p.agents,
+            chains: p.chains,
+            warnings: p.warnings,
+        })
+    }
+
+    /// The agent `name`.
+    pub fn agent(&self, name: &str) -> Option<&AgentSpec> {
+        self.agents.iter().find(|a| a.name == name.trim())
+    }
+
+    /// The chain `name`.
+    pub fn chain(&self, name: &str) -> Option<&ChainSpec> {
+        self.chains.iter().find(|c| c.name == name.trim())
+    }
+
+    /// The defaults of `provider` (a built-in name in any case, or a
+    /// described CLI's name).
+    pub fn provider_defaults(&self, provider: &str) -> Option<&ProviderDefaults> {
+        let provider = provider.trim();
+        let canonical = provider
+            .parse::<ProviderKind>()
+            .map(|k| k.as_str())
+            .unwrap_or(provider);
+        self.defaults
+            .iter()
+            .find(|d| d.provider == canonical)
+            .or_else(|| {
+                self.defaults
+                    .iter()
+                    .find(|d| d.provider.eq_ignore_ascii_case(canonical))
+            })
     }
 
     /// The description of the custom provider `name` (exact, else ignoring
@@ -194,3 +287,7 @@ impl Config {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_migrate;
+#[cfg(test)]
+mod tests_native;

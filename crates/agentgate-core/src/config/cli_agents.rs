@@ -1,0 +1,269 @@
+//! The `cli_agents.yaml` users migrate from: `version: 1` and a LIST of
+//! `agents:`, each with a command template (`{{prompt}}`, `{{model}}`).
+//!
+//! For a built-in provider, agentgate's own adapter builds the invocation:
+//! the command's first element only chooses the executable (when it is a
+//! path or another name than the adapter's), and its other arguments are
+//! not used (a warning says so). For any other provider, the command
+//! becomes a described CLI named after the agent (plain-text output; the
+//! prompt in argv where `{{prompt}}` is, else on stdin). The agents form a
+//! chain named `default`, in file order; each agent's `retry_on` applies
+//! to its own failures, and names that are no error type become
+//! case-insensitive substring patterns.
+
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::agent::{AgentMode, AgentSpec, ModeName, check_name, resolve_path};
+use super::chain::ChainSpec;
+use super::custom::resolve_binary;
+use super::file::{Parsed, check_version};
+use super::origin::Origins;
+use super::provider::{CustomProviderSpec, OutputSpec, PromptInput, ResumeSpec};
+use super::retry::{self, RawItem};
+use super::template::{ArgTemplate, Placeholder, Template};
+use super::yaml::{Entries, Fault, Secs, Text, from_str, line, text_pairs};
+use crate::provider::ProviderKind;
+
+/// The name of the chain a cli_agents.yaml yields.
+pub const DEFAULT_CHAIN: &str = "default";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    version: Spanned<u32>,
+    agents: Spanned<Vec<Spanned<RawAgent>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgent {
+    name: Spanned<String>,
+    provider: Spanned<String>,
+    #[serde(default)]
+    mode: Option<Spanned<ModeName>>,
+    #[serde(default)]
+    command: Option<Spanned<Vec<Spanned<Text>>>>,
+    #[serde(default)]
+    model_thinking: Option<Spanned<Text>>,
+    #[serde(default)]
+    model_fast: Option<Spanned<Text>>,
+    #[serde(default)]
+    permissions_file: Option<Spanned<String>>,
+    #[serde(default)]
+    working_dir: Option<Spanned<String>>,
+    #[serde(default)]
+    timeout_s: Option<Spanned<Secs>>,
+    #[serde(default)]
+    env: Option<Spanned<Entries<Text>>>,
+    #[serde(default)]
+    retry_on: Option<Spanned<Vec<Spanned<RawItem>>>>,
+}
+
+pub(super) fn parse(text: &str, base: &Path) -> Result<Parsed, Fault> {
+    let raw: RawFile = from_str(text)?;
+    check_version(&raw.version)?;
+    let mut out = Parsed::default();
+    if raw.agents.value.is_empty() {
+        return Err(Fault::at(&raw.agents, "`agents` is empty"));
+    }
+    let mut chain = ChainSpec {
+        name: DEFAULT_CHAIN.to_owned(),
+        origins: Origins::at(raw.agents.referenced.line()),
+        ..ChainSpec::default()
+    };
+    chain.origins.set("agents", raw.agents.referenced.line());
+    for item in &raw.agents.value {
+        let a = &item.value;
+        check_name("agent", &a.name)?;
+        if out.agents.iter().any(|x| x.name == a.name.value) {
+            return Err(Fault::at(
+                &a.name,
+                format!("agent `{}` is given twice", a.name.value),
+            ));
+        }
+        let agent = convert(a, base, &mut out)?;
+        chain.agents.push(agent.name.clone());
+        out.agents.push(agent);
+    }
+    out.chains.push(chain);
+    Ok(out)
+}
+
+fn convert(a: &RawAgent, base: &Path, out: &mut Parsed) -> Result<AgentSpec, Fault> {
+    let name = &a.name.value;
+    let label = |m: String| format!("agent `{name}`: {m}");
+    let mut spec = AgentSpec {
+        name: name.clone(),
+        origins: Origins::at(line(&a.name)),
+        ..AgentSpec::default()
+    };
+    spec.origins.set("provider", line(&a.provider));
+    let command: Vec<&Spanned<Text>> = a.command.iter().flat_map(|c| &c.value).collect();
+    match a.provider.value.parse::<ProviderKind>() {
+        Ok(kind) => {
+            spec.provider = kind.as_str().to_owned();
+            if let (Some(c), Some(first)) = (&a.command, command.first()) {
+                let program = first.value.0.trim();
+                let default = kind.adapter().binary_name().to_owned();
+                if program.contains('/') || program.starts_with('~') || program != default {
+                    spec.binary = Some(PathBuf::from(resolve_binary(program, base)));
+                    spec.origins.set("binary", line(c));
+                }
+                if command.len() > 1 {
+                    let rest: Vec<&str> = command[1..].iter().map(|t| t.value.0.as_str()).collect();
+                    out.warnings.push(format!(
+                        "agent `{name}` (line {}): the command's arguments are not used, agentgate's {kind} adapter builds the invocation (ignored: {})",
+                        line(c),
+                        rest.join(" ")
+                    ));
+                }
+            }
+        }
+        Err(_) => {
+            let Some(c) = &a.command else {
+                return Err(Fault::at(
+                    &a.provider,
+                    label(format!(
+                        "`{}` is not a built-in provider, so the agent needs `command:` (a list with {{{{prompt}}}})",
+                        a.provider.value
+                    )),
+                ));
+            };
+            let custom = described(name, &command, base).map_err(|m| Fault::at(c, label(m)))?;
+            spec.provider = custom.name.clone();
+            spec.origins.set("command", line(c));
+            out.providers.push(custom);
+        }
+    }
+    let text = |key: &str, t: &Option<Spanned<Text>>, o: &mut Origins| -> Result<_, Fault> {
+        let Some(t) = t else { return Ok(None) };
+        if t.value.0.trim().is_empty() {
+            return Err(Fault::at(t, label(format!("`{key}` is empty"))));
+        }
+        o.set(key, line(t));
+        Ok(Some(t.value.0.trim().to_owned()))
+    };
+    spec.model_thinking = text("model_thinking", &a.model_thinking, &mut spec.origins)?;
+    spec.model_fast = text("model_fast", &a.model_fast, &mut spec.origins)?;
+    // The default tier is thinking.
+    spec.model = spec.model_thinking.clone();
+    if let Some(t) = &a.model_thinking {
+        spec.origins.set("model", line(t));
+    }
+    if let Some(m) = &a.mode {
+        spec.mode = Some(match m.value {
+            ModeName::Classify => AgentMode::Classify,
+            ModeName::Edit => AgentMode::Edit {
+                allow: vec![PathBuf::from(".")],
+            },
+        });
+        spec.origins.set("mode", line(m));
+    }
+    if let Some(p) = &a.permissions_file {
+        let path = resolve_path(p.value.trim(), base);
+        out.warnings.push(format!(
+            "agent `{name}` (line {}): permissions_file {} is recorded but not used; agentgate enforces `mode` (classify or edit) and its permission modes instead",
+            line(p),
+            path.display()
+        ));
+        spec.permissions_file = Some(path);
+        spec.origins.set("permissions_file", line(p));
+    }
+    if let Some(w) = &a.working_dir {
+        spec.cwd = Some(resolve_path(w.value.trim(), base));
+        spec.origins.set("cwd", line(w));
+    }
+    if let Some(t) = &a.timeout_s {
+        spec.timeout = Some(t.value.0);
+        spec.origins.set("timeout", line(t));
+    }
+    if let Some(e) = &a.env {
+        spec.env = text_pairs(&e.value);
+        spec.origins.set("env", line(e));
+    }
+    if let Some(r) = &a.retry_on {
+        spec.retry_on =
+            Some(retry::convert(r, true).map_err(|f| Fault::new(f.at, label(f.message)))?);
+        spec.origins.set("retry_on", line(r));
+    }
+    Ok(spec)
+}
+
+/// The described CLI of an agent whose provider agentgate does not know.
+fn described(
+    name: &str,
+    command: &[&Spanned<Text>],
+    base: &Path,
+) -> Result<CustomProviderSpec, String> {
+    let Some((first, rest)) = command.split_first() else {
+        return Err("`command` is empty: it starts with the program".into());
+    };
+    let program = first.value.0.trim().to_owned();
+    let binary =
+        (program.contains('/') || program.starts_with('~')).then(|| resolve_binary(&program, base));
+    let mut args: Vec<ArgTemplate> = Vec::new();
+    for arg in rest {
+        let t = translate(&arg.value.0)?;
+        if t.uses(Placeholder::Model) {
+            // Without a model the argument (and its flag) is left out.
+            let mut group = Vec::new();
+            if let Some(ArgTemplate::Arg(prev)) = args.last()
+                && prev.placeholders().next().is_none()
+                && prev.as_str().starts_with('-')
+                && let Some(ArgTemplate::Arg(prev)) = args.pop()
+            {
+                group.push(prev);
+            }
+            group.push(t);
+            args.push(ArgTemplate::Group(group));
+        } else {
+            args.push(ArgTemplate::Arg(t));
+        }
+    }
+    let prompt = if args
+        .iter()
+        .any(|a| a.placeholders().contains(&Placeholder::Prompt))
+    {
+        PromptInput::Argv
+    } else {
+        PromptInput::Stdin
+    };
+    let spec = CustomProviderSpec {
+        name: name.to_owned(),
+        program,
+        args,
+        prompt,
+        resume: ResumeSpec::Unsupported,
+        permission_modes: Default::default(),
+        env: Vec::new(),
+        binary,
+        output: OutputSpec::default(),
+    };
+    spec.validate().map_err(|e| e.message)?;
+    Ok(spec)
+}
+
+/// `{{prompt}}` and `{{model}}` (also `{{cwd}}`, `{{system}}`) become
+/// placeholders; every other brace is literal.
+fn translate(arg: &str) -> Result<Template, String> {
+    let re = Regex::new(r"\{\{\s*(prompt|model|cwd|system)\s*\}\}").map_err(|e| e.to_string())?;
+    let escape = |s: &str| s.replace('{', "{{").replace('}', "}}");
+    let mut source = String::new();
+    let mut last = 0;
+    for c in re.captures_iter(arg) {
+        let (Some(all), Some(name)) = (c.get(0), c.get(1)) else {
+            continue;
+        };
+        source.push_str(&escape(&arg[last..all.start()]));
+        source.push('{');
+        source.push_str(name.as_str());
+        source.push('}');
+        last = all.end();
+    }
+    source.push_str(&escape(&arg[last..]));
+    Template::parse(&source).map_err(|e| e.to_string())
+}
