@@ -105,6 +105,17 @@ pub struct Envelope {
     /// in its place (`session_id` is then the new one).
     #[serde(default)]
     pub session_recreated: bool,
+    /// With `--output-schema`: the answer's JSON, extracted from `response`
+    /// (fences and surrounding prose removed) and valid against the schema;
+    /// `null` without a schema or on failure.
+    #[serde(default)]
+    pub structured_output: Option<serde_json::Value>,
+    /// The agent of the last attempt, when the run used named agents.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// The failover chain the run followed, when it used one.
+    #[serde(default)]
+    pub chain: Option<String>,
 }
 
 impl Envelope {
@@ -345,4 +356,8 @@ pub struct Attempt {
     #[serde(default)]
     #[schemars(extend("format" = "date-time"))]
     pub reset_at: Option<String>,
+    /// Whether the provider was not run at all because its quota was known
+    /// to be exhausted until `reset_at` (then `error_type` is `quota`).
+    #[serde(default)]
+    pub skipped: bool,
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use agentgate_core::provider::{PermissionMode, ProviderKind, RunRequest};
-use agentgate_core::run::{NullSink, RunOptions, run as run_once};
+use agentgate_core::run::{NullSink, RunOptions, Step, run as run_once};
 use agentgate_fakellm::clients::{self, Cli, ClientOptions};
 use agentgate_fakellm::{FakeLlm, Script, ServerConfig};
 use agentgate_store::{RunStore, Store};
@@ -93,24 +93,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 &ClientOptions::default(),
             )
             .with_context(|| format!("failed to prepare a scratch home for {kind}"))?;
+            let request = RunRequest {
+                prompt: PROMPT.into(),
+                // Codex and opencode take the model from the recipe's config.
+                model: (cli != Cli::Codex && cli != Cli::Opencode).then(|| setup.model.clone()),
+                permission_mode: PermissionMode::Bypass,
+                cwd: setup.workdir.clone(),
+                env: setup.env.clone(),
+                env_clear: true,
+                ..RunRequest::default()
+            };
+            let mut step = Step::new(kind.adapter(), request);
+            step.binary = Some(program);
+            step.timeout = Some(std::time::Duration::from_secs(120));
             let opts = RunOptions {
-                provider: kind.adapter(),
-                request: RunRequest {
-                    prompt: PROMPT.into(),
-                    // Codex and opencode take the model from the recipe's config.
-                    model: (cli != Cli::Codex && cli != Cli::Opencode).then(|| setup.model.clone()),
-                    permission_mode: PermissionMode::Bypass,
-                    cwd: setup.workdir.clone(),
-                    env: setup.env.clone(),
-                    env_clear: true,
-                    output_schema: None,
-                    ..RunRequest::default()
-                },
-                binary: Some(program),
-                timeout: Some(std::time::Duration::from_secs(120)),
                 keeper: std::env::current_exe().ok(),
                 home: Some(setup.home.clone()),
-                ..RunOptions::default()
+                ..RunOptions::single(step)
             };
             let start = Instant::now();
             let (_tx, cancel) = tokio::sync::mpsc::channel(1);

@@ -1,5 +1,6 @@
 //! The `agentgate` command line.
 
+mod config_cmd;
 mod demo_cmd;
 mod duration;
 mod fake_llm;
@@ -11,6 +12,8 @@ mod providers;
 mod providers_cmd;
 mod quota_cmd;
 mod run_cmd;
+mod run_dry;
+mod run_plan;
 mod runs_cmd;
 
 use std::ffi::OsString;
@@ -54,6 +57,9 @@ enum Command {
     Health(health_cmd::Args),
     /// Show, per provider, the last usage-limit state seen and when it resets.
     Quota(quota_cmd::Args),
+    /// Show the resolved config file and where each value came from
+    /// (`config show [--json]`), or check it (`config check`).
+    Config(config_cmd::Args),
     /// Serve a scripted model (Anthropic, OpenAI and Gemini wire protocols)
     /// on 127.0.0.1, to run agent CLIs offline and deterministically.
     #[command(after_long_help = agentgate_fakellm::SCRIPT_HELP)]
@@ -88,6 +94,7 @@ fn main() -> ExitCode {
         Command::Providers(args) => providers_cmd::run(args, config.as_deref()),
         Command::Health(args) => health_cmd::run(args, config.as_deref()),
         Command::Quota(args) => quota_cmd::run(args, config.as_deref()),
+        Command::Config(args) => config_cmd::run(args, config.as_deref()),
         Command::Demo(args) => demo_cmd::run(args),
         Command::FakeLlm(args) => fake_llm::run(args),
         Command::Keeper { .. } => Ok(ExitCode::SUCCESS),

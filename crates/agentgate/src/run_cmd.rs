@@ -1,12 +1,15 @@
-//! `agentgate run`.
+//! `agentgate run`: the flags, reading the task, running the planned steps
+//! and printing the envelope and the audit line.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_core::provider::{PermissionMode, RunRequest, locate_binary};
-use agentgate_core::run::{CancelRequest, EventSink, RunOptions, run as run_once};
+use agentgate_core::config::{Handoff, OnDirty};
+use agentgate_core::prompt::{TaskInput, task_from_stdin};
+use agentgate_core::provider::PermissionMode;
+use agentgate_core::run::{CancelRequest, EventSink, audit_line, run as run_once};
 use agentgate_core::supervise::{Control, install_signal_forwarding};
 use agentgate_protocol::Event;
 use agentgate_store::{RunStore, Store};
@@ -32,6 +35,20 @@ EXIT CODES
   124  --timeout or --idle-timeout expired
   130  cancelled (SIGINT/SIGTERM; a second one kills at once)
 
+AGENTS AND CHAINS
+  --provider claude,codex,gemini tries the providers in order; --agent NAME
+  and --chain NAME use the agents and chains of the config file (see
+  `agentgate config show` and docs/config.md). With none of the three, the
+  config's chain named `default` runs. The next agent is tried only after a
+  recoverable error that the chain's retry_on admits, and only if the failed
+  attempt left the workspace clean (--on-dirty). A provider whose quota is
+  known exhausted is skipped until its reset time (--ignore-quota).
+
+AUDIT
+  Every run ends with one logfmt line on stderr (and, with the store, in
+  $AGENTGATE_HOME/audit.log): run, chain, agent, provider, model, exit,
+  elapsed, tokens_in, tokens_out, cost_usd, error, attempts.
+
 FILES
   Runs are recorded in $AGENTGATE_HOME/agentgate.db (default
   ~/.local/share/agentgate) with each run's events.jsonl and stderr.log
@@ -40,83 +57,167 @@ FILES
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The provider CLI: claude, codex, gemini, qwen, opencode, cursor, agy,
-    /// or one described in the config file (see `agentgate providers`).
-    #[arg(long, short = 'p')]
-    provider: String,
-    /// The prompt; `-` or none reads it from stdin.
-    prompt: Option<String>,
-    /// The model, as the provider names it (the CLI's default when absent).
+    /// or one described in the config file (see `agentgate providers`). A
+    /// comma-separated list is a failover chain: `claude,codex,gemini`.
+    #[arg(long, short = 'p', conflicts_with_all = ["agent", "chain"])]
+    pub provider: Option<String>,
+    /// A named agent of the config file (a comma-separated list is a
+    /// failover chain of agents).
+    #[arg(long, conflicts_with = "chain")]
+    pub agent: Option<String>,
+    /// A named failover chain of the config file.
+    #[arg(long)]
+    pub chain: Option<String>,
+    /// The prompt; `-` or none reads it from stdin, where a JSON object is a
+    /// task input: {"prompt": ..., "context": ..., "persona": ..., "files": [...]}.
+    pub prompt: Option<String>,
+    /// The model: a name the provider knows, or an alias of the config's
+    /// `models:` (default: the agent's model, else the provider's
+    /// default_model, else the CLI's own default).
     #[arg(long, short = 'm')]
-    model: Option<String>,
+    pub model: Option<String>,
+    /// Which model of an agent to use: `thinking` (its `model`, the default)
+    /// or `fast` (its `model_fast`).
+    #[arg(long, value_parser = ["thinking", "fast"])]
+    pub tier: Option<String>,
     /// What the agent may do unattended: default, plan, acceptEdits or
-    /// bypass (no approvals, no sandbox).
-    #[arg(long, default_value = "default", value_parser = parse_mode)]
-    permission_mode: PermissionMode,
+    /// bypass (no approvals, no sandbox). Default: the agent's, else plan for
+    /// a `classify` agent, acceptEdits for an `edit` agent, else default.
+    #[arg(long, value_parser = parse_mode)]
+    pub permission_mode: Option<PermissionMode>,
     /// Same as --permission-mode bypass.
     #[arg(long, conflicts_with = "permission_mode")]
-    yolo: bool,
+    pub yolo: bool,
     /// Instructions added to the CLI's system prompt (Claude
     /// --append-system-prompt, Codex developer_instructions; Gemini:
     /// GEMINI_SYSTEM_MD, which replaces its system prompt).
     #[arg(long, visible_alias = "append-system-prompt")]
-    system: Option<String>,
+    pub system: Option<String>,
     /// Read --system from a file.
     #[arg(long, conflicts_with = "system")]
-    system_file: Option<PathBuf>,
+    pub system_file: Option<PathBuf>,
+    /// An agent definition Markdown file, put before the task.
+    #[arg(long)]
+    pub agent_file: Option<PathBuf>,
+    /// Only this persona block of --agent-file: the first heading that
+    /// starts with ID (case-insensitive). Not sent again on resume.
+    #[arg(long, value_name = "ID")]
+    pub persona: Option<String>,
+    /// A context file put before the task (repeatable).
+    #[arg(long = "context", value_name = "FILE")]
+    pub context: Vec<PathBuf>,
+    /// Take CONTEXT.md from this folder (default: the working directory's,
+    /// when there is one).
+    #[arg(long, value_name = "DIR")]
+    pub context_dir: Option<PathBuf>,
+    /// Cut the context to this many bytes, with a visible marker.
+    #[arg(long, value_name = "BYTES")]
+    pub context_max: Option<usize>,
+    /// Do not include CONTEXT.md.
+    #[arg(long)]
+    pub skip_context_file: bool,
+    /// Do not add the instruction that the agent runs unattended and must
+    /// not ask for input.
+    #[arg(long)]
+    pub no_unattended_instruction: bool,
+    /// Refuse a prompt larger than this (default 1 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub prompt_max_bytes: Option<usize>,
+    /// Warn about a prompt larger than this (default 256 KiB).
+    #[arg(long, value_name = "BYTES")]
+    pub prompt_warn_bytes: Option<usize>,
     /// An extra directory the agent may use (repeatable).
     #[arg(long = "add-dir")]
-    add_dirs: Vec<PathBuf>,
-    /// The working directory of the agent (default: the current one).
+    pub add_dirs: Vec<PathBuf>,
+    /// The working directory of the agent (default: the agent's `cwd`, else
+    /// the current one).
     #[arg(long)]
-    cwd: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
     /// A session name: the first run creates the provider's session, later
     /// runs with the same name resume it (recreated once if the CLI no
     /// longer knows it).
     #[arg(long, conflicts_with = "resume")]
-    session: Option<String>,
-    /// Resume the provider's native session id directly.
+    pub session: Option<String>,
+    /// Resume the provider's native session id directly (one provider only).
     #[arg(long)]
-    resume: Option<String>,
-    /// Wall-clock limit (e.g. 90s, 10m); exit 124 when it expires.
+    pub resume: Option<String>,
+    /// Wall-clock limit of each attempt (e.g. 90s, 10m); exit 124 when it
+    /// expires.
     #[arg(long, value_parser = crate::duration::parse)]
-    timeout: Option<Duration>,
+    pub timeout: Option<Duration>,
     /// Limit on silence: stop a CLI that prints nothing for this long.
     #[arg(long, value_parser = crate::duration::parse)]
-    idle_timeout: Option<Duration>,
+    pub idle_timeout: Option<Duration>,
     /// Stop the CLI once it has retried a failed model request more than N
     /// times (it otherwise retries for minutes), so failover can act.
     #[arg(long)]
-    max_provider_retries: Option<u32>,
-    /// The CLI's executable (default: $AGENTGATE_<PROVIDER>_BIN, then PATH).
+    pub max_provider_retries: Option<u32>,
+    /// The CLI's executable (default: the config's `binary`, then
+    /// $AGENTGATE_<PROVIDER>_BIN, then PATH). One provider only.
     #[arg(long)]
-    binary: Option<PathBuf>,
+    pub binary: Option<PathBuf>,
+    /// When a failed attempt changed the workspace before failover: stop
+    /// (the default), continue, or stash (git stash, then go on).
+    #[arg(long, value_parser = parse_on_dirty)]
+    pub on_dirty: Option<OnDirty>,
+    /// Pass the failed attempt's partial transcript to the next agent
+    /// (`summary`), or not (`none`, the default).
+    #[arg(long, value_parser = parse_handoff)]
+    pub handoff: Option<Handoff>,
+    /// Run providers even when their quota is recorded as exhausted.
+    #[arg(long)]
+    pub ignore_quota: bool,
+    /// A JSON Schema the answer must satisfy: the JSON is taken from the
+    /// answer (fences stripped) into `structured_output`; an answer that
+    /// fails it ends the attempt with invalid_output (and failover moves
+    /// on). Codex also gets it natively (--output-schema).
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<PathBuf>,
     /// Print the events as JSON lines while the run goes, ending with the
     /// `result` event.
     #[arg(long)]
-    stream: bool,
+    pub stream: bool,
     /// Indent the envelope even when stdout is not a terminal.
     #[arg(long, conflicts_with = "compact")]
-    pretty: bool,
+    pub pretty: bool,
     /// One-line envelope even on a terminal.
     #[arg(long)]
-    compact: bool,
+    pub compact: bool,
     /// An extra environment variable for the CLI, KEY=VALUE (repeatable).
     #[arg(long = "env", value_parser = parse_env)]
-    env: Vec<(String, String)>,
+    pub env: Vec<(String, String)>,
     /// An extra argument appended to the CLI's own argv (repeatable).
     #[arg(long = "extra-arg", allow_hyphen_values = true)]
-    extra_args: Vec<String>,
+    pub extra_args: Vec<String>,
     /// Do not record the run in the store.
     #[arg(long)]
-    no_store: bool,
-    /// Print the invocation the run would make, as JSON (secrets in --env
-    /// redacted), without running anything or writing to the store.
+    pub no_store: bool,
+    /// Print the invocations the run would make, as JSON (secrets
+    /// redacted), with the prompt's size, the model resolution and the
+    /// chain, without running anything or writing to the store.
     #[arg(long, conflicts_with = "stream")]
-    dry_run: bool,
+    pub dry_run: bool,
 }
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {
     s.parse()
+}
+
+fn parse_on_dirty(s: &str) -> Result<OnDirty, String> {
+    match s {
+        "stop" => Ok(OnDirty::Stop),
+        "continue" => Ok(OnDirty::Continue),
+        "stash" => Ok(OnDirty::Stash),
+        _ => Err(format!("`{s}`: expected stop, continue or stash")),
+    }
+}
+
+fn parse_handoff(s: &str) -> Result<Handoff, String> {
+    match s {
+        "none" => Ok(Handoff::None),
+        "summary" => Ok(Handoff::Summary),
+        _ => Err(format!("`{s}`: expected none or summary")),
+    }
 }
 
 fn parse_env(s: &str) -> Result<(String, String), String> {
@@ -124,6 +225,19 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .filter(|(k, _)| !k.is_empty())
         .ok_or_else(|| format!("`{s}` is not KEY=VALUE"))
+}
+
+impl Args {
+    /// `--pretty`/`--compact`, else the terminal decides.
+    pub fn pretty(&self) -> Option<bool> {
+        if self.pretty {
+            Some(true)
+        } else if self.compact {
+            Some(false)
+        } else {
+            None
+        }
+    }
 }
 
 /// Prints events as JSON lines, and feeds the progress line.
@@ -150,76 +264,51 @@ impl EventSink for CliSink {
     }
 }
 
-pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let prompt = match args.prompt.as_deref() {
-        Some(p) if p != "-" => p.to_owned(),
+/// The task: the prompt argument as is, or stdin (plain text or a JSON
+/// task input).
+fn read_task(args: &Args) -> anyhow::Result<TaskInput> {
+    let task = match args.prompt.as_deref() {
+        Some(p) if p != "-" => TaskInput {
+            prompt: p.to_owned(),
+            ..TaskInput::default()
+        },
         _ => {
             if std::io::stdin().is_terminal() {
                 anyhow::bail!("no prompt: give it as an argument, or pipe it on stdin");
             }
-            let mut s = String::new();
+            let mut bytes = Vec::new();
             std::io::stdin()
-                .read_to_string(&mut s)
+                .read_to_end(&mut bytes)
                 .context("failed to read the prompt from stdin")?;
-            s
+            let text = String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "the prompt on stdin is not UTF-8 (invalid byte at offset {}); convert it first",
+                    e.utf8_error().valid_up_to()
+                )
+            })?;
+            task_from_stdin(&text)?
         }
     };
-    if prompt.trim().is_empty() {
+    if task.prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");
     }
-    let system = match &args.system_file {
-        Some(f) => Some(
-            std::fs::read_to_string(f)
-                .with_context(|| format!("failed to read --system-file {}", f.display()))?,
-        ),
-        None => args.system.clone(),
-    };
-    let cwd = match &args.cwd {
-        Some(d) => d
-            .canonicalize()
-            .with_context(|| format!("--cwd {} does not exist", d.display()))?,
-        None => std::env::current_dir().context("failed to read the current directory")?,
-    };
-    let request = RunRequest {
-        prompt,
-        model: args.model.clone(),
-        permission_mode: if args.yolo {
-            PermissionMode::Bypass
-        } else {
-            args.permission_mode
-        },
-        system,
-        add_dirs: args.add_dirs.clone(),
-        cwd,
-        resume: args.resume.clone(),
-        max_provider_retries: args.max_provider_retries,
-        extra_args: args.extra_args.clone(),
-        env: args.env.clone(),
-        env_clear: false,
-        output_schema: None,
-    };
-    let home = args
-        .env
-        .iter()
-        .find(|(k, _)| k == "HOME")
-        .map(|(_, v)| PathBuf::from(v))
-        .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
-    if args.dry_run {
-        return dry_run(&args, config, &request);
+    Ok(task)
+}
+
+pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let task = read_task(&args)?;
+    let cfg = crate::providers::config(config)?;
+    for w in &cfg.warnings {
+        eprintln!("agentgate: config: {w}");
     }
-    let provider = crate::providers::resolve(&args.provider, config)?;
-    let opts = RunOptions {
-        provider,
-        request,
-        binary: args.binary.clone(),
-        session: args.session.clone(),
-        timeout: args.timeout,
-        idle_timeout: args.idle_timeout,
-        max_provider_retries: args.max_provider_retries,
-        keeper: std::env::current_exe().ok(),
-        home,
-        ..RunOptions::default()
-    };
+    if args.dry_run {
+        return crate::run_dry::print(&args, &cfg, task);
+    }
+    let planned = crate::run_plan::plan(&args, &cfg, task)?;
+    for w in &planned.warnings {
+        eprintln!("agentgate: warning: {w}");
+    }
+    let opts = planned.opts;
     let store = if args.no_store {
         None
     } else {
@@ -267,142 +356,46 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         p.finish();
     }
     if !args.stream {
-        let pretty = if args.pretty {
-            Some(true)
-        } else if args.compact {
-            Some(false)
-        } else {
-            None
-        };
-        print_json(&outcome.envelope, pretty)?;
+        print_json(&outcome.envelope, args.pretty())?;
+    }
+    let audit = audit_line(&outcome.envelope, outcome.exit_code);
+    eprintln!("{audit}");
+    if let Some(store) = &store {
+        append_audit(&store.path().with_file_name("audit.log"), &audit);
     }
     Ok(ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1)))
 }
 
+/// Append the audit line to `$AGENTGATE_HOME/audit.log` (next to the
+/// database); a failure is a warning, never a lost run.
+fn append_audit(path: &Path, line: &str) {
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| writeln!(f, "{line}"));
+    if let Err(e) = written {
+        eprintln!(
+            "agentgate: warning: failed to append to {}: {e}",
+            path.display()
+        );
+    }
+}
+
 /// Whether an environment variable's value must not be printed.
-fn is_secret(key: &str) -> bool {
+pub fn is_secret(key: &str) -> bool {
     let upper = key.to_ascii_uppercase();
     ["KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH", "CREDENTIAL"]
         .iter()
         .any(|w| upper.contains(w))
 }
 
-/// `--dry-run`: plan the invocation into a throwaway scratch folder and
-/// print it; exit 0 when planning succeeded, 2 when it failed.
-fn dry_run(args: &Args, config: Option<&Path>, request: &RunRequest) -> anyhow::Result<ExitCode> {
-    let plan = plan_dry(args, config, request);
-    let pretty = if args.pretty {
-        Some(true)
-    } else if args.compact {
-        Some(false)
-    } else {
-        None
-    };
-    print_json(&plan, pretty)?;
-    Ok(ExitCode::from(if plan["error"].is_null() { 0 } else { 2 }))
-}
-
-fn plan_dry(args: &Args, config: Option<&Path>, request: &RunRequest) -> serde_json::Value {
-    use serde_json::{Map, Value, json};
-    let mut out = json!({
-        "dry_run": true,
-        "provider": args.provider,
-        "program": null,
-        "argv": null,
-        "env": {},
-        "cwd": request.cwd.display().to_string(),
-        "prompt_on_stdin": null,
-        "prompt_bytes": request.prompt.len(),
-        "prompt_tokens_estimate": request.prompt.chars().count().div_ceil(4),
-        "model": request.model,
-        "model_resolution": null,
-        "session": args.session,
-        "resume": request.resume,
-        "error": null,
-    });
-    let error = |out: &mut Value, message: String| {
-        out["error"] = json!({"kind": "invalid_input", "message": message});
-    };
-    let provider = match crate::providers::resolve(&args.provider, config) {
-        Ok(p) => p,
-        Err(e) => {
-            error(&mut out, format!("{e:#}"));
-            return out;
-        }
-    };
-    let mut request = request.clone();
-    if request.resume.is_none()
-        && !args.no_store
-        && let Some(name) = &args.session
-        && let Some(id) = stored_session(name, provider.name())
-    {
-        request.resume = Some(id);
-        out["resume"] = json!(request.resume);
+/// The working directory of the run: --cwd, else the current one.
+pub fn base_cwd(args: &Args) -> anyhow::Result<PathBuf> {
+    match &args.cwd {
+        Some(d) => d
+            .canonicalize()
+            .with_context(|| format!("--cwd {} does not exist", d.display())),
+        None => std::env::current_dir().context("failed to read the current directory"),
     }
-    let program = match locate_binary(provider.as_ref(), args.binary.as_deref()) {
-        Ok(p) => {
-            out["program"] = json!(p.display().to_string());
-            p
-        }
-        Err(e) => {
-            error(&mut out, e.to_string());
-            // Still show the argv, with the bare executable name.
-            PathBuf::from(provider.binary_name())
-        }
-    };
-    let scratch = match tempfile::Builder::new()
-        .prefix("agentgate-dry-run-")
-        .tempdir()
-    {
-        Ok(d) => d,
-        Err(e) => {
-            error(&mut out, format!("failed to create a scratch folder: {e}"));
-            return out;
-        }
-    };
-    match provider.plan(&request, &program, scratch.path()) {
-        Ok(plan) => {
-            let mut argv = vec![plan.program.display().to_string()];
-            argv.extend(plan.display_args());
-            out["argv"] = json!(argv);
-            let mut env = Map::new();
-            let extra = request.env.iter().map(|(k, v)| (k.clone(), v.clone()));
-            let planned = plan.env.iter().map(|(k, v)| {
-                (
-                    k.to_string_lossy().into_owned(),
-                    v.to_string_lossy().into_owned(),
-                )
-            });
-            for (k, v) in planned.chain(extra) {
-                let v = if is_secret(&k) {
-                    "<redacted>".into()
-                } else {
-                    v
-                };
-                env.insert(k, Value::String(v));
-            }
-            out["env"] = Value::Object(env);
-            out["cwd"] = json!(plan.cwd.display().to_string());
-            out["prompt_on_stdin"] = json!(plan.stdin.is_some());
-        }
-        Err(e) => {
-            out["error"] = json!({"kind": "invalid_input", "message": e.to_string()});
-        }
-    }
-    out
-}
-
-/// The provider session `name` maps to, read from the store only if the
-/// store already exists (a dry run creates nothing).
-fn stored_session(name: &str, provider: &str) -> Option<String> {
-    let path = agentgate_store::default_db_path().ok()?;
-    if !path.is_file() {
-        return None;
-    }
-    let store = Store::open(&path).ok()?;
-    store
-        .get_session(name, provider)
-        .ok()
-        .flatten()
-        .map(|s| s.native_session_id)
 }

@@ -1,82 +1,211 @@
 //! One run: plan the invocation, supervise the CLI, decode and accumulate
-//! its output, classify the outcome, record everything in the store.
+//! its output, classify the outcome, record everything in the store; with
+//! several agents, fail over from one to the next when that is safe.
 //!
-//! The run loop is one task that `select!`s over the CLI's output lines,
-//! the caller's cancel requests, a heartbeat timer and the supervisor's end.
+//! An attempt ([`attempt`]) is one task that `select!`s over the CLI's
+//! output lines, the caller's cancel requests, a heartbeat timer and the
+//! supervisor's end. [`run`] goes through the run's [`Step`]s in order:
+//! it skips a provider whose quota is known to be exhausted ([`quota`]),
+//! recreates a vanished session once, retries an invalid model once with
+//! the default, checks the answer and the agent's edit scope, and hands on
+//! to the next step only for an error the step admits, and only when the
+//! workspace policy allows ([`OnDirty`]).
 
-use std::path::{Path, PathBuf};
+mod attempt;
+mod audit;
+mod capture;
+mod handoff;
+mod quota;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentgate_protocol::{
-    Attempt, CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorKind, ErrorSource, Event,
-    EventBody, HeartbeatEvent, LogEvent, LogLevel, RateLimitEvent, RawEvent, RawStream,
-    ResultEvent, StartEvent, StatusEvent, Usage, UsageEvent, UsageScope, exit_code_for,
+    Attempt, Envelope, ErrorInfo, ErrorKind, ErrorSource, Event, EventBody, LogEvent, LogLevel,
+    ResultEvent, StatusEvent, exit_code_for,
 };
-use agentgate_store::{
-    AttemptRecord, QuotaState, QuotaStatus, RunFiles, RunRecord, RunStore, SessionRecord,
-};
+use agentgate_store::{AttemptRecord, RunFiles, RunRecord, RunStore, SessionRecord};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
-use crate::accumulate::{Accumulator, Finish};
-use crate::classify::{self, ClassifyInput};
-use crate::decode::{Decoded, ProviderError};
-use std::sync::Arc;
+pub use crate::config::{Handoff, OnDirty};
+pub use audit::audit_line;
+pub use capture::{parse_capture, raw_line};
 
-use crate::provider::{PostRun, Provider, ProviderKind, RunRequest, locate_binary};
-use crate::supervise::{
-    Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SupervisorConfig, supervise,
-};
+use crate::provider::{Provider, RunRequest};
+use crate::workspace::{self, Snapshot};
+use attempt::{AttemptOutcome, attempt};
+use handoff::Transcript;
 
 /// How many bytes of the CLI's stderr the envelope keeps.
 pub const STDERR_TAIL_BYTES: usize = 2048;
 
-/// What the caller asks of a run.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
+/// Decides whether a failed step hands on to the next one (besides the
+/// error being recoverable): a chain's `retry_on`.
+pub type ErrorFilter = Arc<dyn Fn(&ErrorInfo) -> bool + Send + Sync>;
+
+/// Checks a successful answer: the JSON it holds, or why it is not
+/// acceptable (`--output-schema`).
+pub type AnswerCheck = Arc<dyn Fn(&str) -> Result<serde_json::Value, String> + Send + Sync>;
+
+/// Which files an agent may change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum EditScope {
+    /// Not checked.
+    #[default]
+    Any,
+    /// None (`mode: classify`).
+    Nothing,
+    /// Only under these paths, relative to the working directory or
+    /// absolute (`mode: edit`).
+    Only(Vec<PathBuf>),
+}
+
+/// One agent of a run: a provider with its request and limits.
+#[derive(Clone)]
+pub struct Step {
+    /// The agent's name, when it comes from the config.
+    pub agent: Option<String>,
     /// The provider's adapter (`ProviderKind::adapter()` for a built-in one,
     /// or one described in config).
     pub provider: Arc<dyn Provider>,
     /// The invocation: prompt, model, permissions, ...
     pub request: RunRequest,
+    /// The prompt to send instead when the step resumes a session (the
+    /// persona is not sent again); `None` = the same prompt.
+    pub resumed_prompt: Option<String>,
     /// The CLI's executable (found on `PATH` when `None`).
     pub binary: Option<PathBuf>,
-    /// A logical session name: the first run creates the provider session,
-    /// later runs resume it.
-    pub session: Option<String>,
-    /// Wall-clock limit.
+    /// Wall-clock limit of each attempt.
     pub timeout: Option<Duration>,
     /// Limit on silence.
     pub idle_timeout: Option<Duration>,
     /// Stop the CLI when it has retried one failed model request more than
     /// this many times, so the caller (or failover) can act at once.
     pub max_provider_retries: Option<u32>,
+    /// How the model was resolved (the envelope's `model_resolution`).
+    pub model_resolution: Option<String>,
+    /// The model to retry with, once, when the requested one is rejected as
+    /// invalid; `None` = the CLI's own default (no model argument).
+    pub default_model: Option<String>,
+    /// Besides being recoverable, which errors hand on to the next step;
+    /// `None` = every recoverable error.
+    pub retry_on: Option<ErrorFilter>,
+    /// Checks the answer of a successful attempt.
+    pub check_answer: Option<AnswerCheck>,
+    /// Which files the agent may change.
+    pub edit_scope: EditScope,
+}
+
+impl fmt::Debug for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Step")
+            .field("agent", &self.agent)
+            .field("provider", &self.provider.name())
+            .field("request", &self.request)
+            .field("binary", &self.binary)
+            .field("timeout", &self.timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("default_model", &self.default_model)
+            .field("retry_on", &self.retry_on.is_some())
+            .field("check_answer", &self.check_answer.is_some())
+            .field("edit_scope", &self.edit_scope)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Step {
+    /// A step of `provider` with `request` and nothing else set.
+    pub fn new(provider: Arc<dyn Provider>, request: RunRequest) -> Step {
+        Step {
+            agent: None,
+            provider,
+            request,
+            resumed_prompt: None,
+            binary: None,
+            timeout: None,
+            idle_timeout: None,
+            max_provider_retries: None,
+            model_resolution: None,
+            default_model: None,
+            retry_on: None,
+            check_answer: None,
+            edit_scope: EditScope::Any,
+        }
+    }
+
+    /// What the step is called in messages: the agent, else the provider.
+    fn label(&self) -> String {
+        match &self.agent {
+            Some(a) if a != self.provider.name() => format!("{a} ({})", self.provider.name()),
+            Some(a) => a.clone(),
+            None => self.provider.name().to_owned(),
+        }
+    }
+}
+
+/// What the caller asks of a run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The agents to try, in order (one for a plain run).
+    pub steps: Vec<Step>,
+    /// The failover chain's name, for the record.
+    pub chain: Option<String>,
+    /// A logical session name: the first run creates the provider session,
+    /// later runs resume it (one mapping per provider).
+    pub session: Option<String>,
+    /// What to do when a failed attempt changed the workspace.
+    pub on_dirty: OnDirty,
+    /// What the next agent learns of a failed attempt.
+    pub handoff: Handoff,
+    /// Run a provider even when its quota is recorded as exhausted.
+    pub ignore_quota: bool,
     /// Emit a heartbeat event after this much silence.
     pub heartbeat: Duration,
     /// The keeper executable (the agentgate binary): with it, the CLI dies
     /// with agentgate even on SIGKILL.
     pub keeper: Option<PathBuf>,
-    /// The home folder the CLI uses (for session files read after the run).
+    /// The home folder the CLIs use (for session files read after the run);
+    /// a step whose `env` sets `HOME` uses that instead.
     pub home: Option<PathBuf>,
     /// How long a CLI that printed its result may take to exit.
     pub result_grace: Duration,
+    /// The clock: `None` = the system's. Tests set it to check quota
+    /// skipping around a reset time.
+    pub now: Option<Timestamp>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            provider: ProviderKind::Claude.adapter(),
-            request: RunRequest::default(),
-            binary: None,
+            steps: Vec::new(),
+            chain: None,
             session: None,
-            timeout: None,
-            idle_timeout: None,
-            max_provider_retries: None,
+            on_dirty: OnDirty::Stop,
+            handoff: Handoff::None,
+            ignore_quota: false,
             heartbeat: Duration::from_secs(15),
             keeper: None,
             home: std::env::var_os("HOME").map(PathBuf::from),
             result_grace: Duration::from_secs(5),
+            now: None,
         }
+    }
+}
+
+impl RunOptions {
+    /// A run of one step.
+    pub fn single(step: Step) -> RunOptions {
+        RunOptions {
+            steps: vec![step],
+            ..RunOptions::default()
+        }
+    }
+
+    fn now(&self) -> Timestamp {
+        self.now.unwrap_or_else(Timestamp::now)
     }
 }
 
@@ -150,10 +279,15 @@ struct Emitter<'a> {
     files: Option<&'a mut RunFiles>,
     sink: &'a mut dyn EventSink,
     store_failed: bool,
+    /// The current step's transcript, kept for `--handoff summary`.
+    transcript: Option<Transcript>,
 }
 
 impl Emitter<'_> {
     fn emit(&mut self, body: EventBody) {
+        if let Some(t) = &mut self.transcript {
+            t.observe(&body);
+        }
         let mut ev = Event::new(self.run_id.clone(), self.seq, now_ts(), body);
         ev.provider = self.provider.clone();
         ev.attempt = self.attempt;
@@ -172,10 +306,21 @@ impl Emitter<'_> {
     fn log(&mut self, level: LogLevel, message: String) {
         self.emit(EventBody::Log(LogEvent { level, message }));
     }
+
+    fn notice(&mut self, detail: String) {
+        self.emit(EventBody::Status(StatusEvent::Notice { detail }));
+    }
 }
 
-/// Run once, with failover-free semantics: one provider, and a second
-/// attempt only to recreate a vanished `--session`.
+/// The end of one step: its last attempt's envelope and error.
+struct StepEnd {
+    envelope: Envelope,
+    error: Option<ErrorInfo>,
+    /// Set when the invalid-model retry replaced the requested model.
+    model_note: Option<String>,
+}
+
+/// Run the steps in order until one succeeds or the run must stop.
 pub async fn run(
     opts: RunOptions,
     store: Option<&dyn RunStore>,
@@ -184,18 +329,27 @@ pub async fn run(
 ) -> RunOutcome {
     let run_id = new_run_id();
     let started = Instant::now();
-    let provider = opts.provider.clone();
 
     let mut files = None;
     if let Some(store) = store {
         let record = RunRecord {
             run_id: run_id.clone(),
             started_at: Timestamp::now(),
-            providers: vec![provider.name().to_owned()],
-            model: opts.request.model.clone(),
+            providers: opts
+                .steps
+                .iter()
+                .map(|s| s.provider.name().to_owned())
+                .collect(),
+            model: opts.steps.first().and_then(|s| s.request.model.clone()),
             session: opts.session.clone(),
-            cwd: Some(opts.request.cwd.display().to_string()),
-            prompt_bytes: opts.request.prompt.len() as u64,
+            cwd: opts
+                .steps
+                .first()
+                .map(|s| s.request.cwd.display().to_string()),
+            prompt_bytes: opts
+                .steps
+                .first()
+                .map_or(0, |s| s.request.prompt.len() as u64),
         };
         match store
             .insert_run(&record)
@@ -228,101 +382,128 @@ pub async fn run(
         files: files.as_mut(),
         sink,
         store_failed: false,
+        transcript: None,
     };
-
-    // Sessions: a logical name maps to the provider's native id.
-    let mut request = opts.request.clone();
-    let mut from_session_map = false;
     if opts.session.is_some() && store.is_none() {
         em.log(
             LogLevel::Warn,
             "--session needs the run store to map the name to a provider session; running without resuming".into(),
         );
     }
-    if request.resume.is_none()
-        && let (Some(name), Some(store)) = (&opts.session, store)
-    {
-        match store.get_session(name, provider.name()) {
-            Ok(Some(s)) => {
-                request.resume = Some(s.native_session_id);
-                from_session_map = true;
-            }
-            Ok(None) => {}
-            Err(e) => em.log(
-                LogLevel::Warn,
-                format!("failed to read session `{name}`: {e}"),
-            ),
-        }
-    }
 
-    let mut attempts: Vec<Attempt> = Vec::new();
-    let mut session_recreated = false;
-    let mut attempt_no = 0u32;
-    let mut rate_limit = None;
-    let (mut envelope, error) = loop {
-        attempt_no += 1;
-        em.provider = Some(provider.name().to_owned());
-        em.attempt = Some(attempt_no);
-        let outcome = attempt(&opts, &request, store, &scratch, &mut em, &mut cancel).await;
-        attempts.push(outcome.attempt.clone());
-        rate_limit = outcome.rate_limit.clone().or(rate_limit);
-        if let Some(store) = store {
-            let record = AttemptRecord {
-                n: attempt_no,
-                provider: provider.name().to_owned(),
-                agent: None,
-                model: outcome.attempt.model.clone(),
-                session_id: outcome.attempt.session_id.clone(),
-                started_at: outcome.started_at,
-                ended_at: Some(Timestamp::now()),
-                duration_ms: Some(outcome.attempt.duration_ms),
-                exit_code: outcome.attempt.exit_code,
-                error_type: outcome.attempt.error_type,
-                error: outcome.attempt.error.clone(),
-            };
-            if let Err(e) = store.insert_attempt(&run_id, &record) {
-                tracing::warn!("failed to record attempt {attempt_no}: {e}");
-            }
-        }
-        let vanished = outcome
-            .error
-            .as_ref()
-            .is_some_and(|e| e.kind == ErrorKind::InvalidSession);
-        if vanished && from_session_map && !session_recreated {
-            let gone = request.resume.take().unwrap_or_default();
-            em.emit(EventBody::Status(StatusEvent::Notice {
-                detail: format!(
-                    "session `{}` ({gone}) is no longer known to {}; starting a new one",
-                    opts.session.as_deref().unwrap_or_default(),
-                    provider.name()
-                ),
-            }));
-            if let (Some(name), Some(store)) = (&opts.session, store)
-                && let Err(e) = store.delete_session(name, provider.name())
-            {
-                tracing::warn!("failed to forget session `{name}`: {e}");
-            }
-            session_recreated = true;
+    let mut run = RunState {
+        run_id: run_id.clone(),
+        opts: &opts,
+        store,
+        scratch,
+        attempts: Vec::new(),
+        attempt_no: 0,
+        session_recreated: false,
+        resumed_elsewhere: false,
+    };
+    let mut end: Option<(usize, StepEnd)> = None;
+    let mut handoff: Option<String> = None;
+    for (i, step) in opts.steps.iter().enumerate() {
+        em.provider = Some(step.provider.name().to_owned());
+        let next = opts.steps.get(i + 1);
+        if let Some(skip) = run.skip_exhausted(step, &mut em) {
+            end = Some((i, skip));
             continue;
         }
-        break (outcome.envelope, outcome.error);
+        let step_end = run
+            .step(step, next.is_some(), handoff.take(), &mut em, &mut cancel)
+            .await;
+        let Some(next) = next else {
+            end = Some((i, step_end.0));
+            break;
+        };
+        let (step_end, snapshot) = step_end;
+        let Some(error) = step_end.error.clone() else {
+            end = Some((i, step_end));
+            break;
+        };
+        let admitted = error.recoverable && step.retry_on.as_ref().is_none_or(|f| f(&error));
+        if !admitted {
+            if error.recoverable {
+                em.log(
+                    LogLevel::Info,
+                    format!(
+                        "{} failed with {}, which the chain's retry_on does not admit: not trying {}",
+                        step.label(),
+                        error.kind,
+                        next.label()
+                    ),
+                );
+            }
+            end = Some((i, step_end));
+            break;
+        }
+        match run.workspace_gate(step, next, &error, snapshot, &mut em) {
+            Ok(()) => {}
+            Err(stopped) => {
+                end = Some((
+                    i,
+                    StepEnd {
+                        error: Some(stopped),
+                        ..step_end
+                    },
+                ));
+                break;
+            }
+        }
+        if opts.handoff == Handoff::Summary
+            && let Some(t) = em.transcript.take()
+        {
+            handoff = Some(t.summary(&step.label(), &error));
+        }
+        em.notice(format!(
+            "failover: {} failed ({}: {}); trying {}",
+            step.label(),
+            error.kind,
+            error.message,
+            next.label()
+        ));
+        end = Some((i, step_end));
+    }
+
+    let (last_step, step_end) = match end {
+        Some((i, e)) => (opts.steps.get(i), e),
+        None => (
+            None,
+            StepEnd {
+                envelope: Envelope::default(),
+                error: Some(ErrorInfo::new(
+                    ErrorKind::InvalidInput,
+                    ErrorSource::Internal,
+                    "the run has no provider to try",
+                )),
+                model_note: None,
+            },
+        ),
     };
+    let StepEnd {
+        mut envelope,
+        error,
+        model_note,
+    } = step_end;
 
     // Remember the session for the next run.
-    if let (Some(name), Some(store), Some(id)) = (&opts.session, store, envelope.session_id.clone())
+    if let (Some(name), Some(store), Some(id), Some(step)) =
+        (&opts.session, store, envelope.session_id.clone(), last_step)
     {
+        let provider = step.provider.name();
         let now = Timestamp::now();
         let turns = store
-            .get_session(name, provider.name())
+            .get_session(name, provider)
             .ok()
             .flatten()
             .map(|s| s.turns)
             .unwrap_or(0);
         let record = SessionRecord {
             name: name.clone(),
-            provider: provider.name().to_owned(),
+            provider: provider.to_owned(),
             native_session_id: id,
-            cwd: Some(request.cwd.display().to_string()),
+            cwd: Some(step.request.cwd.display().to_string()),
             created_at: now,
             updated_at: now,
             turns: turns + 1,
@@ -335,35 +516,27 @@ pub async fn run(
         }
     }
 
-    // One provider per run: the last attempt decides (an attempt that found
-    // its session gone was replaced by a fresh one, not a failover).
-    let every_recoverable = error.as_ref().is_some_and(|e| e.recoverable);
+    // The run is as recoverable as its failures: exit 75 only when every
+    // attempt failed in a way that a later or another try may fix.
+    let every_recoverable = error.as_ref().is_some_and(|e| e.recoverable)
+        && run.attempts.iter().all(|a| a.recoverable.is_none_or(|r| r));
     let exit_code = exit_code_for(error.as_ref().map(|e| e.kind), every_recoverable);
     if let Some(e) = &error {
         envelope = envelope.with_error(e, exit_code);
     }
     envelope.run_id = run_id.clone();
-    envelope.attempts = attempts;
-    // A CLI that starts a new session when asked to resume one it no
-    // longer knows (agy) recreated it too.
-    let resumed_elsewhere = request.resume.as_deref().is_some_and(|asked| {
-        error.is_none()
-            && envelope
-                .session_id
-                .as_deref()
-                .is_some_and(|got| got != asked)
-    });
-    envelope.session_recreated = session_recreated || resumed_elsewhere;
-    envelope.duration_ms = started.elapsed().as_millis() as u64;
-    if let Some(store) = store {
-        record_quota(
-            store,
-            provider.name(),
-            &run_id,
-            error.as_ref(),
-            rate_limit.as_ref(),
-        );
+    if let Some(step) = last_step {
+        envelope.provider = Some(step.provider.name().to_owned());
+        envelope.agent = step.agent.clone();
+        envelope.model_resolution = model_note.or_else(|| step.model_resolution.clone());
+        if envelope.model.is_none() {
+            envelope.model = step.request.model.clone();
+        }
     }
+    envelope.chain = opts.chain.clone();
+    envelope.attempts = std::mem::take(&mut run.attempts);
+    envelope.session_recreated = run.session_recreated || run.resumed_elsewhere;
+    envelope.duration_ms = started.elapsed().as_millis() as u64;
     if let Some(e) = &error {
         em.emit(EventBody::Error(e.clone()));
     }
@@ -381,585 +554,419 @@ pub async fn run(
     }
 }
 
-/// Remember what the run learnt about the provider's usage limit: a quota or
-/// rate-limit error, else a `rate_limit` event, else (on success) that an
-/// exhausted limit whose reset time passed is available again.
-fn record_quota(
-    store: &dyn RunStore,
-    provider: &str,
-    run_id: &str,
-    error: Option<&ErrorInfo>,
-    rate_limit: Option<&RateLimitEvent>,
-) {
-    let now = Timestamp::now();
-    let parse = |t: Option<&String>| t.and_then(|t| t.parse::<Timestamp>().ok());
-    let state = match (error, rate_limit) {
-        (Some(e), _) if matches!(e.kind, ErrorKind::Quota | ErrorKind::RateLimit) => {
-            Some(QuotaState {
-                status: if e.kind == ErrorKind::Quota {
-                    QuotaStatus::Exhausted
-                } else {
-                    QuotaStatus::Warning
-                },
-                reset_at: parse(e.reset_at.as_ref()),
-                source: format!("error:{run_id}"),
-                updated_at: now,
-                message: Some(e.message.clone()),
-            })
-        }
-        (_, Some(r)) => Some(QuotaState {
-            status: r.status.into(),
-            reset_at: parse(r.resets_at.as_ref()),
-            source: format!("event:{run_id}"),
-            updated_at: now,
-            message: r.window.as_ref().map(|w| format!("window {w}")),
-        }),
-        (None, None) => match store.get_quota(provider) {
-            Ok(Some(old))
-                if old.status == QuotaStatus::Exhausted
-                    && old.reset_at.is_some_and(|t| t <= now) =>
-            {
-                Some(QuotaState {
-                    status: QuotaStatus::Available,
-                    reset_at: None,
-                    source: format!("success:{run_id}"),
-                    updated_at: now,
-                    message: None,
-                })
-            }
-            _ => None,
-        },
-        (Some(_), None) => None,
-    };
-    if let Some(state) = state
-        && let Err(e) = store.put_quota(provider, &state)
-    {
-        tracing::warn!("failed to record {provider}'s quota state: {e}");
-    }
+/// What the steps of one run share.
+struct RunState<'a> {
+    run_id: String,
+    opts: &'a RunOptions,
+    store: Option<&'a dyn RunStore>,
+    scratch: PathBuf,
+    attempts: Vec<Attempt>,
+    attempt_no: u32,
+    session_recreated: bool,
+    resumed_elsewhere: bool,
 }
 
-/// One attempt's result.
-struct AttemptOutcome {
-    envelope: Envelope,
-    error: Option<ErrorInfo>,
-    rate_limit: Option<RateLimitEvent>,
-    attempt: Attempt,
-    started_at: Timestamp,
-}
-
-async fn attempt(
-    opts: &RunOptions,
-    request: &RunRequest,
-    store: Option<&dyn RunStore>,
-    scratch: &Path,
-    em: &mut Emitter<'_>,
-    cancel: &mut mpsc::Receiver<CancelRequest>,
-) -> AttemptOutcome {
-    let started_at = Timestamp::now();
-    let started = Instant::now();
-    let provider = opts.provider.clone();
-    let adapter: &dyn Provider = provider.as_ref();
-    let mut acc = Accumulator::new(provider.name());
-    em.emit(EventBody::Start(StartEvent {
-        agent: None,
-        model: request.model.clone(),
-        resume_session_id: request.resume.clone(),
-        cwd: Some(request.cwd.display().to_string()),
-    }));
-
-    let fail = |acc: &Accumulator, em: &mut Emitter<'_>, kind: ErrorKind, message: String| {
-        let error = ErrorInfo::new(kind, ErrorSource::Internal, message);
-        finish_attempt(opts, acc, Some(error), None, None, started, started_at, em)
-    };
-
-    let program = match locate_binary(adapter, opts.binary.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
-    };
-    let plan = match adapter.plan(request, &program, scratch) {
-        Ok(p) => p,
-        Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
-    };
-    let mut inv = Invocation::new(plan.program.clone()).args(plan.args.clone());
-    inv.env = plan.env.clone();
-    inv.env
-        .extend(request.env.iter().map(|(k, v)| (k.into(), v.into())));
-    inv.env_clear = request.env_clear;
-    inv.cwd = Some(plan.cwd.clone());
-    inv.stdin = plan.stdin.clone();
-    let cfg = SupervisorConfig {
-        timeout: opts.timeout,
-        idle_timeout: opts.idle_timeout,
-        result_grace: opts.result_grace,
-        keeper: opts.keeper.clone(),
-        ..SupervisorConfig::default()
-    };
-
-    let (line_tx, mut line_rx) = mpsc::channel::<OutputLine>(256);
-    let (control_tx, control_rx) = mpsc::channel::<Control>(8);
-    let mut sup = tokio::spawn(supervise(inv, cfg, line_tx, control_rx));
-
-    let mut decoder = adapter.decoder();
-    let mut decoded = Vec::new();
-    let mut stderr_tail = Tail::new(STDERR_TAIL_BYTES);
-    let mut stdout_tail = Tail::new(STDERR_TAIL_BYTES);
-    let mut cancelled = false;
-    let mut result_seen = false;
-    let mut stopped_for_retries: Option<ProviderError> = None;
-    // Retries of the current model request: the CLI's own count where it
-    // gives one, else retries since the last sign of progress.
-    let mut request_retries: u32 = 0;
-    let mut last_output = Instant::now();
-    let mut heartbeat = tokio::time::interval(opts.heartbeat.max(Duration::from_millis(100)));
-    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut lines_open = true;
-    let mut cancel_open = true;
-
-    let report: Result<ExitReport, String> = loop {
-        tokio::select! {
-            line = line_rx.recv(), if lines_open => {
-                let Some(line) = line else {
-                    lines_open = false;
-                    continue;
-                };
-                last_output = Instant::now();
-                decoded.clear();
-                match line.stream {
-                    Stream::Stdout => {
-                        stdout_tail.push(&line.bytes);
-                        decoder.stdout_line(&line.bytes, &mut decoded);
-                    }
-                    Stream::Stderr => {
-                        stderr_tail.push(&line.bytes);
-                        if let Some(f) = em.files.as_deref_mut() {
-                            let mut bytes = line.bytes.clone();
-                            bytes.push(b'\n');
-                            if let Err(e) = f.write_stderr(&bytes) {
-                                tracing::warn!("failed to write stderr.log: {e}");
-                            }
-                        }
-                        decoder.stderr_line(&line.bytes, &mut decoded);
-                    }
-                }
-                for d in decoded.drain(..) {
-                    acc.observe(&d);
-                    match d {
-                        Decoded::Event(body) => {
-                            match &body {
-                                EventBody::Status(StatusEvent::Retry { retry_attempt, .. }) => {
-                                    request_retries = retry_attempt.unwrap_or(request_retries + 1);
-                                }
-                                EventBody::TextDelta(_)
-                                | EventBody::Message(_)
-                                | EventBody::Thinking(_)
-                                | EventBody::ToolUse(_)
-                                | EventBody::ToolResult(_)
-                                | EventBody::Usage(_) => request_retries = 0,
-                                _ => {}
-                            }
-                            if let EventBody::Status(StatusEvent::Retry { provider_status, detail, .. }) = &body
-                                && let Some(max) = opts.max_provider_retries
-                                && request_retries > max
-                                && stopped_for_retries.is_none()
-                            {
-                                stopped_for_retries = Some(ProviderError {
-                                    message: format!(
-                                        "stopped {} after {request_retries} retries of a failed model request (--max-provider-retries {max}): {}",
-                                        provider.name(),
-                                        detail.as_deref().unwrap_or("no detail")
-                                    ),
-                                    http_status: *provider_status,
-                                    code: None,
-                                    terminal: true,
-                                });
-                                let _ = control_tx.send(Control::Cancel { immediate: false }).await;
-                            }
-                            em.emit(body);
-                        }
-                        Decoded::Final(_) => {
-                            if !result_seen {
-                                result_seen = true;
-                                let _ = control_tx.send(Control::ResultSeen).await;
-                            }
-                        }
-                        Decoded::ProviderError(_) | Decoded::ThreadTotals(_) => {}
-                    }
-                }
-            }
-            req = cancel.recv(), if cancel_open => {
-                match req {
-                    Some(req) => {
-                        if !cancelled {
-                            em.emit(EventBody::Cancelled(CancelledEvent { reason: CancelReason::Signal, signal: None }));
-                        }
-                        cancelled = true;
-                        let _ = control_tx.send(Control::Cancel { immediate: req.immediate }).await;
-                    }
-                    None => cancel_open = false,
-                }
-            }
-            _ = heartbeat.tick() => {
-                let idle = last_output.elapsed();
-                if idle >= opts.heartbeat {
-                    em.emit(EventBody::Heartbeat(HeartbeatEvent {
-                        elapsed_ms: started.elapsed().as_millis() as u64,
-                        idle_ms: idle.as_millis() as u64,
-                    }));
-                }
-            }
-            done = &mut sup, if !lines_open => {
-                break match done {
-                    Ok(Ok(r)) => Ok(r),
-                    Ok(Err(e)) => Err(e.to_string()),
-                    Err(e) => Err(format!("the supervisor task failed: {e}")),
-                };
-            }
+impl RunState<'_> {
+    /// Skip `step` when its provider's quota is known exhausted until a time
+    /// still ahead: record a skipped attempt and say so.
+    fn skip_exhausted(&mut self, step: &Step, em: &mut Emitter<'_>) -> Option<StepEnd> {
+        if self.opts.ignore_quota {
+            return None;
         }
-    };
-    decoded.clear();
-    decoder.finish(&mut decoded);
-    for d in decoded.drain(..) {
-        acc.observe(&d);
-        if let Decoded::Event(body) = d {
-            em.emit(body);
-        }
+        let store = self.store?;
+        let provider = step.provider.name();
+        let state = quota::exhausted(store, provider, self.opts.now())?;
+        let reset_at = state.reset_at.map(|t| t.to_string());
+        let mut error = ErrorInfo::new(
+            ErrorKind::Quota,
+            ErrorSource::Internal,
+            format!(
+                "skipped {}: its quota is exhausted until {} (recorded from {}; --ignore-quota tries anyway)",
+                step.label(),
+                reset_at.as_deref().unwrap_or("an unknown time"),
+                state.source
+            ),
+        );
+        error.reset_at = reset_at.clone();
+        self.attempt_no += 1;
+        em.attempt = Some(self.attempt_no);
+        em.notice(error.message.clone());
+        let attempt = Attempt {
+            provider: provider.to_owned(),
+            model: step.request.model.clone(),
+            agent: step.agent.clone(),
+            error_type: Some(ErrorKind::Quota),
+            error: Some(error.message.clone()),
+            recoverable: Some(true),
+            reset_at,
+            skipped: true,
+            ..Attempt::default()
+        };
+        self.record_attempt(&attempt, Timestamp::now(), step);
+        let mut envelope = Envelope::new(em.run_id.clone());
+        envelope.provider = Some(provider.to_owned());
+        Some(StepEnd {
+            envelope,
+            error: Some(error),
+            model_note: None,
+        })
     }
-    for d in adapter.post_run(&PostRun {
-        session_id: acc.session_id(),
-        home: opts.home.as_deref(),
-        cwd: &request.cwd,
-    }) {
-        acc.observe_recovered(&d);
-        if let Decoded::Event(body) = d {
-            em.emit(body);
+
+    fn record_attempt(&mut self, attempt: &Attempt, started_at: Timestamp, step: &Step) {
+        self.attempts.push(attempt.clone());
+        let Some(store) = self.store else { return };
+        let record = AttemptRecord {
+            n: self.attempt_no,
+            provider: step.provider.name().to_owned(),
+            agent: step.agent.clone(),
+            model: attempt.model.clone(),
+            session_id: attempt.session_id.clone(),
+            started_at,
+            ended_at: Some(Timestamp::now()),
+            duration_ms: Some(attempt.duration_ms),
+            exit_code: attempt.exit_code,
+            error_type: attempt.error_type,
+            error: attempt.error.clone(),
+        };
+        if let Err(e) = store.insert_attempt(&self.run_id, &record) {
+            tracing::warn!("failed to record attempt {}: {e}", self.attempt_no);
         }
     }
 
-    let report = match report {
-        Ok(r) => r,
-        Err(message) => {
-            let kind = if message.contains("not found") {
-                ErrorKind::InvalidInput
-            } else {
-                ErrorKind::ProviderError
-            };
-            return fail(
-                &acc,
+    /// Run one step: its attempts (a vanished session recreated once, an
+    /// invalid model retried once with the default), then the checks of its
+    /// answer and of the files it changed. Returns the snapshot of the
+    /// workspace taken before it, for the failover's workspace check.
+    async fn step(
+        &mut self,
+        step: &Step,
+        has_next: bool,
+        handoff: Option<String>,
+        em: &mut Emitter<'_>,
+        cancel: &mut mpsc::Receiver<CancelRequest>,
+    ) -> (StepEnd, Option<Result<Snapshot, String>>) {
+        let provider = step.provider.name();
+        let mut request = step.request.clone();
+        let mut from_session_map = false;
+        if request.resume.is_none()
+            && let (Some(name), Some(store)) = (&self.opts.session, self.store)
+        {
+            match store.get_session(name, provider) {
+                Ok(Some(s)) => {
+                    request.resume = Some(s.native_session_id);
+                    from_session_map = true;
+                }
+                Ok(None) => {}
+                Err(e) => em.log(
+                    LogLevel::Warn,
+                    format!("failed to read session `{name}`: {e}"),
+                ),
+            }
+        }
+        let fresh_prompt = request.prompt.clone();
+        if request.resume.is_some()
+            && let Some(p) = &step.resumed_prompt
+        {
+            request.prompt = p.clone();
+        }
+        if let Some(h) = &handoff {
+            request.prompt = format!("{h}\n\n{}", request.prompt);
+        }
+        let home = request
+            .env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| PathBuf::from(v))
+            .or_else(|| self.opts.home.clone());
+        // The workspace before the step, when something will ask what it
+        // changed: the failover's check, or the agent's edit scope.
+        let snapshot = (has_next || step.edit_scope != EditScope::Any)
+            .then(|| Snapshot::take(&request.cwd).map_err(|e| e.to_string()));
+        em.transcript = Some(Transcript::default());
+
+        let mut model_note = None;
+        let mut model_retried = false;
+        let mut recreated = false;
+        let outcome = loop {
+            self.attempt_no += 1;
+            em.attempt = Some(self.attempt_no);
+            let mut outcome: AttemptOutcome = attempt(
+                self.opts,
+                step,
+                &request,
+                home.as_deref(),
+                self.store,
+                &self.scratch,
                 em,
-                kind,
-                format!("failed to run {}: {message}", program.display()),
-            );
+                cancel,
+            )
+            .await;
+            self.check(step, &mut outcome, snapshot.as_ref());
+            self.record_attempt(&outcome.attempt, outcome.started_at, step);
+            if let Some(store) = self.store {
+                quota::record_quota(
+                    store,
+                    provider,
+                    &em.run_id,
+                    outcome.error.as_ref(),
+                    outcome.rate_limit.as_ref(),
+                    self.opts.now(),
+                );
+            }
+            let kind = outcome.error.as_ref().map(|e| e.kind);
+            if kind == Some(ErrorKind::InvalidSession) && from_session_map && !recreated {
+                let gone = request.resume.take().unwrap_or_default();
+                request.prompt = match &handoff {
+                    Some(h) => format!("{h}\n\n{fresh_prompt}"),
+                    None => fresh_prompt.clone(),
+                };
+                em.notice(format!(
+                    "session `{}` ({gone}) is no longer known to {provider}; starting a new one",
+                    self.opts.session.as_deref().unwrap_or_default(),
+                ));
+                if let (Some(name), Some(store)) = (&self.opts.session, self.store)
+                    && let Err(e) = store.delete_session(name, provider)
+                {
+                    tracing::warn!("failed to forget session `{name}`: {e}");
+                }
+                recreated = true;
+                self.session_recreated = true;
+                continue;
+            }
+            if kind == Some(ErrorKind::InvalidModel)
+                && !model_retried
+                && request.model.is_some()
+                && request.model != step.default_model
+            {
+                let rejected = request.model.take().unwrap_or_default();
+                request.model = step.default_model.clone();
+                let with = match &request.model {
+                    Some(m) => format!("the default model '{m}'"),
+                    None => format!("{provider}'s own default model"),
+                };
+                let note = format!(
+                    "{provider} model '{rejected}' was rejected as invalid; retried once with {with}"
+                );
+                em.notice(note.clone());
+                model_note = Some(note);
+                model_retried = true;
+                continue;
+            }
+            break outcome;
+        };
+        // A CLI that starts a new session when asked to resume one it no
+        // longer knows (agy) recreated it too.
+        if let Some(asked) = request.resume.as_deref()
+            && outcome.error.is_none()
+            && outcome
+                .envelope
+                .session_id
+                .as_deref()
+                .is_some_and(|got| got != asked)
+        {
+            self.resumed_elsewhere = true;
         }
-    };
+        (
+            StepEnd {
+                envelope: outcome.envelope,
+                error: outcome.error,
+                model_note,
+            },
+            snapshot,
+        )
+    }
 
-    // The previous totals of a Codex thread, to turn its cumulative figures
-    // into this turn's.
-    let mut previous_totals = None;
-    if let (Some(store), Some(thread), Some(totals)) =
-        (store, acc.session_id(), acc.thread_totals())
-    {
-        previous_totals = store
-            .get_thread_totals(provider.name(), thread)
-            .ok()
-            .flatten();
-        if let Err(e) = store.put_thread_totals(provider.name(), thread, totals) {
-            tracing::warn!("failed to store thread totals: {e}");
+    /// The checks of a finished attempt: its answer against the schema, and
+    /// the files it changed against its edit scope. A failed check turns the
+    /// attempt into an `invalid_output` failure.
+    fn check(
+        &self,
+        step: &Step,
+        outcome: &mut AttemptOutcome,
+        snapshot: Option<&Result<Snapshot, String>>,
+    ) {
+        if outcome.error.is_none()
+            && let Some(check) = &step.check_answer
+        {
+            match check(&outcome.envelope.response) {
+                Ok(v) => outcome.envelope.structured_output = Some(v),
+                Err(why) => outcome.fail(ErrorInfo::new(
+                    ErrorKind::InvalidOutput,
+                    ErrorSource::Internal,
+                    format!("{}'s answer failed --output-schema: {why}", step.label()),
+                )),
+            }
+        }
+        let allowed: &[PathBuf] = match &step.edit_scope {
+            EditScope::Any => return,
+            EditScope::Nothing => &[],
+            EditScope::Only(paths) => paths,
+        };
+        let changes = match snapshot {
+            Some(Ok(s)) => s.changes().map_err(|e| e.to_string()),
+            Some(Err(e)) => Err(e.clone()),
+            None => return,
+        };
+        let message = match changes {
+            Ok(changes) => {
+                let outside = workspace::outside_allowlist(&step.request.cwd, &changes, allowed);
+                if outside.is_empty() {
+                    return;
+                }
+                let mode = if allowed.is_empty() {
+                    "mode classify: it must not change files".to_owned()
+                } else {
+                    format!(
+                        "mode edit: it may change only {}",
+                        allowed
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                format!(
+                    "{} changed files outside its scope ({mode}): {}",
+                    step.label(),
+                    list_changes(&outside)
+                )
+            }
+            Err(e) => format!(
+                "{} has an edit scope, but what it changed cannot be checked: {e}",
+                step.label()
+            ),
+        };
+        if outcome.error.is_none() {
+            outcome.fail(ErrorInfo::new(
+                ErrorKind::InvalidOutput,
+                ErrorSource::Internal,
+                message,
+            ));
+        } else if let Some(e) = &mut outcome.error {
+            e.message = format!("{}; and {message}", e.message);
         }
     }
 
-    let error = match report.ended_by {
-        EndReason::Timeout => Some(ErrorInfo::new(
-            ErrorKind::Timeout,
-            ErrorSource::Internal,
-            format!(
-                "{} did not finish within --timeout {}",
-                provider.name(),
-                humanize(opts.timeout.unwrap_or_default())
-            ),
-        )),
-        EndReason::IdleTimeout => Some(ErrorInfo::new(
-            ErrorKind::IdleTimeout,
-            ErrorSource::Internal,
-            format!(
-                "{} printed nothing for --idle-timeout {}",
-                provider.name(),
-                humanize(opts.idle_timeout.unwrap_or_default())
-            ),
-        )),
-        EndReason::Cancelled if stopped_for_retries.is_none() || cancelled => Some(ErrorInfo::new(
-            ErrorKind::Cancelled,
-            ErrorSource::Internal,
-            "the run was cancelled",
-        )),
-        _ => {
-            let mut errors: Vec<ProviderError> = acc.errors().to_vec();
-            if let Some(stop) = &stopped_for_retries {
-                errors.push(stop.clone());
+    /// Before handing the task on after `error`: what did the failed step
+    /// leave in the workspace, and does the policy let the next agent start?
+    fn workspace_gate(
+        &self,
+        step: &Step,
+        next: &Step,
+        error: &ErrorInfo,
+        snapshot: Option<Result<Snapshot, String>>,
+        em: &mut Emitter<'_>,
+    ) -> Result<(), ErrorInfo> {
+        let policy = self.opts.on_dirty;
+        let stopped = |why: String| {
+            let mut e = error.clone();
+            e.message = format!(
+                "{} failed ({}: {}) and {why}",
+                step.label(),
+                error.kind,
+                error.message
+            );
+            e.recoverable = false;
+            e
+        };
+        let changes = match snapshot {
+            Some(Ok(s)) => s.changes().map_err(|e| e.to_string()),
+            Some(Err(e)) => Err(e),
+            None => Ok(Vec::new()),
+        };
+        let changes = match changes {
+            Ok(c) => c,
+            Err(e) if policy == OnDirty::Continue => {
+                em.log(
+                    LogLevel::Warn,
+                    format!(
+                        "cannot tell whether {} changed the workspace: {e}",
+                        step.label()
+                    ),
+                );
+                return Ok(());
             }
-            let exit_code = if report.ended_by == EndReason::ResultThenHang {
-                // The CLI printed its result; it was stopped only because it
-                // would not exit.
-                Some(0)
-            } else {
-                report.status.code
-            };
-            let stdout_text = stdout_tail.text();
-            let stderr_text = stderr_tail.text();
-            classify::classify(&ClassifyInput {
-                provider: provider.name(),
-                errors: &errors,
-                final_: acc.final_record(),
-                exit_code,
-                signal: if report.ended_by == EndReason::ResultThenHang {
-                    None
-                } else {
-                    report.status.signal
-                },
-                stdout_tail: &stdout_text,
-                stderr_tail: &stderr_text,
-                now: Timestamp::now(),
-                tz: None,
-            })
-            .map(|e| match (&stopped_for_retries, e.kind) {
-                // agentgate stopped a CLI that kept retrying a failed request
-                // whose words no table knows: the provider kept failing, which
-                // another provider or a later try may not.
-                (Some(_), ErrorKind::Unknown) => ErrorInfo {
-                    kind: ErrorKind::ProviderError,
-                    recoverable: ErrorKind::ProviderError.recoverable(),
-                    ..e
-                },
-                _ => e,
-            })
+            Err(e) => {
+                return Err(stopped(format!(
+                    "whether it changed the workspace cannot be told ({e}), so the chain stopped before {} (on_dirty: {})",
+                    next.label(),
+                    policy.as_str()
+                )));
+            }
+        };
+        if changes.is_empty() {
+            return Ok(());
         }
-    };
-    let stderr_text = stderr_tail.text();
-    finish_attempt(
-        opts,
-        &acc,
-        error,
-        previous_totals,
-        (!stderr_text.is_empty()).then_some(stderr_text),
-        started,
-        started_at,
-        em,
-    )
-    .with_exit(report.status.code)
+        let list = list_changes(&changes.iter().collect::<Vec<_>>());
+        match policy {
+            OnDirty::Stop => Err(stopped(format!(
+                "left changes in the workspace ({list}), so the chain stopped before {}: review them, then rerun (on_dirty: stop; `continue` hands them on, `stash` stashes them)",
+                next.label()
+            ))),
+            OnDirty::Continue => {
+                em.log(
+                    LogLevel::Warn,
+                    format!(
+                        "{} left changes in the workspace ({list}); handing them on to {} (on_dirty: continue)",
+                        step.label(),
+                        next.label()
+                    ),
+                );
+                Ok(())
+            }
+            OnDirty::Stash => {
+                let message = format!(
+                    "agentgate {}: changes left by {} ({})",
+                    em.run_id,
+                    step.label(),
+                    error.kind
+                );
+                match workspace::stash(&step.request.cwd, &message) {
+                    Ok(stash) => {
+                        em.notice(format!(
+                            "stashed the changes {} left ({list}) as {stash}",
+                            step.label()
+                        ));
+                        Ok(())
+                    }
+                    Err(e) => Err(stopped(format!(
+                        "left changes in the workspace ({list}) that could not be stashed ({e}), so the chain stopped before {}",
+                        next.label()
+                    ))),
+                }
+            }
+        }
+    }
+}
+
+/// At most ten changes, then how many more.
+fn list_changes(changes: &[&workspace::Change]) -> String {
+    let mut out: Vec<String> = changes.iter().take(10).map(|c| c.to_string()).collect();
+    if changes.len() > 10 {
+        out.push(format!("and {} more", changes.len() - 10));
+    }
+    out.join(", ")
 }
 
 impl AttemptOutcome {
-    fn with_exit(mut self, code: Option<i32>) -> Self {
-        self.attempt.exit_code = code;
-        self
+    /// Turn a successful attempt into a failed one.
+    fn fail(&mut self, error: ErrorInfo) {
+        self.attempt.error_type = Some(error.kind);
+        self.attempt.error = Some(error.message.clone());
+        self.attempt.recoverable = Some(error.recoverable);
+        self.error = Some(error);
     }
-}
-
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one call site per outcome, all named"
-)]
-fn finish_attempt(
-    opts: &RunOptions,
-    acc: &Accumulator,
-    error: Option<ErrorInfo>,
-    previous_totals: Option<Usage>,
-    stderr_tail: Option<String>,
-    started: Instant,
-    started_at: Timestamp,
-    em: &mut Emitter<'_>,
-) -> AttemptOutcome {
-    let provider = opts.provider.clone();
-    let duration_ms = started.elapsed().as_millis() as u64;
-    let envelope = acc.finish(Finish {
-        run_id: em.run_id.clone(),
-        duration_ms,
-        requested_model: opts.request.model.clone(),
-        error: None,
-        exit_code: 0,
-        previous_thread_totals: previous_totals.clone(),
-        stderr_tail,
-        exposes_reasoning: provider.exposes_reasoning(),
-    });
-    // The attempt's figures as one `usage` event of scope total: the best
-    // evidence the accumulator found (billing totals, Codex's thread delta,
-    // or the sum of per-call figures), so a stream consumer needs no
-    // provider knowledge to get them.
-    if let Some(u) = acc.usage(previous_totals.as_ref()) {
-        em.emit(EventBody::Usage(UsageEvent {
-            scope: UsageScope::Total,
-            usage: u,
-        }));
-    }
-    let attempt = Attempt {
-        provider: provider.name().to_owned(),
-        model: envelope.model.clone(),
-        agent: None,
-        session_id: envelope.session_id.clone(),
-        duration_ms,
-        exit_code: None,
-        error_type: error.as_ref().map(|e| e.kind),
-        error: error.as_ref().map(|e| e.message.clone()),
-        recoverable: error.as_ref().map(|e| e.recoverable),
-        reset_at: error.as_ref().and_then(|e| e.reset_at.clone()),
-    };
-    AttemptOutcome {
-        envelope,
-        error,
-        rate_limit: acc.rate_limit().cloned(),
-        attempt,
-        started_at,
-    }
-}
-
-fn humanize(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
-}
-
-/// The last bytes of a stream, cut at a line start (a single line longer
-/// than the whole tail keeps its end).
-#[derive(Debug)]
-struct Tail {
-    max: usize,
-    buf: Vec<u8>,
-}
-
-impl Tail {
-    fn new(max: usize) -> Self {
-        Tail {
-            max,
-            buf: Vec::new(),
-        }
-    }
-
-    fn push(&mut self, line: &[u8]) {
-        let line = &line[line.len().saturating_sub(self.max)..];
-        self.buf.extend_from_slice(line);
-        self.buf.push(b'\n');
-        if self.buf.len() > self.max {
-            let mut cut = self.buf.len() - self.max;
-            // Drop the partial first line, unless it is the only one.
-            if let Some(nl) = self.buf[cut..self.buf.len() - 1]
-                .iter()
-                .position(|b| *b == b'\n')
-                && cut > 0
-            {
-                cut += nl + 1;
-            }
-            self.buf.drain(..cut);
-        }
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.buf).trim_end().to_owned()
-    }
-}
-
-/// Decode a saved capture of a CLI's output without running anything: the
-/// same decoder, accumulator and classifier as a live run.
-pub fn parse_capture(
-    provider: &dyn Provider,
-    stdout: &[u8],
-    stderr: &[u8],
-    exit_code: Option<i32>,
-) -> (Vec<Event>, Envelope, i32) {
-    let run_id = "parse".to_owned();
-    let mut events = Vec::new();
-    let mut em = Emitter {
-        run_id: run_id.clone(),
-        seq: 0,
-        provider: Some(provider.name().to_owned()),
-        attempt: Some(1),
-        files: None,
-        sink: &mut events,
-        store_failed: false,
-    };
-    let adapter = provider;
-    let mut decoder = adapter.decoder();
-    let mut acc = Accumulator::new(provider.name());
-    let mut out = Vec::new();
-    let mut stdout_tail = Tail::new(STDERR_TAIL_BYTES);
-    let mut stderr_tail = Tail::new(STDERR_TAIL_BYTES);
-    for line in split_lines(stdout) {
-        stdout_tail.push(line);
-        decoder.stdout_line(line, &mut out);
-    }
-    for line in split_lines(stderr) {
-        stderr_tail.push(line);
-        decoder.stderr_line(line, &mut out);
-    }
-    decoder.finish(&mut out);
-    for d in out {
-        acc.observe(&d);
-        if let Decoded::Event(body) = d {
-            em.emit(body);
-        }
-    }
-    let stdout_text = stdout_tail.text();
-    let stderr_text = stderr_tail.text();
-    let error = classify::classify(&ClassifyInput {
-        provider: provider.name(),
-        errors: acc.errors(),
-        final_: acc.final_record(),
-        exit_code,
-        signal: None,
-        stdout_tail: &stdout_text,
-        stderr_tail: &stderr_text,
-        now: Timestamp::now(),
-        tz: None,
-    });
-    let exit = exit_code_for(
-        error.as_ref().map(|e| e.kind),
-        error.as_ref().is_some_and(|e| e.recoverable),
-    );
-    let envelope = acc.finish(Finish {
-        run_id,
-        duration_ms: 0,
-        requested_model: None,
-        error: error.clone(),
-        exit_code: exit,
-        previous_thread_totals: None,
-        stderr_tail: (!stderr_text.is_empty()).then_some(stderr_text),
-        exposes_reasoning: adapter.exposes_reasoning(),
-    });
-    if let Some(e) = error {
-        em.emit(EventBody::Error(e));
-    }
-    em.emit(EventBody::Result(ResultEvent {
-        envelope: Box::new(envelope.clone()),
-    }));
-    (events, envelope, exit)
-}
-
-/// Split a capture into lines the way the supervisor does: on `\n`, with a
-/// trailing `\r` removed; a last line without `\n` counts.
-fn split_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let trimmed = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    let empty = bytes.is_empty();
-    trimmed
-        .split(|b| *b == b'\n')
-        .filter(move |_| !empty)
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-}
-
-/// Raw event for a line the run could not attribute (kept for symmetry with
-/// decoders; used when a CLI fails before its decoder saw anything).
-pub fn raw_line(stream: Stream, bytes: &[u8]) -> EventBody {
-    EventBody::Raw(RawEvent::from_bytes(
-        match stream {
-            Stream::Stdout => RawStream::Stdout,
-            Stream::Stderr => RawStream::Stderr,
-        },
-        bytes,
-    ))
 }
 
 #[cfg(test)]
 mod tests {
+    use agentgate_protocol::RateLimitEvent;
+    use agentgate_store::QuotaStatus;
+
+    use super::attempt::Tail;
+    use super::capture::split_lines;
+    use super::quota::record_quota;
     use super::*;
 
     #[test]
@@ -997,7 +1004,7 @@ mod tests {
             "usage limit reached",
         );
         quota.reset_at = Some("2099-01-01T00:00:00Z".into());
-        record_quota(&store, "claude", "r1", Some(&quota), None);
+        record_quota(&store, "claude", "r1", Some(&quota), None, Timestamp::now());
         let s = store.get_quota("claude").unwrap().unwrap();
         assert_eq!(s.status, QuotaStatus::Exhausted);
         assert_eq!(
@@ -1012,7 +1019,7 @@ mod tests {
             window: Some("five_hour".into()),
             utilization: Some(0.9),
         };
-        record_quota(&store, "codex", "r2", None, Some(&event));
+        record_quota(&store, "codex", "r2", None, Some(&event), Timestamp::now());
         let s = store.get_quota("codex").unwrap().unwrap();
         assert_eq!(
             (s.status, s.source.as_str()),
@@ -1021,7 +1028,7 @@ mod tests {
         assert_eq!(s.message.as_deref(), Some("window five_hour"));
         // Other errors record nothing.
         let auth = ErrorInfo::new(ErrorKind::Auth, ErrorSource::Pattern, "bad key");
-        record_quota(&store, "gemini", "r3", Some(&auth), None);
+        record_quota(&store, "gemini", "r3", Some(&auth), None, Timestamp::now());
         assert!(store.get_quota("gemini").unwrap().is_none());
     }
 
@@ -1030,8 +1037,8 @@ mod tests {
         let (_dir, store) = store();
         let mut quota = ErrorInfo::new(ErrorKind::Quota, ErrorSource::Pattern, "limit");
         quota.reset_at = Some("2000-01-01T00:00:00Z".into());
-        record_quota(&store, "claude", "r1", Some(&quota), None);
-        record_quota(&store, "claude", "r2", None, None);
+        record_quota(&store, "claude", "r1", Some(&quota), None, Timestamp::now());
+        record_quota(&store, "claude", "r2", None, None, Timestamp::now());
         let s = store.get_quota("claude").unwrap().unwrap();
         assert_eq!(
             (s.status, s.source.as_str()),
@@ -1039,8 +1046,8 @@ mod tests {
         );
         // Not before the reset time.
         quota.reset_at = Some("2099-01-01T00:00:00Z".into());
-        record_quota(&store, "codex", "r3", Some(&quota), None);
-        record_quota(&store, "codex", "r4", None, None);
+        record_quota(&store, "codex", "r3", Some(&quota), None, Timestamp::now());
+        record_quota(&store, "codex", "r4", None, None, Timestamp::now());
         assert_eq!(
             store.get_quota("codex").unwrap().unwrap().status,
             QuotaStatus::Exhausted

@@ -54,6 +54,9 @@ const AGENTGATE_FIELDS: &[&str] = &[
     "retry_after_s",
     "reset_at",
     "session_recreated",
+    "structured_output",
+    "agent",
+    "chain",
 ];
 
 fn has(value: &Value, path: &[&str]) -> bool {
@@ -116,6 +119,7 @@ fn success_wire_shape() {
                 "error": null,
                 "recoverable": null,
                 "reset_at": null,
+                "skipped": false,
             }],
             "stderr_tail": null,
             "reasoning_tokens": 120,
@@ -123,6 +127,9 @@ fn success_wire_shape() {
             "retry_after_s": null,
             "reset_at": null,
             "session_recreated": false,
+            "structured_output": null,
+            "agent": null,
+            "chain": null,
         })
     );
 }
@@ -172,6 +179,7 @@ fn failure_wire_shape() {
                 "error": "You've hit your usage limit. Try again at 3:28 PM.",
                 "recoverable": true,
                 "reset_at": "2026-05-01T15:28:00Z",
+                "skipped": false,
             }],
             "stderr_tail": "Reading additional input from stdin...",
             "reasoning_tokens": 0,
@@ -179,6 +187,9 @@ fn failure_wire_shape() {
             "retry_after_s": null,
             "reset_at": "2026-05-01T15:28:00Z",
             "session_recreated": false,
+            "structured_output": null,
+            "agent": null,
+            "chain": null,
         })
     );
 }

@@ -48,6 +48,7 @@ fn dry_run(provider: &str, extra: &[&str]) -> (Run, Value) {
         "PLAIN_VAR=visible",
         "--binary",
         bin.to_str().unwrap(),
+        "--no-unattended-instruction",
     ];
     args.extend_from_slice(extra);
     args.push("héllo world");
@@ -66,7 +67,8 @@ fn dry_run(provider: &str, extra: &[&str]) -> (Run, Value) {
     assert_eq!(plan["env"]["OPENAI_API_KEY"], "<redacted>");
     assert_eq!(plan["env"]["PLAIN_VAR"], "visible");
     assert_eq!(plan["prompt_bytes"], "héllo world".len());
-    assert_eq!(plan["prompt_tokens_estimate"], 3);
+    // 11 characters, four to a token (as estimated_output_tokens).
+    assert_eq!(plan["prompt_tokens_estimate"], 2);
     assert_eq!(plan["provider"], provider);
     assert!(plan["model_resolution"].is_null());
     (run, plan)
@@ -155,6 +157,93 @@ fn dry_run_with_a_missing_binary_fails_with_exit_2() {
             .as_str()
             .unwrap()
             .contains("unknown provider")
+    );
+}
+
+/// A chain is planned step by step: the model resolution of each, the
+/// prompt's pieces, the policies, and a step whose CLI is missing.
+#[test]
+fn dry_run_plans_every_step_of_a_chain() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, marker) = trap(dir.path());
+    let config = dir.path().join("agentgate.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 1\nproviders:\n  claude:\n    binary: {bin}\n    models:\n      fast: claude-haiku-x\n  \
+             codex:\n    binary: /nonexistent/codex\n    default_model: gpt-d\n",
+            bin = bin.display()
+        ),
+    )
+    .unwrap();
+    let run = agentgate(
+        home.path(),
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "run",
+            "--provider",
+            "claude,codex",
+            "--on-dirty",
+            "stash",
+            "--dry-run",
+            "--model",
+            "fast",
+            "plan the release",
+        ],
+    );
+    assert!(!marker.exists(), "--dry-run ran the CLI");
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    let plan: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let steps = plan["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{plan:#}");
+    assert_eq!(steps[0]["provider"], "claude");
+    assert_eq!(steps[0]["model"], "claude-haiku-x");
+    assert_eq!(
+        steps[0]["model_resolution"],
+        "claude model 'fast' -> 'claude-haiku-x' (alias)"
+    );
+    assert!(has_pair(&argv(&steps[0]), "--model", "claude-haiku-x"));
+    // Codex has no alias `fast`: the flag's name goes as is.
+    assert_eq!(steps[1]["model"], "fast");
+    assert_eq!(steps[1]["default_model"], "gpt-d");
+    assert!(
+        steps[1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/codex"),
+        "{plan:#}"
+    );
+    assert_eq!(plan["on_dirty"], "stash");
+    // The prompt: the task and the unattended instruction.
+    let kinds: Vec<&str> = steps[0]["prompt_parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["task", "instruction"], "{plan:#}");
+    assert!(steps[0]["prompt_bytes"].as_u64().unwrap() > "plan the release".len() as u64);
+
+    // Without --model, Codex gets its default_model, and says so.
+    let run = agentgate(
+        home.path(),
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "run",
+            "--provider",
+            "codex",
+            "--dry-run",
+            "hi",
+        ],
+    );
+    let plan: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(plan["model"], "gpt-d");
+    assert_eq!(
+        plan["model_resolution"],
+        "codex model (none requested) -> 'gpt-d' (default_model)"
     );
 }
 

@@ -1,7 +1,9 @@
+mod config_cmd;
 mod dry_run_quota;
 mod fake_llm_cli;
 mod health;
 mod real_clis;
+mod run_chain;
 mod run_custom;
 mod run_e2e;
 mod run_e2e_opencode;

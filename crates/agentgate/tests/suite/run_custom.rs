@@ -567,6 +567,7 @@ providers:
             "--compact",
             "-m",
             "m1",
+            "--no-unattended-instruction",
             "hello there",
         ],
         dir.path(),

@@ -96,7 +96,9 @@ impl Replay {
 
     fn command(&self, extra: &[&str], prompt: &str) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        // The transcripts were recorded for the bare prompts.
         cmd.args(["run", "--provider", self.cli.provider(), "--compact"])
+            .arg("--no-unattended-instruction")
             .arg("--binary")
             .arg(&self.program)
             .args(extra)
