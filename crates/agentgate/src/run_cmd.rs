@@ -49,6 +49,12 @@ AUDIT
   $AGENTGATE_HOME/audit.log): run, chain, agent, provider, model, exit,
   elapsed, tokens_in, tokens_out, cost_usd, error, attempts.
 
+ENVIRONMENT
+  AGENTGATE_HOME      where the store lives
+  AGENTGATE_CONFIG    the config file (see `agentgate config show`)
+  AGENTGATE_NOW       the clock (RFC 3339) for quota skipping, for tests
+  AGENTGATE_<P>_BIN   a provider CLI's executable, e.g. AGENTGATE_CLAUDE_BIN
+
 FILES
   Runs are recorded in $AGENTGATE_HOME/agentgate.db (default
   ~/.local/share/agentgate) with each run's events.jsonl and stderr.log

@@ -3,15 +3,18 @@ use std::path::PathBuf;
 use super::template::{ArgTemplate, Placeholder};
 use super::*;
 
-fn parse(text: &str) -> Result<Config, ConfigError> {
-    Config::parse(
-        text,
-        ConfigSource::Flag(PathBuf::from("/cfg/agentgate.yaml")),
-    )
+/// Parse `text` as if read from `path`.
+pub(super) fn parse_at(text: &str, path: &str) -> Result<Config, ConfigError> {
+    Config::parse(text, ConfigSource::Flag(PathBuf::from(path)))
+}
+
+/// Parse `text` as if read from /cfg/agentgate.yaml.
+pub(super) fn parse(text: &str) -> Result<Config, ConfigError> {
+    parse_at(text, "/cfg/agentgate.yaml")
 }
 
 /// The error's (line, message).
-fn invalid(text: &str) -> (Option<u64>, String) {
+pub(super) fn invalid(text: &str) -> (Option<u64>, String) {
     match parse(text).unwrap_err() {
         e @ ConfigError::Invalid { line, .. } => (line, e.to_string()),
         other => panic!("not an Invalid error: {other}"),

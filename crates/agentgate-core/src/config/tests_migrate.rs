@@ -7,22 +7,8 @@ use std::time::Duration;
 use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 
 use super::template::{ArgTemplate, Placeholder};
+use super::tests::{invalid, parse, parse_at};
 use super::*;
-
-fn parse_at(text: &str, path: &str) -> Result<Config, ConfigError> {
-    Config::parse(text, ConfigSource::Flag(PathBuf::from(path)))
-}
-
-fn parse(text: &str) -> Result<Config, ConfigError> {
-    parse_at(text, "/cfg/any-name.yaml")
-}
-
-fn invalid(text: &str) -> (Option<u64>, String) {
-    match parse(text).unwrap_err() {
-        e @ ConfigError::Invalid { line, .. } => (line, e.to_string()),
-        other => panic!("not an Invalid error: {other}"),
-    }
-}
 
 #[test]
 fn providers_yaml_loads_in_both_shapes() {

@@ -5,23 +5,9 @@ use std::time::Duration;
 
 use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 
+use super::tests::{invalid, parse};
 use super::*;
 use crate::provider::PermissionMode;
-
-fn parse(text: &str) -> Result<Config, ConfigError> {
-    Config::parse(
-        text,
-        ConfigSource::Project(PathBuf::from("/cfg/agentgate.yaml")),
-    )
-}
-
-/// The error's (line, message).
-fn invalid(text: &str) -> (Option<u64>, String) {
-    match parse(text).unwrap_err() {
-        e @ ConfigError::Invalid { line, .. } => (line, e.to_string()),
-        other => panic!("not an Invalid error: {other}"),
-    }
-}
 
 const FULL: &str = r#"version: 1
 providers:

@@ -530,7 +530,9 @@ pub async fn run(
         envelope.agent = step.agent.clone();
         envelope.model_resolution = model_note.or_else(|| step.model_resolution.clone());
         if envelope.model.is_none() {
-            envelope.model = step.request.model.clone();
+            // As the last attempt asked for it (after an invalid-model retry,
+            // not the model first requested).
+            envelope.model = run.attempts.last().and_then(|a| a.model.clone());
         }
     }
     envelope.chain = opts.chain.clone();

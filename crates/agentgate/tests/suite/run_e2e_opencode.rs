@@ -231,11 +231,19 @@ fn models() {
     assert_eq!(env["response"], "Model ok.");
     assert_eq!(env["model"], "fake/fake-model");
     assert_eq!(server.turn_requests()[0]["model"], "fake-model");
+    // An unknown model is retried once without one: opencode's own default.
     let (run, env) = gate.run(&["--model", "nope/x"], "hi");
-    assert_eq!(env["error_type"], "invalid_model", "{env:#}");
-    assert_eq!(run.code, Some(75), "{env:#}");
-    let error = env["error"].as_str().unwrap();
+    assert_eq!(run.code, Some(0), "{env:#}");
+    assert_eq!(env["response"], "Model ok.");
+    let first = &env["attempts"][0];
+    assert_eq!(first["error_type"], "invalid_model", "{env:#}");
+    let error = first["error"].as_str().unwrap();
     assert!(error.starts_with("Model not found: nope/x"), "{error}");
+    let note = env["model_resolution"].as_str().unwrap();
+    assert!(
+        note.contains("'nope/x' was rejected") && note.contains("own default"),
+        "{note}"
+    );
 }
 
 /// opencode retries a 429 five times, waiting as `retry-after` says, and

@@ -449,19 +449,21 @@ fn error_overloaded() {
 }
 
 /// The errors Qwen does not retry: one request each (a context overflow
-/// two: Qwen compresses the conversation and tries once more).
+/// two: Qwen compresses the conversation and tries once more; an invalid
+/// model two: agentgate retries once without `--model`, and the script
+/// rejects that too).
 #[test]
 fn errors_that_fail_at_once() {
     for (script, kind, recoverable, exit, status, requests) in [
         ("kind: auth", "auth", false, 1, 401, 1),
-        ("kind: invalid_model", "invalid_model", true, 75, 404, 1),
+        ("kind: invalid_model", "invalid_model", true, 75, 404, 2),
         (
             "kind: invalid_model, status: 400",
             "invalid_model",
             true,
             75,
             400,
-            1,
+            2,
         ),
         (
             "kind: context_too_long",

@@ -410,8 +410,16 @@ fn errors(cli: Cli) {
     error_case(cli, "TRIGGER-LOGIN", "credential_unavailable", true, 75);
     error_case(cli, "TRIGGER-AUTH", "auth", false, 1);
     error_case(cli, "TRIGGER-OVERLOAD", "overloaded", true, 75);
+    // Rejected, then retried once without a model, which this transcript
+    // rejects too.
     let env = error_case(cli, "TRIGGER-MODEL", "invalid_model", true, 75);
-    assert!(env["error"].as_str().unwrap().contains("gpt-9"), "{env:#}");
+    let first = &env["attempts"][0];
+    assert!(
+        first["error"].as_str().unwrap().contains("gpt-9"),
+        "{env:#}"
+    );
+    assert_eq!(env["attempts"].as_array().unwrap().len(), 2, "{env:#}");
+    assert!(env["model"].is_null(), "{env:#}");
     let rate = error_case(cli, "TRIGGER-RATE", "rate_limit", true, 75);
     let quota = error_case(cli, "TRIGGER-QUOTA", "quota", true, 75);
     match cli {
