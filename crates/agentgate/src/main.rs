@@ -37,7 +37,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run one prompt through an agent CLI and print the result envelope.
+    /// Run one prompt through an agent CLI, or a failover chain of them, and
+    /// print the result envelope.
     #[command(after_long_help = run_cmd::AFTER_HELP)]
     Run(Box<run_cmd::Args>),
     /// List recent runs, or show one with its events.
