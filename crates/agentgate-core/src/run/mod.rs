@@ -35,7 +35,7 @@ pub use audit::audit_line;
 pub use capture::{parse_capture, raw_line};
 
 use crate::provider::{Provider, RunRequest};
-use crate::workspace::{self, Snapshot};
+use crate::workspace::{self, Change, Snapshot};
 use attempt::{AttemptOutcome, attempt};
 use handoff::Transcript;
 
@@ -417,7 +417,7 @@ pub async fn run(
             end = Some((i, step_end.0));
             break;
         };
-        let (step_end, snapshot) = step_end;
+        let (step_end, changes) = step_end;
         let Some(error) = step_end.error.clone() else {
             end = Some((i, step_end));
             break;
@@ -438,7 +438,10 @@ pub async fn run(
             end = Some((i, step_end));
             break;
         }
-        match run.workspace_gate(step, next, &error, snapshot, &mut em) {
+        match run
+            .workspace_gate(step, next, &error, changes, &mut em)
+            .await
+        {
             Ok(()) => {}
             Err(stopped) => {
                 end = Some((
@@ -637,8 +640,8 @@ impl RunState<'_> {
 
     /// Run one step: its attempts (a vanished session recreated once, an
     /// invalid model retried once with the default), then the checks of its
-    /// answer and of the files it changed. Returns the snapshot of the
-    /// workspace taken before it, for the failover's workspace check.
+    /// answer and of the files it changed. Also returns what the last
+    /// attempt changed in the workspace, for the failover's check.
     async fn step(
         &mut self,
         step: &Step,
@@ -646,7 +649,7 @@ impl RunState<'_> {
         handoff: Option<String>,
         em: &mut Emitter<'_>,
         cancel: &mut mpsc::Receiver<CancelRequest>,
-    ) -> (StepEnd, Option<Result<Snapshot, String>>) {
+    ) -> (StepEnd, Changes) {
         let provider = step.provider.name();
         let mut request = step.request.clone();
         let mut from_session_map = false;
@@ -683,8 +686,13 @@ impl RunState<'_> {
             .or_else(|| self.opts.home.clone());
         // The workspace before the step, when something will ask what it
         // changed: the failover's check, or the agent's edit scope.
-        let snapshot = (has_next || step.edit_scope != EditScope::Any)
-            .then(|| Snapshot::take(&request.cwd).map_err(|e| e.to_string()));
+        let snapshot = if has_next || step.edit_scope != EditScope::Any {
+            let cwd = request.cwd.clone();
+            Some(blocking(move || Snapshot::take(&cwd)).await)
+        } else {
+            None
+        };
+        let mut changes: Changes;
         em.transcript = Some(Transcript::default());
 
         let mut model_note = None;
@@ -704,7 +712,8 @@ impl RunState<'_> {
                 cancel,
             )
             .await;
-            self.check(step, &mut outcome, snapshot.as_ref());
+            changes = changes_since(snapshot.as_ref()).await;
+            self.check(step, &mut outcome, changes.as_ref());
             self.record_attempt(&outcome.attempt, outcome.started_at, step);
             if let Some(store) = self.store {
                 quota::record_quota(
@@ -775,7 +784,7 @@ impl RunState<'_> {
                 error: outcome.error,
                 model_note,
             },
-            snapshot,
+            changes,
         )
     }
 
@@ -786,7 +795,7 @@ impl RunState<'_> {
         &self,
         step: &Step,
         outcome: &mut AttemptOutcome,
-        snapshot: Option<&Result<Snapshot, String>>,
+        changes: Option<&Result<Vec<Change>, String>>,
     ) {
         if outcome.error.is_none()
             && let Some(check) = &step.check_answer
@@ -805,14 +814,10 @@ impl RunState<'_> {
             EditScope::Nothing => &[],
             EditScope::Only(paths) => paths,
         };
-        let changes = match snapshot {
-            Some(Ok(s)) => s.changes().map_err(|e| e.to_string()),
-            Some(Err(e)) => Err(e.clone()),
-            None => return,
-        };
+        let Some(changes) = changes else { return };
         let message = match changes {
             Ok(changes) => {
-                let outside = workspace::outside_allowlist(&step.request.cwd, &changes, allowed);
+                let outside = workspace::outside_allowlist(&step.request.cwd, changes, allowed);
                 if outside.is_empty() {
                     return;
                 }
@@ -852,12 +857,12 @@ impl RunState<'_> {
 
     /// Before handing the task on after `error`: what did the failed step
     /// leave in the workspace, and does the policy let the next agent start?
-    fn workspace_gate(
+    async fn workspace_gate(
         &self,
         step: &Step,
         next: &Step,
         error: &ErrorInfo,
-        snapshot: Option<Result<Snapshot, String>>,
+        changes: Changes,
         em: &mut Emitter<'_>,
     ) -> Result<(), ErrorInfo> {
         let policy = self.opts.on_dirty;
@@ -872,12 +877,7 @@ impl RunState<'_> {
             e.recoverable = false;
             e
         };
-        let changes = match snapshot {
-            Some(Ok(s)) => s.changes().map_err(|e| e.to_string()),
-            Some(Err(e)) => Err(e),
-            None => Ok(Vec::new()),
-        };
-        let changes = match changes {
+        let changes = match changes.unwrap_or(Ok(Vec::new())) {
             Ok(c) => c,
             Err(e) if policy == OnDirty::Continue => {
                 em.log(
@@ -924,7 +924,8 @@ impl RunState<'_> {
                     step.label(),
                     error.kind
                 );
-                match workspace::stash(&step.request.cwd, &message) {
+                let cwd = step.request.cwd.clone();
+                match blocking(move || workspace::stash(&cwd, &message)).await {
                     Ok(stash) => {
                         em.notice(format!(
                             "stashed the changes {} left ({list}) as {stash}",
@@ -939,6 +940,31 @@ impl RunState<'_> {
                 }
             }
         }
+    }
+}
+
+/// What an attempt changed in the workspace: `None` when nothing asked,
+/// an error message when it cannot be told.
+type Changes = Option<Result<Vec<Change>, String>>;
+
+/// Run a workspace operation (git, a folder walk) off the async workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, workspace::WorkspaceError> + Send + 'static,
+) -> Result<T, String> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(e) => Err(format!("the workspace check failed: {e}")),
+    }
+}
+
+/// What changed since `snapshot` was taken.
+async fn changes_since(snapshot: Option<&Result<Snapshot, String>>) -> Changes {
+    match snapshot? {
+        Ok(s) => {
+            let s = s.clone();
+            Some(blocking(move || s.changes()).await)
+        }
+        Err(e) => Some(Err(e.clone())),
     }
 }
 
