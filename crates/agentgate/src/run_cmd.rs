@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_core::config::{Handoff, OnDirty};
+use agentgate_core::config::{Handoff, OnDirty, RetryOn, kind_named};
 use agentgate_core::prompt::{TaskInput, task_from_stdin};
 use agentgate_core::provider::PermissionMode;
 use agentgate_core::run::{CancelRequest, EventSink, audit_line, run as run_once};
@@ -170,6 +170,12 @@ pub struct Args {
     /// (`summary`), or not (`none`, the default).
     #[arg(long, value_parser = parse_handoff)]
     pub handoff: Option<Handoff>,
+    /// Which recoverable errors hand the task on to the next agent, as a
+    /// comma-separated list of error types (`quota,rate_limit`; legacy
+    /// names like `allowance_exceeded` too). Default: the chain's or
+    /// agent's `retry_on`, else every recoverable error.
+    #[arg(long, value_parser = parse_retry_on, value_name = "TYPES")]
+    pub retry_on: Option<RetryOn>,
     /// Run providers even when their quota is recorded as exhausted.
     #[arg(long)]
     pub ignore_quota: bool,
@@ -216,6 +222,25 @@ fn parse_on_dirty(s: &str) -> Result<OnDirty, String> {
         "stash" => Ok(OnDirty::Stash),
         _ => Err(format!("`{s}`: expected stop, continue or stash")),
     }
+}
+
+fn parse_retry_on(s: &str) -> Result<RetryOn, String> {
+    let mut kinds = Vec::new();
+    for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let kind = kind_named(name).ok_or_else(|| {
+            format!("`{name}` is not an error type (see docs/errors.md; patterns go in the config's retry_on)")
+        })?;
+        if !kind.recoverable() {
+            return Err(format!(
+                "`{name}` is not recoverable: a chain never moves on after it"
+            ));
+        }
+        kinds.push(kind);
+    }
+    Ok(RetryOn {
+        kinds,
+        patterns: Vec::new(),
+    })
 }
 
 fn parse_handoff(s: &str) -> Result<Handoff, String> {

@@ -313,6 +313,7 @@ fn build_step(
         None => None,
     };
     let retry_on: Option<RetryOn> = match (agent, chain) {
+        _ if args.retry_on.is_some() => args.retry_on.clone(),
         (Some(a), Some(c)) => c.retry_on_for(a).cloned(),
         (Some(a), None) => a.retry_on.clone(),
         (None, _) => None,

@@ -257,6 +257,32 @@ fn retry_on_limits_which_errors_hand_on() {
     assert_eq!(env["error_type"], "rate_limit");
     assert_eq!(attempts(&env).len(), 1);
     assert!(!chain.apis().iter().any(|a| a == "responses"));
+
+    // --retry-on on the command line wins over the chain's.
+    let (run, env) = chain.run(
+        &["--agent", "claude,codex", "--retry-on", "rate_limit"],
+        "do the task",
+    );
+    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    assert_eq!(env["provider"], "codex");
+    assert_eq!(attempts(&env).len(), 2);
+    let (run, env) = chain.run(
+        &[
+            "--agent",
+            "claude,codex",
+            "--retry-on",
+            "allowance_exceeded",
+        ],
+        "do the task",
+    );
+    assert_eq!(run.code, Some(75), "{env:#}\n{}", run.stderr);
+    assert_eq!(attempts(&env).len(), 1);
+    let run = run_bounded(
+        chain.command(&["--agent", "claude,codex", "--retry-on", "auth"], "x"),
+        LIMIT,
+    );
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    assert!(run.stderr.contains("not recoverable"), "{}", run.stderr);
 }
 
 /// A failed attempt that wrote a file stops the chain under the default
