@@ -247,6 +247,48 @@ fn dry_run_plans_every_step_of_a_chain() {
     );
 }
 
+/// An agent's tiers: its `model` by default, `model_fast` with --tier fast,
+/// and --model over both; the agent's mode sets the permission mode.
+#[test]
+fn dry_run_resolves_an_agents_model_tier() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("agentgate.yaml");
+    std::fs::write(
+        &config,
+        "version: 1\nagents:\n  triage:\n    provider: claude\n    binary: /bin/true\n    \
+         model: claude-deep-x\n    model_fast: claude-quick-x\n    mode: classify\n",
+    )
+    .unwrap();
+    let plan = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "--config",
+            config.to_str().unwrap(),
+            "run",
+            "--agent",
+            "triage",
+            "--dry-run",
+        ];
+        args.extend_from_slice(extra);
+        args.push("hi");
+        let run = agentgate(home.path(), &args);
+        assert_eq!(run.code, Some(0), "{}", run.all_output());
+        serde_json::from_str(run.stdout.trim()).unwrap()
+    };
+    let deep = plan(&[]);
+    assert_eq!(deep["model"], "claude-deep-x");
+    assert_eq!(deep["model_source"], "agent");
+    assert_eq!(deep["agent"], "triage");
+    assert!(
+        has_pair(&argv(&deep), "--permission-mode", "plan"),
+        "{deep:#}"
+    );
+    assert_eq!(plan(&["--tier", "fast"])["model"], "claude-quick-x");
+    let flag = plan(&["--tier", "fast", "--model", "other-x"]);
+    assert_eq!(flag["model"], "other-x");
+    assert_eq!(flag["model_source"], "flag");
+}
+
 /// A usage-limit error from the real Claude Code leaves `claude` exhausted
 /// until the reset time in the provider's words; other providers stay unknown.
 #[test]

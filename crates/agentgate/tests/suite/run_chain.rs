@@ -416,6 +416,16 @@ fn an_exhausted_quota_is_skipped_until_its_reset_time() {
     assert_eq!(a[0]["error_type"], "quota");
     assert_eq!(anthropic_calls(), before, "claude was called");
 
+    // --ignore-quota runs it anyway.
+    let mut cmd = chain.command(&["--chain", "main", "--ignore-quota"], "do the task");
+    cmd.env("AGENTGATE_NOW", "2029-12-31T23:30:00Z");
+    let run = run_bounded(cmd, LIMIT);
+    let env = last_json(&run.stdout).unwrap_or_else(|| panic!("{}", run.all_output()));
+    assert_eq!(attempts(&env)[0]["skipped"], false, "{env:#}");
+    let after_ignore = anthropic_calls();
+    assert!(after_ignore > before, "--ignore-quota did not run claude");
+    let before = after_ignore;
+
     // After it: Claude is tried again (the script's second error is used up
     // by the first run's retry or answers now).
     let (run, env) = at("2030-01-01T01:00:00Z");
