@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use agentgate_core::config::Config;
 use agentgate_core::prompt::{TaskInput, estimate_tokens};
 use agentgate_core::provider::locate_binary;
-use agentgate_core::run::Step;
-use agentgate_store::{QuotaStatus, RunStore, Store};
+use agentgate_core::run::{Step, exhausted_quota};
+use agentgate_store::{RunStore, Store};
 use serde_json::{Map, Value, json};
 
 use crate::output::print_json;
@@ -73,27 +73,23 @@ fn describe_step(
     now: jiff::Timestamp,
 ) -> Value {
     let provider = step.provider.name();
-    let mut request = step.request.clone();
-    if request.resume.is_none()
-        && let (Some(name), Some(store)) = (&args.session, store)
-        && let Ok(Some(s)) = store.get_session(name, provider)
-    {
-        request.resume = Some(s.native_session_id);
-    }
-    if request.resume.is_some()
-        && let Some(p) = &step.resumed_prompt
-    {
-        request.prompt = p.clone();
-    }
+    let stored = match (&args.session, store) {
+        (Some(name), Some(store)) => store
+            .get_session(name, provider)
+            .ok()
+            .flatten()
+            .map(|s| s.native_session_id),
+        _ => None,
+    };
+    let request = step.request_for(stored);
     let parts = if request.resume.is_some() {
         &info.prompt.resumed_parts
     } else {
         &info.prompt.parts
     };
     let skip = store
-        .and_then(|s| s.get_quota(provider).ok().flatten())
-        .filter(|q| q.status == QuotaStatus::Exhausted && q.reset_at.is_some_and(|t| t > now))
         .filter(|_| !args.ignore_quota)
+        .and_then(|s| exhausted_quota(s, provider, now))
         .map(|q| json!({"reason": "quota exhausted", "reset_at": q.reset_at.map(|t| t.to_string()), "source": q.source}));
     let mut out = json!({
         "agent": step.agent,

@@ -1,6 +1,7 @@
 //! From the flags and the config to the run's steps: which agents, with
 //! which model, prompt, permissions, limits and checks.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -172,11 +173,21 @@ pub fn plan(args: &Args, cfg: &Config, task: TaskInput) -> anyhow::Result<Planne
         }
     }
     let base = base_cwd(args)?;
+    let mut files = Files {
+        system_file: match &args.system_file {
+            Some(f) => Some(
+                std::fs::read_to_string(f)
+                    .with_context(|| format!("failed to read --system-file {}", f.display()))?,
+            ),
+            None => None,
+        },
+        schemas: HashMap::new(),
+    };
     let mut warnings = Vec::new();
     let mut steps = Vec::new();
     let mut infos = Vec::new();
     for m in &members {
-        let (step, info) = build_step(args, cfg, chain, m, &task, &base)?;
+        let (step, info) = build_step(args, cfg, chain, m, &task, &base, &mut files)?;
         warnings.extend(info.prompt.warnings.iter().cloned());
         steps.push(step);
         infos.push(info);
@@ -212,6 +223,25 @@ pub fn plan(args: &Args, cfg: &Config, task: TaskInput) -> anyhow::Result<Planne
     })
 }
 
+/// What the steps share from files, read once per run: --system-file's
+/// text, and each output schema by path.
+struct Files {
+    system_file: Option<String>,
+    schemas: HashMap<PathBuf, AnswerCheck>,
+}
+
+impl Files {
+    fn schema(&mut self, path: &Path) -> anyhow::Result<AnswerCheck> {
+        if let Some(check) = self.schemas.get(path) {
+            return Ok(check.clone());
+        }
+        let schema = OutputSchema::load(path)?;
+        let check: AnswerCheck = Arc::new(move |answer: &str| schema.check(answer));
+        self.schemas.insert(path.to_path_buf(), check.clone());
+        Ok(check)
+    }
+}
+
 fn build_step(
     args: &Args,
     cfg: &Config,
@@ -219,6 +249,7 @@ fn build_step(
     m: &Member<'_>,
     task: &TaskInput,
     base: &Path,
+    files: &mut Files,
 ) -> anyhow::Result<(Step, StepInfo)> {
     let adapter = crate::providers::resolve_in(&m.provider, cfg)?;
     let name = adapter.name().to_owned();
@@ -240,16 +271,11 @@ fn build_step(
         })?,
         _ => base.to_path_buf(),
     };
-    let system = match &args.system_file {
-        Some(f) => Some(
-            std::fs::read_to_string(f)
-                .with_context(|| format!("failed to read --system-file {}", f.display()))?,
-        ),
-        None => args
-            .system
-            .clone()
-            .or_else(|| agent.and_then(|a| a.system.clone())),
-    };
+    let system = files
+        .system_file
+        .clone()
+        .or_else(|| args.system.clone())
+        .or_else(|| agent.and_then(|a| a.system.clone()));
 
     let mut parts = PromptParts::new(String::new(), &cwd);
     parts.agent_file = absolute_opt(args.agent_file.as_ref())?
@@ -305,13 +331,10 @@ fn build_step(
     extra_args.extend(args.extra_args.iter().cloned());
     let schema_path = absolute_opt(args.output_schema.as_ref())?
         .or_else(|| agent.and_then(|a| a.output_schema.clone()));
-    let check_answer: Option<AnswerCheck> = match &schema_path {
-        Some(p) => {
-            let schema = OutputSchema::load(p)?;
-            Some(Arc::new(move |answer: &str| schema.check(answer)))
-        }
-        None => None,
-    };
+    let check_answer = schema_path
+        .as_deref()
+        .map(|p| files.schema(p))
+        .transpose()?;
     let retry_on: Option<RetryOn> = match (agent, chain) {
         _ if args.retry_on.is_some() => args.retry_on.clone(),
         (Some(a), Some(c)) => c.retry_on_for(a).cloned(),

@@ -33,6 +33,7 @@ use tokio::sync::mpsc;
 pub use crate::config::{Handoff, OnDirty};
 pub use audit::audit_line;
 pub use capture::{parse_capture, raw_line};
+pub use quota::exhausted_quota;
 
 use crate::provider::{Provider, RunRequest};
 use crate::workspace::{self, Change, Snapshot};
@@ -134,6 +135,22 @@ impl Step {
             check_answer: None,
             edit_scope: EditScope::Any,
         }
+    }
+
+    /// The request to send: resuming `stored_session` (the native id a
+    /// `--session` name maps to) unless the request resumes one already,
+    /// and with the resumed prompt (no persona) when it resumes.
+    pub fn request_for(&self, stored_session: Option<String>) -> RunRequest {
+        let mut request = self.request.clone();
+        if request.resume.is_none() {
+            request.resume = stored_session;
+        }
+        if request.resume.is_some()
+            && let Some(p) = &self.resumed_prompt
+        {
+            request.prompt = p.clone();
+        }
+        request
     }
 
     /// What the step is called in messages: the agent, else the provider.
@@ -580,7 +597,7 @@ impl RunState<'_> {
         }
         let store = self.store?;
         let provider = step.provider.name();
-        let state = quota::exhausted(store, provider, self.opts.now())?;
+        let state = exhausted_quota(store, provider, self.opts.now())?;
         let reset_at = state.reset_at.map(|t| t.to_string());
         let mut error = ErrorInfo::new(
             ErrorKind::Quota,
@@ -651,29 +668,21 @@ impl RunState<'_> {
         cancel: &mut mpsc::Receiver<CancelRequest>,
     ) -> (StepEnd, Changes) {
         let provider = step.provider.name();
-        let mut request = step.request.clone();
-        let mut from_session_map = false;
-        if request.resume.is_none()
+        let mut stored = None;
+        if step.request.resume.is_none()
             && let (Some(name), Some(store)) = (&self.opts.session, self.store)
         {
             match store.get_session(name, provider) {
-                Ok(Some(s)) => {
-                    request.resume = Some(s.native_session_id);
-                    from_session_map = true;
-                }
-                Ok(None) => {}
+                Ok(s) => stored = s.map(|s| s.native_session_id),
                 Err(e) => em.log(
                     LogLevel::Warn,
                     format!("failed to read session `{name}`: {e}"),
                 ),
             }
         }
-        let fresh_prompt = request.prompt.clone();
-        if request.resume.is_some()
-            && let Some(p) = &step.resumed_prompt
-        {
-            request.prompt = p.clone();
-        }
+        let from_session_map = stored.is_some();
+        let fresh_prompt = step.request.prompt.clone();
+        let mut request = step.request_for(stored);
         if let Some(h) = &handoff {
             request.prompt = format!("{h}\n\n{}", request.prompt);
         }
@@ -693,7 +702,9 @@ impl RunState<'_> {
             None
         };
         let mut changes: Changes;
-        em.transcript = Some(Transcript::default());
+        // Kept only when it may be handed on.
+        em.transcript =
+            (self.opts.handoff == Handoff::Summary && has_next).then(Transcript::default);
 
         let mut model_note = None;
         let mut model_retried = false;
@@ -877,69 +888,89 @@ impl RunState<'_> {
             e.recoverable = false;
             e
         };
-        let changes = match changes.unwrap_or(Ok(Vec::new())) {
-            Ok(c) => c,
-            Err(e) if policy == OnDirty::Continue => {
-                em.log(
-                    LogLevel::Warn,
-                    format!(
-                        "cannot tell whether {} changed the workspace: {e}",
-                        step.label()
-                    ),
-                );
+        let action = dirty_action(
+            policy,
+            changes.unwrap_or(Ok(Vec::new())),
+            &step.label(),
+            &next.label(),
+        );
+        let list = match action {
+            DirtyAction::HandOn => return Ok(()),
+            DirtyAction::Warn(why) => {
+                em.log(LogLevel::Warn, why);
                 return Ok(());
             }
-            Err(e) => {
-                return Err(stopped(format!(
-                    "whether it changed the workspace cannot be told ({e}), so the chain stopped before {} (on_dirty: {})",
-                    next.label(),
-                    policy.as_str()
-                )));
-            }
+            DirtyAction::Stop(why) => return Err(stopped(why)),
+            DirtyAction::Stash(list) => list,
         };
-        if changes.is_empty() {
-            return Ok(());
-        }
-        let list = list_changes(&changes.iter().collect::<Vec<_>>());
-        match policy {
-            OnDirty::Stop => Err(stopped(format!(
-                "left changes in the workspace ({list}), so the chain stopped before {}: review them, then rerun (on_dirty: stop; `continue` hands them on, `stash` stashes them)",
-                next.label()
-            ))),
-            OnDirty::Continue => {
-                em.log(
-                    LogLevel::Warn,
-                    format!(
-                        "{} left changes in the workspace ({list}); handing them on to {} (on_dirty: continue)",
-                        step.label(),
-                        next.label()
-                    ),
-                );
+        let message = format!(
+            "agentgate {}: changes left by {} ({})",
+            em.run_id,
+            step.label(),
+            error.kind
+        );
+        let cwd = step.request.cwd.clone();
+        match blocking(move || workspace::stash(&cwd, &message)).await {
+            Ok(stash) => {
+                em.notice(format!(
+                    "stashed the changes {} left ({list}) as {stash}",
+                    step.label()
+                ));
                 Ok(())
             }
-            OnDirty::Stash => {
-                let message = format!(
-                    "agentgate {}: changes left by {} ({})",
-                    em.run_id,
-                    step.label(),
-                    error.kind
-                );
-                let cwd = step.request.cwd.clone();
-                match blocking(move || workspace::stash(&cwd, &message)).await {
-                    Ok(stash) => {
-                        em.notice(format!(
-                            "stashed the changes {} left ({list}) as {stash}",
-                            step.label()
-                        ));
-                        Ok(())
-                    }
-                    Err(e) => Err(stopped(format!(
-                        "left changes in the workspace ({list}) that could not be stashed ({e}), so the chain stopped before {}",
-                        next.label()
-                    ))),
-                }
-            }
+            Err(e) => Err(stopped(format!(
+                "left changes in the workspace ({list}) that could not be stashed ({e}), so the chain stopped before {}",
+                next.label()
+            ))),
         }
+    }
+}
+
+/// What failover does about the workspace a failed step left.
+#[derive(Debug, PartialEq, Eq)]
+enum DirtyAction {
+    /// Nothing changed: hand on.
+    HandOn,
+    /// Hand on, with this warning.
+    Warn(String),
+    /// Stash these changes, then hand on.
+    Stash(String),
+    /// Stop the chain, for this reason.
+    Stop(String),
+}
+
+/// The `on_dirty` policy applied to what the failed step changed (an error
+/// when that cannot be told: only `continue` hands on then).
+fn dirty_action(
+    policy: OnDirty,
+    changes: Result<Vec<Change>, String>,
+    step: &str,
+    next: &str,
+) -> DirtyAction {
+    let changes = match changes {
+        Ok(c) if c.is_empty() => return DirtyAction::HandOn,
+        Ok(c) => c,
+        Err(e) if policy == OnDirty::Continue => {
+            return DirtyAction::Warn(format!(
+                "cannot tell whether {step} changed the workspace: {e}"
+            ));
+        }
+        Err(e) => {
+            return DirtyAction::Stop(format!(
+                "whether it changed the workspace cannot be told ({e}), so the chain stopped before {next} (on_dirty: {})",
+                policy.as_str()
+            ));
+        }
+    };
+    let list = list_changes(&changes.iter().collect::<Vec<_>>());
+    match policy {
+        OnDirty::Stop => DirtyAction::Stop(format!(
+            "left changes in the workspace ({list}), so the chain stopped before {next}: review them, then rerun (on_dirty: stop; `continue` hands them on, `stash` stashes them)"
+        )),
+        OnDirty::Continue => DirtyAction::Warn(format!(
+            "{step} left changes in the workspace ({list}); handing them on to {next} (on_dirty: continue)"
+        )),
+        OnDirty::Stash => DirtyAction::Stash(list),
     }
 }
 
@@ -1079,6 +1110,48 @@ mod tests {
         assert_eq!(
             store.get_quota("codex").unwrap().unwrap().status,
             QuotaStatus::Exhausted
+        );
+    }
+
+    #[test]
+    fn the_dirty_policy_decides_what_failover_does() {
+        use crate::workspace::ChangeKind;
+        let one = || {
+            Ok(vec![Change {
+                path: PathBuf::from("half-done.txt"),
+                kind: ChangeKind::Added,
+            }])
+        };
+        let act = |p, c| dirty_action(p, c, "claude", "codex");
+        for p in [OnDirty::Stop, OnDirty::Continue, OnDirty::Stash] {
+            assert_eq!(act(p, Ok(Vec::new())), DirtyAction::HandOn);
+        }
+        match act(OnDirty::Stop, one()) {
+            DirtyAction::Stop(why) => {
+                assert!(why.contains("A half-done.txt"), "{why}");
+                assert!(why.contains("before codex"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            matches!(act(OnDirty::Continue, one()), DirtyAction::Warn(w) if w.contains("half-done.txt"))
+        );
+        assert_eq!(
+            act(OnDirty::Stash, one()),
+            DirtyAction::Stash("A half-done.txt".into())
+        );
+        // Unknown (a folder too large to walk, git failing): only
+        // `continue` hands on.
+        let unknown = || Err("failed to walk /big: more than 100000 entries".to_owned());
+        assert!(
+            matches!(act(OnDirty::Stop, unknown()), DirtyAction::Stop(w) if w.contains("cannot be told"))
+        );
+        assert!(matches!(
+            act(OnDirty::Stash, unknown()),
+            DirtyAction::Stop(_)
+        ));
+        assert!(
+            matches!(act(OnDirty::Continue, unknown()), DirtyAction::Warn(w) if w.contains("100000"))
         );
     }
 

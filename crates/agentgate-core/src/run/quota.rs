@@ -66,11 +66,7 @@ pub(super) fn record_quota(
 /// reset time still ahead of `now`. An exhausted quota whose reset time is
 /// unknown is not skipped: nothing says when trying again makes sense, and
 /// the provider's own answer is the better evidence.
-pub(super) fn exhausted(
-    store: &dyn RunStore,
-    provider: &str,
-    now: Timestamp,
-) -> Option<QuotaState> {
+pub fn exhausted_quota(store: &dyn RunStore, provider: &str, now: Timestamp) -> Option<QuotaState> {
     match store.get_quota(provider) {
         Ok(Some(s))
             if s.status == QuotaStatus::Exhausted && s.reset_at.is_some_and(|t| t > now) =>

@@ -330,4 +330,22 @@ fn quota_shows_the_reset_time_of_a_claude_usage_limit() {
         "{claude:#}"
     );
     assert_eq!(row("codex")["status"], "unknown");
+
+    // A dry run in the same store says the next run would skip claude,
+    // unless --ignore-quota.
+    let plan = |extra: &[&str]| -> Value {
+        let mut args = vec!["run", "-p", "claude", "--dry-run", "--binary", "/bin/true"];
+        args.extend_from_slice(extra);
+        args.push("hi");
+        let run = agentgate(home.path(), &args);
+        assert_eq!(run.code, Some(0), "{}", run.all_output());
+        serde_json::from_str(run.stdout.trim()).unwrap()
+    };
+    let skipped = plan(&[]);
+    assert_eq!(
+        skipped["skipped"]["reason"], "quota exhausted",
+        "{skipped:#}"
+    );
+    assert_eq!(skipped["skipped"]["reset_at"], claude["reset_at"]);
+    assert!(plan(&["--ignore-quota"])["skipped"].is_null());
 }

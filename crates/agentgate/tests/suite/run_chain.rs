@@ -521,6 +521,35 @@ fn a_classify_agent_must_not_edit_files() {
     );
 }
 
+/// An `edit` agent may change files only under its `allow` paths.
+#[test]
+fn an_edit_agent_stays_inside_its_allowlist() {
+    let edit = |command: &str| {
+        let chain = Chain::new(
+            &format!(
+                "turns:\n  \
+                 - match: {{tool_result: false}}\n    tool_call: {{name: shell, command: \"{command}\"}}\n  \
+                 - match: {{tool_result: true}}\n    repeat: true\n    text: \"done\"\n"
+            ),
+            &[Cli::Claude],
+            json!({"claude": {"mode": "edit", "allow": ["src"], "permission_mode": "bypass"}}),
+            json!({}),
+        );
+        let (run, env) = chain.run(&["--agent", "claude"], "fix it");
+        (chain, run, env)
+    };
+    let (chain, run, env) = edit("mkdir -p src && echo x > src/fixed.txt");
+    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    assert!(chain.cwd().join("src/fixed.txt").exists());
+    let (_chain, _run, env) = edit("echo x > outside.txt");
+    assert_eq!(env["error_type"], "invalid_output", "{env:#}");
+    let error = env["error"].as_str().unwrap();
+    assert!(
+        error.contains("outside.txt") && error.contains("may change only src"),
+        "{error}"
+    );
+}
+
 /// The persona of an agent file is sent on the first turn of a session and
 /// not again when it resumes.
 #[test]
