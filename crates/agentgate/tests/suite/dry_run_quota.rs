@@ -74,6 +74,16 @@ fn dry_run(provider: &str, extra: &[&str]) -> (Run, Value) {
     (run, plan)
 }
 
+/// `agentgate HEAD EXTRA hi` that must succeed: its JSON plan.
+fn planned(home: &Path, head: &[&str], extra: &[&str]) -> Value {
+    let mut args = head.to_vec();
+    args.extend_from_slice(extra);
+    args.push("hi");
+    let run = agentgate(home, &args);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    serde_json::from_str(run.stdout.trim()).unwrap()
+}
+
 fn argv(plan: &Value) -> Vec<String> {
     plan["argv"]
         .as_array()
@@ -260,20 +270,10 @@ fn dry_run_resolves_an_agents_model_tier() {
          model: claude-deep-x\n    model_fast: claude-quick-x\n    mode: classify\n",
     )
     .unwrap();
-    let plan = |extra: &[&str]| -> Value {
-        let mut args = vec![
-            "--config",
-            config.to_str().unwrap(),
-            "run",
-            "--agent",
-            "triage",
-            "--dry-run",
-        ];
-        args.extend_from_slice(extra);
-        args.push("hi");
-        let run = agentgate(home.path(), &args);
-        assert_eq!(run.code, Some(0), "{}", run.all_output());
-        serde_json::from_str(run.stdout.trim()).unwrap()
+    let config = config.to_str().unwrap();
+    let plan = |extra: &[&str]| {
+        let head = ["--config", config, "run", "--agent", "triage", "--dry-run"];
+        planned(home.path(), &head, extra)
     };
     let deep = plan(&[]);
     assert_eq!(deep["model"], "claude-deep-x");
@@ -333,13 +333,9 @@ fn quota_shows_the_reset_time_of_a_claude_usage_limit() {
 
     // A dry run in the same store says the next run would skip claude,
     // unless --ignore-quota.
-    let plan = |extra: &[&str]| -> Value {
-        let mut args = vec!["run", "-p", "claude", "--dry-run", "--binary", "/bin/true"];
-        args.extend_from_slice(extra);
-        args.push("hi");
-        let run = agentgate(home.path(), &args);
-        assert_eq!(run.code, Some(0), "{}", run.all_output());
-        serde_json::from_str(run.stdout.trim()).unwrap()
+    let plan = |extra: &[&str]| {
+        let head = ["run", "-p", "claude", "--dry-run", "--binary", "/bin/true"];
+        planned(home.path(), &head, extra)
     };
     let skipped = plan(&[]);
     assert_eq!(
