@@ -171,15 +171,16 @@ pub enum StoreError {
 
     /// A run id (or prefix) with characters a run id cannot have.
     #[error(
-        "invalid run id `{run_id}`: {reason}; run ids have 1 to {max} letters, digits, `-`, `_` \
-         or `.`, and do not start with `.`",
-        max = crate::run_id::MAX_RUN_ID_LEN
+        "invalid run id `{run_id}`: {reason}; run ids have 1 to {max_len} letters, digits, \
+         `-`, `_` or `.`, and do not start with `.`"
     )]
     InvalidRunId {
         /// The id given.
         run_id: String,
         /// What is wrong with it.
         reason: &'static str,
+        /// The longest id accepted, in bytes.
+        max_len: usize,
     },
 
     /// A line of an events file, other than a truncated last line, is not an

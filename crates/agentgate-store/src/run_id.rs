@@ -13,6 +13,7 @@ pub fn validate_run_id(run_id: &str) -> Result<(), StoreError> {
     check(run_id).map_err(|reason| StoreError::InvalidRunId {
         run_id: run_id.to_owned(),
         reason,
+        max_len: MAX_RUN_ID_LEN,
     })
 }
 
