@@ -6,7 +6,7 @@ use agentgate_protocol::{
 };
 
 use crate::decode::tools::compact_tool_name;
-use crate::decode::{Decoded, ProviderError, ProviderFinal};
+use crate::decoded::{Decoded, ProviderError, ProviderFinal};
 
 /// Everything learned from one invocation's output, in order.
 #[derive(Debug, Clone, Default)]

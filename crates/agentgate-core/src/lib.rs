@@ -1,19 +1,28 @@
 //! `agentgate-core`: the engine of agentgate.
 //!
-//! One run goes: [`provider`] plans the CLI invocation, [`supervise`] runs it
-//! in its own process group with timeouts and cancellation, the provider's
-//! [`decode`]r turns its output into protocol events, [`accumulate`] builds
-//! the result envelope and [`classify`] types the error. [`run`] ties them
-//! together and writes the run to the store.
+//! One run goes: [`config`] is loaded; [`plan`] turns what the caller asks
+//! ([`plan::RunFlags`]) into steps; [`run`] executes them: for each step
+//! the provider (one of [`providers`]) builds the CLI's command line,
+//! [`supervise`] runs it in its own process group with timeouts and
+//! cancellation, the provider's decoder ([`decode`]) turns its output into
+//! protocol events, [`accumulate`] builds the result envelope and
+//! [`classify`] types the error; failover moves to the next step when that
+//! is safe, and the run is written to the store.
 
 pub mod accumulate;
 pub mod classify;
 pub mod config;
 pub mod decode;
+pub mod decoded;
 pub mod health;
 pub mod output_schema;
+pub mod plan;
 pub mod prompt;
-pub mod provider;
+pub mod providers;
+pub mod quota;
+pub mod redact;
+pub mod retry_on;
 pub mod run;
+pub mod settings;
 pub mod supervise;
 pub mod workspace;

@@ -17,14 +17,15 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use agentgate_core::classify::{
-    COMMON_RULES, Classified, ClassifyInput, PROVIDERS, ProviderTable, RetryNotice, Rule, classify,
+    COMMON_RULES, Classified, ClassifyInput, ProviderTable, RetryNotice, Rule, classify,
     classify_explained, classify_with, compile_checked, is_retry_notice, parse_reset,
-    parse_retry_after, table,
+    parse_retry_after,
 };
-use agentgate_core::decode::claude::ClaudeDecoder;
-use agentgate_core::decode::codex::CodexDecoder;
-use agentgate_core::decode::gemini::GeminiDecoder;
 use agentgate_core::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
+use agentgate_core::providers::claude::ClaudeDecoder;
+use agentgate_core::providers::codex::CodexDecoder;
+use agentgate_core::providers::gemini::GeminiDecoder;
+use agentgate_core::providers::{BUILTIN, error_table as table};
 use agentgate_protocol::{ErrorKind, ErrorSource, exit_code_for};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
@@ -200,7 +201,7 @@ fn classify_capture(cli: &str, case: &str) -> Option<Classified> {
         signal: cap.signal,
         stdout_tail: &cap.stdout,
         stderr_tail: &cap.stderr,
-        ..ClassifyInput::new(cli, now(), &tz)
+        ..ClassifyInput::new(table(cli), now(), &tz)
     };
     classify_explained(&input)
 }
@@ -382,7 +383,7 @@ fn classify_decoded(cli: &str, case: &str) -> Option<Classified> {
         "claude" => Box::new(ClaudeDecoder::new()),
         "codex" => Box::new(CodexDecoder::new()),
         "gemini" => Box::new(GeminiDecoder::new()),
-        "qwen" => Box::new(agentgate_core::decode::qwen::QwenDecoder::new()),
+        "qwen" => Box::new(agentgate_core::providers::qwen::QwenDecoder::new()),
         other => panic!("no decoder for {other}"),
     };
     let mut out = Vec::new();
@@ -410,7 +411,7 @@ fn classify_decoded(cli: &str, case: &str) -> Option<Classified> {
         signal: cap.signal,
         stdout_tail: &cap.stdout,
         stderr_tail: &cap.stderr,
-        ..ClassifyInput::new(cli, now(), &tz)
+        ..ClassifyInput::new(table(cli), now(), &tz)
     };
     classify_explained(&input)
 }
@@ -577,12 +578,13 @@ fn an_answer_that_only_mentions_an_api_error_is_not_one() {
     let input = ClassifyInput {
         final_: Some(&final_),
         exit_code: Some(0),
-        ..ClassifyInput::new("qwen", now(), &tz)
+        ..ClassifyInput::new(table("qwen"), now(), &tz)
     };
     assert_eq!(classify(&input), None);
     // The same text from Claude, whose table has no answer rule, either.
     let input = ClassifyInput {
         provider: "claude",
+        table: table("claude"),
         ..input
     };
     assert_eq!(classify(&input), None);
@@ -603,7 +605,7 @@ fn classify_field(cli: &str, place: &str, text: &str) -> Classified {
     };
     let mut input = ClassifyInput {
         exit_code: Some(1),
-        ..ClassifyInput::new(cli, now(), &tz)
+        ..ClassifyInput::new(table(cli), now(), &tz)
     };
     match place {
         "final" => input.final_ = Some(&final_),
@@ -683,9 +685,9 @@ fn every_table_row_decides_some_real_output() {
         decided.insert(classify_field(cli, place, text).rule);
     }
     decided.insert(gemini_input_error().rule);
-    let all = PROVIDERS
+    let all = BUILTIN
         .iter()
-        .flat_map(|t| t.rules.iter())
+        .flat_map(|d| d.errors.rules.iter())
         .chain(COMMON_RULES.iter())
         .map(|r| r.id);
     let untested: Vec<_> = all.filter(|id| !decided.contains(id)).collect();
@@ -698,14 +700,14 @@ fn every_table_row_decides_some_real_output() {
 #[test]
 fn every_table_is_well_formed() {
     let mut ids = BTreeSet::new();
-    for t in PROVIDERS {
+    for t in BUILTIN.iter().map(|d| d.errors) {
         assert!(
-            std::ptr::eq(table(t.name), *t),
+            std::ptr::eq(table(t.name), t),
             "{} is found by name",
             t.name
         );
         assert!(
-            std::ptr::eq(table(&t.name.to_uppercase()), *t),
+            std::ptr::eq(table(&t.name.to_uppercase()), t),
             "names are case-insensitive"
         );
         for rule in t.rules.iter().chain(COMMON_RULES.iter()) {
@@ -740,7 +742,7 @@ fn gemini_input_error() -> Classified {
     let input = ClassifyInput {
         exit_code: Some(42),
         stderr_tail: "Exiting due to a confirmation prompt requested by the command.",
-        ..ClassifyInput::new("gemini", now(), &tz)
+        ..ClassifyInput::new(table("gemini"), now(), &tz)
     };
     classify_explained(&input).unwrap()
 }
@@ -758,7 +760,7 @@ fn structured_evidence_beats_the_exit_status_which_beats_patterns() {
         errors: &errors,
         exit_code: Some(145),
         stderr_tail: "API key not valid. Please pass a valid API key.",
-        ..ClassifyInput::new("gemini", now(), &tz)
+        ..ClassifyInput::new(table("gemini"), now(), &tz)
     };
     let got = classify(&all).unwrap();
     assert_eq!(
@@ -834,7 +836,7 @@ fn the_last_terminal_error_counts_not_the_retries_before_it() {
     let input = ClassifyInput {
         errors: &errors,
         exit_code: Some(1),
-        ..ClassifyInput::new("claude", now(), &tz)
+        ..ClassifyInput::new(table("claude"), now(), &tz)
     };
     let got = classify(&input).unwrap();
     assert_eq!(
@@ -856,7 +858,7 @@ fn a_retry_notice_is_the_weakest_evidence() {
         errors: &notices,
         exit_code: Some(1),
         stderr_tail: "Error: thread/resume failed: no rollout found for thread id 1",
-        ..ClassifyInput::new("codex", now(), &tz)
+        ..ClassifyInput::new(table("codex"), now(), &tz)
     };
     let got = classify(&input).unwrap();
     assert_eq!(
@@ -882,7 +884,7 @@ fn unexplained_failures_are_unknown_and_crashes_provider_errors() {
     let input = ClassifyInput {
         exit_code: Some(3),
         stderr_tail: "something odd happened\n    at main (x.js:1:1)\n",
-        ..ClassifyInput::new("codex", now(), &tz)
+        ..ClassifyInput::new(table("codex"), now(), &tz)
     };
     let got = classify_explained(&input).unwrap();
     assert_eq!(
@@ -896,7 +898,7 @@ fn unexplained_failures_are_unknown_and_crashes_provider_errors() {
     // Killed by a signal without a clean final record: a crash.
     let input = ClassifyInput {
         signal: Some(11),
-        ..ClassifyInput::new("claude", now(), &tz)
+        ..ClassifyInput::new(table("claude"), now(), &tz)
     };
     let got = classify_explained(&input).unwrap();
     assert_eq!(
@@ -915,7 +917,7 @@ fn unexplained_failures_are_unknown_and_crashes_provider_errors() {
     let input = ClassifyInput {
         errors: &errors,
         exit_code: Some(1),
-        ..ClassifyInput::new("codex", now(), &tz)
+        ..ClassifyInput::new(table("codex"), now(), &tz)
     };
     let got = classify_explained(&input).unwrap();
     assert_eq!(
@@ -935,7 +937,7 @@ fn noise_lines_never_explain_a_failure() {
     );
     assert_eq!(got.info.message, "codex exited with status 1");
     // Every noise pattern is one the CLI really prints.
-    for t in PROVIDERS {
+    for t in BUILTIN.iter().map(|d| d.errors) {
         for pattern in t.noise {
             let re = compile_checked(pattern).unwrap();
             let dir = fixture_dir().join(t.name);
@@ -975,7 +977,8 @@ fn a_custom_table_classifies_and_overrides_recoverable() {
     let input = ClassifyInput {
         exit_code: Some(1),
         stderr_tail: "error: flaky backend, giving up",
-        ..ClassifyInput::new("custom", now(), &tz)
+        provider: "custom",
+        ..ClassifyInput::new(table("custom"), now(), &tz)
     };
     let got = classify_with(&CUSTOM, &input).unwrap();
     assert_eq!(
@@ -1006,9 +1009,9 @@ fn a_custom_table_classifies_and_overrides_recoverable() {
 fn docs_list_every_row() {
     let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/errors.md");
     let docs = std::fs::read_to_string(&docs).unwrap();
-    let rows = PROVIDERS
+    let rows = BUILTIN
         .iter()
-        .flat_map(|t| t.rules.iter())
+        .flat_map(|d| d.errors.rules.iter())
         .chain(COMMON_RULES.iter());
     for rule in rows {
         assert!(
@@ -1036,7 +1039,7 @@ fn success_classifies_to_none() {
     let ok = ClassifyInput {
         final_: Some(&clean),
         exit_code: Some(0),
-        ..ClassifyInput::new("claude", now(), &tz)
+        ..ClassifyInput::new(table("claude"), now(), &tz)
     };
     assert_eq!(classify(&ok), None);
     // Retries the CLI got past are not failures.
@@ -1049,6 +1052,7 @@ fn success_classifies_to_none() {
         classify(&ClassifyInput {
             errors: &retries,
             provider: "codex",
+            table: table("codex"),
             ..ok.clone()
         }),
         None
@@ -1091,7 +1095,7 @@ fn long_messages_are_cut() {
     }];
     let input = ClassifyInput {
         errors: &errors,
-        ..ClassifyInput::new("claude", now(), &tz)
+        ..ClassifyInput::new(table("claude"), now(), &tz)
     };
     let message = classify(&input).unwrap().message;
     assert_eq!(message.chars().count(), 2001);
@@ -1340,7 +1344,7 @@ fn notices(cli: &str, case: &str) -> Vec<RetryNotice> {
     cap.stdout
         .lines()
         .chain(cap.stderr.lines())
-        .filter_map(|l| is_retry_notice(cli, l))
+        .filter_map(|l| is_retry_notice(table(cli), l))
         .collect()
 }
 
@@ -1372,7 +1376,7 @@ fn gemini_retry_notices_from_its_stderr() {
     );
     assert_eq!(
         is_retry_notice(
-            "gemini",
+            table("gemini"),
             "Attempt 3 failed with 429 error (no Retry-After header). Retrying with backoff..."
         ),
         Some(RetryNotice {
@@ -1383,7 +1387,7 @@ fn gemini_retry_notices_from_its_stderr() {
     );
     assert_eq!(
         is_retry_notice(
-            "gemini",
+            table("gemini"),
             "Attempt 2 failed: You exceeded your current quota. Retrying after 61000ms..."
         ),
         Some(RetryNotice {
@@ -1434,15 +1438,18 @@ fn codex_retry_notices_are_its_reconnecting_events() {
 fn providers_without_notices_have_none() {
     assert_eq!(
         is_retry_notice(
-            "opencode",
+            table("opencode"),
             "Attempt 1 failed with status 429. Retrying with backoff..."
         ),
         None
     );
-    assert_eq!(is_retry_notice("gemini", "not a notice"), None);
+    assert_eq!(is_retry_notice(table("gemini"), "not a notice"), None);
     assert_eq!(
-        is_retry_notice("claude", "{\"type\":\"system\",\"subtype\":\"init\"}"),
+        is_retry_notice(
+            table("claude"),
+            "{\"type\":\"system\",\"subtype\":\"init\"}"
+        ),
         None
     );
-    assert_eq!(is_retry_notice("claude", "{broken json"), None);
+    assert_eq!(is_retry_notice(table("claude"), "{broken json"), None);
 }

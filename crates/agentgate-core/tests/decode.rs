@@ -9,13 +9,13 @@
 
 use std::path::{Path, PathBuf};
 
-use agentgate_core::decode::claude::ClaudeDecoder;
-use agentgate_core::decode::codex::CodexDecoder;
-use agentgate_core::decode::gemini::GeminiDecoder;
-use agentgate_core::decode::gemini_session::{
+use agentgate_core::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
+use agentgate_core::providers::claude::ClaudeDecoder;
+use agentgate_core::providers::codex::CodexDecoder;
+use agentgate_core::providers::gemini::GeminiDecoder;
+use agentgate_core::providers::gemini::session::{
     GeminiTokens, find_session_file, parse_session, read_session, recovered_thoughts,
 };
-use agentgate_core::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
 use agentgate_protocol::{
     EventBody, MessageEvent, RateLimitEvent, RateLimitStatus, RawEvent, RawStream, SessionEvent,
     StatusEvent, TextDeltaEvent, ThinkingEvent, ToolClass, ToolResultEvent, ToolUseEvent, Usage,

@@ -13,9 +13,10 @@
 use std::path::{Path, PathBuf};
 
 use agentgate_core::classify::{ClassifyInput, classify_explained};
-use agentgate_core::decode::opencode::{MAX_RETRIES, OpencodeDecoder};
 use agentgate_core::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
-use agentgate_core::provider::{Opencode, Provider, Verification};
+use agentgate_core::providers::opencode::OPENCODE;
+use agentgate_core::providers::opencode::{MAX_RETRIES, OpencodeDecoder};
+use agentgate_core::providers::{Provider, Verification, error_table as table};
 use agentgate_core::run::parse_capture;
 use agentgate_protocol::{
     ActivityClass, Envelope, ErrorKind, EventBody, MessageEvent, RawStream, SessionEvent,
@@ -85,7 +86,7 @@ fn parse(case: &str) -> (Vec<agentgate_protocol::Event>, Envelope, i32) {
         .parse()
         .unwrap();
     parse_capture(
-        &Opencode,
+        &OPENCODE,
         &read(&format!("{case}.stdout")),
         &read(&format!("{case}.stderr")),
         Some(code),
@@ -420,7 +421,7 @@ fn failures_classify_from_the_error_event() {
             exit_code: Some(1),
             stdout_tail: &stdout,
             stderr_tail: &stderr,
-            ..ClassifyInput::new("opencode", jiff::Timestamp::now(), &tz)
+            ..ClassifyInput::new(table("opencode"), jiff::Timestamp::now(), &tz)
         };
         let c = classify_explained(&input).unwrap();
         let want: ErrorKind = kind.parse().unwrap();
@@ -713,14 +714,14 @@ fn mutated_lines_never_panic_and_always_yield_something() {
 
 #[test]
 fn the_adapter_says_what_it_supports() {
-    let f = Opencode.features();
+    let f = OPENCODE.features();
     assert!(f.streaming && f.resume && f.reasoning && f.usage && f.cost && f.permission_modes);
-    assert_eq!(Opencode.verification(), Verification::LiveCli);
+    assert_eq!(OPENCODE.verification(), Verification::LiveCli);
     assert_eq!(
-        (Opencode.name(), Opencode.binary_name()),
+        (OPENCODE.name(), OPENCODE.binary_name()),
         ("opencode", "opencode")
     );
-    assert!(Opencode.exposes_reasoning());
+    assert!(OPENCODE.exposes_reasoning());
 }
 
 /// opencode's rows on its own words, as `tests/classify.rs` checks field
@@ -740,7 +741,7 @@ fn opencodes_rows_decide_its_texts() {
         let input = ClassifyInput {
             exit_code: Some(1),
             stderr_tail: text,
-            ..ClassifyInput::new("opencode", jiff::Timestamp::now(), &tz)
+            ..ClassifyInput::new(table("opencode"), jiff::Timestamp::now(), &tz)
         };
         let c = classify_explained(&input).unwrap();
         let want: ErrorKind = kind.parse().unwrap();

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 use agentgate_core::accumulate::{Accumulator, Finish};
 use agentgate_core::classify::{Classified, ClassifyInput, classify_explained};
-use agentgate_core::decode::qwen::{QwenDecoder, find_session_file, session_totals};
 use agentgate_core::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
+use agentgate_core::providers::error_table as table;
+use agentgate_core::providers::qwen::{QwenDecoder, find_session_file, session_totals};
 use agentgate_protocol::{
     ActivityClass, ErrorKind, ErrorSource, EventBody, MessageEvent, SessionEvent, StatusEvent,
     ThinkingEvent, ToolClass, ToolResultEvent, ToolUseEvent, Usage, UsageEvent, UsageScope,
@@ -221,7 +222,7 @@ fn classify(dir: &str, case: &str) -> Option<Classified> {
         stdout_tail: &stdout,
         stderr_tail: &stderr,
         ..ClassifyInput::new(
-            "qwen",
+            table("qwen"),
             "2026-01-15T12:00:00Z".parse::<Timestamp>().unwrap(),
             &tz,
         )

@@ -14,11 +14,13 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use agentgate_core::classify::{Classified, ClassifyInput, classify_explained, table};
-use agentgate_core::decode::agy::{AgyDecoder, transcript};
-use agentgate_core::decode::cursor::CursorDecoder;
+use agentgate_core::classify::{Classified, ClassifyInput, classify_explained};
 use agentgate_core::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
-use agentgate_core::provider::ProviderKind;
+use agentgate_core::providers::agy::AGY;
+use agentgate_core::providers::agy::{AgyDecoder, transcript};
+use agentgate_core::providers::cursor::CURSOR;
+use agentgate_core::providers::cursor::CursorDecoder;
+use agentgate_core::providers::error_table as table;
 use agentgate_core::run::parse_capture;
 use agentgate_protocol::{
     ErrorKind, EventBody, ReasoningSource, StatusEvent, ToolClass, UsageScope,
@@ -137,7 +139,7 @@ fn classify_text(cli: &str, stdout: &str, stderr: &str, exit: i32) -> Option<Cla
         exit_code: Some(exit),
         stdout_tail: stdout,
         stderr_tail: stderr,
-        ..ClassifyInput::new(cli, now(), &tz)
+        ..ClassifyInput::new(table(cli), now(), &tz)
     })
 }
 
@@ -215,12 +217,7 @@ fn cursor_thinking_deltas_become_one_thinking_event() {
 #[test]
 fn cursor_usage_counts_cache_reads_and_writes_as_input() {
     let s = scenario("cursor", "usage");
-    let (_, env, code) = parse_capture(
-        ProviderKind::Cursor.adapter().as_ref(),
-        s.stdout.as_bytes(),
-        s.stderr.as_bytes(),
-        Some(0),
-    );
+    let (_, env, code) = parse_capture(&CURSOR, s.stdout.as_bytes(), s.stderr.as_bytes(), Some(0));
     assert_eq!(code, 0);
     let t = &env.tokens_used;
     assert_eq!(
@@ -284,12 +281,7 @@ fn cursor_lines_it_does_not_know_are_kept_raw() {
 #[test]
 fn agy_answer_is_stdout_with_an_estimated_usage() {
     let s = scenario("agy", "text");
-    let (_, env, code) = parse_capture(
-        ProviderKind::Agy.adapter().as_ref(),
-        s.stdout.as_bytes(),
-        s.stderr.as_bytes(),
-        Some(0),
-    );
+    let (_, env, code) = parse_capture(&AGY, s.stdout.as_bytes(), s.stderr.as_bytes(), Some(0));
     assert_eq!(code, 0);
     assert_eq!(env.response, "Paris is the capital.");
     assert!(env.tokens_used.estimated);
@@ -308,12 +300,8 @@ fn agy_answer_is_stdout_with_an_estimated_usage() {
 fn agy_known_error_lines_fail_the_run_even_with_exit_zero() {
     let s = scenario("agy", "err_quota");
     assert_eq!(s.exit, 0);
-    let (_, env, code) = parse_capture(
-        ProviderKind::Agy.adapter().as_ref(),
-        s.stdout.as_bytes(),
-        s.stderr.as_bytes(),
-        Some(s.exit),
-    );
+    let (_, env, code) =
+        parse_capture(&AGY, s.stdout.as_bytes(), s.stderr.as_bytes(), Some(s.exit));
     assert_eq!(env.error_type, Some(ErrorKind::Quota));
     assert_eq!(code, 75);
     assert_eq!(env.retry_after_s, Some(141 * 3600 + 28 * 60 + 14));
@@ -539,7 +527,7 @@ fn field_texts_classify_without_the_decoders_too() {
         };
         let mut input = ClassifyInput {
             exit_code: Some(1),
-            ..ClassifyInput::new(cli, now(), &tz)
+            ..ClassifyInput::new(table(cli), now(), &tz)
         };
         match place {
             "final" => input.final_ = Some(&final_),

@@ -6,15 +6,15 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_core::config::template::ArgTemplate;
 use agentgate_core::config::{AgentMode, Config, Origins, RetryOn};
-use agentgate_core::provider::PermissionMode;
+use agentgate_core::providers::template::ArgTemplate;
+use agentgate_core::redact::is_secret;
+use agentgate_core::settings::PermissionMode;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Value, json};
 
 use crate::output::print_json;
-use crate::run_cmd::is_secret;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -38,7 +38,7 @@ enum Sub {
 
 /// Run `agentgate config`.
 pub fn run(args: Args, config_flag: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let cfg = crate::providers::config(config_flag)?;
+    let cfg = Config::load(config_flag)?;
     match args.command {
         Sub::Show { json } => {
             let listing = listing(&cfg);
@@ -236,11 +236,11 @@ fn listing(cfg: &Config) -> Listing {
                 s.field(
                     &mut f,
                     "binary",
-                    opt(d.binary.as_ref().map(|b| b.display().to_string())),
+                    opt(d.settings.binary.as_ref().map(|b| b.display().to_string())),
                 );
-                s.field(&mut f, "env", env(&d.env));
+                s.field(&mut f, "env", env(&d.settings.env));
             }
-            s.field(&mut f, "extra_args", list(&d.extra_args));
+            s.field(&mut f, "extra_args", list(&d.settings.extra_args));
             let models: Vec<Value> = d
                 .models
                 .iter()
@@ -262,9 +262,13 @@ fn listing(cfg: &Config) -> Listing {
                 },
             );
             s.field(&mut f, "default_model", opt(d.default_model.as_deref()));
-            s.field(&mut f, "max_provider_retries", opt(d.max_provider_retries));
-            s.field(&mut f, "timeout", duration(d.timeout));
-            s.field(&mut f, "idle_timeout", duration(d.idle_timeout));
+            s.field(
+                &mut f,
+                "max_provider_retries",
+                opt(d.settings.max_provider_retries),
+            );
+            s.field(&mut f, "timeout", duration(d.settings.timeout));
+            s.field(&mut f, "idle_timeout", duration(d.settings.idle_timeout));
             Entity {
                 name: d.provider.clone(),
                 kind: Some(if d.builtin { "builtin" } else { "custom" }),
@@ -295,22 +299,26 @@ fn listing(cfg: &Config) -> Listing {
             s.field(
                 &mut f,
                 "permission_mode",
-                opt(a.permission_mode.map(permission_name)),
+                opt(a.settings.permission_mode.map(permission_name)),
             );
-            s.field(&mut f, "system", opt(a.system.as_deref()));
+            s.field(&mut f, "system", opt(a.settings.system.as_deref()));
             let path =
                 |p: &Option<std::path::PathBuf>| opt(p.as_ref().map(|p| p.display().to_string()));
             s.field(&mut f, "agent_file", path(&a.agent_file));
             s.field(&mut f, "persona", opt(a.persona.as_deref()));
-            s.field(&mut f, "cwd", path(&a.cwd));
-            s.field(&mut f, "timeout", duration(a.timeout));
-            s.field(&mut f, "idle_timeout", duration(a.idle_timeout));
-            s.field(&mut f, "env", env(&a.env));
-            s.field(&mut f, "extra_args", list(&a.extra_args));
-            s.field(&mut f, "binary", path(&a.binary));
-            s.field(&mut f, "retry_on", retry(a.retry_on.as_ref()));
-            s.field(&mut f, "max_provider_retries", opt(a.max_provider_retries));
-            s.field(&mut f, "output_schema", path(&a.output_schema));
+            s.field(&mut f, "cwd", path(&a.settings.cwd));
+            s.field(&mut f, "timeout", duration(a.settings.timeout));
+            s.field(&mut f, "idle_timeout", duration(a.settings.idle_timeout));
+            s.field(&mut f, "env", env(&a.settings.env));
+            s.field(&mut f, "extra_args", list(&a.settings.extra_args));
+            s.field(&mut f, "binary", path(&a.settings.binary));
+            s.field(&mut f, "retry_on", retry(a.settings.retry_on.as_ref()));
+            s.field(
+                &mut f,
+                "max_provider_retries",
+                opt(a.settings.max_provider_retries),
+            );
+            s.field(&mut f, "output_schema", path(&a.settings.output_schema));
             if a.permissions_file.is_some() {
                 s.field(&mut f, "permissions_file", path(&a.permissions_file));
             }

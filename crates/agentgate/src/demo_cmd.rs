@@ -5,8 +5,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use agentgate_core::provider::{PermissionMode, ProviderKind, RunRequest};
-use agentgate_core::run::{NullSink, RunOptions, Step, run as run_once};
+use agentgate_core::plan::{Plan, Step};
+use agentgate_core::providers::claude::CLAUDE;
+use agentgate_core::providers::codex::CODEX;
+use agentgate_core::providers::gemini::GEMINI;
+use agentgate_core::providers::opencode::OPENCODE;
+use agentgate_core::providers::qwen::QWEN;
+use agentgate_core::providers::{Description, PermissionMode, RunRequest};
+use agentgate_core::run::{NullSink, RunOptions};
 use agentgate_fakellm::clients::{self, Cli, ClientOptions};
 use agentgate_fakellm::{FakeLlm, Script, ServerConfig};
 use agentgate_store::{RunStore, Store};
@@ -39,12 +45,12 @@ pub struct Args {
 }
 
 /// The CLIs `agentgate run` has adapters for, with their recipes.
-const PROVIDERS: [(ProviderKind, Cli); 5] = [
-    (ProviderKind::Claude, Cli::Claude),
-    (ProviderKind::Codex, Cli::Codex),
-    (ProviderKind::Gemini, Cli::Gemini),
-    (ProviderKind::Qwen, Cli::Qwen),
-    (ProviderKind::Opencode, Cli::Opencode),
+const PROVIDERS: [(&Description, Cli); 5] = [
+    (&CLAUDE, Cli::Claude),
+    (&CODEX, Cli::Codex),
+    (&GEMINI, Cli::Gemini),
+    (&QWEN, Cli::Qwen),
+    (&OPENCODE, Cli::Opencode),
 ];
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -89,7 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let setup = clients::prepare(
                 cli,
                 &server.url(),
-                &dir.join(kind.as_str()),
+                &dir.join(kind.name),
                 &ClientOptions::default(),
             )
             .with_context(|| format!("failed to prepare a scratch home for {kind}"))?;
@@ -103,18 +109,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 env_clear: true,
                 ..RunRequest::default()
             };
-            let mut step = Step::new(kind.adapter(), request);
+            let mut step = Step::new(std::sync::Arc::new(*kind), request);
             step.binary = Some(program);
             step.timeout = Some(std::time::Duration::from_secs(120));
-            let opts = RunOptions {
-                keeper: std::env::current_exe().ok(),
+            let plan = Plan {
                 home: Some(setup.home.clone()),
-                ..RunOptions::single(step)
+                ..Plan::single(step)
+            };
+            let options = RunOptions {
+                keeper: std::env::current_exe().ok(),
+                ..RunOptions::default()
             };
             let start = Instant::now();
             let (_tx, cancel) = tokio::sync::mpsc::channel(1);
+            let store = Some(&store as &dyn RunStore);
             let outcome =
-                run_once(opts, Some(&store as &dyn RunStore), &mut NullSink, cancel).await;
+                agentgate_core::run::run(&plan, &options, store, &mut NullSink, cancel).await;
             let env = &outcome.envelope;
             rows.push(Row {
                 provider: kind,
@@ -147,7 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => println!(
                 "{:<8} not installed (run scripts/install-clis.sh, or set AGENTGATE_{}_BIN)",
                 r.provider,
-                r.provider.as_str().to_ascii_uppercase()
+                r.provider.name.to_ascii_uppercase()
             ),
             Some(code) => println!(
                 "{:<8} {:<5} {:<32} {:>7} {:<18} {:>6.2}s  {}",
@@ -174,7 +184,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 #[derive(Debug)]
 struct Row {
-    provider: ProviderKind,
+    provider: &'static Description,
     exit: Option<i32>,
     answer: String,
     tokens: u64,
@@ -184,7 +194,7 @@ struct Row {
 }
 
 impl Row {
-    fn missing(provider: ProviderKind) -> Row {
+    fn missing(provider: &'static Description) -> Row {
         Row {
             provider,
             exit: None,

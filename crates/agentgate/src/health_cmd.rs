@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentgate_core::config::Config;
 use agentgate_core::health::{self, ProviderHealth};
-use agentgate_core::provider::Provider;
+use agentgate_core::providers::Provider;
 use serde::Serialize;
 
 use crate::output::print_json;
@@ -34,13 +35,13 @@ struct Report {
 }
 
 pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let cfg = crate::providers::config(config)?;
+    let cfg = Config::load(config)?;
     let selected: Vec<Arc<dyn Provider>> = if args.providers.is_empty() {
-        crate::providers::all(&cfg)
+        cfg.all_providers()
     } else {
         args.providers
             .iter()
-            .map(|name| crate::providers::resolve_in(name, &cfg))
+            .map(|name| cfg.resolve_provider(name).map_err(anyhow::Error::from))
             .collect::<anyhow::Result<_>>()?
     };
     let home = std::env::var_os("HOME").map(PathBuf::from);

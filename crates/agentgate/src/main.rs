@@ -2,18 +2,13 @@
 
 mod config_cmd;
 mod demo_cmd;
-mod duration;
 mod fake_llm;
 mod health_cmd;
 mod output;
 mod parse_cmd;
-mod progress;
-mod providers;
 mod providers_cmd;
 mod quota_cmd;
-mod run_cmd;
-mod run_dry;
-mod run_plan;
+mod run;
 mod runs_cmd;
 
 use std::ffi::OsString;
@@ -39,8 +34,8 @@ struct Cli {
 enum Command {
     /// Run one prompt through an agent CLI, or a failover chain of them, and
     /// print the result envelope.
-    #[command(after_long_help = run_cmd::AFTER_HELP)]
-    Run(Box<run_cmd::Args>),
+    #[command(after_long_help = run::AFTER_HELP)]
+    Run(Box<run::Args>),
     /// List recent runs, or show one with its events.
     Runs(runs_cmd::Args),
     /// Run every installed CLI through one scripted tool turn, offline,
@@ -89,7 +84,7 @@ fn main() -> ExitCode {
         )
         .init();
     let result = match command {
-        Command::Run(args) => run_cmd::run(*args, config.as_deref()),
+        Command::Run(args) => run::run(*args, config.as_deref()),
         Command::Runs(args) => runs_cmd::run(args),
         Command::Parse(args) => parse_cmd::run(args, config.as_deref()),
         Command::Providers(args) => providers_cmd::run(args, config.as_deref()),

@@ -4,6 +4,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use agentgate_core::config::Config;
 use agentgate_core::run::parse_capture;
 use anyhow::Context;
 
@@ -46,7 +47,9 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         None => Vec::new(),
     };
     let (events, envelope, _exit) = parse_capture(
-        crate::providers::resolve(&args.provider, config)?.as_ref(),
+        Config::load(config)?
+            .resolve_provider(&args.provider)?
+            .as_ref(),
         &stdout,
         &stderr,
         args.exit_code,

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use agentgate_core::config::Config;
-use agentgate_core::provider::{Features, Provider, locate_binary};
+use agentgate_core::providers::{Features, Provider, locate_binary};
 use serde::Serialize;
 
 use crate::output::print_json;
@@ -113,13 +113,14 @@ fn entry(p: &dyn Provider) -> Entry {
 }
 
 pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let cfg: Config = crate::providers::config(config)?;
+    let cfg = Config::load(config)?;
     let listing = Listing {
         config: ConfigInfo {
             path: cfg.source.path().map(|p| p.display().to_string()),
             found_by: cfg.source.kind(),
         },
-        providers: crate::providers::all(&cfg)
+        providers: cfg
+            .all_providers()
             .iter()
             .map(|p| entry(p.as_ref()))
             .collect(),

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use agentgate_core::config::Config;
 use agentgate_store::{QuotaState, QuotaStatus, RunStore, Store};
 use anyhow::Context;
 use jiff::Timestamp;
@@ -69,8 +70,9 @@ fn row(provider: String, state: Option<QuotaState>, now: Timestamp) -> Row {
 }
 
 pub fn run(args: Args, config: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
-    let cfg = crate::providers::config(config)?;
-    let mut names: Vec<String> = crate::providers::all(&cfg)
+    let cfg = Config::load(config)?;
+    let mut names: Vec<String> = cfg
+        .all_providers()
         .iter()
         .map(|p| p.name().to_owned())
         .collect();

@@ -6,13 +6,13 @@ use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
+use super::generic::rules;
 use super::output::Tails;
 use super::pattern::compiled;
 use super::reset::{parse_reset, parse_retry_after};
 use super::status::{kind_for_status, status_for_exit, status_in_text};
 use super::table::{ProviderTable, Rule};
-use super::tables::{rules, table};
-use crate::decode::{ProviderError, ProviderFinal};
+use crate::decoded::{ProviderError, ProviderFinal};
 
 /// The longest message kept, in characters; longer ones are cut with "…".
 const MAX_MESSAGE_CHARS: usize = 2000;
@@ -20,9 +20,12 @@ const MAX_MESSAGE_CHARS: usize = 2000;
 /// Everything known about one finished invocation of a provider CLI.
 #[derive(Debug, Clone)]
 pub struct ClassifyInput<'a> {
-    /// The provider (`"claude"`, `"codex"`, `"gemini"`, ...); one without a
-    /// table gets the common rows only.
+    /// The provider (`"claude"`, `"codex"`, `"gemini"`, ...), for messages.
     pub provider: &'a str,
+    /// What its errors mean: its description's table, or
+    /// [`GENERIC`](super::GENERIC) (the common rows only) for a provider
+    /// without one.
+    pub table: &'a ProviderTable,
     /// The structured errors the decoder saw, in order.
     pub errors: &'a [ProviderError],
     /// The CLI's final result record, if it printed one.
@@ -45,11 +48,12 @@ pub struct ClassifyInput<'a> {
 }
 
 impl<'a> ClassifyInput<'a> {
-    /// An input with no evidence yet: no errors, no final record, no exit
-    /// status, empty tails.
-    pub fn new(provider: &'a str, now: Timestamp, tz: &'a TimeZone) -> ClassifyInput<'a> {
+    /// An input of the provider `table` belongs to, with no evidence yet:
+    /// no errors, no final record, no exit status, empty tails.
+    pub fn new(table: &'a ProviderTable, now: Timestamp, tz: &'a TimeZone) -> ClassifyInput<'a> {
         ClassifyInput {
-            provider,
+            provider: table.name,
+            table,
             errors: &[],
             final_: None,
             exit_code: None,
@@ -85,7 +89,7 @@ pub fn classify(input: &ClassifyInput) -> Option<ErrorInfo> {
 
 /// [`classify`], also naming the row that decided.
 pub fn classify_explained(input: &ClassifyInput) -> Option<Classified> {
-    classify_with(table(input.provider), input)
+    classify_with(input.table, input)
 }
 
 /// [`classify_explained`] with an explicit table.

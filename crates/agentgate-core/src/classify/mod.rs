@@ -12,26 +12,29 @@
 //! 3. text patterns in the output: `Pattern`.
 //!
 //! What each piece of evidence means is data: one table per provider (in
-//! `tables/`), plus common rows and HTTP status defaults. Every row is
+//! the provider's folder, `providers/<name>/errors.rs`, read through its
+//! description), plus common rows and HTTP status defaults. Every row is
 //! exercised by real CLI output in `tests/classify.rs`. Reset times and
 //! retry delays are parsed from the provider's words ([`parse_reset`],
 //! [`parse_retry_after`]), and CLIs that retry internally have their retry
 //! notices recognised ([`is_retry_notice`]) so the run loop can stop them
 //! early. The mapping is documented in `docs/errors.md`.
 
+mod common;
 mod engine;
+mod generic;
 mod notice;
 mod output;
 mod pattern;
 mod reset;
 mod status;
 mod table;
-mod tables;
 
+pub use common::COMMON_RULES;
 pub use engine::{Classified, ClassifyInput, classify, classify_explained, classify_with};
+pub use generic::GENERIC;
 pub use notice::{RetryNotice, is_retry_notice};
 pub use pattern::compile_checked;
 pub use reset::{parse_reset, parse_retry_after};
 pub use status::{kind_for_status, status_in_text};
 pub use table::{NoticePattern, ProviderTable, Rule};
-pub use tables::{COMMON_RULES, GENERIC, PROVIDERS, table};

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::pattern::compiled;
 use super::status::status_in_text;
 use super::table::NoticePattern;
-use super::tables::table;
+use super::table::ProviderTable;
 
 /// One retry a CLI announced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -22,11 +22,11 @@ pub struct RetryNotice {
     pub delay_ms: Option<u64>,
 }
 
-/// The retry that `line` (one line of `provider`'s stdout or stderr)
-/// announces, if it is a retry notice. A final failure ("Max attempts
-/// reached", "exceeded retry limit") is not a notice.
-pub fn is_retry_notice(provider: &str, line: &str) -> Option<RetryNotice> {
-    table(provider)
+/// The retry that `line` (one line of the stdout or stderr of the CLI
+/// whose table is `table`) announces, if it is a retry notice. A final
+/// failure ("Max attempts reached", "exceeded retry limit") is not a notice.
+pub fn is_retry_notice(table: &ProviderTable, line: &str) -> Option<RetryNotice> {
+    table
         .retry_notices
         .iter()
         .find_map(|pattern| match_notice(pattern, line))

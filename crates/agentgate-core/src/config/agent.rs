@@ -1,16 +1,16 @@
 //! `agents:`: named agents, each a provider with its model and options.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::custom::resolve_binary;
 use super::origin::Origins;
-use super::retry::{self, RawItem, RetryOn};
-use super::yaml::{Entries, Fault, Secs, Text, line, text_pairs, texts};
-use crate::provider::PermissionMode;
+use super::paths::resolve_path;
+use super::retry::RawItem;
+use super::settings::{self, SettingsKeys};
+use super::yaml::{Entries, Fault, Secs, Text, line};
+use crate::settings::Settings;
 
 /// What an agent may do to the files of its working directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,33 +61,14 @@ pub struct AgentSpec {
     pub model_thinking: Option<String>,
     /// `classify` or `edit`; none = no file policy.
     pub mode: Option<AgentMode>,
-    /// The permission mode.
-    pub permission_mode: Option<PermissionMode>,
-    /// Instructions appended to the CLI's system prompt.
-    pub system: Option<String>,
+    /// Its settings: permission mode, system instructions, working
+    /// directory, limits, environment, arguments, executable, `retry_on`,
+    /// output schema (paths absolute).
+    pub settings: Settings,
     /// An agent definition Markdown file (absolute).
     pub agent_file: Option<PathBuf>,
     /// The persona block of `agent_file` to use.
     pub persona: Option<String>,
-    /// The working directory (absolute).
-    pub cwd: Option<PathBuf>,
-    /// Wall-clock limit of a run.
-    pub timeout: Option<Duration>,
-    /// Limit on silence.
-    pub idle_timeout: Option<Duration>,
-    /// Environment for the CLI (on top of the provider's defaults).
-    pub env: Vec<(String, String)>,
-    /// Arguments appended to the CLI's argv (after the provider's).
-    pub extra_args: Vec<String>,
-    /// The executable, instead of the provider's.
-    pub binary: Option<PathBuf>,
-    /// The failures of this agent that let a chain move on; none = the
-    /// chain's, else every recoverable error.
-    pub retry_on: Option<RetryOn>,
-    /// Bound on the CLI's own retries of failed model requests.
-    pub max_provider_retries: Option<u32>,
-    /// A JSON Schema file the answer must satisfy (absolute).
-    pub output_schema: Option<PathBuf>,
     /// cli_agents.yaml's `permissions_file`: recorded, not used.
     pub permissions_file: Option<PathBuf>,
     /// Where each value was written.
@@ -146,21 +127,6 @@ pub(super) struct RawAgent {
     max_provider_retries: Option<Spanned<u32>>,
     #[serde(default)]
     output_schema: Option<Spanned<String>>,
-}
-
-/// `~/x` is under the home folder; a relative path is relative to `base`
-/// (the config file's folder).
-pub(super) fn resolve_path(p: &str, base: &Path) -> PathBuf {
-    if let Some(rest) = p.strip_prefix("~/")
-        && let Some(home) = std::env::var_os("HOME")
-    {
-        return PathBuf::from(home).join(rest);
-    }
-    // `.` parts say nothing: `working_dir: .` is the file's folder itself.
-    base.join(p)
-        .components()
-        .filter(|c| *c != std::path::Component::CurDir)
-        .collect()
 }
 
 /// Check a name of an agent or chain.
@@ -253,64 +219,31 @@ pub(super) fn convert(
         }
         (None, None) => None,
     };
-    if let Some(p) = &raw.permission_mode {
-        a.permission_mode = Some(
-            p.value
-                .parse::<PermissionMode>()
-                .map_err(|m| Fault::at(p, label(m)))?,
-        );
-        a.origins.set("permission_mode", line(p));
-    }
-    let string = |key: &str, s: &Option<Spanned<String>>, o: &mut Origins| {
-        s.as_ref().map(|s| {
-            o.set(key, line(s));
-            s.value.clone()
-        })
+    let keys = SettingsKeys {
+        binary: raw.binary.as_ref(),
+        timeout: raw.timeout.as_ref(),
+        idle_timeout: raw.idle_timeout.as_ref(),
+        max_provider_retries: raw.max_provider_retries.as_ref(),
+        permission_mode: raw.permission_mode.as_ref(),
+        system: raw.system.as_ref(),
+        cwd: raw.cwd.as_ref().map(|c| ("cwd", c)),
+        output_schema: raw.output_schema.as_ref(),
+        retry_on: raw.retry_on.as_ref(),
+        lenient_retry_names: false,
+        env: raw.env.as_ref(),
+        extra_args: raw.extra_args.as_ref(),
     };
-    a.system = string("system", &raw.system, &mut a.origins);
-    a.persona = string("persona", &raw.persona, &mut a.origins);
-    let path = |key: &str, s: &Option<Spanned<String>>, o: &mut Origins| -> Result<_, Fault> {
-        let Some(s) = s else { return Ok(None) };
+    a.settings = settings::convert(&keys, base, &label, &mut a.origins)?;
+    if let Some(s) = &raw.persona {
+        a.persona = Some(s.value.clone());
+        a.origins.set("persona", line(s));
+    }
+    if let Some(s) = &raw.agent_file {
         if s.value.trim().is_empty() {
-            return Err(Fault::at(s, label(format!("`{key}` is empty"))));
+            return Err(Fault::at(s, label("`agent_file` is empty".into())));
         }
-        o.set(key, line(s));
-        Ok(Some(resolve_path(s.value.trim(), base)))
-    };
-    a.agent_file = path("agent_file", &raw.agent_file, &mut a.origins)?;
-    a.cwd = path("cwd", &raw.cwd, &mut a.origins)?;
-    a.output_schema = path("output_schema", &raw.output_schema, &mut a.origins)?;
-    if let Some(b) = &raw.binary {
-        if b.value.trim().is_empty() {
-            return Err(Fault::at(b, label("`binary` is empty".into())));
-        }
-        a.binary = Some(PathBuf::from(resolve_binary(b.value.trim(), base)));
-        a.origins.set("binary", line(b));
-    }
-    if let Some(t) = &raw.timeout {
-        a.timeout = Some(t.value.0);
-        a.origins.set("timeout", line(t));
-    }
-    if let Some(t) = &raw.idle_timeout {
-        a.idle_timeout = Some(t.value.0);
-        a.origins.set("idle_timeout", line(t));
-    }
-    if let Some(e) = &raw.env {
-        a.env = text_pairs(&e.value);
-        a.origins.set("env", line(e));
-    }
-    if let Some(x) = &raw.extra_args {
-        a.extra_args = texts(&x.value);
-        a.origins.set("extra_args", line(x));
-    }
-    if let Some(r) = &raw.retry_on {
-        a.retry_on =
-            Some(retry::convert(r, false).map_err(|f| Fault::new(f.at, label(f.message)))?);
-        a.origins.set("retry_on", line(r));
-    }
-    if let Some(r) = &raw.max_provider_retries {
-        a.max_provider_retries = Some(r.value);
-        a.origins.set("max_provider_retries", line(r));
+        a.agent_file = Some(resolve_path(s.value.trim(), base));
+        a.origins.set("agent_file", line(s));
     }
     Ok(a)
 }

@@ -6,8 +6,9 @@ use serde_saphyr::Spanned;
 
 use super::agent::{AgentSpec, check_name};
 use super::origin::Origins;
-use super::retry::{self, RawItem, RetryOn};
+use super::retry::{self, RawItem};
 use super::yaml::{Fault, line};
+use crate::retry_on::RetryOn;
 
 /// What to do when a failed attempt changed the workspace before the next
 /// agent starts.
@@ -77,7 +78,7 @@ impl ChainSpec {
     /// The `retry_on` that applies to a failure of `agent`: the agent's
     /// own, else the chain's (`None`: every recoverable error).
     pub fn retry_on_for<'a>(&'a self, agent: &'a AgentSpec) -> Option<&'a RetryOn> {
-        agent.retry_on.as_ref().or(self.retry_on.as_ref())
+        agent.settings.retry_on.as_ref().or(self.retry_on.as_ref())
     }
 }
 

@@ -17,16 +17,18 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::agent::{AgentMode, AgentSpec, ModeName, check_name, resolve_path};
+use super::agent::{AgentMode, AgentSpec, ModeName, check_name};
 use super::chain::ChainSpec;
-use super::custom::resolve_binary;
-use super::file::{Parsed, check_version};
 use super::origin::Origins;
-use super::provider::{CustomProviderSpec, OutputSpec, PromptInput, ResumeSpec};
-use super::retry::{self, RawItem};
-use super::template::{ArgTemplate, Placeholder, Template};
-use super::yaml::{Entries, Fault, Secs, Text, from_str, line, text_pairs};
-use crate::provider::ProviderKind;
+use super::parsed::{Parsed, check_version};
+use super::paths::{resolve_binary, resolve_path};
+use super::retry::RawItem;
+use super::settings::{self, SettingsKeys};
+use super::yaml::{Entries, Fault, Secs, Text, from_str, line};
+use crate::providers::argv::PromptInput;
+use crate::providers::custom::{CustomProviderSpec, OutputSpec, ResumeSpec};
+use crate::providers::description;
+use crate::providers::template::{ArgTemplate, Placeholder, Template};
 
 /// The name of the chain a cli_agents.yaml yields.
 pub const DEFAULT_CHAIN: &str = "default";
@@ -103,14 +105,14 @@ fn convert(a: &RawAgent, base: &Path, out: &mut Parsed) -> Result<AgentSpec, Fau
     };
     spec.origins.set("provider", line(&a.provider));
     let command: Vec<&Spanned<Text>> = a.command.iter().flat_map(|c| &c.value).collect();
-    match a.provider.value.parse::<ProviderKind>() {
-        Ok(kind) => {
-            spec.provider = kind.as_str().to_owned();
+    match description(&a.provider.value) {
+        Some(kind) => {
+            spec.provider = kind.name.to_owned();
             if let (Some(c), Some(first)) = (&a.command, command.first()) {
                 let program = first.value.0.trim();
-                let default = kind.adapter().binary_name().to_owned();
+                let default = kind.binary;
                 if program.contains('/') || program.starts_with('~') || program != default {
-                    spec.binary = Some(PathBuf::from(resolve_binary(program, base)));
+                    spec.settings.binary = Some(PathBuf::from(resolve_binary(program, base)));
                     spec.origins.set("binary", line(c));
                 }
                 if command.len() > 1 {
@@ -123,7 +125,7 @@ fn convert(a: &RawAgent, base: &Path, out: &mut Parsed) -> Result<AgentSpec, Fau
                 }
             }
         }
-        Err(_) => {
+        None => {
             let Some(c) = &a.command else {
                 return Err(Fault::at(
                     &a.provider,
@@ -173,23 +175,17 @@ fn convert(a: &RawAgent, base: &Path, out: &mut Parsed) -> Result<AgentSpec, Fau
         spec.permissions_file = Some(path);
         spec.origins.set("permissions_file", line(p));
     }
-    if let Some(w) = &a.working_dir {
-        spec.cwd = Some(resolve_path(w.value.trim(), base));
-        spec.origins.set("cwd", line(w));
-    }
-    if let Some(t) = &a.timeout_s {
-        spec.timeout = Some(t.value.0);
-        spec.origins.set("timeout", line(t));
-    }
-    if let Some(e) = &a.env {
-        spec.env = text_pairs(&e.value);
-        spec.origins.set("env", line(e));
-    }
-    if let Some(r) = &a.retry_on {
-        spec.retry_on =
-            Some(retry::convert(r, true).map_err(|f| Fault::new(f.at, label(f.message)))?);
-        spec.origins.set("retry_on", line(r));
-    }
+    let keys = SettingsKeys {
+        cwd: a.working_dir.as_ref().map(|w| ("working_dir", w)),
+        timeout: a.timeout_s.as_ref(),
+        env: a.env.as_ref(),
+        retry_on: a.retry_on.as_ref(),
+        lenient_retry_names: true,
+        ..SettingsKeys::default()
+    };
+    let binary = spec.settings.binary.take();
+    spec.settings = settings::convert(&keys, base, &label, &mut spec.origins)?;
+    spec.settings.binary = binary;
     Ok(spec)
 }
 

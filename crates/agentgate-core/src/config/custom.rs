@@ -2,18 +2,20 @@
 //! (turned into a [`CustomProviderSpec`]), or defaults for a provider
 //! (built in or described) without one.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::json::{Pointers, Selector};
-use super::provider::{
-    CustomProviderSpec, ErrorSpec, MessageSpec, OutputSpec, PermissionArgs, PromptInput,
+use super::paths::resolve_binary;
+use super::yaml::{At, Entries, Secs, Text};
+use crate::providers::argv::PromptInput;
+use crate::providers::custom::json::{Pointers, Selector};
+use crate::providers::custom::{
+    CustomProviderSpec, ErrorSpec, MessageSpec, OutputFormat, OutputSpec, PermissionArgs,
     ResumeSpec, ToolResultSpec, ToolUseSpec, UsageSpec,
 };
-use super::template::{ArgTemplate, Placeholder, Template};
-use super::yaml::{At, Entries, Secs, Text};
+use crate::providers::template::{ArgTemplate, Placeholder, Template};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -29,7 +31,7 @@ pub(super) struct RawProvider {
     #[serde(default)]
     pub permission_modes: Option<Spanned<PermissionArgs>>,
     #[serde(default)]
-    pub output: Option<Spanned<super::provider::OutputFormat>>,
+    pub output: Option<Spanned<OutputFormat>>,
     #[serde(default, rename = "final")]
     pub final_record: Option<Spanned<Selector>>,
     #[serde(default)]
@@ -229,19 +231,4 @@ pub(super) fn convert(
 /// `resume_command`'s first element.
 fn raw_program(program: &str) -> String {
     program.replace('{', "{{").replace('}', "}}")
-}
-
-/// `~/x` is under the home folder; a relative path with a `/` is relative
-/// to the config file's folder; a bare name is looked up on `PATH`.
-pub(super) fn resolve_binary(b: &str, base: &Path) -> String {
-    if let Some(rest) = b.strip_prefix("~/")
-        && let Some(home) = std::env::var_os("HOME")
-    {
-        return PathBuf::from(home).join(rest).display().to_string();
-    }
-    let p = Path::new(b);
-    if p.is_relative() && b.contains('/') {
-        return base.join(p).display().to_string();
-    }
-    b.to_owned()
 }

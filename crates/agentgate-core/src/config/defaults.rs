@@ -1,40 +1,31 @@
 //! Per-provider defaults: what every agent of a provider starts from.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
 use serde_saphyr::Spanned;
 
-use super::custom::{RawProvider, resolve_binary};
+use super::custom::RawProvider;
 use super::origin::Origins;
-use super::yaml::{Fault, line, text_pairs, texts};
+use super::settings::{self, SettingsKeys};
+use super::yaml::{Fault, line};
+use crate::settings::Settings;
 
 /// Defaults for one provider (built in or described in the file).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct ProviderDefaults {
     /// The provider's name (a built-in one in lower case).
     pub provider: String,
     /// Whether it is a built-in provider (else a described CLI).
     pub builtin: bool,
-    /// The executable (built-in providers; a described CLI keeps its own
-    /// `binary` in its [`super::CustomProviderSpec`]).
-    pub binary: Option<PathBuf>,
-    /// Arguments appended to the CLI's argv.
-    pub extra_args: Vec<String>,
-    /// Environment for the CLI (built-in providers; a described CLI keeps
-    /// its `env` templates in its description).
-    pub env: Vec<(String, String)>,
+    /// Its settings: executable and environment (built-in providers; a
+    /// described CLI keeps its own in its description), extra arguments,
+    /// retry bound and limits.
+    pub settings: Settings,
     /// Model aliases: alias -> the provider's model id.
     pub models: Vec<(String, String)>,
     /// The model when none is requested, and the one the invalid-model
     /// retry uses (may be an alias).
     pub default_model: Option<String>,
-    /// Bound on the CLI's own retries of failed model requests.
-    pub max_provider_retries: Option<u32>,
-    /// Wall-clock limit of a run.
-    pub timeout: Option<Duration>,
-    /// Limit on silence.
-    pub idle_timeout: Option<Duration>,
     /// Where each value was written.
     pub origins: Origins,
 }
@@ -81,31 +72,17 @@ pub(super) fn convert(
         if let Some(e) = &raw.env {
             d.origins.set("env", line(e));
         }
-    } else {
-        if let Some(b) = &raw.binary {
-            if b.value.trim().is_empty() {
-                return Err(Fault::at(b, label("`binary` is empty".into())));
-            }
-            d.binary = Some(PathBuf::from(resolve_binary(&b.value, base)));
-            d.origins.set("binary", line(b));
-        }
-        if let Some(e) = &raw.env {
-            d.env = text_pairs(&e.value);
-            for (k, _) in &e.value.0 {
-                if k.value.is_empty() || k.value.contains(['=', '\0']) {
-                    return Err(Fault::at(
-                        k,
-                        label(format!("`{}` is not an environment variable name", k.value)),
-                    ));
-                }
-            }
-            d.origins.set("env", line(e));
-        }
     }
-    if let Some(a) = &raw.extra_args {
-        d.extra_args = texts(&a.value);
-        d.origins.set("extra_args", line(a));
-    }
+    let keys = SettingsKeys {
+        binary: raw.binary.as_ref().filter(|_| builtin),
+        env: raw.env.as_ref().filter(|_| builtin),
+        extra_args: raw.extra_args.as_ref(),
+        max_provider_retries: raw.max_provider_retries.as_ref(),
+        timeout: raw.timeout.as_ref(),
+        idle_timeout: raw.idle_timeout.as_ref(),
+        ..SettingsKeys::default()
+    };
+    d.settings = settings::convert(&keys, base, &label, &mut d.origins)?;
     if let Some(m) = &raw.models {
         for (alias, target) in &m.value.0 {
             if alias.value.trim().is_empty() {
@@ -133,18 +110,6 @@ pub(super) fn convert(
         }
         d.default_model = Some(m.value.0.trim().to_owned());
         d.origins.set("default_model", line(m));
-    }
-    if let Some(r) = &raw.max_provider_retries {
-        d.max_provider_retries = Some(r.value);
-        d.origins.set("max_provider_retries", line(r));
-    }
-    if let Some(t) = &raw.timeout {
-        d.timeout = Some(t.value.0);
-        d.origins.set("timeout", line(t));
-    }
-    if let Some(t) = &raw.idle_timeout {
-        d.idle_timeout = Some(t.value.0);
-        d.origins.set("idle_timeout", line(t));
     }
     Ok(d)
 }

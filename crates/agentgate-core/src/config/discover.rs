@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{ConfigError, ConfigSource};
+use super::source::{ConfigError, ConfigSource};
 
 /// The variable that names the config file.
 pub const CONFIG_ENV: &str = "AGENTGATE_CONFIG";

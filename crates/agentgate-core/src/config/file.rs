@@ -7,25 +7,16 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::agent::{self, AgentSpec, RawAgent};
-use super::chain::{self, ChainSpec, RawChain};
+use super::agent::{self, RawAgent};
+use super::chain::{self, RawChain};
 use super::custom::{self, RawProvider};
-use super::defaults::{self, ProviderDefaults};
-use super::provider::CustomProviderSpec;
+use super::defaults;
+use super::parsed::{Parsed, check_version, defaults_keys};
+use super::source::{CONFIG_VERSION, ConfigError, ConfigFormat};
 use super::yaml::{Entries, Fault, Shape, from_str};
-use super::{CONFIG_VERSION, ConfigError, ConfigFormat, cli_agents, providers_yaml};
-use crate::provider::ProviderKind;
-
-/// What a file holds, checked.
-#[derive(Debug, Default)]
-pub(super) struct Parsed {
-    pub format: ConfigFormat,
-    pub providers: Vec<CustomProviderSpec>,
-    pub defaults: Vec<ProviderDefaults>,
-    pub agents: Vec<AgentSpec>,
-    pub chains: Vec<ChainSpec>,
-    pub warnings: Vec<String>,
-}
+use super::{cli_agents, providers_yaml};
+use crate::providers::custom::CustomProviderSpec;
+use crate::providers::{builtin_names, description};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -90,28 +81,14 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Parsed, ConfigError> {
     parsed.map(|p| Parsed { format, ..p }).map_err(invalid)
 }
 
-/// Check the version a file declares.
-pub(super) fn check_version(version: &Spanned<u32>) -> Result<(), Fault> {
-    if version.value != CONFIG_VERSION {
-        return Err(Fault::at(
-            version,
-            format!(
-                "unsupported config version {} (this agentgate reads version {CONFIG_VERSION})",
-                version.value
-            ),
-        ));
-    }
-    Ok(())
-}
-
 fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     let raw: RawFile = from_str(text)?;
     check_version(&raw.version)?;
     let mut out = Parsed::default();
     for (name, p) in &raw.providers.0 {
         let label = |m: String| format!("provider `{}`: {m}", name.value);
-        match name.value.parse::<ProviderKind>() {
-            Ok(kind) => {
+        match description(&name.value) {
+            Some(kind) => {
                 if p.command.is_some() {
                     return Err(Fault::at(
                         name,
@@ -130,13 +107,13 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
                         )),
                     ));
                 }
-                if out.defaults.iter().any(|d| d.provider == kind.as_str()) {
+                if out.defaults.iter().any(|d| d.provider == kind.name) {
                     return Err(Fault::at(name, label(format!("`{kind}` is given twice"))));
                 }
                 out.defaults
-                    .push(defaults::convert(name, kind.as_str(), true, p, base)?);
+                    .push(defaults::convert(name, kind.name, true, p, base)?);
             }
-            Err(_) => {
+            None => {
                 let Some(command) = &p.command else {
                     return Err(Fault::at(
                         name,
@@ -169,8 +146,8 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
 /// The canonical name of the provider `name`: built in, else described in
 /// the file; else why it is unknown.
 pub(super) fn provider_named(name: &str, custom: &[CustomProviderSpec]) -> Result<String, String> {
-    if let Ok(kind) = name.parse::<ProviderKind>() {
-        return Ok(kind.as_str().to_owned());
+    if let Some(kind) = description(name) {
+        return Ok(kind.name.to_owned());
     }
     let found = custom
         .iter()
@@ -191,18 +168,4 @@ pub(super) fn provider_named(name: &str, custom: &[CustomProviderSpec]) -> Resul
             ))
         }
     }
-}
-
-/// `claude, codex, ...`.
-pub(super) fn builtin_names() -> String {
-    ProviderKind::ALL
-        .iter()
-        .map(|k| k.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The keys of a provider's defaults, for messages.
-pub(super) fn defaults_keys() -> &'static str {
-    "binary, extra_args, env, models, default_model, max_provider_retries, timeout and idle_timeout"
 }

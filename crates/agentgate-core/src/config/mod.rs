@@ -28,17 +28,22 @@ mod custom;
 mod defaults;
 mod discover;
 mod file;
-pub mod json;
 mod model;
 mod origin;
-mod provider;
+mod parsed;
+mod paths;
 mod providers_yaml;
 mod retry;
-pub mod template;
+mod settings;
+mod source;
 mod yaml;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+pub use crate::retry_on::{
+    LEGACY_NAMES, RetryOn, RetryPattern, kind_named, retry_admits, retry_on_from_names,
+};
 pub use agent::{AgentMode, AgentSpec};
 pub use chain::{ChainSpec, Handoff, OnDirty};
 pub use cli_agents::DEFAULT_CHAIN;
@@ -46,127 +51,10 @@ pub use defaults::ProviderDefaults;
 pub use discover::{CONFIG_ENV, Discovery, PROJECT_FILES};
 pub use model::{ModelChoice, ModelSource};
 pub use origin::Origins;
-pub use provider::{
-    CustomProviderSpec, ErrorSpec, MessageSpec, OutputFormat, OutputSpec, PermissionArgs,
-    PromptInput, ResumeSpec, SpecError, ToolResultSpec, ToolUseSpec, UsageSpec,
-};
-pub use retry::{LEGACY_NAMES, RetryOn, RetryPattern, kind_named, retry_admits};
+pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
 
-use crate::provider::{CustomProvider, ProviderKind};
-
-/// The config file version this agentgate reads.
-pub const CONFIG_VERSION: u32 = 1;
-
-/// Where the config came from.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum ConfigSource {
-    /// `--config FILE`.
-    Flag(PathBuf),
-    /// The `AGENTGATE_CONFIG` variable.
-    Env(PathBuf),
-    /// `agentgate.yaml` or `.agentgate/config.yaml` in the working directory
-    /// or an ancestor.
-    Project(PathBuf),
-    /// The user's config folder.
-    User(PathBuf),
-    /// No file: built-in defaults.
-    #[default]
-    Default,
-}
-
-impl ConfigSource {
-    /// The file, if there is one.
-    pub fn path(&self) -> Option<&Path> {
-        match self {
-            ConfigSource::Flag(p)
-            | ConfigSource::Env(p)
-            | ConfigSource::Project(p)
-            | ConfigSource::User(p) => Some(p),
-            ConfigSource::Default => None,
-        }
-    }
-
-    /// How it was found: `flag`, `env`, `project`, `user` or `default`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            ConfigSource::Flag(_) => "flag",
-            ConfigSource::Env(_) => "env",
-            ConfigSource::Project(_) => "project",
-            ConfigSource::User(_) => "user",
-            ConfigSource::Default => "default",
-        }
-    }
-}
-
-/// A config file that cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// `--config` or `AGENTGATE_CONFIG` names no file.
-    #[error("the config file {} given by {given_by} {detail} (fix the path, or unset {given_by})", path.display())]
-    Missing {
-        /// The path given.
-        path: PathBuf,
-        /// `--config` or `AGENTGATE_CONFIG`.
-        given_by: String,
-        /// `does not exist`, `is not a file`.
-        detail: String,
-    },
-    /// The file could not be read.
-    #[error("failed to read the config file {}: {source}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is not a valid config.
-    #[error("invalid config file {}{}: {message}", path.display(), location(*line, *column))]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// The line at fault (1-based), when known.
-        line: Option<u64>,
-        /// The column at fault (1-based), when known.
-        column: Option<u64>,
-        /// What is wrong.
-        message: String,
-    },
-    /// The working directory, where the search starts, is unreadable.
-    #[error("failed to read the working directory to look for agentgate.yaml: {0}")]
-    Cwd(std::io::Error),
-}
-
-fn location(line: Option<u64>, column: Option<u64>) -> String {
-    match (line, column) {
-        (Some(l), Some(c)) => format!(", line {l} column {c}"),
-        (Some(l), None) => format!(", line {l}"),
-        _ => String::new(),
-    }
-}
-
-/// The format of a config file, told from its content (whatever its name).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ConfigFormat {
-    /// agentgate's own (`version: 1`, maps of providers, agents, chains).
-    #[default]
-    Native,
-    /// A migrated `providers.yaml`: no `version:`, model aliases and
-    /// default models per provider.
-    ProvidersYaml,
-    /// A migrated `cli_agents.yaml`: `version: 1` and a list of `agents:`.
-    CliAgents,
-}
-
-impl ConfigFormat {
-    /// `native`, `providers.yaml` or `cli_agents.yaml`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ConfigFormat::Native => "native",
-            ConfigFormat::ProvidersYaml => "providers.yaml",
-            ConfigFormat::CliAgents => "cli_agents.yaml",
-        }
-    }
-}
+use crate::providers::custom::{CustomProvider, CustomProviderSpec};
+use crate::providers::{Provider, builtin, builtin_names, builtins, description};
 
 /// A loaded config.
 #[derive(Debug, Clone, Default)]
@@ -245,10 +133,7 @@ impl Config {
     /// described CLI's name).
     pub fn provider_defaults(&self, provider: &str) -> Option<&ProviderDefaults> {
         let provider = provider.trim();
-        let canonical = provider
-            .parse::<ProviderKind>()
-            .map(|k| k.as_str())
-            .unwrap_or(provider);
+        let canonical = description(provider).map_or(provider, |d| d.name);
         self.defaults
             .iter()
             .find(|d| d.provider == canonical)
@@ -283,6 +168,63 @@ impl Config {
             .map(|s| CustomProvider::from_checked(s.clone()))
             .collect()
     }
+
+    /// The provider `name`: a built-in one, else one this config describes.
+    pub fn resolve_provider(&self, name: &str) -> Result<Arc<dyn Provider>, UnknownProvider> {
+        if let Some(p) = builtin(name) {
+            return Ok(p);
+        }
+        if let Some(p) = self.provider(name) {
+            return Ok(Arc::new(p));
+        }
+        let described = match self.source.path() {
+            None => {
+                "no config file was found (see docs/custom-providers.md to describe another CLI)"
+                    .to_owned()
+            }
+            Some(path) if self.providers.is_empty() => {
+                format!("the config file {} describes none", path.display())
+            }
+            Some(path) => format!(
+                "the config file {} describes {}",
+                path.display(),
+                self.providers
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        Err(UnknownProvider {
+            name: name.to_owned(),
+            message: format!(
+                "unknown provider `{name}` (built in: {}; {described})",
+                builtin_names()
+            ),
+        })
+    }
+
+    /// Every provider: the built-in ones, then the config's, in file order.
+    pub fn all_providers(&self) -> Vec<Arc<dyn Provider>> {
+        builtins()
+            .into_iter()
+            .chain(
+                self.custom_providers()
+                    .into_iter()
+                    .map(|p| Arc::new(p) as Arc<dyn Provider>),
+            )
+            .collect()
+    }
+}
+
+/// A provider name that is neither built in nor described in the config.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct UnknownProvider {
+    /// The name asked for.
+    pub name: String,
+    /// What was asked, and which providers there are.
+    pub message: String,
 }
 
 #[cfg(test)]

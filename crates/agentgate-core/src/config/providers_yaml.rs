@@ -18,9 +18,9 @@ use serde::Deserialize;
 
 use super::custom::RawProvider;
 use super::defaults;
-use super::file::{Parsed, builtin_names, defaults_keys};
+use super::parsed::{Parsed, defaults_keys};
 use super::yaml::{Entries, Fault, from_str};
-use crate::provider::ProviderKind;
+use crate::providers::{builtin_names, description};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -50,9 +50,9 @@ pub(super) fn parse(text: &str, base: &Path) -> Result<Parsed, Fault> {
                 ),
             ));
         }
-        let (provider, builtin) = match name.value.parse::<ProviderKind>() {
-            Ok(kind) => (kind.as_str().to_owned(), true),
-            Err(_) => {
+        let (provider, builtin) = match description(&name.value) {
+            Some(kind) => (kind.name.to_owned(), true),
+            None => {
                 out.warnings.push(format!(
                     "line {}: `{}` is not a built-in provider ({}); its models are kept, but only a native config can describe how to run it",
                     name.referenced.line(),

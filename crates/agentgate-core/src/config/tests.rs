@@ -1,7 +1,9 @@
 use std::path::PathBuf;
 
-use super::template::{ArgTemplate, Placeholder};
 use super::*;
+use crate::providers::argv::PromptInput;
+use crate::providers::custom::{OutputFormat, ResumeSpec};
+use crate::providers::template::{ArgTemplate, Placeholder};
 
 /// Parse `text` as if read from `path`.
 pub(super) fn parse_at(text: &str, path: &str) -> Result<Config, ConfigError> {

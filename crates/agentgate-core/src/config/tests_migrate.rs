@@ -6,9 +6,11 @@ use std::time::Duration;
 
 use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 
-use super::template::{ArgTemplate, Placeholder};
 use super::tests::{invalid, parse, parse_at};
 use super::*;
+use crate::providers::argv::PromptInput;
+use crate::providers::custom::OutputFormat;
+use crate::providers::template::{ArgTemplate, Placeholder};
 
 #[test]
 fn providers_yaml_loads_in_both_shapes() {
@@ -99,15 +101,15 @@ fn cli_agents_yaml_loads() {
         })
     );
     // `claude` is the adapter's own binary: nothing to override.
-    assert_eq!(main.binary, None);
+    assert_eq!(main.settings.binary, None);
     assert_eq!(
         main.permissions_file.as_deref(),
         Some(Path::new("/cfg/perms.json"))
     );
-    assert_eq!(main.cwd.as_deref(), Some(Path::new("/cfg/work")));
-    assert_eq!(main.timeout, Some(Duration::from_secs(1200)));
-    assert_eq!(main.env, [("A".into(), "1".into())]);
-    let retry = main.retry_on.as_ref().unwrap();
+    assert_eq!(main.settings.cwd.as_deref(), Some(Path::new("/cfg/work")));
+    assert_eq!(main.settings.timeout, Some(Duration::from_secs(1200)));
+    assert_eq!(main.settings.env, [("A".into(), "1".into())]);
+    let retry = main.settings.retry_on.as_ref().unwrap();
     assert_eq!(retry.kinds, [ErrorKind::Quota, ErrorKind::RateLimit]);
     assert_eq!(retry.describe()[2], "substring: \"Server Busy\"");
     let busy = ErrorInfo::new(
@@ -119,7 +121,10 @@ fn cli_agents_yaml_loads() {
     assert_eq!(main.origins.key("timeout"), Some(11));
     // A path as the program overrides the adapter's binary.
     let other = cfg.agent("other").unwrap();
-    assert_eq!(other.binary.as_deref(), Some(Path::new("/opt/bin/codex")));
+    assert_eq!(
+        other.settings.binary.as_deref(),
+        Some(Path::new("/opt/bin/codex"))
+    );
     assert_eq!(other.model, None);
     // An unknown provider: the command becomes a described CLI named
     // after the agent.

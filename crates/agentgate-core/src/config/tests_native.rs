@@ -7,7 +7,7 @@ use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 
 use super::tests::{invalid, parse};
 use super::*;
-use crate::provider::PermissionMode;
+use crate::settings::PermissionMode;
 
 const FULL: &str = r#"version: 1
 providers:
@@ -70,17 +70,20 @@ fn every_key_loads() {
     assert!(cfg.warnings.is_empty(), "{:?}", cfg.warnings);
     let c = cfg.provider_defaults("CLAUDE").unwrap();
     assert!(c.builtin);
-    assert_eq!(c.binary.as_deref(), Some(Path::new("/cfg/bin/claude")));
-    assert_eq!(c.extra_args, ["--verbose", "3"]);
     assert_eq!(
-        c.env,
+        c.settings.binary.as_deref(),
+        Some(Path::new("/cfg/bin/claude"))
+    );
+    assert_eq!(c.settings.extra_args, ["--verbose", "3"]);
+    assert_eq!(
+        c.settings.env,
         [("CLAUDE_X".into(), "1".into()), ("N".into(), "2".into())]
     );
     assert_eq!(c.alias("sonnet"), Some("claude-sonnet-4-5"));
     assert_eq!(c.default_model.as_deref(), Some("sonnet"));
-    assert_eq!(c.max_provider_retries, Some(2));
-    assert_eq!(c.timeout, Some(Duration::from_secs(600)));
-    assert_eq!(c.idle_timeout, Some(Duration::from_secs(90)));
+    assert_eq!(c.settings.max_provider_retries, Some(2));
+    assert_eq!(c.settings.timeout, Some(Duration::from_secs(600)));
+    assert_eq!(c.settings.idle_timeout, Some(Duration::from_secs(90)));
     assert_eq!(c.origins.line(), Some(3));
     assert_eq!(c.origins.key("default_model"), Some(10));
     assert_eq!(c.origins.key("models.opus"), Some(9));
@@ -88,7 +91,7 @@ fn every_key_loads() {
     // A described CLI carries defaults too, and is still a custom provider.
     let m = cfg.provider_defaults("mycli").unwrap();
     assert!(!m.builtin);
-    assert_eq!(m.timeout, Some(Duration::from_secs(5400)));
+    assert_eq!(m.settings.timeout, Some(Duration::from_secs(5400)));
     assert_eq!(m.alias("fast"), Some("my-fast-1"));
     assert!(cfg.provider("mycli").is_some());
     assert!(cfg.provider_defaults("codex").is_none());
@@ -98,28 +101,28 @@ fn every_key_loads() {
     assert_eq!(r.model.as_deref(), Some("opus"));
     assert_eq!(r.model_for_tier(true), Some("haiku"));
     assert_eq!(r.mode, Some(AgentMode::Classify));
-    assert_eq!(r.permission_mode, Some(PermissionMode::Plan));
-    assert_eq!(r.system.as_deref(), Some("be brief"));
+    assert_eq!(r.settings.permission_mode, Some(PermissionMode::Plan));
+    assert_eq!(r.settings.system.as_deref(), Some("be brief"));
     assert_eq!(
         r.agent_file.as_deref(),
         Some(Path::new("/cfg/agents/AGENTS.md"))
     );
     assert_eq!(r.persona.as_deref(), Some("Reviewer"));
-    assert_eq!(r.cwd.as_deref(), Some(Path::new("/cfg/../repo")));
-    assert_eq!(r.timeout, Some(Duration::from_secs(90)));
-    assert_eq!(r.idle_timeout, Some(Duration::from_millis(1500)));
-    assert_eq!(r.env, [("A".into(), "b".into())]);
-    assert_eq!(r.extra_args, ["--x"]);
-    assert_eq!(r.binary.as_deref(), Some(Path::new("/opt/claude")));
-    let retry = r.retry_on.as_ref().unwrap();
+    assert_eq!(r.settings.cwd.as_deref(), Some(Path::new("/cfg/../repo")));
+    assert_eq!(r.settings.timeout, Some(Duration::from_secs(90)));
+    assert_eq!(r.settings.idle_timeout, Some(Duration::from_millis(1500)));
+    assert_eq!(r.settings.env, [("A".into(), "b".into())]);
+    assert_eq!(r.settings.extra_args, ["--x"]);
+    assert_eq!(r.settings.binary.as_deref(), Some(Path::new("/opt/claude")));
+    let retry = r.settings.retry_on.as_ref().unwrap();
     assert_eq!(retry.kinds, [ErrorKind::Quota, ErrorKind::RateLimit]);
     assert_eq!(
         retry.describe(),
         ["quota", "rate_limit", "pattern: \"(?i)try again\""]
     );
-    assert_eq!(r.max_provider_retries, Some(1));
+    assert_eq!(r.settings.max_provider_retries, Some(1));
     assert_eq!(
-        r.output_schema.as_deref(),
+        r.settings.output_schema.as_deref(),
         Some(Path::new("/cfg/schema.json"))
     );
     assert_eq!(r.origins.key("retry_on"), Some(34));
@@ -290,7 +293,7 @@ fn retry_on_admits_listed_recoverable_errors() {
         "version: 1\nagents:\n  a:\n    provider: claude\n    retry_on: [allowance_exceeded, Rate-Limited, {pattern: \"(?i)busy\"}]\n",
     )
     .unwrap();
-    let r = cfg.agent("a").unwrap().retry_on.as_ref().unwrap();
+    let r = cfg.agent("a").unwrap().settings.retry_on.as_ref().unwrap();
     assert_eq!(r.kinds, [ErrorKind::Quota, ErrorKind::RateLimit]);
     assert!(r.admits(&error(ErrorKind::Quota, "limit")));
     assert!(r.admits(&error(ErrorKind::RateLimit, "slow down")));

@@ -181,48 +181,13 @@ impl<'de> Deserialize<'de> for Secs {
                     .map_err(|_| E::custom(format!("`{n}` is not a duration")))
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Secs, E> {
-                parse_duration(s).map(Secs).map_err(E::custom)
+                crate::settings::parse_duration(s)
+                    .map(Secs)
+                    .map_err(E::custom)
             }
         }
         d.deserialize_any(V)
     }
-}
-
-/// Parse `90`, `1.5`, `90s`, `1500ms`, `10m`, `1h`, `1h30m`.
-pub(super) fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let bad = || format!("`{s}` is not a duration (examples: 90, 90s, 1500ms, 10m, 1h30m)");
-    if s.is_empty() {
-        return Err(bad());
-    }
-    if let Ok(secs) = s.parse::<f64>() {
-        return Duration::try_from_secs_f64(secs).map_err(|_| bad());
-    }
-    let mut total = Duration::ZERO;
-    let mut rest = s;
-    while !rest.is_empty() {
-        let split = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(bad)?;
-        let (num, tail) = rest.split_at(split);
-        let unit_len = tail
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(tail.len());
-        let (unit, next) = tail.split_at(unit_len);
-        let n: f64 = num.parse().map_err(|_| bad())?;
-        let secs = match unit.trim() {
-            "ms" => n / 1000.0,
-            "s" => n,
-            "m" | "min" => n * 60.0,
-            "h" => n * 3600.0,
-            other => {
-                return Err(format!("`{s}`: unknown unit `{other}` (use ms, s, m or h)"));
-            }
-        };
-        total += Duration::try_from_secs_f64(secs).map_err(|_| bad())?;
-        rest = next;
-    }
-    Ok(total)
 }
 
 /// The shape of a YAML node, for telling the file formats apart.

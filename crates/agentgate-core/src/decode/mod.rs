@@ -1,22 +1,26 @@
-//! Streaming decoders: one per provider CLI, from raw output lines to the
-//! protocol's events plus the facts the accumulator and the classifier need.
+//! What every decoder shares. A decoder turns one provider CLI's raw output
+//! lines into the protocol's events plus the facts the accumulator and the
+//! classifier need ([`Decoded`]); each provider's own decoder is in its
+//! folder (`providers/claude/decode.rs`).
 //!
 //! A decoder never fails and never drops input: a line it cannot decode (not
 //! JSON, an unknown event type, invalid UTF-8, a truncated object) becomes
-//! an [`EventBody::Raw`] event carrying the line verbatim.
+//! an [`EventBody::Raw`] event carrying the line verbatim. For JSON-lines
+//! output the loop that guarantees this is written once ([`json_line`]),
+//! and a decoder answers "did I understand this line?" with
+//! [`Understood`]. Claude Code, Qwen Code and cursor-agent print records of
+//! one shape; what reads them is in [`claude_shape`].
 
-pub mod agy;
-pub mod claude;
-pub mod codex;
-pub mod cursor;
-pub mod custom;
-pub mod gemini;
-pub mod gemini_session;
-pub mod opencode;
-pub mod qwen;
+pub mod claude_shape;
+pub mod fields;
+mod json_lines;
 pub mod tools;
 
-use agentgate_protocol::{EventBody, Usage};
+use agentgate_protocol::{EventBody, RawEvent, RawStream};
+
+pub use crate::decoded::{Decoded, ProviderError, ProviderFinal};
+pub use fields::str_of;
+pub use json_lines::{Understood, json_line, json_value_line};
 
 /// Decodes one provider CLI's output.
 pub trait Decoder: Send {
@@ -40,70 +44,11 @@ pub trait Decoder: Send {
 }
 
 /// Wrap an event body as a decoded item.
-pub(crate) fn event(body: EventBody) -> Decoded {
+pub fn event(body: EventBody) -> Decoded {
     Decoded::Event(body)
 }
 
-/// A string field of a JSON object.
-pub(crate) fn str_of<'a>(
-    obj: &'a serde_json::Map<String, serde_json::Value>,
-    key: &str,
-) -> Option<&'a str> {
-    obj.get(key).and_then(serde_json::Value::as_str)
-}
-
-/// What a decoder found in a line.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Decoded {
-    /// An event for the stream (the run loop adds the header: `seq`, `ts`,
-    /// `run_id`, `provider`, `attempt`).
-    ///
-    /// Usage events: `scope: turn` for one model call's figures (the
-    /// accumulator adds them up), `scope: total` for the CLI's own totals of
-    /// this invocation (they replace the sum).
-    Event(EventBody),
-    /// The CLI's own final result record (Claude's `result`, Gemini's
-    /// `result`, Codex's `turn.completed`).
-    Final(ProviderFinal),
-    /// The CLI reported an error in a structured way (Claude's
-    /// `api_error_status`, Codex's `turn.failed` / `error`, Gemini's
-    /// `result{status: "error"}`). The classifier turns it into an
-    /// [`agentgate_protocol::ErrorInfo`].
-    ProviderError(ProviderError),
-    /// Codex reports usage as running totals of the whole thread (session),
-    /// across invocations: the run subtracts the totals it stored after the
-    /// previous turn of that thread to get this turn's figures.
-    ThreadTotals(Usage),
-}
-
-/// The CLI's own final result record.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProviderFinal {
-    /// The final answer text, when the record carries it.
-    pub text: Option<String>,
-    /// The native session id, when the record carries it.
-    pub session_id: Option<String>,
-    /// The record says the run failed.
-    pub is_error: bool,
-    /// Billing figures of the whole invocation, when the record carries them
-    /// (Claude's `result.usage` with `total_cost_usd`; Gemini's
-    /// `result.stats`).
-    pub usage: Option<Usage>,
-    /// Model turns the CLI counted.
-    pub num_turns: Option<u32>,
-}
-
-/// An error the CLI reported in a structured way.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProviderError {
-    /// The CLI's message, verbatim.
-    pub message: String,
-    /// The HTTP status of the failed model request, when the CLI said.
-    pub http_status: Option<u16>,
-    /// A machine-readable code or type, when the CLI gave one
-    /// (`authentication_failed`, `insufficient_quota`, `rate_limit`, ...).
-    pub code: Option<String>,
-    /// The CLI gave up: this error ends the invocation (as opposed to a
-    /// notice it will retry after).
-    pub terminal: bool,
+/// A line kept verbatim, as a `raw` event.
+pub fn raw(stream: RawStream, line: &[u8]) -> Decoded {
+    event(EventBody::Raw(RawEvent::from_bytes(stream, line)))
 }

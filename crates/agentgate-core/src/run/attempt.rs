@@ -1,4 +1,6 @@
-//! One attempt: spawn the CLI under the supervisor, decode, classify.
+//! One attempt: spawn the CLI under the supervisor, decode its lines as
+//! they come, stop it when it retries past the bound, classify how it
+//! ended, and sum it up in an envelope.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -7,18 +9,31 @@ use agentgate_protocol::{
     Attempt, CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody,
     HeartbeatEvent, RateLimitEvent, StartEvent, StatusEvent, Usage, UsageEvent, UsageScope,
 };
-use agentgate_store::RunStore;
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
-use super::{CancelRequest, Emitter, RunOptions, STDERR_TAIL_BYTES, Step};
+use super::emitter::Emitter;
+use super::options::{CancelRequest, RunContext};
+use super::tail::{STDERR_TAIL_BYTES, Tail};
 use crate::accumulate::{Accumulator, Finish};
 use crate::classify::{self, ClassifyInput};
 use crate::decode::{Decoded, ProviderError};
-use crate::provider::{PostRun, Provider, RunRequest, locate_binary};
+use crate::plan::Step;
+use crate::providers::{PostRun, Provider, RunRequest, locate_binary};
 use crate::supervise::{
-    Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SupervisorConfig, supervise,
+    Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
+    SupervisorConfig, supervise,
 };
+
+/// What one attempt runs: a step, the request of this attempt (the
+/// session it resumes, the model after an invalid-model retry), and the
+/// home folder whose session files are read after it.
+#[derive(Clone, Copy)]
+pub(super) struct AttemptPacket<'a> {
+    pub step: &'a Step,
+    pub request: &'a RunRequest,
+    pub home: Option<&'a Path>,
+}
 
 /// One attempt's result.
 pub(super) struct AttemptOutcome {
@@ -29,20 +44,19 @@ pub(super) struct AttemptOutcome {
     pub(super) started_at: Timestamp,
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the run's context, passed down from one call site"
-)]
+/// Run one attempt of `packet` to its end.
 pub(super) async fn attempt(
-    opts: &RunOptions,
-    step: &Step,
-    request: &RunRequest,
-    home: Option<&Path>,
-    store: Option<&dyn RunStore>,
-    scratch: &Path,
+    ctx: RunContext<'_>,
+    packet: AttemptPacket<'_>,
     em: &mut Emitter<'_>,
     cancel: &mut mpsc::Receiver<CancelRequest>,
 ) -> AttemptOutcome {
+    let AttemptPacket {
+        step,
+        request,
+        home,
+    } = packet;
+    let opts = ctx.options;
     let started_at = Timestamp::now();
     let started = Instant::now();
     let provider = step.provider.clone();
@@ -56,35 +70,31 @@ pub(super) async fn attempt(
     }));
 
     let fail = |acc: &Accumulator, em: &mut Emitter<'_>, kind: ErrorKind, message: String| {
-        let error = ErrorInfo::new(kind, ErrorSource::Internal, message);
-        finish_attempt(
-            step,
-            request,
-            acc,
-            Some(error),
-            None,
-            None,
+        let end = AttemptEnd {
+            error: Some(ErrorInfo::new(kind, ErrorSource::Internal, message)),
+            previous_totals: None,
+            stderr_tail: None,
             started,
             started_at,
-            em,
-        )
+        };
+        finish_attempt(packet, acc, end, em)
     };
 
     let program = match locate_binary(adapter, step.binary.as_deref()) {
         Ok(p) => p,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
-    let plan = match adapter.plan(request, &program, scratch) {
-        Ok(p) => p,
+    let cmd = match adapter.command(request, &program, ctx.scratch) {
+        Ok(c) => c,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
-    let mut inv = Invocation::new(plan.program.clone()).args(plan.args.clone());
-    inv.env = plan.env.clone();
+    let mut inv = Invocation::new(cmd.program).args(cmd.args);
+    inv.env = cmd.env;
     inv.env
         .extend(request.env.iter().map(|(k, v)| (k.into(), v.into())));
     inv.env_clear = request.env_clear;
-    inv.cwd = Some(plan.cwd.clone());
-    inv.stdin = plan.stdin.clone();
+    inv.cwd = Some(cmd.cwd);
+    inv.stdin = cmd.stdin;
     let cfg = SupervisorConfig {
         timeout: step.timeout,
         idle_timeout: step.idle_timeout,
@@ -113,7 +123,7 @@ pub(super) async fn attempt(
     let mut lines_open = true;
     let mut cancel_open = true;
 
-    let report: Result<ExitReport, String> = loop {
+    let report: Result<ExitReport, Unstarted> = loop {
         tokio::select! {
             line = line_rx.recv(), if lines_open => {
                 let Some(line) = line else {
@@ -129,13 +139,7 @@ pub(super) async fn attempt(
                     }
                     Stream::Stderr => {
                         stderr_tail.push(&line.bytes);
-                        if let Some(f) = em.files.as_deref_mut() {
-                            let mut bytes = line.bytes.clone();
-                            bytes.push(b'\n');
-                            if let Err(e) = f.write_stderr(&bytes) {
-                                tracing::warn!("failed to write stderr.log: {e}");
-                            }
-                        }
+                        em.stderr(&line.bytes);
                         decoder.stderr_line(&line.bytes, &mut decoded);
                     }
                 }
@@ -156,7 +160,7 @@ pub(super) async fn attempt(
                                 _ => {}
                             }
                             if let EventBody::Status(StatusEvent::Retry { provider_status, detail, .. }) = &body
-                                && let Some(max) = step.max_provider_retries
+                                && let Some(max) = request.max_provider_retries
                                 && request_retries > max
                                 && stopped_for_retries.is_none()
                             {
@@ -207,9 +211,8 @@ pub(super) async fn attempt(
             }
             done = &mut sup, if !lines_open => {
                 break match done {
-                    Ok(Ok(r)) => Ok(r),
-                    Ok(Err(e)) => Err(e.to_string()),
-                    Err(e) => Err(format!("the supervisor task failed: {e}")),
+                    Ok(r) => r.map_err(Unstarted::Supervise),
+                    Err(e) => Err(Unstarted::Task(e.to_string())),
                 };
             }
         }
@@ -235,17 +238,20 @@ pub(super) async fn attempt(
 
     let report = match report {
         Ok(r) => r,
-        Err(message) => {
-            let kind = if message.contains("not found") {
-                ErrorKind::InvalidInput
-            } else {
-                ErrorKind::ProviderError
+        Err(e) => {
+            // A CLI that is not there is the caller's to fix; anything else
+            // that kept it from running is the provider's side.
+            let kind = match &e {
+                Unstarted::Supervise(SuperviseError::ProgramNotFound { .. }) => {
+                    ErrorKind::InvalidInput
+                }
+                _ => ErrorKind::ProviderError,
             };
             return fail(
                 &acc,
                 em,
                 kind,
-                format!("failed to run {}: {message}", program.display()),
+                format!("failed to run {}: {e}", program.display()),
             );
         }
     };
@@ -254,7 +260,7 @@ pub(super) async fn attempt(
     // into this turn's.
     let mut previous_totals = None;
     if let (Some(store), Some(thread), Some(totals)) =
-        (store, acc.session_id(), acc.thread_totals())
+        (ctx.store, acc.session_id(), acc.thread_totals())
     {
         previous_totals = store
             .get_thread_totals(provider.name(), thread)
@@ -305,6 +311,7 @@ pub(super) async fn attempt(
             let stderr_text = stderr_tail.text();
             classify::classify(&ClassifyInput {
                 provider: provider.name(),
+                table: provider.errors(),
                 errors: &errors,
                 final_: acc.final_record(),
                 exit_code,
@@ -315,7 +322,7 @@ pub(super) async fn attempt(
                 },
                 stdout_tail: &stdout_text,
                 stderr_tail: &stderr_text,
-                now: opts.now.unwrap_or_else(Timestamp::now),
+                now: ctx.plan.now(),
                 tz: None,
             })
             .map(|e| match (&stopped_for_retries, e.kind) {
@@ -332,18 +339,33 @@ pub(super) async fn attempt(
         }
     };
     let stderr_text = stderr_tail.text();
-    finish_attempt(
-        step,
-        request,
-        &acc,
+    let end = AttemptEnd {
         error,
         previous_totals,
-        (!stderr_text.is_empty()).then_some(stderr_text),
+        stderr_tail: (!stderr_text.is_empty()).then_some(stderr_text),
         started,
         started_at,
-        em,
-    )
-    .with_exit(report.status.code)
+    };
+    finish_attempt(packet, &acc, end, em).with_exit(report.status.code)
+}
+
+/// Why the CLI could not be run (or followed) at all.
+#[derive(Debug, thiserror::Error)]
+enum Unstarted {
+    #[error(transparent)]
+    Supervise(SuperviseError),
+    #[error("the supervisor task failed: {0}")]
+    Task(String),
+}
+
+/// How an attempt ended, for [`finish_attempt`].
+struct AttemptEnd {
+    error: Option<ErrorInfo>,
+    /// The thread's totals before this turn (Codex), to subtract.
+    previous_totals: Option<Usage>,
+    stderr_tail: Option<String>,
+    started: Instant,
+    started_at: Timestamp,
 }
 
 impl AttemptOutcome {
@@ -351,23 +373,31 @@ impl AttemptOutcome {
         self.attempt.exit_code = code;
         self
     }
+
+    /// Turn a successful attempt into a failed one.
+    pub(super) fn fail(&mut self, error: ErrorInfo) {
+        self.attempt.error_type = Some(error.kind);
+        self.attempt.error = Some(error.message.clone());
+        self.attempt.recoverable = Some(error.recoverable);
+        self.error = Some(error);
+    }
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one call site per outcome, all named"
-)]
+/// The attempt's envelope, its `usage` event and its attempt record.
 fn finish_attempt(
-    step: &Step,
-    request: &RunRequest,
+    packet: AttemptPacket<'_>,
     acc: &Accumulator,
-    error: Option<ErrorInfo>,
-    previous_totals: Option<Usage>,
-    stderr_tail: Option<String>,
-    started: Instant,
-    started_at: Timestamp,
+    end: AttemptEnd,
     em: &mut Emitter<'_>,
 ) -> AttemptOutcome {
+    let AttemptPacket { step, request, .. } = packet;
+    let AttemptEnd {
+        error,
+        previous_totals,
+        stderr_tail,
+        started,
+        started_at,
+    } = end;
     let provider = step.provider.clone();
     let duration_ms = started.elapsed().as_millis() as u64;
     let envelope = acc.finish(Finish {
@@ -418,44 +448,5 @@ fn humanize(d: Duration) -> String {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
-    }
-}
-
-/// The last bytes of a stream, cut at a line start (a single line longer
-/// than the whole tail keeps its end).
-#[derive(Debug)]
-pub(super) struct Tail {
-    max: usize,
-    buf: Vec<u8>,
-}
-
-impl Tail {
-    pub(super) fn new(max: usize) -> Self {
-        Tail {
-            max,
-            buf: Vec::new(),
-        }
-    }
-
-    pub(super) fn push(&mut self, line: &[u8]) {
-        let line = &line[line.len().saturating_sub(self.max)..];
-        self.buf.extend_from_slice(line);
-        self.buf.push(b'\n');
-        if self.buf.len() > self.max {
-            let mut cut = self.buf.len() - self.max;
-            // Drop the partial first line, unless it is the only one.
-            if let Some(nl) = self.buf[cut..self.buf.len() - 1]
-                .iter()
-                .position(|b| *b == b'\n')
-                && cut > 0
-            {
-                cut += nl + 1;
-            }
-            self.buf.drain(..cut);
-        }
-    }
-
-    pub(super) fn text(&self) -> String {
-        String::from_utf8_lossy(&self.buf).trim_end().to_owned()
     }
 }

@@ -48,6 +48,18 @@ pub fn audit_line(envelope: &Envelope, exit_code: i32) -> String {
     out
 }
 
+/// Append the audit line to `path` (`$AGENTGATE_HOME/audit.log`, next to
+/// the database). A failure is returned for the caller to warn about: it
+/// never costs the run.
+pub fn append_audit(path: &std::path::Path, line: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| writeln!(f, "{line}"))
+}
+
 fn quote(v: &str) -> String {
     if !v.is_empty()
         && !v
@@ -74,6 +86,19 @@ mod tests {
     use agentgate_protocol::{Attempt, ErrorKind};
 
     use super::*;
+
+    #[test]
+    fn lines_are_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("audit.log");
+        append_audit(&log, "agentgate run=r1").unwrap();
+        append_audit(&log, "agentgate run=r2").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            "agentgate run=r1\nagentgate run=r2\n"
+        );
+        assert!(append_audit(&dir.path().join("no/such/dir/audit.log"), "x").is_err());
+    }
 
     #[test]
     fn the_line_has_every_field_and_quotes_what_needs_it() {

@@ -5,12 +5,12 @@ use agentgate_protocol::{
 };
 use jiff::Timestamp;
 
-use super::attempt::Tail;
-use super::{Emitter, STDERR_TAIL_BYTES};
+use super::emitter::Emitter;
+use super::tail::{STDERR_TAIL_BYTES, Tail};
 use crate::accumulate::{Accumulator, Finish};
 use crate::classify::{self, ClassifyInput};
 use crate::decode::Decoded;
-use crate::provider::Provider;
+use crate::providers::Provider;
 use crate::supervise::Stream;
 
 /// Decode a saved capture of a CLI's output without running anything: the
@@ -23,16 +23,9 @@ pub fn parse_capture(
 ) -> (Vec<Event>, Envelope, i32) {
     let run_id = "parse".to_owned();
     let mut events = Vec::new();
-    let mut em = Emitter {
-        run_id: run_id.clone(),
-        seq: 0,
-        provider: Some(provider.name().to_owned()),
-        attempt: Some(1),
-        files: None,
-        sink: &mut events,
-        store_failed: false,
-        transcript: None,
-    };
+    let mut em = Emitter::new(run_id.clone(), None, &mut events);
+    em.provider = Some(provider.name().to_owned());
+    em.attempt = Some(1);
     let adapter = provider;
     let mut decoder = adapter.decoder();
     let mut acc = Accumulator::new(provider.name());
@@ -58,6 +51,7 @@ pub fn parse_capture(
     let stderr_text = stderr_tail.text();
     let error = classify::classify(&ClassifyInput {
         provider: provider.name(),
+        table: provider.errors(),
         errors: acc.errors(),
         final_: acc.final_record(),
         exit_code,
@@ -92,7 +86,7 @@ pub fn parse_capture(
 
 /// Split a capture into lines the way the supervisor does: on `\n`, with a
 /// trailing `\r` removed; a last line without `\n` counts.
-pub(super) fn split_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+fn split_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     let trimmed = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let empty = bytes.is_empty();
     trimmed
@@ -111,4 +105,17 @@ pub fn raw_line(stream: Stream, bytes: &[u8]) -> EventBody {
         },
         bytes,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_lines_split_like_the_supervisor() {
+        let lines: Vec<&[u8]> = split_lines(b"a\r\nb\n\nc").collect();
+        assert_eq!(lines, [&b"a"[..], b"b", b"", b"c"]);
+        assert_eq!(split_lines(b"").count(), 0);
+        assert_eq!(split_lines(b"x\n").count(), 1);
+    }
 }

@@ -7,7 +7,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use agentgate_core::output_schema::OutputSchema;
-use agentgate_core::provider::{ProviderKind, RunRequest};
+use agentgate_core::providers::codex::CODEX;
+use agentgate_core::providers::{Provider, RunRequest};
 use agentgate_fakellm::clients::Cli;
 use serde_json::{Value, json};
 
@@ -262,10 +263,7 @@ cli_tests! {
 /// Runs the Codex adapter's plan for `req` with the recipe's environment:
 /// the argv agentgate itself would give the real CLI.
 fn run_codex_plan(client: &Client, req: &RunRequest, scratch: &Path) -> Run {
-    let plan = ProviderKind::Codex
-        .adapter()
-        .plan(req, &client.program, scratch)
-        .unwrap();
+    let plan = CODEX.command(req, &client.program, scratch).unwrap();
     let stdin = scratch.join("prompt.txt");
     std::fs::write(&stdin, plan.stdin.as_deref().unwrap_or_default()).unwrap();
     let mut cmd = Command::new(&plan.program);

@@ -1,0 +1,42 @@
+//! What every file format yields, and the checks they share: the leaf the
+//! format readers (`file.rs`, `cli_agents.rs`, `providers_yaml.rs`) all
+//! import.
+
+use serde_saphyr::Spanned;
+
+use super::agent::AgentSpec;
+use super::chain::ChainSpec;
+use super::defaults::ProviderDefaults;
+use super::source::{CONFIG_VERSION, ConfigFormat};
+use super::yaml::Fault;
+use crate::providers::custom::CustomProviderSpec;
+
+/// What a file holds, checked.
+#[derive(Debug, Default)]
+pub(super) struct Parsed {
+    pub format: ConfigFormat,
+    pub providers: Vec<CustomProviderSpec>,
+    pub defaults: Vec<ProviderDefaults>,
+    pub agents: Vec<AgentSpec>,
+    pub chains: Vec<ChainSpec>,
+    pub warnings: Vec<String>,
+}
+
+/// Check the version a file declares.
+pub(super) fn check_version(version: &Spanned<u32>) -> Result<(), Fault> {
+    if version.value != CONFIG_VERSION {
+        return Err(Fault::at(
+            version,
+            format!(
+                "unsupported config version {} (this agentgate reads version {CONFIG_VERSION})",
+                version.value
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The keys of a provider's defaults, for messages.
+pub(super) fn defaults_keys() -> &'static str {
+    "binary, extra_args, env, models, default_model, max_provider_retries, timeout and idle_timeout"
+}

@@ -1,0 +1,116 @@
+//! The settings keys every entry kind shares (an agent, a provider's
+//! defaults, a migrated cli_agents.yaml agent), checked into a
+//! [`Settings`] by one converter that also records where each was written.
+
+use std::path::{Path, PathBuf};
+
+use serde_saphyr::Spanned;
+
+use super::origin::Origins;
+use super::paths::{resolve_binary, resolve_path};
+use super::retry::{self, RawItem};
+use super::yaml::{Entries, Fault, Secs, Text, line, text_pairs, texts};
+use crate::settings::{PermissionMode, Settings};
+
+/// The settings keys of one entry as written; each may be absent. The
+/// origins record them under their [`Settings`] names.
+#[derive(Debug, Default)]
+pub(super) struct SettingsKeys<'a> {
+    pub binary: Option<&'a Spanned<String>>,
+    pub timeout: Option<&'a Spanned<Secs>>,
+    pub idle_timeout: Option<&'a Spanned<Secs>>,
+    pub max_provider_retries: Option<&'a Spanned<u32>>,
+    pub permission_mode: Option<&'a Spanned<String>>,
+    pub system: Option<&'a Spanned<String>>,
+    /// The working directory, with the key it is written under
+    /// (`working_dir` in a cli_agents.yaml).
+    pub cwd: Option<(&'static str, &'a Spanned<String>)>,
+    pub output_schema: Option<&'a Spanned<String>>,
+    pub retry_on: Option<&'a Spanned<Vec<Spanned<RawItem>>>>,
+    /// A cli_agents.yaml's `retry_on`: a name that is no error type is a
+    /// case-insensitive substring pattern, not an error.
+    pub lenient_retry_names: bool,
+    pub env: Option<&'a Spanned<Entries<Text>>>,
+    pub extra_args: Option<&'a Spanned<Vec<Text>>>,
+}
+
+/// Check `keys`; `label` prefixes a fault's message with the entry's name,
+/// `base` anchors relative paths (the config file's folder).
+pub(super) fn convert(
+    keys: &SettingsKeys<'_>,
+    base: &Path,
+    label: &dyn Fn(String) -> String,
+    origins: &mut Origins,
+) -> Result<Settings, Fault> {
+    let mut s = Settings::default();
+    let non_empty = |key: &str, v: &Spanned<String>| {
+        if v.value.trim().is_empty() {
+            Err(Fault::at(v, label(format!("`{key}` is empty"))))
+        } else {
+            Ok(v.value.trim().to_owned())
+        }
+    };
+    if let Some(b) = keys.binary {
+        s.binary = Some(PathBuf::from(resolve_binary(
+            &non_empty("binary", b)?,
+            base,
+        )));
+        origins.set("binary", line(b));
+    }
+    if let Some(t) = keys.timeout {
+        s.timeout = Some(t.value.0);
+        origins.set("timeout", line(t));
+    }
+    if let Some(t) = keys.idle_timeout {
+        s.idle_timeout = Some(t.value.0);
+        origins.set("idle_timeout", line(t));
+    }
+    if let Some(r) = keys.max_provider_retries {
+        s.max_provider_retries = Some(r.value);
+        origins.set("max_provider_retries", line(r));
+    }
+    if let Some(p) = keys.permission_mode {
+        s.permission_mode = Some(
+            p.value
+                .parse::<PermissionMode>()
+                .map_err(|m| Fault::at(p, label(m)))?,
+        );
+        origins.set("permission_mode", line(p));
+    }
+    if let Some(v) = keys.system {
+        s.system = Some(v.value.clone());
+        origins.set("system", line(v));
+    }
+    if let Some((key, v)) = keys.cwd {
+        s.cwd = Some(resolve_path(&non_empty(key, v)?, base));
+        origins.set("cwd", line(v));
+    }
+    if let Some(v) = keys.output_schema {
+        s.output_schema = Some(resolve_path(&non_empty("output_schema", v)?, base));
+        origins.set("output_schema", line(v));
+    }
+    if let Some(r) = keys.retry_on {
+        s.retry_on = Some(
+            retry::convert(r, keys.lenient_retry_names)
+                .map_err(|f| Fault::new(f.at, label(f.message)))?,
+        );
+        origins.set("retry_on", line(r));
+    }
+    if let Some(e) = keys.env {
+        for (k, _) in &e.value.0 {
+            if k.value.is_empty() || k.value.contains(['=', '\0']) {
+                return Err(Fault::at(
+                    k,
+                    label(format!("`{}` is not an environment variable name", k.value)),
+                ));
+            }
+        }
+        s.env = text_pairs(&e.value);
+        origins.set("env", line(e));
+    }
+    if let Some(x) = keys.extra_args {
+        s.extra_args = texts(&x.value);
+        origins.set("extra_args", line(x));
+    }
+    Ok(s)
+}

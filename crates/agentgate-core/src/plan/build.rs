@@ -1,0 +1,215 @@
+//! Building one step: the member's provider, its settings combined (the
+//! flags, else the agent, else the chain, else the provider's defaults),
+//! its model, its prompt and its checks.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::error::PlanError;
+use super::flags::{RunFlags, Tier};
+use super::members::Member;
+use super::step::{EditScope, PromptShape, Step};
+use crate::config::{AgentMode, ChainSpec, Config};
+use crate::output_schema::OutputSchema;
+use crate::prompt::{self, PromptParts, TaskInput};
+use crate::providers::RunRequest;
+use crate::settings::{PermissionMode, Settings};
+
+/// What the steps of one run share: the flags with their paths made
+/// absolute and `--system-file` read, the base working directory, and the
+/// output schemas already compiled.
+pub(super) struct Shared<'a> {
+    pub flags: &'a RunFlags,
+    /// The flags' settings, paths absolute and `--system-file` read in.
+    pub settings: Settings,
+    /// `--cwd`, else the process's working directory.
+    pub base_cwd: PathBuf,
+    pub task: TaskInput,
+    schemas: HashMap<PathBuf, Arc<OutputSchema>>,
+}
+
+impl<'a> Shared<'a> {
+    pub fn new(flags: &'a RunFlags, task: TaskInput) -> Result<Shared<'a>, PlanError> {
+        let mut settings = flags.settings.clone();
+        if let Some(f) = &flags.system_file {
+            settings.system =
+                Some(
+                    std::fs::read_to_string(f).map_err(|source| PlanError::Read {
+                        what: format!("--system-file {}", f.display()),
+                        source,
+                    })?,
+                );
+        }
+        settings.output_schema = absolute_opt(settings.output_schema.as_ref())?;
+        let base_cwd = match &settings.cwd {
+            Some(d) => d.canonicalize().map_err(|source| PlanError::Cwd {
+                described: format!("--cwd {}", d.display()),
+                path: d.clone(),
+                source,
+            })?,
+            None => current_dir()?,
+        };
+        Ok(Shared {
+            flags,
+            settings,
+            base_cwd,
+            task,
+            schemas: HashMap::new(),
+        })
+    }
+
+    /// The schema at `path`, compiled once per run.
+    fn schema(&mut self, path: &Path) -> Result<Arc<OutputSchema>, PlanError> {
+        if let Some(s) = self.schemas.get(path) {
+            return Ok(s.clone());
+        }
+        let schema = Arc::new(OutputSchema::load(path)?);
+        self.schemas.insert(path.to_path_buf(), schema.clone());
+        Ok(schema)
+    }
+}
+
+/// The step of member `m`.
+pub(super) fn build_step(
+    shared: &mut Shared<'_>,
+    cfg: &Config,
+    chain: Option<&ChainSpec>,
+    m: &Member<'_>,
+) -> Result<(Step, Vec<String>), PlanError> {
+    let flags = shared.flags;
+    let provider = cfg.resolve_provider(&m.provider)?;
+    let name = provider.name().to_owned();
+    let agent = m.agent;
+    // The flags, else the agent, else the chain (its retry_on), else the
+    // provider's defaults.
+    let chain_layer = Settings {
+        retry_on: chain
+            .and_then(|c| c.retry_on.clone())
+            .filter(|_| agent.is_some()),
+        ..Settings::default()
+    };
+    let mut settings = shared.settings.clone();
+    if let Some(a) = agent {
+        settings = settings.combine(&a.settings);
+    }
+    settings = settings.combine(&chain_layer);
+    if let Some(d) = cfg.provider_defaults(&name) {
+        settings = settings.combine(&d.settings);
+    }
+
+    let agent_model = agent.and_then(|a| a.model_for_tier(flags.tier == Tier::Fast));
+    let choice = cfg.resolve_model(&name, flags.model.as_deref(), agent_model);
+    let cwd = match (&shared.settings.cwd, &settings.cwd) {
+        (None, Some(dir)) => dir.canonicalize().map_err(|source| PlanError::Cwd {
+            described: format!(
+                "the working directory {} of agent `{}`",
+                dir.display(),
+                agent.map_or("", |a| a.name.as_str())
+            ),
+            path: dir.clone(),
+            source,
+        })?,
+        _ => shared.base_cwd.clone(),
+    };
+
+    let mut parts = PromptParts::new(String::new(), &cwd);
+    parts.agent_file = absolute_opt(flags.agent_file.as_ref())?
+        .or_else(|| agent.and_then(|a| a.agent_file.clone()));
+    parts.persona = flags
+        .persona
+        .clone()
+        .or_else(|| agent.and_then(|a| a.persona.clone()));
+    parts.context_files = flags
+        .context
+        .iter()
+        .map(|p| absolute(p))
+        .collect::<Result<_, _>>()?;
+    parts.context_dir = absolute_opt(flags.context_dir.as_ref())?;
+    parts.context_max = flags.context_max;
+    parts.skip_context_file = flags.skip_context_file;
+    parts.unattended_instruction = !flags.no_unattended_instruction;
+    if let Some(max) = flags.prompt_max_bytes {
+        parts.max_bytes = max;
+    }
+    if let Some(warn) = flags.prompt_warn_bytes {
+        parts.warn_bytes = warn;
+    }
+    shared.task.clone().apply_to(&mut parts);
+    let prompt = prompt::assemble(&parts)?;
+
+    let mode = agent.and_then(|a| a.mode.as_ref());
+    let permission_mode = settings
+        .permission_mode
+        .or(match mode {
+            Some(AgentMode::Classify) => Some(PermissionMode::Plan),
+            Some(AgentMode::Edit { .. }) => Some(PermissionMode::AcceptEdits),
+            None => None,
+        })
+        .unwrap_or_default();
+    let edit_scope = match mode {
+        None => EditScope::Any,
+        Some(AgentMode::Classify) => EditScope::Nothing,
+        Some(AgentMode::Edit { allow }) if allow.is_empty() => {
+            EditScope::Only(vec![PathBuf::from(".")])
+        }
+        Some(AgentMode::Edit { allow }) => EditScope::Only(allow.clone()),
+    };
+    let output_schema = settings
+        .output_schema
+        .as_deref()
+        .map(|p| shared.schema(p))
+        .transpose()?;
+    let request = RunRequest {
+        prompt: prompt.fresh.clone(),
+        model: choice.model.clone(),
+        permission_mode,
+        system: settings.system,
+        add_dirs: flags.add_dirs.clone(),
+        cwd,
+        resume: flags.resume.clone(),
+        max_provider_retries: settings.max_provider_retries,
+        extra_args: settings.extra_args,
+        env: settings.env,
+        env_clear: false,
+        output_schema: settings.output_schema,
+    };
+    let mut step = Step::new(provider, request);
+    step.agent = agent.map(|a| a.name.clone());
+    step.resumed_prompt = (prompt.resumed != prompt.fresh).then(|| prompt.resumed.clone());
+    step.prompt = PromptShape {
+        parts: prompt.parts,
+        resumed_parts: prompt.resumed_parts,
+        persona: prompt.persona,
+    };
+    step.binary = settings.binary;
+    step.timeout = settings.timeout;
+    step.idle_timeout = settings.idle_timeout;
+    step.model_source = choice.source;
+    step.model_resolution = choice.resolution;
+    step.default_model = cfg.default_model(&name);
+    step.retry_on = settings.retry_on;
+    step.output_schema = output_schema;
+    step.edit_scope = edit_scope;
+    Ok((step, prompt.warnings))
+}
+
+fn current_dir() -> Result<PathBuf, PlanError> {
+    std::env::current_dir().map_err(|source| PlanError::Read {
+        what: "the current directory".into(),
+        source,
+    })
+}
+
+/// A path of the flags, made absolute against the process's working
+/// directory (the agent may run elsewhere).
+fn absolute(p: &Path) -> Result<PathBuf, PlanError> {
+    if p.is_absolute() {
+        return Ok(p.to_path_buf());
+    }
+    Ok(current_dir()?.join(p))
+}
+
+fn absolute_opt(p: Option<&PathBuf>) -> Result<Option<PathBuf>, PlanError> {
+    p.map(|p| absolute(p)).transpose()
+}

@@ -1,0 +1,63 @@
+//! Why a run could not be planned. Every variant says what to do next;
+//! nothing was run.
+
+use std::path::PathBuf;
+
+use crate::config::UnknownProvider;
+use crate::output_schema::OutputSchemaError;
+use crate::prompt::PromptError;
+
+/// A run that cannot be planned.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// No provider, agent or chain was asked for, and the config has no
+    /// chain `default`.
+    #[error("no provider: give --provider, --agent or --chain ({0})")]
+    NoProvider(String),
+    /// A provider neither built in nor described in the config.
+    #[error(transparent)]
+    UnknownProvider(#[from] UnknownProvider),
+    /// An agent the config does not define.
+    #[error("unknown agent `{name}` ({known})")]
+    UnknownAgent {
+        /// The name asked for.
+        name: String,
+        /// Which agents there are.
+        known: String,
+    },
+    /// A chain the config does not define.
+    #[error("unknown chain `{name}` ({known})")]
+    UnknownChain {
+        /// The name asked for.
+        name: String,
+        /// Which chains there are.
+        known: String,
+    },
+    /// A setting that applies to one provider, given for several.
+    #[error("{0}")]
+    OneProviderOnly(&'static str),
+    /// A working directory that does not exist.
+    #[error("{described} does not exist: {source}")]
+    Cwd {
+        /// `--cwd DIR`, or `the working directory DIR of agent NAME`.
+        described: String,
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file or folder of the flags could not be read.
+    #[error("failed to read {what}: {source}")]
+    Read {
+        /// `--system-file PATH`, `the current directory`.
+        what: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The prompt could not be assembled.
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// An output schema that cannot be used.
+    #[error(transparent)]
+    OutputSchema(#[from] OutputSchemaError),
+}

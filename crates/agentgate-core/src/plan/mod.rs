@@ -1,0 +1,127 @@
+//! Planning a run: from what a caller asks ([`RunFlags`]: the flags of
+//! `agentgate run`, a server request, a library caller's) and a [`Config`]
+//! to a [`Plan`], the steps a run executes in order.
+//!
+//! [`plan`] picks the members (`members.rs`: the providers, agents or
+//! chain asked for, else the config's chain `default`), then builds each
+//! step (`build.rs`): its provider, its settings combined from the flags,
+//! the agent, the chain and the provider's defaults
+//! ([`crate::settings::Settings::combine`]), its model and how it was
+//! chosen, its prompt, its permission mode and checks. `--dry-run` prints
+//! a plan ([`report`]); [`crate::run::run`] executes one.
+
+mod build;
+mod error;
+mod flags;
+mod members;
+pub mod report;
+mod step;
+
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+
+pub use error::PlanError;
+pub use flags::{NOW_ENV, RunFlags, Tier, names, now_from_env};
+pub use step::{EditScope, PromptShape, Step};
+
+use crate::config::{Config, Handoff, OnDirty};
+use crate::prompt::TaskInput;
+
+/// What a run executes: its steps, in order, and the chain's policies.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The agents to try, in order (one for a plain run).
+    pub steps: Vec<Step>,
+    /// The failover chain's name, for the record.
+    pub chain: Option<String>,
+    /// A logical session name: the first run creates the provider session,
+    /// later runs resume it (one mapping per provider).
+    pub session: Option<String>,
+    /// What to do when a failed attempt changed the workspace.
+    pub on_dirty: OnDirty,
+    /// What the next agent learns of a failed attempt.
+    pub handoff: Handoff,
+    /// Run a provider even when its quota is recorded as exhausted.
+    pub ignore_quota: bool,
+    /// The clock: `None` = the system's. Tests set it to check quota
+    /// skipping around a reset time.
+    pub now: Option<Timestamp>,
+    /// The home folder the CLIs use (for session files read after the run);
+    /// a step whose `env` sets `HOME` uses that instead.
+    pub home: Option<PathBuf>,
+    /// Things the caller should know (a prompt cut or large).
+    pub warnings: Vec<String>,
+}
+
+impl Plan {
+    /// A plan of one step, with the default policies.
+    pub fn single(step: Step) -> Plan {
+        Plan {
+            steps: vec![step],
+            chain: None,
+            session: None,
+            on_dirty: OnDirty::default(),
+            handoff: Handoff::default(),
+            ignore_quota: false,
+            now: None,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The run's clock.
+    pub fn now(&self) -> Timestamp {
+        self.now.unwrap_or_else(Timestamp::now)
+    }
+}
+
+/// Plan the run `flags` ask for, with `cfg`, for `task`. Reads the files
+/// the prompt is made of; runs nothing.
+pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, PlanError> {
+    let (chain, members) = members::members(flags, cfg)?;
+    if members.len() > 1 {
+        if flags.settings.binary.is_some() {
+            return Err(PlanError::OneProviderOnly(
+                "--binary applies to one provider; give each provider's in the config (`binary:`) or $AGENTGATE_<PROVIDER>_BIN",
+            ));
+        }
+        if flags.resume.is_some() {
+            return Err(PlanError::OneProviderOnly(
+                "--resume takes one provider's session id; use --session NAME with a chain",
+            ));
+        }
+    }
+    let mut shared = build::Shared::new(flags, task)?;
+    let mut steps = Vec::new();
+    let mut warnings = Vec::new();
+    for m in &members {
+        let (step, prompt_warnings) = build::build_step(&mut shared, cfg, chain, m)?;
+        warnings.extend(prompt_warnings);
+        steps.push(step);
+    }
+    let home = flags
+        .settings
+        .env
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| PathBuf::from(v))
+        .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    Ok(Plan {
+        steps,
+        chain: chain.map(|c| c.name.clone()),
+        session: flags.session.clone(),
+        on_dirty: flags
+            .on_dirty
+            .or(chain.map(|c| c.on_dirty))
+            .unwrap_or_default(),
+        handoff: flags
+            .handoff
+            .or(chain.map(|c| c.handoff))
+            .unwrap_or_default(),
+        ignore_quota: flags.ignore_quota,
+        now: flags.now,
+        home,
+        warnings,
+    })
+}

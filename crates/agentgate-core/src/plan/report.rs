@@ -1,0 +1,172 @@
+//! What `agentgate run --dry-run` prints: every step of a plan as the run
+//! would invoke it (program, argv, redacted environment, prompt parts,
+//! model and its resolution, the session it would resume, whether its
+//! quota would skip it), or why no plan could be made. Nothing runs and
+//! nothing is written; each step's files go to a scratch folder that is
+//! removed.
+
+use std::path::PathBuf;
+
+use agentgate_store::RunStore;
+use jiff::Timestamp;
+use serde_json::{Map, Value, json};
+
+use super::error::PlanError;
+use super::flags::RunFlags;
+use super::{Plan, Step};
+use crate::prompt::estimate_tokens;
+use crate::providers::locate_binary;
+use crate::quota::exhausted_quota;
+use crate::redact::is_secret;
+
+/// The report of `plan` (or of the error that stopped it). `store` is
+/// read for the sessions a `--session` name maps to and the quota states;
+/// `None` when there is no store yet.
+pub fn report(
+    plan: Result<&Plan, &PlanError>,
+    flags: &RunFlags,
+    store: Option<&dyn RunStore>,
+) -> Value {
+    let plan = match plan {
+        Ok(plan) => plan,
+        Err(e) => {
+            let named = |list: &[String]| (!list.is_empty()).then(|| list.join(","));
+            return json!({
+                "dry_run": true,
+                "provider": named(&flags.providers).or_else(|| named(&flags.agents)),
+                "chain": flags.chain,
+                "program": null,
+                "argv": null,
+                "steps": [],
+                "error": {"kind": "invalid_input", "message": e.to_string()},
+            });
+        }
+    };
+    let now = plan.now();
+    let steps: Vec<Value> = plan
+        .steps
+        .iter()
+        .map(|step| describe_step(plan, step, store, now))
+        .collect();
+    // The first step's fields at the top: a one-provider run reads as a
+    // single invocation.
+    let mut out = match steps.first() {
+        Some(Value::Object(first)) => first.clone(),
+        _ => Map::new(),
+    };
+    let error = steps
+        .iter()
+        .find(|s| !s["error"].is_null())
+        .map(|s| s["error"].clone())
+        .unwrap_or(Value::Null);
+    out.insert("dry_run".into(), json!(true));
+    out.insert("chain".into(), json!(plan.chain));
+    out.insert("on_dirty".into(), json!(plan.on_dirty.as_str()));
+    out.insert("handoff".into(), json!(plan.handoff.as_str()));
+    out.insert("session".into(), json!(plan.session));
+    out.insert("warnings".into(), json!(plan.warnings));
+    out.insert("steps".into(), Value::Array(steps));
+    out.insert("error".into(), error);
+    Value::Object(out)
+}
+
+/// Whether a report says the plan can run (it has no `error`).
+pub fn report_ok(report: &Value) -> bool {
+    report["error"].is_null()
+}
+
+fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Timestamp) -> Value {
+    let provider = step.provider.name();
+    let stored = match (&plan.session, store) {
+        (Some(name), Some(store)) => store
+            .get_session(name, provider)
+            .ok()
+            .flatten()
+            .map(|s| s.native_session_id),
+        _ => None,
+    };
+    let request = step.request_for(stored);
+    let parts = if request.resume.is_some() {
+        &step.prompt.resumed_parts
+    } else {
+        &step.prompt.parts
+    };
+    let skip = store
+        .filter(|_| !plan.ignore_quota)
+        .and_then(|s| exhausted_quota(s, provider, now))
+        .map(|q| json!({"reason": "quota exhausted", "reset_at": q.reset_at.map(|t| t.to_string()), "source": q.source}));
+    let mut out = json!({
+        "agent": step.agent,
+        "provider": provider,
+        "program": null,
+        "argv": null,
+        "env": {},
+        "cwd": request.cwd.display().to_string(),
+        "prompt_on_stdin": null,
+        "prompt_bytes": request.prompt.len(),
+        "prompt_tokens_estimate": estimate_tokens(&request.prompt),
+        "prompt_parts": parts,
+        "persona": step.prompt.persona,
+        "model": request.model,
+        "model_source": step.model_source.as_str(),
+        "model_resolution": step.model_resolution,
+        "default_model": step.default_model,
+        "resume": request.resume,
+        "timeout_s": step.timeout.map(|d| d.as_secs_f64()),
+        "output_schema": request.output_schema.as_ref().map(|p| p.display().to_string()),
+        "skipped": skip,
+        "error": null,
+    });
+    let error = |out: &mut Value, message: String| {
+        out["error"] = json!({"kind": "invalid_input", "message": message});
+    };
+    let program = match locate_binary(step.provider.as_ref(), step.binary.as_deref()) {
+        Ok(p) => {
+            out["program"] = json!(p.display().to_string());
+            p
+        }
+        Err(e) => {
+            error(&mut out, e.to_string());
+            // Still show the argv, with the bare executable name.
+            PathBuf::from(step.provider.binary_name())
+        }
+    };
+    let scratch = match tempfile::Builder::new()
+        .prefix("agentgate-dry-run-")
+        .tempdir()
+    {
+        Ok(d) => d,
+        Err(e) => {
+            error(&mut out, format!("failed to create a scratch folder: {e}"));
+            return out;
+        }
+    };
+    match step.provider.command(&request, &program, scratch.path()) {
+        Ok(cmd) => {
+            let mut argv = vec![cmd.program.display().to_string()];
+            argv.extend(cmd.display_args());
+            out["argv"] = json!(argv);
+            let mut env = Map::new();
+            let extra = request.env.iter().map(|(k, v)| (k.clone(), v.clone()));
+            let planned = cmd.env.iter().map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.to_string_lossy().into_owned(),
+                )
+            });
+            for (k, v) in planned.chain(extra) {
+                let v = if is_secret(&k) {
+                    "<redacted>".into()
+                } else {
+                    v
+                };
+                env.insert(k, Value::String(v));
+            }
+            out["env"] = Value::Object(env);
+            out["cwd"] = json!(cmd.cwd.display().to_string());
+            out["prompt_on_stdin"] = json!(cmd.stdin.is_some());
+        }
+        Err(e) => error(&mut out, e.to_string()),
+    }
+    out
+}

@@ -1,0 +1,137 @@
+//! One planned step: an agent (a provider with its request, limits and
+//! checks), as the run executes it and `--dry-run` shows it.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::ModelSource;
+use crate::output_schema::OutputSchema;
+use crate::prompt::PromptPiece;
+use crate::providers::{Provider, RunRequest};
+use crate::retry_on::RetryOn;
+
+/// Which files an agent may change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum EditScope {
+    /// Not checked.
+    #[default]
+    Any,
+    /// None (`mode: classify`).
+    Nothing,
+    /// Only under these paths, relative to the working directory or
+    /// absolute (`mode: edit`).
+    Only(Vec<PathBuf>),
+}
+
+/// What the prompt of a step is made of, for `--dry-run`.
+#[derive(Debug, Clone, Default)]
+pub struct PromptShape {
+    /// The pieces of the prompt of a new session.
+    pub parts: Vec<PromptPiece>,
+    /// The pieces of the prompt of a resumed session.
+    pub resumed_parts: Vec<PromptPiece>,
+    /// The persona's heading, when one was selected.
+    pub persona: Option<String>,
+}
+
+/// One agent of a run: a provider with its request and limits.
+#[derive(Clone)]
+pub struct Step {
+    /// The agent's name, when it comes from the config.
+    pub agent: Option<String>,
+    /// The provider (a built-in description, or one described in config).
+    pub provider: Arc<dyn Provider>,
+    /// The invocation: prompt, model, permissions, retry bound, ...
+    pub request: RunRequest,
+    /// The prompt to send instead when the step resumes a session (the
+    /// persona is not sent again); `None` = the same prompt.
+    pub resumed_prompt: Option<String>,
+    /// What the prompt is made of.
+    pub prompt: PromptShape,
+    /// The CLI's executable (found on `PATH` when `None`).
+    pub binary: Option<PathBuf>,
+    /// Wall-clock limit of each attempt.
+    pub timeout: Option<Duration>,
+    /// Limit on silence.
+    pub idle_timeout: Option<Duration>,
+    /// Where the model came from.
+    pub model_source: ModelSource,
+    /// How the model was resolved (the envelope's `model_resolution`).
+    pub model_resolution: Option<String>,
+    /// The model to retry with, once, when the requested one is rejected as
+    /// invalid; `None` = the CLI's own default (no model argument).
+    pub default_model: Option<String>,
+    /// Besides being recoverable, which errors hand on to the next step;
+    /// `None` = every recoverable error.
+    pub retry_on: Option<RetryOn>,
+    /// The JSON Schema a successful answer must satisfy.
+    pub output_schema: Option<Arc<OutputSchema>>,
+    /// Which files the agent may change.
+    pub edit_scope: EditScope,
+}
+
+impl fmt::Debug for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Step")
+            .field("agent", &self.agent)
+            .field("provider", &self.provider.name())
+            .field("request", &self.request)
+            .field("binary", &self.binary)
+            .field("timeout", &self.timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("default_model", &self.default_model)
+            .field("retry_on", &self.retry_on.is_some())
+            .field("output_schema", &self.output_schema.is_some())
+            .field("edit_scope", &self.edit_scope)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Step {
+    /// A step of `provider` with `request` and nothing else set.
+    pub fn new(provider: Arc<dyn Provider>, request: RunRequest) -> Step {
+        Step {
+            agent: None,
+            provider,
+            request,
+            resumed_prompt: None,
+            prompt: PromptShape::default(),
+            binary: None,
+            timeout: None,
+            idle_timeout: None,
+            model_source: ModelSource::CliDefault,
+            model_resolution: None,
+            default_model: None,
+            retry_on: None,
+            output_schema: None,
+            edit_scope: EditScope::Any,
+        }
+    }
+
+    /// The request to send: resuming `stored_session` (the native id a
+    /// `--session` name maps to) unless the request resumes one already,
+    /// and with the resumed prompt (no persona) when it resumes.
+    pub fn request_for(&self, stored_session: Option<String>) -> RunRequest {
+        let mut request = self.request.clone();
+        if request.resume.is_none() {
+            request.resume = stored_session;
+        }
+        if request.resume.is_some()
+            && let Some(p) = &self.resumed_prompt
+        {
+            request.prompt = p.clone();
+        }
+        request
+    }
+
+    /// What the step is called in messages: the agent, else the provider.
+    pub fn label(&self) -> String {
+        match &self.agent {
+            Some(a) if a != self.provider.name() => format!("{a} ({})", self.provider.name()),
+            Some(a) => a.clone(),
+            None => self.provider.name().to_owned(),
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Claude Code: `claude -p --output-format stream-json --verbose`, the
+//! prompt on stdin.
+
+mod decode;
+mod errors;
+
+pub use decode::ClaudeDecoder;
+pub use errors::ERRORS;
+
+use std::ffi::OsString;
+
+use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, env, mode, optional};
+use super::builtin::Description;
+use super::login::{LoginFacts, LoginProbe, LoginState};
+use super::provider::{CliCommand, CommandError, Features, Verification};
+use crate::settings::PermissionMode;
+
+/// Claude Code.
+pub static CLAUDE: Description = Description {
+    name: "claude",
+    binary: "claude",
+    verification: Verification::LiveCli,
+    features: Features {
+        streaming: true,
+        resume: true,
+        reasoning: true,
+        usage: true,
+        cost: true,
+        permission_modes: true,
+    },
+    exposes_reasoning: true,
+    prompt: PromptInput::Stdin,
+    argv: ARGV,
+    decoder: || Box::new(ClaudeDecoder::new()),
+    post_run: None,
+    errors: &ERRORS,
+    login: LoginFacts {
+        probes: &[
+            LoginProbe::Credentials {
+                dir_var: Some("CLAUDE_CONFIG_DIR"),
+                dir: ".claude",
+                file: ".credentials.json",
+            },
+            LoginProbe::ApiKey("ANTHROPIC_API_KEY"),
+        ],
+        otherwise: LoginState::NoneFound,
+    },
+};
+
+static ARGV: &[Part] = &[
+    args(&["-p", "--output-format", "stream-json", "--verbose"]),
+    Part::Mode(Modes {
+        default: mode![args(&["--permission-mode", "default"])],
+        plan: mode![args(&["--permission-mode", "plan"])],
+        accept_edits: mode![args(&["--permission-mode", "acceptEdits"])],
+        bypass: mode![args(&["--permission-mode", "bypassPermissions"])],
+    }),
+    optional(&["--model", "{model}"]),
+    optional(&["--append-system-prompt", "{system}"]),
+    each_dir(&["--add-dir", "{dir}"]),
+    optional(&["--resume", "{session}"]),
+    Part::Extra,
+    env("CLAUDE_CODE_MAX_RETRIES", "{max_retries}"),
+    Part::Code(sandbox_when_root),
+];
+
+/// Claude refuses bypassPermissions as root unless it is told it runs in a
+/// sandbox. The caller asked for bypass explicitly, and agentgate runs
+/// agents unattended (containers run as root), so say so.
+fn sandbox_when_root(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    if ctx.request.permission_mode == PermissionMode::Bypass && nix::unistd::geteuid().is_root() {
+        cmd.env
+            .push((OsString::from("IS_SANDBOX"), OsString::from("1")));
+    }
+    Ok(())
+}

@@ -1,0 +1,256 @@
+//! Codex: `codex exec --json ... -` (the prompt on stdin), and
+//! `codex exec resume --json ... SESSION -`.
+
+mod decode;
+mod errors;
+
+pub use decode::{CodexDecoder, PATCH_TOOL, SHELL_TOOL};
+pub use errors::ERRORS;
+
+use std::ffi::OsString;
+
+use super::argv::{
+    Context, Modes, Part, Parts, PromptInput, args, each_dir, fresh, mode, optional, resuming,
+};
+use super::builtin::Description;
+use super::login::{LoginFacts, LoginProbe, LoginState, Probe};
+use super::provider::{CliCommand, CommandError, Features, Verification};
+
+/// Codex.
+pub static CODEX: Description = Description {
+    name: "codex",
+    binary: "codex",
+    verification: Verification::LiveCli,
+    features: Features {
+        streaming: true,
+        resume: true,
+        reasoning: true,
+        usage: true,
+        cost: false,
+        permission_modes: true,
+    },
+    exposes_reasoning: true,
+    prompt: PromptInput::Stdin,
+    argv: ARGV,
+    decoder: || Box::new(CodexDecoder::new()),
+    post_run: None,
+    errors: &ERRORS,
+    login: LoginFacts {
+        probes: &[
+            LoginProbe::Credentials {
+                dir_var: Some("CODEX_HOME"),
+                dir: ".codex",
+                file: "auth.json",
+            },
+            LoginProbe::ApiKey("OPENAI_API_KEY"),
+            LoginProbe::Code(env_keys),
+        ],
+        otherwise: LoginState::NoneFound,
+    },
+};
+
+static ARGV: &[Part] = &[
+    args(&["exec"]),
+    resuming![args(&["resume"])],
+    args(&["--json", "--skip-git-repo-check"]),
+    // `codex exec resume` rejects `--sandbox` (0.169); the config override
+    // sets the same thing.
+    Part::Mode(Modes {
+        default: Some(Parts::Static(WORKSPACE_WRITE)),
+        plan: mode![
+            fresh![args(&["--sandbox", "read-only"])],
+            resuming![args(&["-c", "sandbox_mode=\"read-only\""])],
+        ],
+        accept_edits: Some(Parts::Static(WORKSPACE_WRITE)),
+        bypass: mode![args(&["--dangerously-bypass-approvals-and-sandbox"])],
+    }),
+    // A resumed thread does not inherit the model: pass it every time.
+    optional(&["-m", "{model}"]),
+    Part::Code(developer_instructions),
+    Part::Code(no_dirs_on_resume),
+    each_dir(&["--add-dir", "{dir}"]),
+    // Accepted by `codex exec` and `codex exec resume` alike; the path is
+    // made absolute, since Codex runs in the request's working directory.
+    optional(&["--output-schema", "{output_schema}"]),
+    Part::Extra,
+    optional(&["{session}"]),
+    // `-` reads the prompt from stdin (argv has a per-argument size limit).
+    args(&["-"]),
+];
+
+const WORKSPACE_WRITE: &[Part] = &[
+    fresh![args(&["--sandbox", "workspace-write"])],
+    resuming![args(&["-c", "sandbox_mode=\"workspace-write\""])],
+];
+
+/// `--system` as `-c developer_instructions=...`, a TOML string.
+fn developer_instructions(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    if let Some(s) = &ctx.request.system {
+        cmd.args.push(OsString::from("-c"));
+        cmd.args.push(OsString::from(format!(
+            "developer_instructions={}",
+            toml_string(s)
+        )));
+    }
+    Ok(())
+}
+
+/// `codex exec resume` rejects `--add-dir`: say so rather than fail later.
+fn no_dirs_on_resume(ctx: &Context<'_>, _: &mut CliCommand) -> Result<(), CommandError> {
+    if ctx.resuming && !ctx.request.add_dirs.is_empty() {
+        return Err(ctx
+            .unsupported("take --add-dir when resuming a session (codex exec resume rejects it)"));
+    }
+    Ok(())
+}
+
+/// Codex's `[model_providers.X]` tables name the variable holding their key
+/// with `env_key = "VAR"`.
+fn env_keys(p: &mut Probe<'_>) {
+    let config = p.dir("CODEX_HOME", ".codex").join("config.toml");
+    p.checked(config.display().to_string());
+    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    for line in text.lines() {
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
+        if k.trim() != "env_key" {
+            continue;
+        }
+        let var = v.trim().trim_matches(|c| c == '"' || c == '\'');
+        if !var.is_empty() && p.var(var).is_some() {
+            p.found(
+                LoginState::Settings,
+                format!("{} names env_key {var}, which is set", config.display()),
+            );
+        }
+    }
+}
+
+/// A TOML basic string for `-c key=value` (Codex parses the value as TOML).
+fn toml_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::{CODEX, toml_string};
+    use crate::providers::provider::{Provider, RunRequest};
+    use crate::settings::PermissionMode;
+
+    fn argv(r: &RunRequest) -> Vec<String> {
+        CODEX
+            .command(r, Path::new("/bin/codex"), &std::env::temp_dir())
+            .unwrap()
+            .display_args()
+    }
+
+    #[test]
+    fn an_output_schema_is_passed_natively_fresh_and_on_resume() {
+        let fresh = RunRequest {
+            prompt: "triage".into(),
+            cwd: PathBuf::from("/work"),
+            output_schema: Some(PathBuf::from("/schemas/triage.json")),
+            extra_args: vec!["--ephemeral".into()],
+            ..RunRequest::default()
+        };
+        assert_eq!(
+            argv(&fresh),
+            [
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "workspace-write",
+                "--output-schema",
+                "/schemas/triage.json",
+                "--ephemeral",
+                "-"
+            ]
+        );
+        let resumed = RunRequest {
+            resume: Some("S1".into()),
+            extra_args: Vec::new(),
+            ..fresh
+        };
+        assert_eq!(
+            argv(&resumed),
+            [
+                "exec",
+                "resume",
+                "--json",
+                "--skip-git-repo-check",
+                "-c",
+                "sandbox_mode=\"workspace-write\"",
+                "--output-schema",
+                "/schemas/triage.json",
+                "S1",
+                "-"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_resumed_run_sets_the_sandbox_through_the_config() {
+        // `codex exec resume` has no `--sandbox` flag.
+        let with = |mode| RunRequest {
+            resume: Some("S1".into()),
+            permission_mode: mode,
+            ..RunRequest::default()
+        };
+        let plan = argv(&with(PermissionMode::Plan)).join(" ");
+        assert!(plan.contains("-c sandbox_mode=\"read-only\""), "{plan}");
+        assert!(!plan.contains("--sandbox"), "{plan}");
+        let bypass = argv(&with(PermissionMode::Bypass));
+        assert!(
+            bypass.contains(&"--dangerously-bypass-approvals-and-sandbox".to_owned()),
+            "{bypass:?}"
+        );
+        assert!(!bypass.join(" ").contains("sandbox_mode"), "{bypass:?}");
+    }
+
+    #[test]
+    fn a_relative_output_schema_is_made_absolute_from_agentgates_directory() {
+        let r = RunRequest {
+            cwd: PathBuf::from("/elsewhere"),
+            output_schema: Some(PathBuf::from("schemas/triage.json")),
+            ..RunRequest::default()
+        };
+        let args = argv(&r);
+        let at = args.iter().position(|a| a == "--output-schema").unwrap();
+        let expected = std::env::current_dir().unwrap().join("schemas/triage.json");
+        assert_eq!(args[at + 1], expected.to_string_lossy());
+    }
+
+    #[test]
+    fn no_output_schema_flag_without_a_schema() {
+        let args = argv(&RunRequest::default());
+        assert!(!args.iter().any(|a| a == "--output-schema"), "{args:?}");
+    }
+
+    #[test]
+    fn toml_strings_escape_quotes_backslashes_and_controls() {
+        assert_eq!(
+            toml_string("a \"b\" \\ c\nd\u{1}"),
+            "\"a \\\"b\\\" \\\\ c\\nd\\u0001\""
+        );
+    }
+}

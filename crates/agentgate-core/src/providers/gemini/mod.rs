@@ -1,0 +1,96 @@
+//! Gemini CLI: `gemini --output-format stream-json -p ""` with the prompt on
+//! stdin (the CLI appends `-p`'s text to its stdin).
+
+mod decode;
+mod errors;
+pub mod session;
+
+pub use decode::GeminiDecoder;
+pub use errors::ERRORS;
+use session::recovered_thoughts;
+
+use std::ffi::OsString;
+
+use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, mode, optional};
+use super::builtin::Description;
+use super::login::{LoginFacts, LoginProbe, LoginState};
+use super::provider::{CliCommand, CommandError, Features, PostRun, Verification};
+use crate::decode::Decoded;
+
+/// Gemini CLI.
+pub static GEMINI: Description = Description {
+    name: "gemini",
+    binary: "gemini",
+    verification: Verification::LiveCli,
+    features: Features {
+        streaming: true,
+        resume: true,
+        reasoning: true,
+        usage: true,
+        cost: false,
+        permission_modes: true,
+    },
+    exposes_reasoning: true,
+    prompt: PromptInput::Stdin,
+    argv: ARGV,
+    decoder: || Box::new(GeminiDecoder::new()),
+    post_run: Some(thoughts),
+    errors: &ERRORS,
+    login: LoginFacts {
+        probes: &[
+            LoginProbe::Credentials {
+                dir_var: None,
+                dir: ".gemini",
+                file: "oauth_creds.json",
+            },
+            LoginProbe::ApiKey("GEMINI_API_KEY"),
+            LoginProbe::ApiKey("GOOGLE_API_KEY"),
+            LoginProbe::AuthType(".gemini/settings.json"),
+        ],
+        otherwise: LoginState::NoneFound,
+    },
+};
+
+static ARGV: &[Part] = &[
+    args(&["--output-format", "stream-json"]),
+    Part::Mode(Modes {
+        default: mode![args(&["--approval-mode", "default"])],
+        plan: mode![args(&["--approval-mode", "plan"])],
+        accept_edits: mode![args(&["--approval-mode", "auto_edit", "--skip-trust"])],
+        bypass: mode![args(&["--approval-mode", "yolo", "--skip-trust"])],
+    }),
+    optional(&["-m", "{model}"]),
+    optional(&["--resume", "{session}"]),
+    each_dir(&["--include-directories", "{dir}"]),
+    Part::Extra,
+    // Headless mode with the prompt on stdin: an empty `-p`.
+    args(&["-p", ""]),
+    Part::Code(system_file),
+];
+
+/// `--system` replaces Gemini's system prompt through a file that
+/// `GEMINI_SYSTEM_MD` names, written in the run's folder.
+fn system_file(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    let Some(s) = &ctx.request.system else {
+        return Ok(());
+    };
+    let path = ctx.scratch.join("gemini-system.md");
+    std::fs::write(&path, s).map_err(|source| CommandError::Write {
+        path: path.clone(),
+        source,
+    })?;
+    cmd.env.push((
+        OsString::from("GEMINI_SYSTEM_MD"),
+        path.as_os_str().to_owned(),
+    ));
+    cmd.files.push(path);
+    Ok(())
+}
+
+/// Gemini's thoughts, which only its session file holds.
+fn thoughts(ctx: &PostRun<'_>) -> Vec<Decoded> {
+    let (Some(id), Some(home)) = (ctx.session_id, ctx.home) else {
+        return Vec::new();
+    };
+    recovered_thoughts(&home.join(".gemini"), id)
+}

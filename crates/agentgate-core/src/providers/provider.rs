@@ -1,0 +1,286 @@
+//! What every provider is: the [`Provider`] trait, the request of one
+//! invocation and the command line it becomes, and finding a CLI's
+//! executable.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::login::LoginFacts;
+use crate::classify::{GENERIC, ProviderTable};
+use crate::decode::{Decoded, Decoder};
+use crate::settings::PermissionMode;
+
+/// What the caller asks of one invocation.
+#[derive(Debug, Clone, Default)]
+pub struct RunRequest {
+    /// The prompt.
+    pub prompt: String,
+    /// The model, as the provider names it; the CLI's default when `None`.
+    pub model: Option<String>,
+    /// What the agent may do.
+    pub permission_mode: PermissionMode,
+    /// Instructions appended to the CLI's system prompt.
+    pub system: Option<String>,
+    /// Extra directories the agent may read and write.
+    pub add_dirs: Vec<PathBuf>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// The provider's native session id to resume.
+    pub resume: Option<String>,
+    /// Bound on the CLI's own retries of failed model requests, where the CLI
+    /// has a setting for it.
+    pub max_provider_retries: Option<u32>,
+    /// Extra arguments appended to the CLI's argv.
+    pub extra_args: Vec<String>,
+    /// Extra environment for the CLI.
+    pub env: Vec<(String, String)>,
+    /// Start the CLI from an empty environment plus `env` (instead of
+    /// agentgate's own environment plus `env`).
+    pub env_clear: bool,
+    /// A JSON Schema file the answer must satisfy; adapters whose CLI can
+    /// enforce one natively (Codex `--output-schema`) pass it on.
+    pub output_schema: Option<PathBuf>,
+}
+
+/// The command line a provider builds for one invocation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CliCommand {
+    /// The executable.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Environment variables to set (on top of agentgate's own environment).
+    pub env: Vec<(OsString, OsString)>,
+    /// Bytes for the CLI's stdin (then closed); `None` = no stdin.
+    pub stdin: Option<Vec<u8>>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// Files the plan wrote and the run must keep until the CLI exits (e.g.
+    /// Gemini's system prompt file).
+    pub files: Vec<PathBuf>,
+}
+
+impl CliCommand {
+    /// The argv as text, for `--dry-run` and logs.
+    pub fn display_args(&self) -> Vec<String> {
+        self.args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// A request an adapter cannot turn into an invocation.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// The CLI has no way to do what was asked.
+    #[error("{provider} cannot {what}")]
+    Unsupported {
+        /// The provider.
+        provider: String,
+        /// What it cannot do.
+        what: String,
+    },
+    /// A file the plan needs could not be written.
+    #[error("failed to write {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Where the post-run hook may look.
+#[derive(Debug, Clone)]
+pub struct PostRun<'a> {
+    /// The session id the run ended with.
+    pub session_id: Option<&'a str>,
+    /// The home directory the CLI ran with.
+    pub home: Option<&'a Path>,
+    /// The working directory.
+    pub cwd: &'a Path,
+}
+
+/// How far an adapter has been checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verification {
+    /// Its end-to-end tests run the real CLI (against `agentgate fake-llm`).
+    LiveCli,
+    /// Built and tested from the CLI's documented formats and transcripts;
+    /// not run against the live CLI, which cannot be installed here.
+    DocumentedFormat,
+    /// Described by the user's config file.
+    Config,
+}
+
+impl Verification {
+    /// The label `agentgate providers` prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verification::LiveCli => "live CLI",
+            Verification::DocumentedFormat => "documented formats, not the live CLI",
+            Verification::Config => "described in config",
+        }
+    }
+}
+
+/// One provider CLI.
+pub trait Provider: Send + Sync + fmt::Debug {
+    /// The provider's name, as on the command line and in envelopes.
+    fn name(&self) -> &str;
+
+    /// The executable's name, looked up on `PATH`.
+    fn binary_name(&self) -> &str;
+
+    /// The environment variable that may name the executable
+    /// (`AGENTGATE_CLAUDE_BIN`, ...).
+    fn binary_env(&self) -> String {
+        binary_env_for(self.name())
+    }
+
+    /// How far this adapter has been checked.
+    fn verification(&self) -> Verification {
+        Verification::LiveCli
+    }
+
+    /// `builtin` or `config`.
+    fn adapter_kind(&self) -> &'static str {
+        "builtin"
+    }
+
+    /// What the adapter supports, for `agentgate providers` and the docs.
+    fn features(&self) -> Features {
+        Features::default()
+    }
+
+    /// The command line of one invocation. `scratch` is a folder of the run
+    /// where the provider may write files the CLI reads (it exists).
+    fn command(
+        &self,
+        req: &RunRequest,
+        program: &Path,
+        scratch: &Path,
+    ) -> Result<CliCommand, CommandError>;
+
+    /// A fresh decoder for one invocation's output.
+    fn decoder(&self) -> Box<dyn Decoder>;
+
+    /// Whether the CLI reports reasoning at all (in its output or a session
+    /// file agentgate reads).
+    fn exposes_reasoning(&self) -> bool {
+        true
+    }
+
+    /// Facts recovered after the CLI exited (e.g. Gemini's thoughts, which
+    /// only its session file holds).
+    fn post_run(&self, ctx: &PostRun<'_>) -> Vec<Decoded> {
+        let _ = ctx;
+        Vec::new()
+    }
+
+    /// What its errors mean: the classifier's table (the common rows and
+    /// HTTP status defaults only, by default).
+    fn errors(&self) -> &'static ProviderTable {
+        &GENERIC
+    }
+
+    /// Where its login is kept, for `agentgate health`; `None` when
+    /// agentgate knows nothing of it.
+    fn login(&self) -> Option<&LoginFacts> {
+        None
+    }
+}
+
+/// What an adapter supports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Features {
+    /// Events arrive while the CLI runs (not all at the end).
+    pub streaming: bool,
+    /// Sessions can be resumed.
+    pub resume: bool,
+    /// Reasoning is reported.
+    pub reasoning: bool,
+    /// Token usage is reported (else estimated).
+    pub usage: bool,
+    /// Cost is reported.
+    pub cost: bool,
+    /// Permission modes are mapped onto the CLI's flags.
+    pub permission_modes: bool,
+}
+
+/// `AGENTGATE_<NAME>_BIN`, with characters other than letters and digits as `_`.
+pub fn binary_env_for(name: &str) -> String {
+    let upper: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("AGENTGATE_{upper}_BIN")
+}
+
+/// Find a provider's executable: an explicit path, then the
+/// `AGENTGATE_<PROVIDER>_BIN` variable, then `PATH`.
+pub fn locate_binary(
+    provider: &dyn Provider,
+    explicit: Option<&Path>,
+) -> Result<PathBuf, BinaryNotFound> {
+    if let Some(p) = explicit {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(BinaryNotFound {
+                provider: provider.name().to_owned(),
+                env: provider.binary_env(),
+                detail: format!("{} does not exist", p.display()),
+            })
+        };
+    }
+    if let Some(p) = std::env::var_os(provider.binary_env()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(BinaryNotFound {
+                provider: provider.name().to_owned(),
+                env: provider.binary_env(),
+                detail: format!(
+                    "{} names {}, which does not exist",
+                    provider.binary_env(),
+                    p.display()
+                ),
+            })
+        };
+    }
+    let name = provider.binary_name();
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or_else(|| BinaryNotFound {
+            provider: provider.name().to_owned(),
+            env: provider.binary_env(),
+            detail: format!("`{name}` is not on PATH"),
+        })
+}
+
+/// A provider CLI that is not installed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {provider} CLI was not found: {detail} (install it, or give its path with --binary or {env})"
+)]
+pub struct BinaryNotFound {
+    /// The provider.
+    pub provider: String,
+    /// The variable that may name the executable.
+    pub env: String,
+    /// What was looked at.
+    pub detail: String,
+}

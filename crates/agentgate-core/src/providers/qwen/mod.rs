@@ -1,0 +1,320 @@
+//! Qwen Code: `qwen --output-format stream-json --approval-mode MODE` with
+//! the prompt on stdin (without a prompt argument and with stdin not a
+//! terminal, Qwen runs headless and reads its prompt from stdin).
+//!
+//! Qwen re-launches itself as a child node process with the same stdio;
+//! the supervisor's process-group kill stops both.
+//!
+//! Usage: Qwen's totals are cumulative over a session and include its
+//! background memory-extraction request; see `decode.rs` for how a run
+//! reports its own figures.
+
+mod decode;
+mod errors;
+mod settings;
+
+pub use decode::{QwenDecoder, find_session_file, is_api_error, session_totals};
+pub use errors::ERRORS;
+
+use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, mode, optional};
+use super::builtin::Description;
+use super::login::{LoginFacts, LoginProbe, LoginState};
+use super::provider::{CliCommand, CommandError, Features, PostRun, Verification};
+use crate::decode::Decoded;
+
+/// The most Qwen reads from stdin (8 MiB); it truncates the rest.
+const MAX_STDIN_PROMPT: usize = 8 * 1024 * 1024;
+
+/// Qwen Code.
+pub static QWEN: Description = Description {
+    name: "qwen",
+    binary: "qwen",
+    verification: Verification::LiveCli,
+    features: Features {
+        streaming: true,
+        resume: true,
+        reasoning: true,
+        usage: true,
+        cost: false,
+        permission_modes: true,
+    },
+    exposes_reasoning: true,
+    prompt: PromptInput::Stdin,
+    argv: ARGV,
+    decoder: || Box::new(QwenDecoder::new()),
+    post_run: Some(session_usage),
+    errors: &ERRORS,
+    login: LoginFacts {
+        probes: &[
+            LoginProbe::Credentials {
+                dir_var: None,
+                dir: ".qwen",
+                file: "oauth_creds.json",
+            },
+            LoginProbe::ApiKey("OPENAI_API_KEY"),
+            LoginProbe::AuthType(".qwen/settings.json"),
+        ],
+        otherwise: LoginState::NoneFound,
+    },
+};
+
+static ARGV: &[Part] = &[
+    Part::Code(prompt_fits_stdin),
+    args(&["--output-format", "stream-json"]),
+    Part::Mode(Modes {
+        default: mode![args(&["--approval-mode", "default"])],
+        plan: mode![args(&["--approval-mode", "plan"])],
+        accept_edits: mode![args(&["--approval-mode", "auto-edit"])],
+        bypass: mode![args(&["--approval-mode", "yolo"])],
+    }),
+    optional(&["-m", "{model}"]),
+    optional(&["--append-system-prompt", "{system}"]),
+    each_dir(&["--include-directories", "{dir}"]),
+    optional(&["--resume", "{session}"]),
+    Part::Extra,
+    Part::Code(bound_retries),
+];
+
+/// Qwen reads at most 8 MiB from stdin and drops the rest: refuse more.
+fn prompt_fits_stdin(ctx: &Context<'_>, _: &mut CliCommand) -> Result<(), CommandError> {
+    let len = ctx.request.prompt.len();
+    if len > MAX_STDIN_PROMPT {
+        return Err(ctx.unsupported(format!(
+            "take a prompt of {len} bytes: it reads at most 8 MiB from stdin and drops the rest"
+        )));
+    }
+    Ok(())
+}
+
+/// `--max-provider-retries`: a copy of the system settings with the bound.
+fn bound_retries(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    if let Some(n) = ctx.request.max_provider_retries {
+        let (vars, file) = settings::retry_settings(n, ctx.request, ctx.scratch)?;
+        cmd.env.extend(vars);
+        cmd.files.push(file);
+    }
+    Ok(())
+}
+
+/// The session's totals from Qwen's session file (reasoning included).
+fn session_usage(ctx: &PostRun<'_>) -> Vec<Decoded> {
+    let (Some(id), Some(home)) = (ctx.session_id, ctx.home) else {
+        return Vec::new();
+    };
+    session_totals(&home.join(".qwen"), id)
+        .map(Decoded::ThreadTotals)
+        .into_iter()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+    use std::path::{Path, PathBuf};
+
+    use serde_json::{Value, json};
+
+    use super::settings::{SYSTEM_DEFAULTS_ENV, SYSTEM_SETTINGS_ENV};
+    use super::*;
+    use crate::providers::provider::{Provider, RunRequest};
+    use crate::settings::PermissionMode;
+
+    fn os(s: &str) -> OsString {
+        OsString::from(s)
+    }
+
+    fn req() -> RunRequest {
+        RunRequest {
+            prompt: "do it".into(),
+            cwd: PathBuf::from("/work"),
+            ..RunRequest::default()
+        }
+    }
+
+    fn plan(r: &RunRequest, scratch: &Path) -> CliCommand {
+        QWEN.command(r, Path::new("/bin/qwen"), scratch).unwrap()
+    }
+
+    #[test]
+    fn the_prompt_goes_on_stdin_and_the_stream_is_stream_json() {
+        let p = plan(&req(), &std::env::temp_dir());
+        assert_eq!(
+            p.display_args(),
+            [
+                "--output-format",
+                "stream-json",
+                "--approval-mode",
+                "default"
+            ]
+        );
+        assert_eq!(p.stdin.as_deref(), Some(&b"do it"[..]));
+        assert_eq!(p.cwd, PathBuf::from("/work"));
+        assert!(p.env.is_empty() && p.files.is_empty());
+    }
+
+    #[test]
+    fn model_system_dirs_resume_and_modes_map_onto_flags() {
+        let r = RunRequest {
+            model: Some("qwen3-coder-plus".into()),
+            system: Some("Be \"brief\".".into()),
+            add_dirs: vec![PathBuf::from("/a"), PathBuf::from("/b")],
+            resume: Some("S1".into()),
+            extra_args: vec!["--debug".into()],
+            permission_mode: PermissionMode::Bypass,
+            ..req()
+        };
+        assert_eq!(
+            plan(&r, &std::env::temp_dir()).display_args(),
+            [
+                "--output-format",
+                "stream-json",
+                "--approval-mode",
+                "yolo",
+                "-m",
+                "qwen3-coder-plus",
+                "--append-system-prompt",
+                "Be \"brief\".",
+                "--include-directories",
+                "/a",
+                "--include-directories",
+                "/b",
+                "--resume",
+                "S1",
+                "--debug"
+            ]
+        );
+        let mode = |m| {
+            let r = RunRequest {
+                permission_mode: m,
+                ..req()
+            };
+            plan(&r, &std::env::temp_dir()).display_args()[3].clone()
+        };
+        assert_eq!(mode(PermissionMode::Plan), "plan");
+        assert_eq!(mode(PermissionMode::AcceptEdits), "auto-edit");
+    }
+
+    #[test]
+    fn a_retry_bound_extends_the_system_settings_in_a_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let system = dir.path().join("etc-settings.json");
+        std::fs::write(
+            &system,
+            "// admin settings\n{\"$version\": 4, /* keep */ \"model\": {\"name\": \"a//b\"}, \"x\": 1}",
+        )
+        .unwrap();
+        let scratch = dir.path().join("run");
+        std::fs::create_dir(&scratch).unwrap();
+        let r = RunRequest {
+            max_provider_retries: Some(2),
+            env: vec![(SYSTEM_SETTINGS_ENV.into(), system.display().to_string())],
+            ..req()
+        };
+        let p = plan(&r, &scratch);
+        let copy = p.files[0].clone();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(copy.parent(), Some(scratch.as_path()));
+        // Named by its content: another run with the same bound shares it.
+        assert_eq!(plan(&r, &scratch).files, p.files);
+        assert_eq!(
+            std::fs::read_dir(&scratch).unwrap().count(),
+            1,
+            "no leftovers"
+        );
+        assert_eq!(
+            p.env,
+            [
+                (os(SYSTEM_SETTINGS_ENV), copy.clone().into_os_string()),
+                (
+                    os(SYSTEM_DEFAULTS_ENV),
+                    dir.path().join("system-defaults.json").into_os_string()
+                ),
+            ]
+        );
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&copy).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            json!({"$version": 4, "x": 1, "model": {"name": "a//b", "generationConfig": {"maxRetries": 2}}})
+        );
+        // The original is left alone.
+        assert!(
+            std::fs::read_to_string(&system)
+                .unwrap()
+                .starts_with("// admin")
+        );
+    }
+
+    #[test]
+    fn a_retry_bound_without_system_settings_writes_a_fresh_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = RunRequest {
+            max_provider_retries: Some(0),
+            env: vec![(
+                SYSTEM_SETTINGS_ENV.into(),
+                dir.path().join("none.json").display().to_string(),
+            )],
+            ..req()
+        };
+        let p = plan(&r, dir.path());
+        let written = std::fs::read_to_string(&p.files[0]).unwrap();
+        let written: Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(
+            written,
+            json!({"$version": 4, "model": {"generationConfig": {"maxRetries": 0}}})
+        );
+    }
+
+    #[test]
+    fn unusable_requests_say_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, "[1, 2]").unwrap();
+        let r = RunRequest {
+            max_provider_retries: Some(1),
+            env: vec![(SYSTEM_SETTINGS_ENV.into(), bad.display().to_string())],
+            ..req()
+        };
+        let err = QWEN
+            .command(&r, Path::new("/bin/qwen"), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a JSON object"), "{err}");
+        assert!(err.contains("--max-provider-retries"), "{err}");
+        let huge = RunRequest {
+            prompt: "x".repeat(MAX_STDIN_PROMPT + 1),
+            ..req()
+        };
+        let err = QWEN
+            .command(&huge, Path::new("/bin/qwen"), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("8 MiB"), "{err}");
+    }
+
+    #[test]
+    fn post_run_reads_the_session_totals_with_reasoning() {
+        let home = tempfile::tempdir().unwrap();
+        let chats = home.path().join(".qwen/projects/-work/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let record = json!({"type": "system", "subtype": "ui_telemetry", "systemPayload": {"uiEvent": {
+            "event.name": "qwen-code.api_response", "input_token_count": 120,
+            "output_token_count": 9, "cached_content_token_count": 20, "thoughts_token_count": 4}}});
+        std::fs::write(chats.join("S1.jsonl"), format!("{record}\n{record}\n")).unwrap();
+        let ctx = |id| PostRun {
+            session_id: Some(id),
+            home: Some(home.path()),
+            cwd: Path::new("/work"),
+        };
+        let want = agentgate_protocol::Usage {
+            input_tokens: 240,
+            output_tokens: 18,
+            cache_read_input_tokens: 40,
+            reasoning_tokens: 8,
+            total_tokens: 258,
+            ..agentgate_protocol::Usage::default()
+        };
+        assert_eq!(QWEN.post_run(&ctx("S1")), [Decoded::ThreadTotals(want)]);
+        assert!(QWEN.post_run(&ctx("S2")).is_empty());
+    }
+}

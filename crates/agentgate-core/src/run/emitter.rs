@@ -1,0 +1,110 @@
+//! The run's event stream: [`Emitter`] gives each event its header (`seq`,
+//! `ts`, `run_id`, `provider`, `attempt`), writes it to the run's
+//! `events.jsonl` and hands it to the caller's [`EventSink`]; it also keeps
+//! the current step's transcript for `--handoff summary`.
+
+use agentgate_protocol::{Event, EventBody, LogEvent, LogLevel, StatusEvent};
+use agentgate_store::RunFiles;
+use jiff::Timestamp;
+
+use super::handoff::Transcript;
+
+/// Receives the run's events as they happen.
+pub trait EventSink: Send {
+    /// One event.
+    fn emit(&mut self, event: &Event);
+}
+
+/// A sink that drops everything.
+#[derive(Debug, Default)]
+pub struct NullSink;
+
+impl EventSink for NullSink {
+    fn emit(&mut self, _event: &Event) {}
+}
+
+impl EventSink for Vec<Event> {
+    fn emit(&mut self, event: &Event) {
+        self.push(event.clone());
+    }
+}
+
+/// Numbers events and writes them to the store's events.jsonl and the
+/// caller's sink.
+pub(super) struct Emitter<'a> {
+    pub run_id: String,
+    seq: u64,
+    /// The provider of the step under way.
+    pub provider: Option<String>,
+    /// The attempt under way.
+    pub attempt: Option<u32>,
+    /// The run's files in the store (`None` without a store).
+    pub files: Option<&'a mut RunFiles>,
+    sink: &'a mut dyn EventSink,
+    store_failed: bool,
+    /// The current step's transcript, kept for `--handoff summary`.
+    pub transcript: Option<Transcript>,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(
+        run_id: String,
+        files: Option<&'a mut RunFiles>,
+        sink: &'a mut dyn EventSink,
+    ) -> Emitter<'a> {
+        Emitter {
+            run_id,
+            seq: 0,
+            provider: None,
+            attempt: None,
+            files,
+            sink,
+            store_failed: false,
+            transcript: None,
+        }
+    }
+
+    pub fn emit(&mut self, body: EventBody) {
+        if let Some(t) = &mut self.transcript {
+            t.observe(&body);
+        }
+        let mut ev = Event::new(self.run_id.clone(), self.seq, now_ts(), body);
+        ev.provider = self.provider.clone();
+        ev.attempt = self.attempt;
+        self.seq += 1;
+        if let Some(f) = self.files.as_deref_mut()
+            && let Err(e) = f.write_event(&ev)
+            && !self.store_failed
+        {
+            // Keep running: the caller still gets the events and the result.
+            self.store_failed = true;
+            tracing::warn!("failed to write the run's events.jsonl: {e}");
+        }
+        self.sink.emit(&ev);
+    }
+
+    /// Append a line of the CLI's stderr to the run's `stderr.log`.
+    pub fn stderr(&mut self, line: &[u8]) {
+        if let Some(f) = self.files.as_deref_mut() {
+            let mut bytes = line.to_vec();
+            bytes.push(b'\n');
+            if let Err(e) = f.write_stderr(&bytes) {
+                tracing::warn!("failed to write stderr.log: {e}");
+            }
+        }
+    }
+
+    pub fn log(&mut self, level: LogLevel, message: String) {
+        self.emit(EventBody::Log(LogEvent { level, message }));
+    }
+
+    pub fn notice(&mut self, detail: String) {
+        self.emit(EventBody::Status(StatusEvent::Notice { detail }));
+    }
+}
+
+fn now_ts() -> String {
+    Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
+}

@@ -1,0 +1,219 @@
+//! The run: its steps in order until one succeeds or the run must stop,
+//! then the envelope, the session mapping and the record.
+//!
+//! After a failed step the next one starts only when the error is
+//! recoverable, the step's `retry_on` admits it, and the workspace policy
+//! lets the changes the failed step left be handed on (`checks.rs`).
+
+use std::time::Instant;
+
+use agentgate_protocol::{
+    Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, LogLevel, ResultEvent, exit_code_for,
+};
+use agentgate_store::RunStore;
+use tokio::sync::mpsc;
+
+use super::checks::workspace_gate;
+use super::emitter::{Emitter, EventSink};
+use super::options::{CancelRequest, RunContext, RunOptions, RunOutcome};
+use super::record::{self, new_run_id};
+use super::step::{StepEnd, StepRunner};
+use crate::config::Handoff;
+use crate::plan::{Plan, Step};
+use crate::retry_on::retry_admits;
+
+/// Run `plan`: its steps in order until one succeeds or the run must stop.
+/// Events go to `sink` (and, with a store, to the run's `events.jsonl`);
+/// a message on `cancel` stops the CLI under way.
+pub async fn run(
+    plan: &Plan,
+    options: &RunOptions,
+    store: Option<&dyn RunStore>,
+    sink: &mut dyn EventSink,
+    mut cancel: mpsc::Receiver<CancelRequest>,
+) -> RunOutcome {
+    let run_id = new_run_id();
+    let started = Instant::now();
+    let mut files = store.and_then(|s| record::open_run(s, &run_id, plan));
+    // Files a CLI's command needs (system-prompt files) go in the run's
+    // folder, or, without a store, in a folder of this run's own that is
+    // removed after.
+    let own_scratch = if files.is_none() {
+        tempfile::Builder::new()
+            .prefix("agentgate-run-")
+            .tempdir()
+            .ok()
+    } else {
+        None
+    };
+    let scratch = match (&files, &own_scratch) {
+        (Some(f), _) => f.dir().to_path_buf(),
+        (None, Some(d)) => d.path().to_path_buf(),
+        (None, None) => std::env::temp_dir(),
+    };
+    let mut em = Emitter::new(run_id.clone(), files.as_mut(), sink);
+    if plan.session.is_some() && store.is_none() {
+        em.log(
+            LogLevel::Warn,
+            "--session needs the run store to map the name to a provider session; running without resuming".into(),
+        );
+    }
+    let ctx = RunContext {
+        plan,
+        options,
+        store,
+        scratch: &scratch,
+    };
+    let mut runner = StepRunner::new(ctx, &run_id);
+    let end = fail_over(&mut runner, &mut em, &mut cancel).await;
+    finish(&mut runner, end, started, &mut em)
+}
+
+/// The steps in order: the index of the step the run ended on, and how.
+async fn fail_over(
+    runner: &mut StepRunner<'_>,
+    em: &mut Emitter<'_>,
+    cancel: &mut mpsc::Receiver<CancelRequest>,
+) -> Option<(usize, StepEnd)> {
+    let plan = runner.ctx.plan;
+    let mut end: Option<(usize, StepEnd)> = None;
+    let mut handoff: Option<String> = None;
+    for (i, step) in plan.steps.iter().enumerate() {
+        em.provider = Some(step.provider.name().to_owned());
+        let next = plan.steps.get(i + 1);
+        if let Some(skip) = runner.skip_exhausted(step, em) {
+            end = Some((i, skip));
+            continue;
+        }
+        let (step_end, changes) = runner
+            .step(step, next.is_some(), handoff.take(), em, cancel)
+            .await;
+        let Some(next) = next else {
+            return Some((i, step_end));
+        };
+        let Some(error) = step_end.error.clone() else {
+            return Some((i, step_end));
+        };
+        if !retry_admits(step.retry_on.as_ref(), &error) {
+            if error.recoverable {
+                em.log(
+                    LogLevel::Info,
+                    format!(
+                        "{} failed with {}, which the chain's retry_on does not admit: not trying {}",
+                        step.label(),
+                        error.kind,
+                        next.label()
+                    ),
+                );
+            }
+            return Some((i, step_end));
+        }
+        if let Err(stopped) = workspace_gate(plan.on_dirty, step, next, &error, changes, em).await {
+            return Some((
+                i,
+                StepEnd {
+                    error: Some(stopped),
+                    ..step_end
+                },
+            ));
+        }
+        if plan.handoff == Handoff::Summary
+            && let Some(t) = em.transcript.take()
+        {
+            handoff = Some(t.summary(&step.label(), &error));
+        }
+        em.notice(format!(
+            "failover: {} failed ({}: {}); trying {}",
+            step.label(),
+            error.kind,
+            error.message,
+            next.label()
+        ));
+        end = Some((i, step_end));
+    }
+    end
+}
+
+/// The run's envelope, from the step it ended on: the error and exit code,
+/// every attempt, the session mapping saved, the `result` event, the
+/// record.
+fn finish(
+    runner: &mut StepRunner<'_>,
+    end: Option<(usize, StepEnd)>,
+    started: Instant,
+    em: &mut Emitter<'_>,
+) -> RunOutcome {
+    let plan = runner.ctx.plan;
+    let store = runner.ctx.store;
+    let (last_step, step_end): (Option<&Step>, StepEnd) = match end {
+        Some((i, e)) => (plan.steps.get(i), e),
+        None => (
+            None,
+            StepEnd {
+                envelope: Envelope::default(),
+                error: Some(ErrorInfo::new(
+                    ErrorKind::InvalidInput,
+                    ErrorSource::Internal,
+                    "the run has no provider to try",
+                )),
+                model_note: None,
+            },
+        ),
+    };
+    let StepEnd {
+        mut envelope,
+        error,
+        model_note,
+    } = step_end;
+
+    // Remember the session for the next run.
+    if let (Some(name), Some(store), Some(id), Some(step)) =
+        (&plan.session, store, envelope.session_id.clone(), last_step)
+        && let Err(e) = record::save_session(store, name, step, id)
+    {
+        em.log(
+            LogLevel::Warn,
+            format!("failed to save session `{name}`: {e}"),
+        );
+    }
+
+    // The run is as recoverable as its failures: exit 75 only when every
+    // attempt failed in a way that a later or another try may fix.
+    let every_recoverable = error.as_ref().is_some_and(|e| e.recoverable)
+        && runner
+            .attempts
+            .iter()
+            .all(|a| a.recoverable.is_none_or(|r| r));
+    let exit_code = exit_code_for(error.as_ref().map(|e| e.kind), every_recoverable);
+    if let Some(e) = &error {
+        envelope = envelope.with_error(e, exit_code);
+    }
+    envelope.run_id = runner.run_id.to_owned();
+    if let Some(step) = last_step {
+        envelope.provider = Some(step.provider.name().to_owned());
+        envelope.agent = step.agent.clone();
+        envelope.model_resolution = model_note.or_else(|| step.model_resolution.clone());
+        if envelope.model.is_none() {
+            // As the last attempt asked for it (after an invalid-model retry,
+            // not the model first requested).
+            envelope.model = runner.attempts.last().and_then(|a| a.model.clone());
+        }
+    }
+    envelope.chain = plan.chain.clone();
+    envelope.attempts = std::mem::take(&mut runner.attempts);
+    envelope.session_recreated = runner.session_recreated || runner.resumed_elsewhere;
+    envelope.duration_ms = started.elapsed().as_millis() as u64;
+    if let Some(e) = &error {
+        em.emit(EventBody::Error(e.clone()));
+    }
+    em.emit(EventBody::Result(ResultEvent {
+        envelope: Box::new(envelope.clone()),
+    }));
+    if let Some(store) = store {
+        record::finish(store, runner.run_id, &envelope);
+    }
+    RunOutcome {
+        envelope,
+        exit_code,
+    }
+}

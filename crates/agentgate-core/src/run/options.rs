@@ -1,0 +1,55 @@
+//! How a plan is run (what is not planned per step), and how a run ended.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agentgate_protocol::Envelope;
+
+/// How the runner executes a plan.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Emit a heartbeat event after this much silence.
+    pub heartbeat: Duration,
+    /// The keeper executable (the agentgate binary): with it, the CLI dies
+    /// with agentgate even on SIGKILL.
+    pub keeper: Option<PathBuf>,
+    /// How long a CLI that printed its result may take to exit.
+    pub result_grace: Duration,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            heartbeat: Duration::from_secs(15),
+            keeper: None,
+            result_grace: Duration::from_secs(5),
+        }
+    }
+}
+
+/// How the run ended.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// The result envelope (also the last event's payload).
+    pub envelope: Envelope,
+    /// The exit code for `agentgate run`.
+    pub exit_code: i32,
+}
+
+/// A cancel request from the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CancelRequest {
+    /// Kill at once (a second Ctrl-C) rather than run the termination table.
+    pub immediate: bool,
+}
+
+/// What every step and attempt of one run shares.
+#[derive(Clone, Copy)]
+pub(super) struct RunContext<'a> {
+    pub plan: &'a crate::plan::Plan,
+    pub options: &'a RunOptions,
+    pub store: Option<&'a dyn agentgate_store::RunStore>,
+    /// Where a CLI's files go (the run's folder in the store, else a folder
+    /// of the run's own).
+    pub scratch: &'a std::path::Path,
+}

@@ -1,0 +1,129 @@
+//! What the run writes to the store: the run (at its start), each attempt,
+//! the session a `--session` name maps to, and the result.
+
+use agentgate_protocol::{Attempt, Envelope};
+use agentgate_store::{AttemptRecord, RunFiles, RunRecord, RunStore, SessionRecord};
+use jiff::Timestamp;
+
+use crate::plan::{Plan, Step};
+
+/// A fresh run id: time-ordered, unique enough for one machine
+/// (`r` + UTC time + 8 random hex digits).
+pub fn new_run_id() -> String {
+    let now = Timestamp::now();
+    let stamp = now.strftime("%Y%m%dT%H%M%S").to_string();
+    format!("r{stamp}-{:08x}", random_u32())
+}
+
+fn random_u32() -> u32 {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = RandomState::new().build_hasher();
+    h.write_u128(Timestamp::now().as_nanosecond().unsigned_abs());
+    h.write_u32(std::process::id());
+    // Truncation is the point: 32 random bits.
+    (h.finish() & 0xffff_ffff) as u32
+}
+
+/// Record the run as started and create its files; `None` (with a
+/// warning) when the store fails: a run is never lost for its audit trail.
+pub(super) fn open_run(store: &dyn RunStore, run_id: &str, plan: &Plan) -> Option<RunFiles> {
+    let first = plan.steps.first();
+    let record = RunRecord {
+        run_id: run_id.to_owned(),
+        started_at: Timestamp::now(),
+        providers: plan
+            .steps
+            .iter()
+            .map(|s| s.provider.name().to_owned())
+            .collect(),
+        model: first.and_then(|s| s.request.model.clone()),
+        session: plan.session.clone(),
+        cwd: first.map(|s| s.request.cwd.display().to_string()),
+        prompt_bytes: first.map_or(0, |s| s.request.prompt.len() as u64),
+    };
+    match store
+        .insert_run(&record)
+        .and_then(|()| RunFiles::create(store, run_id))
+    {
+        Ok(f) => Some(f),
+        Err(e) => {
+            tracing::warn!("failed to record the run in the store: {e}");
+            None
+        }
+    }
+}
+
+/// Record attempt `n` of the run.
+pub(super) fn attempt(
+    store: &dyn RunStore,
+    run_id: &str,
+    n: u32,
+    attempt: &Attempt,
+    started_at: Timestamp,
+    step: &Step,
+) {
+    let record = AttemptRecord {
+        n,
+        provider: step.provider.name().to_owned(),
+        agent: step.agent.clone(),
+        model: attempt.model.clone(),
+        session_id: attempt.session_id.clone(),
+        started_at,
+        ended_at: Some(Timestamp::now()),
+        duration_ms: Some(attempt.duration_ms),
+        exit_code: attempt.exit_code,
+        error_type: attempt.error_type,
+        error: attempt.error.clone(),
+    };
+    if let Err(e) = store.insert_attempt(run_id, &record) {
+        tracing::warn!("failed to record attempt {n}: {e}");
+    }
+}
+
+/// Map the session `name` of `step`'s provider to the native `id` the run
+/// ended with, one turn more than before.
+pub(super) fn save_session(
+    store: &dyn RunStore,
+    name: &str,
+    step: &Step,
+    id: String,
+) -> Result<(), agentgate_store::StoreError> {
+    let provider = step.provider.name();
+    let now = Timestamp::now();
+    let turns = store
+        .get_session(name, provider)
+        .ok()
+        .flatten()
+        .map(|s| s.turns)
+        .unwrap_or(0);
+    store.put_session(&SessionRecord {
+        name: name.to_owned(),
+        provider: provider.to_owned(),
+        native_session_id: id,
+        cwd: Some(step.request.cwd.display().to_string()),
+        created_at: now,
+        updated_at: now,
+        turns: turns + 1,
+    })
+}
+
+/// Record the run's result.
+pub(super) fn finish(store: &dyn RunStore, run_id: &str, envelope: &Envelope) {
+    if let Err(e) = store.finish_run(run_id, envelope) {
+        tracing::warn!("failed to record the run's result: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_are_valid_and_distinct() {
+        let a = new_run_id();
+        let b = new_run_id();
+        assert_ne!(a, b);
+        agentgate_store::validate_run_id(&a).unwrap();
+    }
+}

@@ -1,0 +1,255 @@
+//! One step of a run: a provider whose quota is known exhausted is
+//! skipped; otherwise its attempts run, a vanished session recreated once,
+//! an invalid model retried once with the default, each attempt checked
+//! (answer, edit scope) and recorded (store, quota).
+
+use std::path::PathBuf;
+
+use agentgate_protocol::{Attempt, Envelope, ErrorInfo, ErrorKind, ErrorSource, LogLevel};
+use jiff::Timestamp;
+use tokio::sync::mpsc;
+
+use super::attempt::{AttemptOutcome, AttemptPacket, attempt};
+use super::checks::{self, Changes, blocking, changes_since};
+use super::emitter::Emitter;
+use super::handoff::Transcript;
+use super::options::{CancelRequest, RunContext};
+use super::record;
+use crate::config::Handoff;
+use crate::plan::{EditScope, Step};
+use crate::quota::{exhausted_quota, record_quota};
+use crate::workspace::Snapshot;
+
+/// The end of one step: its last attempt's envelope and error.
+pub(super) struct StepEnd {
+    pub envelope: Envelope,
+    pub error: Option<ErrorInfo>,
+    /// Set when the invalid-model retry replaced the requested model.
+    pub model_note: Option<String>,
+}
+
+/// Runs the steps of one run, and keeps what they attempted.
+pub(super) struct StepRunner<'a> {
+    pub ctx: RunContext<'a>,
+    pub run_id: &'a str,
+    /// Every attempt so far, skipped ones included.
+    pub attempts: Vec<Attempt>,
+    attempt_no: u32,
+    /// A session the run resumed was gone and recreated.
+    pub session_recreated: bool,
+    /// A CLI asked to resume a session it no longer knew started another.
+    pub resumed_elsewhere: bool,
+}
+
+impl<'a> StepRunner<'a> {
+    pub(super) fn new(ctx: RunContext<'a>, run_id: &'a str) -> StepRunner<'a> {
+        StepRunner {
+            ctx,
+            run_id,
+            attempts: Vec::new(),
+            attempt_no: 0,
+            session_recreated: false,
+            resumed_elsewhere: false,
+        }
+    }
+}
+
+impl StepRunner<'_> {
+    /// Skip `step` when its provider's quota is known exhausted until a time
+    /// still ahead: record a skipped attempt and say so.
+    pub(super) fn skip_exhausted(&mut self, step: &Step, em: &mut Emitter<'_>) -> Option<StepEnd> {
+        if self.ctx.plan.ignore_quota {
+            return None;
+        }
+        let store = self.ctx.store?;
+        let provider = step.provider.name();
+        let state = exhausted_quota(store, provider, self.ctx.plan.now())?;
+        let reset_at = state.reset_at.map(|t| t.to_string());
+        let mut error = ErrorInfo::new(
+            ErrorKind::Quota,
+            ErrorSource::Internal,
+            format!(
+                "skipped {}: its quota is exhausted until {} (recorded from {}; --ignore-quota tries anyway)",
+                step.label(),
+                reset_at.as_deref().unwrap_or("an unknown time"),
+                state.source
+            ),
+        );
+        error.reset_at = reset_at.clone();
+        self.attempt_no += 1;
+        em.attempt = Some(self.attempt_no);
+        em.notice(error.message.clone());
+        let attempt = Attempt {
+            provider: provider.to_owned(),
+            model: step.request.model.clone(),
+            agent: step.agent.clone(),
+            error_type: Some(ErrorKind::Quota),
+            error: Some(error.message.clone()),
+            recoverable: Some(true),
+            reset_at,
+            skipped: true,
+            ..Attempt::default()
+        };
+        self.record_attempt(&attempt, Timestamp::now(), step);
+        let mut envelope = Envelope::new(em.run_id.clone());
+        envelope.provider = Some(provider.to_owned());
+        Some(StepEnd {
+            envelope,
+            error: Some(error),
+            model_note: None,
+        })
+    }
+
+    fn record_attempt(&mut self, attempt: &Attempt, started_at: Timestamp, step: &Step) {
+        self.attempts.push(attempt.clone());
+        if let Some(store) = self.ctx.store {
+            record::attempt(
+                store,
+                self.run_id,
+                self.attempt_no,
+                attempt,
+                started_at,
+                step,
+            );
+        }
+    }
+
+    /// Run one step: its attempts (a vanished session recreated once, an
+    /// invalid model retried once with the default), then the checks of its
+    /// answer and of the files it changed. Also returns what the last
+    /// attempt changed in the workspace, for the failover's check.
+    pub(super) async fn step(
+        &mut self,
+        step: &Step,
+        has_next: bool,
+        handoff: Option<String>,
+        em: &mut Emitter<'_>,
+        cancel: &mut mpsc::Receiver<CancelRequest>,
+    ) -> (StepEnd, Changes) {
+        let provider = step.provider.name();
+        let mut stored = None;
+        if step.request.resume.is_none()
+            && let (Some(name), Some(store)) = (&self.ctx.plan.session, self.ctx.store)
+        {
+            match store.get_session(name, provider) {
+                Ok(s) => stored = s.map(|s| s.native_session_id),
+                Err(e) => em.log(
+                    LogLevel::Warn,
+                    format!("failed to read session `{name}`: {e}"),
+                ),
+            }
+        }
+        let from_session_map = stored.is_some();
+        let fresh_prompt = step.request.prompt.clone();
+        let mut request = step.request_for(stored);
+        if let Some(h) = &handoff {
+            request.prompt = format!("{h}\n\n{}", request.prompt);
+        }
+        let home = request
+            .env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| PathBuf::from(v))
+            .or_else(|| self.ctx.plan.home.clone());
+        // The workspace before the step, when something will ask what it
+        // changed: the failover's check, or the agent's edit scope.
+        let snapshot = if has_next || step.edit_scope != EditScope::Any {
+            let cwd = request.cwd.clone();
+            Some(blocking(move || Snapshot::take(&cwd)).await)
+        } else {
+            None
+        };
+        let mut changes: Changes;
+        // Kept only when it may be handed on.
+        em.transcript =
+            (self.ctx.plan.handoff == Handoff::Summary && has_next).then(Transcript::default);
+
+        let mut model_note = None;
+        let mut model_retried = false;
+        let mut recreated = false;
+        let outcome = loop {
+            self.attempt_no += 1;
+            em.attempt = Some(self.attempt_no);
+            let packet = AttemptPacket {
+                step,
+                request: &request,
+                home: home.as_deref(),
+            };
+            let mut outcome: AttemptOutcome = attempt(self.ctx, packet, em, cancel).await;
+            changes = changes_since(snapshot.as_ref()).await;
+            checks::check(step, &mut outcome, changes.as_ref());
+            self.record_attempt(&outcome.attempt, outcome.started_at, step);
+            if let Some(store) = self.ctx.store {
+                record_quota(
+                    store,
+                    provider,
+                    &em.run_id,
+                    outcome.error.as_ref(),
+                    outcome.rate_limit.as_ref(),
+                    self.ctx.plan.now(),
+                );
+            }
+            let kind = outcome.error.as_ref().map(|e| e.kind);
+            if kind == Some(ErrorKind::InvalidSession) && from_session_map && !recreated {
+                let gone = request.resume.take().unwrap_or_default();
+                request.prompt = match &handoff {
+                    Some(h) => format!("{h}\n\n{fresh_prompt}"),
+                    None => fresh_prompt.clone(),
+                };
+                em.notice(format!(
+                    "session `{}` ({gone}) is no longer known to {provider}; starting a new one",
+                    self.ctx.plan.session.as_deref().unwrap_or_default(),
+                ));
+                if let (Some(name), Some(store)) = (&self.ctx.plan.session, self.ctx.store)
+                    && let Err(e) = store.delete_session(name, provider)
+                {
+                    tracing::warn!("failed to forget session `{name}`: {e}");
+                }
+                recreated = true;
+                self.session_recreated = true;
+                continue;
+            }
+            if kind == Some(ErrorKind::InvalidModel)
+                && !model_retried
+                && request.model.is_some()
+                && request.model != step.default_model
+            {
+                let rejected = request.model.take().unwrap_or_default();
+                request.model = step.default_model.clone();
+                let with = match &request.model {
+                    Some(m) => format!("the default model '{m}'"),
+                    None => format!("{provider}'s own default model"),
+                };
+                let note = format!(
+                    "{provider} model '{rejected}' was rejected as invalid; retried once with {with}"
+                );
+                em.notice(note.clone());
+                model_note = Some(note);
+                model_retried = true;
+                continue;
+            }
+            break outcome;
+        };
+        // A CLI that starts a new session when asked to resume one it no
+        // longer knows (agy) recreated it too.
+        if let Some(asked) = request.resume.as_deref()
+            && outcome.error.is_none()
+            && outcome
+                .envelope
+                .session_id
+                .as_deref()
+                .is_some_and(|got| got != asked)
+        {
+            self.resumed_elsewhere = true;
+        }
+        (
+            StepEnd {
+                envelope: outcome.envelope,
+                error: outcome.error,
+                model_note,
+            },
+            changes,
+        )
+    }
+}

@@ -1,0 +1,198 @@
+//! One run step's settings, as each layer gives them: the command line (or
+//! a request to the library or the server), the agent of the config file,
+//! the chain, the provider's defaults. [`Settings::combine`] layers two of
+//! them, so that "the flag, else the agent, else the provider's default"
+//! is written once.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::retry_on::RetryOn;
+
+/// How much the agent may do without asking (it never can ask: runs are
+/// unattended, so what needs approval is refused by the CLI).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PermissionMode {
+    /// The CLI's default: edits and commands need approval, so they are refused.
+    #[default]
+    Default,
+    /// Read-only planning: nothing is changed.
+    Plan,
+    /// File edits are allowed, other actions need approval.
+    AcceptEdits,
+    /// Everything is allowed, without a sandbox (`--yolo`).
+    Bypass,
+}
+
+impl FromStr for PermissionMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "default" => Ok(PermissionMode::Default),
+            "plan" => Ok(PermissionMode::Plan),
+            "acceptEdits" | "accept-edits" | "accept_edits" => Ok(PermissionMode::AcceptEdits),
+            "bypass" | "bypassPermissions" | "yolo" => Ok(PermissionMode::Bypass),
+            other => Err(format!(
+                "unknown permission mode `{other}` (expected default, plan, acceptEdits or bypass)"
+            )),
+        }
+    }
+}
+
+/// What a layer says about one step. `None` (or an empty list) says
+/// nothing, so the layer below decides.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The CLI's executable (else `$AGENTGATE_<PROVIDER>_BIN`, else `PATH`).
+    pub binary: Option<PathBuf>,
+    /// Wall-clock limit of each attempt.
+    pub timeout: Option<Duration>,
+    /// Limit on silence.
+    pub idle_timeout: Option<Duration>,
+    /// Bound on the CLI's own retries of a failed model request.
+    pub max_provider_retries: Option<u32>,
+    /// What the agent may do unattended.
+    pub permission_mode: Option<PermissionMode>,
+    /// Instructions added to the CLI's system prompt.
+    pub system: Option<String>,
+    /// The working directory of the agent.
+    pub cwd: Option<PathBuf>,
+    /// A JSON Schema file the answer must satisfy.
+    pub output_schema: Option<PathBuf>,
+    /// Which recoverable failures hand the task on to the next agent.
+    pub retry_on: Option<RetryOn>,
+    /// Environment for the CLI; the lists of all layers add up, a later
+    /// pair winning over an earlier one of the same name.
+    pub env: Vec<(String, String)>,
+    /// Arguments appended to the CLI's argv; the lists of all layers add
+    /// up, the lowest layer's first.
+    pub extra_args: Vec<String>,
+}
+
+impl Settings {
+    /// `self` over `lower`: each value `self` sets wins; `env` and
+    /// `extra_args` are `lower`'s followed by `self`'s.
+    #[must_use]
+    pub fn combine(self, lower: &Settings) -> Settings {
+        Settings {
+            binary: self.binary.or_else(|| lower.binary.clone()),
+            timeout: self.timeout.or(lower.timeout),
+            idle_timeout: self.idle_timeout.or(lower.idle_timeout),
+            max_provider_retries: self.max_provider_retries.or(lower.max_provider_retries),
+            permission_mode: self.permission_mode.or(lower.permission_mode),
+            system: self.system.or_else(|| lower.system.clone()),
+            cwd: self.cwd.or_else(|| lower.cwd.clone()),
+            output_schema: self.output_schema.or_else(|| lower.output_schema.clone()),
+            retry_on: self.retry_on.or_else(|| lower.retry_on.clone()),
+            env: lower.env.iter().cloned().chain(self.env).collect(),
+            extra_args: lower
+                .extra_args
+                .iter()
+                .cloned()
+                .chain(self.extra_args)
+                .collect(),
+        }
+    }
+}
+
+/// A duration as written on the command line, in the config file or in a
+/// request: `90` (seconds), `1.5`, `90s`, `1500ms`, `10m`, `1h30m`.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let bad = || format!("`{s}` is not a duration (examples: 90, 90s, 1500ms, 10m, 1h30m)");
+    if s.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(secs) = s.parse::<f64>() {
+        return Duration::try_from_secs_f64(secs).map_err(|_| bad());
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let split = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let (num, tail) = rest.split_at(split);
+        let unit_len = tail
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(tail.len());
+        let (unit, next) = tail.split_at(unit_len);
+        let n: f64 = num.parse().map_err(|_| bad())?;
+        let secs = match unit.trim() {
+            "ms" => n / 1000.0,
+            "s" | "sec" => n,
+            "m" | "min" => n * 60.0,
+            "h" => n * 3600.0,
+            other => {
+                return Err(format!("`{s}`: unknown unit `{other}` (use ms, s, m or h)"));
+            }
+        };
+        total += Duration::try_from_secs_f64(secs).map_err(|_| bad())?;
+        rest = next;
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn durations_take_the_usual_forms() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
+        assert_eq!(
+            parse_duration("1500ms").unwrap(),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("30sec").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        assert!(parse_duration("5x").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("").is_err());
+        assert!(parse_duration("-3").is_err());
+    }
+
+    #[test]
+    fn the_higher_layer_wins_and_lists_add_up() {
+        let flags = Settings {
+            timeout: Some(Duration::from_secs(5)),
+            env: vec![("A".into(), "flag".into())],
+            extra_args: vec!["--flag".into()],
+            ..Settings::default()
+        };
+        let agent = Settings {
+            timeout: Some(Duration::from_secs(60)),
+            idle_timeout: Some(Duration::from_secs(7)),
+            system: Some("agent".into()),
+            env: vec![("A".into(), "agent".into()), ("B".into(), "agent".into())],
+            extra_args: vec!["--agent".into()],
+            ..Settings::default()
+        };
+        let provider = Settings {
+            binary: Some(PathBuf::from("/opt/cli")),
+            idle_timeout: Some(Duration::from_secs(99)),
+            extra_args: vec!["--provider".into()],
+            ..Settings::default()
+        };
+        let s = flags.combine(&agent).combine(&provider);
+        assert_eq!(s.timeout, Some(Duration::from_secs(5)));
+        assert_eq!(s.idle_timeout, Some(Duration::from_secs(7)));
+        assert_eq!(s.binary, Some(PathBuf::from("/opt/cli")));
+        assert_eq!(s.system.as_deref(), Some("agent"));
+        assert_eq!(s.extra_args, ["--provider", "--agent", "--flag"]);
+        // The last pair of a name wins when the environment is built.
+        assert_eq!(
+            s.env,
+            [
+                ("A".to_owned(), "agent".to_owned()),
+                ("B".to_owned(), "agent".to_owned()),
+                ("A".to_owned(), "flag".to_owned())
+            ]
+        );
+        assert_eq!(s.permission_mode, None);
+    }
+}

@@ -1,0 +1,306 @@
+//! The flags of `agentgate run`, and the [`RunFlags`] they stand for.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agentgate_core::config::{Handoff, OnDirty, RetryOn, retry_on_from_names};
+use agentgate_core::plan::{RunFlags, Tier, names};
+use agentgate_core::settings::{PermissionMode, Settings, parse_duration};
+
+pub const AFTER_HELP: &str = "\
+OUTPUT
+  stdout gets the result envelope: indented on a terminal, one line
+  otherwise. With --stream, stdout gets one JSON event per line as they
+  happen, the last being `result`, which carries the envelope. On a
+  terminal, stderr shows a progress line.
+
+EXIT CODES
+  0    success
+  1    failure that retrying will not fix (auth, invalid session, ...)
+  2    invalid input or usage
+  75   every provider tried failed with a recoverable error (rate limit,
+       quota, overload, invalid model, network, other provider errors)
+  124  --timeout or --idle-timeout expired
+  130  cancelled (SIGINT/SIGTERM; a second one kills at once)
+
+AGENTS AND CHAINS
+  --provider claude,codex,gemini tries the providers in order; --agent NAME
+  and --chain NAME use the agents and chains of the config file (see
+  `agentgate config show` and docs/config.md). With none of the three, the
+  config's chain named `default` runs. The next agent is tried only after a
+  recoverable error that the chain's retry_on admits, and only if the failed
+  attempt left the workspace clean (--on-dirty). A provider whose quota is
+  known exhausted is skipped until its reset time (--ignore-quota).
+
+AUDIT
+  Every run ends with one logfmt line on stderr (and, with the store, in
+  $AGENTGATE_HOME/audit.log): run, chain, agent, provider, model, exit,
+  elapsed, tokens_in, tokens_out, cost_usd, error, attempts.
+
+ENVIRONMENT
+  AGENTGATE_HOME      where the store lives
+  AGENTGATE_CONFIG    the config file (see `agentgate config show`)
+  AGENTGATE_NOW       the clock (RFC 3339) for quota skipping, for tests
+  AGENTGATE_<P>_BIN   a provider CLI's executable, e.g. AGENTGATE_CLAUDE_BIN
+
+FILES
+  Runs are recorded in $AGENTGATE_HOME/agentgate.db (default
+  ~/.local/share/agentgate) with each run's events.jsonl and stderr.log
+  under runs/<run_id>/; see `agentgate runs`.";
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The provider CLI: claude, codex, gemini, qwen, opencode, cursor, agy,
+    /// or one described in the config file (see `agentgate providers`). A
+    /// comma-separated list is a failover chain: `claude,codex,gemini`.
+    #[arg(long, short = 'p', conflicts_with_all = ["agent", "chain"], value_parser = parse_names)]
+    pub provider: Option<Names>,
+    /// A named agent of the config file (a comma-separated list is a
+    /// failover chain of agents).
+    #[arg(long, conflicts_with = "chain", value_parser = parse_names)]
+    pub agent: Option<Names>,
+    /// A named failover chain of the config file.
+    #[arg(long)]
+    pub chain: Option<String>,
+    /// The prompt; `-` or none reads it from stdin, where a JSON object is a
+    /// task input: {"prompt": ..., "context": ..., "persona": ..., "files": [...]}.
+    pub prompt: Option<String>,
+    /// The model: a name the provider knows, or an alias of the config's
+    /// `models:` (default: the agent's model, else the provider's
+    /// default_model, else the CLI's own default).
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// Which model of an agent to use: `thinking` (its `model`, the default)
+    /// or `fast` (its `model_fast`).
+    #[arg(long, value_parser = ["thinking", "fast"])]
+    pub tier: Option<String>,
+    /// What the agent may do unattended: default, plan, acceptEdits or
+    /// bypass (no approvals, no sandbox). Default: the agent's, else plan for
+    /// a `classify` agent, acceptEdits for an `edit` agent, else default.
+    #[arg(long, value_parser = parse_mode)]
+    pub permission_mode: Option<PermissionMode>,
+    /// Same as --permission-mode bypass.
+    #[arg(long, conflicts_with = "permission_mode")]
+    pub yolo: bool,
+    /// Instructions added to the CLI's system prompt (Claude
+    /// --append-system-prompt, Codex developer_instructions; Gemini:
+    /// GEMINI_SYSTEM_MD, which replaces its system prompt).
+    #[arg(long, visible_alias = "append-system-prompt")]
+    pub system: Option<String>,
+    /// Read --system from a file.
+    #[arg(long, conflicts_with = "system")]
+    pub system_file: Option<PathBuf>,
+    /// An agent definition Markdown file, put before the task.
+    #[arg(long)]
+    pub agent_file: Option<PathBuf>,
+    /// Only this persona block of --agent-file: the first heading that
+    /// starts with ID (case-insensitive). Not sent again on resume.
+    #[arg(long, value_name = "ID")]
+    pub persona: Option<String>,
+    /// A context file put before the task (repeatable).
+    #[arg(long = "context", value_name = "FILE")]
+    pub context: Vec<PathBuf>,
+    /// Take CONTEXT.md from this folder (default: the working directory's,
+    /// when there is one).
+    #[arg(long, value_name = "DIR")]
+    pub context_dir: Option<PathBuf>,
+    /// Cut the context to this many bytes, with a visible marker.
+    #[arg(long, value_name = "BYTES")]
+    pub context_max: Option<usize>,
+    /// Do not include CONTEXT.md.
+    #[arg(long)]
+    pub skip_context_file: bool,
+    /// Do not add the instruction that the agent runs unattended and must
+    /// not ask for input.
+    #[arg(long)]
+    pub no_unattended_instruction: bool,
+    /// Refuse a prompt larger than this (default 1 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub prompt_max_bytes: Option<usize>,
+    /// Warn about a prompt larger than this (default 256 KiB).
+    #[arg(long, value_name = "BYTES")]
+    pub prompt_warn_bytes: Option<usize>,
+    /// An extra directory the agent may use (repeatable).
+    #[arg(long = "add-dir")]
+    pub add_dirs: Vec<PathBuf>,
+    /// The working directory of the agent (default: the agent's `cwd`, else
+    /// the current one).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// A session name: the first run creates the provider's session, later
+    /// runs with the same name resume it (recreated once if the CLI no
+    /// longer knows it).
+    #[arg(long, conflicts_with = "resume")]
+    pub session: Option<String>,
+    /// Resume the provider's native session id directly (one provider only).
+    #[arg(long)]
+    pub resume: Option<String>,
+    /// Wall-clock limit of each attempt (e.g. 90s, 10m); exit 124 when it
+    /// expires.
+    #[arg(long, value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    /// Limit on silence: stop a CLI that prints nothing for this long.
+    #[arg(long, value_parser = parse_duration)]
+    pub idle_timeout: Option<Duration>,
+    /// Stop the CLI once it has retried a failed model request more than N
+    /// times (it otherwise retries for minutes), so failover can act.
+    #[arg(long)]
+    pub max_provider_retries: Option<u32>,
+    /// The CLI's executable (default: the config's `binary`, then
+    /// $AGENTGATE_<PROVIDER>_BIN, then PATH). One provider only.
+    #[arg(long)]
+    pub binary: Option<PathBuf>,
+    /// When a failed attempt changed the workspace before failover: stop
+    /// (the default), continue, or stash (git stash, then go on).
+    #[arg(long, value_parser = parse_on_dirty)]
+    pub on_dirty: Option<OnDirty>,
+    /// Pass the failed attempt's partial transcript to the next agent
+    /// (`summary`), or not (`none`, the default).
+    #[arg(long, value_parser = parse_handoff)]
+    pub handoff: Option<Handoff>,
+    /// Which recoverable errors hand the task on to the next agent, as a
+    /// comma-separated list of error types (`quota,rate_limit`; legacy
+    /// names like `allowance_exceeded` too). Default: the chain's or
+    /// agent's `retry_on`, else every recoverable error.
+    #[arg(long, value_parser = parse_retry_on, value_name = "TYPES")]
+    pub retry_on: Option<RetryOn>,
+    /// Run providers even when their quota is recorded as exhausted.
+    #[arg(long)]
+    pub ignore_quota: bool,
+    /// A JSON Schema the answer must satisfy: the JSON is taken from the
+    /// answer (fences stripped) into `structured_output`; an answer that
+    /// fails it ends the attempt with invalid_output (and failover moves
+    /// on). Codex also gets it natively (--output-schema).
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<PathBuf>,
+    /// Print the events as JSON lines while the run goes, ending with the
+    /// `result` event.
+    #[arg(long)]
+    pub stream: bool,
+    /// Indent the envelope even when stdout is not a terminal.
+    #[arg(long, conflicts_with = "compact")]
+    pub pretty: bool,
+    /// One-line envelope even on a terminal.
+    #[arg(long)]
+    pub compact: bool,
+    /// An extra environment variable for the CLI, KEY=VALUE (repeatable).
+    #[arg(long = "env", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
+    /// An extra argument appended to the CLI's own argv (repeatable).
+    #[arg(long = "extra-arg", allow_hyphen_values = true)]
+    pub extra_args: Vec<String>,
+    /// Do not record the run in the store.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Print the invocations the run would make, as JSON (secrets
+    /// redacted), with the prompt's size, the model resolution and the
+    /// chain, without running anything or writing to the store.
+    #[arg(long, conflicts_with = "stream")]
+    pub dry_run: bool,
+}
+
+fn parse_mode(s: &str) -> Result<PermissionMode, String> {
+    s.parse()
+}
+
+fn parse_on_dirty(s: &str) -> Result<OnDirty, String> {
+    match s {
+        "stop" => Ok(OnDirty::Stop),
+        "continue" => Ok(OnDirty::Continue),
+        "stash" => Ok(OnDirty::Stash),
+        _ => Err(format!("`{s}`: expected stop, continue or stash")),
+    }
+}
+
+fn parse_retry_on(s: &str) -> Result<RetryOn, String> {
+    retry_on_from_names(s)
+}
+
+/// A comma-separated list of names, as `--provider` and `--agent` take.
+#[derive(Debug, Clone)]
+pub struct Names(pub Vec<String>);
+
+/// `a,b,c`: one name or more.
+fn parse_names(s: &str) -> Result<Names, String> {
+    let list = names(s);
+    if list.is_empty() {
+        return Err(format!("`{s}` names no provider or agent"));
+    }
+    Ok(Names(list))
+}
+
+fn parse_handoff(s: &str) -> Result<Handoff, String> {
+    match s {
+        "none" => Ok(Handoff::None),
+        "summary" => Ok(Handoff::Summary),
+        _ => Err(format!("`{s}`: expected none or summary")),
+    }
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .filter(|(k, _)| !k.is_empty())
+        .ok_or_else(|| format!("`{s}` is not KEY=VALUE"))
+}
+
+impl Args {
+    /// What the flags ask of the run.
+    pub fn flags(&self) -> RunFlags {
+        RunFlags {
+            providers: self.provider.clone().map(|n| n.0).unwrap_or_default(),
+            agents: self.agent.clone().map(|n| n.0).unwrap_or_default(),
+            chain: self.chain.clone(),
+            model: self.model.clone(),
+            tier: match self.tier.as_deref() {
+                Some("fast") => Tier::Fast,
+                _ => Tier::Thinking,
+            },
+            settings: Settings {
+                binary: self.binary.clone(),
+                timeout: self.timeout,
+                idle_timeout: self.idle_timeout,
+                max_provider_retries: self.max_provider_retries,
+                permission_mode: if self.yolo {
+                    Some(PermissionMode::Bypass)
+                } else {
+                    self.permission_mode
+                },
+                system: self.system.clone(),
+                cwd: self.cwd.clone(),
+                output_schema: self.output_schema.clone(),
+                retry_on: self.retry_on.clone(),
+                env: self.env.clone(),
+                extra_args: self.extra_args.clone(),
+            },
+            system_file: self.system_file.clone(),
+            agent_file: self.agent_file.clone(),
+            persona: self.persona.clone(),
+            context: self.context.clone(),
+            context_dir: self.context_dir.clone(),
+            context_max: self.context_max,
+            skip_context_file: self.skip_context_file,
+            no_unattended_instruction: self.no_unattended_instruction,
+            prompt_max_bytes: self.prompt_max_bytes,
+            prompt_warn_bytes: self.prompt_warn_bytes,
+            add_dirs: self.add_dirs.clone(),
+            session: self.session.clone(),
+            resume: self.resume.clone(),
+            on_dirty: self.on_dirty,
+            handoff: self.handoff,
+            ignore_quota: self.ignore_quota,
+            now: None,
+        }
+    }
+
+    /// `--pretty`/`--compact`, else the terminal decides.
+    pub fn pretty(&self) -> Option<bool> {
+        if self.pretty {
+            Some(true)
+        } else if self.compact {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}

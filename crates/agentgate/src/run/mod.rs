@@ -1,0 +1,163 @@
+//! `agentgate run`: read the task, plan it with the library, run the plan
+//! (or print it, with `--dry-run`), print the envelope and the audit line.
+//! Everything a run does is `agentgate_core`'s; this folder is the flags
+//! (`args.rs`) and the printing (`print.rs`, `progress.rs`).
+
+mod args;
+mod print;
+mod progress;
+
+use std::io::{IsTerminal, Read};
+use std::path::Path;
+use std::process::ExitCode;
+
+use agentgate_core::config::Config;
+use agentgate_core::plan::{self, now_from_env, report};
+use agentgate_core::prompt::{TaskInput, task_from_stdin};
+use agentgate_core::run::{CancelRequest, RunOptions, append_audit, audit_line};
+use agentgate_core::supervise::{Control, SignalForwarding, install_signal_forwarding};
+use agentgate_store::{RunStore, Store};
+use anyhow::Context;
+use tokio::sync::mpsc;
+
+pub use args::{AFTER_HELP, Args};
+
+use crate::output::print_json;
+use print::CliSink;
+use progress::Progress;
+
+/// Run `agentgate run`.
+pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let task = read_task(&args)?;
+    let cfg = Config::load(config)?;
+    for w in &cfg.warnings {
+        eprintln!("agentgate: config: {w}");
+    }
+    let mut flags = args.flags();
+    flags.now = now_from_env().map_err(anyhow::Error::msg)?;
+    if args.dry_run {
+        let planned = plan::plan(&cfg, &flags, task);
+        let store = existing_store(&args);
+        let out = report::report(
+            planned.as_ref(),
+            &flags,
+            store.as_ref().map(|s| s as &dyn RunStore),
+        );
+        print_json(&out, args.pretty())?;
+        return Ok(ExitCode::from(if report::report_ok(&out) { 0 } else { 2 }));
+    }
+    let plan = plan::plan(&cfg, &flags, task)?;
+    for w in &plan.warnings {
+        eprintln!("agentgate: warning: {w}");
+    }
+    let store = if args.no_store {
+        None
+    } else {
+        match Store::open_default() {
+            Ok(s) => Some(s),
+            Err(e) => {
+                // A run must not be lost because the audit trail is unavailable.
+                eprintln!("agentgate: warning: running without the store: {e}");
+                None
+            }
+        }
+    };
+    if args.session.is_some() && store.is_none() {
+        anyhow::bail!(
+            "--session needs the run store (it maps the name to the provider's session id); drop --no-store"
+        );
+    }
+    let options = RunOptions {
+        keeper: std::env::current_exe().ok(),
+        ..RunOptions::default()
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")?;
+    let progress = (!args.stream && std::io::stderr().is_terminal()).then(Progress::start);
+    let mut sink = CliSink::new(args.stream, progress);
+    let outcome = rt.block_on(async {
+        let (_forwarding, cancel) = forward_signals()?;
+        let store = store.as_ref().map(|s| s as &dyn RunStore);
+        anyhow::Ok(agentgate_core::run::run(&plan, &options, store, &mut sink, cancel).await)
+    })?;
+    sink.finish();
+    if !args.stream {
+        print_json(&outcome.envelope, args.pretty())?;
+    }
+    let audit = audit_line(&outcome.envelope, outcome.exit_code);
+    eprintln!("{audit}");
+    if let Some(store) = &store {
+        let log = store.path().with_file_name("audit.log");
+        if let Err(e) = append_audit(&log, &audit) {
+            eprintln!(
+                "agentgate: warning: failed to append to {}: {e}",
+                log.display()
+            );
+        }
+    }
+    Ok(ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1)))
+}
+
+/// SIGINT and SIGTERM to agentgate become cancel requests (a second one:
+/// kill at once), as long as the returned guard lives.
+fn forward_signals() -> anyhow::Result<(SignalForwarding, mpsc::Receiver<CancelRequest>)> {
+    let (ctl_tx, mut ctl_rx) = mpsc::channel::<Control>(4);
+    let (cancel_tx, cancel_rx) = mpsc::channel::<CancelRequest>(4);
+    let forwarding = install_signal_forwarding(ctl_tx)?;
+    tokio::spawn(async move {
+        while let Some(c) = ctl_rx.recv().await {
+            if let Control::Cancel { immediate } = c
+                && cancel_tx.send(CancelRequest { immediate }).await.is_err()
+            {
+                break;
+            }
+        }
+    });
+    Ok((forwarding, cancel_rx))
+}
+
+/// The task: the prompt argument as is, or stdin (plain text or a JSON
+/// task input).
+fn read_task(args: &Args) -> anyhow::Result<TaskInput> {
+    let task = match args.prompt.as_deref() {
+        Some(p) if p != "-" => TaskInput {
+            prompt: p.to_owned(),
+            ..TaskInput::default()
+        },
+        _ => {
+            if std::io::stdin().is_terminal() {
+                anyhow::bail!("no prompt: give it as an argument, or pipe it on stdin");
+            }
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .context("failed to read the prompt from stdin")?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "the prompt on stdin is not UTF-8 (invalid byte at offset {}); convert it first",
+                    e.utf8_error().valid_up_to()
+                )
+            })?;
+            task_from_stdin(&text)?
+        }
+    };
+    if task.prompt.trim().is_empty() {
+        anyhow::bail!("the prompt is empty");
+    }
+    Ok(task)
+}
+
+/// The store, only if it already exists (a dry run creates nothing).
+fn existing_store(args: &Args) -> Option<Store> {
+    if args.no_store {
+        return None;
+    }
+    let path = agentgate_store::default_db_path().ok()?;
+    if !path.is_file() {
+        return None;
+    }
+    Store::open(&path).ok()
+}
