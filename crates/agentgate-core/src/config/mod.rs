@@ -14,7 +14,7 @@
 //! An unknown key is an error that names the key and its line, so that a
 //! typo never silently changes what runs. [`Discovery`] says which file is
 //! read; `providers:` describes CLIs agentgate has no adapter for
-//! ([`CustomProviderSpec`], run by [`crate::provider::CustomProvider`]) and
+//! ([`CustomProviderSpec`], run by [`crate::providers::CustomProvider`]) and
 //! gives providers their defaults ([`ProviderDefaults`]); `agents:`
 //! ([`AgentSpec`]) and `chains:` ([`ChainSpec`]) name what runs. Two
 //! formats users migrate from are read too, told apart by their content
@@ -159,6 +159,26 @@ impl Config {
     pub fn provider(&self, name: &str) -> Option<CustomProvider> {
         self.provider_spec(name)
             .map(|s| CustomProvider::from_checked(s.clone()))
+    }
+
+    /// The model of a run of `provider`: `flag` (`--model`), else
+    /// `agent_model`; a requested name that is an alias of the provider's
+    /// `models:` becomes its target; with nothing requested, the provider's
+    /// `default_model` (itself alias-resolved); else the CLI's default.
+    pub fn resolve_model(
+        &self,
+        provider: &str,
+        flag: Option<&str>,
+        agent_model: Option<&str>,
+    ) -> ModelChoice {
+        model::resolve(provider, self.provider_defaults(provider), flag, agent_model)
+    }
+
+    /// The provider's `default_model` (alias-resolved): the model of a run
+    /// that requests none, and of the one retry after an invalid-model
+    /// error. `None`: the config gives none.
+    pub fn default_model(&self, provider: &str) -> Option<String> {
+        model::default_model(self.provider_defaults(provider))
     }
 
     /// Every custom provider, in file order.

@@ -2,7 +2,7 @@
 //! provider's aliases; else the provider's `default_model`; else the CLI's
 //! own default.
 
-use super::Config;
+use super::defaults::ProviderDefaults;
 
 /// Where the model of a run came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,61 +46,58 @@ pub struct ModelChoice {
     pub resolution: Option<String>,
 }
 
-impl Config {
-    /// The model of a run of `provider`: `flag` (`--model`), else
-    /// `agent_model`; a requested name that is an alias of the provider's
-    /// `models:` becomes its target; with nothing requested, the provider's
-    /// `default_model` (itself alias-resolved); else the CLI's default.
-    pub fn resolve_model(
-        &self,
-        provider: &str,
-        flag: Option<&str>,
-        agent_model: Option<&str>,
-    ) -> ModelChoice {
-        let defaults = self.provider_defaults(provider);
-        let flag = flag.map(str::trim).filter(|m| !m.is_empty());
-        let agent_model = agent_model.map(str::trim).filter(|m| !m.is_empty());
-        let requested = flag
-            .map(|m| (m, ModelSource::Flag))
-            .or(agent_model.map(|m| (m, ModelSource::Agent)));
-        if let Some((requested, source)) = requested {
-            return match defaults.and_then(|d| d.alias(requested)) {
-                Some(target) => ModelChoice {
-                    model: Some(target.to_owned()),
-                    source: ModelSource::Alias,
-                    resolution: Some(format!(
-                        "{provider} model '{requested}' -> '{target}' (alias)"
-                    )),
-                },
-                None => ModelChoice {
-                    model: Some(requested.to_owned()),
-                    source,
-                    resolution: None,
-                },
-            };
-        }
-        match self.default_model(provider) {
-            Some(model) => ModelChoice {
+/// The model of a run of `provider` (whose defaults are `defaults`):
+/// `flag` (`--model`), else `agent_model`; a requested name that is an alias
+/// of the provider's `models:` becomes its target; with nothing requested,
+/// the provider's `default_model` (itself alias-resolved); else the CLI's
+/// default.
+pub(super) fn resolve(
+    provider: &str,
+    defaults: Option<&ProviderDefaults>,
+    flag: Option<&str>,
+    agent_model: Option<&str>,
+) -> ModelChoice {
+    let flag = flag.map(str::trim).filter(|m| !m.is_empty());
+    let agent_model = agent_model.map(str::trim).filter(|m| !m.is_empty());
+    let requested = flag
+        .map(|m| (m, ModelSource::Flag))
+        .or(agent_model.map(|m| (m, ModelSource::Agent)));
+    if let Some((requested, source)) = requested {
+        return match defaults.and_then(|d| d.alias(requested)) {
+            Some(target) => ModelChoice {
+                model: Some(target.to_owned()),
+                source: ModelSource::Alias,
                 resolution: Some(format!(
-                    "{provider} model (none requested) -> '{model}' (default_model)"
+                    "{provider} model '{requested}' -> '{target}' (alias)"
                 )),
-                model: Some(model),
-                source: ModelSource::ProviderDefault,
             },
             None => ModelChoice {
-                model: None,
-                source: ModelSource::CliDefault,
+                model: Some(requested.to_owned()),
+                source,
                 resolution: None,
             },
-        }
+        };
     }
+    match default_model(defaults) {
+        Some(model) => ModelChoice {
+            resolution: Some(format!(
+                "{provider} model (none requested) -> '{model}' (default_model)"
+            )),
+            model: Some(model),
+            source: ModelSource::ProviderDefault,
+        },
+        None => ModelChoice {
+            model: None,
+            source: ModelSource::CliDefault,
+            resolution: None,
+        },
+    }
+}
 
-    /// The provider's `default_model` (alias-resolved): the model of a run
-    /// that requests none, and of the one retry after an invalid-model
-    /// error. `None`: the config gives none.
-    pub fn default_model(&self, provider: &str) -> Option<String> {
-        let d = self.provider_defaults(provider)?;
-        let m = d.default_model.as_deref()?;
-        Some(d.alias(m).unwrap_or(m).to_owned())
-    }
+/// The provider's `default_model` (alias-resolved): the model of a run that
+/// requests none, and of the one retry after an invalid-model error.
+pub(super) fn default_model(defaults: Option<&ProviderDefaults>) -> Option<String> {
+    let d = defaults?;
+    let m = d.default_model.as_deref()?;
+    Some(d.alias(m).unwrap_or(m).to_owned())
 }

@@ -11,8 +11,11 @@ use agentgate_protocol::{
 };
 use serde_json::{Map, Value};
 
+use super::decoder::event;
+use super::fields::str_of;
+use super::json_lines::Understood;
 use super::tools::tool_class;
-use super::{Decoded, Understood, event, str_of};
+use crate::decoded::Decoded;
 
 /// `system/init`: the session id (and model) as a `session` event, once.
 pub fn session_init(

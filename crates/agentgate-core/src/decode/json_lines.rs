@@ -5,7 +5,8 @@
 use agentgate_protocol::RawStream;
 use serde_json::{Map, Value};
 
-use super::{Decoded, raw};
+use super::decoder::{Decoder, raw};
+use crate::decoded::Decoded;
 
 /// A decoder's answer to "did I understand this line?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +39,38 @@ impl Understood {
             (Understood::Yes, _) | (_, Understood::Yes) => Understood::Yes,
             (Understood::Quietly, Understood::Quietly) => Understood::Quietly,
         }
+    }
+}
+
+/// A decoder of a JSON-lines stream that says only what one record means:
+/// the loop, empty lines and `raw` events are [`json_line`]'s. Every such
+/// decoder is a [`Decoder`].
+pub trait JsonLinesDecoder: Send {
+    /// One record (a stdout line holding a JSON object).
+    fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood;
+
+    /// One stderr line (see [`Decoder::stderr_line`]).
+    fn stderr_line(&mut self, line: &[u8], out: &mut Vec<Decoded>) {
+        let _ = (line, out);
+    }
+
+    /// The streams ended (see [`Decoder::finish`]).
+    fn finish(&mut self, out: &mut Vec<Decoded>) {
+        let _ = out;
+    }
+}
+
+impl<T: JsonLinesDecoder> Decoder for T {
+    fn stdout_line(&mut self, line: &[u8], out: &mut Vec<Decoded>) {
+        json_line(line, out, |obj, out| self.object(obj, out));
+    }
+
+    fn stderr_line(&mut self, line: &[u8], out: &mut Vec<Decoded>) {
+        JsonLinesDecoder::stderr_line(self, line, out);
+    }
+
+    fn finish(&mut self, out: &mut Vec<Decoded>) {
+        JsonLinesDecoder::finish(self, out);
     }
 }
 

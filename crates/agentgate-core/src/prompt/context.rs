@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{FileRole, PromptError};
 use super::read::read_text;
-use super::{PieceKind, PromptParts, PromptPiece};
+use super::parts::{PieceKind, PromptParts, PromptPiece};
 
 /// The file a context folder or working directory provides.
 pub const CONTEXT_FILE: &str = "CONTEXT.md";

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::PromptParts;
+use super::parts::PromptParts;
 use super::error::PromptError;
 
 /// The fields a JSON task input may have.
