@@ -130,6 +130,10 @@ pub enum Part {
     Fresh(Parts),
     /// The parts of the run's permission mode.
     Mode(Modes),
+    /// The permission mode as one flag whose value names it
+    /// (`--permission-mode plan`): the names of `default`, `plan`,
+    /// `acceptEdits` and `bypass`, in that order.
+    ModeFlag(&'static str, [&'static str; 4]),
     /// These arguments once per extra directory (`--add-dir`), with `{dir}`.
     EachDir(Words),
     /// Extra directories are refused: the CLI cannot do *this*.
@@ -152,6 +156,12 @@ pub const fn args(words: &'static [&'static str]) -> Part {
 /// [`Part::Optional`] of a built-in table.
 pub const fn optional(words: &'static [&'static str]) -> Part {
     Part::Optional(Words::Static(words))
+}
+
+/// [`Part::ModeFlag`] of a built-in table: `mode_flag("--approval-mode",
+/// ["default", "plan", "auto-edit", "yolo"])`.
+pub const fn mode_flag(flag: &'static str, names: [&'static str; 4]) -> Part {
+    Part::ModeFlag(flag, names)
 }
 
 /// [`Part::EachDir`] of a built-in table.
@@ -292,6 +302,16 @@ impl Walk<'_> {
                     )));
                 }
             },
+            Part::ModeFlag(flag, names) => {
+                let name = match req.permission_mode {
+                    PermissionMode::Default => names[0],
+                    PermissionMode::Plan => names[1],
+                    PermissionMode::AcceptEdits => names[2],
+                    PermissionMode::Bypass => names[3],
+                };
+                out.args.push(OsString::from(*flag));
+                out.args.push(OsString::from(name));
+            }
             Part::EachDir(words) => {
                 for dir in &req.add_dirs {
                     let text = dir.to_string_lossy();
@@ -375,7 +395,7 @@ pub fn templates(parts: &[Part]) -> Vec<Template> {
                 }
             }
             Part::Env(_, t) => out.push(t.clone()),
-            Part::RefuseDirs(_) | Part::Extra | Part::Code(_) => {}
+            Part::ModeFlag(..) | Part::RefuseDirs(_) | Part::Extra | Part::Code(_) => {}
         }
     }
     out

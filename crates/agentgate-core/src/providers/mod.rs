@@ -47,6 +47,8 @@ mod provider;
 pub mod qwen;
 pub(crate) mod registry;
 pub mod template;
+#[cfg(test)]
+mod test_support;
 
 pub use crate::settings::PermissionMode;
 pub use builtin::Description;
@@ -65,21 +67,11 @@ mod tests {
     use super::claude::CLAUDE;
     use super::codex::CODEX;
     use super::gemini::GEMINI;
+    use super::test_support::{self, req};
     use super::*;
 
-    fn req() -> RunRequest {
-        RunRequest {
-            prompt: "do it".into(),
-            cwd: PathBuf::from("/work"),
-            ..RunRequest::default()
-        }
-    }
-
     fn argv(kind: &Description, r: &RunRequest) -> Vec<String> {
-        let dir = std::env::temp_dir();
-        kind.command(r, Path::new("/bin/cli"), &dir)
-            .unwrap()
-            .display_args()
+        test_support::argv(kind, r)
     }
 
     #[test]

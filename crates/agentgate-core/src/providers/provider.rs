@@ -103,6 +103,14 @@ pub struct PostRun<'a> {
     pub cwd: &'a Path,
 }
 
+impl<'a> PostRun<'a> {
+    /// The session id, and the CLI's folder `dir` under the home folder
+    /// (`.gemini`), when both are known: where a session file is looked for.
+    pub fn session_in(&self, dir: &str) -> Option<(&'a str, PathBuf)> {
+        Some((self.session_id?, self.home?.join(dir)))
+    }
+}
+
 /// How far an adapter has been checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verification {
@@ -193,7 +201,7 @@ pub trait Provider: Send + Sync + fmt::Debug {
     }
 }
 
-/// What an adapter supports.
+/// What a provider supports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Features {
     /// Events arrive while the CLI runs (not all at the end).
@@ -208,6 +216,20 @@ pub struct Features {
     pub cost: bool,
     /// Permission modes are mapped onto the CLI's flags.
     pub permission_modes: bool,
+}
+
+impl Features {
+    /// Everything: streaming, resume, reasoning, usage, cost, permission
+    /// modes. A provider that lacks one says `Features { cost: false,
+    /// ..Features::ALL }`.
+    pub const ALL: Features = Features {
+        streaming: true,
+        resume: true,
+        reasoning: true,
+        usage: true,
+        cost: true,
+        permission_modes: true,
+    };
 }
 
 /// `AGENTGATE_<NAME>_BIN`, with characters other than letters and digits as `_`.

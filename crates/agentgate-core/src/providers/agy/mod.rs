@@ -47,11 +47,9 @@ pub static AGY: Description = Description {
     verification: Verification::DocumentedFormat,
     features: Features {
         streaming: false,
-        resume: true,
-        reasoning: true,
         usage: false,
         cost: false,
-        permission_modes: true,
+        ..Features::ALL
     },
     exposes_reasoning: true,
     prompt: PromptInput::Argv,
@@ -125,20 +123,11 @@ mod tests {
 
     use super::*;
     use crate::providers::provider::Provider;
+    use crate::providers::test_support::{self, req};
     use crate::settings::PermissionMode;
 
-    fn req() -> RunRequest {
-        RunRequest {
-            prompt: "do it".into(),
-            cwd: PathBuf::from("/work"),
-            ..RunRequest::default()
-        }
-    }
-
     fn argv(r: &RunRequest) -> Vec<String> {
-        AGY.command(r, Path::new("/bin/agy"), &std::env::temp_dir())
-            .unwrap()
-            .display_args()
+        test_support::argv(&AGY, r)
     }
 
     #[test]

@@ -42,7 +42,7 @@ use crate::decode::claude_shape::{
 use crate::decode::fields::{u16_of, u32_of, u64_of};
 use crate::decode::tools::TOOL_OUTPUT_CAP;
 use crate::decode::{
-    Decoded, Decoder, ProviderError, ProviderFinal, Understood, event, json_line, str_of,
+    Decoded, JsonLinesDecoder, ProviderError, ProviderFinal, Understood, event, str_of,
 };
 
 /// The model name Claude Code gives messages it made up itself (errors,
@@ -92,18 +92,6 @@ impl ClaudeDecoder {
     pub fn with_tool_output_cap(mut self, bytes: usize) -> Self {
         self.tool_output_cap = bytes;
         self
-    }
-
-    /// Decodes one JSON object.
-    fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
-        match str_of(obj, "type") {
-            Some("system") => self.system(obj, out),
-            Some("rate_limit_event") => rate_limit(obj, out),
-            Some("assistant") => self.assistant(obj, out),
-            Some("user") => self.user(obj, out),
-            Some("result") => self.result(obj, out),
-            _ => Understood::No,
-        }
     }
 
     fn system(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
@@ -290,9 +278,17 @@ impl ClaudeDecoder {
     }
 }
 
-impl Decoder for ClaudeDecoder {
-    fn stdout_line(&mut self, line: &[u8], out: &mut Vec<Decoded>) {
-        json_line(line, out, |obj, out| self.object(obj, out));
+impl JsonLinesDecoder for ClaudeDecoder {
+    /// Decodes one JSON object.
+    fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
+        match str_of(obj, "type") {
+            Some("system") => self.system(obj, out),
+            Some("rate_limit_event") => rate_limit(obj, out),
+            Some("assistant") => self.assistant(obj, out),
+            Some("user") => self.user(obj, out),
+            Some("result") => self.result(obj, out),
+            _ => Understood::No,
+        }
     }
 }
 

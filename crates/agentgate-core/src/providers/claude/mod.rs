@@ -9,7 +9,7 @@ pub use errors::ERRORS;
 
 use std::ffi::OsString;
 
-use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, env, mode, optional};
+use super::argv::{Context, Part, PromptInput, args, each_dir, env, mode_flag, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::provider::{CliCommand, CommandError, Features, Verification};
@@ -20,14 +20,7 @@ pub static CLAUDE: Description = Description {
     name: "claude",
     binary: "claude",
     verification: Verification::LiveCli,
-    features: Features {
-        streaming: true,
-        resume: true,
-        reasoning: true,
-        usage: true,
-        cost: true,
-        permission_modes: true,
-    },
+    features: Features::ALL,
     exposes_reasoning: true,
     prompt: PromptInput::Stdin,
     argv: ARGV,
@@ -49,12 +42,10 @@ pub static CLAUDE: Description = Description {
 
 static ARGV: &[Part] = &[
     args(&["-p", "--output-format", "stream-json", "--verbose"]),
-    Part::Mode(Modes {
-        default: mode![args(&["--permission-mode", "default"])],
-        plan: mode![args(&["--permission-mode", "plan"])],
-        accept_edits: mode![args(&["--permission-mode", "acceptEdits"])],
-        bypass: mode![args(&["--permission-mode", "bypassPermissions"])],
-    }),
+    mode_flag(
+        "--permission-mode",
+        ["default", "plan", "acceptEdits", "bypassPermissions"],
+    ),
     optional(&["--model", "{model}"]),
     optional(&["--append-system-prompt", "{system}"]),
     each_dir(&["--add-dir", "{dir}"]),

@@ -34,7 +34,7 @@ use serde_json::{Map, Value, json};
 use crate::decode::fields::http_status_in;
 use crate::decode::tools::{TOOL_OUTPUT_CAP, tool_class};
 use crate::decode::{
-    Decoded, Decoder, ProviderError, ProviderFinal, Understood, event, json_line, str_of,
+    Decoded, JsonLinesDecoder, ProviderError, ProviderFinal, Understood, event, str_of,
 };
 
 /// The name agentgate reports Codex's command executions under: the shell
@@ -89,62 +89,6 @@ impl CodexDecoder {
     pub fn with_tool_output_cap(mut self, bytes: usize) -> Self {
         self.tool_output_cap = bytes;
         self
-    }
-
-    /// Decodes one JSON object; a line that yields nothing (`turn.started`,
-    /// a started or updated agent message) is kept as raw.
-    fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) {
-        match str_of(obj, "type") {
-            Some("thread.started") => {
-                if let Some(id) = str_of(obj, "thread_id") {
-                    self.thread_id = Some(id.to_owned());
-                    out.push(event(EventBody::Session(SessionEvent {
-                        session_id: id.to_owned(),
-                        model: None,
-                    })));
-                }
-            }
-            Some("turn.started") => self.last_message = None,
-            Some("item.started") => self.item(obj, Phase::Started, out),
-            Some("item.updated") => self.item(obj, Phase::Updated, out),
-            Some("item.completed") => self.item(obj, Phase::Completed, out),
-            Some("turn.completed") => {
-                if let Some(u) = obj.get("usage").and_then(Value::as_object) {
-                    out.push(Decoded::ThreadTotals(usage_of(u)));
-                }
-                out.push(Decoded::Final(ProviderFinal {
-                    text: self.last_message.take(),
-                    session_id: self.thread_id.clone(),
-                    is_error: false,
-                    usage: None,
-                    num_turns: None,
-                }));
-            }
-            Some("turn.failed") => {
-                if let Some(u) = obj.get("usage").and_then(Value::as_object) {
-                    out.push(Decoded::ThreadTotals(usage_of(u)));
-                }
-                let message = obj
-                    .get("error")
-                    .and_then(|e| e.get("message"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .or_else(|| self.last_error.clone())
-                    .unwrap_or_else(|| "turn failed".to_owned());
-                out.push(Decoded::ProviderError(ProviderError {
-                    http_status: http_status_in(&message),
-                    message,
-                    code: None,
-                    terminal: true,
-                }));
-            }
-            Some("error") => {
-                if let Some(message) = str_of(obj, "message") {
-                    self.error(message, out);
-                }
-            }
-            _ => {}
-        }
     }
 
     fn error(&mut self, message: &str, out: &mut Vec<Decoded>) {
@@ -235,12 +179,62 @@ impl CodexDecoder {
     }
 }
 
-impl Decoder for CodexDecoder {
-    fn stdout_line(&mut self, line: &[u8], out: &mut Vec<Decoded>) {
-        json_line(line, out, |obj, out| {
-            self.object(obj, out);
-            Understood::Yes
-        });
+impl JsonLinesDecoder for CodexDecoder {
+    /// Decodes one JSON object; a line that yields nothing (`turn.started`,
+    /// a started or updated agent message) is kept as raw.
+    fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
+        match str_of(obj, "type") {
+            Some("thread.started") => {
+                if let Some(id) = str_of(obj, "thread_id") {
+                    self.thread_id = Some(id.to_owned());
+                    out.push(event(EventBody::Session(SessionEvent {
+                        session_id: id.to_owned(),
+                        model: None,
+                    })));
+                }
+            }
+            Some("turn.started") => self.last_message = None,
+            Some("item.started") => self.item(obj, Phase::Started, out),
+            Some("item.updated") => self.item(obj, Phase::Updated, out),
+            Some("item.completed") => self.item(obj, Phase::Completed, out),
+            Some("turn.completed") => {
+                if let Some(u) = obj.get("usage").and_then(Value::as_object) {
+                    out.push(Decoded::ThreadTotals(usage_of(u)));
+                }
+                out.push(Decoded::Final(ProviderFinal {
+                    text: self.last_message.take(),
+                    session_id: self.thread_id.clone(),
+                    is_error: false,
+                    usage: None,
+                    num_turns: None,
+                }));
+            }
+            Some("turn.failed") => {
+                if let Some(u) = obj.get("usage").and_then(Value::as_object) {
+                    out.push(Decoded::ThreadTotals(usage_of(u)));
+                }
+                let message = obj
+                    .get("error")
+                    .and_then(|e| e.get("message"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .or_else(|| self.last_error.clone())
+                    .unwrap_or_else(|| "turn failed".to_owned());
+                out.push(Decoded::ProviderError(ProviderError {
+                    http_status: http_status_in(&message),
+                    message,
+                    code: None,
+                    terminal: true,
+                }));
+            }
+            Some("error") => {
+                if let Some(message) = str_of(obj, "message") {
+                    self.error(message, out);
+                }
+            }
+            _ => {}
+        }
+        Understood::Yes
     }
 }
 

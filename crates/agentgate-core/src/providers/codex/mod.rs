@@ -22,12 +22,8 @@ pub static CODEX: Description = Description {
     binary: "codex",
     verification: Verification::LiveCli,
     features: Features {
-        streaming: true,
-        resume: true,
-        reasoning: true,
-        usage: true,
         cost: false,
-        permission_modes: true,
+        ..Features::ALL
     },
     exposes_reasoning: true,
     prompt: PromptInput::Stdin,
@@ -150,17 +146,14 @@ fn toml_string(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     use super::{CODEX, toml_string};
-    use crate::providers::provider::{Provider, RunRequest};
+    use crate::providers::provider::RunRequest;
     use crate::settings::PermissionMode;
 
     fn argv(r: &RunRequest) -> Vec<String> {
-        CODEX
-            .command(r, Path::new("/bin/codex"), &std::env::temp_dir())
-            .unwrap()
-            .display_args()
+        crate::providers::test_support::argv(&CODEX, r)
     }
 
     #[test]

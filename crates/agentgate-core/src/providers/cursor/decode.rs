@@ -37,7 +37,7 @@ use serde_json::{Map, Value};
 use crate::decode::claude_shape::{ResultHead, result_head, session_init};
 use crate::decode::tools::{TOOL_OUTPUT_CAP, tool_class};
 use crate::decode::{
-    Decoded, Decoder, ProviderError, ProviderFinal, Understood, event, json_line, str_of,
+    Decoded, JsonLinesDecoder, ProviderError, ProviderFinal, Understood, event, str_of,
 };
 
 /// How many stderr lines are kept to explain a failure.
@@ -89,23 +89,6 @@ impl CursorDecoder {
     pub fn with_tool_output_cap(mut self, bytes: usize) -> Self {
         self.tool_output_cap = bytes;
         self
-    }
-
-    fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
-        let kind = str_of(obj, "type");
-        if kind != Some("thinking") {
-            self.flush_thinking(out);
-        }
-        match kind {
-            Some("system") => session_init(obj, &mut self.session_reported, out),
-            Some("user" | "interaction_query") => Understood::Quietly,
-            Some("thinking") => self.thinking(obj, out),
-            Some("assistant") => self.assistant(obj, out),
-            Some("tool_call") => self.tool_call(obj, out),
-            Some("result") => self.result(obj, out),
-            Some("error") => error_event(obj, out),
-            _ => Understood::No,
-        }
     }
 
     fn thinking(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
@@ -251,9 +234,22 @@ impl CursorDecoder {
     }
 }
 
-impl Decoder for CursorDecoder {
-    fn stdout_line(&mut self, line: &[u8], out: &mut Vec<Decoded>) {
-        json_line(line, out, |obj, out| self.object(obj, out));
+impl JsonLinesDecoder for CursorDecoder {
+    fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
+        let kind = str_of(obj, "type");
+        if kind != Some("thinking") {
+            self.flush_thinking(out);
+        }
+        match kind {
+            Some("system") => session_init(obj, &mut self.session_reported, out),
+            Some("user" | "interaction_query") => Understood::Quietly,
+            Some("thinking") => self.thinking(obj, out),
+            Some("assistant") => self.assistant(obj, out),
+            Some("tool_call") => self.tool_call(obj, out),
+            Some("result") => self.result(obj, out),
+            Some("error") => error_event(obj, out),
+            _ => Understood::No,
+        }
     }
 
     fn stderr_line(&mut self, line: &[u8], _out: &mut Vec<Decoded>) {
@@ -486,13 +482,7 @@ mod tests {
     use super::*;
 
     fn decode(lines: &[&str]) -> Vec<Decoded> {
-        let mut d = CursorDecoder::new();
-        let mut out = Vec::new();
-        for l in lines {
-            d.stdout_line(l.as_bytes(), &mut out);
-        }
-        d.finish(&mut out);
-        out
+        crate::providers::test_support::decode(&mut CursorDecoder::new(), lines)
     }
 
     #[test]

@@ -41,12 +41,8 @@ pub static CURSOR: Description = Description {
     binary: "cursor-agent",
     verification: Verification::DocumentedFormat,
     features: Features {
-        streaming: true,
-        resume: true,
-        reasoning: true,
-        usage: true,
         cost: false,
-        permission_modes: true,
+        ..Features::ALL
     },
     exposes_reasoning: true,
     prompt: PromptInput::Argv,
@@ -126,21 +122,11 @@ mod tests {
 
     use super::*;
     use crate::providers::provider::Provider;
+    use crate::providers::test_support::{self, req};
     use crate::settings::PermissionMode;
 
-    fn req() -> RunRequest {
-        RunRequest {
-            prompt: "do it".into(),
-            cwd: PathBuf::from("/work"),
-            ..RunRequest::default()
-        }
-    }
-
     fn argv(r: &RunRequest) -> Vec<String> {
-        CURSOR
-            .command(r, Path::new("/bin/cursor-agent"), &std::env::temp_dir())
-            .unwrap()
-            .display_args()
+        test_support::argv(&CURSOR, r)
     }
 
     #[test]

@@ -23,12 +23,8 @@ pub static GEMINI: Description = Description {
     binary: "gemini",
     verification: Verification::LiveCli,
     features: Features {
-        streaming: true,
-        resume: true,
-        reasoning: true,
-        usage: true,
         cost: false,
-        permission_modes: true,
+        ..Features::ALL
     },
     exposes_reasoning: true,
     prompt: PromptInput::Stdin,
@@ -89,8 +85,7 @@ fn system_file(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
 
 /// Gemini's thoughts, which only its session file holds.
 fn thoughts(ctx: &PostRun<'_>) -> Vec<Decoded> {
-    let (Some(id), Some(home)) = (ctx.session_id, ctx.home) else {
-        return Vec::new();
-    };
-    recovered_thoughts(&home.join(".gemini"), id)
+    ctx.session_in(".gemini")
+        .map(|(id, dir)| recovered_thoughts(&dir, id))
+        .unwrap_or_default()
 }

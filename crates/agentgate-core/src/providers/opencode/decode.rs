@@ -52,7 +52,7 @@ use serde_json::{Map, Value};
 use crate::classify::{compile_checked, status_in_text};
 use crate::decode::tools::{TOOL_OUTPUT_CAP, tool_class};
 use crate::decode::{
-    Decoded, Decoder, ProviderError, ProviderFinal, Understood, event, json_line, str_of,
+    Decoded, JsonLinesDecoder, ProviderError, ProviderFinal, Understood, event, str_of,
 };
 
 /// How many times opencode 1.18 retries one failed model request
@@ -121,67 +121,6 @@ impl OpencodeDecoder {
     pub fn with_tool_output_cap(mut self, bytes: usize) -> Self {
         self.tool_output_cap = bytes;
         self
-    }
-
-    /// Decodes one JSON object.
-    fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
-        if let Some(id) = str_of(obj, "sessionID")
-            && self.session_id.as_deref() != Some(id)
-        {
-            self.session_id = Some(id.to_owned());
-            out.push(event(EventBody::Session(SessionEvent {
-                session_id: id.to_owned(),
-                model: None,
-            })));
-        }
-        let part = obj.get("part").and_then(Value::as_object);
-        match (str_of(obj, "type"), part) {
-            (Some("step_start"), Some(_)) => {
-                self.progress();
-                self.step_text.clear();
-                // Nothing to report: the line stays raw.
-                Understood::No
-            }
-            (Some("text"), Some(part)) => {
-                self.progress();
-                let text = str_of(part, "text").unwrap_or_default();
-                if text.is_empty() {
-                    return Understood::No;
-                }
-                self.step_text.push(text.to_owned());
-                out.push(event(EventBody::Message(MessageEvent {
-                    text: text.to_owned(),
-                })));
-                Understood::Yes
-            }
-            (Some("reasoning"), Some(part)) => {
-                self.progress();
-                let text = str_of(part, "text").unwrap_or_default();
-                if text.trim().is_empty() {
-                    return Understood::No;
-                }
-                out.push(event(EventBody::Thinking(ThinkingEvent {
-                    text: text.to_owned(),
-                })));
-                Understood::Yes
-            }
-            (Some("tool_use"), Some(part)) => {
-                self.progress();
-                self.tool(part, out)
-            }
-            (Some("step_finish"), Some(part)) => {
-                self.progress();
-                self.step_finish(part, out)
-            }
-            (Some("error"), _) => match obj.get("error").and_then(Value::as_object) {
-                Some(error) => {
-                    self.error(error, out);
-                    Understood::Yes
-                }
-                None => Understood::No,
-            },
-            _ => Understood::No,
-        }
     }
 
     /// Output on stdout: the model request in flight got through.
@@ -346,9 +285,66 @@ impl OpencodeDecoder {
     }
 }
 
-impl Decoder for OpencodeDecoder {
-    fn stdout_line(&mut self, line: &[u8], out: &mut Vec<Decoded>) {
-        json_line(line, out, |obj, out| self.object(obj, out));
+impl JsonLinesDecoder for OpencodeDecoder {
+    /// Decodes one JSON object.
+    fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
+        if let Some(id) = str_of(obj, "sessionID")
+            && self.session_id.as_deref() != Some(id)
+        {
+            self.session_id = Some(id.to_owned());
+            out.push(event(EventBody::Session(SessionEvent {
+                session_id: id.to_owned(),
+                model: None,
+            })));
+        }
+        let part = obj.get("part").and_then(Value::as_object);
+        match (str_of(obj, "type"), part) {
+            (Some("step_start"), Some(_)) => {
+                self.progress();
+                self.step_text.clear();
+                // Nothing to report: the line stays raw.
+                Understood::No
+            }
+            (Some("text"), Some(part)) => {
+                self.progress();
+                let text = str_of(part, "text").unwrap_or_default();
+                if text.is_empty() {
+                    return Understood::No;
+                }
+                self.step_text.push(text.to_owned());
+                out.push(event(EventBody::Message(MessageEvent {
+                    text: text.to_owned(),
+                })));
+                Understood::Yes
+            }
+            (Some("reasoning"), Some(part)) => {
+                self.progress();
+                let text = str_of(part, "text").unwrap_or_default();
+                if text.trim().is_empty() {
+                    return Understood::No;
+                }
+                out.push(event(EventBody::Thinking(ThinkingEvent {
+                    text: text.to_owned(),
+                })));
+                Understood::Yes
+            }
+            (Some("tool_use"), Some(part)) => {
+                self.progress();
+                self.tool(part, out)
+            }
+            (Some("step_finish"), Some(part)) => {
+                self.progress();
+                self.step_finish(part, out)
+            }
+            (Some("error"), _) => match obj.get("error").and_then(Value::as_object) {
+                Some(error) => {
+                    self.error(error, out);
+                    Understood::Yes
+                }
+                None => Understood::No,
+            },
+            _ => Understood::No,
+        }
     }
 
     fn stderr_line(&mut self, line: &[u8], out: &mut Vec<Decoded>) {

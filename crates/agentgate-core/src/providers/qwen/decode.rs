@@ -317,13 +317,7 @@ mod tests {
     use super::*;
 
     fn decode(lines: &[&str]) -> Vec<Decoded> {
-        let mut d = QwenDecoder::new();
-        let mut out = Vec::new();
-        for l in lines {
-            d.stdout_line(l.as_bytes(), &mut out);
-        }
-        d.finish(&mut out);
-        out
+        crate::providers::test_support::decode(&mut QwenDecoder::new(), lines)
     }
 
     #[test]

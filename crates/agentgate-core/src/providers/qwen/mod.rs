@@ -16,7 +16,7 @@ mod settings;
 pub use decode::{QwenDecoder, find_session_file, is_api_error, session_totals};
 pub use errors::ERRORS;
 
-use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, mode, optional};
+use super::argv::{Context, Part, PromptInput, args, each_dir, mode_flag, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::provider::{CliCommand, CommandError, Features, PostRun, Verification};
@@ -31,12 +31,8 @@ pub static QWEN: Description = Description {
     binary: "qwen",
     verification: Verification::LiveCli,
     features: Features {
-        streaming: true,
-        resume: true,
-        reasoning: true,
-        usage: true,
         cost: false,
-        permission_modes: true,
+        ..Features::ALL
     },
     exposes_reasoning: true,
     prompt: PromptInput::Stdin,
@@ -61,12 +57,7 @@ pub static QWEN: Description = Description {
 static ARGV: &[Part] = &[
     Part::Code(prompt_fits_stdin),
     args(&["--output-format", "stream-json"]),
-    Part::Mode(Modes {
-        default: mode![args(&["--approval-mode", "default"])],
-        plan: mode![args(&["--approval-mode", "plan"])],
-        accept_edits: mode![args(&["--approval-mode", "auto-edit"])],
-        bypass: mode![args(&["--approval-mode", "yolo"])],
-    }),
+    mode_flag("--approval-mode", ["default", "plan", "auto-edit", "yolo"]),
     optional(&["-m", "{model}"]),
     optional(&["--append-system-prompt", "{system}"]),
     each_dir(&["--include-directories", "{dir}"]),
@@ -98,10 +89,8 @@ fn bound_retries(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandE
 
 /// The session's totals from Qwen's session file (reasoning included).
 fn session_usage(ctx: &PostRun<'_>) -> Vec<Decoded> {
-    let (Some(id), Some(home)) = (ctx.session_id, ctx.home) else {
-        return Vec::new();
-    };
-    session_totals(&home.join(".qwen"), id)
+    ctx.session_in(".qwen")
+        .and_then(|(id, dir)| session_totals(&dir, id))
         .map(Decoded::ThreadTotals)
         .into_iter()
         .collect()
@@ -117,18 +106,11 @@ mod tests {
     use super::settings::{SYSTEM_DEFAULTS_ENV, SYSTEM_SETTINGS_ENV};
     use super::*;
     use crate::providers::provider::{Provider, RunRequest};
+    use crate::providers::test_support::req;
     use crate::settings::PermissionMode;
 
     fn os(s: &str) -> OsString {
         OsString::from(s)
-    }
-
-    fn req() -> RunRequest {
-        RunRequest {
-            prompt: "do it".into(),
-            cwd: PathBuf::from("/work"),
-            ..RunRequest::default()
-        }
     }
 
     fn plan(r: &RunRequest, scratch: &Path) -> CliCommand {
