@@ -147,7 +147,7 @@ pub struct Args {
     #[arg(long)]
     pub max_provider_retries: Option<u32>,
     /// The CLI's executable (default: the config's `binary`, then
-    /// $AGENTGATE_<PROVIDER>_BIN, then PATH). One provider only.
+    /// `$AGENTGATE_<PROVIDER>_BIN`, then PATH). One provider only.
     #[arg(long)]
     pub binary: Option<PathBuf>,
     /// When a failed attempt changed the workspace before failover: stop
