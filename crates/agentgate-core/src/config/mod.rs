@@ -171,7 +171,12 @@ impl Config {
         flag: Option<&str>,
         agent_model: Option<&str>,
     ) -> ModelChoice {
-        model::resolve(provider, self.provider_defaults(provider), flag, agent_model)
+        model::resolve(
+            provider,
+            self.provider_defaults(provider),
+            flag,
+            agent_model,
+        )
     }
 
     /// The provider's `default_model` (alias-resolved): the model of a run

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::error::{FileRole, PromptError};
-use super::read::read_text;
 use super::parts::{PieceKind, PromptParts, PromptPiece};
+use super::read::read_text;
 
 /// The file a context folder or working directory provides.
 pub const CONTEXT_FILE: &str = "CONTEXT.md";

@@ -143,4 +143,3 @@ impl AssembledPrompt {
 pub fn estimate_tokens(text: &str) -> u64 {
     agentgate_protocol::estimate_output_tokens(text)
 }
-

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::parts::PromptParts;
 use super::error::PromptError;
+use super::parts::PromptParts;
 
 /// The fields a JSON task input may have.
 pub const TASK_INPUT_FIELDS: &[&str] = &["prompt", "task", "context", "persona", "files"];
