@@ -47,8 +47,9 @@ pub struct Plan {
     /// The clock: `None` = the system's. Tests set it to check quota
     /// skipping around a reset time.
     pub now: Option<Timestamp>,
-    /// The home folder the CLIs use (for session files read after the run);
-    /// a step whose `env` sets `HOME` uses that instead.
+    /// The home folder the CLIs use (for session files read after the run):
+    /// agentgate's own; a step whose `env` sets `HOME` (the flags', the
+    /// agent's or the provider's) uses that instead.
     pub home: Option<PathBuf>,
     /// Things the caller should know (a prompt cut or large).
     pub warnings: Vec<String>,
@@ -100,13 +101,9 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         warnings.extend(prompt_warnings);
         steps.push(step);
     }
-    let home = flags
-        .settings
-        .env
-        .iter()
-        .find(|(k, _)| k == "HOME")
-        .map(|(_, v)| PathBuf::from(v))
-        .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    // A `HOME` in the flags' environment reaches every step's `env`, where
+    // the run looks first; this is the home of a step that sets none.
+    let home = std::env::var_os("HOME").map(PathBuf::from);
     Ok(Plan {
         steps,
         chain: chain.map(|c| c.name.clone()),

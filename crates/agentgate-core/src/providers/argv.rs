@@ -380,7 +380,8 @@ pub fn mode_name(mode: PermissionMode) -> (&'static str, &'static str) {
 }
 
 /// Every template of a table, for the tests that check built-in tables.
-pub fn templates(parts: &[Part]) -> Vec<Template> {
+#[cfg(test)]
+pub(crate) fn templates(parts: &[Part]) -> Vec<Template> {
     let mut out = Vec::new();
     for p in parts {
         match p {

@@ -39,7 +39,7 @@ pub(super) struct Emitter<'a> {
     /// The attempt under way.
     pub attempt: Option<u32>,
     /// The run's files in the store (`None` without a store).
-    pub files: Option<&'a mut RunFiles>,
+    files: Option<&'a mut RunFiles>,
     sink: &'a mut dyn EventSink,
     store_failed: bool,
     /// The current step's transcript, kept for `--handoff summary`.

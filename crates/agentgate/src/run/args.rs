@@ -162,7 +162,7 @@ pub struct Args {
     /// comma-separated list of error types (`quota,rate_limit`; legacy
     /// names like `allowance_exceeded` too). Default: the chain's or
     /// agent's `retry_on`, else every recoverable error.
-    #[arg(long, value_parser = parse_retry_on, value_name = "TYPES")]
+    #[arg(long, value_parser = retry_on_from_names, value_name = "TYPES")]
     pub retry_on: Option<RetryOn>,
     /// Run providers even when their quota is recorded as exhausted.
     #[arg(long)]
@@ -210,10 +210,6 @@ fn parse_on_dirty(s: &str) -> Result<OnDirty, String> {
         "stash" => Ok(OnDirty::Stash),
         _ => Err(format!("`{s}`: expected stop, continue or stash")),
     }
-}
-
-fn parse_retry_on(s: &str) -> Result<RetryOn, String> {
-    retry_on_from_names(s)
 }
 
 /// A comma-separated list of names, as `--provider` and `--agent` take.

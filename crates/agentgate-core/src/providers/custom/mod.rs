@@ -39,7 +39,7 @@ impl CustomProvider {
     }
 
     /// A spec the config loader already validated.
-    pub fn from_checked(spec: CustomProviderSpec) -> CustomProvider {
+    pub(crate) fn from_checked(spec: CustomProviderSpec) -> CustomProvider {
         let output = Arc::new(spec.output.clone());
         let argv = Arc::new(argv_table(&spec));
         CustomProvider {
