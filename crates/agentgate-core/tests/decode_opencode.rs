@@ -376,10 +376,13 @@ fn a_refused_permission_is_a_failed_tool_call_and_a_notice() {
         detail: "permission requested: bash (echo hello > hello.txt); auto-rejecting".into()
     }))));
     // The step ended for its tool call and opencode stopped there: no
-    // final record, the answer is the text before the call.
+    // final record, so no answer (a chain moves on); the text before the
+    // call is kept as the response.
     assert!(!items.iter().any(|d| matches!(d, Decoded::Final(_))));
     let (_, env, exit) = parse("fake_refused");
-    assert_eq!(exit, 0);
+    assert_eq!(exit, 75);
+    assert_eq!(env.error_type, Some(ErrorKind::ProviderError), "{env:#?}");
+    assert_eq!(env.recoverable, Some(true));
     assert_eq!(env.response, "I'll create it.");
     assert_eq!(env.metadata.tool_activity.unwrap().error_count, 1);
 }

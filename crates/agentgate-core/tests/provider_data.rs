@@ -81,6 +81,7 @@ fn describe(binary: &'static str) -> Description {
         decoder: || Box::new(ClaudeDecoder::new()),
         post_run: None,
         errors: &ERRORS,
+        final_record: Some("its closing `result` record"),
         login: LoginFacts {
             probes: &[
                 LoginProbe::Credentials {

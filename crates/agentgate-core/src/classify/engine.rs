@@ -6,6 +6,7 @@ use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
+use super::final_record::{self, StdoutSeen};
 use super::generic::rules;
 use super::output::Tails;
 use super::pattern::compiled;
@@ -30,6 +31,14 @@ pub struct ClassifyInput<'a> {
     pub errors: &'a [ProviderError],
     /// The CLI's final result record, if it printed one.
     pub final_: Option<&'a ProviderFinal>,
+    /// What the CLI's output format promises to end with, in words for a
+    /// message (`"its closing `result` record"`); `None` when it promises
+    /// nothing (plain text). A CLI that ended without it, and without any
+    /// other sign of failure, gave no answer: `provider_error`,
+    /// recoverable (rule `fallback.no_final_record`).
+    pub final_expected: Option<&'a str>,
+    /// What the CLI printed on stdout, for that error's message.
+    pub stdout_seen: StdoutSeen,
     /// The CLI's exit code, if it exited.
     pub exit_code: Option<i32>,
     /// The signal that ended the CLI, if one did.
@@ -49,13 +58,16 @@ pub struct ClassifyInput<'a> {
 
 impl<'a> ClassifyInput<'a> {
     /// An input of the provider `table` belongs to, with no evidence yet:
-    /// no errors, no final record, no exit status, empty tails.
+    /// no errors, no final record (and none expected), no exit status,
+    /// empty tails.
     pub fn new(table: &'a ProviderTable, now: Timestamp, tz: &'a TimeZone) -> ClassifyInput<'a> {
         ClassifyInput {
             provider: table.name,
             table,
             errors: &[],
             final_: None,
+            final_expected: None,
+            stdout_seen: StdoutSeen::default(),
             exit_code: None,
             signal: None,
             stdout_tail: "",
@@ -73,7 +85,8 @@ pub struct Classified {
     pub info: ErrorInfo,
     /// The deciding row's id (`"claude.not_logged_in"`), an HTTP status
     /// default (`"http.429"`), or a fallback (`"fallback.exit"`,
-    /// `"fallback.signal"`, `"fallback.structured"`, `"fallback.answer"`).
+    /// `"fallback.signal"`, `"fallback.structured"`, `"fallback.answer"`,
+    /// `"fallback.no_final_record"`).
     pub rule: &'static str,
 }
 
@@ -81,8 +94,10 @@ pub struct Classified {
 ///
 /// An invocation succeeded when the CLI exited 0 (or was stopped by a
 /// signal after printing a clean final record), reported no terminal error,
-/// its final record is not an error, and, for CLIs whose table says so, the
-/// final answer is not an error report.
+/// printed the final record its format promises (when
+/// [`ClassifyInput::final_expected`] names one), that record is not an
+/// error, and, for CLIs whose table says so, the final answer is not an
+/// error report.
 pub fn classify(input: &ClassifyInput) -> Option<ErrorInfo> {
     classify_explained(input).map(|c| c.info)
 }
@@ -101,12 +116,23 @@ pub fn classify_with(table: &ProviderTable, input: &ClassifyInput) -> Option<Cla
     // A CLI stopped by a signal after its clean final record was ended by
     // the supervisor's grace period: the run succeeded.
     let killed = input.signal.is_some() && !clean_final;
+    // Ended cleanly (or with an unknown status), but without the record its
+    // format promises: no answer.
+    let missing_final = input.final_expected.filter(|_| {
+        input.final_.is_none() && input.signal.is_none() && input.exit_code.is_none_or(|c| c == 0)
+    });
     let answer = if terminal.is_none() && final_error.is_none() {
         answer_error(table, input.final_)
     } else {
         None
     };
-    if terminal.is_none() && final_error.is_none() && !exit_failed && !killed && answer.is_none() {
+    if terminal.is_none()
+        && final_error.is_none()
+        && !exit_failed
+        && !killed
+        && answer.is_none()
+        && missing_final.is_none()
+    {
         return None;
     }
 
@@ -137,7 +163,7 @@ pub fn classify_with(table: &ProviderTable, input: &ClassifyInput) -> Option<Cla
         .or_else(|| by_exit(table, input, &tails, exit_status))
         .or_else(|| by_pattern(table, answer, &tails))
         .or_else(|| last_notice.as_ref().and_then(|s| structured(table, s)))
-        .unwrap_or_else(|| fallback(input, &subjects, answer, &tails));
+        .unwrap_or_else(|| fallback(input, &subjects, answer, missing_final, &tails));
 
     let status = decision
         .status
@@ -326,11 +352,13 @@ fn by_pattern(table: &ProviderTable, answer: Option<&str>, tails: &Tails) -> Opt
 }
 
 /// Nothing decided: the failure is `unknown`, except a CLI killed by a
-/// signal, which crashed (`provider_error`).
+/// signal, which crashed, and a CLI that ended without its final record,
+/// which gave no answer (both `provider_error`).
 fn fallback(
     input: &ClassifyInput,
     subjects: &[Subject],
     answer: Option<&str>,
+    missing_final: Option<&str>,
     tails: &Tails,
 ) -> Decision {
     let summary = tails.summary();
@@ -353,6 +381,26 @@ fn fallback(
             recoverable: None,
             source: ErrorSource::ExitStatus,
             message,
+            status: None,
+        };
+    }
+    if let Some(expected) = missing_final {
+        return Decision {
+            kind: ErrorKind::ProviderError,
+            rule: "fallback.no_final_record",
+            recoverable: Some(true),
+            source: if input.exit_code.is_some() {
+                ErrorSource::ExitStatus
+            } else {
+                ErrorSource::Structured
+            },
+            message: final_record::message(
+                input.provider,
+                expected,
+                input.exit_code,
+                input.stdout_seen,
+                summary.as_deref(),
+            ),
             status: None,
         };
     }

@@ -18,10 +18,14 @@
 //! retry delays are parsed from the provider's words ([`parse_reset`],
 //! [`parse_retry_after`]), and CLIs that retry internally have their retry
 //! notices recognised ([`is_retry_notice`]) so the run loop can stop them
-//! early. The mapping is documented in `docs/errors.md`.
+//! early. A CLI that ends cleanly without the final record its format
+//! promises gave no answer: when nothing else explains it, that is a
+//! recoverable `provider_error` (`final_record.rs`). The mapping is
+//! documented in `docs/errors.md`.
 
 mod common;
 mod engine;
+mod final_record;
 mod generic;
 mod notice;
 mod output;
@@ -32,6 +36,7 @@ mod table;
 
 pub use common::COMMON_RULES;
 pub use engine::{Classified, ClassifyInput, classify, classify_explained, classify_with};
+pub use final_record::StdoutSeen;
 pub use generic::GENERIC;
 pub use notice::{RetryNotice, is_retry_notice};
 pub use pattern::compile_checked;

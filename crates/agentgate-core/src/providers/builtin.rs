@@ -37,6 +37,10 @@ pub struct Description {
     pub post_run: Option<fn(&PostRun<'_>) -> Vec<Decoded>>,
     /// What its errors mean.
     pub errors: &'static ProviderTable,
+    /// The record its output format promises to end a turn with, in words
+    /// for an error message (`"its closing `result` record"`); `None` when
+    /// it promises none. See [`Provider::final_record`].
+    pub final_record: Option<&'static str>,
     /// Where it keeps its login.
     pub login: LoginFacts,
 }
@@ -81,6 +85,10 @@ impl Provider for Description {
 
     fn errors(&self) -> &'static ProviderTable {
         self.errors
+    }
+
+    fn final_record(&self) -> Option<&str> {
+        self.final_record
     }
 
     fn login(&self) -> Option<&LoginFacts> {

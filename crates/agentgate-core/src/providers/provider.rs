@@ -194,6 +194,16 @@ pub trait Provider: Send + Sync + fmt::Debug {
         &GENERIC
     }
 
+    /// The record the CLI's output format promises to end a turn with, in
+    /// words for an error message (`"its closing `result` record"`);
+    /// `None` (the default) when it promises none. A run that ends cleanly
+    /// without it gave no answer: the classifier makes it a recoverable
+    /// `provider_error` (see [`crate::classify::ClassifyInput`]'s
+    /// `final_expected`).
+    fn final_record(&self) -> Option<&str> {
+        None
+    }
+
     /// Where its login is kept, for `agentgate health`; `None` when
     /// agentgate knows nothing of it.
     fn login(&self) -> Option<&LoginFacts> {

@@ -16,7 +16,7 @@ use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
 use super::tail::{STDERR_TAIL_BYTES, Tail};
 use crate::accumulate::{Accumulator, Finish};
-use crate::classify::{self, ClassifyInput};
+use crate::classify::{self, ClassifyInput, StdoutSeen};
 use crate::decode::{Decoded, ProviderError};
 use crate::plan::Step;
 use crate::providers::{PostRun, Provider, RunRequest, locate_binary};
@@ -111,6 +111,7 @@ pub(super) async fn attempt(
     let mut decoded = Vec::new();
     let mut stderr_tail = Tail::new(STDERR_TAIL_BYTES);
     let mut stdout_tail = Tail::new(STDERR_TAIL_BYTES);
+    let mut stdout_seen = StdoutSeen::default();
     let mut cancelled = false;
     let mut result_seen = false;
     let mut stopped_for_retries: Option<ProviderError> = None;
@@ -135,6 +136,7 @@ pub(super) async fn attempt(
                 match line.stream {
                     Stream::Stdout => {
                         stdout_tail.push(&line.bytes);
+                        stdout_seen.line(&line.bytes);
                         decoder.stdout_line(&line.bytes, &mut decoded);
                     }
                     Stream::Stderr => {
@@ -314,6 +316,8 @@ pub(super) async fn attempt(
                 table: provider.errors(),
                 errors: &errors,
                 final_: acc.final_record(),
+                final_expected: provider.final_record(),
+                stdout_seen,
                 exit_code,
                 signal: if report.ended_by == EndReason::ResultThenHang {
                     None

@@ -8,7 +8,7 @@ use jiff::Timestamp;
 use super::emitter::Emitter;
 use super::tail::{STDERR_TAIL_BYTES, Tail};
 use crate::accumulate::{Accumulator, Finish};
-use crate::classify::{self, ClassifyInput};
+use crate::classify::{self, ClassifyInput, StdoutSeen};
 use crate::decode::Decoded;
 use crate::providers::Provider;
 use crate::supervise::Stream;
@@ -32,8 +32,10 @@ pub fn parse_capture(
     let mut out = Vec::new();
     let mut stdout_tail = Tail::new(STDERR_TAIL_BYTES);
     let mut stderr_tail = Tail::new(STDERR_TAIL_BYTES);
+    let mut stdout_seen = StdoutSeen::default();
     for line in split_lines(stdout) {
         stdout_tail.push(line);
+        stdout_seen.line(line);
         decoder.stdout_line(line, &mut out);
     }
     for line in split_lines(stderr) {
@@ -54,6 +56,8 @@ pub fn parse_capture(
         table: provider.errors(),
         errors: acc.errors(),
         final_: acc.final_record(),
+        final_expected: provider.final_record(),
+        stdout_seen,
         exit_code,
         signal: None,
         stdout_tail: &stdout_text,

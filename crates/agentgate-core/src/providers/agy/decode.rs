@@ -10,9 +10,13 @@
 //! | stderr `warning: conversation "<id>" not found` | `status` notice: agy started a new conversation |
 //! | stderr log lines (`I0722 07:43:08.726326 ...`) | nothing |
 //! | other stderr | kept: after an empty answer, the last of it is the error |
+//! | the end of the streams, after a non-empty answer | the final record (the answer) |
 //!
 //! agy may fail with exit status 0, nothing on stdout and its message on
 //! stderr; an empty answer with stderr text is therefore a terminal error.
+//! Plain text has no closing record: the answer is agy's final record, so
+//! an empty answer without stderr text is a run without its final record,
+//! which the classifier fails (`fallback.no_final_record`).
 //! It reports no usage: when the stream ends the decoder reports an
 //! estimate of the answer's tokens (`estimated: true`); the transcript's
 //! figures, or a better estimate from it, replace it after the run.
@@ -25,7 +29,7 @@ use agentgate_protocol::{
 use regex::Regex;
 
 use crate::classify::compile_checked;
-use crate::decode::{Decoded, Decoder, ProviderError};
+use crate::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
 
 /// How many stderr lines are kept to explain a failure.
 const STDERR_LINES: usize = 40;
@@ -183,6 +187,10 @@ impl Decoder for AgyDecoder {
                 ..Usage::default()
             },
         })));
+        out.push(Decoded::Final(ProviderFinal {
+            text: Some(std::mem::take(&mut self.answer)),
+            ..ProviderFinal::default()
+        }));
     }
 }
 

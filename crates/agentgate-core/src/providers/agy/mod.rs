@@ -57,6 +57,7 @@ pub static AGY: Description = Description {
     decoder: || Box::new(AgyDecoder::new()),
     post_run: Some(recovered),
     errors: &ERRORS,
+    final_record: Some("an answer on stdout"),
     login: LoginFacts {
         probes: &[LoginProbe::Hint(".gemini/antigravity-cli")],
         otherwise: LoginState::Unknown,

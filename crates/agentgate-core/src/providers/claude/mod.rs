@@ -27,6 +27,7 @@ pub static CLAUDE: Description = Description {
     decoder: || Box::new(ClaudeDecoder::new()),
     post_run: None,
     errors: &ERRORS,
+    final_record: Some("its closing `result` record"),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {

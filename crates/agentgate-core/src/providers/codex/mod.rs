@@ -31,6 +31,7 @@ pub static CODEX: Description = Description {
     decoder: || Box::new(CodexDecoder::new()),
     post_run: None,
     errors: &ERRORS,
+    final_record: Some("its closing `turn.completed` record"),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {

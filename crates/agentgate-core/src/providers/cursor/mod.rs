@@ -50,6 +50,7 @@ pub static CURSOR: Description = Description {
     decoder: || Box::new(CursorDecoder::new()),
     post_run: None,
     errors: &ERRORS,
+    final_record: Some("its closing `result` record"),
     login: LoginFacts {
         probes: &[
             LoginProbe::ApiKey("CURSOR_API_KEY"),

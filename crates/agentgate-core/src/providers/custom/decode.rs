@@ -3,11 +3,11 @@
 //!
 //! | output | decoded as |
 //! |---|---|
-//! | text, each line | `text_delta`; at the end, the whole stdout (trailing whitespace trimmed) as one `message`, the answer |
+//! | text, each line | `text_delta`; at the end, the whole stdout (trailing whitespace trimmed) as one `message` and, when not blank, the final record |
 //! | json, the document (read at the end) | `session`, provider error when it is an error, the final record |
 //! | jsonl, the `final` line | provider error when it is an error, the final record |
 //! | jsonl, an `error.match` line | provider error (terminal unless `terminal: false`) |
-//! | jsonl, a `message` line | `message` |
+//! | jsonl, a `message` line | `message`; without `final`, the end of a stream that had one is the final record |
 //! | jsonl, a `usage.match` line | `usage` scope turn |
 //! | jsonl, a `tool_use.match` line | `tool_use`, classed by its name |
 //! | jsonl, a `tool_result.match` line | `tool_result` |
@@ -17,6 +17,11 @@
 //! A json document that does not parse is tried as its last non-empty
 //! line (a CLI that prints a banner first); failing that, its lines are
 //! kept as `raw`.
+//!
+//! Every format ends with a final record when the CLI answered, and
+//! without one when it did not (blank text, no document, no `final` line,
+//! no `message` line): the classifier fails such a run
+//! (`fallback.no_final_record`, see `CustomProvider::final_record`).
 
 use std::sync::Arc;
 
@@ -34,7 +39,6 @@ use crate::decode::{Decoded, Decoder, ProviderError, ProviderFinal, Understood, 
 #[derive(Debug, Clone)]
 pub struct CustomDecoder {
     spec: Arc<OutputSpec>,
-    session_reported: bool,
     /// text: the answer so far; json: the document so far.
     text: String,
     /// json: the lines, to keep as raw when the document does not parse.
@@ -42,6 +46,10 @@ pub struct CustomDecoder {
     lines_seen: usize,
     /// Tool calls seen, to number those without an id.
     tool_calls: usize,
+    /// jsonl: an assistant `message` line was seen.
+    messages_seen: bool,
+    /// The first session id found (reported once as a `session` event).
+    session_id: Option<String>,
 }
 
 impl CustomDecoder {
@@ -49,11 +57,12 @@ impl CustomDecoder {
     pub fn new(spec: Arc<OutputSpec>) -> Self {
         CustomDecoder {
             spec,
-            session_reported: false,
             text: String::new(),
             lines: Vec::new(),
             lines_seen: 0,
             tool_calls: 0,
+            messages_seen: false,
+            session_id: None,
         }
     }
 
@@ -108,6 +117,7 @@ impl CustomDecoder {
             && let Some(text) = m.text.text(record).filter(|t| !t.is_empty())
         {
             used = true;
+            self.messages_seen = true;
             out.push(Decoded::Event(EventBody::Message(MessageEvent { text })));
         }
         if let Some(t) = &spec.tool_use
@@ -183,8 +193,8 @@ impl CustomDecoder {
             .as_ref()
             .and_then(|p| p.text(record))
             .filter(|id| !id.is_empty())?;
-        if !self.session_reported {
-            self.session_reported = true;
+        if self.session_id.is_none() {
+            self.session_id = Some(id.clone());
             out.push(Decoded::Event(EventBody::Session(SessionEvent {
                 session_id: id.clone(),
                 model: None,
@@ -289,9 +299,21 @@ impl Decoder for CustomDecoder {
                     out.push(Decoded::Event(EventBody::Message(MessageEvent {
                         text: text.to_owned(),
                     })));
+                    // Plain text has no closing record: the answer is one.
+                    out.push(Decoded::Final(ProviderFinal {
+                        text: Some(text.to_owned()),
+                        ..ProviderFinal::default()
+                    }));
                 }
             }
             OutputFormat::Json => self.finish_json(out),
+            // Without a `final` line, the answer is the last message line.
+            OutputFormat::Jsonl if self.spec.final_record.is_none() && self.messages_seen => {
+                out.push(Decoded::Final(ProviderFinal {
+                    session_id: self.session_id.clone(),
+                    ..ProviderFinal::default()
+                }));
+            }
             OutputFormat::Jsonl => {}
         }
     }
@@ -534,7 +556,14 @@ mod tests {
         assert_eq!(e[0].http_status, Some(429));
         assert_eq!(e[0].code.as_deref(), Some("APIError"));
         assert!(e[0].terminal);
-        assert!(finals(&out).is_empty());
+        // Without `final`, a stream that had a message ends with a record
+        // (no text of its own); the terminal error still decides the run.
+        let f = finals(&out);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            (f[0].text.as_deref(), f[0].session_id.as_deref()),
+            (None, Some("ses_1"))
+        );
     }
 
     const CODEX: &str = r#"    output: jsonl
@@ -654,6 +683,37 @@ mod tests {
         assert!(
             matches!(ev.last().unwrap(), EventBody::Message(m) if m.text == "First line.\n\nThird \u{fffd} line.")
         );
-        assert!(finals(&out).is_empty());
+        // The answer is the final record of plain text.
+        let f = finals(&out);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].text.as_deref(),
+            Some("First line.\n\nThird \u{fffd} line.")
+        );
+    }
+
+    #[test]
+    fn blank_text_is_no_answer_and_no_final_record() {
+        for stdout in ["", "\n  \n\t\n"] {
+            let out = decode(&mut decoder("    output: text\n"), stdout);
+            assert!(finals(&out).is_empty(), "{stdout:?}: {out:?}");
+        }
+    }
+
+    #[test]
+    fn jsonl_without_final_ends_with_a_record_only_after_a_message() {
+        let spec = "    output: jsonl\n    session_id: /sid\n    message: {match: {type: say}, text: /text}\n";
+        let out = decode(
+            &mut decoder(spec),
+            "{\"type\":\"start\",\"sid\":\"s1\"}\n{\"type\":\"say\",\"text\":\"hi\"}\n",
+        );
+        let f = finals(&out);
+        assert_eq!(f.len(), 1, "{out:?}");
+        assert_eq!(f[0].session_id.as_deref(), Some("s1"));
+        // No message line, or lines that are not JSON: no answer.
+        for stdout in ["{\"type\":\"start\",\"sid\":\"s1\"}\n", "oops\n", ""] {
+            let out = decode(&mut decoder(spec), stdout);
+            assert!(finals(&out).is_empty(), "{stdout:?}: {out:?}");
+        }
     }
 }

@@ -169,6 +169,21 @@ impl Provider for CustomProvider {
         Box::new(CustomDecoder::new(self.output.clone()))
     }
 
+    /// Every format promises an answer: `output: json` its document,
+    /// `jsonl` with `final` a line matching it, `jsonl` without `final` a
+    /// line matching `message`, `text` stdout that is not blank. A run
+    /// that ends cleanly without it gave no answer.
+    fn final_record(&self) -> Option<&str> {
+        Some(match self.output.format {
+            OutputFormat::Json => "its JSON document",
+            OutputFormat::Jsonl if self.output.final_record.is_some() => {
+                "its final record (a line matching `final`)"
+            }
+            OutputFormat::Jsonl => "an answer (a line matching `message`)",
+            OutputFormat::Text => "an answer (stdout that is not blank)",
+        })
+    }
+
     fn exposes_reasoning(&self) -> bool {
         false
     }

@@ -32,6 +32,7 @@ pub static GEMINI: Description = Description {
     decoder: || Box::new(GeminiDecoder::new()),
     post_run: Some(thoughts),
     errors: &ERRORS,
+    final_record: Some("its closing `result` record"),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {

@@ -58,6 +58,7 @@ pub static OPENCODE: Description = Description {
     decoder: || Box::new(OpencodeDecoder::new()),
     post_run: None,
     errors: &ERRORS,
+    final_record: Some("a `step_finish` record that ends the turn"),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {

@@ -40,6 +40,7 @@ pub static QWEN: Description = Description {
     decoder: || Box::new(QwenDecoder::new()),
     post_run: Some(session_usage),
     errors: &ERRORS,
+    final_record: Some("its closing `result` record"),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {
