@@ -180,7 +180,7 @@ impl Provider for CustomProvider {
                 "its final record (a line matching `final`)"
             }
             OutputFormat::Jsonl => "an answer (a line matching `message`)",
-            OutputFormat::Text => "an answer (stdout that is not blank)",
+            OutputFormat::Text => "an answer on stdout",
         })
     }
 
