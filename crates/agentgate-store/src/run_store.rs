@@ -29,8 +29,11 @@ pub trait RunStore: Send + Sync {
     /// The folder that holds one folder per run.
     fn runs_dir(&self) -> &Path;
 
-    /// Records a run as it starts, with status `running`. Fails if the run id
-    /// is invalid or already stored.
+    /// Records a run as it starts, with status `running`, owned by the
+    /// calling process ([`crate::RunOwner::current`]): if that process dies
+    /// before [`RunStore::finish_run`], the run reads as
+    /// [`crate::RunStatus::Abandoned`]. Fails if the run id is invalid or
+    /// already stored.
     fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError>;
 
     /// Records how a run ended: its status (from the envelope's
@@ -39,7 +42,8 @@ pub trait RunStore: Send + Sync {
     fn finish_run(&self, run_id: &str, envelope: &Envelope) -> Result<(), StoreError>;
 
     /// Runs, newest first (by start time), skipping `offset`, at most
-    /// `limit`.
+    /// `limit`. A running run whose owner is gone reads as abandoned (see
+    /// [`crate::effective_status`]), here and in every other read.
     fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError>;
 
     /// Everything about one run; `None` if there is no such run.

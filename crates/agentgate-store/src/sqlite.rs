@@ -136,7 +136,8 @@ impl RunStore for SqliteStore {
 
     fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         crate::run_id::validate_run_id(&run.run_id)?;
-        self.write("insert run", |tx| runs::insert_run(tx, run))
+        let owner = crate::owner::RunOwner::current();
+        self.write("insert run", |tx| runs::insert_run(tx, run, &owner))
     }
 
     fn finish_run(&self, run_id: &str, envelope: &Envelope) -> Result<(), StoreError> {

@@ -2,6 +2,7 @@ mod concurrency;
 mod files;
 mod migrations;
 mod open;
+mod owners;
 mod runs;
 mod schema_doc;
 mod sessions;
