@@ -8,6 +8,7 @@ use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
 use crate::run_id::validate_run_id;
+use crate::session_lock::SessionLock;
 
 /// File name of a run's event log inside its folder.
 pub const EVENTS_FILE_NAME: &str = "events.jsonl";
@@ -57,6 +58,14 @@ pub trait RunStore: Send + Sync {
     /// Records an attempt of a run. Storing the same `n` again replaces it,
     /// so an attempt can be stored when it starts and again when it ends.
     fn insert_attempt(&self, run_id: &str, attempt: &AttemptRecord) -> Result<(), StoreError>;
+
+    /// Takes the lock of session `name` (every provider's mapping of that
+    /// name) if no one holds it; `Ok(None)` if another run does. Held until
+    /// the returned [`SessionLock`] is dropped, and released by the backend
+    /// when its holder dies, so a crashed run never leaves a session locked.
+    /// Never waits: a caller that waits polls, so its own deadline and
+    /// cancellation stay in its hands.
+    fn try_lock_session(&self, name: &str) -> Result<Option<SessionLock>, StoreError>;
 
     /// The session `name` of `provider`, if stored.
     fn get_session(&self, name: &str, provider: &str) -> Result<Option<SessionRecord>, StoreError>;

@@ -5,6 +5,7 @@ mod open;
 mod owners;
 mod runs;
 mod schema_doc;
+mod session_locks;
 mod sessions;
 mod support;
 mod totals_and_quota;
