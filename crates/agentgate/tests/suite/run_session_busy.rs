@@ -195,6 +195,66 @@ fn a_busy_session_is_refused_with_fail_and_waited_for_at_most_the_timeout() {
 }
 
 #[test]
+fn sigint_ends_a_run_waiting_for_its_session_as_cancelled() {
+    let setup = Setup::new();
+    let mut holder = setup.holder("wait");
+    let waiter = setup
+        .command("wait", &[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    // The waiter has recorded its run (listed as running) before it waits.
+    let start = Instant::now();
+    loop {
+        let listed = run_bounded(
+            {
+                let mut cmd = Command::new(AGENTGATE);
+                cmd.args(["runs", "--json"])
+                    .env("AGENTGATE_HOME", setup.home.path());
+                cmd
+            },
+            Duration::from_secs(30),
+        );
+        if listed.stdout.lines().count() >= 2 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the waiting run was not recorded within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &waiter.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = waiter.wait_with_output().unwrap();
+    let run = Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: Duration::ZERO,
+        timed_out: false,
+    };
+    assert_eq!(run.code, Some(130), "{}", run.all_output());
+    let env = envelope(&run);
+    assert_eq!(env["error_type"], "cancelled", "{env}");
+    assert!(
+        env["error"]
+            .as_str()
+            .unwrap()
+            .contains("waiting for session `wait`"),
+        "{env}"
+    );
+    std::fs::write(setup.file("release"), "").unwrap();
+    assert!(holder.wait().unwrap().success());
+    assert_eq!(setup.lines("started").len(), 1);
+}
+
+#[test]
 fn a_sigkilled_holder_leaves_the_session_free() {
     let setup = Setup::new();
     let mut holder = setup.holder("crash");
