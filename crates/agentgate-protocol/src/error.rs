@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 /// | `invalid_output` | yes | the answer failed the caller's JSON Schema; another try may produce a valid one |
 /// | `cancelled` | no | the caller cancelled the run |
 /// | `provider_error` | yes | the provider failed on its side (HTTP 5xx, a crash) |
+/// | `session_busy` | yes | another run holds the `--session` (refused with `--session-busy fail`, or waited for past the timeout); later it is free |
 /// | `unknown` | no | not classified; retrying blindly could repeat side effects |
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -79,6 +80,9 @@ pub enum ErrorKind {
     /// The provider failed on its side.
     #[serde(rename = "provider_error")]
     ProviderError,
+    /// Another run holds the session the run asked for.
+    #[serde(rename = "session_busy")]
+    SessionBusy,
     /// Not classified.
     #[serde(rename = "unknown")]
     Unknown,
@@ -86,7 +90,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 16] = [
+    pub const ALL: [ErrorKind; 17] = [
         Self::Timeout,
         Self::IdleTimeout,
         Self::Quota,
@@ -102,6 +106,7 @@ impl ErrorKind {
         Self::InvalidOutput,
         Self::Cancelled,
         Self::ProviderError,
+        Self::SessionBusy,
         Self::Unknown,
     ];
 
@@ -118,7 +123,8 @@ impl ErrorKind {
             | Self::CredentialUnavailable
             | Self::Network
             | Self::InvalidOutput
-            | Self::ProviderError => true,
+            | Self::ProviderError
+            | Self::SessionBusy => true,
             Self::InvalidSession
             | Self::InvalidInput
             | Self::Auth
@@ -146,6 +152,7 @@ impl ErrorKind {
             Self::InvalidOutput => "invalid_output",
             Self::Cancelled => "cancelled",
             Self::ProviderError => "provider_error",
+            Self::SessionBusy => "session_busy",
             Self::Unknown => "unknown",
         }
     }

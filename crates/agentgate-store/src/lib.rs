@@ -11,6 +11,10 @@
 //!   (the provider CLIs' stderr, raw): the audit trail.
 //!   [`RunStore::read_events`] reads the events back.
 //! - [`records`](RunRecord): the plain structs stored and returned.
+//! - [`SessionLock`]: one run at a time per session name
+//!   ([`RunStore::try_lock_session`]).
+//! - [`RunOwner`]: who runs a running run; a run whose owner died reads as
+//!   [`RunStatus::Abandoned`].
 //!
 //! Every call is synchronous and returns [`StoreError`], which names the
 //! file involved and, where it helps, what to do next.
@@ -20,22 +24,26 @@
 mod error;
 mod event_log;
 mod location;
+mod owner;
 mod records;
 mod run_files;
 mod run_id;
 mod run_store;
+mod session_lock;
 mod sqlite;
 
 pub use error::StoreError;
 pub use event_log::{EventLog, TruncatedTail};
 pub use location::{DB_FILE_NAME, default_db_path};
+pub use owner::{OwnerState, RunOwner};
 pub use records::{
     AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunRecord, RunStatus, RunSummary,
-    SessionRecord, UnknownName,
+    SessionRecord, UnknownName, effective_status,
 };
 pub use run_files::{EventsWriter, RunFiles, StderrWriter};
 pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
 pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EVENTS_FILE_NAME, RunStore, STDERR_FILE_NAME};
+pub use session_lock::{SessionLock, lock_file_name};
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
 
 /// The default store: SQLite.

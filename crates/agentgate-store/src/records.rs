@@ -10,6 +10,8 @@ use agentgate_protocol::{Envelope, ErrorKind, RateLimitStatus, Usage};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use crate::owner::{OwnerState, RunOwner};
+
 /// A run as recorded when it starts (`insert_run`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunRecord {
@@ -34,8 +36,8 @@ pub struct RunRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
-    /// Started and not finished. A run whose agentgate process died stays
-    /// `running`.
+    /// Started and not finished, its owner process still there (or on
+    /// another host, where it cannot be checked).
     Running,
     /// Finished without error.
     Succeeded,
@@ -43,15 +45,20 @@ pub enum RunStatus {
     Failed,
     /// Cancelled by the caller (error type `cancelled`).
     Cancelled,
+    /// Never finished: stored as running, but the agentgate process that ran
+    /// it is gone (killed, crashed, the machine restarted). Computed when
+    /// read, from the run's [`RunOwner`](crate::RunOwner); never stored.
+    Abandoned,
 }
 
 impl RunStatus {
     /// Every status.
-    pub const ALL: [RunStatus; 4] = [
+    pub const ALL: [RunStatus; 5] = [
         Self::Running,
         Self::Succeeded,
         Self::Failed,
         Self::Cancelled,
+        Self::Abandoned,
     ];
 
     /// The status of a finished run with this envelope.
@@ -70,7 +77,21 @@ impl RunStatus {
             Self::Succeeded => "succeeded",
             Self::Failed => "failed",
             Self::Cancelled => "cancelled",
+            Self::Abandoned => "abandoned",
         }
+    }
+}
+
+/// The status to show for a run stored with `stored` and `owner`: a
+/// `running` run whose owner is gone is [`RunStatus::Abandoned`]. Every read
+/// of every backend goes through this, so the HTTP API, `runs` and `runs
+/// show` agree.
+pub fn effective_status(stored: RunStatus, owner: Option<&RunOwner>) -> RunStatus {
+    match (stored, owner) {
+        (RunStatus::Running, Some(owner)) if owner.state() == OwnerState::Gone => {
+            RunStatus::Abandoned
+        }
+        _ => stored,
     }
 }
 
@@ -96,8 +117,12 @@ impl FromStr for RunStatus {
 pub struct RunSummary {
     /// What was recorded at the start.
     pub record: RunRecord,
-    /// Where the run is.
+    /// Where the run is. A run stored as running whose owner is gone reads
+    /// as [`RunStatus::Abandoned`].
     pub status: RunStatus,
+    /// The process that runs (or ran) it; `None` for runs recorded before
+    /// owners were stored.
+    pub owner: Option<RunOwner>,
     /// When the run finished; `None` while running.
     pub ended_at: Option<Timestamp>,
     /// Wall-clock duration in milliseconds, from the envelope.

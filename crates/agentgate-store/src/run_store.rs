@@ -8,6 +8,7 @@ use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
 use crate::run_id::validate_run_id;
+use crate::session_lock::SessionLock;
 
 /// File name of a run's event log inside its folder.
 pub const EVENTS_FILE_NAME: &str = "events.jsonl";
@@ -29,8 +30,11 @@ pub trait RunStore: Send + Sync {
     /// The folder that holds one folder per run.
     fn runs_dir(&self) -> &Path;
 
-    /// Records a run as it starts, with status `running`. Fails if the run id
-    /// is invalid or already stored.
+    /// Records a run as it starts, with status `running`, owned by the
+    /// calling process ([`crate::RunOwner::current`]): if that process dies
+    /// before [`RunStore::finish_run`], the run reads as
+    /// [`crate::RunStatus::Abandoned`]. Fails if the run id is invalid or
+    /// already stored.
     fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError>;
 
     /// Records how a run ended: its status (from the envelope's
@@ -39,7 +43,8 @@ pub trait RunStore: Send + Sync {
     fn finish_run(&self, run_id: &str, envelope: &Envelope) -> Result<(), StoreError>;
 
     /// Runs, newest first (by start time), skipping `offset`, at most
-    /// `limit`.
+    /// `limit`. A running run whose owner is gone reads as abandoned (see
+    /// [`crate::effective_status`]), here and in every other read.
     fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError>;
 
     /// Everything about one run; `None` if there is no such run.
@@ -53,6 +58,14 @@ pub trait RunStore: Send + Sync {
     /// Records an attempt of a run. Storing the same `n` again replaces it,
     /// so an attempt can be stored when it starts and again when it ends.
     fn insert_attempt(&self, run_id: &str, attempt: &AttemptRecord) -> Result<(), StoreError>;
+
+    /// Takes the lock of session `name` (every provider's mapping of that
+    /// name) if no one holds it; `Ok(None)` if another run does. Held until
+    /// the returned [`SessionLock`] is dropped, and released by the backend
+    /// when its holder dies, so a crashed run never leaves a session locked.
+    /// Never waits: a caller that waits polls, so its own deadline and
+    /// cancellation stay in its hands.
+    fn try_lock_session(&self, name: &str) -> Result<Option<SessionLock>, StoreError>;
 
     /// The session `name` of `provider`, if stored.
     fn get_session(&self, name: &str, provider: &str) -> Result<Option<SessionRecord>, StoreError>;

@@ -3,6 +3,7 @@
 mod migrations;
 mod quota;
 mod runs;
+mod session_locks;
 mod sessions;
 mod thread_totals;
 mod values;
@@ -19,6 +20,7 @@ use crate::location::default_db_path;
 use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
 use crate::run_files::create_private_dir;
 use crate::run_store::RunStore;
+use crate::session_lock::SessionLock;
 
 pub use migrations::SCHEMA_VERSION;
 
@@ -136,7 +138,8 @@ impl RunStore for SqliteStore {
 
     fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         crate::run_id::validate_run_id(&run.run_id)?;
-        self.write("insert run", |tx| runs::insert_run(tx, run))
+        let owner = crate::owner::RunOwner::current();
+        self.write("insert run", |tx| runs::insert_run(tx, run, &owner))
     }
 
     fn finish_run(&self, run_id: &str, envelope: &Envelope) -> Result<(), StoreError> {
@@ -170,6 +173,10 @@ impl RunStore for SqliteStore {
         self.write("insert attempt", |tx| {
             runs::insert_attempt(tx, run_id, attempt)
         })
+    }
+
+    fn try_lock_session(&self, name: &str) -> Result<Option<SessionLock>, StoreError> {
+        session_locks::try_lock(&self.path.with_file_name("locks"), name)
     }
 
     fn get_session(&self, name: &str, provider: &str) -> Result<Option<SessionRecord>, StoreError> {

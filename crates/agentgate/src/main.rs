@@ -37,6 +37,11 @@ enum Command {
     #[command(after_long_help = run::AFTER_HELP)]
     Run(Box<run::Args>),
     /// List recent runs, or show one with its events.
+    ///
+    /// A run's status is running, succeeded, failed, cancelled or abandoned:
+    /// abandoned is a run whose agentgate process died before it finished
+    /// (checked by pid and start time on this host; a run started on another
+    /// host sharing the store shows as running).
     Runs(runs_cmd::Args),
     /// Run every installed CLI through one scripted tool turn, offline,
     /// against the built-in model server, and print a table.

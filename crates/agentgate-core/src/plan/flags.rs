@@ -18,6 +18,29 @@ pub enum Tier {
     Fast,
 }
 
+/// What a run does when another run holds its `--session`: one run at a
+/// time per session name, so that the first run creates exactly one native
+/// session and every turn is counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SessionBusy {
+    /// Wait for the other run to finish (at most the run's `--timeout`),
+    /// the default.
+    #[default]
+    Wait,
+    /// End at once with a `session_busy` error (exit 75).
+    Fail,
+}
+
+impl SessionBusy {
+    /// `wait` or `fail`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionBusy::Wait => "wait",
+            SessionBusy::Fail => "fail",
+        }
+    }
+}
+
 /// A run as asked: which agents, how each is set up, the prompt's parts and
 /// the chain's policies. Relative paths are relative to the process's
 /// working directory. `None` (or an empty list) leaves the choice to the
@@ -67,6 +90,8 @@ pub struct RunFlags {
     pub session: Option<String>,
     /// A provider's native session id to resume (one provider only).
     pub resume: Option<String>,
+    /// What to do when another run holds the session.
+    pub session_busy: SessionBusy,
     /// What failover does when a failed attempt changed the workspace.
     pub on_dirty: Option<OnDirty>,
     /// What the next agent learns of a failed attempt.

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use jiff::Timestamp;
 
 pub use error::PlanError;
-pub use flags::{NOW_ENV, RunFlags, Tier, names, now_from_env};
+pub use flags::{NOW_ENV, RunFlags, SessionBusy, Tier, names, now_from_env};
 pub use step::{EditScope, PromptShape, Step};
 
 use crate::config::{Config, Handoff, OnDirty};
@@ -38,6 +38,8 @@ pub struct Plan {
     /// A logical session name: the first run creates the provider session,
     /// later runs resume it (one mapping per provider).
     pub session: Option<String>,
+    /// What to do when another run holds the session.
+    pub session_busy: SessionBusy,
     /// What to do when a failed attempt changed the workspace.
     pub on_dirty: OnDirty,
     /// What the next agent learns of a failed attempt.
@@ -62,6 +64,7 @@ impl Plan {
             steps: vec![step],
             chain: None,
             session: None,
+            session_busy: SessionBusy::default(),
             on_dirty: OnDirty::default(),
             handoff: Handoff::default(),
             ignore_quota: false,
@@ -108,6 +111,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         steps,
         chain: chain.map(|c| c.name.clone()),
         session: flags.session.clone(),
+        session_busy: flags.session_busy,
         on_dirty: flags
             .on_dirty
             .or(chain.map(|c| c.on_dirty))

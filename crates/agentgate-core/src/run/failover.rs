@@ -17,6 +17,7 @@ use super::checks::workspace_gate;
 use super::emitter::{Emitter, EventSink};
 use super::options::{CancelRequest, RunContext, RunOptions, RunOutcome};
 use super::record::{self, new_run_id};
+use super::session_gate::lock_session;
 use super::step::{StepEnd, StepRunner};
 use crate::config::Handoff;
 use crate::plan::{Plan, Step};
@@ -65,7 +66,40 @@ pub async fn run(
         scratch: &scratch,
     };
     let mut runner = StepRunner::new(ctx, &run_id);
-    let end = fail_over(&mut runner, &mut em, &mut cancel).await;
+    // Held until the session is saved in `finish`: one run per name at a
+    // time (`session_gate.rs`).
+    let _session_lock;
+    let end = match (&plan.session, store) {
+        (Some(name), Some(store)) => {
+            let deadline = plan.steps.first().and_then(|s| s.timeout);
+            match lock_session(
+                store,
+                name,
+                plan.session_busy,
+                deadline,
+                &mut em,
+                &mut cancel,
+            )
+            .await
+            {
+                Ok(lock) => {
+                    _session_lock = lock;
+                    fail_over(&mut runner, &mut em, &mut cancel).await
+                }
+                // No step ran: an index past the last step leaves the
+                // envelope without a provider.
+                Err(error) => Some((
+                    plan.steps.len(),
+                    StepEnd {
+                        envelope: Envelope::default(),
+                        error: Some(error),
+                        model_note: None,
+                    },
+                )),
+            }
+        }
+        _ => fail_over(&mut runner, &mut em, &mut cancel).await,
+    };
     finish(&mut runner, end, started, &mut em)
 }
 

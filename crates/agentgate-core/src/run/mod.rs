@@ -8,7 +8,7 @@
 //! classified. `checks.rs` holds what is checked around an attempt (the
 //! answer's schema, the edit scope, the workspace before failover),
 //! `emitter.rs` numbers the events and writes them, `record.rs` writes the
-//! store.
+//! store, `session_gate.rs` keeps a `--session` name to one run at a time.
 
 mod attempt;
 mod audit;
@@ -19,6 +19,7 @@ mod failover;
 mod handoff;
 mod options;
 mod record;
+mod session_gate;
 mod step;
 mod tail;
 

@@ -26,6 +26,7 @@ const TABLE: &[(ErrorKind, &str, bool)] = &[
     (ErrorKind::InvalidOutput, "invalid_output", true),
     (ErrorKind::Cancelled, "cancelled", false),
     (ErrorKind::ProviderError, "provider_error", true),
+    (ErrorKind::SessionBusy, "session_busy", true),
     (ErrorKind::Unknown, "unknown", false),
 ];
 

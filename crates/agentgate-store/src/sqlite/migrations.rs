@@ -96,9 +96,18 @@ CREATE TABLE quota (
 ) STRICT;
 ";
 
+/// Version 3: the owner of each run (who runs it), so that a run whose
+/// agentgate process died reads as abandoned.
+const V3: &str = "
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+ALTER TABLE runs ADD COLUMN owner_start_ticks INTEGER;
+ALTER TABLE runs ADD COLUMN owner_boot_id TEXT;
+ALTER TABLE runs ADD COLUMN owner_host TEXT;
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -9,23 +9,32 @@ use super::values::{
     error_kind_from_sql, name_from_sql, opt_timestamp_from_sql, timestamp_from_sql,
     timestamp_to_sql,
 };
-use crate::records::{AttemptRecord, RunDetail, RunRecord, RunStatus, RunSummary};
+use crate::owner::RunOwner;
+use crate::records::{
+    AttemptRecord, RunDetail, RunRecord, RunStatus, RunSummary, effective_status,
+};
 use crate::run_store::AMBIGUOUS_CANDIDATES_SHOWN;
 
 const SUMMARY_COLUMNS: &str = "run_id, started_at, providers, model, session_name, cwd, \
     prompt_bytes, status, ended_at, duration_ms, exit_code, error_type, error, provider, \
     final_model, session_id, input_tokens, output_tokens, cache_read_input_tokens, \
     cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, context_tokens, \
-    tokens_estimated";
+    tokens_estimated, owner_pid, owner_start_ticks, owner_boot_id, owner_host";
 
-pub(super) fn insert_run(conn: &Connection, run: &RunRecord) -> Result<(), DbError> {
+/// Records `run` as running, owned by `owner` (the calling process).
+pub(super) fn insert_run(
+    conn: &Connection,
+    run: &RunRecord,
+    owner: &RunOwner,
+) -> Result<(), DbError> {
     let providers = serde_json::to_string(&run.providers).map_err(|source| DbError::Json {
         op: "encode the requested providers",
         source,
     })?;
     conn.execute(
         "INSERT INTO runs (run_id, status, started_at, providers, model, session_name, cwd, \
-         prompt_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+         prompt_bytes, owner_pid, owner_start_ticks, owner_boot_id, owner_host) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             run.run_id,
             RunStatus::Running.as_str(),
@@ -35,6 +44,10 @@ pub(super) fn insert_run(conn: &Connection, run: &RunRecord) -> Result<(), DbErr
             run.session,
             run.cwd,
             run.prompt_bytes,
+            owner.pid,
+            owner.start_ticks,
+            owner.boot_id,
+            owner.host,
         ],
     )?;
     Ok(())
@@ -258,6 +271,15 @@ fn summary_from_row(row: &Row<'_>) -> Result<RunSummary, DbError> {
                 .unwrap_or(false),
         }),
     };
+    let owner = match (row.get("owner_pid")?, row.get("owner_host")?) {
+        (Some(pid), Some(host)) => Some(RunOwner {
+            pid,
+            start_ticks: row.get("owner_start_ticks")?,
+            boot_id: row.get("owner_boot_id")?,
+            host,
+        }),
+        _ => None,
+    };
     Ok(RunSummary {
         record: RunRecord {
             run_id: row.get("run_id")?,
@@ -268,7 +290,11 @@ fn summary_from_row(row: &Row<'_>) -> Result<RunSummary, DbError> {
             cwd: row.get("cwd")?,
             prompt_bytes: row.get("prompt_bytes")?,
         },
-        status: name_from_sql("runs.status", row.get("status")?)?,
+        status: effective_status(
+            name_from_sql("runs.status", row.get("status")?)?,
+            owner.as_ref(),
+        ),
+        owner,
         ended_at,
         duration_ms: row.get("duration_ms")?,
         exit_code: row.get("exit_code")?,

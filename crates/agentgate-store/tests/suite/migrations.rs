@@ -82,6 +82,20 @@ fn a_version_1_database_is_migrated_and_keeps_its_data() {
         .put_thread_totals("codex", "t", &agentgate_protocol::Usage::default())
         .unwrap();
 
+    // Version 3: the run started before owners were stored has none and
+    // stays running (nothing tells whether its process is gone); a run
+    // started now gets this process as its owner.
+    assert_eq!(old.summary.owner, None);
+    store
+        .insert_run(&super::support::run_record(
+            "run_new",
+            "2026-05-01T00:00:00Z",
+        ))
+        .unwrap();
+    let new = store.get_run("run_new").unwrap().unwrap().summary;
+    assert_eq!(new.owner, Some(agentgate_store::RunOwner::current()));
+    assert_eq!(new.status, RunStatus::Running);
+
     // Opening again is a no-op.
     drop(store);
     let store = Store::open(&path).unwrap();

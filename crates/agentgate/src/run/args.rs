@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use agentgate_core::config::{Handoff, OnDirty, RetryOn, retry_on_from_names};
-use agentgate_core::plan::{RunFlags, Tier, names};
+use agentgate_core::plan::{RunFlags, SessionBusy, Tier, names};
 use agentgate_core::settings::{PermissionMode, Settings, parse_duration};
 
 pub const AFTER_HELP: &str = "\
@@ -19,7 +19,8 @@ EXIT CODES
   1    failure that retrying will not fix (auth, invalid session, ...)
   2    invalid input or usage
   75   every provider tried failed with a recoverable error (rate limit,
-       quota, overload, invalid model, network, other provider errors)
+       quota, overload, invalid model, network, other provider errors),
+       or the --session was in use by another run (session_busy)
   124  --timeout or --idle-timeout expired
   130  cancelled (SIGINT/SIGTERM; a second one kills at once)
 
@@ -132,6 +133,12 @@ pub struct Args {
     /// longer knows it).
     #[arg(long, conflicts_with = "resume")]
     pub session: Option<String>,
+    /// When another run is using the same --session: wait for it to finish
+    /// (the default; at most --timeout, unbounded without one), or fail at
+    /// once with error `session_busy`, exit 75. One run per session name at
+    /// a time keeps one native session and an exact turn count.
+    #[arg(long, value_parser = parse_session_busy, default_value = "wait", requires = "session")]
+    pub session_busy: SessionBusy,
     /// Resume the provider's native session id directly (one provider only).
     #[arg(long)]
     pub resume: Option<String>,
@@ -201,6 +208,14 @@ pub struct Args {
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {
     s.parse()
+}
+
+fn parse_session_busy(s: &str) -> Result<SessionBusy, String> {
+    match s {
+        "wait" => Ok(SessionBusy::Wait),
+        "fail" => Ok(SessionBusy::Fail),
+        _ => Err(format!("`{s}`: expected wait or fail")),
+    }
 }
 
 fn parse_on_dirty(s: &str) -> Result<OnDirty, String> {
@@ -282,6 +297,7 @@ impl Args {
             add_dirs: self.add_dirs.clone(),
             session: self.session.clone(),
             resume: self.resume.clone(),
+            session_busy: self.session_busy,
             on_dirty: self.on_dirty,
             handoff: self.handoff,
             ignore_quota: self.ignore_quota,

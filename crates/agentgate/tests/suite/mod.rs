@@ -12,4 +12,6 @@ mod run_e2e_qwen;
 mod run_no_answer;
 mod run_process;
 mod run_replay;
+mod run_session_busy;
+mod runs_abandoned;
 mod support;

@@ -73,6 +73,11 @@ impl Gate {
         &self.client.setup.workdir
     }
 
+    /// The run store's folder (`AGENTGATE_HOME`).
+    pub fn store_home(&self) -> &Path {
+        self.store.path()
+    }
+
     pub fn home(&self) -> &Path {
         &self.client.setup.home
     }
