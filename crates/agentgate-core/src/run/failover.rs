@@ -34,7 +34,8 @@ pub async fn run(
 ) -> RunOutcome {
     let run_id = new_run_id();
     let started = Instant::now();
-    let mut files = store.and_then(|s| record::open_run(s, &run_id, plan));
+    let redactor = plan.redactor();
+    let mut files = store.and_then(|s| record::open_run(s, &run_id, plan, &redactor));
     // Files a CLI's command needs (system-prompt files) go in the run's
     // folder, or, without a store, in a folder of this run's own that is
     // removed after.
@@ -51,7 +52,7 @@ pub async fn run(
         (None, Some(d)) => d.path().to_path_buf(),
         (None, None) => std::env::temp_dir(),
     };
-    let mut em = Emitter::new(run_id.clone(), files.as_mut(), sink, plan.redactor());
+    let mut em = Emitter::new(run_id.clone(), files.as_mut(), sink, redactor);
     if plan.session.is_some() && store.is_none() {
         em.log(
             LogLevel::Warn,
