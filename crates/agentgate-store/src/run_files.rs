@@ -221,8 +221,15 @@ pub(crate) fn make_private(path: &Path) -> io::Result<()> {
 }
 
 /// Creates the file `path` empty, mode 600, if it is missing; makes it
-/// private if it is there.
+/// private if it is there. Anything else in its place is left for the
+/// caller's open to report.
 pub(crate) fn create_private_file(path: &Path) -> io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => return make_private(path),
+        Ok(_) => return Ok(()),
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        Err(_) => {}
+    }
     let mut options = OpenOptions::new();
     options.write(true).create(true);
     #[cfg(unix)]
