@@ -18,7 +18,7 @@ use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior};
 use crate::error::StoreError;
 use crate::location::default_db_path;
 use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
-use crate::run_files::create_private_dir;
+use crate::run_files::{create_private_dir, create_private_file, make_private};
 use crate::run_store::RunStore;
 use crate::session_lock::SessionLock;
 
@@ -53,25 +53,51 @@ impl SqliteStore {
     /// Opens the database at `path`, creating it and its folder if missing,
     /// and migrates it to [`SCHEMA_VERSION`]. The runs folder is `runs/` in
     /// the same folder.
+    ///
+    /// On Unix the store is private to the user whatever the umask: the
+    /// data folder and `runs/` are mode 700 and the database 600 (SQLite
+    /// gives its `-wal` and `-shm` files the database's mode); a folder or
+    /// file found with more permissions loses them.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let path = path.as_ref().to_path_buf();
         let dir = path.parent().unwrap_or(Path::new(""));
         if !dir.as_os_str().is_empty() {
-            create_private_dir(dir).map_err(|source| StoreError::Io {
-                op: "create the data folder",
-                path: dir.to_path_buf(),
-                source,
-            })?;
+            create_private_dir(dir)
+                .and_then(|()| make_private(dir))
+                .map_err(|source| StoreError::Io {
+                    op: "create the data folder",
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
+        }
+        create_private_file(&path).map_err(|source| StoreError::Io {
+            op: "create the database file",
+            path: path.clone(),
+            source,
+        })?;
+        for suffix in ["-wal", "-shm"] {
+            let mut side = path.clone().into_os_string();
+            side.push(suffix);
+            let side = PathBuf::from(side);
+            if side.exists() {
+                make_private(&side).map_err(|source| StoreError::Io {
+                    op: "make the database's side file private",
+                    path: side.clone(),
+                    source,
+                })?;
+            }
         }
         let mut conn = Connection::open(&path).map_err(|e| open_error(&path, e))?;
         configure(&conn).map_err(|e| open_error(&path, e))?;
         migrations::migrate(&mut conn, &path)?;
         let runs_dir = path.with_file_name("runs");
-        create_private_dir(&runs_dir).map_err(|source| StoreError::Io {
-            op: "create the runs folder",
-            path: runs_dir.clone(),
-            source,
-        })?;
+        create_private_dir(&runs_dir)
+            .and_then(|()| make_private(&runs_dir))
+            .map_err(|source| StoreError::Io {
+                op: "create the runs folder",
+                path: runs_dir.clone(),
+                source,
+            })?;
         Ok(Self {
             conn: Mutex::new(conn),
             path,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use agentgate_core::config::{AgentMode, Config, Origins, RetryOn};
 use agentgate_core::providers::template::ArgTemplate;
-use agentgate_core::redact::is_secret;
+use agentgate_core::redact::{is_secret, mask_secret_flags, secret_flag_values};
 use agentgate_core::settings::PermissionMode;
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -59,10 +59,11 @@ pub fn run(args: Args, config_flag: Option<&Path>) -> anyhow::Result<ExitCode> {
             };
             let _ = writeln!(
                 out,
-                "{} provider defaults, {} agents, {} chains",
+                "{} provider defaults, {} agents, {} chains, {} values to redact",
                 l.providers.len(),
                 l.agents.len(),
-                l.chains.len()
+                l.chains.len(),
+                cfg.redact.len()
             );
             for w in &l.warnings {
                 let _ = writeln!(out, "warning: {w}");
@@ -178,6 +179,11 @@ fn env(pairs: &[(String, String)]) -> Value {
     Value::Object(m)
 }
 
+/// Extra arguments, the values of secret flags (`--api-key=...`) hidden.
+fn args(v: &[String]) -> Value {
+    list(&mask_secret_flags(v, &secret_flag_values(v)))
+}
+
 fn list(v: &[String]) -> Value {
     if v.is_empty() { Value::Null } else { json!(v) }
 }
@@ -240,7 +246,7 @@ fn listing(cfg: &Config) -> Listing {
                 );
                 s.field(&mut f, "env", env(&d.settings.env));
             }
-            s.field(&mut f, "extra_args", list(&d.settings.extra_args));
+            s.field(&mut f, "extra_args", args(&d.settings.extra_args));
             let models: Vec<Value> = d
                 .models
                 .iter()
@@ -310,7 +316,7 @@ fn listing(cfg: &Config) -> Listing {
             s.field(&mut f, "timeout", duration(a.settings.timeout));
             s.field(&mut f, "idle_timeout", duration(a.settings.idle_timeout));
             s.field(&mut f, "env", env(&a.settings.env));
-            s.field(&mut f, "extra_args", list(&a.settings.extra_args));
+            s.field(&mut f, "extra_args", args(&a.settings.extra_args));
             s.field(&mut f, "binary", path(&a.settings.binary));
             s.field(&mut f, "retry_on", retry(a.settings.retry_on.as_ref()));
             s.field(

@@ -17,6 +17,7 @@ use super::yaml::{Entries, Fault, Shape, from_str};
 use super::{cli_agents, providers_yaml};
 use crate::providers::custom::CustomProviderSpec;
 use crate::providers::{builtin_names, description};
+use crate::redact::MIN_SECRET_BYTES;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -28,6 +29,8 @@ struct RawFile {
     agents: Entries<RawAgent>,
     #[serde(default)]
     chains: Entries<RawChain>,
+    #[serde(default)]
+    redact: Vec<Spanned<String>>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -139,6 +142,18 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     for (name, c) in &raw.chains.0 {
         out.chains.push(chain::convert(name, c, &out.agents)?);
+    }
+    for value in &raw.redact {
+        if value.value.len() < MIN_SECRET_BYTES {
+            return Err(Fault::at(
+                value,
+                format!(
+                    "redact: an entry of {} bytes; values shorter than {MIN_SECRET_BYTES} bytes are not redacted (they would mask ordinary words)",
+                    value.value.len()
+                ),
+            ));
+        }
+        out.redact.push(value.value.clone());
     }
     Ok(out)
 }

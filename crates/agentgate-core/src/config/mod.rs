@@ -16,7 +16,8 @@
 //! read; `providers:` describes CLIs agentgate has no adapter for
 //! ([`CustomProviderSpec`], run by [`crate::providers::CustomProvider`]) and
 //! gives providers their defaults ([`ProviderDefaults`]); `agents:`
-//! ([`AgentSpec`]) and `chains:` ([`ChainSpec`]) name what runs. Two
+//! ([`AgentSpec`]) and `chains:` ([`ChainSpec`]) name what runs;
+//! `redact:` lists values a run must never print or store. Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
@@ -71,6 +72,9 @@ pub struct Config {
     pub agents: Vec<AgentSpec>,
     /// The chains, in file order.
     pub chains: Vec<ChainSpec>,
+    /// Literal values (`redact:`) that every run replaces with `[redacted]`
+    /// in what it prints and stores, as it does secret-named variables.
+    pub redact: Vec<String>,
     /// What the file asks that agentgate does not do (e.g. cli_agents
     /// command arguments that a built-in adapter replaces).
     pub warnings: Vec<String>,
@@ -115,6 +119,7 @@ impl Config {
             defaults: p.defaults,
             agents: p.agents,
             chains: p.chains,
+            redact: p.redact,
             warnings: p.warnings,
         })
     }

@@ -19,6 +19,7 @@ pub(super) struct Parsed {
     pub defaults: Vec<ProviderDefaults>,
     pub agents: Vec<AgentSpec>,
     pub chains: Vec<ChainSpec>,
+    pub redact: Vec<String>,
     pub warnings: Vec<String>,
 }
 

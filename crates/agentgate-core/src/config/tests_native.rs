@@ -364,3 +364,16 @@ fn models_resolve_through_flag_agent_alias_and_default() {
     assert_eq!(cfg.default_model("mycli"), None);
     assert_eq!(Config::default().default_model("claude"), None);
 }
+
+#[test]
+fn redact_lists_values_and_refuses_short_ones() {
+    let cfg =
+        parse("version: 1\nredact: [\"db-pass-123456\", \"x\\\"quoted\\\"-value\"]\n").unwrap();
+    assert_eq!(cfg.redact, ["db-pass-123456", "x\"quoted\"-value"]);
+    assert!(parse("version: 1\n").unwrap().redact.is_empty());
+    let (line, message) = invalid("version: 1\nredact:\n  - long-enough-value\n  - short\n");
+    assert_eq!(line, Some(4), "{message}");
+    assert!(message.contains("shorter than 8 bytes"), "{message}");
+    let (line, message) = invalid("version: 1\nredact: secret-value-1\n");
+    assert_eq!(line, Some(2), "{message}");
+}

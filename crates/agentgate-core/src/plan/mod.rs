@@ -27,6 +27,7 @@ pub use step::{EditScope, PromptShape, Step};
 
 use crate::config::{Config, Handoff, OnDirty};
 use crate::prompt::TaskInput;
+use crate::redact::{Redactor, RedactorBuilder, secret_flag_values};
 
 /// What a run executes: its steps, in order, and the chain's policies.
 #[derive(Debug, Clone)]
@@ -55,6 +56,9 @@ pub struct Plan {
     pub home: Option<PathBuf>,
     /// Things the caller should know (a prompt cut or large).
     pub warnings: Vec<String>,
+    /// Values never to print or store (the config's `redact:`), besides
+    /// the secrets of the run's environment (see [`Plan::redactor`]).
+    pub redact: Vec<String>,
 }
 
 impl Plan {
@@ -71,12 +75,40 @@ impl Plan {
             now: None,
             home: std::env::var_os("HOME").map(PathBuf::from),
             warnings: Vec::new(),
+            redact: Vec::new(),
         }
     }
 
     /// The run's clock.
     pub fn now(&self) -> Timestamp {
         self.now.unwrap_or_else(Timestamp::now)
+    }
+
+    /// The run's [`Redactor`]: the secret-named variables of agentgate's
+    /// own environment (the CLIs inherit it) and of every step's `env`
+    /// (the flags', the agent's, the provider's), the values of secret
+    /// flags among every step's extra arguments, and [`Plan::redact`].
+    pub fn redactor(&self) -> Redactor {
+        let mut b = RedactorBuilder::new();
+        let mut inherited: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        inherited.sort();
+        for step in &self.steps {
+            for (k, v) in &step.request.env {
+                b.env(k, v);
+            }
+            for (flag, v) in secret_flag_values(&step.request.extra_args) {
+                b.flag(&flag, &v);
+            }
+        }
+        for (k, v) in &inherited {
+            b.env(k, v);
+        }
+        for v in &self.redact {
+            b.value(v);
+        }
+        b.build()
     }
 }
 
@@ -124,5 +156,6 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         now: flags.now,
         home,
         warnings,
+        redact: cfg.redact.clone(),
     })
 }

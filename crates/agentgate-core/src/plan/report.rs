@@ -1,9 +1,10 @@
 //! What `agentgate run --dry-run` prints: every step of a plan as the run
-//! would invoke it (program, argv, redacted environment, prompt parts,
+//! would invoke it (program, argv with secret flags' values hidden,
+//! environment with secret-named values hidden, prompt parts,
 //! model and its resolution, the session it would resume, whether its
 //! quota would skip it), or why no plan could be made. Nothing runs and
 //! nothing is written; each step's files go to a scratch folder that is
-//! removed.
+//! removed. Every secret the run would redact is redacted here too.
 
 use std::path::PathBuf;
 
@@ -17,7 +18,7 @@ use super::{Plan, Step};
 use crate::prompt::estimate_tokens;
 use crate::providers::locate_binary;
 use crate::quota::exhausted_quota;
-use crate::redact::is_secret;
+use crate::redact::{is_secret, mask_secret_flags, secret_flag_values};
 
 /// The report of `plan` (or of the error that stopped it). `store` is
 /// read for the sessions a `--session` name maps to and the quota states;
@@ -43,10 +44,17 @@ pub fn report(
         }
     };
     let now = plan.now();
+    let redactor = plan.redactor();
     let steps: Vec<Value> = plan
         .steps
         .iter()
-        .map(|step| describe_step(plan, step, store, now))
+        .map(|step| {
+            let mut out = describe_step(plan, step, store, now);
+            // A secret anywhere else (an argument, the prompt): the run
+            // would not show it either.
+            redactor.redact_json(&mut out);
+            out
+        })
         .collect();
     // The first step's fields at the top: a one-provider run reads as a
     // single invocation.
@@ -145,7 +153,8 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
         Ok(cmd) => {
             let mut argv = vec![cmd.program.display().to_string()];
             argv.extend(cmd.display_args());
-            out["argv"] = json!(argv);
+            let secrets = secret_flag_values(&request.extra_args);
+            out["argv"] = json!(mask_secret_flags(&argv, &secrets));
             let mut env = Map::new();
             let extra = request.env.iter().map(|(k, v)| (k.clone(), v.clone()));
             let planned = cmd.env.iter().map(|(k, v)| {
@@ -156,7 +165,7 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
             });
             for (k, v) in planned.chain(extra) {
                 let v = if is_secret(&k) {
-                    "<redacted>".into()
+                    format!("[redacted:{k}]")
                 } else {
                     v
                 };

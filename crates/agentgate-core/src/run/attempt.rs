@@ -88,6 +88,19 @@ pub(super) async fn attempt(
         Ok(c) => c,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
+    // A secret the provider's command sets (a described CLI's `env:`) is
+    // redacted too, from this attempt on.
+    let mut more = em.redactor().to_builder();
+    let known = more.len();
+    for (k, v) in &cmd.env {
+        if let (Some(k), Some(v)) = (k.to_str(), v.to_str()) {
+            more.env(k, v);
+        }
+    }
+    if more.len() > known {
+        em.set_redactor(more.build());
+    }
+    let redactor = em.redactor().clone();
     let mut inv = Invocation::new(cmd.program).args(cmd.args);
     inv.env = cmd.env;
     inv.env
@@ -133,16 +146,18 @@ pub(super) async fn attempt(
                 };
                 last_output = Instant::now();
                 decoded.clear();
+                // Secrets go here, before anything keeps the line.
+                let bytes = redactor.redact_bytes(&line.bytes);
                 match line.stream {
                     Stream::Stdout => {
-                        stdout_tail.push(&line.bytes);
-                        stdout_seen.line(&line.bytes);
-                        decoder.stdout_line(&line.bytes, &mut decoded);
+                        stdout_tail.push(&bytes);
+                        stdout_seen.line(&bytes);
+                        decoder.stdout_line(&bytes, &mut decoded);
                     }
                     Stream::Stderr => {
-                        stderr_tail.push(&line.bytes);
-                        em.stderr(&line.bytes);
-                        decoder.stderr_line(&line.bytes, &mut decoded);
+                        stderr_tail.push(&bytes);
+                        em.stderr(&bytes);
+                        decoder.stderr_line(&bytes, &mut decoded);
                     }
                 }
                 for d in decoded.drain(..) {
@@ -396,12 +411,17 @@ fn finish_attempt(
 ) -> AttemptOutcome {
     let AttemptPacket { step, request, .. } = packet;
     let AttemptEnd {
-        error,
+        mut error,
         previous_totals,
         stderr_tail,
         started,
         started_at,
     } = end;
+    // The messages quote the CLI's (redacted) output, and sometimes
+    // agentgate's own words about it: checked once more.
+    if let Some(e) = &mut error {
+        e.message = em.redactor().redact_str(&e.message).into_owned();
+    }
     let provider = step.provider.clone();
     let duration_ms = started.elapsed().as_millis() as u64;
     let envelope = acc.finish(Finish {

@@ -49,15 +49,25 @@ pub fn audit_line(envelope: &Envelope, exit_code: i32) -> String {
 }
 
 /// Append the audit line to `path` (`$AGENTGATE_HOME/audit.log`, next to
-/// the database). A failure is returned for the caller to warn about: it
-/// never costs the run.
+/// the database). On Unix the file is private to the user (mode 600, an
+/// existing file's group and others' permissions taken away). A failure
+/// is returned for the caller to warn about: it never costs the run.
 pub fn append_audit(path: &std::path::Path, line: &str) -> std::io::Result<()> {
     use std::io::Write as _;
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| writeln!(f, "{line}"))
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut f = options.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = f.metadata()?.permissions().mode();
+        if mode & 0o077 != 0 {
+            f.set_permissions(std::fs::Permissions::from_mode(mode & 0o700))?;
+        }
+    }
+    writeln!(f, "{line}")
 }
 
 fn quote(v: &str) -> String {
@@ -98,6 +108,20 @@ mod tests {
             "agentgate run=r1\nagentgate run=r2\n"
         );
         assert!(append_audit(&dir.path().join("no/such/dir/audit.log"), "x").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_log_is_private_whatever_it_was() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("audit.log");
+        append_audit(&log, "agentgate run=r1").unwrap();
+        assert_eq!(mode(&log), 0o600);
+        std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
+        append_audit(&log, "agentgate run=r2").unwrap();
+        assert_eq!(mode(&log), 0o600);
     }
 
     #[test]

@@ -23,7 +23,12 @@ pub fn parse_capture(
 ) -> (Vec<Event>, Envelope, i32) {
     let run_id = "parse".to_owned();
     let mut events = Vec::new();
-    let mut em = Emitter::new(run_id.clone(), None, &mut events);
+    let mut em = Emitter::new(
+        run_id.clone(),
+        None,
+        &mut events,
+        crate::redact::Redactor::default(),
+    );
     em.provider = Some(provider.name().to_owned());
     em.attempt = Some(1);
     let adapter = provider;

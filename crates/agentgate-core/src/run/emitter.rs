@@ -1,13 +1,17 @@
 //! The run's event stream: [`Emitter`] gives each event its header (`seq`,
 //! `ts`, `run_id`, `provider`, `attempt`), writes it to the run's
 //! `events.jsonl` and hands it to the caller's [`EventSink`]; it also keeps
-//! the current step's transcript for `--handoff summary`.
+//! the current step's transcript for `--handoff summary`. Every event's
+//! body goes through the run's [`Redactor`] first: the CLI's lines were
+//! redacted where they were read, but events agentgate makes (from
+//! session files read after a run, error messages) are checked here.
 
 use agentgate_protocol::{Event, EventBody, LogEvent, LogLevel, StatusEvent};
 use agentgate_store::RunFiles;
 use jiff::Timestamp;
 
 use super::handoff::Transcript;
+use crate::redact::Redactor;
 
 /// Receives the run's events as they happen.
 pub trait EventSink: Send {
@@ -44,6 +48,8 @@ pub(super) struct Emitter<'a> {
     store_failed: bool,
     /// The current step's transcript, kept for `--handoff summary`.
     pub transcript: Option<Transcript>,
+    /// The run's secrets.
+    redactor: Redactor,
 }
 
 impl<'a> Emitter<'a> {
@@ -51,6 +57,7 @@ impl<'a> Emitter<'a> {
         run_id: String,
         files: Option<&'a mut RunFiles>,
         sink: &'a mut dyn EventSink,
+        redactor: Redactor,
     ) -> Emitter<'a> {
         Emitter {
             run_id,
@@ -61,10 +68,32 @@ impl<'a> Emitter<'a> {
             sink,
             store_failed: false,
             transcript: None,
+            redactor,
         }
     }
 
+    /// The run's secrets.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Add secrets: they are redacted from here on.
+    pub fn set_redactor(&mut self, redactor: Redactor) {
+        self.redactor = redactor;
+    }
+
     pub fn emit(&mut self, body: EventBody) {
+        let body = match self.redactor.redacted(&body) {
+            Ok(None) => body,
+            Ok(Some(redacted)) => redacted,
+            Err(e) => EventBody::Log(LogEvent {
+                level: LogLevel::Warn,
+                message: format!(
+                    "a `{}` event was left out: it could not be checked for secrets ({e})",
+                    body.type_name()
+                ),
+            }),
+        };
         if let Some(t) = &mut self.transcript {
             t.observe(&body);
         }
@@ -83,7 +112,8 @@ impl<'a> Emitter<'a> {
         self.sink.emit(&ev);
     }
 
-    /// Append a line of the CLI's stderr to the run's `stderr.log`.
+    /// Append a line of the CLI's stderr (already redacted) to the run's
+    /// `stderr.log`.
     pub fn stderr(&mut self, line: &[u8]) {
         if let Some(f) = self.files.as_deref_mut() {
             let mut bytes = line.to_vec();

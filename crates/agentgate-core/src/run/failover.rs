@@ -35,7 +35,8 @@ pub async fn run(
 ) -> RunOutcome {
     let run_id = new_run_id();
     let started = Instant::now();
-    let mut files = store.and_then(|s| record::open_run(s, &run_id, plan));
+    let redactor = plan.redactor();
+    let mut files = store.and_then(|s| record::open_run(s, &run_id, plan, &redactor));
     // Files a CLI's command needs (system-prompt files) go in the run's
     // folder, or, without a store, in a folder of this run's own that is
     // removed after.
@@ -52,7 +53,7 @@ pub async fn run(
         (None, Some(d)) => d.path().to_path_buf(),
         (None, None) => std::env::temp_dir(),
     };
-    let mut em = Emitter::new(run_id.clone(), files.as_mut(), sink);
+    let mut em = Emitter::new(run_id.clone(), files.as_mut(), sink, redactor);
     if plan.session.is_some() && store.is_none() {
         em.log(
             LogLevel::Warn,
@@ -237,6 +238,13 @@ fn finish(
     envelope.attempts = std::mem::take(&mut runner.attempts);
     envelope.session_recreated = runner.session_recreated || runner.resumed_elsewhere;
     envelope.duration_ms = started.elapsed().as_millis() as u64;
+    // What the CLI printed was redacted as it was read; what a provider
+    // recovered from its session files, and the messages, are checked here.
+    match em.redactor().redacted(&envelope) {
+        Ok(Some(redacted)) => envelope = redacted,
+        Ok(None) => {}
+        Err(e) => tracing::warn!("failed to check the envelope for secrets: {e}"),
+    }
     if let Some(e) = &error {
         em.emit(EventBody::Error(e.clone()));
     }

@@ -6,6 +6,7 @@ use agentgate_store::{AttemptRecord, RunFiles, RunRecord, RunStore, SessionRecor
 use jiff::Timestamp;
 
 use crate::plan::{Plan, Step};
+use crate::redact::Redactor;
 
 /// A fresh run id: time-ordered, unique enough for one machine
 /// (`r` + UTC time + 8 random hex digits).
@@ -27,8 +28,14 @@ fn random_u32() -> u32 {
 
 /// Record the run as started and create its files; `None` (with a
 /// warning) when the store fails: a run is never lost for its audit trail.
-pub(super) fn open_run(store: &dyn RunStore, run_id: &str, plan: &Plan) -> Option<RunFiles> {
+pub(super) fn open_run(
+    store: &dyn RunStore,
+    run_id: &str,
+    plan: &Plan,
+    redactor: &Redactor,
+) -> Option<RunFiles> {
     let first = plan.steps.first();
+    let text = |s: &str| redactor.redact_str(s).into_owned();
     let record = RunRecord {
         run_id: run_id.to_owned(),
         started_at: Timestamp::now(),
@@ -37,9 +44,9 @@ pub(super) fn open_run(store: &dyn RunStore, run_id: &str, plan: &Plan) -> Optio
             .iter()
             .map(|s| s.provider.name().to_owned())
             .collect(),
-        model: first.and_then(|s| s.request.model.clone()),
-        session: plan.session.clone(),
-        cwd: first.map(|s| s.request.cwd.display().to_string()),
+        model: first.and_then(|s| s.request.model.as_deref().map(text)),
+        session: plan.session.as_deref().map(text),
+        cwd: first.map(|s| text(&s.request.cwd.display().to_string())),
         prompt_bytes: first.map_or(0, |s| s.request.prompt.len() as u64),
     };
     match store

@@ -115,3 +115,52 @@ fn the_store_can_be_shared_between_threads_and_used_as_a_trait_object() {
     .unwrap();
     assert!(store.get_run("run_t").unwrap().is_some());
 }
+
+#[cfg(unix)]
+#[test]
+fn the_store_is_private_to_the_user_even_where_it_was_not() {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let set = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    let side = |path: &std::path::Path, suffix: &str| {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        std::path::PathBuf::from(p)
+    };
+    let top = tempfile::tempdir().unwrap();
+    let dir = top.path().join("home");
+    let path = dir.join("agentgate.db");
+
+    // New: every file and folder private, the WAL's side files included.
+    {
+        let store = Store::open(&path).unwrap();
+        store
+            .insert_run(&run_record("r1", "2026-01-01T00:00:00Z"))
+            .unwrap();
+        for p in [dir.as_path(), store.runs_dir()] {
+            assert_eq!(mode(p), 0o700, "{}", p.display());
+        }
+        for p in [path.clone(), side(&path, "-wal"), side(&path, "-shm")] {
+            assert_eq!(mode(&p), 0o600, "{}", p.display());
+        }
+    }
+
+    // Made open by an older version or by hand: made private again.
+    set(&dir, 0o755);
+    set(&dir.join("runs"), 0o775);
+    for p in [path.clone(), side(&path, "-wal"), side(&path, "-shm")] {
+        set(&p, 0o644);
+    }
+    let store = Store::open(&path).unwrap();
+    assert!(store.get_run("r1").unwrap().is_some());
+    for p in [dir.as_path(), store.runs_dir()] {
+        assert_eq!(mode(p), 0o700, "{}", p.display());
+    }
+    for p in [path.clone(), side(&path, "-wal"), side(&path, "-shm")] {
+        assert_eq!(mode(&p), 0o600, "{}", p.display());
+    }
+}

@@ -191,9 +191,15 @@ pub struct Args {
     #[arg(long)]
     pub compact: bool,
     /// An extra environment variable for the CLI, KEY=VALUE (repeatable).
+    /// The value of a KEY with KEY, TOKEN, SECRET, PASSWORD, AUTH or
+    /// CREDENTIAL in its name (8 bytes or more) is replaced by
+    /// `[redacted:KEY]` in everything the run prints or stores; so are
+    /// inherited variables of such names.
     #[arg(long = "env", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
-    /// An extra argument appended to the CLI's own argv (repeatable).
+    /// An extra argument appended to the CLI's own argv (repeatable). The
+    /// value of a secret-looking flag (`--api-key=V`, or `--api-key V` as
+    /// two arguments) is redacted like a secret variable's.
     #[arg(long = "extra-arg", allow_hyphen_values = true)]
     pub extra_args: Vec<String>,
     /// Do not record the run in the store.

@@ -220,3 +220,30 @@ fn sources_follow_how_the_file_was_found() {
     assert!(v["config"]["path"].is_null());
     assert!(v["agents"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn config_show_hides_secret_flags_and_check_counts_redact_values() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("agentgate.yaml"),
+        "version: 1\nproviders:\n  claude:\n    extra_args: [--api-key=sekrit-0123456789, --verbose]\n    env: {GH_TOKEN: ghp-0123456789}\nredact: [db-pass-0123456789]\n",
+    )
+    .unwrap();
+    let v = show_json(dir.path(), &[], &[]);
+    let text = v.to_string();
+    for secret in ["sekrit-0123456789", "ghp-0123456789", "db-pass-0123456789"] {
+        assert!(!text.contains(secret), "{secret} shown: {v:#}");
+    }
+    let claude = entity(&v, "providers", "claude");
+    assert_eq!(
+        claude["fields"]["extra_args"]["value"],
+        serde_json::json!(["--api-key=[redacted:--api-key]", "--verbose"])
+    );
+    let check = agentgate(dir.path(), &["config", "check"], &[]);
+    assert_eq!(check.code, Some(0), "{}", check.all_output());
+    assert!(
+        check.stdout.contains("1 values to redact"),
+        "{}",
+        check.stdout
+    );
+}

@@ -64,7 +64,7 @@ fn dry_run(provider: &str, extra: &[&str]) -> (Run, Value) {
     let plan: Value = serde_json::from_str(run.stdout.trim())
         .unwrap_or_else(|e| panic!("{provider}: not one JSON object ({e}): {out}"));
     assert_eq!(plan["program"], bin.to_str().unwrap());
-    assert_eq!(plan["env"]["OPENAI_API_KEY"], "<redacted>");
+    assert_eq!(plan["env"]["OPENAI_API_KEY"], "[redacted:OPENAI_API_KEY]");
     assert_eq!(plan["env"]["PLAIN_VAR"], "visible");
     assert_eq!(plan["prompt_bytes"], "héllo world".len());
     // 11 characters, four to a token (as estimated_output_tokens).

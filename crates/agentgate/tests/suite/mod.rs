@@ -14,4 +14,5 @@ mod run_process;
 mod run_replay;
 mod run_session_busy;
 mod runs_abandoned;
+mod secrets;
 mod support;
