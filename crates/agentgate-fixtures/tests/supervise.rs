@@ -19,5 +19,7 @@ mod errors;
 mod keeper;
 #[path = "supervise/output.rs"]
 mod output;
+#[path = "supervise/signals.rs"]
+mod signals;
 #[path = "supervise/termination.rs"]
 mod termination;

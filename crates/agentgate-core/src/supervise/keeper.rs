@@ -71,6 +71,14 @@ pub fn keeper_main(args: Vec<OsString>) -> ! {
         Ok(parsed) => parsed,
         Err(msg) => fail(EXIT_KEEPER_FAILED, &msg),
     };
+    // Whatever agentgate inherited (nohup's ignored SIGHUP, a background
+    // job's ignored SIGINT, a blocked mask) must not reach the CLI.
+    if let Err(e) = super::signals::reset_own_state() {
+        fail(
+            EXIT_KEEPER_FAILED,
+            &format!("failed to reset the signal state: {e}"),
+        );
+    }
     become_group_leader();
     let group = getpgrp();
     let wake = match arm() {

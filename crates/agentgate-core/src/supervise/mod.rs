@@ -18,6 +18,7 @@ mod lines;
 mod reader;
 mod report;
 mod run;
+mod signals;
 mod spawn;
 mod terminate;
 
