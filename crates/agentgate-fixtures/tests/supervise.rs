@@ -21,5 +21,7 @@ mod keeper;
 mod output;
 #[path = "supervise/signals.rs"]
 mod signals;
+#[path = "supervise/survivors.rs"]
+mod survivors;
 #[path = "supervise/termination.rs"]
 mod termination;
