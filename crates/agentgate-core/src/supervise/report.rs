@@ -103,13 +103,3 @@ pub struct Survivor {
     /// Its command line (arguments joined by spaces), or its name.
     pub command: String,
 }
-
-impl Survivor {
-    /// The process `pid` as it is now.
-    pub(crate) fn of(pid: u32) -> Self {
-        Survivor {
-            pid,
-            command: super::sweep::command_of(pid),
-        }
-    }
-}

@@ -48,7 +48,13 @@ pub(crate) fn sweep() -> Vec<Survivor> {
         }
         let alive = living_descendants();
         if Instant::now() >= deadline {
-            return alive.iter().map(|pid| Survivor::of(*pid)).collect();
+            return alive
+                .iter()
+                .map(|pid| Survivor {
+                    pid: *pid,
+                    command: command_of(*pid),
+                })
+                .collect();
         }
         signal_all(&alive, Signal::SIGKILL);
         std::thread::sleep(ROUND_PAUSE);
@@ -160,7 +166,7 @@ fn parse_stat(pid: u32, stat: &str) -> Option<Proc> {
 
 /// The command line of a process, for a report: its arguments joined by
 /// spaces, else its name, else empty.
-pub(crate) fn command_of(pid: u32) -> String {
+fn command_of(pid: u32) -> String {
     if let Ok(raw) = std::fs::read(format!("/proc/{pid}/cmdline")) {
         let args: Vec<String> = raw
             .split(|b| *b == 0)

@@ -189,3 +189,52 @@ async fn a_setsid_daemon_is_gone_after_the_supervisor_is_killed() {
     assert_eq!(supervisor.wait().unwrap().signal(), Some(9));
     assert_no_survivor(&marker).await;
 }
+
+/// A stand-in keeper that runs the program, then reports a process it
+/// "could not end", as the real keeper does for one stuck in uninterruptible
+/// I/O (which a test cannot produce on demand).
+fn reporting_keeper(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = dir.join("keeper");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\n# __keeper <pid> -- <program> [args...]\nshift 3\n\"$@\"\ncode=$?\n\
+         echo 'agentgate keeper: process 4242 survived SIGKILL: stuck-daemon --flag' >&2\n\
+         exit $code\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn a_process_the_keeper_could_not_end_is_named_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = misbehave().args(["--print", "hi", "--exit", "0"]);
+    let cfg = SupervisorConfig {
+        keeper: Some(reporting_keeper(dir.path())),
+        ..config()
+    };
+    let (report, _) = run(inv, cfg).await;
+    assert_eq!(report.status.code, Some(0));
+    assert_eq!(
+        report.survivors,
+        [agentgate_core::supervise::Survivor {
+            pid: 4242,
+            command: "stuck-daemon --flag".to_owned()
+        }]
+    );
+}
+
+#[tokio::test]
+async fn without_a_keeper_a_clis_own_report_line_is_just_output() {
+    let inv = misbehave().args([
+        "--eprint",
+        "agentgate keeper: process 4242 survived SIGKILL: forged",
+        "--exit",
+        "0",
+    ]);
+    let (report, lines) = run(inv, config()).await;
+    assert_eq!(report.survivors, []);
+    assert_eq!(lines.len(), 1);
+}
