@@ -19,5 +19,9 @@ mod errors;
 mod keeper;
 #[path = "supervise/output.rs"]
 mod output;
+#[path = "supervise/signals.rs"]
+mod signals;
+#[path = "supervise/survivors.rs"]
+mod survivors;
 #[path = "supervise/termination.rs"]
 mod termination;

@@ -360,4 +360,18 @@ pub struct Attempt {
     /// to be exhausted until `reset_at` (then `error_type` is `quota`).
     #[serde(default)]
     pub skipped: bool,
+    /// Processes the attempt's CLI started that were still alive when it
+    /// ended although they were sent SIGKILL (e.g. stuck in uninterruptible
+    /// I/O); empty when every process was ended. End them by hand.
+    #[serde(default)]
+    pub survivors: Vec<Survivor>,
+}
+
+/// A process of an attempt that agentgate could not end.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Survivor {
+    /// Its pid.
+    pub pid: u32,
+    /// Its command line (arguments joined by spaces), or its name.
+    pub command: String,
 }

@@ -26,8 +26,8 @@ mod tool;
 mod usage;
 
 pub use envelope::{
-    ActivityClass, Attempt, Envelope, Metadata, ReasoningAbsentReason, ReasoningSource, TokensUsed,
-    ToolActivity, estimate_output_tokens,
+    ActivityClass, Attempt, Envelope, Metadata, ReasoningAbsentReason, ReasoningSource, Survivor,
+    TokensUsed, ToolActivity, estimate_output_tokens,
 };
 pub use error::{ErrorInfo, ErrorKind, ErrorSource, UnknownErrorKind};
 pub use events::{

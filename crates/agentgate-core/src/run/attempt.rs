@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use agentgate_protocol::{
     Attempt, CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody,
-    HeartbeatEvent, RateLimitEvent, StartEvent, StatusEvent, Usage, UsageEvent, UsageScope,
+    HeartbeatEvent, LogLevel, RateLimitEvent, StartEvent, StatusEvent, Survivor, Usage, UsageEvent,
+    UsageScope,
 };
 use jiff::Timestamp;
 use tokio::sync::mpsc;
@@ -21,7 +22,7 @@ use crate::decode::{Decoded, ProviderError};
 use crate::plan::Step;
 use crate::providers::{PostRun, Provider, RunRequest, locate_binary};
 use crate::supervise::{
-    Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
+    self, Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
     SupervisorConfig, supervise,
 };
 
@@ -74,6 +75,7 @@ pub(super) async fn attempt(
             error: Some(ErrorInfo::new(kind, ErrorSource::Internal, message)),
             previous_totals: None,
             stderr_tail: None,
+            survivors: Vec::new(),
             started,
             started_at,
         };
@@ -358,10 +360,12 @@ pub(super) async fn attempt(
         }
     };
     let stderr_text = stderr_tail.text();
+    let survivors = report_survivors(&report.survivors, em);
     let end = AttemptEnd {
         error,
         previous_totals,
         stderr_tail: (!stderr_text.is_empty()).then_some(stderr_text),
+        survivors,
         started,
         started_at,
     };
@@ -383,6 +387,8 @@ struct AttemptEnd {
     /// The thread's totals before this turn (Codex), to subtract.
     previous_totals: Option<Usage>,
     stderr_tail: Option<String>,
+    /// Processes that could not be ended.
+    survivors: Vec<Survivor>,
     started: Instant,
     started_at: Timestamp,
 }
@@ -414,6 +420,7 @@ fn finish_attempt(
         mut error,
         previous_totals,
         stderr_tail,
+        survivors,
         started,
         started_at,
     } = end;
@@ -456,6 +463,7 @@ fn finish_attempt(
         recoverable: error.as_ref().map(|e| e.recoverable),
         reset_at: error.as_ref().and_then(|e| e.reset_at.clone()),
         skipped: false,
+        survivors,
     };
     AttemptOutcome {
         envelope,
@@ -466,11 +474,69 @@ fn finish_attempt(
     }
 }
 
+/// Names each process that could not be ended in a `log` event (level
+/// `warn`), and returns them for the attempt's `survivors`.
+fn report_survivors(found: &[supervise::Survivor], em: &mut Emitter<'_>) -> Vec<Survivor> {
+    found
+        .iter()
+        .map(|s| {
+            em.log(
+                LogLevel::Warn,
+                format!(
+                    "process {} ({}) is still running after SIGKILL; end it by hand",
+                    s.pid, s.command
+                ),
+            );
+            Survivor {
+                pid: s.pid,
+                command: s.command.clone(),
+            }
+        })
+        .collect()
+}
+
 fn humanize(d: Duration) -> String {
     let ms = d.as_millis();
     if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use agentgate_protocol::Event;
+
+    use super::*;
+
+    #[test]
+    fn a_survivor_is_named_in_a_warning_event_and_in_the_attempt() {
+        let mut events: Vec<Event> = Vec::new();
+        let mut em = Emitter::new("run_1".to_owned(), None, &mut events);
+        let found = [supervise::Survivor {
+            pid: 4242,
+            command: "stuck-daemon --flag".to_owned(),
+        }];
+        let survivors = report_survivors(&found, &mut em);
+        assert_eq!(
+            survivors,
+            [Survivor {
+                pid: 4242,
+                command: "stuck-daemon --flag".to_owned()
+            }]
+        );
+        let [event] = events.as_slice() else {
+            panic!("one event expected: {events:?}");
+        };
+        let EventBody::Log(log) = &event.body else {
+            panic!("a log event expected: {event:?}");
+        };
+        assert_eq!(log.level, LogLevel::Warn);
+        assert!(
+            log.message.contains("4242") && log.message.contains("stuck-daemon --flag"),
+            "{}",
+            log.message
+        );
     }
 }

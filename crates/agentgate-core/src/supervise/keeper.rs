@@ -12,11 +12,22 @@
 //! reaches the CLI directly. It only makes sure that signal does not kill
 //! the keeper first: SIGINT, SIGTERM, SIGHUP and SIGQUIT get handlers that
 //! do nothing (handlers, not SIG_IGN: exec resets handlers to the default,
-//! so the CLI receives those signals normally). SIGKILL ends both.
+//! so the CLI receives those signals normally). Before that it resets what
+//! it inherited: ignored signals back to the default, an empty mask.
+//!
+//! On Linux it is a child subreaper: a descendant orphaned by a double fork
+//! (a daemon that left the group with `setsid`) is re-parented to it, not to
+//! init. When the CLI has exited, it SIGKILLs and reaps every descendant
+//! left (`sweep.rs`) and names on stderr any it could not end, which the
+//! supervisor reads back into `ExitReport::survivors`. For the termination
+//! table's last step the supervisor sends it [`SWEEP_SIGNAL`] instead of a
+//! SIGKILL to the group (which would kill the keeper first): it SIGKILLs
+//! every descendant, CLI included, then sweeps and exits as the CLI died.
 //!
 //! When its parent (the agentgate process whose pid it was given) dies, it
-//! sends SIGTERM to the whole group, waits [`ORPHAN_GRACE`], and sends
-//! SIGKILL to the group, itself included. It notices the death:
+//! sends SIGTERM to the whole group and every descendant, waits
+//! [`ORPHAN_GRACE`], SIGKILLs every descendant and then the group, itself
+//! included. It notices the death:
 //!
 //! - on Linux, at once: `PR_SET_PDEATHSIG` delivers SIGUSR2 when the parent
 //!   dies, which wakes the watcher thread; the parent pid is then checked
@@ -42,6 +53,9 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::{Pid, getpgrp, getpid, setpgid};
 
+use super::report::Survivor;
+use super::sweep;
+
 /// The hidden subcommand of the `agentgate` binary that runs the keeper.
 pub const KEEPER_SUBCOMMAND: &str = "__keeper";
 
@@ -51,6 +65,15 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(100);
 /// After its parent died, how long the keeper waits between SIGTERM and
 /// SIGKILL to the group.
 pub const ORPHAN_GRACE: Duration = Duration::from_secs(2);
+
+/// The signal the supervisor sends the keeper (never the group) for the
+/// termination table's last step: SIGKILL every descendant of the keeper,
+/// in the group or not, then exit as the CLI did.
+pub(crate) const SWEEP_SIGNAL: Signal = Signal::SIGUSR1;
+
+/// How the keeper names a process it could not end, on its stderr.
+const SURVIVOR_PREFIX: &str = "agentgate keeper: process ";
+const SURVIVOR_SEPARATOR: &str = " survived SIGKILL: ";
 
 /// Exit code when the keeper itself fails (bad arguments, no way to wait).
 const EXIT_KEEPER_FAILED: i32 = 125;
@@ -71,9 +94,24 @@ pub fn keeper_main(args: Vec<OsString>) -> ! {
         Ok(parsed) => parsed,
         Err(msg) => fail(EXIT_KEEPER_FAILED, &msg),
     };
+    // Whatever agentgate inherited (nohup's ignored SIGHUP, a background
+    // job's ignored SIGINT, a blocked mask) must not reach the CLI.
+    if let Err(e) = super::signals::reset_own_state() {
+        fail(
+            EXIT_KEEPER_FAILED,
+            &format!("failed to reset the signal state: {e}"),
+        );
+    }
     become_group_leader();
     let group = getpgrp();
-    let wake = match arm() {
+    if let Err(e) = sweep::become_subreaper() {
+        fail(
+            EXIT_KEEPER_FAILED,
+            &format!("failed to become the subreaper of the program's processes: {e}"),
+        );
+    }
+    let sweep_now = Arc::new(AtomicBool::new(false));
+    let wake = match arm(&sweep_now) {
         Ok(wake) => wake,
         Err(msg) => fail(EXIT_KEEPER_FAILED, &msg),
     };
@@ -86,7 +124,7 @@ pub fn keeper_main(args: Vec<OsString>) -> ! {
         );
     }
     let orphaned = Arc::new(AtomicBool::new(false));
-    start_watcher(parent, group, wake, orphaned.clone());
+    start_watcher(parent, group, wake, orphaned.clone(), sweep_now);
 
     let mut child = match Command::new(&program).args(&args).spawn() {
         Ok(child) => child,
@@ -115,6 +153,10 @@ pub fn keeper_main(args: Vec<OsString>) -> ! {
             std::process::exit(EXIT_KEEPER_FAILED);
         }
     };
+    // The CLI is gone; what it started is not, perhaps outside the group.
+    for survivor in sweep::sweep() {
+        eprintln!("{}", survivor_line(&survivor));
+    }
     if orphaned.load(Ordering::SeqCst) || std::os::unix::process::parent_id() != parent {
         // Nobody will sweep the group after us: end it (this never returns,
         // the final SIGKILL includes the keeper).
@@ -157,9 +199,9 @@ fn become_group_leader() {
 }
 
 /// Installs the signal handlers and, on Linux, the parent-death signal;
-/// returns the socket the death signal wakes.
-fn arm() -> Result<UnixStream, String> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR2};
+/// returns the socket the death signal and [`SWEEP_SIGNAL`] wake.
+fn arm(sweep_now: &Arc<AtomicBool>) -> Result<UnixStream, String> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
 
     // The flag is never read: the handler exists only so that the signal
     // does not kill the keeper.
@@ -170,6 +212,13 @@ fn arm() -> Result<UnixStream, String> {
     }
     let (wake_rx, wake_tx) =
         UnixStream::pair().map_err(|e| format!("failed to create a socket pair: {e}"))?;
+    signal_hook::flag::register(SIGUSR1, sweep_now.clone())
+        .map_err(|e| format!("failed to install a signal handler: {e}"))?;
+    let sweep_wake = wake_tx
+        .try_clone()
+        .map_err(|e| format!("failed to create a socket pair: {e}"))?;
+    signal_hook::low_level::pipe::register(SIGUSR1, sweep_wake)
+        .map_err(|e| format!("failed to install a signal handler: {e}"))?;
     signal_hook::low_level::pipe::register(SIGUSR2, wake_tx)
         .map_err(|e| format!("failed to install a signal handler: {e}"))?;
     wake_rx
@@ -181,7 +230,13 @@ fn arm() -> Result<UnixStream, String> {
     Ok(wake_rx)
 }
 
-fn start_watcher(parent: u32, group: Pid, mut wake: UnixStream, orphaned: Arc<AtomicBool>) {
+fn start_watcher(
+    parent: u32,
+    group: Pid,
+    mut wake: UnixStream,
+    orphaned: Arc<AtomicBool>,
+    sweep_now: Arc<AtomicBool>,
+) {
     let spawned = std::thread::Builder::new()
         .name("keeper-watch".into())
         .spawn(move || {
@@ -191,6 +246,11 @@ fn start_watcher(parent: u32, group: Pid, mut wake: UnixStream, orphaned: Arc<At
                 // mean the socket closed, which must not turn into a spin.
                 if let Ok(0) = wake.read(&mut buf) {
                     std::thread::sleep(POLL_INTERVAL);
+                }
+                if sweep_now.swap(false, Ordering::SeqCst) {
+                    // The CLI dies with the rest; the main thread, waiting
+                    // for it, then reaps and sweeps what is left.
+                    sweep::kill_descendants();
                 }
                 if std::os::unix::process::parent_id() != parent {
                     orphaned.store(true, Ordering::SeqCst);
@@ -207,13 +267,36 @@ fn start_watcher(parent: u32, group: Pid, mut wake: UnixStream, orphaned: Arc<At
     }
 }
 
-/// SIGTERM to the group, a grace, SIGKILL to the group (the keeper too).
+/// SIGTERM to the group and every descendant, a grace, SIGKILL to every
+/// descendant and to the group (the keeper too).
 fn end_orphaned_group(group: Pid) -> ! {
     let _ = killpg(group, Signal::SIGTERM);
+    sweep::signal_descendants(Signal::SIGTERM);
     std::thread::sleep(ORPHAN_GRACE);
+    sweep::kill_descendants();
     let _ = killpg(group, Signal::SIGKILL);
     // Unreachable unless SIGKILL could not be sent.
     std::process::exit(EXIT_KEEPER_FAILED);
+}
+
+/// The stderr line naming a process the keeper could not end; the
+/// supervisor reads it back into [`ExitReport::survivors`](super::ExitReport::survivors).
+fn survivor_line(survivor: &Survivor) -> String {
+    format!(
+        "{SURVIVOR_PREFIX}{}{SURVIVOR_SEPARATOR}{}",
+        survivor.pid, survivor.command
+    )
+}
+
+/// Reads a line written by [`survivor_line`].
+pub(crate) fn parse_survivor_line(line: &[u8]) -> Option<Survivor> {
+    let line = std::str::from_utf8(line).ok()?;
+    let rest = line.strip_prefix(SURVIVOR_PREFIX)?;
+    let (pid, command) = rest.split_once(SURVIVOR_SEPARATOR)?;
+    Some(Survivor {
+        pid: pid.parse().ok()?,
+        command: command.to_owned(),
+    })
 }
 
 /// Exits the way the program did.
@@ -255,6 +338,17 @@ mod tests {
             (pid, program, args),
             (42, PathBuf::from("prog"), os(&["-x"]))
         );
+    }
+
+    #[test]
+    fn a_survivor_line_reads_back() {
+        let survivor = Survivor {
+            pid: 4242,
+            command: "sleep 1000: x".to_owned(),
+        };
+        let line = survivor_line(&survivor);
+        assert_eq!(parse_survivor_line(line.as_bytes()), Some(survivor));
+        assert_eq!(parse_survivor_line(b"agentgate keeper: other"), None);
     }
 
     #[test]

@@ -18,7 +18,9 @@ mod lines;
 mod reader;
 mod report;
 mod run;
+mod signals;
 mod spawn;
+mod sweep;
 mod terminate;
 
 pub use config::{SupervisorConfig, TerminationTable};
@@ -28,5 +30,5 @@ pub use forward::{SignalForwarding, install_signal_forwarding};
 pub use invocation::Invocation;
 pub use keeper::{KEEPER_SUBCOMMAND, keeper_main};
 pub use lines::{MAX_LINE_BYTES, OutputLine, Stream};
-pub use report::{EndReason, ExitReport, ExitStatusInfo, SignalSent};
+pub use report::{EndReason, ExitReport, ExitStatusInfo, SignalSent, Survivor};
 pub use run::supervise;

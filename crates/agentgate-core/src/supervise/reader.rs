@@ -3,7 +3,13 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt as _};
 use tokio::sync::{Notify, mpsc, watch};
 
+use super::keeper::parse_survivor_line;
 use super::lines::{LineSplitter, OutputLine, Stream};
+use super::report::Survivor;
+
+/// Where the stderr reader puts the keeper's survivor reports (`None`
+/// without a keeper: a CLI's own line is never taken for one).
+pub(crate) type SurvivorReports = Option<Arc<std::sync::Mutex<Vec<Survivor>>>>;
 
 /// Bytes read per call; a pipe holds 64 KiB on Linux.
 const CHUNK: usize = 256 * 1024;
@@ -27,13 +33,15 @@ pub(crate) enum ReaderEnd {
 /// true the reader takes what the pipe holds at that moment and returns
 /// [`ReaderEnd::Leaked`] unless that reaches end of file. Lines are still
 /// read, and dropped, when the receiver of `lines` is gone, so the child
-/// never blocks on a full pipe.
+/// never blocks on a full pipe. A keeper's survivor report on stderr is
+/// recorded in `survivors` (and passed on like any line).
 pub(crate) async fn read_lines<R>(
     mut pipe: R,
     stream: Stream,
     lines: mpsc::Sender<OutputLine>,
     activity: Arc<Notify>,
     mut stop: watch::Receiver<bool>,
+    survivors: SurvivorReports,
 ) -> ReaderEnd
 where
     R: AsyncRead + Unpin,
@@ -84,18 +92,30 @@ where
         }
         activity.notify_one();
         splitter.push(&buf[..n], &mut out);
-        send_all(&mut lines, &mut out).await;
+        send_all(&mut lines, &mut out, &survivors).await;
     };
     match end {
         ReaderEnd::Eof => splitter.finish(&mut out),
         ReaderEnd::Leaked => splitter.cut(&mut out),
     }
-    send_all(&mut lines, &mut out).await;
+    send_all(&mut lines, &mut out, &survivors).await;
     end
 }
 
-async fn send_all(lines: &mut Option<mpsc::Sender<OutputLine>>, out: &mut Vec<OutputLine>) {
+async fn send_all(
+    lines: &mut Option<mpsc::Sender<OutputLine>>,
+    out: &mut Vec<OutputLine>,
+    survivors: &SurvivorReports,
+) {
     for line in out.drain(..) {
+        if let Some(reports) = survivors
+            && line.stream == Stream::Stderr
+            && !line.partial
+            && let Some(survivor) = parse_survivor_line(&line.bytes)
+            && let Ok(mut reports) = reports.lock()
+        {
+            reports.push(survivor);
+        }
         if let Some(tx) = lines.as_ref()
             && tx.send(line).await.is_err()
         {

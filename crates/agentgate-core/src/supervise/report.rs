@@ -18,6 +18,12 @@ pub struct ExitReport {
     ///
     /// [`drain_timeout`]: super::SupervisorConfig::drain_timeout
     pub output_leaked: bool,
+    /// Processes of the run that were still alive when it ended although
+    /// they were sent SIGKILL (e.g. stuck in uninterruptible I/O). Found by
+    /// the keeper, which sees every descendant of the CLI (see
+    /// [`SupervisorConfig::keeper`](super::SupervisorConfig::keeper)); empty
+    /// without a keeper.
+    pub survivors: Vec<Survivor>,
     /// The process group id (the leader's pid), for logs.
     pub pgid: u32,
     /// From spawn to the end of the drain.
@@ -87,4 +93,13 @@ pub struct SignalSent {
     pub signal: &'static str,
     /// Time from spawn to sending it.
     pub elapsed: Duration,
+}
+
+/// A process of the run that could not be ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Survivor {
+    /// Its pid.
+    pub pid: u32,
+    /// Its command line (arguments joined by spaces), or its name.
+    pub command: String,
 }

@@ -31,13 +31,16 @@ use super::terminate::Terminator;
 /// On return no process of the group is left: after the leader exits (by
 /// itself or by the termination table) the whole group is SIGKILLed before
 /// the leader is reaped. Dropping the returned future SIGKILLs the group
-/// too. Processes that left the group (`setsid`) are out of reach; if they
-/// hold stdout or stderr open, the drain gives up after
+/// too. With [`SupervisorConfig::keeper`] on Linux, processes that left the
+/// group (`setsid`) are ended as well: the keeper is their subreaper and
+/// sweeps them, and names any it could not end in
+/// [`ExitReport::survivors`]. Without a keeper they are out of reach; if
+/// they hold stdout or stderr open, the drain gives up after
 /// [`SupervisorConfig::drain_timeout`] and reports
 /// [`ExitReport::output_leaked`].
 ///
-/// Without [`SupervisorConfig::keeper`], agentgate's own sudden death
-/// (SIGKILL) leaves the group running; with it, the keeper ends the group.
+/// Without a keeper, agentgate's own sudden death (SIGKILL) leaves the group
+/// running; with it, the keeper ends the group and every descendant.
 ///
 /// Must run inside a tokio runtime with the I/O and time drivers enabled
 /// (`enable_all`); any flavour (current-thread or multi-thread) works.
@@ -49,7 +52,8 @@ pub async fn supervise(
 ) -> Result<ExitReport, SuperviseError> {
     let Spawned { mut child, group } = spawn(&inv, cfg.keeper.as_deref())?;
     let started = Instant::now();
-    let mut guard = KillOnDrop::new(group);
+    let keeper = cfg.keeper.is_some();
+    let mut guard = KillOnDrop::new(group, keeper);
 
     let _stdin_task = match (child.stdin.take(), inv.stdin) {
         (Some(pipe), Some(bytes)) => Some(AbortOnDrop(tokio::spawn(write_stdin(pipe, bytes)))),
@@ -58,6 +62,7 @@ pub async fn supervise(
     let activity = Arc::new(Notify::new());
     let (stop, stop_rx) = watch::channel(false);
     let mut readers = Readers::default();
+    let survivors = keeper.then(Arc::default);
     if let Some(pipe) = child.stdout.take() {
         let task = read_lines(
             pipe,
@@ -65,15 +70,23 @@ pub async fn supervise(
             lines.clone(),
             activity.clone(),
             stop_rx.clone(),
+            None,
         );
         readers.handles.push(AbortOnDrop(tokio::spawn(task)));
     }
     if let Some(pipe) = child.stderr.take() {
-        let task = read_lines(pipe, Stream::Stderr, lines, activity.clone(), stop_rx);
+        let task = read_lines(
+            pipe,
+            Stream::Stderr,
+            lines,
+            activity.clone(),
+            stop_rx,
+            survivors.clone(),
+        );
         readers.handles.push(AbortOnDrop(tokio::spawn(task)));
     }
 
-    let mut term = Terminator::new(cfg.grace, group, started);
+    let mut term = Terminator::new(cfg.grace, group, keeper, started);
     let wall = cfg.timeout.map(|t| started + t);
     let mut idle = cfg.idle_timeout.map(|t| Instant::now() + t);
     let mut result_deadline: Option<Instant> = None;
@@ -138,11 +151,15 @@ pub async fn supervise(
     }
 
     let (reason, signals_sent) = term.into_parts();
+    let survivors = survivors
+        .and_then(|reports| reports.lock().ok().map(|mut r| std::mem::take(&mut *r)))
+        .unwrap_or_default();
     Ok(ExitReport {
         status: status.into(),
         ended_by: reason.unwrap_or(EndReason::Exited),
         signals_sent,
         output_leaked: readers.leaked,
+        survivors,
         pgid: group.id(),
         duration: started.elapsed(),
     })

@@ -8,6 +8,7 @@ use super::error::SuperviseError;
 use super::group::ProcessGroup;
 use super::invocation::Invocation;
 use super::keeper::KEEPER_SUBCOMMAND;
+use super::signals;
 
 /// The `PATH` execvp falls back to when the environment has none.
 const DEFAULT_PATH: &str = "/bin:/usr/bin";
@@ -56,6 +57,7 @@ pub(crate) fn spawn(inv: &Invocation, keeper: Option<&Path>) -> Result<Spawned, 
         None => {
             let mut cmd = Command::new(&inv.program);
             cmd.args(&inv.args);
+            reset_ignored_signals(&mut cmd);
             (inv.program.clone(), cmd)
         }
     };
@@ -100,6 +102,27 @@ pub(crate) fn spawn(inv: &Invocation, keeper: Option<&Path>) -> Result<Spawned, 
         .and_then(ProcessGroup::led_by)
         .ok_or(SuperviseError::NoPid { program: exe })?;
     Ok(Spawned { child, group })
+}
+
+/// The CLI must start with default dispositions and an empty mask (see
+/// `signals.rs`): when agentgate has signals set to SIG_IGN or blocked, they
+/// are reset in the child before exec. Only then: a hook makes the spawn
+/// fork instead of taking the faster `posix_spawn` path. (With a keeper,
+/// the keeper resets its own state.)
+#[expect(
+    unsafe_code,
+    reason = "pre_exec runs between fork and exec; the hook only calls sigaction"
+)]
+fn reset_ignored_signals(cmd: &mut Command) {
+    let ignored = signals::ignored();
+    if ignored.is_empty() && !signals::is_masked() {
+        return;
+    }
+    // SAFETY: the closure only calls `sigaction` on a list built before the
+    // fork, then `sigprocmask` (no allocation, no lock): async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || signals::reset(&ignored));
+    }
 }
 
 /// The program as the keeper must exec it: a bare name is looked up on the

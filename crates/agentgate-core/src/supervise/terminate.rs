@@ -3,14 +3,27 @@ use tokio::time::Instant;
 
 use super::config::TerminationTable;
 use super::group::ProcessGroup;
+use super::keeper::SWEEP_SIGNAL;
 use super::report::{EndReason, SignalSent};
+
+/// With a keeper, how long it may take to end every process after being
+/// asked to (its sweep gives up after one second) before the group gets
+/// SIGKILL directly.
+const KEEPER_SWEEP_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The termination table in motion: which signal went out, which is next
 /// and when.
+///
+/// With a keeper, the table's SIGKILL step is asked of the keeper (the
+/// group leader), which SIGKILLs every process the CLI started, in the
+/// group or not, and then exits; a SIGKILL to the group would kill the
+/// keeper first. Should the keeper not exit within [`KEEPER_SWEEP_LIMIT`],
+/// the group gets SIGKILL (not listed in `signals_sent`).
 #[derive(Debug)]
 pub(crate) struct Terminator {
     table: TerminationTable,
     group: ProcessGroup,
+    keeper: bool,
     started: Instant,
     reason: Option<EndReason>,
     next: Option<(Instant, Signal)>,
@@ -19,10 +32,16 @@ pub(crate) struct Terminator {
 }
 
 impl Terminator {
-    pub(crate) fn new(table: TerminationTable, group: ProcessGroup, started: Instant) -> Self {
+    pub(crate) fn new(
+        table: TerminationTable,
+        group: ProcessGroup,
+        keeper: bool,
+        started: Instant,
+    ) -> Self {
         Terminator {
             table,
             group,
+            keeper,
             started,
             reason: None,
             next: None,
@@ -46,9 +65,9 @@ impl Terminator {
     pub(crate) fn kill_now(&mut self, reason: EndReason) {
         self.reason.get_or_insert(reason);
         if !self.killed {
+            self.next = None;
             self.send(Signal::SIGKILL);
         }
-        self.next = None;
     }
 
     /// The run is ending: timeouts and the result grace no longer apply.
@@ -78,7 +97,28 @@ impl Terminator {
 
     fn send(&mut self, signal: Signal) {
         if signal == Signal::SIGKILL {
+            if self.killed {
+                // The keeper did not finish in time: the group directly.
+                if let Err(e) = self.group.signal(signal) {
+                    tracing::warn!(
+                        pgid = self.group.id(),
+                        "failed to kill the process group: {e}"
+                    );
+                }
+                return;
+            }
             self.killed = true;
+            if self.keeper {
+                if let Err(e) = self.group.signal_leader(SWEEP_SIGNAL) {
+                    tracing::warn!(pgid = self.group.id(), "failed to signal the keeper: {e}");
+                }
+                self.next = Some((Instant::now() + KEEPER_SWEEP_LIMIT, Signal::SIGKILL));
+                self.sent.push(SignalSent {
+                    signal: signal.as_str(),
+                    elapsed: self.started.elapsed(),
+                });
+                return;
+            }
         }
         if let Err(e) = self.group.signal(signal) {
             tracing::warn!(

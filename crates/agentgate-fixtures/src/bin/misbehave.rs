@@ -11,6 +11,13 @@
 //!   --leak-stdout       start a child that leaves the group (setsid) and
 //!                       holds our stdout open for 30 s (listed last in the
 //!                       pid file)
+//!   --setsid-grandchild MARKER
+//!                       double fork a daemon: a child starts a grandchild
+//!                       that leaves the session and group (setsid),
+//!                       ignores SIGTERM and SIGINT and sleeps "forever",
+//!                       then the child exits, orphaning it. MARKER is in
+//!                       the daemon's command line (`pgrep -f MARKER`); its
+//!                       pid is listed in the pid file after the children
 //!   --ignore-term       ignore SIGTERM (with a handler)
 //!   --ignore-int        ignore SIGINT (with a handler)
 //!   --int-exit-code N   on SIGINT, print "got SIGINT" and exit with N
@@ -60,6 +67,7 @@ struct Settings {
     grandchildren: u32,
     grandchildren_keep_stdout: bool,
     leak_stdout: bool,
+    setsid_marker: Option<String>,
     ignore_term: bool,
     ignore_int: bool,
     int_exit_code: Option<i32>,
@@ -70,6 +78,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("--grandchild") => grandchild(args.iter().any(|a| a == "--ignore-term")),
         Some("--leaker") => leaker(),
+        Some("--daemonize") => daemonize(args.get(1)),
+        Some("--escapee") => escapee(),
         _ => misbehave(&args),
     };
     match result {
@@ -119,6 +129,9 @@ fn misbehave(args: &[String]) -> Result<ExitCode, String> {
             .map_err(|e| format!("failed to start the leaker: {e}"))?;
         wait_until_out_of_group(child.id())?;
         pids.push(child.id());
+    }
+    if let Some(marker) = &settings.setsid_marker {
+        pids.push(double_fork(&exe, marker)?);
     }
     if let Some(path) = &settings.pid_file {
         write_pid_file(path, &pids)?;
@@ -182,6 +195,7 @@ fn parse(args: &[String]) -> Result<(Settings, Vec<Action>), String> {
             "--grandchildren" => settings.grandchildren = number(&value("a count")?)?,
             "--grandchildren-keep-stdout" => settings.grandchildren_keep_stdout = true,
             "--leak-stdout" => settings.leak_stdout = true,
+            "--setsid-grandchild" => settings.setsid_marker = Some(value("a marker")?),
             "--ignore-term" => settings.ignore_term = true,
             "--ignore-int" => settings.ignore_int = true,
             "--int-exit-code" => settings.int_exit_code = Some(number(&value("a code")?)?),
@@ -287,5 +301,47 @@ fn grandchild(ignore_term: bool) -> Result<ExitCode, String> {
 fn leaker() -> Result<ExitCode, String> {
     nix::unistd::setsid().map_err(|e| format!("failed to leave the process group: {e}"))?;
     std::thread::sleep(LEAK_HOLD);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Starts the daemonizer and returns the daemon's pid once the daemonizer
+/// has exited (the daemon is then an orphan outside our group and session).
+fn double_fork(exe: &std::path::Path, marker: &str) -> Result<u32, String> {
+    let out = Command::new(exe)
+        .args(["--daemonize", marker])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| format!("failed to start the daemonizer: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.trim()
+        .parse()
+        .map_err(|_| format!("the daemonizer failed ({}): {text:?}", out.status))
+}
+
+/// The middle of the double fork: starts the daemon, waits until it left our
+/// group, prints its pid and exits.
+fn daemonize(marker: Option<&String>) -> Result<ExitCode, String> {
+    let marker = marker.ok_or("--daemonize needs a marker")?;
+    let exe = std::env::current_exe().map_err(|e| format!("failed to find myself: {e}"))?;
+    let child = Command::new(&exe)
+        .args(["--escapee", marker])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("failed to start the daemon: {e}"))?;
+    wait_until_out_of_group(child.id())?;
+    println!("{}", child.id());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The daemon: its own session, deaf to SIGTERM and SIGINT, asleep.
+fn escapee() -> Result<ExitCode, String> {
+    // Deaf first: once out of the group, the daemonizer reports us ready.
+    ignore(signal_hook::consts::SIGTERM)?;
+    ignore(signal_hook::consts::SIGINT)?;
+    nix::unistd::setsid().map_err(|e| format!("failed to start a session: {e}"))?;
+    std::thread::sleep(FOREVER);
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! `agentgate run`'s process handling, end to end: no process of a run
-//! outlives it however it ends (agentgate SIGKILLed, `--timeout`, SIGINT, a
-//! clean exit with a lingering grandchild, a result followed by a hang),
+//! outlives it however it ends (agentgate SIGKILLed, `--timeout`, SIGINT,
+//! SIGTERM, a clean exit with a lingering grandchild, a result followed by a
+//! hang), not even a daemon that left the group and session (`setsid`),
 //! huge and non-UTF-8 output lines are kept verbatim, `--max-provider-retries`
 //! stops a retrying real CLI early, and `agentgate parse` decodes captures.
 //!
@@ -29,15 +30,24 @@ const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 const GONE_WITHIN: Duration = Duration::from_secs(15);
 
 /// The roles the fake CLI's `tree` writes to its pid file.
-const TREE_ROLES: [&str; 5] = ["keeper", "cli", "sleeper", "stubborn", "stubborn-child"];
+const TREE_ROLES: [&str; 6] = [
+    "keeper",
+    "cli",
+    "sleeper",
+    "stubborn",
+    "stubborn-child",
+    "escapee",
+];
 
 /// Shell functions every fake CLI script starts with.
 ///
 /// `tree` lists the keeper (the CLI's parent) and the CLI, then starts two
 /// grandchildren that keep the CLI's stdout and stderr open: a plain
 /// `sleep`, and a bash that ignores SIGTERM (and, being a background job of
-/// a script, SIGINT) with a `sleep` child of its own that inherits both.
-/// It returns once all five pids are listed, then writes `ready`.
+/// a script, SIGINT) with a `sleep` child of its own that inherits both;
+/// then a daemon, double forked out of the group and session (`setsid`),
+/// deaf to SIGTERM and SIGINT, with nothing of the CLI's open.
+/// It returns once all six pids are listed, then writes `ready`.
 const PRELUDE: &str = r#"
 tree() {
   echo "keeper $PPID" >> "$pids"
@@ -45,8 +55,9 @@ tree() {
   sleep 1000 &
   echo "sleeper $!" >> "$pids"
   bash -c 'trap "" TERM; sleep 1000 & echo "stubborn-child $!" >> "$1"; echo "stubborn $$" >> "$1"; wait' _ "$pids" &
+  ( setsid bash -c 'trap "" TERM INT; echo "escapee $$" >> "$1"; exec sleep 1000' _ "$pids" </dev/null >/dev/null 2>&1 & )
   for _ in $(seq 1 600); do
-    [ "$(grep -c '^stubborn' "$pids")" -ge 2 ] && break
+    [ "$(grep -c '^stubborn' "$pids")" -ge 2 ] && grep -q '^escapee' "$pids" && break
     sleep 0.05
   done
   echo ready >> "$pids"
@@ -308,6 +319,11 @@ fn timeout_leaves_no_process_of_the_run() {
     assert_eq!(out.status.code(), Some(124), "{}", describe(&out));
     assert_eq!(env["error_type"], "timeout", "{env:#}");
     assert_eq!(env["exit_code"], 124);
+    assert_eq!(
+        env["attempts"][0]["survivors"],
+        serde_json::json!([]),
+        "{env:#}"
+    );
     let pids = cli.tree_of_finished_run(&out);
     assert_all_gone(&pids, "after --timeout");
 }
@@ -323,6 +339,19 @@ fn sigint_leaves_no_process_of_the_run() {
     assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
     assert_eq!(env["error_type"], "cancelled", "{env:#}");
     assert_all_gone(&pids, "after SIGINT to agentgate");
+}
+
+#[test]
+fn sigterm_leaves_no_process_of_the_run() {
+    let cli = FakeCli::new(TREE_THEN_HANG);
+    let running = Running::spawn(cli.command(&[]));
+    let pids = cli.wait_ready(&running);
+    running.signal("TERM");
+    let out = running.finish(Duration::from_secs(60));
+    let env = envelope(&out);
+    assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+    assert_eq!(env["error_type"], "cancelled", "{env:#}");
+    assert_all_gone(&pids, "after SIGTERM to agentgate");
 }
 
 #[test]
