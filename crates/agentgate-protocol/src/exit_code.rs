@@ -11,10 +11,20 @@ pub const EXIT_USAGE: i32 = 2;
 /// Every provider tried failed with a recoverable error: try again later
 /// (`EX_TEMPFAIL` of sysexits.h).
 pub const EXIT_ALL_RECOVERABLE: i32 = 75;
+/// Writing the output failed for another reason than a closed pipe (a
+/// full disk): one line on stderr (`EX_IOERR` of sysexits.h). A run is
+/// recorded in the store as it ended all the same.
+pub const EXIT_OUTPUT_FAILED: i32 = 74;
 /// The run timed out (wall clock or idle), as timeout(1) reports it.
 pub const EXIT_TIMEOUT: i32 = 124;
 /// The run was cancelled (SIGINT: 128 + 2).
 pub const EXIT_CANCELLED: i32 = 130;
+
+/// stdout was closed before everything was printed (the reader of a pipe
+/// exited, as `head -1` does): nothing on stderr, and 128 + SIGPIPE, what a
+/// shell reports for a program that SIGPIPE ended. A run is recorded in the
+/// store as it ended all the same.
+pub const EXIT_OUTPUT_CLOSED: i32 = 141;
 
 /// The exit status of `agentgate run` for a finished run.
 ///

@@ -37,8 +37,8 @@ pub use events::{
     ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
 };
 pub use exit_code::{
-    EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_SUCCESS, EXIT_TIMEOUT, EXIT_USAGE,
-    exit_code_for,
+    EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OUTPUT_CLOSED, EXIT_OUTPUT_FAILED,
+    EXIT_SUCCESS, EXIT_TIMEOUT, EXIT_USAGE, exit_code_for,
 };
 pub use schema::schemas;
 pub use tool::ToolClass;

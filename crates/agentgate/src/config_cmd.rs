@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Value, json};
 
-use crate::output::print_json;
+use crate::output::Stdout;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -39,13 +39,14 @@ enum Sub {
 /// Run `agentgate config`.
 pub fn run(args: Args, config_flag: Option<&Path>) -> anyhow::Result<ExitCode> {
     let cfg = Config::load(config_flag)?;
+    let mut stdout = Stdout::new();
     match args.command {
         Sub::Show { json } => {
             let listing = listing(&cfg);
             if json {
-                print_json(&listing, None)?;
+                stdout.json(&listing, None)?;
             } else {
-                print!("{}", text(&listing));
+                stdout.text(&text(&listing))?;
             }
         }
         Sub::Check => {
@@ -68,7 +69,7 @@ pub fn run(args: Args, config_flag: Option<&Path>) -> anyhow::Result<ExitCode> {
             for w in &l.warnings {
                 let _ = writeln!(out, "warning: {w}");
             }
-            print!("{out}");
+            stdout.text(&out)?;
         }
     }
     Ok(ExitCode::SUCCESS)

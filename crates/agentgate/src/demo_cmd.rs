@@ -18,6 +18,8 @@ use agentgate_fakellm::{FakeLlm, Script, ServerConfig};
 use agentgate_store::{RunStore, Store};
 use anyhow::Context;
 
+use crate::output::{Stdout, note};
+
 const SCRIPT: &str = r#"
 turns:
   - name: write-file
@@ -84,14 +86,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
         .await
         .context("failed to start the scripted model server")?;
-        eprintln!("scripted model server on {}", server.url());
+        note!("scripted model server on {}", server.url());
         let mut rows = Vec::new();
         for (kind, cli) in PROVIDERS {
             let Some(program) = clients::locate(cli, &search) else {
                 rows.push(Row::missing(kind));
                 continue;
             };
-            eprintln!("running {kind} ...");
+            note!("running {kind} ...");
             let setup = clients::prepare(
                 cli,
                 &server.url(),
@@ -148,18 +150,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::Ok(rows)
     })?;
 
-    println!(
+    let mut out = Stdout::new();
+    out.line(format_args!(
         "\n{:<8} {:<5} {:<32} {:>7} {:<18} {:>7}  FILE",
         "PROVIDER", "EXIT", "ANSWER", "TOKENS", "TOOLS", "WALL"
-    );
+    ))?;
     for r in &rows {
         match r.exit {
-            None => println!(
+            None => out.line(format_args!(
                 "{:<8} not installed (run scripts/install-clis.sh, or set AGENTGATE_{}_BIN)",
                 r.provider,
                 r.provider.name.to_ascii_uppercase()
-            ),
-            Some(code) => println!(
+            ))?,
+            Some(code) => out.line(format_args!(
                 "{:<8} {:<5} {:<32} {:>7} {:<18} {:>6.2}s  {}",
                 r.provider,
                 code,
@@ -168,11 +171,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 truncate(&r.tools, 18),
                 r.wall,
                 if r.file { "greeting.txt" } else { "-" }
-            ),
+            ))?,
         }
     }
-    println!("\nruns stored in {}", dir.display());
-    println!("  AGENTGATE_HOME={} agentgate runs", dir.display());
+    out.line(format_args!("\nruns stored in {}", dir.display()))?;
+    out.line(format_args!(
+        "  AGENTGATE_HOME={} agentgate runs",
+        dir.display()
+    ))?;
     let ran: Vec<&Row> = rows.iter().filter(|r| r.exit.is_some()).collect();
     let ok = !ran.is_empty() && ran.iter().all(|r| r.exit == Some(0) && r.file);
     Ok(if ok {

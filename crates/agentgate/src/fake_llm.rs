@@ -1,6 +1,5 @@
 //! `agentgate fake-llm`.
 
-use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,6 +7,8 @@ use std::time::Duration;
 
 use agentgate_fakellm::{FakeLlm, Script, ServerConfig};
 use anyhow::Context;
+
+use crate::output::Stdout;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -39,7 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => Script::default(),
     };
     if args.check {
-        println!("script ok: {} turn(s)", script.turns.len());
+        Stdout::new().line(format_args!("script ok: {} turn(s)", script.turns.len()))?;
         return Ok(ExitCode::SUCCESS);
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -61,11 +62,7 @@ async fn serve(args: Args, script: Script) -> anyhow::Result<ExitCode> {
     )
     .await
     .with_context(|| format!("failed to listen on {addr}"))?;
-    {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{}", server.url())?;
-        out.flush()?;
-    }
+    Stdout::new().line(server.url())?;
     let limit = async {
         match args.max_seconds {
             Some(s) => tokio::time::sleep(Duration::from_secs(s)).await,

@@ -13,7 +13,7 @@ use agentgate_core::health::{self, ProviderHealth};
 use agentgate_core::providers::Provider;
 use serde::Serialize;
 
-use crate::output::print_json;
+use crate::output::Stdout;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -56,10 +56,11 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
     let report = Report { providers };
+    let mut out = Stdout::new();
     if args.json {
-        print_json(&report, None)?;
+        out.json(&report, None)?;
     } else {
-        print!("{}", table(&report.providers));
+        out.text(&table(&report.providers))?;
     }
     let unusable = !args.providers.is_empty() && report.providers.iter().any(|p| !p.usable);
     Ok(if unusable {

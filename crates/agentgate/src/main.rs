@@ -19,7 +19,7 @@ use clap::{Parser, Subcommand};
 
 /// Run AI coding-agent CLIs unattended behind one contract.
 #[derive(Debug, Parser)]
-#[command(name = "agentgate", version, about, long_about = None)]
+#[command(name = "agentgate", version, about, long_about = None, after_long_help = OUTPUT_HELP)]
 struct Cli {
     /// The config file. Default: $AGENTGATE_CONFIG, else agentgate.yaml or
     /// .agentgate/config.yaml in the working directory or an ancestor, else
@@ -29,6 +29,13 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+const OUTPUT_HELP: &str = "\
+OUTPUT ERRORS (every command)
+  stdout closed (a pipe whose reader exited, `| head -1`): nothing more is
+  printed, nothing on stderr, exit 141. Any other write error (a full disk):
+  one line on stderr, exit 74. Error messages go to stderr; a bad input or
+  usage is exit 2.";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -102,9 +109,6 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("agentgate: {e:#}");
-            ExitCode::from(2)
-        }
+        Err(e) => output::exit_for_error(&e),
     }
 }

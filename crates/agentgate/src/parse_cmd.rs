@@ -8,7 +8,7 @@ use agentgate_core::config::Config;
 use agentgate_core::run::parse_capture;
 use anyhow::Context;
 
-use crate::output::print_json;
+use crate::output::Stdout;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -54,12 +54,13 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         &stderr,
         args.exit_code,
     );
+    let mut out = Stdout::new();
     if args.events {
         for e in &events {
-            println!("{}", serde_json::to_string(e)?);
+            out.json_line(e)?;
         }
     } else {
-        print_json(&envelope, None)?;
+        out.json(&envelope, None)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ use agentgate_core::config::Config;
 use agentgate_core::providers::{Features, Provider, locate_binary};
 use serde::Serialize;
 
-use crate::output::print_json;
+use crate::output::Stdout;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -125,10 +125,11 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
             .map(|p| entry(p.as_ref()))
             .collect(),
     };
+    let mut out = Stdout::new();
     if args.json {
-        print_json(&listing, None)?;
+        out.json(&listing, None)?;
     } else {
-        print!("{}", table(&listing));
+        out.text(&table(&listing))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,5 @@
 //! `agentgate quota`: the last usage-limit state seen for each provider.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use agentgate_core::config::Config;
@@ -8,6 +7,8 @@ use agentgate_store::{QuotaState, QuotaStatus, RunStore, Store};
 use anyhow::Context;
 use jiff::Timestamp;
 use serde::Serialize;
+
+use crate::output::Stdout;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -102,33 +103,30 @@ pub fn run(args: Args, config: Option<&std::path::Path>) -> anyhow::Result<ExitC
             row(name, state, now)
         })
         .collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = Stdout::new();
     if args.json {
         for r in &rows {
-            writeln!(out, "{}", serde_json::to_string(r)?)?;
+            out.json_line(r)?;
         }
     } else {
-        writeln!(
-            out,
+        out.line(format_args!(
             "{:<10} {:<16} {:<12} SOURCE",
             "PROVIDER", "STATUS", "RESETS IN"
-        )?;
+        ))?;
         for r in &rows {
             let resets = r
                 .reset_in_seconds
                 .map(humanize)
                 .unwrap_or_else(|| "-".into());
-            writeln!(
-                out,
+            out.line(format_args!(
                 "{:<10} {:<16} {:<12} {}",
                 r.provider,
                 r.status,
                 resets,
                 r.source.as_deref().unwrap_or("-")
-            )?;
+            ))?;
         }
     }
-    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

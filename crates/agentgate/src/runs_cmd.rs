@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use agentgate_store::{RunStore, Store};
 use anyhow::Context;
 
-use crate::output::print_json;
+use crate::output::{Stdout, note};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -33,6 +33,7 @@ enum Show {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store = Store::open_default().context("failed to open the run store")?;
+    let mut out = Stdout::new();
     match args.show {
         Some(Show::Show { run_id, events }) => {
             let detail = store
@@ -42,20 +43,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if events {
                 let log = store.read_events(&id)?;
                 for e in &log.events {
-                    println!("{}", serde_json::to_string(e)?);
+                    out.json_line(e)?;
                 }
                 if let Some(t) = log.truncated_tail {
-                    eprintln!(
+                    note!(
                         "agentgate: the last line of events.jsonl is cut short ({} bytes): {}",
-                        t.bytes, t.error
+                        t.bytes,
+                        t.error
                     );
                 }
             } else {
                 let log = store.read_events(&id)?;
                 if let Some(t) = &log.truncated_tail {
-                    eprintln!(
+                    note!(
                         "agentgate: the last line of events.jsonl is cut short ({} bytes): {}",
-                        t.bytes, t.error
+                        t.bytes,
+                        t.error
                     );
                 }
                 let value = serde_json::json!({
@@ -64,22 +67,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     "stderr_path": store.stderr_path(&id)?,
                     "events": log.events,
                 });
-                print_json(&value, None)?;
+                out.json(&value, None)?;
             }
         }
         None => {
             let runs = store.list_runs(args.limit, 0)?;
             if args.json {
                 for r in &runs {
-                    println!("{}", serde_json::to_string(r)?);
+                    out.json_line(r)?;
                 }
             } else {
-                println!(
+                out.line(format_args!(
                     "{:<28} {:<20} {:<8} {:<10} {:>9} {:>9}  ERROR",
                     "RUN", "STARTED", "PROVIDER", "STATUS", "SECONDS", "TOKENS"
-                );
+                ))?;
                 for r in &runs {
-                    println!(
+                    out.line(format_args!(
                         "{:<28} {:<20} {:<8} {:<10} {:>9} {:>9}  {}",
                         r.record.run_id,
                         r.record.started_at.strftime("%Y-%m-%d %H:%M:%S"),
@@ -91,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                             .as_ref()
                             .map_or("-".into(), |u| u.total_tokens.to_string()),
                         r.error_type.map(|k| k.to_string()).unwrap_or_default(),
-                    );
+                    ))?;
                 }
             }
         }

@@ -18,11 +18,15 @@ EXIT CODES
   0    success
   1    failure that retrying will not fix (auth, invalid session, ...)
   2    invalid input or usage
+  74   the output could not be written (e.g. a full disk); one line on stderr
   75   every provider tried failed with a recoverable error (rate limit,
        quota, overload, invalid model, network, other provider errors),
        or the --session was in use by another run (session_busy)
   124  --timeout or --idle-timeout expired
   130  cancelled (SIGINT/SIGTERM; a second one kills at once)
+  141  stdout was closed (`| head -1`); nothing more is printed
+  With 74 and 141 the run still ran to its end and is recorded in the
+  store with its own outcome (see the audit line and `agentgate runs`).
 
 AGENTS AND CHAINS
   --provider claude,codex,gemini tries the providers in order; --agent NAME

@@ -22,7 +22,7 @@ use tokio::sync::mpsc;
 
 pub use args::{AFTER_HELP, Args};
 
-use crate::output::print_json;
+use crate::output::{Stdout, note};
 use print::CliSink;
 use progress::Progress;
 
@@ -31,7 +31,7 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let task = read_task(&args)?;
     let cfg = Config::load(config)?;
     for w in &cfg.warnings {
-        eprintln!("agentgate: config: {w}");
+        note!("agentgate: config: {w}");
     }
     let mut flags = args.flags();
     flags.now = now_from_env().map_err(anyhow::Error::msg)?;
@@ -43,12 +43,12 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
             &flags,
             store.as_ref().map(|s| s as &dyn RunStore),
         );
-        print_json(&out, args.pretty())?;
+        Stdout::new().json(&out, args.pretty())?;
         return Ok(ExitCode::from(if report::report_ok(&out) { 0 } else { 2 }));
     }
     let plan = plan::plan(&cfg, &flags, task)?;
     for w in &plan.warnings {
-        eprintln!("agentgate: warning: {w}");
+        note!("agentgate: warning: {w}");
     }
     let store = if args.no_store {
         None
@@ -57,7 +57,7 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
             Ok(s) => Some(s),
             Err(e) => {
                 // A run must not be lost because the audit trail is unavailable.
-                eprintln!("agentgate: warning: running without the store: {e}");
+                note!("agentgate: warning: running without the store: {e}");
                 None
             }
         }
@@ -83,21 +83,25 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         let store = store.as_ref().map(|s| s as &dyn RunStore);
         anyhow::Ok(agentgate_core::run::run(&plan, &options, store, &mut sink, cancel).await)
     })?;
-    sink.finish();
-    if !args.stream {
-        print_json(&outcome.envelope, args.pretty())?;
-    }
+    // The run is recorded by now: an envelope that cannot be printed is
+    // reported after the audit line, with its own exit code.
+    let printed = match sink.finish() {
+        Some(failed) => Err(failed.into()),
+        None if args.stream => Ok(()),
+        None => Stdout::new().json(&outcome.envelope, args.pretty()),
+    };
     let audit = audit_line(&outcome.envelope, outcome.exit_code);
-    eprintln!("{audit}");
+    note!("{audit}");
     if let Some(store) = &store {
         let log = store.path().with_file_name("audit.log");
         if let Err(e) = append_audit(&log, &audit) {
-            eprintln!(
+            note!(
                 "agentgate: warning: failed to append to {}: {e}",
                 log.display()
             );
         }
     }
+    printed?;
     Ok(ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1)))
 }
 

@@ -1,29 +1,37 @@
 //! What `agentgate run` prints while it runs: the events as JSON lines
 //! with `--stream`, and the progress line on a terminal.
 
-use std::io::Write;
-
 use agentgate_core::run::EventSink;
 use agentgate_protocol::Event;
 
 use super::progress::Progress;
+use crate::output::{OutputError, Stdout};
 
-/// Prints events as JSON lines, and feeds the progress line.
+/// Prints events as JSON lines, and feeds the progress line. A failed
+/// write stops the printing, not the run: the run goes on to its end and is
+/// recorded, and [`CliSink::finish`] gives the error.
 pub struct CliSink {
     stream: bool,
     progress: Option<Progress>,
+    out: Stdout,
 }
 
 impl CliSink {
     pub fn new(stream: bool, progress: Option<Progress>) -> Self {
-        CliSink { stream, progress }
+        CliSink {
+            stream,
+            progress,
+            out: Stdout::new(),
+        }
     }
 
-    /// The run ended: clear the progress line.
-    pub fn finish(&mut self) {
+    /// The run ended: clear the progress line; the error of the first
+    /// event that could not be printed, if any.
+    pub fn finish(&mut self) -> Option<OutputError> {
         if let Some(p) = self.progress.take() {
             p.finish();
         }
+        self.out.failure()
     }
 }
 
@@ -32,13 +40,10 @@ impl EventSink for CliSink {
         if let Some(p) = &mut self.progress {
             p.observe(event);
         }
-        if self.stream {
-            let mut out = std::io::stdout().lock();
+        if self.stream && self.out.failure().is_none() {
             match serde_json::to_string(event) {
-                Ok(line) => {
-                    let _ = writeln!(out, "{line}");
-                    let _ = out.flush();
-                }
+                // A failure is kept in `out` and reported at the end.
+                Ok(line) => drop(self.out.line(line)),
                 Err(e) => tracing::error!("failed to encode event {}: {e}", event.seq),
             }
         }
