@@ -54,6 +54,10 @@ enum Command {
     /// against the built-in model server, and print a table.
     Demo(demo_cmd::Args),
     /// Decode a saved CLI output capture into the envelope (runs nothing).
+    ///
+    /// Exits 0 once the capture is decoded; the envelope's `error_type` and
+    /// `exit_code` say how the run ended (a capture without the CLI's final
+    /// record is a recoverable `provider_error`, exit code 75).
     Parse(parse_cmd::Args),
     /// List every provider, built in or described in the config file, with
     /// its adapter kind, whether its CLI is found, its verification level

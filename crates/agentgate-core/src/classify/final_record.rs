@@ -65,10 +65,32 @@ pub(super) fn message(
         None => "ended".to_owned(),
     };
     let mut detail = seen.describe();
-    if let Some(words) = last_words {
-        detail.push_str(&format!("; last words: {words:?}"));
+    if let Some(words) = last_words.map(plain).filter(|w| !w.is_empty()) {
+        detail.push_str(&format!("; last words: \"{words}\""));
     }
     format!("{provider} {ended} without {expected} ({detail})")
+}
+
+/// `text` without terminal escape sequences (`ESC [ ... m` colours, as
+/// opencode prints even into a pipe) and other control characters.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // A CSI sequence ends at its first byte in `@`..=`~`.
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+        } else if !c.is_control() || c == '\t' {
+            out.push(c);
+        }
+    }
+    out.trim().to_owned()
 }
 
 #[cfg(test)]
@@ -110,6 +132,17 @@ mod tests {
         assert_eq!(
             m,
             "codex exited 0 without its closing `turn.completed` record (3 lines on stdout, 2 not JSON; last words: \"bang\")"
+        );
+        let m = message(
+            "opencode",
+            "a `step_finish` record that ends the turn",
+            Some(0),
+            seen(&["{}"]),
+            Some("\u{1b}[93m\u{1b}[1m! \u{1b}[0mpermission requested: bash; auto-rejecting\r"),
+        );
+        assert_eq!(
+            m,
+            "opencode exited 0 without a `step_finish` record that ends the turn (1 line on stdout, all JSON; last words: \"! permission requested: bash; auto-rejecting\")"
         );
         let m = message("agy", "an answer on stdout", None, seen(&[]), None);
         assert_eq!(

@@ -332,7 +332,12 @@ pub(super) async fn attempt(
                 provider: provider.name(),
                 table: provider.errors(),
                 errors: &errors,
-                final_: acc.final_record(),
+                // A record made only at the end of the streams (plain
+                // text's answer, a JSON document) says nothing of how the
+                // CLI ended: only one printed while it ran excuses a signal.
+                final_: acc
+                    .final_record()
+                    .filter(|_| result_seen || report.status.signal.is_none()),
                 final_expected: provider.final_record(),
                 stdout_seen,
                 exit_code,

@@ -278,12 +278,23 @@ const TOOL_SCRIPT: &str = r#"turns:
     text: "Marker written."
 "#;
 
-/// `default`: commands need approval, so an unattended run refuses them.
+/// `default`: commands need approval, so an unattended run refuses them;
+/// opencode stops at the refusal without an answer.
 fn default_mode_refuses_commands() {
     let server = FakeServer::start(TOOL_SCRIPT);
     let gate = Moded::new(&server);
     let (run, env) = gate.run(&["--stream"], "Please create the marker file.");
-    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    // opencode stops at the refusal without a step that ends the turn: no
+    // answer, a recoverable failure (a chain moves on) that names it.
+    assert_eq!(run.code, Some(75), "{env:#}\n{}", run.stderr);
+    assert_eq!(env["error_type"], "provider_error", "{env:#}");
+    assert_eq!(env["recoverable"], true, "{env:#}");
+    let error = env["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("without a `step_finish` record that ends the turn")
+            && error.contains("permission requested: bash"),
+        "{error}"
+    );
     assert!(!gate.workdir().join("marker.txt").exists());
     let tools = &env["metadata"]["tool_activity"];
     assert_eq!(
@@ -301,7 +312,8 @@ fn default_mode_refuses_commands() {
     assert_eq!(env["response"], "Running it.");
 }
 
-/// `acceptEdits`: a file edit goes through, a command is refused.
+/// `acceptEdits`: a file edit goes through, a command is refused (and
+/// opencode stops there, without an answer).
 fn accept_edits_allows_edits_only() {
     let server = FakeServer::start(
         r#"turns:
@@ -316,7 +328,16 @@ fn accept_edits_allows_edits_only() {
     );
     let gate = Moded::new(&server);
     let (run, env) = gate.run(&["--permission-mode", "acceptEdits"], "Write the notes.");
-    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    // The refused command ends opencode's turn early: no answer, a
+    // recoverable failure; the edit made before it stays.
+    assert_eq!(run.code, Some(75), "{env:#}\n{}", run.stderr);
+    assert_eq!(env["error_type"], "provider_error", "{env:#}");
+    assert!(
+        env["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("permission requested: bash")),
+        "{env:#}"
+    );
     assert_eq!(
         std::fs::read_to_string(gate.workdir().join("notes.txt")).unwrap(),
         "hi\n"

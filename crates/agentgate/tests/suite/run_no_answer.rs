@@ -140,6 +140,41 @@ fn a_single_run_without_an_answer_exits_75() {
     assert_eq!(env["session_id"], "s-mute");
 }
 
+/// A plain-text CLI's answer is its final record only once it exited: one
+/// killed by a signal after printing part of it crashed.
+#[test]
+fn a_text_cli_killed_after_printing_is_not_a_success() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let script = dir.path().join("half-cli");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf 'half an answer\\n'\nkill -KILL $$\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = dir.path().join("agentgate.yaml");
+    let yaml = json!({
+        "version": 1,
+        "providers": {"half": {"command": [script.display().to_string()], "prompt": "stdin", "output": "text"}},
+    });
+    std::fs::write(&config, serde_json::to_string_pretty(&yaml).unwrap()).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    cmd.arg("--config")
+        .arg(&config)
+        .args(["run", "--provider", "half", "--compact", "go"])
+        .env("HOME", dir.path())
+        .env("AGENTGATE_HOME", store.path())
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null());
+    let run = run_bounded(cmd, Duration::from_secs(60));
+    let env: Value = super::run_e2e::last_json(&run.stdout)
+        .unwrap_or_else(|| panic!("no envelope:\n{}", run.all_output()));
+    assert_eq!(run.code, Some(75), "{env:#}\n{}", run.stderr);
+    assert_eq!(env["error_type"], "provider_error", "{env:#}");
+    assert_eq!(env["response"], "half an answer", "{env:#}");
+}
+
 /// A real capture of Claude Code's answer, cut before its `result`.
 fn claude_text_only_capture(dir: &Path) -> PathBuf {
     let full = std::fs::read_to_string(
