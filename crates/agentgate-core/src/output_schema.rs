@@ -41,9 +41,8 @@ pub enum OutputSchemaError {
     Read {
         /// The schema file.
         path: PathBuf,
-        /// Why (a file larger than
-        /// [`OUTPUT_SCHEMA_MAX_BYTES`](crate::read_limit::OUTPUT_SCHEMA_MAX_BYTES)
-        /// or not UTF-8 included; in the message, so not a `source`).
+        /// Why (a file larger than [`OUTPUT_SCHEMA_MAX_BYTES`] or not UTF-8
+        /// included; in the message, so not a `source`).
         reason: crate::read_limit::ReadLimitError,
     },
     /// The file is not JSON.
