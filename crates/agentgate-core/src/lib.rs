@@ -20,6 +20,7 @@ pub mod plan;
 pub mod prompt;
 pub mod providers;
 pub mod quota;
+pub mod read_limit;
 pub mod redact;
 pub mod retry_on;
 pub mod run;

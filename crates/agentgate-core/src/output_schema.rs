@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use jsonschema::{Retrieve, Uri, Validator};
 use serde_json::Value;
 
+use crate::read_limit::{OUTPUT_SCHEMA_MAX_BYTES, read_text_file};
+
 /// How many validation errors a failure message lists.
 const MAX_LISTED_ERRORS: usize = 3;
 /// How many characters of one validation error a failure message keeps (an
@@ -35,12 +37,13 @@ pub struct OutputSchema {
 #[derive(Debug, thiserror::Error)]
 pub enum OutputSchemaError {
     /// The file could not be read.
-    #[error("failed to read the output schema {path}: {source}")]
+    #[error("failed to read the output schema {path}: {reason}")]
     Read {
         /// The schema file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (a file larger than [`OUTPUT_SCHEMA_MAX_BYTES`] or not UTF-8
+        /// included; in the message, so not a `source`).
+        reason: crate::read_limit::ReadLimitError,
     },
     /// The file is not JSON.
     #[error("failed to parse the output schema {path} as JSON: {source}")]
@@ -83,10 +86,12 @@ impl Retrieve for NoFetch {
 impl OutputSchema {
     /// Reads and compiles the JSON Schema in `path`.
     pub fn load(path: &Path) -> Result<OutputSchema, OutputSchemaError> {
-        let text = std::fs::read_to_string(path).map_err(|source| OutputSchemaError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = read_text_file(path, OUTPUT_SCHEMA_MAX_BYTES, "an output schema").map_err(
+            |reason| OutputSchemaError::Read {
+                path: path.to_path_buf(),
+                reason,
+            },
+        )?;
         let raw: Value =
             serde_json::from_str(&text).map_err(|source| OutputSchemaError::NotJson {
                 path: path.to_path_buf(),

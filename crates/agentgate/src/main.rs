@@ -24,6 +24,7 @@ struct Cli {
     /// The config file. Default: $AGENTGATE_CONFIG, else agentgate.yaml or
     /// .agentgate/config.yaml in the working directory or an ancestor, else
     /// $XDG_CONFIG_HOME/agentgate/config.yaml (~/.config/agentgate/...).
+    /// UTF-8, at most 1 MiB.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
     #[command(subcommand)]

@@ -56,6 +56,7 @@ pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
 
 use crate::providers::custom::{CustomProvider, CustomProviderSpec};
 use crate::providers::{Provider, builtin, builtin_names, builtins, description};
+use crate::read_limit::{CONFIG_MAX_BYTES, read_text_file};
 
 /// A loaded config.
 #[derive(Debug, Clone, Default)]
@@ -97,9 +98,11 @@ impl Config {
         let Some(path) = source.path() else {
             return Ok(Config::default());
         };
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
-            path: path.to_path_buf(),
-            source: e,
+        let text = read_text_file(path, CONFIG_MAX_BYTES, "a config file").map_err(|e| {
+            ConfigError::Read {
+                path: path.to_path_buf(),
+                reason: e,
+            }
         })?;
         Config::parse(&text, source)
     }

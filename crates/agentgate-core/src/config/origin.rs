@@ -1,12 +1,16 @@
 //! Where each value of an entry was written, for `agentgate config show`.
 
+use std::collections::HashMap;
+
 /// The lines of one entry (a provider's defaults, an agent, a chain) and
 /// of each key given in it. A key without a line was not written: its
 /// value is a default.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Origins {
     line: Option<u64>,
-    keys: Vec<(String, u64)>,
+    /// Key -> line; a map, since `config show` asks for every key of
+    /// entries that can have thousands (`models.<alias>`).
+    keys: HashMap<String, u64>,
 }
 
 impl Origins {
@@ -14,13 +18,14 @@ impl Origins {
     pub(super) fn at(line: u64) -> Origins {
         Origins {
             line: Some(line),
-            keys: Vec::new(),
+            keys: HashMap::new(),
         }
     }
 
-    /// Record that `key` was written on `line` (the line of its value).
+    /// Record that `key` was written on `line` (the line of its value);
+    /// the first line given for a key is kept.
     pub(super) fn set(&mut self, key: impl Into<String>, line: u64) {
-        self.keys.push((key.into(), line));
+        self.keys.entry(key.into()).or_insert(line);
     }
 
     /// The line of the entry's name (1-based); `None` for an entry the
@@ -32,6 +37,6 @@ impl Origins {
     /// The line of `key`'s value (`models.sonnet` for one alias), if the
     /// file wrote it.
     pub fn key(&self, key: &str) -> Option<u64> {
-        self.keys.iter().find(|(k, _)| k == key).map(|(_, l)| *l)
+        self.keys.get(key).copied()
     }
 }

@@ -60,13 +60,15 @@ pub enum ConfigError {
         /// `does not exist`, `is not a file`.
         detail: String,
     },
-    /// The file could not be read.
-    #[error("failed to read the config file {}: {source}", path.display())]
+    /// The file could not be read, is larger than
+    /// [`CONFIG_MAX_BYTES`](crate::read_limit::CONFIG_MAX_BYTES) or is not
+    /// UTF-8.
+    #[error("failed to read the config file {}: {reason}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (in the message, so not a `source` that would repeat it).
+        reason: crate::read_limit::ReadLimitError,
     },
     /// The file is not a valid config.
     #[error("invalid config file {}{}: {message}", path.display(), location(*line, *column))]

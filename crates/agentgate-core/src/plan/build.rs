@@ -14,6 +14,7 @@ use crate::config::{AgentMode, ChainSpec, Config};
 use crate::output_schema::OutputSchema;
 use crate::prompt::{self, PromptParts, TaskInput};
 use crate::providers::RunRequest;
+use crate::read_limit::{SYSTEM_FILE_MAX_BYTES, read_text_file};
 use crate::settings::{PermissionMode, Settings};
 
 /// What the steps of one run share: the flags with their paths made
@@ -33,13 +34,14 @@ impl<'a> Shared<'a> {
     pub fn new(flags: &'a RunFlags, task: TaskInput) -> Result<Shared<'a>, PlanError> {
         let mut settings = flags.settings.clone();
         if let Some(f) = &flags.system_file {
-            settings.system =
-                Some(
-                    std::fs::read_to_string(f).map_err(|source| PlanError::Read {
+            settings.system = Some(
+                read_text_file(f, SYSTEM_FILE_MAX_BYTES, "--system-file").map_err(|reason| {
+                    PlanError::ReadInput {
                         what: format!("--system-file {}", f.display()),
-                        source,
-                    })?,
-                );
+                        reason,
+                    }
+                })?,
+            );
         }
         settings.output_schema = absolute_opt(settings.output_schema.as_ref())?;
         let base_cwd = match &settings.cwd {

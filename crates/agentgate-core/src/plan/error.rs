@@ -54,6 +54,15 @@ pub enum PlanError {
         /// Why.
         source: std::io::Error,
     },
+    /// An input file could not be read, is larger than its limit or is
+    /// not UTF-8 ([`read_limit`](crate::read_limit)).
+    #[error("failed to read {what}: {reason}")]
+    ReadInput {
+        /// `--system-file PATH`.
+        what: String,
+        /// Why (in the message, so not a `source`).
+        reason: crate::read_limit::ReadLimitError,
+    },
     /// The prompt could not be assembled.
     #[error(transparent)]
     Prompt(#[from] PromptError),

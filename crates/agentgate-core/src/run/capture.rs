@@ -3,14 +3,17 @@
 use agentgate_protocol::{
     Envelope, Event, EventBody, RawEvent, RawStream, ResultEvent, exit_code_for,
 };
+use std::io::BufRead;
+
 use jiff::Timestamp;
 
-use super::emitter::Emitter;
+use super::emitter::{Emitter, EventSink};
 use super::tail::{STDERR_TAIL_BYTES, Tail};
 use crate::accumulate::{Accumulator, Finish};
 use crate::classify::{self, ClassifyInput, StdoutSeen};
-use crate::decode::Decoded;
+use crate::decode::{Decoded, Decoder};
 use crate::providers::Provider;
+use crate::read_limit::{BoundedLines, CAPTURE_LINE_MAX_BYTES, ReadLimitError};
 use crate::supervise::Stream;
 
 /// Decode a saved capture of a CLI's output without running anything: the
@@ -21,77 +24,149 @@ pub fn parse_capture(
     stderr: &[u8],
     exit_code: Option<i32>,
 ) -> (Vec<Event>, Envelope, i32) {
-    let run_id = "parse".to_owned();
     let mut events = Vec::new();
-    let mut em = Emitter::new(
-        run_id.clone(),
-        None,
-        &mut events,
-        crate::redact::Redactor::default(),
-    );
-    em.provider = Some(provider.name().to_owned());
-    em.attempt = Some(1);
-    let adapter = provider;
-    let mut decoder = adapter.decoder();
-    let mut acc = Accumulator::new(provider.name());
-    let mut out = Vec::new();
-    let mut stdout_tail = Tail::new(STDERR_TAIL_BYTES);
-    let mut stderr_tail = Tail::new(STDERR_TAIL_BYTES);
-    let mut stdout_seen = StdoutSeen::default();
+    let mut capture = CaptureDecoder::new(provider, &mut events);
     for line in split_lines(stdout) {
-        stdout_tail.push(line);
-        stdout_seen.line(line);
-        decoder.stdout_line(line, &mut out);
+        capture.stdout_line(line);
     }
     for line in split_lines(stderr) {
-        stderr_tail.push(line);
-        decoder.stderr_line(line, &mut out);
+        capture.stderr_line(line);
     }
-    decoder.finish(&mut out);
-    for d in out {
-        acc.observe(&d);
-        if let Decoded::Event(body) = d {
-            em.emit(body);
-        }
-    }
-    let stdout_text = stdout_tail.text();
-    let stderr_text = stderr_tail.text();
-    let error = classify::classify(&ClassifyInput {
-        provider: provider.name(),
-        table: provider.errors(),
-        errors: acc.errors(),
-        final_: acc.final_record(),
-        final_expected: provider.final_record(),
-        stdout_seen,
-        exit_code,
-        signal: None,
-        stdout_tail: &stdout_text,
-        stderr_tail: &stderr_text,
-        now: Timestamp::now(),
-        tz: None,
-    });
-    let exit = exit_code_for(
-        error.as_ref().map(|e| e.kind),
-        error.as_ref().is_some_and(|e| e.recoverable),
-    );
-    let envelope = acc.finish(Finish {
-        run_id,
-        duration_ms: 0,
-        requested_model: None,
-        error: error.clone(),
-        exit_code: exit,
-        previous_thread_totals: None,
-        stderr_tail: (!stderr_text.is_empty()).then_some(stderr_text),
-        exposes_reasoning: adapter.exposes_reasoning(),
-    });
-    if let Some(e) = error {
-        em.emit(EventBody::Error(e));
-    }
-    em.emit(EventBody::Result(ResultEvent {
-        envelope: Box::new(envelope.clone()),
-    }));
+    let (envelope, exit) = capture.finish(exit_code);
     (events, envelope, exit)
 }
+
+/// Decode a capture read from `stdout` and `stderr` (any readers) a line at
+/// a time, each line at most
+/// [`CAPTURE_LINE_MAX_BYTES`](crate::read_limit::CAPTURE_LINE_MAX_BYTES):
+/// the events go to `sink` as they are decoded, and only one line of input
+/// is held at a time. Gives the envelope and its exit code, or why a
+/// reader failed (an over-long line included).
+pub fn parse_capture_streams(
+    provider: &dyn Provider,
+    stdout: impl BufRead,
+    stderr: Option<impl BufRead>,
+    exit_code: Option<i32>,
+    sink: &mut dyn EventSink,
+) -> Result<(Envelope, i32), ReadLimitError> {
+    let mut capture = CaptureDecoder::new(provider, sink);
+    let mut lines = BoundedLines::new(stdout, CAPTURE_LINE_MAX_BYTES, "a capture");
+    while let Some(line) = lines.next_line()? {
+        capture.stdout_line(line);
+    }
+    if let Some(stderr) = stderr {
+        let mut lines = BoundedLines::new(stderr, CAPTURE_LINE_MAX_BYTES, "a capture");
+        while let Some(line) = lines.next_line()? {
+            capture.stderr_line(line);
+        }
+    }
+    Ok(capture.finish(exit_code))
+}
+
+/// A capture being decoded: lines in, events out to the sink as they come.
+struct CaptureDecoder<'a> {
+    provider: &'a dyn Provider,
+    em: Emitter<'a>,
+    decoder: Box<dyn Decoder>,
+    acc: Accumulator,
+    out: Vec<Decoded>,
+    stdout_tail: Tail,
+    stderr_tail: Tail,
+    stdout_seen: StdoutSeen,
+}
+
+impl<'a> CaptureDecoder<'a> {
+    fn new(provider: &'a dyn Provider, sink: &'a mut dyn EventSink) -> CaptureDecoder<'a> {
+        let mut em = Emitter::new(
+            CAPTURE_RUN_ID.to_owned(),
+            None,
+            sink,
+            crate::redact::Redactor::default(),
+        );
+        em.provider = Some(provider.name().to_owned());
+        em.attempt = Some(1);
+        CaptureDecoder {
+            provider,
+            em,
+            decoder: provider.decoder(),
+            acc: Accumulator::new(provider.name()),
+            out: Vec::new(),
+            stdout_tail: Tail::new(STDERR_TAIL_BYTES),
+            stdout_seen: StdoutSeen::default(),
+            stderr_tail: Tail::new(STDERR_TAIL_BYTES),
+        }
+    }
+
+    fn stdout_line(&mut self, line: &[u8]) {
+        self.stdout_tail.push(line);
+        self.stdout_seen.line(line);
+        self.decoder.stdout_line(line, &mut self.out);
+        self.pass_on();
+    }
+
+    fn stderr_line(&mut self, line: &[u8]) {
+        self.stderr_tail.push(line);
+        self.decoder.stderr_line(line, &mut self.out);
+        self.pass_on();
+    }
+
+    /// What the decoder gave so far goes to the accumulator and the sink.
+    fn pass_on(&mut self) {
+        for d in self.out.drain(..) {
+            self.acc.observe(&d);
+            if let Decoded::Event(body) = d {
+                self.em.emit(body);
+            }
+        }
+    }
+
+    fn finish(mut self, exit_code: Option<i32>) -> (Envelope, i32) {
+        self.decoder.finish(&mut self.out);
+        self.pass_on();
+        let (provider, acc) = (self.provider, self.acc);
+        let stdout_text = self.stdout_tail.text();
+        let stderr_text = self.stderr_tail.text();
+        let error = classify::classify(&ClassifyInput {
+            provider: provider.name(),
+            table: provider.errors(),
+            errors: acc.errors(),
+            final_: acc.final_record(),
+            final_expected: provider.final_record(),
+            stdout_seen: self.stdout_seen,
+            exit_code,
+            signal: None,
+            stdout_tail: &stdout_text,
+            stderr_tail: &stderr_text,
+            now: Timestamp::now(),
+            tz: None,
+        });
+        let exit = exit_code_for(
+            error.as_ref().map(|e| e.kind),
+            error.as_ref().is_some_and(|e| e.recoverable),
+        );
+        let envelope = acc.finish(Finish {
+            run_id: CAPTURE_RUN_ID.to_owned(),
+            duration_ms: 0,
+            requested_model: None,
+            error: error.clone(),
+            exit_code: exit,
+            previous_thread_totals: None,
+            stderr_tail: (!stderr_text.is_empty()).then_some(stderr_text),
+            exposes_reasoning: provider.exposes_reasoning(),
+        });
+        let mut em = self.em;
+        if let Some(e) = error {
+            em.emit(EventBody::Error(e));
+        }
+        em.emit(EventBody::Result(ResultEvent {
+            envelope: Box::new(envelope.clone()),
+        }));
+        (envelope, exit)
+    }
+}
+
+/// The run id of a decoded capture (nothing ran).
+const CAPTURE_RUN_ID: &str = "parse";
 
 /// Split a capture into lines the way the supervisor does: on `\n`, with a
 /// trailing `\r` removed; a last line without `\n` counts.

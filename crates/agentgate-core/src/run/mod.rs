@@ -24,7 +24,7 @@ mod step;
 mod tail;
 
 pub use audit::{append_audit, audit_line};
-pub use capture::{parse_capture, raw_line};
+pub use capture::{parse_capture, parse_capture_streams, raw_line};
 pub use emitter::{EventSink, NullSink};
 pub use failover::run;
 pub use options::{CancelRequest, RunOptions, RunOutcome};

@@ -67,8 +67,9 @@ pub struct Args {
     /// A named failover chain of the config file.
     #[arg(long)]
     pub chain: Option<String>,
-    /// The prompt; `-` or none reads it from stdin, where a JSON object is a
-    /// task input: {"prompt": ..., "context": ..., "persona": ..., "files": [...]}.
+    /// The prompt; `-` or none reads it from stdin (UTF-8, at most 10 MiB),
+    /// where a JSON object is a task input: {"prompt": ..., "context": ...,
+    /// "persona": ..., "files": [...]}.
     pub prompt: Option<String>,
     /// The model: a name the provider knows, or an alias of the config's
     /// `models:` (default: the agent's model, else the provider's
@@ -92,7 +93,7 @@ pub struct Args {
     /// GEMINI_SYSTEM_MD, which replaces its system prompt).
     #[arg(long, visible_alias = "append-system-prompt")]
     pub system: Option<String>,
-    /// Read --system from a file.
+    /// Read --system from a file (UTF-8, at most 10 MiB).
     #[arg(long, conflicts_with = "system")]
     pub system_file: Option<PathBuf>,
     /// An agent definition Markdown file, put before the task.
@@ -181,7 +182,7 @@ pub struct Args {
     /// A JSON Schema the answer must satisfy: the JSON is taken from the
     /// answer (fences stripped) into `structured_output`; an answer that
     /// fails it ends the attempt with invalid_output (and failover moves
-    /// on). Codex also gets it natively (--output-schema).
+    /// on). Codex also gets it natively (--output-schema). At most 10 MiB.
     #[arg(long, value_name = "FILE")]
     pub output_schema: Option<PathBuf>,
     /// Print the events as JSON lines while the run goes, ending with the

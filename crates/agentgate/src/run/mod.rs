@@ -7,13 +7,14 @@ mod args;
 mod print;
 mod progress;
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
 use agentgate_core::config::Config;
 use agentgate_core::plan::{self, now_from_env, report};
 use agentgate_core::prompt::{TaskInput, task_from_stdin};
+use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
 use agentgate_core::run::{CancelRequest, RunOptions, append_audit, audit_line};
 use agentgate_core::supervise::{Control, SignalForwarding, install_signal_forwarding};
 use agentgate_store::{RunStore, Store};
@@ -135,16 +136,13 @@ fn read_task(args: &Args) -> anyhow::Result<TaskInput> {
             if std::io::stdin().is_terminal() {
                 anyhow::bail!("no prompt: give it as an argument, or pipe it on stdin");
             }
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
+            // A larger --prompt-max-bytes raises the limit with it.
+            let limit = args
+                .prompt_max_bytes
+                .and_then(|n| u64::try_from(n).ok())
+                .map_or(STDIN_PROMPT_MAX_BYTES, |n| n.max(STDIN_PROMPT_MAX_BYTES));
+            let text = read_text(std::io::stdin().lock(), limit, "a prompt on stdin")
                 .context("failed to read the prompt from stdin")?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                anyhow::anyhow!(
-                    "the prompt on stdin is not UTF-8 (invalid byte at offset {}); convert it first",
-                    e.utf8_error().valid_up_to()
-                )
-            })?;
             task_from_stdin(&text)?
         }
     };

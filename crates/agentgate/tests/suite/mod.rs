@@ -2,6 +2,7 @@ mod config_cmd;
 mod dry_run_quota;
 mod fake_llm_cli;
 mod health;
+mod input_limits;
 mod output_errors;
 mod prompt_cli;
 mod real_clis;
