@@ -11,4 +11,5 @@ mod run_e2e_opencode;
 mod run_e2e_qwen;
 mod run_process;
 mod run_replay;
+mod stream_breaks;
 mod support;
