@@ -85,12 +85,14 @@ fn load(cli: &str, case: &str) -> Capture {
 /// with `api_error_status` and the assistant message's `error` code) and
 /// `system/api_retry` (a non-terminal error); Codex's `error` events and
 /// error items (non-terminal), `turn.failed` (terminal), `turn.completed`
-/// (the final record); Gemini's `result`, in stream-json and json mode.
+/// (the final record); Gemini's `result`, in stream-json and json mode (an
+/// error `result` without a message takes the last `error` event's).
 fn decode(cli: &str, stdout: &str) -> (Vec<ProviderError>, Option<ProviderFinal>) {
     let mut errors = Vec::new();
     let mut final_ = None;
     let mut code: Option<String> = None;
     let mut answer = String::new();
+    let mut last_error: Option<String> = None;
     let status = |v: &Value| v.as_u64().map(|s| u16::try_from(s).unwrap());
     let text = |v: &Value| v.as_str().map(str::to_owned);
     if cli == "gemini"
@@ -167,11 +169,18 @@ fn decode(cli: &str, stdout: &str) -> (Vec<ProviderError>, Option<ProviderFinal>
             ("gemini", "message") if v["role"] == "assistant" => {
                 answer.push_str(v["content"].as_str().unwrap_or_default());
             }
+            // An error event names what a `result` error without an error
+            // object failed for ("Model stream ended without a finish reason.").
+            ("gemini", "error") if v["severity"] == "error" => {
+                last_error = text(&v["message"]);
+            }
             ("gemini", "result") => {
                 let is_error = v["status"] == "error";
                 if is_error {
                     errors.push(ProviderError {
-                        message: text(&v["error"]["message"]).unwrap_or_default(),
+                        message: text(&v["error"]["message"])
+                            .or_else(|| last_error.take())
+                            .unwrap_or_default(),
                         code: text(&v["error"]["type"]),
                         terminal: true,
                         ..ProviderError::default()
@@ -330,12 +339,33 @@ const CAPTURED: &[(&str, &str, &str, &str, &str)] = &[
     ("qwen", "fake_permission_denied", "invalid_model", "pattern", "common.model_not_found"),
     ("qwen", "fake_context_too_long", "context_overflow", "pattern", "common.context_length"),
     ("qwen", "fake_invalid_request", "provider_error", "pattern", "http.4xx"),
-    ("qwen", "fake_server_error", "provider_error", "pattern", "http.5xx"),
-    ("qwen", "fake_server_error_retries_1", "provider_error", "pattern", "http.5xx"),
+    ("qwen", "fake_server_error", "provider_error", "pattern", "common.server_error"),
+    ("qwen", "fake_server_error_retries_1", "provider_error", "pattern", "common.server_error"),
     ("qwen", "fake_mid_stream_cut", "network", "pattern", "common.network"),
     ("qwen", "fake_connection_refused", "network", "pattern", "common.network"),
     // Qwen's setup failures exit 1.
     ("qwen", "fake_no_credentials", "credential_unavailable", "structured", "qwen.missing_key"),
+    // Streams that break after text has started (fake-llm `fail:`): an
+    // in-stream error event, `response.failed`, a stream without its
+    // closing record. Claude reports them with a status or as a lost
+    // connection; Codex as a stream closed before `response.completed` (it
+    // does not read a bare `error` event); Gemini and Qwen exit 0, Gemini
+    // with an error result after "Model stream ended without a finish
+    // reason" (it does not read an error chunk either), Qwen with the
+    // error appended to the partial answer.
+    ("claude", "fake_mid_stream_error_event", "provider_error", "structured", "http.5xx"),
+    ("claude", "fake_mid_stream_overloaded_event", "overloaded", "structured", "common.overloaded"),
+    ("claude", "fake_mid_stream_no_finish", "network", "structured", "claude.connection"),
+    ("codex", "fake_mid_stream_error_event", "provider_error", "structured", "codex.stream_failed"),
+    ("codex", "fake_mid_stream_overloaded_event", "provider_error", "structured", "codex.stream_failed"),
+    ("codex", "fake_mid_stream_response_failed", "provider_error", "structured", "codex.stream_failed"),
+    ("codex", "fake_mid_stream_no_finish", "provider_error", "structured", "codex.stream_failed"),
+    ("gemini", "fake_mid_stream_error_event", "provider_error", "structured", "common.stream_incomplete"),
+    ("gemini", "fake_mid_stream_overloaded_event", "provider_error", "structured", "common.stream_incomplete"),
+    ("gemini", "fake_mid_stream_no_finish", "provider_error", "structured", "common.stream_incomplete"),
+    ("qwen", "fake_mid_stream_error_event", "provider_error", "pattern", "common.server_error"),
+    ("qwen", "fake_mid_stream_overloaded_event", "overloaded", "pattern", "common.overloaded"),
+    ("qwen", "fake_mid_stream_no_finish", "provider_error", "pattern", "common.stream_incomplete"),
     ("qwen", "fake_resume_unknown_session", "invalid_session", "pattern", "qwen.no_session"),
 ];
 

@@ -408,6 +408,11 @@ const ERRORS: &[(&str, &str, &str, Option<u16>, i32)] = &[
     ("fake_badmodel", "invalid_model", "opencode.model_not_found", None, 75),
     ("fake_no_session", "invalid_session", "opencode.session_not_found", None, 1),
     ("fake_cut", "network", "opencode.cannot_connect", None, 75),
+    // A Chat Completions chunk carrying an `error` object after text:
+    // opencode retries it five times, then prints `UnknownError` with the
+    // error object as JSON text in its message.
+    ("fake_stream_error", "provider_error", "common.server_error", None, 75),
+    ("fake_stream_overloaded", "overloaded", "common.overloaded", None, 75),
 ];
 
 #[test]

@@ -243,12 +243,26 @@ impl Engine {
                 .sum::<u64>();
             u
         });
-        let cut = if a.fail == Some(FailSpec::MidStream) {
-            Some(Cut::Fail)
-        } else if a.hang.and_then(|h| h.mode()) == Some(HangMode::MidStream) {
-            Some(Cut::Hang)
-        } else {
-            None
+        let stream_error = || {
+            let spec = a.fail_error.as_ref();
+            let kind = spec.map_or(ErrorKind::ServerError, |e| e.kind);
+            ErrorReply {
+                kind,
+                status: spec
+                    .and_then(|e| e.status)
+                    .unwrap_or_else(|| kind.default_status(req.api)),
+                message: spec.and_then(|e| e.message.clone()),
+                retry_after: spec.and_then(|e| e.retry_after),
+                model: req.model.clone(),
+            }
+        };
+        let cut = match a.fail {
+            Some(FailSpec::MidStream) => Some(Cut::Fail),
+            Some(FailSpec::ErrorEvent) => Some(Cut::ErrorEvent(stream_error())),
+            Some(FailSpec::ResponseFailed) => Some(Cut::ResponseFailed(stream_error())),
+            Some(FailSpec::NoFinish) => Some(Cut::NoFinish),
+            None if a.hang.and_then(|h| h.mode()) == Some(HangMode::MidStream) => Some(Cut::Hang),
+            None => None,
         };
         Outcome::Respond(Response {
             thinking: a.thinking.clone(),

@@ -42,6 +42,10 @@ canned answer and never use up a turn; the request log marks them `side`.
     - match: {contains: "CUT"}
       text: [partial, never-sent]
       fail: mid_stream          # drop the connection after the first content
+    - match: {contains: "BREAK"}
+      text: [partial, never-sent]
+      fail: error_event         # after the first content: the API's in-stream error
+      fail_error: {kind: overloaded}   # what it carries (default server_error)
     - match: {contains: "HANG"}
       hang: true                # never answer; or `hang: mid_stream`
 
@@ -58,6 +62,22 @@ tokens. Each API gets them in its own fields (OpenAI input_tokens =
 input + cache_read + cache_write, output_tokens includes reasoning;
 Anthropic output_tokens includes thinking; Gemini thoughtsTokenCount apart).
 Without `usage` the figures are estimated at four characters a token.
+
+Broken streams (`fail:`), each after the first content frame (first text
+chunk, thinking or tool call):
+  mid_stream       close the connection: no terminating chunk, no closing event
+  error_event      send the API's in-stream error, then end the stream:
+                   Anthropic `event: error` (overloaded_error / api_error),
+                   Responses `error` event, Chat a chunk {"error": {...}},
+                   Gemini a chunk {"error": {code, message, status}}
+  response_failed  Responses `response.failed` (status failed + error);
+                   elsewhere the same as error_event
+  no_finish        end cleanly without the closing record: no Gemini
+                   finishReason, no Anthropic message_stop, no Responses
+                   response.completed, no Chat finish_reason nor [DONE]
+`fail_error` (kind, message, status as for `error`) is the error carried by
+error_event / response_failed. A request that is not streamed gets it as an
+HTTP error. With `repeat: true` every retry of the client breaks the same way.
 
 Error kinds (default HTTP status; each answered with the provider's real
 error body for the API the request came on):

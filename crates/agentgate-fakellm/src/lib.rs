@@ -20,6 +20,7 @@
 pub mod api;
 pub mod clients;
 pub mod engine;
+pub mod fault;
 mod help;
 pub mod log;
 pub mod reply;

@@ -66,14 +66,24 @@ pub struct ToolCall {
     pub arguments: Value,
 }
 
-/// Where a streamed answer breaks off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// How a streamed answer breaks off, always after its first content frame.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Cut {
-    /// Close the connection abruptly after the first content frame.
+    /// Close the connection abruptly (no terminator, no closing chunk).
     Fail,
-    /// Stop sending (but keep the connection open) after the first content frame.
+    /// Stop sending (but keep the connection open).
     Hang,
+    /// Send the API's in-stream error event, then end the stream cleanly:
+    /// Anthropic `event: error`, Responses `error`, a Chat Completions chunk
+    /// with an `error` object, a Gemini chunk with an `error` object.
+    ErrorEvent(ErrorReply),
+    /// Responses: `response.failed` carrying the error (elsewhere the same
+    /// as [`Cut::ErrorEvent`]).
+    ResponseFailed(ErrorReply),
+    /// End the stream cleanly without its closing record (no Gemini
+    /// `finishReason`, no Anthropic `message_stop`, no Responses
+    /// `response.completed`, no Chat `finish_reason` nor `[DONE]`).
+    NoFinish,
 }
 
 /// A successful answer.

@@ -146,6 +146,10 @@ pub struct TurnSpec {
     /// Break the stream off after the first content frame.
     #[serde(default)]
     pub fail: Option<FailSpec>,
+    /// The error a `fail: error_event` / `response_failed` stream carries
+    /// (default: `server_error`).
+    #[serde(default)]
+    pub fail_error: Option<ErrorSpec>,
     /// Never answer (`true` or `before`), or stop part way (`mid_stream`).
     #[serde(default)]
     pub hang: Option<HangSpec>,
@@ -192,12 +196,18 @@ pub struct ErrorSpec {
     pub retry_after: Option<u64>,
 }
 
-/// Where a stream fails.
+/// How a stream fails, after its first content frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailSpec {
-    /// Close the connection after the first content frame.
+    /// Close the connection (no terminator).
     MidStream,
+    /// Send the API's in-stream error event, then end the stream.
+    ErrorEvent,
+    /// Responses `response.failed` (elsewhere the same as `error_event`).
+    ResponseFailed,
+    /// End the stream without its closing record (finish reason).
+    NoFinish,
 }
 
 /// How a turn hangs.
@@ -330,6 +340,21 @@ impl Script {
                 return Err(invalid(format!(
                     "error status {s} is not an HTTP error (400-599)"
                 )));
+            }
+            if a.fail_error.is_some()
+                && !matches!(
+                    a.fail,
+                    Some(FailSpec::ErrorEvent) | Some(FailSpec::ResponseFailed)
+                )
+            {
+                return Err(invalid(
+                    "`fail_error` needs `fail: error_event` or `fail: response_failed`".into(),
+                ));
+            }
+            if a.fail.is_some() && !has_output {
+                return Err(invalid(
+                    "`fail` needs text, thinking or a tool call to break off after".into(),
+                ));
             }
             if a.chunk_chars == Some(0) {
                 return Err(invalid("`chunk_chars` must be at least 1".into()));

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::api::{self, Frame, PathInfo, Rendered};
 use crate::engine::{Engine, SideRequest};
+use crate::fault::{self, Ending};
 use crate::log::{LogEntry, RequestLog};
 use crate::reply::{Cut, ErrorReply, Outcome, Reply};
 use crate::request::{Api, ChatRequest};
@@ -423,27 +424,43 @@ async fn answer(
             json_response(status, error_body(req.api, &err), err.retry_after)
         }
         Outcome::Respond(resp) => match render(&req, &resp) {
-            Rendered::Json(body) => {
-                if resp.cut.is_some() {
-                    // A non-streamed answer cannot break off part way: it
-                    // fails or hangs as a whole.
-                    return stream_body(
-                        shared,
-                        Vec::new(),
-                        resp.cut,
-                        reply.chunk_delay,
-                        "application/json",
-                    );
+            Rendered::Json(body) => match &resp.cut {
+                None => json_response(StatusCode::OK, body, None),
+                // A non-streamed answer cannot break off part way: it fails
+                // (with the scripted error, if any) or hangs as a whole.
+                Some(Cut::ErrorEvent(err) | Cut::ResponseFailed(err)) => {
+                    let status = StatusCode::from_u16(err.status)
+                        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                    json_response(status, error_body(req.api, err), err.retry_after)
                 }
-                json_response(StatusCode::OK, body, None)
+                Some(Cut::Hang) => stream_body(
+                    shared,
+                    Vec::new(),
+                    Ending::Hang,
+                    reply.chunk_delay,
+                    "application/json",
+                ),
+                Some(Cut::Fail | Cut::NoFinish) => stream_body(
+                    shared,
+                    Vec::new(),
+                    Ending::Close,
+                    reply.chunk_delay,
+                    "application/json",
+                ),
+            },
+            Rendered::Sse(frames) => {
+                let (frames, ending) = match &resp.cut {
+                    None => (frames, Ending::Complete),
+                    Some(cut) => fault::break_off(&req, &resp, frames, cut),
+                };
+                stream_body(
+                    shared,
+                    frames,
+                    ending,
+                    reply.chunk_delay,
+                    "text/event-stream",
+                )
             }
-            Rendered::Sse(frames) => stream_body(
-                shared,
-                frames,
-                resp.cut,
-                reply.chunk_delay,
-                "text/event-stream",
-            ),
         },
     }
 }
@@ -477,28 +494,23 @@ pub fn encode_frame(frame: &Frame) -> Bytes {
 fn stream_body(
     shared: Arc<Shared>,
     frames: Vec<Frame>,
-    cut: Option<Cut>,
+    ending: Ending,
     chunk_delay: std::time::Duration,
     content_type: &'static str,
 ) -> HttpResponse {
     let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(16);
     tokio::spawn(async move {
-        let mut sent_content = false;
         for (i, frame) in frames.iter().enumerate() {
-            if sent_content && cut.is_some() {
-                break;
-            }
             if i > 0 && !chunk_delay.is_zero() {
                 tokio::time::sleep(chunk_delay).await;
             }
             if tx.send(Ok(encode_frame(frame))).await.is_err() {
                 return;
             }
-            sent_content |= frame.content;
         }
-        match cut {
-            None => {}
-            Some(Cut::Fail) => {
+        match ending {
+            Ending::Complete => {}
+            Ending::Close => {
                 let _ = tx
                     .send(Err(std::io::Error::new(
                         std::io::ErrorKind::ConnectionAborted,
@@ -506,9 +518,7 @@ fn stream_body(
                     )))
                     .await;
             }
-            Some(Cut::Hang) => {
-                // Keep the connection open until the client goes away or the
-                // server stops.
+            Ending::Hang => {
                 tokio::select! {
                     () = tx.closed() => {}
                     () = shared.until_shutdown() => {}

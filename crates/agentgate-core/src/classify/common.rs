@@ -45,6 +45,25 @@ pub static COMMON_RULES: &[Rule] = &[
         Network,
         r"\bECONNREFUSED\b|\bECONNRESET\b|\bETIMEDOUT\b|\bENOTFOUND\b|\bEAI_AGAIN\b|\bfetch failed\b|socket hang up|other side closed|error sending request",
     ),
+    // A stream that stopped without a finish reason (or with no text at
+    // all): Gemini CLI's and Qwen Code's InvalidStreamError. Gemini prints
+    // it as an `error` event before `result{status: "error"}` and exits 0
+    // (also when the server sent an error chunk part way, which it does not
+    // read); Qwen appends "[API Error: Model stream ended ...]" to the
+    // partial answer and exits 0.
+    Rule::text(
+        "common.stream_incomplete",
+        ProviderError,
+        r"Model stream ended (?:without a finish reason|with empty response text)",
+    ),
+    // A server error the API reported, often inside a stream that had
+    // already started (OpenAI's 500 wordings, its `server_error` type,
+    // Anthropic's `api_error`), relayed by a CLI without an HTTP status.
+    Rule::text(
+        "common.server_error",
+        ProviderError,
+        r"The server had an error while processing your request|An error occurred while processing your request|\bserver_error\b|\bapi_error\b",
+    ),
     // An API's generic "invalid request" that no row above explained: the
     // CLI built a request this provider refuses (a 4xx, see docs/errors.md).
     Rule::text(

@@ -219,6 +219,12 @@ fn block_stop(index: usize) -> Frame {
     )
 }
 
+/// The `event: error` that ends a stream part way (as the API sends an
+/// `overloaded_error` or `api_error` after the answer has started).
+pub fn stream_error(err: &ErrorReply) -> Frame {
+    Frame::named("error", &error_body(err), false)
+}
+
 /// Anthropic's error body: `{"type": "error", "error": {"type", "message"}}`.
 pub fn error_body(err: &ErrorReply) -> Value {
     let (ty, default) = match err.kind {

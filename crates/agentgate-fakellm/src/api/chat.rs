@@ -437,6 +437,12 @@ pub fn error_body(err: &ErrorReply) -> Value {
     super::openai_error::error_body(err, super::openai_error::Endpoint::Chat)
 }
 
+/// The chunk that ends a stream part way: `data: {"error": {...}}`, as
+/// OpenAI-compatible servers send a failure after the answer has started.
+pub fn stream_error(err: &ErrorReply) -> Frame {
+    Frame::data(&error_body(err), false)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::reply::ErrorKind;

@@ -373,6 +373,11 @@ fn status_name(code: u16) -> Option<&'static str> {
     })
 }
 
+/// The chunk that ends a stream part way: `data: {"error": {...}}`.
+pub fn stream_error(err: &ErrorReply) -> Frame {
+    Frame::data(&error_body(err), false)
+}
+
 /// The Google API error body (`{"error": {code, message, status, details}}`).
 pub fn error_body(err: &ErrorReply) -> Value {
     let model = err.model.strip_prefix("models/").unwrap_or(&err.model);

@@ -607,6 +607,41 @@ pub fn error_body(err: &ErrorReply) -> Value {
     super::openai_error::error_body(err, super::openai_error::Endpoint::Responses)
 }
 
+/// The event that ends a stream part way, numbered after the `sent` frames
+/// before it: `response.failed` (the response with status `failed` and its
+/// `error`) when `failed`, else a bare `error` event.
+pub fn stream_error(
+    req: &ChatRequest,
+    resp: &Response,
+    err: &ErrorReply,
+    failed: bool,
+    sent: usize,
+) -> Frame {
+    let body = error_body(err);
+    let e = &body["error"];
+    let code = e["code"]
+        .as_str()
+        .or(e["type"].as_str())
+        .unwrap_or("server_error");
+    let message = e["message"].clone();
+    let data = if failed {
+        let mut response = response_object(
+            req,
+            &Ids::new(resp).response,
+            jiff::Timestamp::now().as_second(),
+            "failed",
+            Vec::new(),
+            None,
+        );
+        response["error"] = json!({"code": code, "message": message});
+        json!({"type": "response.failed", "sequence_number": sent, "response": response})
+    } else {
+        json!({"type": "error", "sequence_number": sent, "code": code, "message": message, "param": null})
+    };
+    let kind = if failed { "response.failed" } else { "error" };
+    Frame::named(kind, &data, false)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::reply::ErrorKind;

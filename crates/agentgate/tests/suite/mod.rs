@@ -17,4 +17,5 @@ mod run_replay;
 mod run_session_busy;
 mod runs_abandoned;
 mod secrets;
+mod stream_breaks;
 mod support;

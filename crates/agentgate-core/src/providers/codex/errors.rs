@@ -64,6 +64,16 @@ pub static ERRORS: ProviderTable = ProviderTable {
             InvalidModel,
             r"\bmodel\b.{0,80}\bdoes not exist\b",
         ),
+        // A stream the server ended part way: a `response.failed` with a
+        // server error (Codex prints the server's words after the colon),
+        // or a stream closed cleanly without `response.completed` (Codex
+        // also says so when the server sent a bare `error` event, which it
+        // does not read).
+        Rule::text(
+            "codex.stream_failed",
+            ProviderError,
+            r"stream disconnected before completion: (?:stream closed before response\.completed|An error occurred while processing your request|The server had an error while processing your request)",
+        ),
         Rule::text(
             "codex.disconnected",
             Network,

@@ -51,6 +51,10 @@ pub struct GeminiDecoder {
     session_id: Option<String>,
     /// Assistant text since the last tool call: the answer so far.
     turn_text: String,
+    /// The message of the last `error` event (severity error): a `result`
+    /// with `status: "error"` and no error object of its own failed for it
+    /// ("Model stream ended without a finish reason.").
+    last_error: Option<String>,
     /// Lines of a pretty-printed JSON document being collected on stdout
     /// (json mode), with the offset where each line starts.
     doc: Option<Document>,
@@ -111,6 +115,7 @@ impl GeminiDecoder {
             tool_output_cap: TOOL_OUTPUT_CAP,
             session_id: None,
             turn_text: String::new(),
+            last_error: None,
             doc: None,
             stderr: StderrState::Idle,
         }
@@ -183,13 +188,20 @@ impl GeminiDecoder {
                         detail: message.to_owned(),
                     })));
                 } else {
+                    self.last_error = Some(message.to_owned());
                     out.push(Decoded::ProviderError(api_error(message, None, false)));
                 }
             }
             Some("result") => {
                 let is_error = str_of(obj, "status") == Some("error");
                 if is_error {
-                    out.push(Decoded::ProviderError(error_object(obj.get("error"), true)));
+                    let mut error = error_object(obj.get("error"), true);
+                    if error_message(obj.get("error")).is_none()
+                        && let Some(last) = self.last_error.take()
+                    {
+                        error = api_error(&last, None, true);
+                    }
+                    out.push(Decoded::ProviderError(error));
                 }
                 let text = (!is_error && !self.turn_text.is_empty())
                     .then(|| std::mem::take(&mut self.turn_text));
@@ -408,12 +420,17 @@ fn flush_raw(doc: &Document, out: &mut Vec<Decoded>) {
     }
 }
 
+/// The `message` of an error object, if it has one.
+fn error_message(error: Option<&Value>) -> Option<&str> {
+    error
+        .and_then(Value::as_object)
+        .and_then(|e| str_of(e, "message"))
+}
+
 /// `{type, message, code}` of a `result` or of json mode's error object.
 fn error_object(error: Option<&Value>, terminal: bool) -> ProviderError {
+    let message = error_message(error).unwrap_or("Gemini reported an error without a message");
     let error = error.and_then(Value::as_object);
-    let message = error
-        .and_then(|e| str_of(e, "message"))
-        .unwrap_or("Gemini reported an error without a message");
     let code = error.and_then(|e| e.get("code")).and_then(|c| {
         c.as_u64()
             .or_else(|| c.as_str().and_then(|s| s.parse().ok()))
@@ -606,6 +623,34 @@ mod tests {
                 u.total_tokens
             ),
             (1830, 48, 9, 800, 1878)
+        );
+    }
+
+    /// A stream that ended without a finish reason: Gemini prints the
+    /// reason as an `error` event, then a `result` with `status: "error"`
+    /// and no error object; the terminal error carries the reason.
+    #[test]
+    fn an_error_result_without_a_message_takes_the_last_error_event() {
+        let mut d = GeminiDecoder::new();
+        let mut out = Vec::new();
+        for line in [
+            r#"{"type":"message","role":"assistant","content":"Partial answer ","delta":true}"#,
+            r#"{"type":"error","severity":"error","message":"Model stream ended without a finish reason."}"#,
+            r#"{"type":"result","status":"error","stats":{"total_tokens":10,"input_tokens":10}}"#,
+        ] {
+            d.line(line.as_bytes(), &mut out);
+        }
+        let terminal: Vec<&ProviderError> = out
+            .iter()
+            .filter_map(|d| match d {
+                Decoded::ProviderError(e) if e.terminal => Some(e),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(terminal.len(), 1, "{out:#?}");
+        assert_eq!(
+            terminal[0].message,
+            "Model stream ended without a finish reason."
         );
     }
 }

@@ -1,7 +1,9 @@
 //! Qwen Code (`qwen --output-format stream-json`).
 //!
 //! Qwen exits 0 when the model API fails and reports the failure only as
-//! its answer: `result{is_error: false, result: "[API Error: 429 ...]"}`.
+//! its answer: `result{is_error: false, result: "[API Error: 429 ...]"}`;
+//! when the stream breaks after text has started, the report follows the
+//! partial text (`"Partial answer [API Error: The server had an error ...]"`).
 //! The table therefore marks such an answer as an error; its HTTP status
 //! and the common rows classify it (OpenAI's error bodies, which Qwen
 //! relays verbatim after `[API Error: <status>`). Setup failures (no API
@@ -38,7 +40,9 @@ pub static ERRORS: ProviderTable = ProviderTable {
         ),
     ],
     exit_statuses: &[],
-    answer_error: Some(r"^\s*\[API Error:"),
+    // The report is the whole answer, or, when the stream broke after text
+    // had started (an error chunk, a cut), appended to the partial text.
+    answer_error: Some(r"(?s)^\s*\[API Error:|\[API Error: .*\]\s*$"),
     retry_notices: &[NoticePattern::Text(
         r"\[qwen-code\] Waiting for API capacity\.\.\. attempt (?P<attempt>\d+), retry in (?P<delay_s>\d+)s",
     )],
