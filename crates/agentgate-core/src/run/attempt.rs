@@ -518,7 +518,12 @@ mod tests {
     #[test]
     fn a_survivor_is_named_in_a_warning_event_and_in_the_attempt() {
         let mut events: Vec<Event> = Vec::new();
-        let mut em = Emitter::new("run_1".to_owned(), None, &mut events);
+        let mut em = Emitter::new(
+            "run_1".to_owned(),
+            None,
+            &mut events,
+            crate::redact::Redactor::default(),
+        );
         let found = [supervise::Survivor {
             pid: 4242,
             command: "stuck-daemon --flag".to_owned(),
