@@ -86,10 +86,21 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // The keeper starts once per CLI run, on the run's critical path:
+    // dispatch it before clap builds the whole command tree, and before
+    // anything else (it must not touch the terminal).
+    let mut args = std::env::args_os();
+    if args
+        .nth(1)
+        .is_some_and(|a| a == agentgate_core::supervise::KEEPER_SUBCOMMAND)
+    {
+        agentgate_core::supervise::keeper_main(args.collect())
+    }
     let cli = Cli::parse();
     let config = cli.config;
     let command = match cli.command {
-        // Before anything else: the keeper must not touch the terminal.
+        // Reached only with options before `__keeper`, which agentgate
+        // never passes; still the keeper, before anything else.
         Command::Keeper { args } => agentgate_core::supervise::keeper_main(args),
         other => other,
     };

@@ -123,9 +123,6 @@ pub fn keeper_main(args: Vec<OsString>) -> ! {
             "the parent process is gone; not starting the program",
         );
     }
-    let orphaned = Arc::new(AtomicBool::new(false));
-    start_watcher(parent, group, wake, orphaned.clone(), sweep_now);
-
     let mut child = match Command::new(&program).args(&args).spawn() {
         Ok(child) => child,
         Err(e) => {
@@ -140,6 +137,11 @@ pub fn keeper_main(args: Vec<OsString>) -> ! {
             );
         }
     };
+    // After the spawn, off the CLI's start-up path: a parent death or a
+    // sweep request in between is not lost, its signal already wrote to
+    // `wake`, which the watcher reads first.
+    let orphaned = Arc::new(AtomicBool::new(false));
+    start_watcher(parent, group, wake, orphaned.clone(), sweep_now);
     let status = match child.wait() {
         Ok(status) => status,
         Err(e) => {
