@@ -224,14 +224,23 @@ impl Redactor {
 
     /// `value` with every string redacted, through its JSON form: `None`
     /// when it holds no secret.
+    ///
+    /// Every event goes through here, so the common case (no secret) costs
+    /// one serialisation and one scan: the JSON text holds a string's
+    /// secret in the escaped form that `forms` also searches for. Only a
+    /// hit builds the tree and walks it.
     pub fn redacted<T: Serialize + DeserializeOwned>(
         &self,
         value: &T,
     ) -> Result<Option<T>, serde_json::Error> {
-        if self.is_empty() {
+        let Some(m) = &self.matcher else {
+            return Ok(None);
+        };
+        let text = serde_json::to_vec(value)?;
+        if !m.is_match(&text) {
             return Ok(None);
         }
-        let mut json = serde_json::to_value(value)?;
+        let mut json: Value = serde_json::from_slice(&text)?;
         if !self.redact_json(&mut json) {
             return Ok(None);
         }

@@ -236,3 +236,20 @@ fn events_and_envelopes_round_trip_through_redaction() {
     assert_eq!(out.stderr_tail.as_deref(), Some("[redacted:API_TOKEN]"));
     assert_eq!(out.exit_code, e.exit_code);
 }
+
+#[test]
+fn an_event_whose_secret_json_escapes_is_still_found() {
+    use agentgate_protocol::{EventBody, MessageEvent};
+    // `redacted` scans the event's JSON text before walking it: a value
+    // with a quote, a backslash and a control character appears there only
+    // escaped, and must still be found.
+    let secret = "pa\"ss\\wo\trd-1234";
+    let r = redactor(&[("DB_PASSWORD", secret)], &[]);
+    let body = EventBody::Message(MessageEvent {
+        text: format!("the password is {secret}."),
+    });
+    let Some(EventBody::Message(m)) = r.redacted(&body).unwrap() else {
+        panic!("not redacted");
+    };
+    assert_eq!(m.text, "the password is [redacted:DB_PASSWORD].");
+}
