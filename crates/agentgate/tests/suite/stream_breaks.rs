@@ -75,6 +75,7 @@ fn cases() -> Vec<Case> {
         case(Cli::Opencode, CUT, "network"),
         case(Cli::Opencode, ERROR_EVENT, "provider_error"),
         case(Cli::Opencode, OVERLOADED_EVENT, "overloaded"),
+        case(Cli::Opencode, NO_FINISH, "provider_error"),
     ]
 }
 
