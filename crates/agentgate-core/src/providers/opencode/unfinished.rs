@@ -4,8 +4,12 @@
 //! is `unknown` (the stream ended without a finish reason) exactly as after
 //! `tool-calls`, so a provider whose stream keeps breaking that way makes it
 //! ask again without end. [`UnfinishedSteps`] counts such steps in a row that
-//! ran no tool; at [`MAX_UNFINISHED_STEPS`] the decoder ends the turn with a
-//! provider error.
+//! ran no tool; at [`MAX_UNFINISHED_STEPS`] the decoder reports a terminal
+//! provider error and an error final record, once per attempt (opencode
+//! keeps asking until agentgate stops it after the final record). The
+//! message carries InvalidStreamError's words, "Model stream ended without
+//! a finish reason", so the common row `common.stream_incomplete` classifies
+//! it as a recoverable `provider_error`, as for Gemini CLI and Qwen Code.
 
 use crate::decode::{Decoded, ProviderError, ProviderFinal};
 
@@ -18,6 +22,8 @@ pub const MAX_UNFINISHED_STEPS: u32 = 3;
 pub struct UnfinishedSteps {
     in_a_row: u32,
     step_ran_tool: bool,
+    /// The error was reported: later steps of this attempt add nothing.
+    reported: bool,
 }
 
 impl UnfinishedSteps {
@@ -33,7 +39,7 @@ impl UnfinishedSteps {
 
     /// A `step_finish` with `reason`: true when it is the last allowed step
     /// without a finish reason, after pushing a terminal provider error and
-    /// an error final record (ending the attempt) to `out`.
+    /// an error final record (ending the attempt) to `out`; only once.
     pub fn step_finished(
         &mut self,
         reason: Option<&str>,
@@ -45,12 +51,13 @@ impl UnfinishedSteps {
             return false;
         }
         self.in_a_row += 1;
-        if self.in_a_row < MAX_UNFINISHED_STEPS {
+        if self.reported || self.in_a_row < MAX_UNFINISHED_STEPS {
             return false;
         }
+        self.reported = true;
         out.push(Decoded::ProviderError(ProviderError {
             message: format!(
-                "opencode: the model's stream ended without a finish reason {} times",
+                "opencode: Model stream ended without a finish reason {} times in a row",
                 self.in_a_row
             ),
             http_status: None,
@@ -93,6 +100,19 @@ mod tests {
             matches!(&out[..], [Decoded::ProviderError(e), Decoded::Final(f)]
             if e.terminal && e.message.contains("3 times") && f.is_error)
         );
+    }
+
+    #[test]
+    fn the_error_is_reported_once() {
+        let mut steps = UnfinishedSteps::default();
+        let reported: usize = (0..3 * MAX_UNFINISHED_STEPS)
+            .map(|_| finish(&mut steps, false, "unknown").len())
+            .sum();
+        assert_eq!(reported, 2, "one error and one final record");
+        assert!(finish(&mut steps, false, "stop").is_empty());
+        for _ in 0..MAX_UNFINISHED_STEPS {
+            assert!(finish(&mut steps, false, "unknown").is_empty());
+        }
     }
 
     #[test]
