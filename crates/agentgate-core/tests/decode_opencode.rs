@@ -413,7 +413,35 @@ const ERRORS: &[(&str, &str, &str, Option<u16>, i32)] = &[
     // error object as JSON text in its message.
     ("fake_stream_error", "provider_error", "common.server_error", None, 75),
     ("fake_stream_overloaded", "overloaded", "common.overloaded", None, 75),
+    // A Chat stream without a finish reason: opencode asks again without
+    // end (stopped here by `timeout`); the decoder ends the turn at the
+    // third such step.
+    ("fake_no_finish", "provider_error", "common.stream_incomplete", None, 75),
 ];
+
+#[test]
+fn steps_without_a_finish_reason_end_the_turn_once() {
+    let items = decode("fake_no_finish");
+    let steps = items
+        .iter()
+        .filter(|d| matches!(d, Decoded::Event(EventBody::Usage(_))))
+        .count();
+    assert!(steps > 3, "the capture keeps asking: {steps} steps");
+    let errs = errors(&items);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(errs[0].code.as_deref(), Some("no_finish_reason"));
+    let finals: Vec<&ProviderFinal> = items
+        .iter()
+        .filter_map(|d| match d {
+            Decoded::Final(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        matches!(&finals[..], [f] if f.is_error && f.session_id.is_some()),
+        "{finals:#?}"
+    );
+}
 
 #[test]
 fn failures_classify_from_the_error_event() {

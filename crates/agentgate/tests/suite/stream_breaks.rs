@@ -67,7 +67,9 @@ fn cases() -> Vec<Case> {
         // Chat Completions: a chunk carrying an `error` object (Qwen appends
         // it to the partial answer and exits 0), a stream without a finish
         // reason, a cut. opencode retries an error chunk five times
-        // (about a minute) whatever its settings say.
+        // (about a minute) whatever its settings say, and asks again
+        // without end after a stream without a finish reason (its decoder
+        // ends the turn at the third such step).
         case(Cli::Qwen, ERROR_EVENT, "provider_error"),
         case(Cli::Qwen, OVERLOADED_EVENT, "overloaded"),
         case(Cli::Qwen, NO_FINISH, "provider_error"),
@@ -75,6 +77,7 @@ fn cases() -> Vec<Case> {
         case(Cli::Opencode, CUT, "network"),
         case(Cli::Opencode, ERROR_EVENT, "provider_error"),
         case(Cli::Opencode, OVERLOADED_EVENT, "overloaded"),
+        case(Cli::Opencode, NO_FINISH, "provider_error"),
     ]
 }
 

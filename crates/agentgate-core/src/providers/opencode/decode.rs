@@ -7,7 +7,7 @@
 //! | `text` | `message` (a part is printed once, complete) |
 //! | `reasoning` (with `--thinking`) | `thinking` |
 //! | `tool_use` | `tool_use` (id = `callID`, input = `state.input`), then `tool_result` (ok = `completed` and, for a shell, exit 0; exit code = `state.metadata.exit`; output = `state.output` or `state.error`) |
-//! | `step_finish` | `usage` scope turn (one per model call, with its cost); when its `reason` ends the turn (not `tool-calls` / `unknown`), the final record with the step's text |
+//! | `step_finish` | `usage` scope turn (one per model call, with its cost); when its `reason` ends the turn (not `tool-calls` / `unknown`), the final record with the step's text; the third tool-less `unknown` step in a row, a terminal provider error and an error final record (`unfinished.rs`) |
 //! | `error` | provider error, terminal (`statusCode`, the API body's `error.code` or the error's name); an `UnknownError` waits for its detail from the log |
 //! | anything else (`step_start`, …) | `raw` |
 //!
@@ -49,6 +49,7 @@ use agentgate_protocol::{
 use regex::Regex;
 use serde_json::{Map, Value};
 
+use super::unfinished::UnfinishedSteps;
 use crate::classify::{compile_checked, status_in_text};
 use crate::decode::tools::{TOOL_OUTPUT_CAP, tool_class};
 use crate::decode::{
@@ -94,6 +95,8 @@ pub struct OpencodeDecoder {
     unexplained: HashSet<String>,
     /// Details logged on stderr (`error` name and text) by ref.
     logged: HashMap<String, (String, String)>,
+    /// Steps ending without a finish reason, in a row.
+    unfinished: UnfinishedSteps,
 }
 
 impl Default for OpencodeDecoder {
@@ -113,6 +116,7 @@ impl OpencodeDecoder {
             stream_errors: 0,
             unexplained: HashSet::new(),
             logged: HashMap::new(),
+            unfinished: UnfinishedSteps::default(),
         }
     }
 
@@ -187,6 +191,12 @@ impl OpencodeDecoder {
             understood = Understood::Yes;
         }
         let reason = str_of(part, "reason");
+        if self
+            .unfinished
+            .step_finished(reason, self.session_id.as_ref(), out)
+        {
+            return Understood::Yes;
+        }
         if reason.is_some_and(|r| !CONTINUING_REASONS.contains(&r)) {
             let text = std::mem::take(&mut self.step_text).join("\n\n");
             out.push(Decoded::Final(ProviderFinal {
@@ -301,6 +311,7 @@ impl JsonLinesDecoder for OpencodeDecoder {
         match (str_of(obj, "type"), part) {
             (Some("step_start"), Some(_)) => {
                 self.progress();
+                self.unfinished.step_started();
                 self.step_text.clear();
                 // Nothing to report: the line stays raw.
                 Understood::No
@@ -330,6 +341,7 @@ impl JsonLinesDecoder for OpencodeDecoder {
             }
             (Some("tool_use"), Some(part)) => {
                 self.progress();
+                self.unfinished.tool_used();
                 self.tool(part, out)
             }
             (Some("step_finish"), Some(part)) => {

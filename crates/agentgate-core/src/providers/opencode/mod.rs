@@ -30,6 +30,7 @@
 mod config;
 mod decode;
 mod errors;
+mod unfinished;
 
 pub use decode::{MAX_RETRIES, OpencodeDecoder};
 pub use errors::ERRORS;
