@@ -568,13 +568,16 @@ fn print_report(config: &Config, walls: &[Vec<f64>; 3], rss: &[Vec<u64>; 3], loa
         let a = added[arm.index()];
         let p = peak[arm.index()];
         println!(
-            "target {:<20} added < 5 ms: {} ({a:.2} ms); peak RSS < 10 MiB: {} ({p:.2} MiB)",
+            "target {:<20} added <= 2 ms: {} ({a:.2} ms); peak RSS < 10 MiB: {} ({p:.2} MiB)",
             arm.label(),
-            verdict(a < 5.0),
+            verdict(a <= ADDED_TARGET_MS),
             verdict(p < 10.0),
         );
     }
 }
+
+/// What a run may add to the CLI's own time, median (issue 11).
+const ADDED_TARGET_MS: f64 = 2.0;
 
 fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "MISSED" }

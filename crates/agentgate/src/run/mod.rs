@@ -30,6 +30,10 @@ use progress::Progress;
 /// Run `agentgate run`.
 pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let task = read_task(&args)?;
+    // Opening the store (a fresh process replays SQLite's write-ahead log)
+    // overlaps loading the config, planning and starting the runtime.
+    let opening =
+        (!args.dry_run && !args.no_store).then(|| std::thread::spawn(Store::open_default));
     let cfg = Config::load(config)?;
     for w in &cfg.warnings {
         note!("agentgate: config: {w}");
@@ -51,25 +55,8 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     for w in &plan.warnings {
         note!("agentgate: warning: {w}");
     }
-    let store = if args.no_store {
-        None
-    } else {
-        match Store::open_default() {
-            Ok(s) => Some(s),
-            Err(e) => {
-                // A run must not be lost because the audit trail is unavailable.
-                note!("agentgate: warning: running without the store: {e}");
-                None
-            }
-        }
-    };
-    if args.session.is_some() && store.is_none() {
-        anyhow::bail!(
-            "--session needs the run store (it maps the name to the provider's session id); drop --no-store"
-        );
-    }
     let options = RunOptions {
-        keeper: std::env::current_exe().ok(),
+        keeper: keeper_path(),
         ..RunOptions::default()
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -77,6 +64,24 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("failed to start the async runtime")?;
+    let store = match opening.map(std::thread::JoinHandle::join) {
+        None => None,
+        Some(Ok(Ok(s))) => Some(s),
+        Some(Ok(Err(e))) => {
+            // A run must not be lost because the audit trail is unavailable.
+            note!("agentgate: warning: running without the store: {e}");
+            None
+        }
+        Some(Err(_panic)) => {
+            note!("agentgate: warning: running without the store: opening it failed");
+            None
+        }
+    };
+    if args.session.is_some() && store.is_none() {
+        anyhow::bail!(
+            "--session needs the run store (it maps the name to the provider's session id); drop --no-store"
+        );
+    }
     let progress = (!args.stream && std::io::stderr().is_terminal()).then(Progress::start);
     let mut sink = CliSink::new(args.stream, progress);
     let outcome = rt.block_on(async {
@@ -105,6 +110,18 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     printed?;
     Ok(ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1)))
 }
+
+/// The keeper to start in front of the CLI: `agentgate-keeper` next to this
+/// binary when it is there (it starts in a fraction of the time), else this
+/// binary's own `__keeper` subcommand.
+fn keeper_path() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let small = exe.with_file_name(KEEPER_BINARY);
+    Some(if small.is_file() { small } else { exe })
+}
+
+/// The file name of the keeper-only binary.
+const KEEPER_BINARY: &str = "agentgate-keeper";
 
 /// SIGINT and SIGTERM to agentgate become cancel requests (a second one:
 /// kill at once), as long as the returned guard lives.

@@ -305,6 +305,15 @@ fn sigkill_of_agentgate_leaves_no_process_of_the_run() {
         "the CLI's parent is not the keeper: {:?}",
         String::from_utf8_lossy(&cmdline)
     );
+    // ... and it is the keeper-only binary installed next to agentgate, not
+    // agentgate itself (which starts much slower).
+    let exe = std::fs::read_link(format!("/proc/{keeper}/exe")).unwrap();
+    assert_eq!(
+        exe.file_name().and_then(|n| n.to_str()),
+        Some("agentgate-keeper"),
+        "the keeper runs as {}",
+        exe.display()
+    );
     running.signal("KILL");
     let out = running.finish(Duration::from_secs(10));
     assert_eq!(out.status.signal(), Some(9), "{}", describe(&out));
