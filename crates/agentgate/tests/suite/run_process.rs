@@ -101,7 +101,12 @@ impl FakeCli {
 
     /// `agentgate run --provider claude --binary <script>`, own store.
     fn command(&self, extra: &[&str]) -> Command {
-        let mut cmd = Command::new(AGENTGATE);
+        self.command_of(Path::new(AGENTGATE), extra)
+    }
+
+    /// [`FakeCli::command`] with another `agentgate` executable.
+    fn command_of(&self, agentgate: &Path, extra: &[&str]) -> Command {
+        let mut cmd = Command::new(agentgate);
         cmd.args(["run", "--provider", "claude", "--compact", "--binary"])
             .arg(&self.script)
             .args(extra)
@@ -389,6 +394,27 @@ fn a_result_then_a_hang_is_a_success_and_the_process_goes() {
     assert!(env.get("error_type").is_none(), "{env:#}");
     let pids = cli.tree_of_finished_run(&out);
     assert_all_gone(&pids, "after a result then a hang");
+}
+
+#[test]
+fn without_the_keeper_binary_beside_it_agentgate_is_its_own_keeper() {
+    // agentgate alone in a folder (a hard link: /proc/self/exe then names
+    // the link, as it would a copy), so no `agentgate-keeper` is beside it.
+    let alone = tempfile::tempdir_in(Path::new(AGENTGATE).parent().unwrap()).unwrap();
+    let agentgate = alone.path().join("agentgate");
+    std::fs::hard_link(AGENTGATE, &agentgate).unwrap();
+    let cli = FakeCli::new(
+        "readlink /proc/$PPID/exe > \"$pids.keeper\"\ntr '\\0' ' ' < /proc/$PPID/cmdline >> \"$pids.keeper\"\ninit\nresult done",
+    );
+    let out = Running::spawn(cli.command_of(&agentgate, &[])).finish(Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let keeper = std::fs::read_to_string(cli.pids.with_extension("keeper")).unwrap();
+    let mut lines = keeper.lines();
+    assert_eq!(lines.next(), Some(agentgate.to_str().unwrap()), "{keeper}");
+    assert!(
+        lines.next().is_some_and(|l| l.contains(" __keeper ")),
+        "{keeper}"
+    );
 }
 
 const BIG_LINE: usize = 64 * 1024 * 1024;
