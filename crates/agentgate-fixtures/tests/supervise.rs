@@ -25,3 +25,5 @@ mod signals;
 mod survivors;
 #[path = "supervise/termination.rs"]
 mod termination;
+#[path = "supervise/warm.rs"]
+mod warm;

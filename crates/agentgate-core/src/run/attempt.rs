@@ -115,6 +115,7 @@ pub(super) async fn attempt(
         idle_timeout: step.idle_timeout,
         result_grace: opts.result_grace,
         keeper: opts.keeper.clone(),
+        warm_keeper: opts.warm_keeper.clone(),
         ..SupervisorConfig::default()
     };
 

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use agentgate_protocol::Envelope;
 
+use crate::supervise::WarmKeeper;
+
 /// How the runner executes a plan.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -13,6 +15,9 @@ pub struct RunOptions {
     /// The keeper executable (the agentgate binary): with it, the CLI dies
     /// with agentgate even on SIGKILL.
     pub keeper: Option<PathBuf>,
+    /// A keeper started ahead of the run, taken by its first attempt (see
+    /// [`WarmKeeper`]); later attempts start their own.
+    pub warm_keeper: Option<WarmKeeper>,
     /// How long a CLI that printed its result may take to exit.
     pub result_grace: Duration,
 }
@@ -22,6 +27,7 @@ impl Default for RunOptions {
         RunOptions {
             heartbeat: Duration::from_secs(15),
             keeper: None,
+            warm_keeper: None,
             result_grace: Duration::from_secs(5),
         }
     }

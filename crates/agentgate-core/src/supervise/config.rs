@@ -1,6 +1,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::warm::WarmKeeper;
+
 /// How [`supervise`](super::supervise) bounds and ends a run.
 ///
 /// The defaults: no wall-clock or idle timeout, the default
@@ -34,6 +36,10 @@ pub struct SupervisorConfig {
     /// agentgate dies, even by SIGKILL. When `None`, agentgate's death
     /// orphans the CLI unless the caller arranges something else.
     pub keeper: Option<PathBuf>,
+    /// A keeper already started (see [`WarmKeeper`]): used instead of
+    /// starting `keeper` when it runs the same program and is still
+    /// waiting. Ignored without `keeper`.
+    pub warm_keeper: Option<WarmKeeper>,
 }
 
 impl Default for SupervisorConfig {
@@ -45,6 +51,7 @@ impl Default for SupervisorConfig {
             result_grace: Duration::from_secs(5),
             drain_timeout: Duration::from_secs(2),
             keeper: None,
+            warm_keeper: None,
         }
     }
 }

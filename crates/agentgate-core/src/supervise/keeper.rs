@@ -3,6 +3,9 @@
 //!
 //! `agentgate __keeper <parent-pid> -- <program> <args...>` is spawned by
 //! [`supervise`](super::supervise) as the leader of the run's process group.
+//! Started as `__keeper <parent-pid> --warm` (see `warm.rs`), it does all of
+//! its set-up first and then reads the program, arguments, environment and
+//! folder from its stdin.
 //! It runs the program in the same group with stdin, stdout and stderr
 //! passed straight through, waits for it, and exits with its exit code, or
 //! re-raises its terminating signal on itself, so the supervisor sees the
@@ -55,6 +58,7 @@ use nix::unistd::{Pid, getpgrp, getpid, setpgid};
 
 use super::report::Survivor;
 use super::sweep;
+use super::warm_request::{Request, WARM_FLAG};
 
 /// The hidden subcommand of the `agentgate` binary that runs the keeper.
 pub const KEEPER_SUBCOMMAND: &str = "__keeper";
@@ -90,7 +94,7 @@ const EXIT_NOT_FOUND: i32 = 127;
 /// program cannot be executed and 127 when it does not exist (as `env` and
 /// `timeout` do).
 pub fn keeper_main(args: Vec<OsString>) -> ! {
-    let (parent, program, args) = match parse(args) {
+    let (parent, mode) = match parse(args) {
         Ok(parsed) => parsed,
         Err(msg) => fail(EXIT_KEEPER_FAILED, &msg),
     };
@@ -115,6 +119,15 @@ pub fn keeper_main(args: Vec<OsString>) -> ! {
         Ok(wake) => wake,
         Err(msg) => fail(EXIT_KEEPER_FAILED, &msg),
     };
+    // A warm keeper waits here for its request (see `warm.rs`).
+    let (program, mut command) = match mode {
+        Mode::Cold { program, args } => {
+            let mut command = Command::new(&program);
+            command.args(args);
+            (program, command)
+        }
+        Mode::Warm => warm_command(),
+    };
     if std::os::unix::process::parent_id() != parent {
         // agentgate died before the keeper could watch it.
         let _ = killpg(group, Signal::SIGKILL);
@@ -123,7 +136,7 @@ pub fn keeper_main(args: Vec<OsString>) -> ! {
             "the parent process is gone; not starting the program",
         );
     }
-    let mut child = match Command::new(&program).args(&args).spawn() {
+    let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {
             let code = if e.kind() == std::io::ErrorKind::NotFound {
@@ -167,8 +180,19 @@ pub fn keeper_main(args: Vec<OsString>) -> ! {
     mirror(status)
 }
 
-fn parse(args: Vec<OsString>) -> Result<(u32, PathBuf, Vec<OsString>), String> {
-    const USAGE: &str = "usage: agentgate __keeper <parent-pid> -- <program> [args...]";
+/// What the keeper runs: a program named on its command line, or one it
+/// is sent once started (warm).
+#[derive(Debug, PartialEq)]
+enum Mode {
+    Cold {
+        program: PathBuf,
+        args: Vec<OsString>,
+    },
+    Warm,
+}
+
+fn parse(args: Vec<OsString>) -> Result<(u32, Mode), String> {
+    const USAGE: &str = "usage: agentgate __keeper <parent-pid> {-- <program> [args...] | --warm}";
     let mut args = args.into_iter();
     let parent = args
         .next()
@@ -178,12 +202,66 @@ fn parse(args: Vec<OsString>) -> Result<(u32, PathBuf, Vec<OsString>), String> {
     let mut program = args
         .next()
         .ok_or_else(|| format!("no program given; {USAGE}"))?;
+    if program == WARM_FLAG {
+        return match args.next() {
+            None => Ok((parent, Mode::Warm)),
+            Some(_) => Err(format!("--warm takes no program; {USAGE}")),
+        };
+    }
     if program == "--" {
         program = args
             .next()
             .ok_or_else(|| format!("no program given; {USAGE}"))?;
     }
-    Ok((parent, PathBuf::from(program), args.collect()))
+    let program = PathBuf::from(program);
+    Ok((
+        parent,
+        Mode::Cold {
+            program,
+            args: args.collect(),
+        },
+    ))
+}
+
+/// A warm keeper's CLI, from the request on its stdin: the environment is
+/// exactly the request's, the folder is entered first, and stdin is the
+/// rest of the socket or `/dev/null`. A socket closed before any request
+/// means agentgate did not need this keeper: exit 0 at once.
+fn warm_command() -> (PathBuf, Command) {
+    use std::os::fd::AsFd as _;
+
+    // Unbuffered, on a duplicate of fd 0: not a byte past the request may
+    // be read, it belongs to the CLI.
+    let mut control = match std::io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => std::fs::File::from(fd),
+        Err(e) => fail(
+            EXIT_KEEPER_FAILED,
+            &format!("failed to read the request: {e}"),
+        ),
+    };
+    let request = match Request::read(&mut control) {
+        Ok(Some(request)) => request,
+        Ok(None) => std::process::exit(0),
+        Err(msg) => fail(EXIT_KEEPER_FAILED, &msg),
+    };
+    drop(control);
+    if let Some(cwd) = &request.cwd
+        && let Err(e) = std::env::set_current_dir(cwd)
+    {
+        fail(
+            EXIT_CANNOT_EXECUTE,
+            &format!(
+                "failed to enter the working directory {}: {e}",
+                cwd.display()
+            ),
+        );
+    }
+    let mut command = Command::new(&request.program);
+    command.args(&request.args).env_clear().envs(request.env);
+    if !request.stdin {
+        command.stdin(std::process::Stdio::null());
+    }
+    (request.program, command)
 }
 
 /// The group the supervisor signals must be led by the keeper; it is when
@@ -330,16 +408,24 @@ mod tests {
 
     #[test]
     fn parses_with_and_without_the_separator() {
-        let (pid, program, args) = parse(os(&["42", "--", "prog", "-x", "--", "y"])).unwrap();
+        let cold = |program: &str, args: &[&str]| Mode::Cold {
+            program: PathBuf::from(program),
+            args: os(args),
+        };
         assert_eq!(
-            (pid, program, args),
-            (42, PathBuf::from("prog"), os(&["-x", "--", "y"]))
+            parse(os(&["42", "--", "prog", "-x", "--", "y"])).unwrap(),
+            (42, cold("prog", &["-x", "--", "y"]))
         );
-        let (pid, program, args) = parse(os(&["42", "prog", "-x"])).unwrap();
         assert_eq!(
-            (pid, program, args),
-            (42, PathBuf::from("prog"), os(&["-x"]))
+            parse(os(&["42", "prog", "-x"])).unwrap(),
+            (42, cold("prog", &["-x"]))
         );
+        // After the separator `--warm` is a program's name like any other.
+        assert_eq!(
+            parse(os(&["42", "--", "--warm"])).unwrap(),
+            (42, cold("--warm", &[]))
+        );
+        assert_eq!(parse(os(&["42", "--warm"])).unwrap(), (42, Mode::Warm));
     }
 
     #[test]
@@ -359,5 +445,6 @@ mod tests {
         assert!(parse(os(&["1", "--", "prog"])).is_err());
         assert!(parse(os(&["42", "--"])).is_err());
         assert!(parse(os(&[])).is_err());
+        assert!(parse(os(&["42", "--warm", "prog"])).is_err());
     }
 }

@@ -22,6 +22,8 @@ mod signals;
 mod spawn;
 mod sweep;
 mod terminate;
+mod warm;
+mod warm_request;
 
 pub use config::{SupervisorConfig, TerminationTable};
 pub use control::Control;
@@ -32,3 +34,4 @@ pub use keeper::{KEEPER_SUBCOMMAND, keeper_main};
 pub use lines::{MAX_LINE_BYTES, OutputLine, Stream};
 pub use report::{EndReason, ExitReport, ExitStatusInfo, SignalSent, Survivor};
 pub use run::supervise;
+pub use warm::WarmKeeper;

@@ -2,7 +2,6 @@ use std::sync::Arc;
 
 use nix::sys::signal::Signal;
 use tokio::io::AsyncWriteExt as _;
-use tokio::process::ChildStdin;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until, timeout_at};
@@ -16,7 +15,7 @@ use super::leader::{self, Exited};
 use super::lines::{OutputLine, Stream};
 use super::reader::{ReaderEnd, read_lines};
 use super::report::{EndReason, ExitReport};
-use super::spawn::{Spawned, spawn};
+use super::spawn::{Spawned, StdinWriter, spawn};
 use super::terminate::Terminator;
 
 /// Runs `inv` as the leader of a new process group and supervises it until
@@ -50,12 +49,16 @@ pub async fn supervise(
     lines: mpsc::Sender<OutputLine>,
     mut control: mpsc::Receiver<Control>,
 ) -> Result<ExitReport, SuperviseError> {
-    let Spawned { mut child, group } = spawn(&inv, cfg.keeper.as_deref())?;
+    let Spawned {
+        mut child,
+        group,
+        stdin,
+    } = spawn(&inv, cfg.keeper.as_deref(), cfg.warm_keeper.as_ref())?;
     let started = Instant::now();
     let keeper = cfg.keeper.is_some();
     let mut guard = KillOnDrop::new(group, keeper);
 
-    let _stdin_task = match (child.stdin.take(), inv.stdin) {
+    let _stdin_task = match (stdin, inv.stdin) {
         (Some(pipe), Some(bytes)) => Some(AbortOnDrop(tokio::spawn(write_stdin(pipe, bytes)))),
         _ => None,
     };
@@ -165,12 +168,13 @@ pub async fn supervise(
     })
 }
 
-async fn write_stdin(mut pipe: ChildStdin, bytes: Vec<u8>) {
+async fn write_stdin(mut pipe: StdinWriter, bytes: Vec<u8>) {
     if let Err(e) = pipe.write_all(&bytes).await {
         // A child that exits or closes stdin early is not an error of ours.
         tracing::debug!("failed to write the child's stdin: {e}");
     }
-    // Dropping the pipe closes it: the child sees end of file.
+    // Dropping the pipe (or the warm keeper's socket, whose only other
+    // end is the child's stdin) closes it: the child sees end of file.
 }
 
 async fn sleep_opt(deadline: Option<Instant>) {

@@ -2,6 +2,7 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use tokio::io::AsyncWrite;
 use tokio::process::{Child, Command};
 
 use super::error::SuperviseError;
@@ -9,21 +10,32 @@ use super::group::ProcessGroup;
 use super::invocation::Invocation;
 use super::keeper::KEEPER_SUBCOMMAND;
 use super::signals;
+use super::warm::{WarmKeeper, absolute, child_env};
+use super::warm_request::Request;
 
 /// The `PATH` execvp falls back to when the environment has none.
 const DEFAULT_PATH: &str = "/bin:/usr/bin";
 
+/// Where the CLI's stdin bytes go: its pipe, or a warm keeper's socket.
+pub(crate) type StdinWriter = Box<dyn AsyncWrite + Send + Unpin>;
+
 /// A spawned group leader.
-#[derive(Debug)]
 pub(crate) struct Spawned {
     pub(crate) child: Child,
     pub(crate) group: ProcessGroup,
+    /// Set when the invocation has stdin bytes.
+    pub(crate) stdin: Option<StdinWriter>,
 }
 
-/// Spawns the invocation (through the keeper when one is given) as the
+/// Spawns the invocation (through the keeper when one is given: the warm
+/// one when it waits for this keeper program, else a new one) as the
 /// leader of a new process group, with stdout and stderr piped, and stdin
 /// piped when there are bytes to write.
-pub(crate) fn spawn(inv: &Invocation, keeper: Option<&Path>) -> Result<Spawned, SuperviseError> {
+pub(crate) fn spawn(
+    inv: &Invocation,
+    keeper: Option<&Path>,
+    warm: Option<&WarmKeeper>,
+) -> Result<Spawned, SuperviseError> {
     if let Some(cwd) = &inv.cwd {
         let checked = std::fs::metadata(cwd).and_then(|m| {
             if m.is_dir() {
@@ -40,6 +52,42 @@ pub(crate) fn spawn(inv: &Invocation, keeper: Option<&Path>) -> Result<Spawned, 
                 path: cwd.clone(),
                 source,
             });
+        }
+    }
+    if let Some((keeper, warm)) = keeper.zip(warm)
+        && let Some(started) = warm.take(keeper)
+    {
+        let request = Request {
+            program: resolve(inv)?,
+            args: inv.args.clone(),
+            env: child_env(inv),
+            cwd: inv.cwd.clone(),
+            stdin: inv.stdin.is_some(),
+        };
+        match started.send(&request) {
+            Ok((child, control)) => {
+                let stdin = match control.map(tokio::net::UnixStream::from_std) {
+                    None => None,
+                    Some(Ok(socket)) => Some(Box::new(socket) as StdinWriter),
+                    Some(Err(source)) => {
+                        return Err(SuperviseError::Spawn {
+                            program: absolute(keeper),
+                            source,
+                        });
+                    }
+                };
+                let group = child.id().and_then(ProcessGroup::led_by).ok_or_else(|| {
+                    SuperviseError::NoPid {
+                        program: absolute(keeper),
+                    }
+                })?;
+                return Ok(Spawned {
+                    child,
+                    group,
+                    stdin,
+                });
+            }
+            Err(e) => tracing::debug!("the warm keeper is unusable ({e}); starting another"),
         }
     }
     let (exe, mut cmd) = match keeper {
@@ -82,7 +130,7 @@ pub(crate) fn spawn(inv: &Invocation, keeper: Option<&Path>) -> Result<Spawned, 
     .stderr(Stdio::piped())
     .process_group(0)
     .kill_on_drop(false);
-    let child = cmd.spawn().map_err(|source| {
+    let mut child = cmd.spawn().map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound
             && keeper.is_none()
             && !has_dir(&inv.program)
@@ -101,7 +149,12 @@ pub(crate) fn spawn(inv: &Invocation, keeper: Option<&Path>) -> Result<Spawned, 
         .id()
         .and_then(ProcessGroup::led_by)
         .ok_or(SuperviseError::NoPid { program: exe })?;
-    Ok(Spawned { child, group })
+    let stdin = child.stdin.take().map(|pipe| Box::new(pipe) as StdinWriter);
+    Ok(Spawned {
+        child,
+        group,
+        stdin,
+    })
 }
 
 /// The CLI must start with default dispositions and an empty mask (see
@@ -157,18 +210,6 @@ fn has_dir(program: &Path) -> bool {
 
 fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// The keeper runs with the invocation's working directory, so a relative
-/// path to it must be made absolute first.
-fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        return path.to_path_buf();
-    }
-    match std::env::current_dir() {
-        Ok(cwd) => cwd.join(path),
-        Err(_) => path.to_path_buf(),
-    }
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ pub fn config() -> SupervisorConfig {
         result_grace: Duration::from_millis(300),
         drain_timeout: Duration::from_millis(500),
         keeper: None,
+        warm_keeper: None,
     }
 }
 

@@ -164,3 +164,31 @@ fn the_store_is_private_to_the_user_even_where_it_was_not() {
         assert_eq!(mode(&p), 0o600, "{}", p.display());
     }
 }
+
+#[test]
+fn the_write_ahead_log_stays_small_across_many_short_lived_processes() {
+    // Every agentgate process opens the store, records one run and closes
+    // it without a checkpoint; the next open reads the whole log. SQLite's
+    // default checkpoint (at 1000 pages) let the log reach 4 MB; the store
+    // checkpoints at 128 pages, about half a megabyte.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agentgate.db");
+    for i in 0..300 {
+        let store = Store::open(&path).unwrap();
+        let run_id = format!("run_{i:03}");
+        store
+            .insert_run(&run_record(&run_id, "2026-05-01T00:00:00Z"))
+            .unwrap();
+        store
+            .finish_run(&run_id, &super::support::success_envelope(&run_id))
+            .unwrap();
+    }
+    let wal = std::fs::metadata(dir.path().join("agentgate.db-wal"))
+        .unwrap()
+        .len();
+    assert!(wal < 1024 * 1024, "the WAL grew to {wal} bytes");
+    // The runs are all there, in the database or its log.
+    let store = Store::open(&path).unwrap();
+    assert!(store.get_run("run_000").unwrap().is_some());
+    assert!(store.get_run("run_299").unwrap().is_some());
+}

@@ -16,7 +16,7 @@ use agentgate_core::plan::{self, now_from_env, report};
 use agentgate_core::prompt::{TaskInput, task_from_stdin};
 use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
 use agentgate_core::run::{CancelRequest, RunOptions, append_audit, audit_line};
-use agentgate_core::supervise::{Control, SignalForwarding, install_signal_forwarding};
+use agentgate_core::supervise::{Control, SignalForwarding, WarmKeeper, install_signal_forwarding};
 use agentgate_store::{RunStore, Store};
 use anyhow::Context;
 use tokio::sync::mpsc;
@@ -34,6 +34,17 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     // overlaps loading the config, planning and starting the runtime.
     let opening =
         (!args.dry_run && !args.no_store).then(|| std::thread::spawn(Store::open_default));
+    // The keeper starts now too, warm: it waits for the CLI while the
+    // config is loaded and planned (the plan decides whether a CLI runs at
+    // all; an unused keeper exits when agentgate does).
+    let runtime = (!args.dry_run).then(start_runtime).transpose()?;
+    let keeper = keeper_path();
+    let warm_keeper = runtime.as_ref().zip(keeper.as_deref()).and_then(|(rt, k)| {
+        let _in_runtime = rt.enter();
+        WarmKeeper::start(k)
+            .inspect_err(|e| tracing::debug!("no warm keeper: {e}"))
+            .ok()
+    });
     let cfg = Config::load(config)?;
     for w in &cfg.warnings {
         note!("agentgate: config: {w}");
@@ -56,14 +67,14 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         note!("agentgate: warning: {w}");
     }
     let options = RunOptions {
-        keeper: keeper_path(),
+        keeper,
+        warm_keeper,
         ..RunOptions::default()
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("failed to start the async runtime")?;
+    let rt = match runtime {
+        Some(rt) => rt,
+        None => start_runtime()?,
+    };
     let store = match opening.map(std::thread::JoinHandle::join) {
         None => None,
         Some(Ok(Ok(s))) => Some(s),
@@ -109,6 +120,18 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     }
     printed?;
     Ok(ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1)))
+}
+
+/// One thread drives the run: the engine's own work is small (decoding
+/// lines, short store transactions), and worker threads cost more to start
+/// and to wake than they save (about 0.4 ms of CPU a run). A store write
+/// waiting on another process's lock delays reading; the CLI's pipes
+/// buffer meanwhile.
+fn start_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")
 }
 
 /// The keeper to start in front of the CLI: `agentgate-keeper` next to this

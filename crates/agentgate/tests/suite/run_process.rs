@@ -310,6 +310,13 @@ fn sigkill_of_agentgate_leaves_no_process_of_the_run() {
         "the CLI's parent is not the keeper: {:?}",
         String::from_utf8_lossy(&cmdline)
     );
+    // It was started warm, ahead of the CLI (its arguments: the parent pid
+    // and `--warm`; the CLI's command came over its stdin).
+    let args: Vec<String> = cmdline
+        .split(|b| *b == 0)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    assert_eq!(args.get(3).map(String::as_str), Some("--warm"), "{args:?}");
     // ... and it is the keeper-only binary installed next to agentgate, not
     // agentgate itself (which starts much slower).
     let exe = std::fs::read_link(format!("/proc/{keeper}/exe")).unwrap();
