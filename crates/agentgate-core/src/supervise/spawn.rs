@@ -66,21 +66,24 @@ pub(crate) fn spawn(
         };
         match started.send(&request) {
             Ok((child, control)) => {
+                let group = child.id().and_then(ProcessGroup::led_by).ok_or_else(|| {
+                    SuperviseError::NoPid {
+                        program: absolute(keeper),
+                    }
+                })?;
                 let stdin = match control.map(tokio::net::UnixStream::from_std) {
                     None => None,
                     Some(Ok(socket)) => Some(Box::new(socket) as StdinWriter),
                     Some(Err(source)) => {
+                        // The CLI is starting: it must not run on without
+                        // its supervisor.
+                        let _ = group.signal(nix::sys::signal::Signal::SIGKILL);
                         return Err(SuperviseError::Spawn {
                             program: absolute(keeper),
                             source,
                         });
                     }
                 };
-                let group = child.id().and_then(ProcessGroup::led_by).ok_or_else(|| {
-                    SuperviseError::NoPid {
-                        program: absolute(keeper),
-                    }
-                })?;
                 return Ok(Spawned {
                     child,
                     group,
