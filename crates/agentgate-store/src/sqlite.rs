@@ -294,12 +294,12 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     // store's cost). Keep the WAL, bounded by the automatic checkpoint.
     //
     // The bound is a trade: the first connection of every process rebuilds
-    // the WAL index by reading the whole WAL (about 2.5 us a page), while a
-    // checkpoint costs two fsyncs. A run writes about 8 pages, so SQLite's
-    // default of 1000 pages made every open read up to 4 MB (about 1.2 ms
-    // on average, on the critical path of every run); at
-    // [`WAL_CHECKPOINT_PAGES`] an open reads at most half a megabyte and
-    // one run in about sixteen pays the checkpoint.
+    // the WAL index by reading the whole WAL, while a checkpoint costs two
+    // fsyncs. A run writes about 8 pages, so with SQLite's default of 1000
+    // pages an open read up to 4 MB (about 1 ms, on the critical path of
+    // every run); at [`WAL_CHECKPOINT_PAGES`] it reads at most half a
+    // megabyte (about 0.4 ms) and one run in about sixteen pays the
+    // checkpoint.
     conn.pragma_update(None, "wal_autocheckpoint", WAL_CHECKPOINT_PAGES)?;
     conn.set_db_config(
         rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,

@@ -21,41 +21,14 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "agentgate", version, about, long_about = None, after_long_help = OUTPUT_HELP)]
 struct Cli {
-    #[command(flatten)]
-    global: GlobalArgs,
-    #[command(subcommand)]
-    command: Command,
-}
-
-/// The options every subcommand takes.
-#[derive(Debug, clap::Args)]
-struct GlobalArgs {
     /// The config file. Default: $AGENTGATE_CONFIG, else agentgate.yaml or
     /// .agentgate/config.yaml in the working directory or an ancestor, else
     /// $XDG_CONFIG_HOME/agentgate/config.yaml (~/.config/agentgate/...).
     /// UTF-8, at most 1 MiB.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
-}
-
-/// `agentgate run` alone: the same definitions as in [`Cli`], without the
-/// other subcommands, which clap would otherwise build on every run (a
-/// quarter of a millisecond on the run's critical path). Anything it does
-/// not parse cleanly (help, a usage error, another subcommand) is parsed
-/// again by [`Cli`], so what the user sees never differs.
-#[derive(Debug, Parser)]
-#[command(name = "agentgate", version, about, long_about = None, after_long_help = OUTPUT_HELP)]
-struct RunCli {
-    #[command(flatten)]
-    global: GlobalArgs,
     #[command(subcommand)]
-    command: RunOnly,
-}
-
-#[derive(Debug, Subcommand)]
-enum RunOnly {
-    #[command(after_long_help = run::AFTER_HELP)]
-    Run(Box<run::Args>),
+    command: Command,
 }
 
 const OUTPUT_HELP: &str = "\
@@ -123,17 +96,9 @@ fn main() -> ExitCode {
     {
         agentgate_core::supervise::keeper_main(args.collect())
     }
-    let (config, command) = match RunCli::try_parse() {
-        Ok(RunCli {
-            global,
-            command: RunOnly::Run(args),
-        }) => (global.config, Command::Run(args)),
-        Err(_) => {
-            let cli = Cli::parse();
-            (cli.global.config, cli.command)
-        }
-    };
-    let command = match command {
+    let cli = Cli::parse();
+    let config = cli.config;
+    let command = match cli.command {
         // Reached only with options before `__keeper`, which agentgate
         // never passes; still the keeper, before anything else.
         Command::Keeper { args } => agentgate_core::supervise::keeper_main(args),

@@ -3,7 +3,7 @@
 //!
 //! A cold keeper is spawned when the CLI is: its exec, dynamic linking and
 //! set-up (signal state, subreaper, parent-death signal) sit between
-//! agentgate deciding to run the CLI and the CLI starting, about 0.7 ms on
+//! agentgate deciding to run the CLI and the CLI starting, about 0.6 ms on
 //! a small machine. [`WarmKeeper::start`] spawns `<keeper> __keeper <pid>
 //! --warm` as soon as a caller knows it will run a CLI (agentgate run does
 //! it before loading the config), with its stdin on one end of a socket

@@ -21,6 +21,13 @@ fn pid_of(warm: &WarmKeeper) -> i32 {
     i32::try_from(warm.pid().unwrap()).unwrap()
 }
 
+/// Drops the only handle on a waiting keeper: the keeper must exit.
+async fn assert_exits_when_dropped(warm: WarmKeeper) {
+    let keeper = pid_of(&warm);
+    drop(warm);
+    assert_all_gone(&[keeper]).await;
+}
+
 #[tokio::test]
 async fn the_cli_gets_exactly_the_requested_environment_folder_arguments_and_stdin() {
     let warm = WarmKeeper::start(&keeper_path()).unwrap();
@@ -79,9 +86,7 @@ async fn without_stdin_bytes_the_cli_reads_dev_null_and_the_group_is_swept() {
 #[tokio::test]
 async fn an_unused_warm_keeper_exits_when_its_handle_is_dropped() {
     let warm = WarmKeeper::start(&keeper_path()).unwrap();
-    let keeper = pid_of(&warm);
-    drop(warm);
-    assert_all_gone(&[keeper]).await;
+    assert_exits_when_dropped(warm).await;
 }
 
 #[tokio::test]
@@ -99,9 +104,7 @@ async fn a_warm_keeper_of_another_program_is_left_waiting() {
     assert_eq!(report.status.code, Some(0));
     assert_eq!(texts(&lines), ["cold"]);
     assert!(warm.is_waiting());
-    let keeper = pid_of(&warm);
-    drop(warm);
-    assert_all_gone(&[keeper]).await;
+    assert_exits_when_dropped(warm).await;
 }
 
 #[tokio::test]

@@ -37,9 +37,9 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     // The keeper starts now too, warm: it waits for the CLI while the
     // config is loaded and planned (the plan decides whether a CLI runs at
     // all; an unused keeper exits when agentgate does).
-    let runtime = (!args.dry_run).then(start_runtime).transpose()?;
+    let rt = start_runtime()?;
     let keeper = keeper_path();
-    let warm_keeper = runtime.as_ref().zip(keeper.as_deref()).and_then(|(rt, k)| {
+    let warm_keeper = keeper.as_deref().filter(|_| !args.dry_run).and_then(|k| {
         let _in_runtime = rt.enter();
         WarmKeeper::start(k)
             .inspect_err(|e| tracing::debug!("no warm keeper: {e}"))
@@ -70,10 +70,6 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         keeper,
         warm_keeper,
         ..RunOptions::default()
-    };
-    let rt = match runtime {
-        Some(rt) => rt,
-        None => start_runtime()?,
     };
     let store = match opening.map(std::thread::JoinHandle::join) {
         None => None,
