@@ -6,7 +6,8 @@
 #
 #   scripts/bench.sh [--iterations N] [--warmup N] [bench-run options...]
 #
-# Prints median and p90 wall time of the direct CLI and of `agentgate run`
+# Prints median and p90 wall time of the direct CLI, of `agentgate --version`
+# (the binary starting and exiting with no work) and of `agentgate run`
 # (--no-store and with a temporary store), the added milliseconds, and the
 # peak RSS of each run. Fails only when a run fails or answers wrongly,
 # never on a timing. `bench-run --help` lists its options.

@@ -188,7 +188,7 @@ fn planning_reads_its_argv_table() {
         ..request
     };
     let err = acme
-        .command(&edits, Path::new(bin), dir.path())
+        .command(&edits, Path::new(bin), &dir.path().into())
         .unwrap_err();
     assert!(
         err.to_string().contains("--permission-mode acceptEdits"),

@@ -3,8 +3,9 @@
 //! environment with secret-named values hidden, prompt parts,
 //! model and its resolution, the session it would resume, whether its
 //! quota would skip it), or why no plan could be made. Nothing runs and
-//! nothing is written; each step's files go to a scratch folder that is
-//! removed. Every secret the run would redact is redacted here too.
+//! nothing is written; a step's files (a system-prompt file) go to a
+//! folder made for them and removed after. Every secret the run would
+//! redact is redacted here too.
 
 use std::path::PathBuf;
 
@@ -16,7 +17,7 @@ use super::error::PlanError;
 use super::flags::RunFlags;
 use super::{Plan, Step};
 use crate::prompt::estimate_tokens;
-use crate::providers::locate_binary;
+use crate::providers::{Scratch, locate_binary};
 use crate::quota::exhausted_quota;
 use crate::redact::{is_secret, mask_secret_flags, secret_flag_values};
 
@@ -139,17 +140,8 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
             PathBuf::from(step.provider.binary_name())
         }
     };
-    let scratch = match tempfile::Builder::new()
-        .prefix("agentgate-dry-run-")
-        .tempdir()
-    {
-        Ok(d) => d,
-        Err(e) => {
-            error(&mut out, format!("failed to create a scratch folder: {e}"));
-            return out;
-        }
-    };
-    match step.provider.command(&request, &program, scratch.path()) {
+    let scratch = Scratch::temporary();
+    match step.provider.command(&request, &program, &scratch) {
         Ok(cmd) => {
             let mut argv = vec![cmd.program.display().to_string()];
             argv.extend(cmd.display_args());

@@ -24,6 +24,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::provider::{CliCommand, CommandError, RunRequest};
+use super::scratch::Scratch;
 use super::template::{ExpandError, Template, Values};
 use crate::settings::PermissionMode;
 
@@ -97,8 +98,9 @@ pub struct Context<'a> {
     pub provider: &'a str,
     /// The request.
     pub request: &'a RunRequest,
-    /// A folder of the run where the CLI's files may be written.
-    pub scratch: &'a Path,
+    /// The folder of the run where the CLI's files may be written (made
+    /// when its path is first asked for).
+    pub scratch: &'a Scratch,
     /// Whether the run resumes a session.
     pub resuming: bool,
 }
@@ -218,7 +220,7 @@ pub fn command(
     prompt: PromptInput,
     req: &RunRequest,
     program: &Path,
-    scratch: &Path,
+    scratch: &Scratch,
 ) -> Result<CliCommand, CommandError> {
     let ctx = Context {
         provider,
@@ -415,7 +417,7 @@ mod tests {
             PromptInput::Stdin,
             r,
             Path::new("/bin/mycli"),
-            Path::new("/tmp"),
+            &Scratch::at("/tmp"),
         )
         .map(|c| c.display_args())
     }
@@ -474,7 +476,7 @@ mod tests {
             PromptInput::Stdin,
             &r,
             Path::new("/bin/mycli"),
-            Path::new("/tmp"),
+            &Scratch::at("/tmp"),
         )
         .unwrap();
         assert_eq!(

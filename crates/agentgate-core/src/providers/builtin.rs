@@ -10,6 +10,7 @@ use super::login::LoginFacts;
 use super::provider::{
     CliCommand, CommandError, Features, PostRun, Provider, RunRequest, Verification,
 };
+use super::scratch::Scratch;
 use crate::classify::ProviderTable;
 use crate::decode::{Decoded, Decoder};
 
@@ -66,7 +67,7 @@ impl Provider for Description {
         &self,
         req: &RunRequest,
         program: &Path,
-        scratch: &Path,
+        scratch: &Scratch,
     ) -> Result<CliCommand, CommandError> {
         argv::command(self.name, self.argv, self.prompt, req, program, scratch)
     }

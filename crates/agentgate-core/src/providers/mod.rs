@@ -46,6 +46,7 @@ pub mod opencode;
 mod provider;
 pub mod qwen;
 pub(crate) mod registry;
+mod scratch;
 pub mod template;
 #[cfg(test)]
 mod test_support;
@@ -59,6 +60,7 @@ pub use provider::{
 };
 
 pub use registry::{BUILTIN, builtin, builtin_names, builtins, description, error_table};
+pub use scratch::{Scratch, ScratchError};
 
 #[cfg(test)]
 mod tests {
@@ -78,7 +80,7 @@ mod tests {
     fn every_cli_gets_the_prompt_on_stdin_and_its_streaming_format() {
         for kind in [&CLAUDE, &CODEX, &GEMINI] {
             let plan = kind
-                .command(&req(), Path::new("/bin/cli"), &std::env::temp_dir())
+                .command(&req(), Path::new("/bin/cli"), &Scratch::temporary())
                 .unwrap();
             assert_eq!(plan.stdin.as_deref(), Some(&b"do it"[..]), "{kind}");
             assert_eq!(plan.cwd, PathBuf::from("/work"));
@@ -152,7 +154,7 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let plan = &GEMINI
-            .command(&r, Path::new("/bin/gemini"), dir.path())
+            .command(&r, Path::new("/bin/gemini"), &dir.path().into())
             .unwrap();
         assert_eq!(
             plan.display_args(),
@@ -176,7 +178,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(file).unwrap(), "Be \"brief\".");
         // Codex refuses --add-dir on resume; say so rather than fail later.
         let err = &CODEX
-            .command(&r, Path::new("/bin/codex"), dir.path())
+            .command(&r, Path::new("/bin/codex"), &dir.path().into())
             .unwrap_err();
         assert!(err.to_string().contains("--add-dir"), "{err}");
         let r = RunRequest {
@@ -249,7 +251,7 @@ mod tests {
             ..req()
         };
         let plan = &CLAUDE
-            .command(&r, Path::new("/bin/claude"), &std::env::temp_dir())
+            .command(&r, Path::new("/bin/claude"), &Scratch::temporary())
             .unwrap();
         assert!(
             plan.env
@@ -287,7 +289,7 @@ mod tests {
                 add_dirs: vec![PathBuf::from("/extra/dir")],
                 ..req()
             };
-            match d.command(&r, Path::new("/bin/cli"), dir.path()) {
+            match d.command(&r, Path::new("/bin/cli"), &dir.path().into()) {
                 Ok(cmd) => {
                     let said = cmd.display_args().join(" ")
                         + &cmd

@@ -7,6 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::login::LoginFacts;
+use super::scratch::{Scratch, ScratchError};
 use crate::classify::{GENERIC, ProviderTable};
 use crate::decode::{Decoded, Decoder};
 use crate::settings::PermissionMode;
@@ -90,6 +91,9 @@ pub enum CommandError {
         /// Why.
         source: std::io::Error,
     },
+    /// The folder for the CLI's files could not be made.
+    #[error(transparent)]
+    Scratch(#[from] ScratchError),
 }
 
 /// Where the post-run hook may look.
@@ -163,13 +167,14 @@ pub trait Provider: Send + Sync + fmt::Debug {
         Features::default()
     }
 
-    /// The command line of one invocation. `scratch` is a folder of the run
-    /// where the provider may write files the CLI reads (it exists).
+    /// The command line of one invocation. `scratch` is the folder of the
+    /// run where the provider may write files the CLI reads (asking for its
+    /// path makes it if need be).
     fn command(
         &self,
         req: &RunRequest,
         program: &Path,
-        scratch: &Path,
+        scratch: &Scratch,
     ) -> Result<CliCommand, CommandError>;
 
     /// A fresh decoder for one invocation's output.

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::provider::{Provider, RunRequest};
+use super::scratch::Scratch;
 use crate::decode::{Decoded, Decoder};
 
 /// `do it` in `/work`, everything else default.
@@ -15,10 +16,11 @@ pub fn req() -> RunRequest {
     }
 }
 
-/// The argv `provider` makes of `r` (a scratch folder in the temp dir).
+/// The argv `provider` makes of `r` (files it writes go to a temporary
+/// folder, removed after).
 pub fn argv(provider: &dyn Provider, r: &RunRequest) -> Vec<String> {
     provider
-        .command(r, Path::new("/bin/cli"), &std::env::temp_dir())
+        .command(r, Path::new("/bin/cli"), &Scratch::temporary())
         .map(|c| c.display_args())
         .unwrap_or_else(|e| panic!("{}: {e}", provider.name()))
 }

@@ -21,6 +21,7 @@ use super::session_gate::lock_session;
 use super::step::{StepEnd, StepRunner};
 use crate::config::Handoff;
 use crate::plan::{Plan, Step};
+use crate::providers::Scratch;
 use crate::retry_on::retry_admits;
 
 /// Run `plan`: its steps in order until one succeeds or the run must stop.
@@ -38,20 +39,11 @@ pub async fn run(
     let redactor = plan.redactor();
     let mut files = store.and_then(|s| record::open_run(s, &run_id, plan, &redactor));
     // Files a CLI's command needs (system-prompt files) go in the run's
-    // folder, or, without a store, in a folder of this run's own that is
-    // removed after.
-    let own_scratch = if files.is_none() {
-        tempfile::Builder::new()
-            .prefix("agentgate-run-")
-            .tempdir()
-            .ok()
-    } else {
-        None
-    };
-    let scratch = match (&files, &own_scratch) {
-        (Some(f), _) => f.dir().to_path_buf(),
-        (None, Some(d)) => d.path().to_path_buf(),
-        (None, None) => std::env::temp_dir(),
+    // folder, or, without a store, in a folder of this run's own, made only
+    // if a provider writes one and removed after.
+    let scratch = match &files {
+        Some(f) => Scratch::at(f.dir()),
+        None => Scratch::temporary(),
     };
     let mut em = Emitter::new(run_id.clone(), files.as_mut(), sink, redactor);
     if plan.session.is_some() && store.is_none() {

@@ -56,6 +56,6 @@ pub(super) struct RunContext<'a> {
     pub options: &'a RunOptions,
     pub store: Option<&'a dyn agentgate_store::RunStore>,
     /// Where a CLI's files go (the run's folder in the store, else a folder
-    /// of the run's own).
-    pub scratch: &'a std::path::Path,
+    /// of the run's own, made only if a provider writes a file).
+    pub scratch: &'a crate::providers::Scratch,
 }

@@ -3,10 +3,12 @@
 //!
 //! `bench-run [--iterations N] [--warmup N] [--agentgate PATH]
 //! [--instant-cli PATH]` runs, alternately and in the same process (so that
-//! machine noise hits every arm alike), three arms:
+//! machine noise hits every arm alike), four arms:
 //!
 //! - `direct`: `instant-cli` with the prompt on stdin, as a caller without
 //!   agentgate would run `claude -p --output-format stream-json --verbose`;
+//! - `version`: `agentgate --version`, the agentgate binary starting and
+//!   exiting with no work: the floor under any run's added time;
 //! - `no-store`: `agentgate run --provider claude --binary <instant-cli>
 //!   --no-store --compact hello`;
 //! - `store`: the same without `--no-store`, recording into a fresh
@@ -148,14 +150,19 @@ enum Arm {
     Direct,
     NoStore,
     Store,
+    Version,
 }
 
+/// How many arms there are.
+const ARMS: usize = 4;
+
 impl Arm {
-    const ALL: [Arm; 3] = [Arm::Direct, Arm::NoStore, Arm::Store];
+    const ALL: [Arm; ARMS] = [Arm::Direct, Arm::Version, Arm::NoStore, Arm::Store];
 
     fn label(self) -> &'static str {
         match self {
             Arm::Direct => "direct instant-cli",
+            Arm::Version => "agentgate --version",
             Arm::NoStore => "agentgate --no-store",
             Arm::Store => "agentgate (store)",
         }
@@ -166,6 +173,7 @@ impl Arm {
             Arm::Direct => 0,
             Arm::NoStore => 1,
             Arm::Store => 2,
+            Arm::Version => 3,
         }
     }
 }
@@ -212,6 +220,12 @@ impl Bench<'_> {
                     .to_vec(),
                 env: Vec::new(),
                 stdin: Some(PROMPT.as_bytes().to_vec()),
+            },
+            Arm::Version => Job {
+                program: self.config.agentgate.clone(),
+                args: vec!["--version".into()],
+                env: Vec::new(),
+                stdin: None,
             },
             Arm::NoStore | Arm::Store => {
                 let mut args: Vec<OsString> = ["run", "--provider", "claude", "--binary"]
@@ -277,6 +291,11 @@ impl Bench<'_> {
                     }
                 }
             }
+            Arm::Version if stdout.starts_with(b"agentgate ") => Ok(()),
+            Arm::Version => Err(format!(
+                "agentgate --version printed {:?}",
+                String::from_utf8_lossy(stdout)
+            )),
             Arm::NoStore | Arm::Store => {
                 let Some(expected) = &self.expected else {
                     return Err("no direct run before an agentgate run".into());
@@ -313,8 +332,8 @@ fn bench(config: &Config) -> Result<(), String> {
             bench.peak_rss(arm)?;
         }
     }
-    let mut walls: [Vec<f64>; 3] = Default::default();
-    let mut rss: [Vec<u64>; 3] = Default::default();
+    let mut walls: [Vec<f64>; ARMS] = Default::default();
+    let mut rss: [Vec<u64>; ARMS] = Default::default();
     for i in 0..config.iterations {
         // Rotate the order so that no arm always follows the same one; the
         // first iteration starts with the direct arm, which learns the
@@ -500,7 +519,12 @@ fn sorted(xs: &[f64]) -> Vec<f64> {
     v
 }
 
-fn print_report(config: &Config, walls: &[Vec<f64>; 3], rss: &[Vec<u64>; 3], load_before: &str) {
+fn print_report(
+    config: &Config,
+    walls: &[Vec<f64>; ARMS],
+    rss: &[Vec<u64>; ARMS],
+    load_before: &str,
+) {
     let direct = &walls[Arm::Direct.index()];
     let direct_median = quantile(&sorted(direct), 0.5);
     println!();
@@ -519,7 +543,7 @@ fn print_report(config: &Config, walls: &[Vec<f64>; 3], rss: &[Vec<u64>; 3], loa
         "{:<22} {:>10} {:>10} {:>10} {:>16}",
         "wall time", "median ms", "p90 ms", "vs direct", "added ms (med.)"
     );
-    let mut added = [0.0f64; 3];
+    let mut added = [0.0f64; ARMS];
     for arm in Arm::ALL {
         let xs = &walls[arm.index()];
         let s = sorted(xs);
@@ -547,7 +571,7 @@ fn print_report(config: &Config, walls: &[Vec<f64>; 3], rss: &[Vec<u64>; 3], loa
     }
     println!();
     println!("{:<22} {:>10} {:>10}", "peak RSS (MiB)", "median", "max");
-    let mut peak = [0.0f64; 3];
+    let mut peak = [0.0f64; ARMS];
     for arm in Arm::ALL {
         let mib: Vec<f64> = rss[arm.index()]
             .iter()

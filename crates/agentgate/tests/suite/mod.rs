@@ -14,6 +14,7 @@ mod run_e2e_qwen;
 mod run_no_answer;
 mod run_process;
 mod run_replay;
+mod run_scratch;
 mod run_session_busy;
 mod runs_abandoned;
 mod secrets;

@@ -263,7 +263,9 @@ cli_tests! {
 /// Runs the Codex adapter's plan for `req` with the recipe's environment:
 /// the argv agentgate itself would give the real CLI.
 fn run_codex_plan(client: &Client, req: &RunRequest, scratch: &Path) -> Run {
-    let plan = CODEX.command(req, &client.program, scratch).unwrap();
+    let plan = CODEX
+        .command(req, &client.program, &scratch.into())
+        .unwrap();
     let stdin = scratch.join("prompt.txt");
     std::fs::write(&stdin, plan.stdin.as_deref().unwrap_or_default()).unwrap();
     let mut cmd = Command::new(&plan.program);

@@ -123,6 +123,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+    use crate::providers::Scratch;
     use crate::providers::provider::Provider;
     use crate::providers::test_support::{self, req};
     use crate::settings::PermissionMode;
@@ -135,7 +136,7 @@ mod tests {
     fn a_fresh_run_prints_with_a_day_long_print_timeout() {
         assert_eq!(argv(&req()), ["--print=do it", "--print-timeout=86400s"]);
         let plan = AGY
-            .command(&req(), Path::new("/bin/agy"), &std::env::temp_dir())
+            .command(&req(), Path::new("/bin/agy"), &Scratch::temporary())
             .unwrap();
         assert_eq!((plan.stdin, plan.cwd), (None, PathBuf::from("/work")));
     }
@@ -180,7 +181,7 @@ mod tests {
             ..req()
         };
         let err = AGY
-            .command(&r, Path::new("/bin/agy"), &std::env::temp_dir())
+            .command(&r, Path::new("/bin/agy"), &Scratch::temporary())
             .unwrap_err();
         assert!(
             err.to_string().starts_with("agy cannot take a prompt of"),

@@ -122,6 +122,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+    use crate::providers::Scratch;
     use crate::providers::provider::Provider;
     use crate::providers::test_support::{self, req};
     use crate::settings::PermissionMode;
@@ -148,7 +149,7 @@ mod tests {
             .command(
                 &req(),
                 Path::new("/bin/cursor-agent"),
-                &std::env::temp_dir(),
+                &Scratch::temporary(),
             )
             .unwrap();
         assert_eq!(plan.stdin, None);
@@ -209,7 +210,7 @@ mod tests {
             ..req()
         };
         let err = CURSOR
-            .command(&huge, Path::new("/bin/cursor-agent"), &std::env::temp_dir())
+            .command(&huge, Path::new("/bin/cursor-agent"), &Scratch::temporary())
             .unwrap_err();
         assert!(err.to_string().contains("128 KiB"), "{err}");
         let dirs = RunRequest {
@@ -217,7 +218,7 @@ mod tests {
             ..req()
         };
         let err = CURSOR
-            .command(&dirs, Path::new("/bin/cursor-agent"), &std::env::temp_dir())
+            .command(&dirs, Path::new("/bin/cursor-agent"), &Scratch::temporary())
             .unwrap_err();
         assert!(
             err.to_string().starts_with("cursor cannot use --add-dir"),

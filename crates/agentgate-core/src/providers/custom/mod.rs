@@ -19,6 +19,7 @@ pub use spec::{
 
 use super::argv::{self, Modes, Part, Parts, Words};
 use super::provider::{CliCommand, CommandError, Features, Provider, RunRequest, Verification};
+use super::scratch::Scratch;
 use super::template::{ArgTemplate, Placeholder};
 use crate::decode::Decoder;
 
@@ -142,7 +143,7 @@ impl Provider for CustomProvider {
         &self,
         req: &RunRequest,
         program: &Path,
-        scratch: &Path,
+        scratch: &Scratch,
     ) -> Result<CliCommand, CommandError> {
         let spec = &self.spec;
         for (given, p, flag) in [
@@ -215,7 +216,7 @@ mod tests {
     }
 
     fn argv(p: &CustomProvider, r: &RunRequest) -> Result<Vec<String>, CommandError> {
-        p.command(r, Path::new("/bin/mycli"), Path::new("/tmp"))
+        p.command(r, Path::new("/bin/mycli"), &Scratch::at("/tmp"))
             .map(|plan| plan.display_args())
     }
 
@@ -233,7 +234,7 @@ mod tests {
 "#,
         );
         let plan = p
-            .command(&req(), Path::new("/bin/mycli"), Path::new("/tmp"))
+            .command(&req(), Path::new("/bin/mycli"), &Scratch::at("/tmp"))
             .unwrap();
         assert_eq!(plan.display_args(), ["-p", "--cwd", "/work"]);
         assert_eq!(plan.stdin.as_deref(), Some(&b"do it"[..]));
@@ -248,7 +249,7 @@ mod tests {
             ..req()
         };
         let plan = p
-            .command(&r, Path::new("/bin/mycli"), Path::new("/tmp"))
+            .command(&r, Path::new("/bin/mycli"), &Scratch::at("/tmp"))
             .unwrap();
         assert_eq!(
             plan.display_args(),
@@ -273,7 +274,7 @@ mod tests {
         let p = provider("    command: [mycli, \"{prompt}\"]\n");
         assert_eq!(argv(&p, &req()).unwrap(), ["do it"]);
         let plan = p
-            .command(&req(), Path::new("/bin/mycli"), Path::new("/tmp"))
+            .command(&req(), Path::new("/bin/mycli"), &Scratch::at("/tmp"))
             .unwrap();
         assert_eq!(plan.stdin, None);
         for (r, want) in [

@@ -71,7 +71,7 @@ fn system_file(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
     let Some(s) = &ctx.request.system else {
         return Ok(());
     };
-    let path = ctx.scratch.join("gemini-system.md");
+    let path = ctx.scratch.path()?.join("gemini-system.md");
     std::fs::write(&path, s).map_err(|source| CommandError::Write {
         path: path.clone(),
         source,

@@ -129,7 +129,7 @@ fn system_instructions(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
             "take --system while --env sets {CONFIG_ENV} (list the instructions file in that config's `instructions` instead)"
         )));
     }
-    let path = system_file(ctx.scratch, system)?;
+    let path = system_file(&ctx.scratch.path()?, system)?;
     let mut extra = Map::new();
     extra.insert("instructions".into(), json!([path.display().to_string()]));
     let merged = merge_into(own_env(req, CONFIG_ENV), extra)
@@ -180,7 +180,7 @@ mod tests {
 
     fn plan(r: &RunRequest, scratch: &Path) -> CliCommand {
         OPENCODE
-            .command(r, Path::new("/bin/opencode"), scratch)
+            .command(r, Path::new("/bin/opencode"), &scratch.into())
             .unwrap()
     }
 
@@ -320,7 +320,7 @@ mod tests {
         // --env sets it: the plan's value would be overridden, so say so.
         r.env = vec![(CONFIG_ENV.into(), r#"{"instructions":["a.md"]}"#.into())];
         let err = OPENCODE
-            .command(&r, Path::new("/bin/opencode"), dir.path())
+            .command(&r, Path::new("/bin/opencode"), &dir.path().into())
             .unwrap_err();
         assert!(err.to_string().contains(CONFIG_ENV), "{err}");
         let merged = merge_into(

@@ -115,7 +115,8 @@ mod tests {
     }
 
     fn plan(r: &RunRequest, scratch: &Path) -> CliCommand {
-        QWEN.command(r, Path::new("/bin/qwen"), scratch).unwrap()
+        QWEN.command(r, Path::new("/bin/qwen"), &scratch.into())
+            .unwrap()
     }
 
     #[test]
@@ -259,7 +260,7 @@ mod tests {
             ..req()
         };
         let err = QWEN
-            .command(&r, Path::new("/bin/qwen"), dir.path())
+            .command(&r, Path::new("/bin/qwen"), &dir.path().into())
             .unwrap_err()
             .to_string();
         assert!(err.contains("not a JSON object"), "{err}");
@@ -269,7 +270,7 @@ mod tests {
             ..req()
         };
         let err = QWEN
-            .command(&huge, Path::new("/bin/qwen"), dir.path())
+            .command(&huge, Path::new("/bin/qwen"), &dir.path().into())
             .unwrap_err()
             .to_string();
         assert!(err.contains("8 MiB"), "{err}");

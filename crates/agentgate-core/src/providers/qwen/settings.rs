@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::providers::Scratch;
 use crate::providers::provider::{CommandError, RunRequest};
 
 /// Qwen's variable naming its system settings file, which overrides the
@@ -25,7 +26,7 @@ pub(super) const SYSTEM_DEFAULTS_ENV: &str = "QWEN_CODE_SYSTEM_DEFAULTS_PATH";
 pub(super) fn retry_settings(
     retries: u32,
     req: &RunRequest,
-    scratch: &Path,
+    scratch: &Scratch,
 ) -> Result<(Vec<(OsString, OsString)>, PathBuf), CommandError> {
     let original = env_of(req, SYSTEM_SETTINGS_ENV)
         .map(PathBuf::from)
@@ -84,7 +85,7 @@ pub(super) fn retry_settings(
     }
     generation["maxRetries"] = json!(retries);
     let text = Value::Object(settings).to_string();
-    let path = write_by_content(scratch, &text)?;
+    let path = write_by_content(&scratch.path()?, &text)?;
     let vars = vec![
         (
             OsString::from(SYSTEM_SETTINGS_ENV),
