@@ -95,3 +95,60 @@ fn concurrent_enqueues_with_one_key_create_one_job() {
         .unwrap();
     assert_eq!(page.jobs.len(), 1);
 }
+
+/// Set in the children of the test below: the database they claim from.
+const CHILD_DB_ENV: &str = "AGENTGATE_TEST_CLAIM_DB";
+const PROCESSES: usize = 2;
+
+/// Two processes (this test binary run again, as a child that claims until
+/// the queue is empty and prints what it got) claim from one file.
+#[test]
+fn two_processes_never_claim_the_same_job() {
+    let at = ts("2026-05-01T12:00:00Z");
+    if let Some(path) = std::env::var_os(CHILD_DB_ENV) {
+        let store = Store::open(&path).unwrap();
+        let owner = format!("pid{}", std::process::id());
+        for _ in 0..=JOBS {
+            match store.claim(&owner, LEASE, at).unwrap() {
+                Some(job) => println!("claimed {}", job.job.job_id),
+                None => break,
+            }
+        }
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agentgate.db");
+    let store = Store::open(&path).unwrap();
+    for i in 0..JOBS {
+        store.enqueue(&new_job(&format!("p{i:03}")), at).unwrap();
+    }
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..PROCESSES)
+        .map(|_| {
+            std::process::Command::new(&exe)
+                .args([
+                    "--exact",
+                    "suite::job_claims::two_processes_never_claim_the_same_job",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env(CHILD_DB_ENV, &path)
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut times: HashMap<String, usize> = HashMap::new();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+        // The test harness may print its own text on the first line.
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        for part in stdout.split("claimed ").skip(1) {
+            let id = part.split_whitespace().next().unwrap();
+            *times.entry(id.to_owned()).or_default() += 1;
+        }
+    }
+    assert_eq!(times.len(), JOBS, "every job claimed: {times:?}");
+    assert!(times.values().all(|&n| n == 1), "{times:?}");
+}
