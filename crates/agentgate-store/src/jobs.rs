@@ -255,7 +255,7 @@ pub struct ExpiredJob {
     pub state: JobState,
 }
 
-/// Which jobs [`crate::JobQueue::list`] returns; every field set narrows it.
+/// Which jobs [`crate::JobQueue::list_jobs`] returns; every field set narrows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JobFilter {
     /// Only jobs in this state.
@@ -266,7 +266,7 @@ pub struct JobFilter {
     pub session: Option<String>,
 }
 
-/// Where a page of [`crate::JobQueue::list`] ends: the next page starts
+/// Where a page of [`crate::JobQueue::list_jobs`] ends: the next page starts
 /// after this job. As text (`Display`/`FromStr`) it is an opaque token for
 /// an API; a job enqueued meanwhile never shifts the pages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -300,7 +300,7 @@ impl FromStr for JobCursor {
     }
 }
 
-/// One page of [`crate::JobQueue::list`].
+/// One page of [`crate::JobQueue::list_jobs`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobPage {
     /// The jobs, newest first (by enqueue time, then id).

@@ -124,3 +124,28 @@ fn new_lease_token() -> Result<LeaseToken, StoreError> {
         bytes.iter().map(|b| format!("{b:02x}")).collect(),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lease_ends_its_duration_after_now_and_a_useless_one_is_refused() {
+        let now: Timestamp = "2026-05-01T12:00:00Z".parse().unwrap();
+        let end = lease_end(now, Duration::from_millis(1500)).unwrap();
+        assert_eq!(end, "2026-05-01T12:00:01.5Z".parse().unwrap());
+        for useless in [Duration::ZERO, Duration::from_secs(u64::MAX)] {
+            let err = lease_end(now, useless).unwrap_err();
+            assert!(matches!(err, StoreError::InvalidLease { .. }), "{err}");
+        }
+    }
+
+    #[test]
+    fn lease_tokens_are_128_random_bits_in_hex() {
+        let a = new_lease_token().unwrap();
+        let b = new_lease_token().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.expose().len(), 32);
+        assert!(a.expose().bytes().all(|c| c.is_ascii_hexdigit()));
+    }
+}
