@@ -7,26 +7,28 @@
 //! enqueue ─► queued ──claim──► running ──finish──► succeeded | failed | cancelled
 //!              ▲  │               │ │
 //!              │  └─cancel──► cancelled (at once)
-//!              └──release─────────┘ └─lease expired──► queued | abandoned
+//!              └─release, retry───┘ └─lease expired──► queued | abandoned
 //! ```
 //!
 //! - **Leases.** A claim moves one job to `running` under a lease: an owner
 //!   name, a random token and an expiry. Every write by the executor
-//!   (heartbeat, finish, release) names the token and is refused with
-//!   [`StoreError::LeaseLost`] unless the job is still running under that
+//!   (heartbeat, finish, release, retry) names the token and is refused
+//!   with [`StoreError::LeaseLost`] unless the job is still running under that
 //!   token, so a job ends exactly once even when a slow executor outlives its
 //!   lease. A lease that is not renewed in time is taken back by
 //!   [`JobQueue::expire_leases`], by whoever runs it (the server at start and
 //!   periodically).
 //! - **Attempts.** A claim charges one attempt. [`JobQueue::release`] gives
 //!   it back: it is for a claim that did not run the job (every provider's
-//!   quota exhausted, the server shutting down before the start), which the
-//!   issue says is "not charged an attempt". A lease that expires keeps its
-//!   attempt: the job may have run.
+//!   quota exhausted, the server shutting down before the start): a job
+//!   waiting for a quota is not charged an attempt. [`JobQueue::retry`]
+//!   keeps it: the attempt ran and failed, the job waits for its backoff. A
+//!   lease that expires keeps its attempt: the job may have run.
 //! - **Cancel.** A queued job is cancelled at once. A running one is only
 //!   marked (`cancel_requested`): its executor learns it from its next
-//!   heartbeat and finishes the job as cancelled. A marked job released or
-//!   taken back from an expired lease ends as cancelled, not queued.
+//!   heartbeat and finishes the job as cancelled. A marked job released,
+//!   retried or taken back from an expired lease ends as cancelled, not
+//!   queued.
 //! - **Time.** Every call that compares or writes a time takes `now`: the
 //!   clock belongs to the caller, so tests and schedules can inject it.
 //!
@@ -117,6 +119,21 @@ pub trait JobQueue: Send + Sync {
         token: &LeaseToken,
         not_before: Timestamp,
         waiting_for: Option<&str>,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError>;
+
+    /// Puts a running job whose attempt failed back in the queue, not to be
+    /// claimed before `not_before` (the caller's backoff), keeping the
+    /// attempt charged, with `error` as the job's `error` until it ends.
+    /// Whether attempts remain (`max_attempts`) is the caller's rule. A job whose cancel was asked ends as cancelled instead.
+    /// [`StoreError::LeaseLost`] if the job is no longer running under
+    /// `token`.
+    fn retry(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        not_before: Timestamp,
+        error: &str,
         now: Timestamp,
     ) -> Result<JobRecord, StoreError>;
 

@@ -71,8 +71,33 @@ impl JobQueue for SqliteStore {
         waiting_for: Option<&str>,
         now: Timestamp,
     ) -> Result<JobRecord, StoreError> {
+        let how = jobs::Requeue {
+            not_before,
+            waiting_for,
+            refund: true,
+            error: None,
+        };
         self.write("release job", |tx| {
-            jobs::release(tx, job_id, token, not_before, waiting_for, now)
+            jobs::requeue(tx, job_id, token, &how, now)
+        })
+    }
+
+    fn retry(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        not_before: Timestamp,
+        error: &str,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
+        let how = jobs::Requeue {
+            not_before,
+            waiting_for: None,
+            refund: false,
+            error: Some(error),
+        };
+        self.write("retry job", |tx| {
+            jobs::requeue(tx, job_id, token, &how, now)
         })
     }
 

@@ -135,12 +135,23 @@ pub(super) fn finish(
     }
 }
 
-pub(super) fn release(
+/// How [`requeue`] puts a running job back.
+pub(super) struct Requeue<'a> {
+    pub not_before: Timestamp,
+    pub waiting_for: Option<&'a str>,
+    /// Give back the attempt the claim charged (a release), or keep it (a
+    /// retry).
+    pub refund: bool,
+    /// The error of the attempt that failed (a retry); `None` keeps the
+    /// job's last error.
+    pub error: Option<&'a str>,
+}
+
+pub(super) fn requeue(
     conn: &Connection,
     job_id: &str,
     token: &LeaseToken,
-    not_before: Timestamp,
-    waiting_for: Option<&str>,
+    how: &Requeue<'_>,
     now: Timestamp,
 ) -> Result<JobRecord, DbError> {
     let mut stmt = conn.prepare(&format!(
@@ -148,15 +159,17 @@ pub(super) fn release(
            state = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'queued' END, \
            ended_at = CASE WHEN cancel_requested THEN :now ELSE NULL END, \
            waiting_for = CASE WHEN cancel_requested THEN NULL ELSE :waiting_for END, \
-           not_before = :not_before, attempts = attempts - 1, \
-           lease_token = NULL, lease_expires_at = NULL \
+           not_before = :not_before, attempts = attempts - :refund, \
+           error = COALESCE(:error, error), lease_token = NULL, lease_expires_at = NULL \
          WHERE job_id = :job_id AND state = 'running' AND lease_token = :token \
          RETURNING {COLUMNS}"
     ))?;
     let mut rows = stmt.query(named_params! {
         ":now": timestamp_to_sql(now),
-        ":waiting_for": waiting_for,
-        ":not_before": timestamp_to_sql(not_before),
+        ":waiting_for": how.waiting_for,
+        ":not_before": timestamp_to_sql(how.not_before),
+        ":refund": i64::from(how.refund),
+        ":error": how.error,
         ":job_id": job_id,
         ":token": token.0,
     })?;

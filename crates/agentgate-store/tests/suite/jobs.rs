@@ -284,6 +284,35 @@ fn a_release_requeues_without_charging_the_attempt() {
 }
 
 #[test]
+fn a_retry_requeues_after_the_backoff_keeping_the_attempt_and_its_error() {
+    let (_dir, store) = temp_store();
+    store.enqueue(&new_job("j1"), t(0)).unwrap();
+    let first = store.claim("w", LEASE, t(0)).unwrap().unwrap();
+    let retried = store
+        .retry("j1", &first.token, t(10), "provider crashed", t(1))
+        .unwrap();
+    assert_eq!(retried.state, JobState::Queued);
+    assert_eq!(retried.attempts, 1);
+    assert_eq!(retried.not_before, t(10));
+    assert_eq!(retried.error.as_deref(), Some("provider crashed"));
+    assert_eq!(retried.ended_at, None);
+    assert!(store.claim("w", LEASE, t(9)).unwrap().is_none());
+    let second = store.claim("w", LEASE, t(10)).unwrap().unwrap();
+    assert_eq!(second.job.attempts, 2);
+    // A release (quota) after it keeps the last error and refunds only its
+    // own claim.
+    let released = store
+        .release("j1", &second.token, t(20), Some("quota"), t(11))
+        .unwrap();
+    assert_eq!(released.attempts, 1);
+    assert_eq!(released.error.as_deref(), Some("provider crashed"));
+    let err = store
+        .retry("j1", &second.token, t(30), "again", t(12))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::LeaseLost { .. }), "{err}");
+}
+
+#[test]
 fn cancel_ends_a_queued_job_marks_a_running_one_and_leaves_an_ended_one() {
     let (_dir, store) = temp_store();
     store.enqueue(&new_job("queued"), t(0)).unwrap();
