@@ -135,8 +135,8 @@ CREATE TABLE jobs (
     CHECK ((state = 'running') = (lease_expires_at IS NOT NULL)),
     CHECK ((state IN ('queued', 'running')) = (ended_at IS NULL))
 ) STRICT;
-CREATE INDEX jobs_claim ON jobs (priority DESC, created_at, seq) WHERE state = 'queued';
-CREATE INDEX jobs_leases ON jobs (lease_expires_at) WHERE state = 'running';
+CREATE INDEX jobs_claim ON jobs (state, priority DESC, created_at, seq);
+CREATE INDEX jobs_leases ON jobs (state, lease_expires_at);
 CREATE INDEX jobs_by_created ON jobs (created_at DESC, job_id DESC);
 CREATE INDEX jobs_by_state ON jobs (state, created_at DESC, job_id DESC);
 CREATE INDEX jobs_by_session ON jobs (session_name, created_at DESC, job_id DESC)
