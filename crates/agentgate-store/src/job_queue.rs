@@ -88,7 +88,9 @@ pub trait JobQueue: Send + Sync {
 
     /// Renews a lease until `now + lease`, and tells whether a cancel was
     /// asked. [`StoreError::LeaseLost`] if the job is no longer running under
-    /// `token` (its lease was taken back, or it ended).
+    /// `token` (its lease was taken back, or it ended). A lease past its end
+    /// that no one has taken back yet is renewed: the token still proves
+    /// that no one else holds the job.
     fn heartbeat(
         &self,
         job_id: &str,

@@ -190,6 +190,16 @@ fn a_heartbeat_renews_only_with_the_current_token() {
         store.get_job("j1").unwrap().unwrap().lease_expires_at,
         Some(t(50))
     );
+
+    // Late (past the lease's end) but not taken back: still renewed.
+    let late = store.heartbeat("j1", &claimed.token, LEASE, t(60)).unwrap();
+    assert_eq!(late.lease_expires_at, t(90));
+    assert!(
+        store
+            .expire_leases(t(89), ExpiryPolicy::Requeue)
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
