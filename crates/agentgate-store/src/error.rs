@@ -154,6 +154,64 @@ pub enum StoreError {
         path: PathBuf,
     },
 
+    /// The job does not exist.
+    #[error(
+        "failed to {op}: there is no job `{job_id}` in the run store {}",
+        path.display()
+    )]
+    JobNotFound {
+        /// What was being done.
+        op: &'static str,
+        /// The job id.
+        job_id: String,
+        /// The database file.
+        path: PathBuf,
+    },
+
+    /// A job with this id was enqueued before.
+    #[error(
+        "failed to enqueue job `{job_id}` in the run store {}: a job with this id exists; \
+         job ids must be unique, so enqueue with a new one",
+        path.display()
+    )]
+    JobExists {
+        /// The job id.
+        job_id: String,
+        /// The database file.
+        path: PathBuf,
+    },
+
+    /// The job is no longer running under the lease token given: its lease
+    /// expired and was taken back, or the job ended. The executor must stop
+    /// working on it and write nothing more.
+    #[error(
+        "failed to {op}: job `{job_id}` is no longer held by this lease (it expired and was \
+         taken back, or the job ended); stop working on it"
+    )]
+    LeaseLost {
+        /// What was being done, e.g. `finish job`.
+        op: &'static str,
+        /// The job id.
+        job_id: String,
+    },
+
+    /// A lease duration the store cannot use.
+    #[error(
+        "invalid lease duration {duration:?}: give a duration above zero and under a few \
+         years"
+    )]
+    InvalidLease {
+        /// The duration given.
+        duration: std::time::Duration,
+    },
+
+    /// The operating system gave no random bits for a lease token.
+    #[error("failed to draw a lease token from the operating system's random source: {source}")]
+    Random {
+        /// The cause.
+        source: io::Error,
+    },
+
     /// A run id prefix matches several runs.
     #[error(
         "run id prefix `{prefix}` is ambiguous: it matches {}; give more characters",

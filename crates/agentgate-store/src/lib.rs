@@ -11,6 +11,9 @@
 //!   (the provider CLIs' stderr, raw): the audit trail.
 //!   [`RunStore::read_events`] reads the events back.
 //! - [`records`](RunRecord): the plain structs stored and returned.
+//! - [`JobQueue`]: the queue `agentgate serve` executes runs from: jobs
+//!   with priorities, leases and idempotency keys (see its module doc for
+//!   the rules and how the claim works).
 //! - [`SessionLock`]: one run at a time per session name
 //!   ([`RunStore::try_lock_session`]).
 //! - [`RunOwner`]: who runs a running run; a run whose owner died reads as
@@ -23,6 +26,8 @@
 
 mod error;
 mod event_log;
+mod job_queue;
+mod jobs;
 mod location;
 mod owner;
 mod records;
@@ -34,6 +39,12 @@ mod sqlite;
 
 pub use error::StoreError;
 pub use event_log::{EventLog, TruncatedTail};
+pub use job_queue::JobQueue;
+pub use jobs::{
+    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, FinalState, Heartbeat,
+    InvalidCursor, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, JobState, LeaseToken,
+    NewJob,
+};
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};
 pub use records::{

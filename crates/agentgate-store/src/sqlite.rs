@@ -1,5 +1,7 @@
 //! The embedded store: one SQLite file in WAL mode.
 
+mod job_queue;
+mod jobs;
 mod migrations;
 mod quota;
 mod runs;
@@ -326,6 +328,9 @@ pub(crate) enum DbError {
         value: String,
     },
     RunNotFound(String),
+    JobNotFound(String),
+    JobExists(String),
+    LeaseLost(String),
 }
 
 impl From<rusqlite::Error> for DbError {
@@ -347,6 +352,9 @@ impl DbError {
                 value,
             },
             Self::RunNotFound(run_id) => StoreError::RunNotFound { op, run_id, path },
+            Self::JobNotFound(job_id) => StoreError::JobNotFound { op, job_id, path },
+            Self::JobExists(job_id) => StoreError::JobExists { job_id, path },
+            Self::LeaseLost(job_id) => StoreError::LeaseLost { op, job_id },
         }
     }
 }

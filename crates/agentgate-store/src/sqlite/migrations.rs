@@ -105,9 +105,47 @@ ALTER TABLE runs ADD COLUMN owner_boot_id TEXT;
 ALTER TABLE runs ADD COLUMN owner_host TEXT;
 ";
 
+/// Version 4: the job queue (see `crate::job_queue`). `seq` is the
+/// submission order (the claim's tie-break); the CHECKs keep a lease exactly
+/// on running jobs and an end time exactly on ended ones.
+const V4: &str = "
+CREATE TABLE jobs (
+    seq              INTEGER PRIMARY KEY,           -- submission order
+    job_id           TEXT NOT NULL UNIQUE,          -- a run id: the job's run has the same id
+    request          TEXT NOT NULL CHECK (json_valid(request)),  -- the run request, JSON
+    state            TEXT NOT NULL
+                     CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled',
+                                      'abandoned')),
+    priority         INTEGER NOT NULL DEFAULT 0,    -- higher first
+    created_at       TEXT NOT NULL,
+    not_before       TEXT NOT NULL,                 -- not claimed before
+    attempts         INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    idempotency_key  TEXT UNIQUE,
+    providers        TEXT NOT NULL CHECK (json_valid(providers)),  -- JSON array
+    session_name     TEXT,
+    lease_owner      TEXT,                          -- of the current or last lease
+    lease_token      TEXT,
+    lease_expires_at TEXT,
+    waiting_for      TEXT,                          -- e.g. quota
+    cancel_requested INTEGER NOT NULL DEFAULT 0 CHECK (cancel_requested IN (0, 1)),
+    envelope         TEXT,                          -- the final envelope, JSON
+    error            TEXT,
+    ended_at         TEXT,
+    CHECK ((state = 'running') = (lease_token IS NOT NULL)),
+    CHECK ((state = 'running') = (lease_expires_at IS NOT NULL)),
+    CHECK ((state IN ('queued', 'running')) = (ended_at IS NULL))
+) STRICT;
+CREATE INDEX jobs_claim ON jobs (state, priority DESC, created_at, seq);
+CREATE INDEX jobs_leases ON jobs (state, lease_expires_at);
+CREATE INDEX jobs_by_created ON jobs (created_at DESC, job_id DESC);
+CREATE INDEX jobs_by_state ON jobs (state, created_at DESC, job_id DESC);
+CREATE INDEX jobs_by_session ON jobs (session_name, created_at DESC, job_id DESC)
+    WHERE session_name IS NOT NULL;
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -101,3 +101,55 @@ fn a_version_1_database_is_migrated_and_keeps_its_data() {
     let store = Store::open(&path).unwrap();
     assert!(store.get_run("run_old").unwrap().is_some());
 }
+
+/// What versions 2 and 3 added, as released: a fixture, kept verbatim.
+const V2_V3_SCHEMA: &str = "
+CREATE TABLE thread_totals (
+    provider TEXT NOT NULL, thread_id TEXT NOT NULL, usage TEXT NOT NULL,
+    updated_at TEXT NOT NULL, PRIMARY KEY (provider, thread_id)
+) STRICT;
+CREATE TABLE quota (
+    provider TEXT PRIMARY KEY NOT NULL, status TEXT NOT NULL, reset_at TEXT,
+    source TEXT NOT NULL, updated_at TEXT NOT NULL, message TEXT
+) STRICT;
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+ALTER TABLE runs ADD COLUMN owner_start_ticks INTEGER;
+ALTER TABLE runs ADD COLUMN owner_boot_id TEXT;
+ALTER TABLE runs ADD COLUMN owner_host TEXT;
+INSERT INTO quota (provider, status, source, updated_at)
+    VALUES ('codex', 'exhausted', 'error', '2026-01-02T00:00:00.000000000Z');
+PRAGMA user_version = 3;
+";
+
+#[test]
+fn a_version_3_database_gets_the_job_queue_and_keeps_its_data() {
+    use agentgate_store::{JobFilter, JobQueue, JobState};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agentgate.db");
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(V1_SCHEMA).unwrap();
+    conn.execute_batch(V2_V3_SCHEMA).unwrap();
+    drop(conn);
+
+    let store = Store::open(&path).unwrap();
+    let version: i64 = Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, 4);
+    assert_eq!(SCHEMA_VERSION, 4);
+
+    assert!(store.get_run("run_old").unwrap().is_some());
+    let quota = store.get_quota("codex").unwrap().unwrap();
+    assert_eq!(quota.status, QuotaStatus::Exhausted);
+
+    // Version 4: the job queue exists and works.
+    let job = super::jobs::new_job("job_after_migration");
+    let at = ts("2026-05-01T00:00:00Z");
+    assert!(store.enqueue(&job, at).unwrap().created);
+    let claimed = store.claim("w", super::jobs::LEASE, at).unwrap().unwrap();
+    assert_eq!(claimed.job.state, JobState::Running);
+    let page = store.list_jobs(&JobFilter::default(), 10, None).unwrap();
+    assert_eq!(page.jobs.len(), 1);
+}

@@ -1,5 +1,8 @@
 mod concurrency;
 mod files;
+mod job_claims;
+mod job_lists;
+mod jobs;
 mod migrations;
 mod open;
 mod owners;

@@ -141,6 +141,13 @@ fn the_store_is_private_to_the_user_even_where_it_was_not() {
         store
             .insert_run(&run_record("r1", "2026-01-01T00:00:00Z"))
             .unwrap();
+        // The queue's jobs (run requests) are in the same private files.
+        agentgate_store::JobQueue::enqueue(
+            &store,
+            &super::jobs::new_job("job1"),
+            super::support::ts("2026-01-01T00:00:00Z"),
+        )
+        .unwrap();
         for p in [dir.as_path(), store.runs_dir()] {
             assert_eq!(mode(p), 0o700, "{}", p.display());
         }

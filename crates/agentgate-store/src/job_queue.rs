@@ -1,0 +1,168 @@
+//! The job queue's operations, one trait for every backend.
+//!
+//! A job is a run request waiting to be executed, keyed by a run id (the run
+//! it executes is stored under the same id). Its life:
+//!
+//! ```text
+//! enqueue ─► queued ──claim──► running ──finish──► succeeded | failed | cancelled
+//!              ▲  │               │ │
+//!              │  └─cancel──► cancelled (at once)
+//!              └─release, retry───┘ └─lease expired──► queued | abandoned
+//! ```
+//!
+//! - **Leases.** A claim moves one job to `running` under a lease: an owner
+//!   name, a random token and an expiry. Every write by the executor
+//!   (heartbeat, finish, release, retry) names the token and is refused
+//!   with [`StoreError::LeaseLost`] unless the job is still running under that
+//!   token, so a job ends exactly once even when a slow executor outlives its
+//!   lease. A lease that is not renewed in time is taken back by
+//!   [`JobQueue::expire_leases`], by whoever runs it (the server at start and
+//!   periodically).
+//! - **Attempts.** A claim charges one attempt. [`JobQueue::release`] gives
+//!   it back: it is for a claim that did not run the job (every provider's
+//!   quota exhausted, the server shutting down before the start): a job
+//!   waiting for a quota is not charged an attempt. [`JobQueue::retry`]
+//!   keeps it: the attempt ran and failed, the job waits for its backoff. A
+//!   lease that expires keeps its attempt: the job may have run.
+//! - **Cancel.** A queued job is cancelled at once. A running one is only
+//!   marked (`cancel_requested`): its executor learns it from its next
+//!   heartbeat and finishes the job as cancelled. A marked job released,
+//!   retried or taken back from an expired lease ends as cancelled, not
+//!   queued.
+//! - **Time.** Every call that compares or writes a time takes `now`: the
+//!   clock belongs to the caller, so tests and schedules can inject it.
+//!
+//! ## The claim, and adding limits to it
+//!
+//! SQLite: one `BEGIN IMMEDIATE` transaction runs one
+//! `UPDATE jobs SET state = 'running', ... WHERE seq = (SELECT seq FROM jobs
+//! WHERE state = 'queued' AND not_before <= :now ORDER BY priority DESC,
+//! created_at, seq LIMIT 1) RETURNING ...`; the write lock makes two
+//! claimers take turns, so they never get the same job. PostgreSQL will run
+//! the same statement with `FOR UPDATE SKIP LOCKED` in the subquery, so
+//! claimers skip each other's rows instead of waiting.
+//!
+//! Concurrency limits become more conditions on the subquery, on rows of the
+//! same table, e.g. for one turn at a time per session:
+//! `AND (session_name IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS r WHERE
+//! r.state = 'running' AND r.session_name = jobs.session_name))`, and for a
+//! provider's limit a count of the running jobs whose provider is that
+//! provider compared with the configured number. The index `jobs_claim`
+//! serves the order; `jobs_by_session` serves the session condition.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+
+use crate::error::StoreError;
+use crate::jobs::{
+    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCursor, JobFilter,
+    JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+};
+
+/// The job queue: a backend's jobs table behind the rules above.
+///
+/// The SQLite store ([`crate::SqliteStore`]) implements it; a PostgreSQL
+/// store will implement the same trait. Calls block, like [`crate::RunStore`].
+pub trait JobQueue: Send + Sync {
+    /// Enqueues `job` at `now`. If its idempotency key was used before, the
+    /// job enqueued first with that key is returned with `created: false`
+    /// and nothing changes (the request is not compared). Atomic: two
+    /// concurrent calls with one key create one job. Fails with
+    /// [`StoreError::InvalidRunId`] for an invalid id and
+    /// [`StoreError::JobExists`] for an id already used.
+    fn enqueue(&self, job: &NewJob, now: Timestamp) -> Result<Enqueued, StoreError>;
+
+    /// Claims the queued job with the highest priority, then the oldest
+    /// (enqueue time, then submission order), whose `not_before` has passed:
+    /// it becomes running under a new lease held by `owner` until
+    /// `now + lease`, its attempt count grows by one and its `waiting_for`
+    /// is cleared. `None` if no job is ready. Two claimers never get the
+    /// same job.
+    fn claim(
+        &self,
+        owner: &str,
+        lease: Duration,
+        now: Timestamp,
+    ) -> Result<Option<ClaimedJob>, StoreError>;
+
+    /// Renews a lease until `now + lease`, and tells whether a cancel was
+    /// asked. [`StoreError::LeaseLost`] if the job is no longer running under
+    /// `token` (its lease was taken back, or it ended). A lease past its end
+    /// that no one has taken back yet is renewed: the token still proves
+    /// that no one else holds the job.
+    fn heartbeat(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        lease: Duration,
+        now: Timestamp,
+    ) -> Result<Heartbeat, StoreError>;
+
+    /// Ends a running job with `outcome` at `now` and clears its lease.
+    /// [`StoreError::LeaseLost`] if the job is no longer running under
+    /// `token`: a job is finished at most once.
+    fn finish(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        outcome: &JobOutcome,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError>;
+
+    /// Puts a running job back in the queue, not to be claimed before
+    /// `not_before`, waiting for `waiting_for` (e.g. `"quota"`), and gives
+    /// back the attempt its claim charged. A job whose cancel was asked ends
+    /// as cancelled instead. [`StoreError::LeaseLost`] if the job is no
+    /// longer running under `token`.
+    fn release(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        not_before: Timestamp,
+        waiting_for: Option<&str>,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError>;
+
+    /// Puts a running job whose attempt failed back in the queue, not to be
+    /// claimed before `not_before` (the caller's backoff), keeping the
+    /// attempt charged, with `error` as the job's `error` until it ends.
+    /// Whether attempts remain (`max_attempts`) is the caller's rule. A job whose cancel was asked ends as cancelled instead.
+    /// [`StoreError::LeaseLost`] if the job is no longer running under
+    /// `token`.
+    fn retry(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        not_before: Timestamp,
+        error: &str,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError>;
+
+    /// Cancels a job: a queued one at once (ended at `now`), a running one by
+    /// marking it for its executor; an ended one is left as it is.
+    /// [`StoreError::JobNotFound`] if there is no such job.
+    fn cancel(&self, job_id: &str, now: Timestamp) -> Result<CancelOutcome, StoreError>;
+
+    /// Takes back every lease that expired before `now`: the jobs go back to
+    /// queued or end as abandoned per `policy` (a job whose cancel was asked
+    /// ends as cancelled), their tokens cleared. Returns them, oldest lease
+    /// first.
+    fn expire_leases(
+        &self,
+        now: Timestamp,
+        policy: ExpiryPolicy,
+    ) -> Result<Vec<ExpiredJob>, StoreError>;
+
+    /// One job; `None` if there is no such job.
+    fn get_job(&self, job_id: &str) -> Result<Option<JobRecord>, StoreError>;
+
+    /// Jobs matching `filter`, newest first (enqueue time, then id), at most
+    /// `limit`, after `cursor` (the previous page's `next`).
+    fn list_jobs(
+        &self,
+        filter: &JobFilter,
+        limit: usize,
+        cursor: Option<&JobCursor>,
+    ) -> Result<JobPage, StoreError>;
+}

@@ -1,0 +1,310 @@
+//! The job queue's records: plain data, no I/O (see [`crate::JobQueue`]).
+
+use std::fmt;
+use std::str::FromStr;
+
+use agentgate_protocol::Envelope;
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::records::UnknownName;
+
+/// Where a job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Waiting to be claimed (possibly not before a time, see
+    /// [`JobRecord::not_before`]).
+    Queued,
+    /// Claimed by an executor that holds its lease.
+    Running,
+    /// Ended without error.
+    Succeeded,
+    /// Ended with an error.
+    Failed,
+    /// Cancelled: while queued, or by its executor after a cancel request.
+    Cancelled,
+    /// Its executor's lease expired and the policy was
+    /// [`ExpiryPolicy::Abandon`].
+    Abandoned,
+}
+
+impl JobState {
+    /// Every state.
+    pub const ALL: [JobState; 6] = [
+        Self::Queued,
+        Self::Running,
+        Self::Succeeded,
+        Self::Failed,
+        Self::Cancelled,
+        Self::Abandoned,
+    ];
+
+    /// The stored name, e.g. `"queued"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+            Self::Abandoned => "abandoned",
+        }
+    }
+
+    /// Whether the job has ended (it never changes again).
+    pub const fn is_final(self) -> bool {
+        !matches!(self, Self::Queued | Self::Running)
+    }
+}
+
+impl fmt::Display for JobState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for JobState {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|state| state.as_str() == s)
+            .ok_or_else(|| UnknownName(s.to_owned()))
+    }
+}
+
+/// A job to enqueue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewJob {
+    /// The job's id, a run id (see [`crate::validate_run_id`]): the run the
+    /// job executes is stored under the same id.
+    pub job_id: String,
+    /// The run request, stored as given and returned as is: the store never
+    /// reads it.
+    pub request: serde_json::Value,
+    /// Higher is claimed first.
+    pub priority: i32,
+    /// Not claimed before this time; `None`: as soon as enqueued.
+    pub not_before: Option<Timestamp>,
+    /// A caller's key: enqueuing again with a key already stored returns the
+    /// first job instead of creating one.
+    pub idempotency_key: Option<String>,
+    /// The providers the request names, in failover order (for listing by
+    /// provider and for per-provider limits).
+    pub providers: Vec<String>,
+    /// The logical session the run continues, if any.
+    pub session: Option<String>,
+}
+
+/// A job as stored, without its lease token (that is a secret of the
+/// lease's holder, returned only by [`crate::JobQueue::claim`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    /// The job's id, also the id of its run.
+    pub job_id: String,
+    /// The run request, as enqueued.
+    pub request: serde_json::Value,
+    /// Where the job is.
+    pub state: JobState,
+    /// Higher is claimed first.
+    pub priority: i32,
+    /// When it was enqueued.
+    pub created_at: Timestamp,
+    /// Not claimed before this time (the enqueue time when none was asked).
+    pub not_before: Timestamp,
+    /// How many claims were charged: each claim counts one, a
+    /// [`crate::JobQueue::release`] gives its claim's back.
+    pub attempts: u32,
+    /// The caller's idempotency key, if any.
+    pub idempotency_key: Option<String>,
+    /// The providers the request names, in failover order.
+    pub providers: Vec<String>,
+    /// The logical session, if any.
+    pub session: Option<String>,
+    /// Who holds (or last held) the lease, as the claimer named itself.
+    pub lease_owner: Option<String>,
+    /// When the current lease ends unless renewed; `None` unless running.
+    pub lease_expires_at: Option<Timestamp>,
+    /// Why a queued job waits, e.g. `"quota"`; `None` otherwise.
+    pub waiting_for: Option<String>,
+    /// A cancel was asked while it ran: its executor should stop it.
+    pub cancel_requested: bool,
+    /// The final envelope, once ended (if the executor gave one).
+    pub envelope: Option<Envelope>,
+    /// The error it ended with, if any.
+    pub error: Option<String>,
+    /// When it ended.
+    pub ended_at: Option<Timestamp>,
+}
+
+/// What [`crate::JobQueue::enqueue`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Enqueued {
+    /// The job: the new one, or the first one enqueued with the same
+    /// idempotency key.
+    pub job: JobRecord,
+    /// Whether this call created it.
+    pub created: bool,
+}
+
+/// A lease's proof of ownership: every write by the executor needs it. Its
+/// `Debug` does not show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct LeaseToken(pub(crate) String);
+
+impl LeaseToken {
+    /// The token's text (128 random bits in hex), for an executor that keeps
+    /// it outside this process.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// A token kept outside this process, given back.
+    pub fn from_text(text: impl Into<String>) -> Self {
+        Self(text.into())
+    }
+}
+
+impl fmt::Debug for LeaseToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LeaseToken(<hidden>)")
+    }
+}
+
+/// A job just claimed, with the token of its lease.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimedJob {
+    /// The job, now running.
+    pub job: JobRecord,
+    /// The lease's token: heartbeat, finish and release need it.
+    pub token: LeaseToken,
+}
+
+/// What a heartbeat learnt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heartbeat {
+    /// The lease's new end.
+    pub lease_expires_at: Timestamp,
+    /// A cancel was asked: the executor should stop the run and finish the
+    /// job as cancelled.
+    pub cancel_requested: bool,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinalState {
+    /// Without error.
+    Succeeded,
+    /// With an error.
+    Failed,
+    /// Cancelled.
+    Cancelled,
+}
+
+impl From<FinalState> for JobState {
+    fn from(state: FinalState) -> Self {
+        match state {
+            FinalState::Succeeded => Self::Succeeded,
+            FinalState::Failed => Self::Failed,
+            FinalState::Cancelled => Self::Cancelled,
+        }
+    }
+}
+
+/// What [`crate::JobQueue::finish`] stores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobOutcome {
+    /// How it ended.
+    pub state: FinalState,
+    /// The run's envelope, if it produced one.
+    pub envelope: Option<Envelope>,
+    /// The error, if any.
+    pub error: Option<String>,
+}
+
+/// What [`crate::JobQueue::cancel`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelOutcome {
+    /// The job was queued: it is now cancelled.
+    Cancelled,
+    /// The job is running: it is marked for its executor to cancel (done
+    /// again, it changes nothing).
+    Requested,
+    /// The job had already ended, in this state; nothing changed.
+    AlreadyEnded(JobState),
+}
+
+/// What becomes of a running job whose lease expired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpiryPolicy {
+    /// Back to queued, to be claimed again (its attempt stays charged).
+    Requeue,
+    /// Ended as abandoned.
+    Abandon,
+}
+
+/// A job whose expired lease [`crate::JobQueue::expire_leases`] took back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpiredJob {
+    /// The job.
+    pub job_id: String,
+    /// Its state now: queued, abandoned, or cancelled when a cancel had been
+    /// asked.
+    pub state: JobState,
+}
+
+/// Which jobs [`crate::JobQueue::list_jobs`] returns; every field set narrows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobFilter {
+    /// Only jobs in this state.
+    pub state: Option<JobState>,
+    /// Only jobs whose provider list names this provider.
+    pub provider: Option<String>,
+    /// Only jobs of this logical session.
+    pub session: Option<String>,
+}
+
+/// Where a page of [`crate::JobQueue::list_jobs`] ends: the next page starts
+/// after this job. As text (`Display`/`FromStr`) it is an opaque token for
+/// an API; a job enqueued meanwhile never shifts the pages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobCursor {
+    pub(crate) created_at: Timestamp,
+    pub(crate) job_id: String,
+}
+
+impl fmt::Display for JobCursor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}~{}", self.created_at, self.job_id)
+    }
+}
+
+/// Text that is not a [`JobCursor`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid cursor `{0}`: give back the `next` cursor of a previous page unchanged")]
+pub struct InvalidCursor(pub String);
+
+impl FromStr for JobCursor {
+    type Err = InvalidCursor;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let invalid = || InvalidCursor(s.to_owned());
+        let (created_at, job_id) = s.split_once('~').ok_or_else(invalid)?;
+        crate::validate_run_id(job_id).map_err(|_| invalid())?;
+        Ok(Self {
+            created_at: created_at.parse().map_err(|_| invalid())?,
+            job_id: job_id.to_owned(),
+        })
+    }
+}
+
+/// One page of [`crate::JobQueue::list_jobs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobPage {
+    /// The jobs, newest first (by enqueue time, then id).
+    pub jobs: Vec<JobRecord>,
+    /// The cursor of the next page; `None` on the last page.
+    pub next: Option<JobCursor>,
+}
