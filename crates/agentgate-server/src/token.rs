@@ -43,17 +43,6 @@ pub enum TokenSource {
     Created(PathBuf),
 }
 
-impl TokenSource {
-    /// Whether the operator chose this token (see the module notes).
-    pub fn is_explicit(&self, file_was_given: bool) -> bool {
-        match self {
-            TokenSource::Env => true,
-            TokenSource::File(_) => file_was_given,
-            TokenSource::Created(_) => false,
-        }
-    }
-}
-
 /// The token, kept out of `Debug` output.
 #[derive(Clone)]
 pub struct Token(String);

@@ -57,7 +57,10 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("failed to start the async runtime")?;
-    rt.block_on(serve(args, config))
+    let result = rt.block_on(serve(args, config));
+    // A health probe still running after the grace is not waited for.
+    rt.shutdown_timeout(Duration::from_secs(1));
+    result
 }
 
 async fn serve(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {

@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use super::serve_support::{Env, LIMIT, Serve, get, request, serve_exits};
+use super::serve_support::{Env, LIMIT, Serve, get, request, request_raw, serve_exits};
 
 /// A folder with a stub `claude` whose `--version` prints 9.8.7 after
 /// `delay` seconds, touching `started` first.
@@ -339,5 +339,44 @@ fn sigterm_lets_a_request_in_flight_finish_then_exits_0() {
     assert!(
         std::net::TcpStream::connect(addr).is_err(),
         "{addr} still accepts"
+    );
+}
+
+#[test]
+fn a_request_still_open_after_the_grace_is_dropped_and_serve_exits_0() {
+    let home = tempfile::tempdir().unwrap();
+    // The probe outlasts the 1 s grace.
+    let bin = stub_bin(home.path(), "8");
+    let env = Env {
+        home: home.path(),
+        bin: &bin,
+        vars: vec![("AGENTGATE_TOKEN", "t0ken-for-grace".to_owned())],
+    };
+    let server = Serve::start(&env, &["--grace", "1"]);
+    let url = server.url.clone();
+    let in_flight = std::thread::spawn(move || {
+        let auth = "Authorization: Bearer t0ken-for-grace".to_owned();
+        request_raw(&url, "GET", "/v1/health", &[auth], b"")
+    });
+    let started = home.path().join("probe-started");
+    let deadline = std::time::Instant::now() + LIMIT;
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the probe never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (status, _, stderr) = server.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("requests still open after the grace were dropped"),
+        "{stderr}"
+    );
+    let raw = in_flight.join().unwrap();
+    assert!(
+        raw.is_empty(),
+        "the dropped request got no answer: {:?}",
+        String::from_utf8_lossy(&raw)
     );
 }

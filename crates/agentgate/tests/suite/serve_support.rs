@@ -189,6 +189,18 @@ impl Response {
 /// A request: method, path, extra header lines, and the raw bytes sent
 /// after the headers (the caller writes framing headers itself).
 pub fn request(url: &str, method: &str, path: &str, headers: &[String], body: &[u8]) -> Response {
+    parse(&request_raw(url, method, path, headers, body))
+}
+
+/// The bytes the server sent back before closing (empty when it closed
+/// without answering).
+pub fn request_raw(
+    url: &str,
+    method: &str,
+    path: &str,
+    headers: &[String],
+    body: &[u8],
+) -> Vec<u8> {
     let addr = url.strip_prefix("http://").unwrap();
     let mut stream = TcpStream::connect(addr).unwrap();
     stream.set_read_timeout(Some(LIMIT)).unwrap();
@@ -204,7 +216,7 @@ pub fn request(url: &str, method: &str, path: &str, headers: &[String], body: &[
     let _ = stream.write_all(body);
     let mut raw = Vec::new();
     let _ = stream.read_to_end(&mut raw);
-    parse(&raw)
+    raw
 }
 
 /// GET `path`, with `Authorization: Bearer TOKEN` when a token is given.
