@@ -3,8 +3,8 @@
 //! Outermost first: the body limit (every route: a body over
 //! [`MAX_BODY_BYTES`] is 413, whether it says its length or is chunked;
 //! within the limit it is buffered, so handlers get it whole), then the
-//! routes. `/healthz` is open; everything under `/v1` is behind the bearer
-//! token ([`require_token`]). Unknown paths are 404 and a known path with
+//! routes. `/healthz` is open; everything under `/v1`, unknown paths too, is
+//! behind the bearer token ([`require_token`]). Unknown paths are 404 and a known path with
 //! another method is 405, both as JSON [`ApiError`]s.
 
 use std::sync::Arc;
@@ -31,8 +31,11 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 pub fn router(state: Arc<AppState>) -> Router {
     let v1 = Router::new()
         .route("/health", get(routes::v1_health))
-        .method_not_allowed_fallback(method_not_allowed)
-        .route_layer(middleware::from_fn_with_state(
+        .fallback(v1_not_found)
+        .method_not_allowed_fallback(v1_method_not_allowed)
+        // `layer`, not `route_layer`: an unknown /v1 path needs the token too
+        // (401 before 404), so the API's routes are not probed without it.
+        .layer(middleware::from_fn_with_state(
             state.token.clone(),
             require_token,
         ));
@@ -55,6 +58,17 @@ async fn not_found(request: Request) -> ApiError {
 
 async fn method_not_allowed(request: Request) -> ApiError {
     ApiError::method_not_allowed(request.method().as_str(), request.uri().path())
+}
+
+// A nested router sees its paths without the `/v1` prefix.
+async fn v1_not_found(request: Request) -> ApiError {
+    let path = format!("/v1{}", request.uri().path());
+    ApiError::not_found(request.method().as_str(), &path)
+}
+
+async fn v1_method_not_allowed(request: Request) -> ApiError {
+    let path = format!("/v1{}", request.uri().path());
+    ApiError::method_not_allowed(request.method().as_str(), &path)
 }
 
 /// 401 unless the request carries `Authorization: Bearer <token>`. The

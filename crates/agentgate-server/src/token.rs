@@ -104,7 +104,10 @@ pub fn default_token_path() -> Result<PathBuf, ServeError> {
 
 /// The token from the environment, if set and not empty.
 pub fn from_env(value: Option<String>) -> Option<Token> {
-    value.filter(|v| !v.trim().is_empty()).map(Token)
+    value
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+        .map(Token)
 }
 
 /// Read an existing token file, `Ok(None)` when it does not exist.

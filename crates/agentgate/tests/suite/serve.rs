@@ -287,6 +287,8 @@ fn bodies_over_the_limit_are_413_and_unknown_routes_404_as_json() {
     assert_eq!(r.status, 405, "{r:?}");
     assert_eq!(r.json()["error"]["type"], "method_not_allowed");
 
+    // Under /v1 an unknown path needs the token before it is a 404.
+    assert_unauthorized(&get(&server.url, "/v1/nope", None));
     for (path, token) in [("/nope", None), ("/v1/nope", Some("t0ken-for-limits"))] {
         let r = get(&server.url, path, token);
         assert_eq!(r.status, 404, "{path}: {r:?}");
@@ -295,6 +297,18 @@ fn bodies_over_the_limit_are_413_and_unknown_routes_404_as_json() {
         assert_eq!(error["type"], "not_found", "{path}");
         assert!(error["message"].as_str().unwrap().contains(path), "{error}");
     }
+    let r = request(
+        &server.url,
+        "POST",
+        "/v1/health",
+        &[auth.clone(), "Content-Length: 0".to_owned()],
+        b"",
+    );
+    assert_eq!(r.status, 405, "{r:?}");
+    assert_eq!(
+        r.json()["error"]["message"],
+        "/v1/health does not accept POST"
+    );
     let (status, _, _) = server.stop("TERM");
     assert_eq!(status.code(), Some(0));
 }
