@@ -235,6 +235,32 @@ pub fn check(
     health
 }
 
+/// What `agentgate health --json` prints and `GET /v1/health` answers.
+#[derive(Debug, Clone, Serialize)]
+pub struct HealthReport {
+    /// One entry per provider checked, in the order given.
+    pub providers: Vec<ProviderHealth>,
+}
+
+/// Check `providers` side by side (each probe is a separate CLI start-up,
+/// each bounded by `timeout`), reading login evidence under `home` and
+/// variables through `env`. Blocks until every probe ended.
+pub fn check_all(
+    providers: &[std::sync::Arc<dyn Provider>],
+    home: Option<&Path>,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    timeout: Duration,
+) -> HealthReport {
+    let providers = std::thread::scope(|s| {
+        let handles: Vec<_> = providers
+            .iter()
+            .map(|p| s.spawn(move || check(p.as_ref(), home, env, timeout)))
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    HealthReport { providers }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,6 @@ use std::time::Duration;
 use agentgate_core::config::Config;
 use agentgate_core::health::{self, ProviderHealth};
 use agentgate_core::providers::Provider;
-use serde::Serialize;
 
 use crate::output::Stdout;
 
@@ -29,11 +28,6 @@ pub struct Args {
     timeout: u64,
 }
 
-#[derive(Debug, Serialize)]
-struct Report {
-    providers: Vec<ProviderHealth>,
-}
-
 pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let cfg = Config::load(config)?;
     let selected: Vec<Arc<dyn Provider>> = if args.providers.is_empty() {
@@ -47,15 +41,7 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let env = |k: &str| std::env::var(k).ok();
     let timeout = Duration::from_secs(args.timeout.max(1));
-    // The probes run side by side: each is a separate CLI start-up.
-    let providers: Vec<ProviderHealth> = std::thread::scope(|s| {
-        let handles: Vec<_> = selected
-            .iter()
-            .map(|p| s.spawn(|| health::check(p.as_ref(), home.as_deref(), &env, timeout)))
-            .collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
-    });
-    let report = Report { providers };
+    let report = health::check_all(&selected, home.as_deref(), &env, timeout);
     let mut out = Stdout::new();
     if args.json {
         out.json(&report, None)?;

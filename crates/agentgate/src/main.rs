@@ -10,6 +10,7 @@ mod providers_cmd;
 mod quota_cmd;
 mod run;
 mod runs_cmd;
+mod serve_cmd;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -73,6 +74,10 @@ enum Command {
     /// Show the resolved config file and where each value came from
     /// (`config show [--json]`), or check it (`config check`).
     Config(config_cmd::Args),
+    /// Serve agentgate's HTTP API on 127.0.0.1:7700 (bearer-token auth on
+    /// /v1, JSON errors, graceful shutdown on SIGTERM/SIGINT).
+    #[command(after_long_help = serve_cmd::AFTER_HELP)]
+    Serve(serve_cmd::Args),
     /// Serve a scripted model (Anthropic, OpenAI and Gemini wire protocols)
     /// on 127.0.0.1, to run agent CLIs offline and deterministically.
     #[command(after_long_help = agentgate_fakellm::SCRIPT_HELP)]
@@ -120,6 +125,7 @@ fn main() -> ExitCode {
         Command::Quota(args) => quota_cmd::run(args, config.as_deref()),
         Command::Config(args) => config_cmd::run(args, config.as_deref()),
         Command::Demo(args) => demo_cmd::run(args),
+        Command::Serve(args) => serve_cmd::run(args, config.as_deref()),
         Command::FakeLlm(args) => fake_llm::run(args),
         Command::Keeper { .. } => Ok(ExitCode::SUCCESS),
     };

@@ -18,5 +18,7 @@ mod run_scratch;
 mod run_session_busy;
 mod runs_abandoned;
 mod secrets;
+mod serve;
+mod serve_support;
 mod stream_breaks;
 mod support;

@@ -1,0 +1,161 @@
+//! The two kinds of error: [`ServeError`], why `serve` cannot start or
+//! stopped, and [`ApiError`], the JSON answer to one request
+//! (`{"error": {"type", "message"}}`, the same shape on every route).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// Why the server could not start, or failed while running.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// `--listen` is not `IP:PORT`.
+    #[error(
+        "invalid listen address {given:?}: expected IP:PORT, e.g. 127.0.0.1:7700, [::1]:7700 or \
+         127.0.0.1:0 for a free port"
+    )]
+    BadListen {
+        /// What was given.
+        given: String,
+    },
+    /// A non-loopback address without a token the operator chose.
+    #[error(
+        "refusing to listen on {addr}: it is not a loopback address and no token is configured \
+         explicitly; set AGENTGATE_TOKEN, or pass --token-file with an existing token file \
+         (mode 0600), or listen on 127.0.0.1"
+    )]
+    PublicWithoutToken {
+        /// The address asked for.
+        addr: SocketAddr,
+    },
+    /// The data folder is unknown (no AGENTGATE_HOME, XDG_DATA_HOME or HOME).
+    #[error(transparent)]
+    DataDir(#[from] agentgate_store::StoreError),
+    /// The token file could not be read, created or trusted.
+    #[error("token file {}: {reason}", path.display())]
+    TokenFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        reason: String,
+    },
+    /// The OS random source could not be read.
+    #[error("failed to read random bytes for a new token from /dev/urandom: {0}")]
+    Random(std::io::Error),
+    /// The config file could not be loaded.
+    #[error(transparent)]
+    Config(#[from] agentgate_core::config::ConfigError),
+    /// The address could not be bound.
+    #[error("failed to listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The signal handlers could not be installed.
+    #[error("failed to watch {signal}: {source}")]
+    Signal {
+        /// SIGTERM or SIGINT.
+        signal: &'static str,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The accept loop failed.
+    #[error("the server failed: {0}")]
+    Io(std::io::Error),
+}
+
+/// An error answer: its status and the `error` object.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    status: StatusCode,
+    kind: &'static str,
+    message: String,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: Inner<'a>,
+}
+
+#[derive(Serialize)]
+struct Inner<'a> {
+    r#type: &'a str,
+    message: &'a str,
+}
+
+impl ApiError {
+    /// An error with this status, `type` and message.
+    pub fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// 401: no `Authorization: Bearer` header, or a wrong token.
+    pub fn unauthorized(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+    }
+
+    /// 404: no such route.
+    pub fn not_found(method: &str, path: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no route for {method} {path}"),
+        )
+    }
+
+    /// 405: the route exists, not with this method.
+    pub fn method_not_allowed(method: &str, path: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            format!("{path} does not accept {method}"),
+        )
+    }
+
+    /// 413: the body is over the limit.
+    pub fn too_large(limit: usize) -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("the request body is larger than the limit of {limit} bytes"),
+        )
+    }
+
+    /// 500.
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
+    }
+
+    /// The status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Body {
+            error: Inner {
+                r#type: self.kind,
+                message: &self.message,
+            },
+        };
+        let mut response = (self.status, axum::Json(body)).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"agentgate\""),
+            );
+        }
+        response
+    }
+}

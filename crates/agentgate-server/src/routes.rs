@@ -1,0 +1,59 @@
+//! The handlers. Each one calls the library function its CLI command
+//! calls and answers the same JSON.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use agentgate_core::health::{self, HealthReport};
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The body of `GET /healthz`.
+#[derive(Debug, Serialize)]
+pub struct Healthz {
+    /// Always true: the server answers.
+    pub ok: bool,
+    /// agentgate's version.
+    pub version: &'static str,
+}
+
+/// `GET /healthz`: open, no token; says the server is up.
+pub async fn healthz() -> Json<Healthz> {
+    Json(Healthz {
+        ok: true,
+        version: env!("CARGO_PKG_VERSION"),
+    })
+}
+
+/// `GET /v1/health`: what `agentgate health --json` prints, for every
+/// provider of the config. The `--version` probes run at most once per
+/// [`crate::state::HEALTH_TTL`]; requests meanwhile get the same report,
+/// and concurrent requests wait for one probe.
+pub async fn v1_health(State(state): State<Arc<AppState>>) -> Result<Json<HealthReport>, ApiError> {
+    let mut cached = state.health.lock().await;
+    if let Some((at, report)) = cached.as_ref()
+        && at.elapsed() < state.health_ttl
+    {
+        return Ok(Json(HealthReport::clone(report)));
+    }
+    let probe_state = Arc::clone(&state);
+    let report = tokio::task::spawn_blocking(move || {
+        let providers = probe_state.config.all_providers();
+        let env = |k: &str| std::env::var(k).ok();
+        health::check_all(
+            &providers,
+            probe_state.home.as_deref(),
+            &env,
+            probe_state.probe_timeout,
+        )
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("the health check failed: {e}")))?;
+    let report = Arc::new(report);
+    *cached = Some((Instant::now(), Arc::clone(&report)));
+    Ok(Json(HealthReport::clone(&report)))
+}

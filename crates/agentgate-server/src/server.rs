@@ -1,0 +1,240 @@
+//! Starting and stopping the server.
+//!
+//! [`Server::bind`] does everything that can fail before a request is
+//! served, in this order: parse the address, pick the token (refusing a
+//! non-loopback address without an explicit token *before* creating any
+//! file or socket), load the config, bind. The caller then prints
+//! [`Server::url`] and calls [`Server::run`] with a shutdown future
+//! ([`shutdown_signal`] for SIGTERM and SIGINT).
+//!
+//! Shutdown order in [`Server::run`]: the signal arrives; the listener stops
+//! accepting and idle connections are closed; requests in flight get up to
+//! the grace to finish, then whatever is left is dropped. This is the one
+//! place where stopping happens: the job executor, when it exists, stops
+//! claiming and drains its running jobs here, under the same grace, next to
+//! the HTTP drain.
+
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentgate_core::config::Config;
+use tokio::net::TcpListener;
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::error::ServeError;
+use crate::router::router;
+use crate::state::AppState;
+use crate::token::{self, TokenFileChoice, TokenSource};
+
+/// The address `serve` listens on without `--listen`.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7700";
+
+/// How long requests in flight may take to finish after a stop signal.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
+
+/// What `agentgate serve` was asked for.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// `IP:PORT` (`localhost:PORT` is 127.0.0.1); port 0 picks a free port.
+    pub listen: String,
+    /// `--token-file`: the token file to read, or create when missing.
+    pub token_file: Option<PathBuf>,
+    /// `--config`: the config file (else discovered as for every command).
+    pub config: Option<PathBuf>,
+    /// How long requests in flight may take to finish at shutdown.
+    pub grace: Duration,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            listen: DEFAULT_LISTEN.to_owned(),
+            token_file: None,
+            config: None,
+            grace: DEFAULT_GRACE,
+        }
+    }
+}
+
+/// A bound server, not yet serving.
+#[derive(Debug)]
+pub struct Server {
+    listener: TcpListener,
+    addr: SocketAddr,
+    token_source: TokenSource,
+    state: Arc<AppState>,
+    grace: Duration,
+}
+
+/// How [`Server::run`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// Every request in flight finished within the grace.
+    Drained,
+    /// The grace ran out; the requests still open were dropped.
+    GraceExpired,
+}
+
+impl Server {
+    /// Parse, pick the token, load the config and bind (see the module notes).
+    pub async fn bind(options: ServeOptions) -> Result<Server, ServeError> {
+        let addr = parse_listen(&options.listen)?;
+        let (token, token_source) = match token::from_env(std::env::var(token::TOKEN_ENV).ok()) {
+            Some(t) => (t, TokenSource::Env),
+            None => {
+                let choice = TokenFileChoice::resolve(options.token_file.clone())?;
+                if !is_loopback(addr.ip()) {
+                    // Only a file the operator made counts; never create one here.
+                    match (&choice, token::read_file(choice.path())?) {
+                        (TokenFileChoice::Given(p), Some(t)) => (t, TokenSource::File(p.clone())),
+                        _ => return Err(ServeError::PublicWithoutToken { addr }),
+                    }
+                } else {
+                    token::read_or_create(choice.path())?
+                }
+            }
+        };
+        let config = Config::load(options.config.as_deref())?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServeError::Bind { addr, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| ServeError::Bind { addr, source })?;
+        Ok(Server {
+            listener,
+            addr,
+            token_source,
+            state: Arc::new(AppState::new(token, config)),
+            grace: options.grace,
+        })
+    }
+
+    /// The base URL actually bound, e.g. `http://127.0.0.1:43211`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The address actually bound.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Where the token came from (its path, never its value).
+    pub fn token_source(&self) -> &TokenSource {
+        &self.token_source
+    }
+
+    /// Serve until `shutdown` completes, then stop (see the module notes).
+    pub async fn run<S>(self, shutdown: S) -> Result<Stopped, ServeError>
+    where
+        S: Future<Output = ()> + Send,
+    {
+        let app = router(self.state);
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let mut serving = tokio::spawn(async move {
+            axum::serve(self.listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stop_rx.await;
+                })
+                .await
+        });
+        tokio::select! {
+            () = shutdown => {}
+            ended = &mut serving => return match ended {
+                Ok(Ok(())) => Ok(Stopped::Drained),
+                Ok(Err(e)) => Err(ServeError::Io(e)),
+                Err(e) => Err(ServeError::Io(std::io::Error::other(e))),
+            },
+        }
+        tracing::info!("stopping: no new connections; requests in flight may finish");
+        let _ = stop_tx.send(());
+        match tokio::time::timeout(self.grace, &mut serving).await {
+            Ok(Ok(Ok(()))) => Ok(Stopped::Drained),
+            Ok(Ok(Err(e))) => Err(ServeError::Io(e)),
+            Ok(Err(e)) => Err(ServeError::Io(std::io::Error::other(e))),
+            Err(_) => {
+                serving.abort();
+                Ok(Stopped::GraceExpired)
+            }
+        }
+    }
+}
+
+/// A future that completes at the first SIGTERM or SIGINT. The handlers are
+/// installed by this call, so call it before announcing the URL.
+pub fn shutdown_signal() -> Result<impl Future<Output = ()> + Send, ServeError> {
+    let mut term = signal(SignalKind::terminate()).map_err(|source| ServeError::Signal {
+        signal: "SIGTERM",
+        source,
+    })?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|source| ServeError::Signal {
+        signal: "SIGINT",
+        source,
+    })?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    })
+}
+
+/// `IP:PORT`, or `localhost:PORT` for 127.0.0.1.
+pub fn parse_listen(given: &str) -> Result<SocketAddr, ServeError> {
+    let bad = || ServeError::BadListen {
+        given: given.to_owned(),
+    };
+    if let Ok(addr) = given.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let (host, port) = given.rsplit_once(':').ok_or_else(bad)?;
+    let port: u16 = port.parse().map_err(|_| bad())?;
+    if host.eq_ignore_ascii_case("localhost") {
+        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+    }
+    Err(bad())
+}
+
+/// 127.0.0.0/8, ::1, and ::ffff:127.x.y.z.
+pub fn is_loopback(ip: IpAddr) -> bool {
+    ip.to_canonical().is_loopback()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_addresses() {
+        assert_eq!(
+            parse_listen("127.0.0.1:0").unwrap(),
+            "127.0.0.1:0".parse().unwrap()
+        );
+        assert_eq!(
+            parse_listen("localhost:7700").unwrap(),
+            "127.0.0.1:7700".parse().unwrap()
+        );
+        assert_eq!(
+            parse_listen("[::1]:80").unwrap(),
+            "[::1]:80".parse().unwrap()
+        );
+        for bad in ["7700", "example.com:80", "127.0.0.1:99999", "127.0.0.1"] {
+            let err = parse_listen(bad).unwrap_err().to_string();
+            assert!(err.contains("IP:PORT"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn loopback_addresses() {
+        for ip in ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"] {
+            assert!(is_loopback(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["0.0.0.0", "::", "10.0.0.1", "::ffff:10.0.0.1"] {
+            assert!(!is_loopback(ip.parse().unwrap()), "{ip}");
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! `agentgate serve`: the flags, the two start-up lines, and the exit code.
+//! Everything else is `agentgate_server`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agentgate_server::token::TokenSource;
+use agentgate_server::{ServeOptions, Server, Stopped};
+use anyhow::Context;
+
+use crate::output::{Stdout, note};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The address to listen on, IP:PORT (port 0 picks a free one). The URL
+    /// actually bound is the first line of stdout. A non-loopback address
+    /// needs an explicit token: AGENTGATE_TOKEN, or an existing --token-file.
+    #[arg(long, value_name = "ADDR", default_value = agentgate_server::DEFAULT_LISTEN)]
+    listen: String,
+    /// The token file: read, or created (mode 0600, a random token) when
+    /// missing. Default: `token` in agentgate's data folder, next to the
+    /// store ($AGENTGATE_HOME, else $XDG_DATA_HOME/agentgate, else
+    /// ~/.local/share/agentgate). Ignored when AGENTGATE_TOKEN is set.
+    #[arg(long, value_name = "PATH")]
+    token_file: Option<PathBuf>,
+    /// Seconds that requests in flight get to finish after SIGTERM or SIGINT.
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_GRACE.as_secs())]
+    grace: u64,
+}
+
+pub const AFTER_HELP: &str = "\
+ROUTES
+  GET /healthz     open: {\"ok\": true, \"version\": \"...\"}
+  GET /v1/health   what `agentgate health --json` prints (cached 10 s)
+  Every /v1 route needs `Authorization: Bearer TOKEN`; without it, or with a
+  wrong token: 401. Bodies over 1 MiB: 413. Errors are JSON:
+  {\"error\": {\"type\": \"...\", \"message\": \"...\"}}.
+
+TOKEN
+  $AGENTGATE_TOKEN when set, else the token file (see --token-file). Its
+  path is printed on stderr at start, never the token. A token file that
+  the group or others can access is refused: chmod 600 it.
+
+SHUTDOWN
+  SIGTERM or SIGINT: stop accepting, let requests in flight finish (up to
+  --grace), exit 0.
+
+EXAMPLE
+  agentgate serve --listen 127.0.0.1:7700 &
+  curl -H \"Authorization: Bearer $(cat ~/.local/share/agentgate/token)\" \\
+       http://127.0.0.1:7700/v1/health";
+
+pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")?;
+    let result = rt.block_on(serve(args, config));
+    // A health probe still running after the grace is not waited for.
+    rt.shutdown_timeout(Duration::from_secs(1));
+    result
+}
+
+async fn serve(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+    // Installed before the URL is printed: a stop sent as soon as the URL is
+    // read is a clean shutdown.
+    let stop = agentgate_server::shutdown_signal()?;
+    let server = Server::bind(ServeOptions {
+        listen: args.listen,
+        token_file: args.token_file,
+        config: config.map(Path::to_path_buf),
+        grace: Duration::from_secs(args.grace),
+    })
+    .await?;
+    Stdout::new().line(server.url())?;
+    match server.token_source() {
+        TokenSource::Env => note!("agentgate: token: from AGENTGATE_TOKEN"),
+        TokenSource::File(p) => note!("agentgate: token file: {}", p.display()),
+        TokenSource::Created(p) => {
+            note!("agentgate: token file: {} (created)", p.display());
+        }
+    }
+    match server.run(stop).await? {
+        Stopped::Drained => {}
+        Stopped::GraceExpired => {
+            note!("agentgate: requests still open after the grace were dropped");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
