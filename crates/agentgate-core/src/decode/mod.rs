@@ -5,7 +5,7 @@
 //!
 //! A decoder never fails and never drops input: a line it cannot decode (not
 //! JSON, an unknown event type, invalid UTF-8, a truncated object) becomes
-//! an [`EventBody::Raw`] event carrying the line verbatim. For JSON-lines
+//! an [`EventBody::Raw`](agentgate_protocol::EventBody::Raw) event carrying the line verbatim. For JSON-lines
 //! output the loop that guarantees this is written once ([`json_line`]),
 //! and a decoder answers "did I understand this line?" with
 //! [`Understood`]. Claude Code, Qwen Code and cursor-agent print records of

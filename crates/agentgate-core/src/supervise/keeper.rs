@@ -23,7 +23,7 @@
 //! init. When the CLI has exited, it SIGKILLs and reaps every descendant
 //! left (`sweep.rs`) and names on stderr any it could not end, which the
 //! supervisor reads back into `ExitReport::survivors`. For the termination
-//! table's last step the supervisor sends it [`SWEEP_SIGNAL`] instead of a
+//! table's last step the supervisor sends it `SWEEP_SIGNAL` (SIGUSR1) instead of a
 //! SIGKILL to the group (which would kill the keeper first): it SIGKILLs
 //! every descendant, CLI included, then sweeps and exits as the CLI died.
 //!
