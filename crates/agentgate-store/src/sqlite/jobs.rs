@@ -131,10 +131,7 @@ pub(super) fn finish(
         ":job_id": job_id,
         ":token": token.0,
     })?;
-    match rows.next()? {
-        Some(row) => record_from_row(row),
-        None => Err(DbError::LeaseLost(job_id.to_owned())),
-    }
+    leased_row(rows.next()?, job_id)
 }
 
 /// How [`requeue`] puts a running job back.
@@ -175,10 +172,7 @@ pub(super) fn requeue(
         ":job_id": job_id,
         ":token": token.0,
     })?;
-    match rows.next()? {
-        Some(row) => record_from_row(row),
-        None => Err(DbError::LeaseLost(job_id.to_owned())),
-    }
+    leased_row(rows.next()?, job_id)
 }
 
 pub(super) fn cancel(
@@ -343,6 +337,15 @@ fn to_json(value: &impl serde::Serialize, op: &'static str) -> Result<String, Db
 
 fn from_json<T: serde::de::DeserializeOwned>(text: &str, op: &'static str) -> Result<T, DbError> {
     serde_json::from_str(text).map_err(|source| DbError::Json { op, source })
+}
+
+/// The row a write under a lease returned; none means the job is not
+/// running under that token any more.
+fn leased_row(row: Option<&Row<'_>>, job_id: &str) -> Result<JobRecord, DbError> {
+    match row {
+        Some(row) => record_from_row(row),
+        None => Err(DbError::LeaseLost(job_id.to_owned())),
+    }
 }
 
 fn record_from_row(row: &Row<'_>) -> Result<JobRecord, DbError> {

@@ -4,28 +4,50 @@
 //! shutdown.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::serve_support::{Env, LIMIT, Serve, get, request, request_raw, serve_exits};
 
-/// A folder with a stub `claude` whose `--version` prints 9.8.7 after
-/// `delay` seconds, touching `started` first.
-fn stub_bin(dir: &Path, delay: &str) -> std::path::PathBuf {
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let claude = bin.join("claude");
-    let started = dir.join("probe-started");
-    std::fs::write(
-        &claude,
-        format!(
-            "#!/bin/sh\ntouch '{}'\nsleep {delay}\necho '9.8.7 (Claude Code)'\n",
-            started.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
-    bin
+/// A scratch home for one serve process: `bin/` holds a stub `claude`
+/// whose `--version` prints 9.8.7 after `delay` seconds, touching
+/// `probe-started` first; PATH is that folder.
+struct Home {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+}
+
+impl Home {
+    fn new(delay: &str) -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let claude = bin.join("claude");
+        let started = dir.path().join("probe-started");
+        std::fs::write(
+            &claude,
+            format!(
+                "#!/bin/sh\ntouch '{}'\nsleep {delay}\necho '9.8.7 (Claude Code)'\n",
+                started.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Home { dir, bin }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The serve environment: this home, this PATH, and `vars`.
+    fn env(&self, vars: Vec<(&'static str, String)>) -> Env<'_> {
+        Env {
+            home: self.path(),
+            bin: &self.bin,
+            vars,
+        }
+    }
 }
 
 fn assert_unauthorized(r: &super::serve_support::Response) {
@@ -40,13 +62,8 @@ fn assert_unauthorized(r: &super::serve_support::Response) {
 
 #[test]
 fn serve_prints_its_url_and_healthz_is_open() {
-    let home = tempfile::tempdir().unwrap();
-    let bin = stub_bin(home.path(), "0");
-    let env = Env {
-        home: home.path(),
-        bin: &bin,
-        vars: vec![],
-    };
+    let home = Home::new("0");
+    let env = home.env(vec![]);
     let server = Serve::start(&env, &[]);
     let port: u16 = server
         .url
@@ -68,13 +85,8 @@ fn serve_prints_its_url_and_healthz_is_open() {
 
 #[test]
 fn the_token_file_is_created_private_and_reused_and_guards_v1() {
-    let home = tempfile::tempdir().unwrap();
-    let bin = stub_bin(home.path(), "0");
-    let env = Env {
-        home: home.path(),
-        bin: &bin,
-        vars: vec![],
-    };
+    let home = Home::new("0");
+    let env = home.env(vec![]);
     let token_path = home.path().join("data/token");
     let server = Serve::start(&env, &[]);
     let mode = std::fs::metadata(&token_path).unwrap().permissions().mode() & 0o777;
@@ -138,14 +150,9 @@ fn the_token_file_is_created_private_and_reused_and_guards_v1() {
 
 #[test]
 fn the_env_token_is_used_and_never_printed() {
-    let home = tempfile::tempdir().unwrap();
-    let bin = stub_bin(home.path(), "0");
+    let home = Home::new("0");
     let secret = "env-token-0123456789abcdef";
-    let env = Env {
-        home: home.path(),
-        bin: &bin,
-        vars: vec![("AGENTGATE_TOKEN", secret.to_owned())],
-    };
+    let env = home.env(vec![("AGENTGATE_TOKEN", secret.to_owned())]);
     let server = Serve::start(&env, &[]);
     assert_unauthorized(&get(
         &server.url,
@@ -168,13 +175,8 @@ fn the_env_token_is_used_and_never_printed() {
 
 #[test]
 fn a_given_token_file_is_used_and_a_loose_one_refused() {
-    let home = tempfile::tempdir().unwrap();
-    let bin = stub_bin(home.path(), "0");
-    let env = Env {
-        home: home.path(),
-        bin: &bin,
-        vars: vec![],
-    };
+    let home = Home::new("0");
+    let env = home.env(vec![]);
     let file = home.path().join("my-token");
     std::fs::write(&file, "file-token-abcdef0123456789\n").unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -203,13 +205,8 @@ fn a_given_token_file_is_used_and_a_loose_one_refused() {
 
 #[test]
 fn a_non_loopback_address_needs_an_explicit_token() {
-    let home = tempfile::tempdir().unwrap();
-    let bin = stub_bin(home.path(), "0");
-    let env = Env {
-        home: home.path(),
-        bin: &bin,
-        vars: vec![],
-    };
+    let home = Home::new("0");
+    let env = home.env(vec![]);
     let missing = home.path().join("not-yet");
     for args in [
         vec!["--listen", "0.0.0.0:0"],
@@ -239,13 +236,8 @@ fn a_non_loopback_address_needs_an_explicit_token() {
 
 #[test]
 fn bodies_over_the_limit_are_413_and_unknown_routes_404_as_json() {
-    let home = tempfile::tempdir().unwrap();
-    let bin = stub_bin(home.path(), "0");
-    let env = Env {
-        home: home.path(),
-        bin: &bin,
-        vars: vec![("AGENTGATE_TOKEN", "t0ken-for-limits".to_owned())],
-    };
+    let home = Home::new("0");
+    let env = home.env(vec![("AGENTGATE_TOKEN", "t0ken-for-limits".to_owned())]);
     let server = Serve::start(&env, &[]);
     let auth = "Authorization: Bearer t0ken-for-limits".to_owned();
     // A declared length over 1 MiB is refused before the body is read.
@@ -315,14 +307,9 @@ fn bodies_over_the_limit_are_413_and_unknown_routes_404_as_json() {
 
 #[test]
 fn sigterm_lets_a_request_in_flight_finish_then_exits_0() {
-    let home = tempfile::tempdir().unwrap();
+    let home = Home::new("2");
     // The health probe takes 2 s: the request is in flight when SIGTERM comes.
-    let bin = stub_bin(home.path(), "2");
-    let env = Env {
-        home: home.path(),
-        bin: &bin,
-        vars: vec![("AGENTGATE_TOKEN", "t0ken-for-shutdown".to_owned())],
-    };
+    let env = home.env(vec![("AGENTGATE_TOKEN", "t0ken-for-shutdown".to_owned())]);
     let server = Serve::start(&env, &[]);
     let url = server.url.clone();
     let base = server.url.clone();
@@ -358,14 +345,9 @@ fn sigterm_lets_a_request_in_flight_finish_then_exits_0() {
 
 #[test]
 fn a_request_still_open_after_the_grace_is_dropped_and_serve_exits_0() {
-    let home = tempfile::tempdir().unwrap();
+    let home = Home::new("8");
     // The probe outlasts the 1 s grace.
-    let bin = stub_bin(home.path(), "8");
-    let env = Env {
-        home: home.path(),
-        bin: &bin,
-        vars: vec![("AGENTGATE_TOKEN", "t0ken-for-grace".to_owned())],
-    };
+    let env = home.env(vec![("AGENTGATE_TOKEN", "t0ken-for-grace".to_owned())]);
     let server = Serve::start(&env, &["--grace", "1"]);
     let url = server.url.clone();
     let in_flight = std::thread::spawn(move || {
