@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::serve_support::{Env, LIMIT, Serve, get, request, request_raw, serve_exits};
 
 /// A scratch home for one serve process: `bin/` holds a stub `claude`
-/// whose `--version` prints 9.8.7 after `delay` seconds, touching
+/// whose `--version` prints 9.8.7 after `delay` seconds, adding a line to
 /// `probe-started` first; PATH is that folder.
 struct Home {
     dir: tempfile::TempDir,
@@ -27,7 +27,7 @@ impl Home {
         std::fs::write(
             &claude,
             format!(
-                "#!/bin/sh\ntouch '{}'\nsleep {delay}\necho '9.8.7 (Claude Code)'\n",
+                "#!/bin/sh\necho probe >> '{}'\nsleep {delay}\necho '9.8.7 (Claude Code)'\n",
                 started.display()
             ),
         )
@@ -375,4 +375,21 @@ fn a_request_still_open_after_the_grace_is_dropped_and_serve_exits_0() {
         "the dropped request got no answer: {:?}",
         String::from_utf8_lossy(&raw)
     );
+}
+
+#[test]
+fn health_requests_within_the_cache_window_share_one_probe() {
+    let home = Home::new("0");
+    let token = "t0ken-for-the-cache";
+    let env = home.env(vec![("AGENTGATE_TOKEN", token.to_owned())]);
+    let server = Serve::start(&env, &[]);
+    for _ in 0..3 {
+        let r = get(&server.url, "/v1/health", Some(token));
+        assert_eq!(r.status, 200, "{r:?}");
+    }
+    let (status, _, stderr) = server.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    // Three requests well inside the 10 s window: claude's --version ran once.
+    let probes = std::fs::read_to_string(home.path().join("probe-started")).unwrap();
+    assert_eq!(probes.lines().count(), 1, "{probes:?}");
 }
