@@ -22,6 +22,7 @@ pub mod providers;
 pub mod quota;
 pub mod read_limit;
 pub mod redact;
+pub mod request;
 pub mod retry_on;
 pub mod run;
 pub mod settings;

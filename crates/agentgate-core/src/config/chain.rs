@@ -1,7 +1,7 @@
 //! `chains:`: ordered agents tried in turn, moving on after failures that
 //! `retry_on` admits.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
 use super::agent::{AgentSpec, check_name};
@@ -12,7 +12,7 @@ use crate::retry_on::RetryOn;
 
 /// What to do when a failed attempt changed the workspace before the next
 /// agent starts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OnDirty {
     /// Stop the chain with an error (the default).
@@ -36,7 +36,7 @@ impl OnDirty {
 }
 
 /// What the next agent learns of a failed attempt.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Handoff {
     /// Nothing (the default).

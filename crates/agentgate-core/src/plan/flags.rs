@@ -4,12 +4,14 @@
 use std::path::PathBuf;
 
 use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{Handoff, OnDirty};
 use crate::settings::Settings;
 
 /// Which model of an agent a run uses.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// The agent's `model` (its thinking model), the default.
     #[default]
@@ -21,7 +23,8 @@ pub enum Tier {
 /// What a run does when another run holds its `--session`: one run at a
 /// time per session name, so that the first run creates exactly one native
 /// session and every turn is counted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SessionBusy {
     /// Wait for the other run to finish (at most the run's `--timeout`),
     /// the default.

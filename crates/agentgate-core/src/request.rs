@@ -1,0 +1,411 @@
+//! A run asked for as data: the JSON body of `POST /v1/runs`, what
+//! `agentgate submit` sends, what a schedule or a watched folder of the
+//! config holds. It has the fields of `agentgate run`'s flags (snake_case:
+//! `--idle-timeout` is `idle_timeout`) and the queue's own (`priority`,
+//! `idempotency_key`, `not_before`).
+//!
+//! [`RunRequest::to_flags`] checks it and turns it into the [`RunFlags`]
+//! and [`TaskInput`] the planner takes; every refusal names the field.
+//! Paths must be absolute: the request is run by a server whose working
+//! directory is not the caller's (`agentgate submit` makes its flags'
+//! paths absolute before sending).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Handoff, OnDirty};
+use crate::plan::{RunFlags, SessionBusy, Tier};
+use crate::prompt::{TaskInput, task_from_stdin};
+use crate::retry_on::retry_on_from_names;
+use crate::settings::{PermissionMode, Settings, parse_duration};
+
+/// The longest `idempotency_key`, in bytes.
+pub const IDEMPOTENCY_KEY_MAX: usize = 256;
+
+/// The range of `priority` (higher runs first).
+pub const PRIORITY_RANGE: std::ops::RangeInclusive<i64> = -1000..=1000;
+
+/// A run asked for as data. `None` or an empty list leaves the choice to
+/// the config and the defaults, as an absent flag does.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunRequest {
+    /// The prompt (exactly one of `prompt` and `task`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// A task input object: `{"prompt", "context", "persona", "files"}`, as
+    /// `agentgate run` reads from stdin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<serde_json::Value>,
+    /// Providers tried in order (`--provider claude,codex`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub providers: Vec<String>,
+    /// Agents of the config tried in order (`--agent`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
+    /// A chain of the config (`--chain`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<String>,
+    /// `--model`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `thinking` or `fast` (`--tier`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    /// `default`, `plan`, `acceptEdits` or `bypass` (`--permission-mode`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<String>,
+    /// `--system`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// `--system-file` (absolute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_file: Option<PathBuf>,
+    /// `--agent-file` (absolute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_file: Option<PathBuf>,
+    /// `--persona`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub persona: Option<String>,
+    /// `--context` files (absolute).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<PathBuf>,
+    /// `--context-dir` (absolute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_dir: Option<PathBuf>,
+    /// `--context-max` bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_max: Option<usize>,
+    /// `--skip-context-file`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub skip_context_file: bool,
+    /// `--no-unattended-instruction`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub no_unattended_instruction: bool,
+    /// `--prompt-max-bytes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_max_bytes: Option<usize>,
+    /// `--prompt-warn-bytes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_warn_bytes: Option<usize>,
+    /// `--add-dir` folders (absolute).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub add_dirs: Vec<PathBuf>,
+    /// `--cwd` (absolute; default: the server's working directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    /// `--session`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// `wait` or `fail` (`--session-busy`; needs `session`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_busy: Option<SessionBusy>,
+    /// `--resume`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
+    /// `--timeout`, e.g. `"90s"`, `"10m"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+    /// `--idle-timeout`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_timeout: Option<String>,
+    /// `--max-provider-retries`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_provider_retries: Option<u32>,
+    /// `--binary` (absolute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binary: Option<PathBuf>,
+    /// `stop`, `continue` or `stash` (`--on-dirty`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_dirty: Option<OnDirty>,
+    /// `none` or `summary` (`--handoff`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<Handoff>,
+    /// Error types that hand the task on (`--retry-on`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retry_on: Vec<String>,
+    /// `--ignore-quota`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub ignore_quota: bool,
+    /// `--output-schema` (absolute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<PathBuf>,
+    /// `--env KEY=VALUE` pairs.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// `--extra-arg` values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extra_args: Vec<String>,
+    /// Higher runs first (-1000 to 1000, default 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub priority: i64,
+    /// A repeated key returns the run the first request created.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+    /// Not started before this time (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<Timestamp>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
+}
+
+/// A request refused: which field, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct RequestError {
+    /// The field at fault (`prompt`, `timeout`, `env.KEY`, ...).
+    pub field: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl RequestError {
+    /// A refusal of `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        RequestError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl RunRequest {
+    /// Parse a request from JSON text. Text that is not JSON is a
+    /// [`RequestError`] on the field `request`; see [`RunRequest::from_value`]
+    /// for the rest.
+    pub fn from_json(text: &str) -> Result<RunRequest, RequestError> {
+        let value = serde_json::from_str(text)
+            .map_err(|e| RequestError::new("request", format!("not JSON: {e}")))?;
+        RunRequest::from_value(value)
+    }
+
+    /// Read a request from parsed JSON. Unknown fields and values of the
+    /// wrong type are refused, naming the field.
+    pub fn from_value(value: serde_json::Value) -> Result<RunRequest, RequestError> {
+        let serde_json::Value::Object(fields) = value else {
+            return Err(RequestError::new("request", "expected a JSON object"));
+        };
+        let whole = serde_json::Value::Object(fields.clone());
+        serde_json::from_value(whole).map_err(|e| {
+            // serde_json's message names an unknown field but not the field
+            // of a value of the wrong type: read the fields one at a time
+            // to find it.
+            let culprit = fields.iter().find(|(k, v)| {
+                let one = serde_json::Map::from_iter([((*k).clone(), (*v).clone())]);
+                serde_json::from_value::<RunRequest>(serde_json::Value::Object(one)).is_err()
+            });
+            let field = culprit.map_or("request", |(k, _)| k.as_str());
+            RequestError::new(field, e.to_string())
+        })
+    }
+
+    /// Check the request and turn it into what the planner takes. The
+    /// checks here need no config; the plan made from the result can still
+    /// be refused (an unknown provider, a missing file).
+    pub fn to_flags(&self) -> Result<(RunFlags, TaskInput), RequestError> {
+        let task = self.task_input()?;
+        self.check_choice()?;
+        self.check_queue_fields()?;
+        for (field, path) in self.paths() {
+            if !path.is_absolute() {
+                return Err(RequestError::new(
+                    field,
+                    format!("`{}` is not an absolute path", path.display()),
+                ));
+            }
+        }
+        if self.session.is_some() && self.resume.is_some() {
+            return Err(RequestError::new(
+                "resume",
+                "give session or resume, not both",
+            ));
+        }
+        if self.session_busy.is_some() && self.session.is_none() {
+            return Err(RequestError::new("session_busy", "needs a session"));
+        }
+        if let Some(name) = self.env.keys().find(|k| k.is_empty() || k.contains('=')) {
+            return Err(RequestError::new(
+                "env",
+                format!("`{name}` is not a variable name"),
+            ));
+        }
+        let permission_mode = self
+            .permission_mode
+            .as_deref()
+            .map(str::parse::<PermissionMode>)
+            .transpose()
+            .map_err(|e| RequestError::new("permission_mode", e))?;
+        let retry_on = if self.retry_on.is_empty() {
+            None
+        } else {
+            Some(
+                retry_on_from_names(&self.retry_on.join(","))
+                    .map_err(|e| RequestError::new("retry_on", e))?,
+            )
+        };
+        let flags = RunFlags {
+            providers: self.providers.clone(),
+            agents: self.agents.clone(),
+            chain: self.chain.clone(),
+            model: self.model.clone(),
+            tier: self.tier.unwrap_or_default(),
+            settings: Settings {
+                binary: self.binary.clone(),
+                timeout: duration("timeout", self.timeout.as_deref())?,
+                idle_timeout: duration("idle_timeout", self.idle_timeout.as_deref())?,
+                max_provider_retries: self.max_provider_retries,
+                permission_mode,
+                system: self.system.clone(),
+                cwd: self.cwd.clone(),
+                output_schema: self.output_schema.clone(),
+                retry_on,
+                env: self.env.clone().into_iter().collect(),
+                extra_args: self.extra_args.clone(),
+            },
+            system_file: self.system_file.clone(),
+            agent_file: self.agent_file.clone(),
+            persona: self.persona.clone(),
+            context: self.context.clone(),
+            context_dir: self.context_dir.clone(),
+            context_max: self.context_max,
+            skip_context_file: self.skip_context_file,
+            no_unattended_instruction: self.no_unattended_instruction,
+            prompt_max_bytes: self.prompt_max_bytes,
+            prompt_warn_bytes: self.prompt_warn_bytes,
+            add_dirs: self.add_dirs.clone(),
+            session: self.session.clone(),
+            resume: self.resume.clone(),
+            session_busy: self.session_busy.unwrap_or_default(),
+            on_dirty: self.on_dirty,
+            handoff: self.handoff,
+            ignore_quota: self.ignore_quota,
+            now: None,
+        };
+        Ok((flags, task))
+    }
+
+    /// The task: `prompt` as is, or `task` read as `agentgate run` reads a
+    /// JSON task input from stdin.
+    fn task_input(&self) -> Result<TaskInput, RequestError> {
+        let task = match (&self.prompt, &self.task) {
+            (Some(_), Some(_)) => {
+                return Err(RequestError::new("task", "give prompt or task, not both"));
+            }
+            (None, None) => {
+                return Err(RequestError::new("prompt", "a prompt or a task is needed"));
+            }
+            (Some(p), None) => TaskInput {
+                prompt: p.clone(),
+                ..TaskInput::default()
+            },
+            (None, Some(t @ serde_json::Value::Object(_))) => task_from_stdin(&t.to_string())
+                .map_err(|e| RequestError::new("task", e.to_string()))?,
+            (None, Some(_)) => {
+                return Err(RequestError::new(
+                    "task",
+                    "expected an object: {\"prompt\", \"context\", \"persona\", \"files\"}",
+                ));
+            }
+        };
+        if task.prompt.trim().is_empty() {
+            let field = if self.task.is_some() {
+                "task"
+            } else {
+                "prompt"
+            };
+            return Err(RequestError::new(field, "the prompt is empty"));
+        }
+        if let Some(f) = task.files.iter().find(|f| !f.is_absolute()) {
+            return Err(RequestError::new(
+                "task.files",
+                format!("`{}` is not an absolute path", f.display()),
+            ));
+        }
+        Ok(task)
+    }
+
+    /// At most one of `providers`, `agents` and `chain`; no blank names.
+    fn check_choice(&self) -> Result<(), RequestError> {
+        let given = [
+            ("providers", !self.providers.is_empty()),
+            ("agents", !self.agents.is_empty()),
+            ("chain", self.chain.is_some()),
+        ];
+        let mut named = given.iter().filter(|(_, on)| *on).map(|(f, _)| *f);
+        if let (Some(first), Some(second)) = (named.next(), named.next()) {
+            return Err(RequestError::new(
+                second,
+                format!("give one of providers, agents and chain (also given: {first})"),
+            ));
+        }
+        for (field, list) in [("providers", &self.providers), ("agents", &self.agents)] {
+            if list.iter().any(|n| n.trim().is_empty()) {
+                return Err(RequestError::new(field, "a name is empty"));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_queue_fields(&self) -> Result<(), RequestError> {
+        if !PRIORITY_RANGE.contains(&self.priority) {
+            return Err(RequestError::new(
+                "priority",
+                format!(
+                    "{} is out of range ({} to {})",
+                    self.priority,
+                    PRIORITY_RANGE.start(),
+                    PRIORITY_RANGE.end()
+                ),
+            ));
+        }
+        if let Some(key) = &self.idempotency_key
+            && (key.is_empty() || key.len() > IDEMPOTENCY_KEY_MAX)
+        {
+            return Err(RequestError::new(
+                "idempotency_key",
+                format!("must be 1 to {IDEMPOTENCY_KEY_MAX} bytes"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every path the request holds, with its field.
+    fn paths(&self) -> impl Iterator<Item = (&'static str, &Path)> {
+        let single = [
+            ("system_file", &self.system_file),
+            ("agent_file", &self.agent_file),
+            ("context_dir", &self.context_dir),
+            ("cwd", &self.cwd),
+            ("binary", &self.binary),
+            ("output_schema", &self.output_schema),
+        ];
+        let single = single
+            .into_iter()
+            .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)));
+        let lists = self
+            .context
+            .iter()
+            .map(|p| ("context", p.as_path()))
+            .chain(self.add_dirs.iter().map(|p| ("add_dirs", p.as_path())));
+        single.chain(lists)
+    }
+}
+
+fn duration(field: &str, value: Option<&str>) -> Result<Option<std::time::Duration>, RequestError> {
+    value
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| RequestError::new(field, e))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,144 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::*;
+
+fn refused(json: &str) -> RequestError {
+    let err = match RunRequest::from_json(json) {
+        Err(e) => return e,
+        Ok(req) => req.to_flags().expect_err("the request was accepted"),
+    };
+    err
+}
+
+#[test]
+fn a_full_request_becomes_the_flags_of_agentgate_run() {
+    let req = RunRequest::from_json(
+        r#"{"prompt": "fix the bug", "providers": ["claude", "codex"], "model": "opus",
+            "tier": "fast", "permission_mode": "acceptEdits", "cwd": "/srv/repo",
+            "timeout": "90s", "idle_timeout": "1m", "env": {"A": "1"},
+            "extra_args": ["--verbose"], "session": "s1", "session_busy": "fail",
+            "retry_on": ["quota", "rate_limit"], "on_dirty": "stash",
+            "handoff": "summary", "ignore_quota": true, "priority": 5,
+            "idempotency_key": "k-1", "not_before": "2026-11-25T01:00:00Z"}"#,
+    )
+    .unwrap();
+    let (flags, task) = req.to_flags().unwrap();
+    assert_eq!(task.prompt, "fix the bug");
+    assert_eq!(flags.providers, ["claude", "codex"]);
+    assert_eq!(flags.model.as_deref(), Some("opus"));
+    assert_eq!(flags.tier, Tier::Fast);
+    assert_eq!(
+        flags.settings.permission_mode,
+        Some(PermissionMode::AcceptEdits)
+    );
+    assert_eq!(flags.settings.cwd, Some(PathBuf::from("/srv/repo")));
+    assert_eq!(flags.settings.timeout, Some(Duration::from_secs(90)));
+    assert_eq!(flags.settings.idle_timeout, Some(Duration::from_secs(60)));
+    assert_eq!(flags.settings.env, [("A".to_owned(), "1".to_owned())]);
+    assert_eq!(flags.settings.extra_args, ["--verbose"]);
+    assert_eq!(flags.session.as_deref(), Some("s1"));
+    assert_eq!(flags.session_busy, SessionBusy::Fail);
+    assert_eq!(flags.settings.retry_on.unwrap().kinds.len(), 2);
+    assert_eq!(flags.on_dirty, Some(OnDirty::Stash));
+    assert_eq!(flags.handoff, Some(Handoff::Summary));
+    assert!(flags.ignore_quota);
+    assert_eq!(req.priority, 5);
+    assert_eq!(req.not_before.unwrap().to_string(), "2026-11-25T01:00:00Z");
+}
+
+#[test]
+fn a_request_survives_a_round_trip_through_json() {
+    let req = RunRequest {
+        task: Some(serde_json::json!({"prompt": "p", "context": {"k": 1}})),
+        agents: vec!["fixer".into()],
+        context: vec![PathBuf::from("/a/notes.md")],
+        session: Some("s".into()),
+        session_busy: Some(SessionBusy::Wait),
+        tier: Some(Tier::Thinking),
+        env: BTreeMap::from([("K".into(), "v".into())]),
+        priority: -3,
+        skip_context_file: true,
+        ..RunRequest::default()
+    };
+    let text = serde_json::to_string(&req).unwrap();
+    assert_eq!(RunRequest::from_json(&text).unwrap(), req);
+    // Absent choices stay out of the JSON.
+    assert!(
+        !text.contains("providers") && !text.contains("ignore_quota"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_task_object_is_read_as_a_json_task_input() {
+    let req = RunRequest::from_json(
+        r#"{"task": {"prompt": "review", "context": "ctx", "files": ["/r/a.rs"]}}"#,
+    )
+    .unwrap();
+    let (_, task) = req.to_flags().unwrap();
+    assert_eq!(task.prompt, "review");
+    assert_eq!(task.context.as_deref(), Some("ctx"));
+    assert_eq!(task.files, [PathBuf::from("/r/a.rs")]);
+}
+
+#[test]
+fn every_refusal_names_its_field() {
+    let cases = [
+        (r#"{"prompt": "p", "colour": 1}"#, "colour"),
+        (r#"{"prompt": "p", "timeout": 5}"#, "timeout"),
+        (r#"{"prompt": "p", "timeout": "soon"}"#, "timeout"),
+        (r#"{"prompt": "p", "cwd": "repo"}"#, "cwd"),
+        (
+            r#"{"prompt": "p", "context": ["/ok", "rel.md"]}"#,
+            "context",
+        ),
+        (r#"{"prompt": "p", "task": {"prompt": "q"}}"#, "task"),
+        (r#"{"model": "m"}"#, "prompt"),
+        (r#"{"prompt": "  "}"#, "prompt"),
+        (r#"{"task": "text"}"#, "task"),
+        (
+            r#"{"task": {"prompt": "q", "files": ["a.rs"]}}"#,
+            "task.files",
+        ),
+        (
+            r#"{"prompt": "p", "providers": ["claude"], "chain": "c"}"#,
+            "chain",
+        ),
+        (
+            r#"{"prompt": "p", "providers": ["claude", " "]}"#,
+            "providers",
+        ),
+        (r#"{"prompt": "p", "session_busy": "fail"}"#, "session_busy"),
+        (
+            r#"{"prompt": "p", "session": "s", "resume": "id"}"#,
+            "resume",
+        ),
+        (r#"{"prompt": "p", "priority": 1001}"#, "priority"),
+        (
+            r#"{"prompt": "p", "idempotency_key": ""}"#,
+            "idempotency_key",
+        ),
+        (r#"{"prompt": "p", "retry_on": ["auth"]}"#, "retry_on"),
+        (
+            r#"{"prompt": "p", "permission_mode": "root"}"#,
+            "permission_mode",
+        ),
+        (r#"{"prompt": "p", "env": {"A=B": "1"}}"#, "env"),
+        (r#"{"prompt": "p", "tier": "slow"}"#, "tier"),
+        (r#"{"prompt": "p", "not_before": "tomorrow"}"#, "not_before"),
+        (r#"["prompt"]"#, "request"),
+        (r#"{"prompt": "p""#, "request"),
+    ];
+    for (json, field) in cases {
+        let err = refused(json);
+        assert_eq!(err.field, field, "{json}: {err}");
+        assert!(!err.message.is_empty(), "{json}");
+    }
+}
+
+#[test]
+fn an_unknown_field_is_named_in_the_message() {
+    let err = refused(r#"{"prompt": "p", "colour": 1}"#);
+    assert!(err.message.contains("colour"), "{err}");
+}
