@@ -4,11 +4,10 @@ use std::time::Duration;
 use super::*;
 
 fn refused(json: &str) -> RequestError {
-    let err = match RunRequest::from_json(json) {
-        Err(e) => return e,
+    match RunRequest::from_json(json) {
+        Err(e) => e,
         Ok(req) => req.to_flags().expect_err("the request was accepted"),
-    };
-    err
+    }
 }
 
 #[test]
