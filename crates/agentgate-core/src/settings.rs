@@ -51,7 +51,7 @@ pub enum WorkspaceMode {
     /// In a fresh `git worktree` of the repository that holds the working
     /// directory, on a branch `agentgate/<run_id>`; removed afterwards when
     /// the run changed nothing, kept and reported in the envelope when it
-    /// did (see `crate::run::worktree`).
+    /// did.
     Worktree,
 }
 
