@@ -141,7 +141,12 @@ fn make(
     let worktree = add_worktree(&repository, path, branch, &base).map_err(refusal)?;
     let mut cwds = Vec::new();
     for (i, requested, location) in &located {
-        let cwd = worktree.path.join(&location.prefix);
+        // (`join` of an empty prefix would add a trailing `/`.)
+        let cwd = if location.prefix.as_os_str().is_empty() {
+            worktree.path.clone()
+        } else {
+            worktree.path.join(&location.prefix)
+        };
         if !cwd.is_dir() {
             let kept = remove_worktree(&worktree);
             let mut error = refusal(WorkspaceError::NotInCheckout {
