@@ -9,9 +9,11 @@
 //! number of runs have started (so that runs overlap), sleeps, or fails.
 
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -20,7 +22,9 @@ use super::support::{Run, run_bounded};
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// `$AG_OUT` is the test's folder. `EDIT=1` changes `tracked.txt` and adds
+/// `$AG_OUT` is the test's folder: the CLI leaves `started-PID` there, and
+/// `seen-PID` (its folder, and the first line of `tracked.txt` before any
+/// edit) once it made its edits. `EDIT=1` changes `tracked.txt` and adds
 /// `new-$$.txt` in the CLI's folder; `BARRIER=N` waits (bounded) until N
 /// runs have started; `SLEEP=1` sleeps past any `--timeout`; `FAIL=1`
 /// reports an error.
@@ -34,11 +38,14 @@ if [ -n "$BARRIER" ]; then
     sleep 0.1
   done
 fi
-{ pwd -P; cat tracked.txt 2>/dev/null || echo "(no tracked.txt)"; } > "$out/seen-$$"
+before="$(head -n 1 tracked.txt 2>/dev/null || echo "(no tracked.txt)")"
 if [ -n "$EDIT" ]; then
   echo "edited by $$" > tracked.txt
   echo "new" > "new-$$.txt"
 fi
+# Written once the edits are made, whole (renamed into place).
+printf '%s\n%s\n' "$(pwd -P)" "$before" > "$out/.seen-$$"
+mv "$out/.seen-$$" "$out/seen-$$"
 [ -n "$SLEEP" ] && sleep 30
 id="sess-$$"
 echo '{"type":"system","subtype":"init","session_id":"'"$id"'","model":"fake-model"}'
@@ -116,7 +123,7 @@ impl Setup {
             .env("AG_OUT", self.out.path())
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
-            .stdin(std::process::Stdio::null());
+            .stdin(Stdio::null());
         cmd
     }
 
@@ -364,6 +371,61 @@ fn failed_and_timed_out_runs_keep_what_they_changed() {
     assert_eq!(ws["kept"], true, "{ws:#}");
     assert_eq!(changed(ws).len(), 2, "{ws:#}");
     assert_eq!(s.agentgate_branches().len(), 2);
+    s.assert_main_tree_untouched();
+}
+
+#[test]
+fn a_cancelled_run_keeps_what_it_changed() {
+    let s = Setup::new();
+    let mut cmd = s.command(
+        &s.top(),
+        &[
+            "--workspace",
+            "worktree",
+            "--env",
+            "EDIT=1",
+            "--env",
+            "SLEEP=1",
+        ],
+    );
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let child = cmd.spawn().unwrap();
+    let pid = child.id();
+    // The CLI has edited its worktree once it says what it saw.
+    let waited = Instant::now();
+    while s.seen().is_empty() && waited.elapsed() < LIMIT {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!s.seen().is_empty(), "the CLI never started");
+    let status = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = rx.recv_timeout(LIMIT).unwrap().unwrap();
+    // Whatever is left of the run's group goes.
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stderr(Stdio::null())
+        .status();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let envelope: Value = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no envelope: {stdout}"));
+    assert_eq!(out.status.code(), Some(130), "{envelope:#}");
+    assert_eq!(envelope["error_type"], "cancelled");
+    let ws = &envelope["workspace"];
+    assert_eq!(ws["kept"], true, "{ws:#}");
+    assert_eq!(changed(ws).len(), 2, "{ws:#}");
+    assert!(Path::new(ws["path"].as_str().unwrap()).exists());
     s.assert_main_tree_untouched();
 }
 
