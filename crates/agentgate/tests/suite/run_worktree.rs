@@ -446,6 +446,47 @@ fn a_cwd_outside_git_is_refused_before_the_cli_starts() {
 }
 
 #[test]
+fn without_git_on_path_the_run_is_refused_clearly() {
+    let s = Setup::new();
+    let empty = tempfile::tempdir().unwrap();
+    let mut cmd = s.command(&s.top(), &["--workspace", "worktree"]);
+    cmd.env("PATH", empty.path());
+    let run = run_bounded(cmd, LIMIT);
+    let envelope = envelope_of(&run);
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    assert_eq!(envelope["error_type"], "invalid_input");
+    let message = envelope["error"].as_str().unwrap();
+    assert!(message.contains("`git` was not found on PATH"), "{message}");
+    assert!(s.seen().is_empty(), "the CLI ran");
+}
+
+#[test]
+fn without_the_store_the_worktree_goes_to_the_temp_folder() {
+    let s = Setup::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = s.command(
+        &s.top(),
+        &["--workspace", "worktree", "--no-store", "--env", "EDIT=1"],
+    );
+    cmd.env("TMPDIR", tmp.path());
+    let run = run_bounded(cmd, LIMIT);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let envelope = envelope_of(&run);
+    let ws = &envelope["workspace"];
+    let run_id = envelope["run_id"].as_str().unwrap();
+    assert_eq!(
+        ws["path"],
+        tmp.path()
+            .join(format!("agentgate-worktree-{run_id}"))
+            .display()
+            .to_string()
+    );
+    assert_eq!(ws["kept"], true, "{ws:#}");
+    assert_eq!(changed(ws).len(), 2, "{ws:#}");
+    s.assert_main_tree_untouched();
+}
+
+#[test]
 fn an_agent_of_the_config_asks_for_a_worktree() {
     let s = Setup::new();
     let config = s.home.path().join("agentgate.yaml");
