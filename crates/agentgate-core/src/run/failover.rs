@@ -43,12 +43,11 @@ pub async fn run(
     // `workspace: worktree`: the steps that ask for it work in the run's
     // own git worktree (`worktree.rs`), made before any CLI starts.
     let run_dir = files.as_ref().map(|f| f.dir().to_path_buf());
-    let (isolated, isolation_error) =
-        match worktree::isolate(plan, &run_id, run_dir.as_deref()).await {
-            Ok(Some((plan, wt))) => (Some(plan), Some(Ok(wt))),
-            Ok(None) => (None, None),
-            Err(e) => (None, Some(Err(e))),
-        };
+    let (isolated, isolation) = match worktree::isolate(plan, &run_id, run_dir.as_deref()).await {
+        Ok(Some((plan, wt))) => (Some(plan), Some(Ok(wt))),
+        Ok(None) => (None, None),
+        Err(e) => (None, Some(Err(e))),
+    };
     let plan = isolated.as_ref().unwrap_or(plan);
     // Files a CLI's command needs (system-prompt files) go in the run's
     // folder, or, without a store, in a folder of this run's own, made only
@@ -72,7 +71,7 @@ pub async fn run(
     };
     let mut runner = StepRunner::new(ctx, &run_id);
     let mut run_worktree = None;
-    match isolation_error {
+    match isolation {
         Some(Ok(wt)) => {
             worktree::announce(&wt, &mut em);
             run_worktree = Some(wt);
