@@ -20,7 +20,7 @@ use crate::config::{Handoff, OnDirty};
 use crate::plan::{RunFlags, SessionBusy, Tier};
 use crate::prompt::{TaskInput, task_from_stdin};
 use crate::retry_on::retry_on_from_names;
-use crate::settings::{PermissionMode, Settings, parse_duration};
+use crate::settings::{PermissionMode, Settings, WorkspaceMode, parse_duration};
 
 /// The longest `idempotency_key`, in bytes.
 pub const IDEMPOTENCY_KEY_MAX: usize = 256;
@@ -130,6 +130,10 @@ pub struct RunRequest {
     /// `--ignore-quota`.
     #[serde(skip_serializing_if = "is_false")]
     pub ignore_quota: bool,
+    /// `shared` or `worktree` (`--workspace`): with `worktree` the run
+    /// works in a fresh git worktree of the repository holding `cwd`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<WorkspaceMode>,
     /// `--output-schema` (absolute).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<PathBuf>,
@@ -268,6 +272,7 @@ impl RunRequest {
                 cwd: self.cwd.clone(),
                 output_schema: self.output_schema.clone(),
                 retry_on,
+                workspace: self.workspace,
                 env: self.env.clone().into_iter().collect(),
                 extra_args: self.extra_args.clone(),
             },

@@ -40,6 +40,44 @@ impl FromStr for PermissionMode {
     }
 }
 
+/// Where a run's CLI works on the files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkspaceMode {
+    /// In the working directory asked for, shared with whatever else runs
+    /// there (the default).
+    #[default]
+    Shared,
+    /// In a fresh `git worktree` of the repository that holds the working
+    /// directory, on a branch `agentgate/<run_id>`; removed afterwards when
+    /// the run changed nothing, kept and reported in the envelope when it
+    /// did.
+    Worktree,
+}
+
+impl WorkspaceMode {
+    /// `shared` or `worktree`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkspaceMode::Shared => "shared",
+            WorkspaceMode::Worktree => "worktree",
+        }
+    }
+}
+
+impl FromStr for WorkspaceMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "shared" => Ok(WorkspaceMode::Shared),
+            "worktree" => Ok(WorkspaceMode::Worktree),
+            other => Err(format!(
+                "unknown workspace `{other}` (expected shared or worktree)"
+            )),
+        }
+    }
+}
+
 /// What a layer says about one step. `None` (or an empty list) says
 /// nothing, so the layer below decides.
 #[derive(Debug, Clone, Default)]
@@ -62,6 +100,8 @@ pub struct Settings {
     pub output_schema: Option<PathBuf>,
     /// Which recoverable failures hand the task on to the next agent.
     pub retry_on: Option<RetryOn>,
+    /// Where the CLI works on the files: shared or in a git worktree.
+    pub workspace: Option<WorkspaceMode>,
     /// Environment for the CLI; the lists of all layers add up, a later
     /// pair winning over an earlier one of the same name.
     pub env: Vec<(String, String)>,
@@ -85,6 +125,7 @@ impl Settings {
             cwd: self.cwd.or_else(|| lower.cwd.clone()),
             output_schema: self.output_schema.or_else(|| lower.output_schema.clone()),
             retry_on: self.retry_on.or_else(|| lower.retry_on.clone()),
+            workspace: self.workspace.or(lower.workspace),
             env: lower.env.iter().cloned().chain(self.env).collect(),
             extra_args: lower
                 .extra_args
@@ -194,5 +235,23 @@ mod tests {
             ]
         );
         assert_eq!(s.permission_mode, None);
+    }
+
+    #[test]
+    fn workspace_mode_comes_from_the_highest_layer_that_sets_it() {
+        let agent = Settings {
+            workspace: Some(WorkspaceMode::Worktree),
+            ..Settings::default()
+        };
+        let s = Settings::default().combine(&agent);
+        assert_eq!(s.workspace, Some(WorkspaceMode::Worktree));
+        let flags = Settings {
+            workspace: Some(WorkspaceMode::Shared),
+            ..Settings::default()
+        };
+        assert_eq!(flags.combine(&agent).workspace, Some(WorkspaceMode::Shared));
+        assert_eq!("worktree".parse(), Ok(WorkspaceMode::Worktree));
+        let err = "tree".parse::<WorkspaceMode>().unwrap_err();
+        assert!(err.contains("expected shared or worktree"), "{err}");
     }
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorInfo, ErrorKind};
 use crate::tool::ToolClass;
 use crate::usage::Usage;
+use crate::workspace::WorkspaceReport;
 
 /// The final result of a run: what `agentgate run` prints, and what the
 /// `result` event carries.
@@ -116,6 +117,11 @@ pub struct Envelope {
     /// The failover chain the run followed, when it used one.
     #[serde(default)]
     pub chain: Option<String>,
+    /// With `workspace: worktree`: the git worktree the run ran in, whether
+    /// it was kept, and what the run changed there; `null` for a run in the
+    /// shared working tree.
+    #[serde(default)]
+    pub workspace: Option<WorkspaceReport>,
 }
 
 impl Envelope {

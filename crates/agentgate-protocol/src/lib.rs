@@ -24,6 +24,7 @@ mod exit_code;
 mod schema;
 mod tool;
 mod usage;
+mod workspace;
 
 pub use envelope::{
     ActivityClass, Attempt, Envelope, Metadata, ReasoningAbsentReason, ReasoningSource, Survivor,
@@ -43,3 +44,4 @@ pub use exit_code::{
 pub use schema::schemas;
 pub use tool::ToolClass;
 pub use usage::Usage;
+pub use workspace::{ChangedFile, WorkspaceReport};

@@ -326,6 +326,11 @@ fn listing(cfg: &Config) -> Listing {
                 opt(a.settings.max_provider_retries),
             );
             s.field(&mut f, "output_schema", path(&a.settings.output_schema));
+            s.field(
+                &mut f,
+                "workspace",
+                opt(a.settings.workspace.map(|w| w.as_str())),
+            );
             if a.permissions_file.is_some() {
                 s.field(&mut f, "permissions_file", path(&a.permissions_file));
             }

@@ -127,6 +127,8 @@ pub(super) struct RawAgent {
     max_provider_retries: Option<Spanned<u32>>,
     #[serde(default)]
     output_schema: Option<Spanned<String>>,
+    #[serde(default)]
+    workspace: Option<Spanned<String>>,
 }
 
 /// Check a name of an agent or chain.
@@ -232,6 +234,7 @@ pub(super) fn convert(
         lenient_retry_names: false,
         env: raw.env.as_ref(),
         extra_args: raw.extra_args.as_ref(),
+        workspace: raw.workspace.as_ref(),
     };
     a.settings = settings::convert(&keys, base, &label, &mut a.origins)?;
     if let Some(s) = &raw.persona {

@@ -10,7 +10,7 @@ use super::origin::Origins;
 use super::paths::{resolve_binary, resolve_path};
 use super::retry::{self, RawItem};
 use super::yaml::{Entries, Fault, Secs, Text, line, text_pairs, texts};
-use crate::settings::{PermissionMode, Settings};
+use crate::settings::{PermissionMode, Settings, WorkspaceMode};
 
 /// The settings keys of one entry as written; each may be absent. The
 /// origins record them under their [`Settings`] names.
@@ -32,6 +32,7 @@ pub(super) struct SettingsKeys<'a> {
     pub lenient_retry_names: bool,
     pub env: Option<&'a Spanned<Entries<Text>>>,
     pub extra_args: Option<&'a Spanned<Vec<Text>>>,
+    pub workspace: Option<&'a Spanned<String>>,
 }
 
 /// Check `keys`; `label` prefixes a fault's message with the entry's name,
@@ -107,6 +108,15 @@ pub(super) fn convert(
         }
         s.env = text_pairs(&e.value);
         origins.set("env", line(e));
+    }
+    if let Some(w) = keys.workspace {
+        s.workspace = Some(
+            w.value
+                .trim()
+                .parse::<WorkspaceMode>()
+                .map_err(|m| Fault::at(w, label(m)))?,
+        );
+        origins.set("workspace", line(w));
     }
     if let Some(x) = keys.extra_args {
         s.extra_args = texts(&x.value);

@@ -7,7 +7,7 @@ use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 
 use super::tests::{invalid, parse};
 use super::*;
-use crate::settings::PermissionMode;
+use crate::settings::{PermissionMode, WorkspaceMode};
 
 const FULL: &str = r#"version: 1
 providers:
@@ -53,6 +53,7 @@ agents:
   writer:
     provider: codex
     mode: edit
+    workspace: worktree
 chains:
   main:
     agents: [reviewer, fixer, writer]
@@ -144,6 +145,10 @@ fn every_key_loads() {
             allow: vec![PathBuf::from(".")]
         })
     );
+    let w = cfg.agent("writer").unwrap();
+    assert_eq!(w.settings.workspace, Some(WorkspaceMode::Worktree));
+    assert_eq!(w.origins.key("workspace"), Some(45));
+    assert_eq!(r.settings.workspace, None);
 
     let main = cfg.chain("main").unwrap();
     assert_eq!(main.agents, ["reviewer", "fixer", "writer"]);
@@ -268,6 +273,11 @@ fn errors_name_the_key_and_the_line() {
             "agents:\n  a:\n    provider: claude\nchains:\n  c:\n    agents: [a]\n    retry_on: [invalid_input]\n",
             8,
             "not recoverable",
+        ),
+        (
+            "agents:\n  a:\n    provider: claude\n    workspace: clone\n",
+            5,
+            "unknown workspace `clone` (expected shared or worktree)",
         ),
         (
             "agents:\n  \"a b\":\n    provider: claude\n",

@@ -193,6 +193,7 @@ pub(super) fn build_step(
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
     step.edit_scope = edit_scope;
+    step.workspace = settings.workspace.unwrap_or_default();
     Ok((step, prompt.warnings))
 }
 

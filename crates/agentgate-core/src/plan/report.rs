@@ -2,7 +2,8 @@
 //! would invoke it (program, argv with secret flags' values hidden,
 //! environment with secret-named values hidden, prompt parts,
 //! model and its resolution, the session it would resume, whether its
-//! quota would skip it), or why no plan could be made. Nothing runs and
+//! quota would skip it, its workspace mode and, for `worktree`, the
+//! repository and commit it would check out), or why no plan could be made. Nothing runs and
 //! nothing is written; a step's files (a system-prompt file) go to a
 //! folder made for them and removed after. Every secret the run would
 //! redact is redacted here too.
@@ -20,6 +21,8 @@ use crate::prompt::estimate_tokens;
 use crate::providers::{Scratch, locate_binary};
 use crate::quota::exhausted_quota;
 use crate::redact::{is_secret, mask_secret_flags, secret_flag_values};
+use crate::settings::WorkspaceMode;
+use crate::workspace::{head_commit, locate_repository};
 
 /// The report of `plan` (or of the error that stopped it). `store` is
 /// read for the sessions a `--session` name maps to and the quota states;
@@ -124,11 +127,27 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
         "timeout_s": step.timeout.map(|d| d.as_secs_f64()),
         "output_schema": request.output_schema.as_ref().map(|p| p.display().to_string()),
         "skipped": skip,
+        "workspace": step.workspace.as_str(),
+        "worktree": null,
         "error": null,
     });
     let error = |out: &mut Value, message: String| {
         out["error"] = json!({"kind": "invalid_input", "message": message});
     };
+    if step.workspace == WorkspaceMode::Worktree {
+        // Where the run would check out, or why it could not.
+        match locate_repository(&request.cwd).and_then(|at| Ok((head_commit(&at.toplevel)?, at))) {
+            Ok((base, at)) => {
+                out["worktree"] = json!({
+                    "repository": at.toplevel.display().to_string(),
+                    "subfolder": at.prefix.display().to_string(),
+                    "base_commit": base,
+                    "branch": "agentgate/<run_id>",
+                });
+            }
+            Err(e) => error(&mut out, e.to_string()),
+        }
+    }
     let program = match locate_binary(step.provider.as_ref(), step.binary.as_deref()) {
         Ok(p) => {
             out["program"] = json!(p.display().to_string());

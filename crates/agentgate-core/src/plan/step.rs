@@ -11,6 +11,7 @@ use crate::output_schema::OutputSchema;
 use crate::prompt::PromptPiece;
 use crate::providers::{Provider, RunRequest};
 use crate::retry_on::RetryOn;
+use crate::settings::WorkspaceMode;
 
 /// Which files an agent may change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -70,6 +71,9 @@ pub struct Step {
     pub output_schema: Option<Arc<OutputSchema>>,
     /// Which files the agent may change.
     pub edit_scope: EditScope,
+    /// Where the CLI works: in `request.cwd` (shared), or in the same
+    /// folder of the run's git worktree.
+    pub workspace: WorkspaceMode,
 }
 
 impl fmt::Debug for Step {
@@ -85,6 +89,7 @@ impl fmt::Debug for Step {
             .field("retry_on", &self.retry_on.is_some())
             .field("output_schema", &self.output_schema.is_some())
             .field("edit_scope", &self.edit_scope)
+            .field("workspace", &self.workspace)
             .finish_non_exhaustive()
     }
 }
@@ -107,6 +112,7 @@ impl Step {
             retry_on: None,
             output_schema: None,
             edit_scope: EditScope::Any,
+            workspace: WorkspaceMode::Shared,
         }
     }
 

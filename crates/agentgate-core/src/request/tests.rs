@@ -18,7 +18,7 @@ fn a_full_request_becomes_the_flags_of_agentgate_run() {
             "timeout": "90s", "idle_timeout": "1m", "env": {"A": "1"},
             "extra_args": ["--verbose"], "session": "s1", "session_busy": "fail",
             "retry_on": ["quota", "rate_limit"], "on_dirty": "stash",
-            "handoff": "summary", "ignore_quota": true, "priority": 5,
+            "handoff": "summary", "ignore_quota": true, "priority": 5, "workspace": "worktree",
             "idempotency_key": "k-1", "not_before": "2026-11-25T01:00:00Z"}"#,
     )
     .unwrap();
@@ -42,6 +42,7 @@ fn a_full_request_becomes_the_flags_of_agentgate_run() {
     assert_eq!(flags.on_dirty, Some(OnDirty::Stash));
     assert_eq!(flags.handoff, Some(Handoff::Summary));
     assert!(flags.ignore_quota);
+    assert_eq!(flags.settings.workspace, Some(WorkspaceMode::Worktree));
     assert_eq!(req.priority, 5);
     assert_eq!(req.not_before.unwrap().to_string(), "2026-11-25T01:00:00Z");
 }
@@ -125,6 +126,7 @@ fn every_refusal_names_its_field() {
         ),
         (r#"{"prompt": "p", "env": {"A=B": "1"}}"#, "env"),
         (r#"{"prompt": "p", "tier": "slow"}"#, "tier"),
+        (r#"{"prompt": "p", "workspace": "clone"}"#, "workspace"),
         (r#"{"prompt": "p", "not_before": "tomorrow"}"#, "not_before"),
         (r#"["prompt"]"#, "request"),
         (r#"{"prompt": "p""#, "request"),
@@ -134,6 +136,23 @@ fn every_refusal_names_its_field() {
         assert_eq!(err.field, field, "{json}: {err}");
         assert!(!err.message.is_empty(), "{json}");
     }
+}
+
+#[test]
+fn workspace_is_shared_or_worktree_and_absent_by_default() {
+    let err = refused(r#"{"prompt": "p", "workspace": "clone"}"#);
+    assert!(
+        err.message.contains("`shared`") && err.message.contains("`worktree`"),
+        "{err}"
+    );
+    let (flags, _) = RunRequest::from_json(r#"{"prompt": "p", "workspace": "shared"}"#)
+        .unwrap()
+        .to_flags()
+        .unwrap();
+    assert_eq!(flags.settings.workspace, Some(WorkspaceMode::Shared));
+    let plain = RunRequest::from_json(r#"{"prompt": "p"}"#).unwrap();
+    assert_eq!(plain.to_flags().unwrap().0.settings.workspace, None);
+    assert!(!serde_json::to_string(&plain).unwrap().contains("workspace"));
 }
 
 #[test]

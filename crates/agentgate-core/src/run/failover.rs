@@ -8,7 +8,8 @@
 use std::time::Instant;
 
 use agentgate_protocol::{
-    Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, LogLevel, ResultEvent, exit_code_for,
+    Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, LogLevel, ResultEvent, WorkspaceReport,
+    exit_code_for,
 };
 use agentgate_store::RunStore;
 use tokio::sync::mpsc;
@@ -19,6 +20,7 @@ use super::options::{CancelRequest, RunContext, RunOptions, RunOutcome};
 use super::record::{self, new_run_id};
 use super::session_gate::lock_session;
 use super::step::{StepEnd, StepRunner};
+use super::worktree;
 use crate::config::Handoff;
 use crate::plan::{Plan, Step};
 use crate::providers::Scratch;
@@ -38,6 +40,15 @@ pub async fn run(
     let started = Instant::now();
     let redactor = plan.redactor();
     let mut files = store.and_then(|s| record::open_run(s, &run_id, plan, &redactor));
+    // `workspace: worktree`: the steps that ask for it work in the run's
+    // own git worktree (`worktree.rs`), made before any CLI starts.
+    let run_dir = files.as_ref().map(|f| f.dir().to_path_buf());
+    let (isolated, isolation) = match worktree::isolate(plan, &run_id, run_dir.as_deref()).await {
+        Ok(Some((plan, wt))) => (Some(plan), Some(Ok(wt))),
+        Ok(None) => (None, None),
+        Err(e) => (None, Some(Err(e))),
+    };
+    let plan = isolated.as_ref().unwrap_or(plan);
     // Files a CLI's command needs (system-prompt files) go in the run's
     // folder, or, without a store, in a folder of this run's own, made only
     // if a provider writes one and removed after.
@@ -59,6 +70,27 @@ pub async fn run(
         scratch: &scratch,
     };
     let mut runner = StepRunner::new(ctx, &run_id);
+    let mut run_worktree = None;
+    match isolation {
+        Some(Ok(wt)) => {
+            worktree::announce(&wt, &mut em);
+            run_worktree = Some(wt);
+        }
+        Some(Err(error)) => {
+            // No step ran: an index past the last step leaves the envelope
+            // without a provider.
+            let end = Some((
+                plan.steps.len(),
+                StepEnd {
+                    envelope: Envelope::default(),
+                    error: Some(error),
+                    model_note: None,
+                },
+            ));
+            return finish(&mut runner, end, started, &mut em, None);
+        }
+        None => {}
+    }
     // Held until the session is saved in `finish`: one run per name at a
     // time (`session_gate.rs`).
     let _session_lock;
@@ -93,7 +125,12 @@ pub async fn run(
         }
         _ => fail_over(&mut runner, &mut em, &mut cancel).await,
     };
-    finish(&mut runner, end, started, &mut em)
+    // However the steps ended: a changed worktree is kept, never lost.
+    let workspace = match run_worktree {
+        Some(wt) => Some(worktree::settle(wt, &mut em).await),
+        None => None,
+    };
+    finish(&mut runner, end, started, &mut em, workspace)
 }
 
 /// The steps in order: the index of the step the run ended on, and how.
@@ -169,6 +206,7 @@ fn finish(
     end: Option<(usize, StepEnd)>,
     started: Instant,
     em: &mut Emitter<'_>,
+    workspace: Option<WorkspaceReport>,
 ) -> RunOutcome {
     let plan = runner.ctx.plan;
     let store = runner.ctx.store;
@@ -230,6 +268,7 @@ fn finish(
     envelope.attempts = std::mem::take(&mut runner.attempts);
     envelope.session_recreated = runner.session_recreated || runner.resumed_elsewhere;
     envelope.duration_ms = started.elapsed().as_millis() as u64;
+    envelope.workspace = workspace;
     // What the CLI printed was redacted as it was read; what a provider
     // recovered from its session files, and the messages, are checked here.
     match em.redactor().redacted(&envelope) {

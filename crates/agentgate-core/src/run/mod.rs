@@ -8,7 +8,8 @@
 //! classified. `checks.rs` holds what is checked around an attempt (the
 //! answer's schema, the edit scope, the workspace before failover),
 //! `emitter.rs` numbers the events and writes them, `record.rs` writes the
-//! store, `session_gate.rs` keeps a `--session` name to one run at a time.
+//! store, `session_gate.rs` keeps a `--session` name to one run at a time,
+//! `worktree.rs` gives a run in `workspace: worktree` its own git worktree.
 
 mod attempt;
 mod audit;
@@ -22,6 +23,7 @@ mod record;
 mod session_gate;
 mod step;
 mod tail;
+mod worktree;
 
 pub use audit::{append_audit, audit_line};
 pub use capture::{parse_capture, parse_capture_streams, raw_line};

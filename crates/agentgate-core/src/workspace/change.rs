@@ -19,6 +19,15 @@ pub enum ChangeKind {
 }
 
 impl ChangeKind {
+    /// `added`, `modified` or `deleted`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Modified => "modified",
+            ChangeKind::Deleted => "deleted",
+        }
+    }
+
     /// The one-letter code `git status --short` uses: `A`, `M` or `D`.
     pub fn letter(self) -> char {
         match self {
@@ -62,5 +71,6 @@ mod tests {
         };
         assert_eq!(c.to_string(), "A new.txt");
         assert_eq!(ChangeKind::Deleted.letter(), 'D');
+        assert_eq!(ChangeKind::Deleted.as_str(), "deleted");
     }
 }

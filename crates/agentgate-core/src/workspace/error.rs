@@ -74,4 +74,51 @@ pub enum WorkspaceError {
         /// The folder given.
         dir: PathBuf,
     },
+    /// `git` is not installed (or not on `PATH`).
+    #[error(
+        "failed to set up a git worktree for {}: `git` was not found on PATH; \
+         install git, or run with workspace: shared",
+        dir.display()
+    )]
+    GitMissing {
+        /// The working directory asked for.
+        dir: PathBuf,
+    },
+    /// `workspace: worktree` for a folder that is not in a git work tree.
+    #[error(
+        "failed to set up a git worktree: {} is not inside a git repository ({reason}); \
+         run in a repository, or with workspace: shared",
+        dir.display()
+    )]
+    NotARepository {
+        /// The working directory asked for.
+        dir: PathBuf,
+        /// What git said.
+        reason: String,
+    },
+    /// The repository has no commit to check out.
+    #[error(
+        "failed to set up a git worktree of {}: the repository has no commit yet; \
+         commit once, or run with workspace: shared",
+        repository.display()
+    )]
+    NoCommit {
+        /// The repository's main working tree.
+        repository: PathBuf,
+    },
+    /// The working directory is a folder that the checkout does not hold
+    /// (untracked or ignored in the repository).
+    #[error(
+        "failed to set up a git worktree: the working directory {} is not a folder of \
+         the repository's committed files (`{}` is untracked or ignored), so the \
+         worktree has no such folder; commit it, or run with workspace: shared",
+        dir.display(),
+        prefix.display()
+    )]
+    NotInCheckout {
+        /// The working directory asked for.
+        dir: PathBuf,
+        /// Its path inside the repository.
+        prefix: PathBuf,
+    },
 }

@@ -89,7 +89,7 @@ pub(super) fn git_command<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Command {
     command
 }
 
-fn command_line<S: AsRef<OsStr>>(args: &[S]) -> String {
+pub(super) fn command_line<S: AsRef<OsStr>>(args: &[S]) -> String {
     let mut line = String::from("git");
     for arg in args {
         line.push(' ');
@@ -109,7 +109,7 @@ fn git_output<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Result<Output, Workspa
 }
 
 /// Runs git and returns its stdout, or an error holding its stderr.
-fn run_git<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Result<Vec<u8>, WorkspaceError> {
+pub(super) fn run_git<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Result<Vec<u8>, WorkspaceError> {
     let output = git_output(dir, args)?;
     if output.status.success() {
         return Ok(output.stdout);
@@ -162,7 +162,7 @@ pub(super) fn git_prefix(dir: &Path) -> Result<Option<PathBuf>, WorkspaceError> 
 }
 
 /// The path rebuilt from its components (drops a trailing `/`).
-fn clean(path: &Path) -> PathBuf {
+pub(super) fn clean(path: &Path) -> PathBuf {
     path.components().collect()
 }
 

@@ -29,9 +29,12 @@
 //! - The edit scope (`scope.rs`): [`outside_allowlist`] keeps the changes under
 //!   no allowed path, both sides normalised lexically against the folder.
 //! - [`stash`] (`git.rs`) moves the changes away for `on_dirty: stash`.
+//! - `workspace: worktree` (`worktree.rs`): [`locate_repository`] finds the
+//!   work tree holding a folder, [`add_worktree`] checks its `HEAD` out on
+//!   a new branch elsewhere, [`remove_worktree`] takes both away again.
 //!
 //! `change.rs`, `error.rs` and `walk.rs` are leaves, `git.rs` uses `walk.rs`,
-//! `snapshot.rs` uses both, and nothing uses `snapshot.rs` or `scope.rs`.
+//! `snapshot.rs` and `worktree.rs` use `git.rs`, and nothing uses `snapshot.rs` or `scope.rs`.
 
 mod change;
 mod error;
@@ -39,6 +42,7 @@ mod git;
 mod scope;
 mod snapshot;
 mod walk;
+mod worktree;
 
 pub use change::{Change, ChangeKind};
 pub use error::WorkspaceError;
@@ -46,6 +50,9 @@ pub use git::stash;
 pub use scope::outside_allowlist;
 pub use snapshot::{Snapshot, SnapshotKind};
 pub use walk::DEFAULT_WALK_LIMIT;
+pub use worktree::{
+    RepoLocation, Worktree, add_worktree, head_commit, locate_repository, remove_worktree,
+};
 
 #[cfg(test)]
 mod test_repo;

@@ -1,5 +1,6 @@
 use agentgate_protocol::{
-    ActivityClass, Envelope, ErrorKind, TokensUsed, Usage, estimate_output_tokens, exit_code_for,
+    ActivityClass, ChangedFile, Envelope, ErrorKind, TokensUsed, Usage, WorkspaceReport,
+    estimate_output_tokens, exit_code_for,
 };
 use serde_json::{Value, json};
 
@@ -57,6 +58,7 @@ const AGENTGATE_FIELDS: &[&str] = &[
     "structured_output",
     "agent",
     "chain",
+    "workspace",
 ];
 
 fn has(value: &Value, path: &[&str]) -> bool {
@@ -131,6 +133,7 @@ fn success_wire_shape() {
             "structured_output": null,
             "agent": null,
             "chain": null,
+            "workspace": null,
         })
     );
 }
@@ -192,6 +195,7 @@ fn failure_wire_shape() {
             "structured_output": null,
             "agent": null,
             "chain": null,
+            "workspace": null,
         })
     );
 }
@@ -334,4 +338,37 @@ fn activity_class_rolls_up_in_the_wrapper_order() {
         ActivityClass::from_counts(3, 1, 1),
         ActivityClass::ToolErrors
     );
+}
+
+#[test]
+fn a_kept_worktree_is_reported_with_its_branch_and_files() {
+    let mut envelope = Envelope::new("r1");
+    envelope.workspace = Some(WorkspaceReport {
+        mode: "worktree".into(),
+        repository: "/src/app".into(),
+        path: "/home/u/.local/share/agentgate/runs/r1/worktree".into(),
+        cwd: "/home/u/.local/share/agentgate/runs/r1/worktree/web".into(),
+        branch: "agentgate/r1".into(),
+        base_commit: "0123abcd".into(),
+        kept: true,
+        changed_files: vec![ChangedFile {
+            path: "web/index.html".into(),
+            change: "modified".into(),
+        }],
+    });
+    let value = serde_json::to_value(&envelope).unwrap();
+    assert_eq!(
+        value["workspace"],
+        json!({
+            "mode": "worktree",
+            "repository": "/src/app",
+            "path": "/home/u/.local/share/agentgate/runs/r1/worktree",
+            "cwd": "/home/u/.local/share/agentgate/runs/r1/worktree/web",
+            "branch": "agentgate/r1",
+            "base_commit": "0123abcd",
+            "kept": true,
+            "changed_files": [{"path": "web/index.html", "change": "modified"}],
+        })
+    );
+    assert_eq!(serde_json::from_value::<Envelope>(value).unwrap(), envelope);
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use agentgate_core::config::{Handoff, OnDirty, RetryOn, retry_on_from_names};
 use agentgate_core::plan::{RunFlags, SessionBusy, Tier, names};
-use agentgate_core::settings::{PermissionMode, Settings, parse_duration};
+use agentgate_core::settings::{PermissionMode, Settings, WorkspaceMode, parse_duration};
 
 pub const AFTER_HELP: &str = "\
 OUTPUT
@@ -166,6 +166,14 @@ pub struct Args {
     /// (the default), continue, or stash (git stash, then go on).
     #[arg(long, value_parser = parse_on_dirty)]
     pub on_dirty: Option<OnDirty>,
+    /// Where the CLI works: `shared` (the default: in --cwd itself) or
+    /// `worktree` (in a fresh git worktree of the repository holding
+    /// --cwd, on a branch `agentgate/<run_id>`, checked out from HEAD;
+    /// removed after the run if nothing changed, kept and reported in the
+    /// envelope's `workspace` if something did). Default: the agent's
+    /// `workspace:`.
+    #[arg(long, value_parser = parse_workspace, value_name = "MODE")]
+    pub workspace: Option<WorkspaceMode>,
     /// Pass the failed attempt's partial transcript to the next agent
     /// (`summary`), or not (`none`, the default).
     #[arg(long, value_parser = parse_handoff)]
@@ -227,6 +235,10 @@ fn parse_session_busy(s: &str) -> Result<SessionBusy, String> {
         "fail" => Ok(SessionBusy::Fail),
         _ => Err(format!("`{s}`: expected wait or fail")),
     }
+}
+
+fn parse_workspace(s: &str) -> Result<WorkspaceMode, String> {
+    s.parse()
 }
 
 fn parse_on_dirty(s: &str) -> Result<OnDirty, String> {
@@ -292,6 +304,7 @@ impl Args {
                 cwd: self.cwd.clone(),
                 output_schema: self.output_schema.clone(),
                 retry_on: self.retry_on.clone(),
+                workspace: self.workspace,
                 env: self.env.clone(),
                 extra_args: self.extra_args.clone(),
             },
