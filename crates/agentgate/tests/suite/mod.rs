@@ -1,3 +1,4 @@
+mod client_cli;
 mod config_cmd;
 mod dry_run_quota;
 mod fake_llm_cli;
