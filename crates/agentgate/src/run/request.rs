@@ -96,3 +96,108 @@ impl Args {
 fn seconds(d: std::time::Duration) -> String {
     format!("{}ms", d.as_millis())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn args(argv: &[&str]) -> Args {
+        Cli::try_parse_from([&["run"], argv].concat()).unwrap().args
+    }
+
+    #[test]
+    fn the_request_asks_the_server_for_the_run_the_flags_ask_for() {
+        let a = args(&[
+            "-p",
+            "claude,codex",
+            "--timeout",
+            "1m30s",
+            "--idle-timeout",
+            "1500ms",
+            "--yolo",
+            "--context",
+            "notes.md",
+            "--add-dir",
+            "/abs",
+            "--session",
+            "s",
+            "--session-busy",
+            "fail",
+            "--retry-on",
+            "quota,rate_limit",
+            "--env",
+            "K=v",
+            "--extra-arg=--verbose",
+            "--output-schema",
+            "schema.json",
+            "--tier",
+            "fast",
+            "hello",
+        ]);
+        let request = a.request(TaskText::Prompt("hello".into()), Path::new("/work/repo"));
+        let (sent, task) = request.to_flags().unwrap();
+        let local = a.flags();
+        assert_eq!(task.prompt, "hello");
+        assert_eq!(sent.providers, local.providers);
+        assert_eq!(sent.settings.timeout, Some(Duration::from_secs(90)));
+        assert_eq!(
+            sent.settings.idle_timeout,
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            sent.settings.permission_mode,
+            local.settings.permission_mode
+        );
+        let kinds = |f: &agentgate_core::plan::RunFlags| {
+            f.settings.retry_on.as_ref().map(|r| r.kinds.clone())
+        };
+        assert_eq!(kinds(&sent), kinds(&local));
+        assert_eq!(kinds(&sent).map(|k| k.len()), Some(2));
+        assert_eq!(sent.settings.env, local.settings.env);
+        assert_eq!(sent.settings.extra_args, local.settings.extra_args);
+        assert_eq!(
+            (sent.session, sent.session_busy),
+            (local.session, local.session_busy)
+        );
+        assert_eq!(sent.tier, local.tier);
+        // Paths are made absolute against the client's directory, which is
+        // the run's working directory.
+        assert_eq!(sent.context, [PathBuf::from("/work/repo/notes.md")]);
+        assert_eq!(sent.add_dirs, [PathBuf::from("/abs")]);
+        assert_eq!(
+            sent.settings.output_schema,
+            Some(PathBuf::from("/work/repo/schema.json"))
+        );
+        assert_eq!(sent.settings.cwd, Some(PathBuf::from("/work/repo")));
+    }
+
+    #[test]
+    fn a_task_input_keeps_its_fields_and_its_files_become_absolute() {
+        let a = args(&["--cwd", "sub"]);
+        let fields = serde_json::json!({"prompt": "p", "persona": "x", "files": ["a.rs", "/b.rs"]});
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!()
+        };
+        let request = a.request(TaskText::Task(fields), Path::new("/r"));
+        let (flags, task) = request.to_flags().unwrap();
+        assert_eq!(flags.settings.cwd, Some(PathBuf::from("/r/sub")));
+        assert_eq!(task.persona.as_deref(), Some("x"));
+        assert_eq!(
+            task.files,
+            [PathBuf::from("/r/sub/a.rs"), PathBuf::from("/b.rs")]
+        );
+        // Unset choices stay unset: the server's config decides them.
+        assert!(request.tier.is_none() && request.session_busy.is_none());
+        assert!(request.providers.is_empty() && request.timeout.is_none());
+    }
+}
