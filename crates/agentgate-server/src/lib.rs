@@ -17,6 +17,7 @@
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 
 pub mod client;
+mod dashboard;
 mod error;
 mod router;
 mod routes;
