@@ -25,6 +25,18 @@ pub enum PermissionMode {
     Bypass,
 }
 
+impl PermissionMode {
+    /// `default`, `plan`, `acceptEdits` or `bypass`, as the flag takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "default",
+            PermissionMode::Plan => "plan",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::Bypass => "bypass",
+        }
+    }
+}
+
 impl FromStr for PermissionMode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

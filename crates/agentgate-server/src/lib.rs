@@ -16,6 +16,8 @@
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 
+pub mod client;
+mod dashboard;
 mod error;
 mod router;
 mod routes;

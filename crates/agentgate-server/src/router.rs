@@ -41,6 +41,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         ));
     let routes = Router::new()
         .route("/healthz", get(routes::healthz))
+        .merge(crate::dashboard::routes())
         .nest("/v1", v1)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

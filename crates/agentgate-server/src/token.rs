@@ -67,6 +67,11 @@ impl Token {
             .fold(0u8, |acc, (a, b)| acc | (a ^ b));
         std::hint::black_box(diff) == 0
     }
+
+    /// The `Authorization` header value that presents this token.
+    pub(crate) fn bearer(&self) -> String {
+        format!("Bearer {}", self.0)
+    }
 }
 
 /// Where a token file would be looked for and created.

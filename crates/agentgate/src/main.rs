@@ -8,9 +8,12 @@ mod output;
 mod parse_cmd;
 mod providers_cmd;
 mod quota_cmd;
+mod remote;
+mod remote_cmd;
 mod run;
 mod runs_cmd;
 mod serve_cmd;
+mod submit_cmd;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -78,6 +81,16 @@ enum Command {
     /// /v1, JSON errors, graceful shutdown on SIGTERM/SIGINT).
     #[command(after_long_help = serve_cmd::AFTER_HELP)]
     Serve(serve_cmd::Args),
+    /// Send a run to an `agentgate serve` (the flags of `agentgate run`);
+    /// with --wait or --stream, print what `agentgate run` prints.
+    #[command(after_long_help = submit_cmd::AFTER_HELP)]
+    Submit(Box<submit_cmd::Args>),
+    /// Cancel a run on an `agentgate serve` (a queued run at once, a running
+    /// one through its supervisor).
+    Cancel(remote_cmd::CancelArgs),
+    /// Follow a run's events on an `agentgate serve`, as JSON lines, to its
+    /// result; exit with the run's exit code.
+    Tail(remote_cmd::TailArgs),
     /// Serve a scripted model (Anthropic, OpenAI and Gemini wire protocols)
     /// on 127.0.0.1, to run agent CLIs offline and deterministically.
     #[command(after_long_help = agentgate_fakellm::SCRIPT_HELP)]
@@ -126,11 +139,25 @@ fn main() -> ExitCode {
         Command::Config(args) => config_cmd::run(args, config.as_deref()),
         Command::Demo(args) => demo_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(args, config.as_deref()),
+        Command::Submit(args) => submit_cmd::run(*args),
+        Command::Cancel(args) => remote_cmd::cancel(args),
+        Command::Tail(args) => remote_cmd::tail(args),
         Command::FakeLlm(args) => fake_llm::run(args),
         Command::Keeper { .. } => Ok(ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
         Err(e) => output::exit_for_error(&e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap checks a command's definition (unique flag and group names,
+    /// valid conflicts) only when it is built: build every subcommand.
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
     }
 }

@@ -68,7 +68,7 @@ impl OutputError {
     }
 }
 
-fn exit_code(code: i32) -> ExitCode {
+pub fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 

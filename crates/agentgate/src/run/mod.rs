@@ -6,6 +6,7 @@
 mod args;
 mod print;
 mod progress;
+mod request;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -22,6 +23,7 @@ use anyhow::Context;
 use tokio::sync::mpsc;
 
 pub use args::{AFTER_HELP, Args};
+pub use request::TaskText;
 
 use crate::output::{Stdout, note};
 use print::CliSink;

@@ -1,4 +1,6 @@
+mod client_cli;
 mod config_cmd;
+mod dashboard;
 mod dry_run_quota;
 mod fake_llm_cli;
 mod health;
@@ -23,3 +25,4 @@ mod serve;
 mod serve_support;
 mod stream_breaks;
 mod support;
+mod webdriver;

@@ -1,0 +1,336 @@
+// agentgate's dashboard: plain JavaScript against the /v1 API, no build step.
+// The token is asked once and kept in localStorage; every request sends it
+// as a bearer token. A run's events come from GET /v1/runs/{id}/events read
+// with fetch (EventSource cannot send an Authorization header), parsed as
+// Server-Sent Events, resumed with Last-Event-ID when the connection drops.
+"use strict";
+
+const TOKEN_KEY = "agentgate.token";
+const REFRESH_MS = 2000;
+const $ = (id) => document.getElementById(id);
+
+let token = localStorage.getItem(TOKEN_KEY);
+let refreshTimer = null;
+let runsCursor = null;
+let openRun = null; // { id, abort: AbortController, lastId }
+
+class Unauthorized extends Error {}
+
+async function api(path, options = {}) {
+  const headers = Object.assign({ Authorization: "Bearer " + token }, options.headers || {});
+  const response = await fetch(path, Object.assign({}, options, { headers }));
+  if (response.status === 401) throw new Unauthorized("the server refused the token");
+  if (options.raw) return response;
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    const e = body && body.error;
+    throw new Error(e ? `${e.type}: ${e.message}` : `HTTP ${response.status}`);
+  }
+  return body;
+}
+
+function showLogin(message) {
+  clearInterval(refreshTimer);
+  $("app").hidden = true;
+  $("forget-token").hidden = true;
+  $("login").hidden = false;
+  $("server-state").textContent = "not connected";
+  $("login-error").hidden = !message;
+  $("login-error").textContent = message || "";
+}
+
+async function connect() {
+  $("login").hidden = true;
+  $("app").hidden = false;
+  $("forget-token").hidden = false;
+  try {
+    await refresh();
+    $("server-state").textContent = "connected";
+    clearInterval(refreshTimer);
+    refreshTimer = setInterval(() => refresh().catch(failed), REFRESH_MS);
+  } catch (e) {
+    failed(e);
+  }
+}
+
+function failed(e) {
+  if (e instanceof Unauthorized) {
+    localStorage.removeItem(TOKEN_KEY);
+    showLogin(e.message);
+  } else {
+    $("server-state").textContent = "error: " + e.message;
+  }
+}
+
+// --- tables -----------------------------------------------------------------
+
+function cell(value) {
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) return value.join(", ");
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+// Fill `table` with `rows` (objects) under `columns` ([key, title]).
+function fillTable(table, columns, rows, onClick) {
+  const head = table.tHead;
+  head.replaceChildren();
+  const tr = head.insertRow();
+  for (const [, title] of columns) {
+    const th = document.createElement("th");
+    th.textContent = title;
+    tr.appendChild(th);
+  }
+  const body = table.tBodies[0];
+  body.replaceChildren();
+  for (const row of rows) {
+    const r = body.insertRow();
+    if (onClick) {
+      r.className = "clickable";
+      r.addEventListener("click", () => onClick(row));
+    }
+    for (const [key] of columns) {
+      const td = r.insertCell();
+      const value = typeof key === "function" ? key(row) : row[key];
+      if (key === "status") {
+        const span = document.createElement("span");
+        span.className = "status " + cell(value);
+        span.textContent = cell(value);
+        td.appendChild(span);
+      } else {
+        td.textContent = cell(value);
+      }
+    }
+    if (row.run_id) r.dataset.runId = row.run_id;
+  }
+}
+
+// An object of counts ({queued: 2, ...}) as rows of [name, count].
+function countRows(counts, nameTitle) {
+  return Object.entries(counts || {}).map(([name, n]) => ({ [nameTitle]: name, n }));
+}
+
+// --- panels -----------------------------------------------------------------
+
+async function refresh() {
+  const [queue, quota, sessions] = await Promise.all([
+    api("/v1/queue"),
+    api("/v1/quota"),
+    api("/v1/sessions"),
+  ]);
+  renderQueue(queue);
+  renderQuota(quota);
+  renderSessions(sessions);
+  await loadRuns(false);
+}
+
+function renderQueue(queue) {
+  fillTable($("queue-states"), [["state", "State"], ["n", "Jobs"]], countRows(queue.states, "state"));
+  const providers = Object.entries(queue.providers || {}).map(([provider, counts]) =>
+    Object.assign({ provider }, counts));
+  const states = ["queued", "running"];
+  fillTable($("queue-providers"),
+    [["provider", "Provider"]].concat(states.map((s) => [(row) => row[s] || 0, s])),
+    providers);
+}
+
+function renderQuota(quota) {
+  const rows = Array.isArray(quota) ? quota : (quota.providers || []);
+  fillTable($("quota"),
+    [["provider", "Provider"], ["state", "State"], ["reset_at", "Resets"]],
+    rows.map((q) => Object.assign({}, q, { state: q.state || q.status })));
+}
+
+function renderSessions(sessions) {
+  const rows = Array.isArray(sessions) ? sessions : (sessions.sessions || []);
+  fillTable($("sessions"),
+    [["name", "Name"], ["provider", "Provider"], ["turns", "Turns"], ["updated_at", "Updated"]],
+    rows);
+}
+
+function runQuery(cursor) {
+  const q = new URLSearchParams({ limit: "50" });
+  const status = $("filter-status").value;
+  const provider = $("filter-provider").value.trim();
+  const session = $("filter-session").value.trim();
+  if (status) q.set("status", status);
+  if (provider) q.set("provider", provider);
+  if (session) q.set("session", session);
+  if (cursor) q.set("cursor", cursor);
+  return "/v1/runs?" + q.toString();
+}
+
+let runRows = [];
+
+async function loadRuns(more) {
+  const page = await api(runQuery(more ? runsCursor : null));
+  const rows = Array.isArray(page) ? page : (page.runs || []);
+  runRows = more ? runRows.concat(rows) : rows;
+  runsCursor = page.next_cursor || null;
+  $("runs-more").hidden = !runsCursor;
+  fillTable($("runs"),
+    [["run_id", "Run"], ["status", "Status"], ["providers", "Providers"],
+     ["session", "Session"], ["priority", "Priority"], ["attempts", "Attempts"],
+     ["created_at", "Created"]],
+    runRows, (row) => showRun(row.run_id));
+}
+
+// --- one run ------------------------------------------------------------------
+
+function setStatus(status) {
+  const el = $("run-status");
+  el.textContent = status;
+  el.className = "status " + status;
+  $("run-cancel").disabled = !(status === "queued" || status === "running");
+}
+
+function showUsage(usage) {
+  const dl = $("run-usage");
+  dl.replaceChildren();
+  for (const key of ["input_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd"]) {
+    if (usage[key] === undefined || usage[key] === null) continue;
+    const dt = document.createElement("dt");
+    dt.textContent = key.replace(/_/g, " ");
+    const dd = document.createElement("dd");
+    dd.textContent = String(usage[key]);
+    dd.dataset.key = key;
+    dl.append(dt, dd);
+  }
+}
+
+async function showRun(id) {
+  if (openRun) openRun.abort.abort();
+  openRun = { id, abort: new AbortController(), lastId: null, streamed: "" };
+  $("run-panel").hidden = false;
+  $("run-id").textContent = id;
+  $("run-text").textContent = "";
+  $("run-tools").replaceChildren();
+  $("run-events").replaceChildren();
+  $("run-usage").replaceChildren();
+  try {
+    const run = await api("/v1/runs/" + encodeURIComponent(id));
+    setStatus(run.status);
+  } catch (e) {
+    failed(e);
+    return;
+  }
+  followEvents(openRun).catch((e) => {
+    if (e.name !== "AbortError") failed(e);
+  });
+}
+
+function onEvent(run, event) {
+  const li = document.createElement("li");
+  li.textContent = `${event.seq} ${event.type}` + (event.provider ? ` (${event.provider})` : "");
+  li.dataset.type = event.type;
+  $("run-events").appendChild(li);
+  switch (event.type) {
+    case "start":
+      setStatus("running");
+      break;
+    case "text_delta":
+      run.streamed += event.text;
+      $("run-text").textContent = run.streamed;
+      break;
+    case "message":
+      if (!run.streamed) $("run-text").textContent += event.text;
+      break;
+    case "tool_use": {
+      const tool = document.createElement("li");
+      tool.id = "tool-" + event.id;
+      tool.textContent = `${event.name} ${cell(event.input)}`;
+      $("run-tools").appendChild(tool);
+      break;
+    }
+    case "tool_result": {
+      const tool = document.getElementById("tool-" + event.id);
+      if (tool) tool.textContent += event.ok ? "  ✓" : "  ✗";
+      break;
+    }
+    case "usage":
+      showUsage(event.usage || {});
+      break;
+    case "result": {
+      const env = event.envelope || {};
+      if (env.text) $("run-text").textContent = env.text;
+      showUsage(env.tokens_used || {});
+      setStatus(env.error_type === "cancelled" ? "cancelled" : (env.error_type ? "failed" : "succeeded"));
+      break;
+    }
+  }
+}
+
+// Read the SSE stream to the result event, resuming after a dropped
+// connection from the last event seen.
+async function followEvents(run) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const headers = { Accept: "text/event-stream" };
+    if (run.lastId !== null) headers["Last-Event-ID"] = String(run.lastId);
+    const response = await api(`/v1/runs/${encodeURIComponent(run.id)}/events`,
+      { raw: true, headers, signal: run.abort.signal });
+    if (!response.ok) throw new Error(`events: HTTP ${response.status}`);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value.replace(/\r\n?/g, "\n");
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let id = null;
+        const data = [];
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) continue;
+          const colon = line.indexOf(":");
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const val = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+          if (field === "id") id = val;
+          if (field === "data") data.push(val);
+        }
+        if (!data.length) continue;
+        if (id !== null) run.lastId = Number(id);
+        const event = JSON.parse(data.join("\n"));
+        onEvent(run, event);
+        if (event.type === "result") return;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+  }
+}
+
+// --- wiring -------------------------------------------------------------------
+
+$("token-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  token = $("token-input").value.trim();
+  localStorage.setItem(TOKEN_KEY, token);
+  $("token-input").value = "";
+  connect();
+});
+$("forget-token").addEventListener("click", () => {
+  localStorage.removeItem(TOKEN_KEY);
+  token = null;
+  showLogin("");
+});
+$("run-filters").addEventListener("submit", (e) => {
+  e.preventDefault();
+  loadRuns(false).catch(failed);
+});
+$("runs-more").addEventListener("click", () => loadRuns(true).catch(failed));
+$("run-close").addEventListener("click", () => {
+  if (openRun) openRun.abort.abort();
+  openRun = null;
+  $("run-panel").hidden = true;
+});
+$("run-cancel").addEventListener("click", async () => {
+  if (!openRun) return;
+  try {
+    await api(`/v1/runs/${encodeURIComponent(openRun.id)}/cancel`, { method: "POST" });
+  } catch (e) {
+    failed(e);
+  }
+});
+
+if (token) connect(); else showLogin("");

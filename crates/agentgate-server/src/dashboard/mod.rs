@@ -1,0 +1,61 @@
+//! The dashboard: one HTML page, a style sheet and a script, compiled into
+//! the binary (no build step, nothing fetched), served open at `/` and
+//! `/assets/*`. The page holds no data: it asks for the token once, keeps
+//! it in the browser's localStorage, and reads everything from the `/v1`
+//! API with it, as any other client does. A strict Content-Security-Policy
+//! allows only this server's own scripts, styles and requests.
+
+use axum::Router;
+use axum::http::header::{self, HeaderName, HeaderValue};
+use axum::response::IntoResponse;
+use axum::routing::get;
+
+/// The page.
+const INDEX_HTML: &str = include_str!("index.html");
+/// Its script.
+const APP_JS: &str = include_str!("app.js");
+/// Its style sheet.
+const STYLE_CSS: &str = include_str!("style.css");
+
+/// What the browser may load and connect to: this server only.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; \
+     base-uri 'none'";
+
+/// The dashboard's routes.
+pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
+        )
+        .route(
+            "/assets/app.js",
+            get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/assets/style.css",
+            get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }),
+        )
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {
+    let headers: [(HeaderName, HeaderValue); 5] = [
+        (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        ),
+        (
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ),
+        (
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ),
+        // A new binary serves a new page: revalidate rather than cache.
+        (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+    ];
+    (headers, body)
+}

@@ -1,0 +1,141 @@
+//! What the commands that talk to a server share: the `--server` and
+//! `--token-file` flags, following a run's events to its result, and the
+//! exit codes of client errors. The requests themselves are
+//! `agentgate_server::client`'s.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agentgate_core::run::audit_line;
+use agentgate_protocol::{
+    EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_USAGE, Envelope,
+};
+use agentgate_server::client::{ApiClient, ClientError};
+use anyhow::Context;
+
+use crate::output::{Stdout, exit_code, note};
+
+/// Which server, and its token.
+#[derive(Debug, clap::Args)]
+pub struct ServerArgs {
+    /// The server's URL (default: $AGENTGATE_SERVER, else
+    /// http://127.0.0.1:7700).
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    /// The token file (default: the one `agentgate serve` creates, `token`
+    /// in agentgate's data folder). $AGENTGATE_TOKEN wins over it.
+    #[arg(long, value_name = "PATH")]
+    pub token_file: Option<PathBuf>,
+}
+
+impl ServerArgs {
+    /// The client these flags name.
+    pub fn client(&self) -> Result<ApiClient, ClientError> {
+        ApiClient::from_env(self.server.as_deref(), self.token_file.as_deref())
+    }
+}
+
+/// The exit code for a client error, after saying it on stderr: the server
+/// unreachable is worth retrying (75, as a run whose providers all failed
+/// recoverably), a refused request is a usage error (2), the rest 1.
+pub fn client_failed(e: &ClientError) -> ExitCode {
+    note!("agentgate: {e}");
+    exit_code(match e {
+        ClientError::Connect { .. } => EXIT_ALL_RECOVERABLE,
+        ClientError::Url(_) | ClientError::NoToken | ClientError::TokenFile(_) => EXIT_USAGE,
+        ClientError::Api {
+            status: 400 | 413 | 422,
+            ..
+        } => EXIT_USAGE,
+        ClientError::Api { .. } | ClientError::Protocol { .. } => EXIT_FAILURE,
+    })
+}
+
+/// How a run's events are printed while it is followed.
+#[derive(Debug, Clone, Copy)]
+pub enum Follow {
+    /// Each event as a JSON line, as `agentgate run --stream` prints them.
+    Stream,
+    /// Only the envelope at the end, as `agentgate run` prints it.
+    Envelope {
+        /// Indent it (`None`: when stdout is a terminal).
+        pretty: Option<bool>,
+    },
+}
+
+/// What SIGINT or SIGTERM does while a run is followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnSignal {
+    /// The first asks the server to cancel the run (the caller waits on the
+    /// run it submitted, as `agentgate run` would be interrupted); a second
+    /// stops following.
+    CancelRun,
+    /// Stop following at once; the run goes on (`agentgate tail`).
+    StopFollowing,
+}
+
+/// A runtime for one client command: a thread is plenty.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")
+}
+
+/// Follow `run_id`'s events to its `result`, print them as `how` says, then
+/// the audit line on stderr; the exit code is the run's, as `agentgate run`
+/// would have exited. A signal does what `on_signal` says (stopping
+/// following exits 130).
+pub async fn follow(
+    client: &ApiClient,
+    run_id: &str,
+    from: Option<u64>,
+    how: Follow,
+    on_signal: OnSignal,
+) -> anyhow::Result<ExitCode> {
+    let mut out = Stdout::new();
+    let mut events = client.events(run_id, from);
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("failed to watch SIGTERM")?;
+    let mut cancelling = false;
+    loop {
+        let next = tokio::select! {
+            next = events.next() => Some(next),
+            _ = tokio::signal::ctrl_c() => None,
+            _ = term.recv() => None,
+        };
+        let event = match next {
+            None if cancelling || on_signal == OnSignal::StopFollowing => {
+                if cancelling {
+                    note!("agentgate: stopped waiting for {run_id}; the server still cancels it");
+                }
+                return Ok(exit_code(EXIT_CANCELLED));
+            }
+            None => {
+                cancelling = true;
+                note!("agentgate: cancelling {run_id} on the server (again to stop waiting)");
+                if let Err(e) = client.cancel(run_id).await {
+                    note!("agentgate: {e}");
+                }
+                continue;
+            }
+            Some(None) => anyhow::bail!("the event stream of {run_id} ended without its result"),
+            Some(Some(Err(e))) => return Ok(client_failed(&e)),
+            Some(Some(Ok(event))) => event,
+        };
+        let (text, value) = event;
+        if let Follow::Stream = how {
+            out.line(&text)?;
+        }
+        if value["type"] == "result" {
+            let envelope: Envelope = serde_json::from_value(value["envelope"].clone())
+                .with_context(|| format!("the result event of {run_id} holds no envelope"))?;
+            let code = envelope.exit_code.unwrap_or(0);
+            if let Follow::Envelope { pretty } = how {
+                out.json(&envelope, pretty)?;
+            }
+            note!("{}", audit_line(&envelope, code));
+            return Ok(exit_code(code));
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The flags of `agentgate run` as a [`RunRequest`], for `agentgate
+//! submit`: the same run, sent to a server. Relative paths are made
+//! absolute against the working directory here, since the server's is
+//! another.
+
+use std::path::{Path, PathBuf};
+
+use agentgate_core::request::RunRequest;
+use agentgate_core::settings::PermissionMode;
+
+use super::Args;
+
+/// What the prompt was: an argument or stdin text, or a JSON task input.
+#[derive(Debug)]
+pub enum TaskText {
+    /// The prompt as is.
+    Prompt(String),
+    /// A JSON task input object (`{"prompt", "context", "persona", "files"}`).
+    Task(serde_json::Map<String, serde_json::Value>),
+}
+
+impl Args {
+    /// The request for these flags and this task. `cwd` is where relative
+    /// paths start, and the run's working directory unless `--cwd` says.
+    pub fn request(&self, task: TaskText, cwd: &Path) -> RunRequest {
+        let abs = |p: &PathBuf| cwd.join(p);
+        let (prompt, task) = match task {
+            TaskText::Prompt(p) => (Some(p), None),
+            TaskText::Task(mut fields) => {
+                // The task's files are relative to the run's working
+                // directory, as `agentgate run` reads them.
+                let run_dir = self.cwd.as_ref().map_or_else(|| cwd.to_path_buf(), abs);
+                if let Some(serde_json::Value::Array(files)) = fields.get_mut("files") {
+                    for f in files.iter_mut() {
+                        if let Some(s) = f.as_str() {
+                            *f = serde_json::Value::String(run_dir.join(s).display().to_string());
+                        }
+                    }
+                }
+                (None, Some(serde_json::Value::Object(fields)))
+            }
+        };
+        let permission_mode = if self.yolo {
+            Some(PermissionMode::Bypass)
+        } else {
+            self.permission_mode
+        };
+        RunRequest {
+            prompt,
+            task,
+            providers: self.provider.clone().map(|n| n.0).unwrap_or_default(),
+            agents: self.agent.clone().map(|n| n.0).unwrap_or_default(),
+            chain: self.chain.clone(),
+            model: self.model.clone(),
+            tier: self.tier.as_ref().map(|_| self.flags().tier),
+            permission_mode: permission_mode.map(|m| m.as_str().to_owned()),
+            system: self.system.clone(),
+            system_file: self.system_file.as_ref().map(abs),
+            agent_file: self.agent_file.as_ref().map(abs),
+            persona: self.persona.clone(),
+            context: self.context.iter().map(abs).collect(),
+            context_dir: self.context_dir.as_ref().map(abs),
+            context_max: self.context_max,
+            skip_context_file: self.skip_context_file,
+            no_unattended_instruction: self.no_unattended_instruction,
+            prompt_max_bytes: self.prompt_max_bytes,
+            prompt_warn_bytes: self.prompt_warn_bytes,
+            add_dirs: self.add_dirs.iter().map(abs).collect(),
+            cwd: Some(self.cwd.as_ref().map_or_else(|| cwd.to_path_buf(), abs)),
+            session: self.session.clone(),
+            session_busy: self.session.as_ref().map(|_| self.session_busy),
+            resume: self.resume.clone(),
+            timeout: self.timeout.map(seconds),
+            idle_timeout: self.idle_timeout.map(seconds),
+            max_provider_retries: self.max_provider_retries,
+            binary: self.binary.as_ref().map(abs),
+            on_dirty: self.on_dirty,
+            handoff: self.handoff,
+            retry_on: self
+                .retry_on
+                .as_ref()
+                .map(|r| r.kinds.iter().map(ToString::to_string).collect())
+                .unwrap_or_default(),
+            ignore_quota: self.ignore_quota,
+            output_schema: self.output_schema.as_ref().map(abs),
+            env: self.env.iter().cloned().collect(),
+            extra_args: self.extra_args.clone(),
+            priority: 0,
+            idempotency_key: None,
+            not_before: None,
+        }
+    }
+}
+
+/// A duration as the request takes it: seconds, exact to the millisecond.
+fn seconds(d: std::time::Duration) -> String {
+    format!("{}ms", d.as_millis())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn args(argv: &[&str]) -> Args {
+        Cli::try_parse_from([&["run"], argv].concat()).unwrap().args
+    }
+
+    #[test]
+    fn the_request_asks_the_server_for_the_run_the_flags_ask_for() {
+        let a = args(&[
+            "-p",
+            "claude,codex",
+            "--timeout",
+            "1m30s",
+            "--idle-timeout",
+            "1500ms",
+            "--yolo",
+            "--context",
+            "notes.md",
+            "--add-dir",
+            "/abs",
+            "--session",
+            "s",
+            "--session-busy",
+            "fail",
+            "--retry-on",
+            "quota,rate_limit",
+            "--env",
+            "K=v",
+            "--extra-arg=--verbose",
+            "--output-schema",
+            "schema.json",
+            "--tier",
+            "fast",
+            "hello",
+        ]);
+        let request = a.request(TaskText::Prompt("hello".into()), Path::new("/work/repo"));
+        let (sent, task) = request.to_flags().unwrap();
+        let local = a.flags();
+        assert_eq!(task.prompt, "hello");
+        assert_eq!(sent.providers, local.providers);
+        assert_eq!(sent.settings.timeout, Some(Duration::from_secs(90)));
+        assert_eq!(
+            sent.settings.idle_timeout,
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            sent.settings.permission_mode,
+            local.settings.permission_mode
+        );
+        let kinds = |f: &agentgate_core::plan::RunFlags| {
+            f.settings.retry_on.as_ref().map(|r| r.kinds.clone())
+        };
+        assert_eq!(kinds(&sent), kinds(&local));
+        assert_eq!(kinds(&sent).map(|k| k.len()), Some(2));
+        assert_eq!(sent.settings.env, local.settings.env);
+        assert_eq!(sent.settings.extra_args, local.settings.extra_args);
+        assert_eq!(
+            (sent.session, sent.session_busy),
+            (local.session, local.session_busy)
+        );
+        assert_eq!(sent.tier, local.tier);
+        // Paths are made absolute against the client's directory, which is
+        // the run's working directory.
+        assert_eq!(sent.context, [PathBuf::from("/work/repo/notes.md")]);
+        assert_eq!(sent.add_dirs, [PathBuf::from("/abs")]);
+        assert_eq!(
+            sent.settings.output_schema,
+            Some(PathBuf::from("/work/repo/schema.json"))
+        );
+        assert_eq!(sent.settings.cwd, Some(PathBuf::from("/work/repo")));
+    }
+
+    #[test]
+    fn a_task_input_keeps_its_fields_and_its_files_become_absolute() {
+        let a = args(&["--cwd", "sub"]);
+        let fields = serde_json::json!({"prompt": "p", "persona": "x", "files": ["a.rs", "/b.rs"]});
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!()
+        };
+        let request = a.request(TaskText::Task(fields), Path::new("/r"));
+        let (flags, task) = request.to_flags().unwrap();
+        assert_eq!(flags.settings.cwd, Some(PathBuf::from("/r/sub")));
+        assert_eq!(task.persona.as_deref(), Some("x"));
+        assert_eq!(
+            task.files,
+            [PathBuf::from("/r/sub/a.rs"), PathBuf::from("/b.rs")]
+        );
+        // Unset choices stay unset: the server's config decides them.
+        assert!(request.tier.is_none() && request.session_busy.is_none());
+        assert!(request.providers.is_empty() && request.timeout.is_none());
+    }
+}

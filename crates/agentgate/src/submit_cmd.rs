@@ -1,0 +1,125 @@
+//! `agentgate submit`: the run `agentgate run` would make, sent to an
+//! `agentgate serve` to be queued; with `--wait` or `--stream`, followed
+//! to its end and printed as `agentgate run` prints it.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
+use anyhow::Context;
+use jiff::Timestamp;
+
+use crate::output::{Stdout, note};
+use crate::remote::{Follow, OnSignal, ServerArgs, client_failed, follow, runtime};
+use crate::run::{self, TaskText};
+
+#[derive(Debug, clap::Args)]
+#[group(id = "submit_flags")]
+pub struct Args {
+    #[command(flatten)]
+    run: run::Args,
+    /// Wait for the run to end, print its envelope and exit as `agentgate
+    /// run` would (--stream waits too, printing every event).
+    #[arg(long)]
+    wait: bool,
+    /// Higher runs first (-1000 to 1000).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    priority: i64,
+    /// A repeated key returns the run the first submission created (and
+    /// queues nothing).
+    #[arg(long, value_name = "KEY")]
+    idempotency_key: Option<String>,
+    /// Do not start the run before this time (RFC 3339).
+    #[arg(long, value_name = "TIME")]
+    not_before: Option<Timestamp>,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+pub const AFTER_HELP: &str = "\
+Takes every flag of `agentgate run` but --dry-run and --no-store. Paths
+are made absolute here, and the run's working directory is this one unless
+--cwd says: the server's is another.
+
+OUTPUT
+  Without --wait or --stream: the server's answer, {\"run_id\", \"status\",
+  ...}, then exit 0 (follow it with `agentgate tail RUN`). With --wait: the
+  envelope; with --stream: the events as JSON lines; both end with the audit
+  line on stderr and `agentgate run`'s exit code. SIGINT or SIGTERM while
+  waiting cancels the run on the server (a second one stops waiting, 130).
+
+EXIT CODES (besides the run's)
+  2    the server refused the request (400, 422: the field is named)
+  75   the server could not be reached
+  1    any other failure of the request (401, ...)
+
+ENVIRONMENT
+  AGENTGATE_SERVER    the server (default http://127.0.0.1:7700)
+  AGENTGATE_TOKEN     the token (else --token-file, else the default file)";
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.run.dry_run || args.run.no_store {
+        anyhow::bail!(
+            "--dry-run and --no-store are `agentgate run`'s: a server always records its runs"
+        );
+    }
+    let task = read_task_text(&args.run)?;
+    let cwd = std::env::current_dir().context("failed to read the working directory")?;
+    let mut request = args.run.request(task, &cwd);
+    request.priority = args.priority;
+    request.idempotency_key = args.idempotency_key.clone();
+    request.not_before = args.not_before;
+    let client = match args.server.client() {
+        Ok(c) => c,
+        Err(e) => return Ok(client_failed(&e)),
+    };
+    runtime()?.block_on(async {
+        let (answer, created) = match client.submit(&request).await {
+            Ok(a) => a,
+            Err(e) => return Ok(client_failed(&e)),
+        };
+        let run_id = answer["run_id"]
+            .as_str()
+            .context("the server's answer has no run_id")?
+            .to_owned();
+        if !created {
+            note!("agentgate: {run_id}: the run an earlier submission with this idempotency key created");
+        }
+        let how = if args.run.stream {
+            Follow::Stream
+        } else if args.wait {
+            Follow::Envelope {
+                pretty: args.run.pretty(),
+            }
+        } else {
+            Stdout::new().json(&answer, args.run.pretty())?;
+            return Ok(ExitCode::SUCCESS);
+        };
+        follow(&client, &run_id, None, how, OnSignal::CancelRun).await
+    })
+}
+
+/// The prompt argument, or stdin: a JSON task input object, else text.
+fn read_task_text(args: &run::Args) -> anyhow::Result<TaskText> {
+    let text = match args.prompt.as_deref() {
+        Some(p) if p != "-" => return Ok(TaskText::Prompt(p.to_owned())),
+        _ => {
+            if std::io::stdin().is_terminal() {
+                anyhow::bail!("no prompt: give it as an argument, or pipe it on stdin");
+            }
+            let limit = args
+                .prompt_max_bytes
+                .and_then(|n| u64::try_from(n).ok())
+                .map_or(STDIN_PROMPT_MAX_BYTES, |n| n.max(STDIN_PROMPT_MAX_BYTES));
+            read_text(std::io::stdin().lock(), limit, "a prompt on stdin")
+                .context("failed to read the prompt from stdin")?
+        }
+    };
+    let trimmed = text.trim();
+    if trimmed.starts_with('{')
+        && let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(trimmed)
+    {
+        return Ok(TaskText::Task(fields));
+    }
+    Ok(TaskText::Prompt(text))
+}

@@ -1,0 +1,253 @@
+//! A real Chromium driven over WebDriver (Debian's `chromium` and
+//! `chromium-driver`, installed by scripts/install-browser.sh): start
+//! chromedriver on a free port, open a headless session, and the few
+//! commands the dashboard test needs. Every wait is bounded.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+
+/// Where Debian puts them; `AGENTGATE_CHROMIUM` / `AGENTGATE_CHROMEDRIVER`
+/// name others.
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// How long an element may take to appear.
+pub const WAIT: Duration = Duration::from_secs(30);
+
+pub struct Browser {
+    driver: Child,
+    url: String,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+fn tool(env: &str, default: &str) -> PathBuf {
+    let path = std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from);
+    assert!(
+        path.is_file(),
+        "{} is missing: run scripts/install-browser.sh (apt-get install chromium chromium-driver), or set {env}",
+        path.display()
+    );
+    path
+}
+
+impl Browser {
+    /// A headless Chromium, its window 1280x900.
+    pub fn start() -> Browser {
+        let chromium = tool("AGENTGATE_CHROMIUM", CHROMIUM);
+        let driver_bin = tool("AGENTGATE_CHROMEDRIVER", CHROMEDRIVER);
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let driver = Command::new(driver_bin)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let url = format!("http://127.0.0.1:{port}");
+        let profile = tempfile::tempdir().unwrap();
+        let mut browser = Browser {
+            driver,
+            url,
+            session: String::new(),
+            _profile: profile,
+        };
+        browser.wait_until("chromedriver ready", || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1280,900",
+                         format!("--user-data-dir={}", browser._profile.path().display())],
+            }
+        }}});
+        let answer = browser.call("POST", "/session", Some(caps));
+        browser.session = answer["sessionId"].as_str().unwrap().to_owned();
+        browser
+    }
+
+    /// One WebDriver command; its `value`.
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let (status, v) = driver_request(&self.url, method, path, &body);
+        assert_eq!(status, 200, "WebDriver {method} {path}: {v}");
+        v["value"].clone()
+    }
+
+    fn session_call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        self.call(method, &format!("/session/{}{path}", self.session), body)
+    }
+
+    pub fn goto(&self, url: &str) {
+        self.session_call("POST", "/url", Some(json!({"url": url})));
+    }
+
+    /// Run `script` (a function body; `arguments` are `args`) in the page.
+    pub fn script(&self, script: &str, args: Value) -> Value {
+        self.session_call(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": args})),
+        )
+    }
+
+    /// The element `css` matches, waiting for it to exist and be shown.
+    pub fn find(&self, css: &str) -> String {
+        let mut id = String::new();
+        self.wait_until(&format!("{css} shown"), || {
+            let shown = self.script(
+                "const e = document.querySelector(arguments[0]); return !!e && e.offsetParent !== null;",
+                json!([css]),
+            );
+            if shown != json!(true) {
+                return false;
+            }
+            let v = self.session_call(
+                "POST",
+                "/element",
+                Some(json!({"using": "css selector", "value": css})),
+            );
+            id = v
+                .as_object()
+                .and_then(|o| o.values().next())
+                .and_then(Value::as_str)
+                .unwrap()
+                .to_owned();
+            true
+        });
+        id
+    }
+
+    pub fn click(&self, css: &str) {
+        let id = self.find(css);
+        self.session_call("POST", &format!("/element/{id}/click"), Some(json!({})));
+    }
+
+    pub fn type_into(&self, css: &str, text: &str) {
+        let id = self.find(css);
+        self.session_call(
+            "POST",
+            &format!("/element/{id}/value"),
+            Some(json!({"text": text})),
+        );
+    }
+
+    /// The text of what `css` matches ("" when nothing does).
+    pub fn text(&self, css: &str) -> String {
+        self.script(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent : '';",
+            json!([css]),
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+    }
+
+    /// Wait (at most [`WAIT`]) until `css`'s text satisfies `ok`; its text.
+    pub fn wait_text(&self, css: &str, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let mut last = String::new();
+        self.wait_until(&format!("{css}: {what} (last text: see below)"), || {
+            last = self.text(css);
+            ok(&last)
+        });
+        last
+    }
+
+    /// Save a PNG screenshot of the window at `path`.
+    pub fn screenshot(&self, path: &Path) {
+        let b64 = self.session_call("GET", "/screenshot", None);
+        let png = base64_decode(b64.as_str().unwrap());
+        assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+        std::fs::write(path, png).unwrap();
+    }
+
+    fn wait_until(&self, what: &str, mut ok: impl FnMut() -> bool) {
+        let start = Instant::now();
+        while !ok() {
+            assert!(start.elapsed() < WAIT, "waited {WAIT:?} for {what}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let path = format!("/session/{}", self.session);
+            let _ = std::panic::catch_unwind(|| driver_request(&self.url, "DELETE", &path, ""));
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// One request to chromedriver, whose answers have a Content-Length (it
+/// may keep the connection open, so the body is read by its length).
+fn driver_request(url: &str, method: &str, path: &str, body: &str) -> (u16, Value) {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
+    let mut length = 0;
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        if line.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap();
+        }
+    }
+    let mut answer = vec![0; length];
+    reader.read_exact(&mut answer).unwrap();
+    (status, serde_json::from_slice(&answer).unwrap())
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let bytes: Vec<u8> = text
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
+        .collect();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= u32::from(value(c)) << (18 - 6 * i);
+        }
+        let take = chunk.len() * 6 / 8;
+        out.extend(n.to_be_bytes()[1..=take].iter());
+    }
+    out
+}
