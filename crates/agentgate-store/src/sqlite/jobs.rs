@@ -87,6 +87,30 @@ pub(super) fn claim(
     rows.next()?.map(record_from_row).transpose()
 }
 
+/// Claims `job_id` itself, if it is queued and ready (see [`claim`]).
+pub(super) fn claim_one(
+    conn: &Connection,
+    job_id: &str,
+    owner: &str,
+    token: &LeaseToken,
+    expires: Timestamp,
+    now: Timestamp,
+) -> Result<Option<JobRecord>, DbError> {
+    let mut stmt = conn.prepare(&format!(
+        "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = :owner, \
+         lease_token = :token, lease_expires_at = :expires, waiting_for = NULL \
+         WHERE job_id = :job_id AND state = 'queued' AND not_before <= :now RETURNING {COLUMNS}"
+    ))?;
+    let mut rows = stmt.query(named_params! {
+        ":owner": owner,
+        ":token": token.0,
+        ":expires": timestamp_to_sql(expires),
+        ":now": timestamp_to_sql(now),
+        ":job_id": job_id,
+    })?;
+    rows.next()?.map(record_from_row).transpose()
+}
+
 /// Renews a lease; whether a cancel was asked.
 pub(super) fn heartbeat(
     conn: &Connection,
@@ -178,6 +202,7 @@ pub(super) fn requeue(
 pub(super) fn cancel(
     conn: &Connection,
     job_id: &str,
+    envelope_if_queued: Option<&Envelope>,
     now: Timestamp,
 ) -> Result<CancelOutcome, DbError> {
     let state: Option<String> = conn
@@ -192,10 +217,13 @@ pub(super) fn cancel(
     };
     match name_from_sql::<JobState>("jobs.state", state)? {
         JobState::Queued => {
+            let envelope = envelope_if_queued
+                .map(|envelope| to_json(envelope, "encode the envelope"))
+                .transpose()?;
             conn.execute(
-                "UPDATE jobs SET state = 'cancelled', ended_at = ?1, waiting_for = NULL \
-                 WHERE job_id = ?2",
-                params![timestamp_to_sql(now), job_id],
+                "UPDATE jobs SET state = 'cancelled', ended_at = ?1, waiting_for = NULL, \
+                 envelope = ?3 WHERE job_id = ?2",
+                params![timestamp_to_sql(now), job_id, envelope],
             )?;
             Ok(CancelOutcome::Cancelled)
         }
