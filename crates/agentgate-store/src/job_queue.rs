@@ -178,6 +178,19 @@ pub trait JobQueue: Send + Sync {
         policy: ExpiryPolicy,
     ) -> Result<Vec<ExpiredJob>, StoreError>;
 
+    /// Takes back the lease of the running job `job_id` now, expired or
+    /// not, if `owner` holds it (as [`JobQueue::expire_leases`] does with
+    /// an expired one): for a lease whose owner is known dead (e.g. a
+    /// process of this host that no longer runs). `None` if `owner` does
+    /// not hold it.
+    fn expire_owner(
+        &self,
+        job_id: &str,
+        owner: &str,
+        now: Timestamp,
+        policy: ExpiryPolicy,
+    ) -> Result<Option<ExpiredJob>, StoreError>;
+
     /// One job; `None` if there is no such job.
     fn get_job(&self, job_id: &str) -> Result<Option<JobRecord>, StoreError>;
 

@@ -138,6 +138,18 @@ impl JobQueue for SqliteStore {
         })
     }
 
+    fn expire_owner(
+        &self,
+        job_id: &str,
+        owner: &str,
+        now: Timestamp,
+        policy: ExpiryPolicy,
+    ) -> Result<Option<ExpiredJob>, StoreError> {
+        self.write("take back a job lease", |tx| {
+            jobs::expire_owner(tx, job_id, owner, now, policy)
+        })
+    }
+
     fn get_job(&self, job_id: &str) -> Result<Option<JobRecord>, StoreError> {
         self.read("read job", |tx| jobs::get(tx, job_id))
     }

@@ -501,3 +501,23 @@ fn a_queued_job_cancelled_keeps_the_envelope_it_was_given() {
     let job = store.get_job("q").unwrap().unwrap();
     assert_eq!(job.envelope, Some(envelope));
 }
+
+#[test]
+fn a_dead_owners_lease_is_taken_back_before_it_expires() {
+    let (_dir, store) = temp_store();
+    store.enqueue(&new_job("a"), t(0)).unwrap();
+    store.claim("dead", LEASE, t(1)).unwrap().unwrap();
+    assert_eq!(
+        store
+            .expire_owner("a", "someone-else", t(2), ExpiryPolicy::Requeue)
+            .unwrap(),
+        None
+    );
+    let taken = store
+        .expire_owner("a", "dead", t(2), ExpiryPolicy::Requeue)
+        .unwrap()
+        .unwrap();
+    assert_eq!(taken.state, JobState::Queued);
+    let again = store.claim("live", LEASE, t(3)).unwrap().unwrap();
+    assert_eq!((again.job.job_id.as_str(), again.job.attempts), ("a", 2));
+}
