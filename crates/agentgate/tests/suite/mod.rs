@@ -19,6 +19,8 @@ mod run_session_busy;
 mod runs_abandoned;
 mod secrets;
 mod serve;
+mod serve_queue;
+mod serve_queue_support;
 mod serve_support;
 mod stream_breaks;
 mod support;
