@@ -159,8 +159,12 @@ fn cancel_ends_a_queued_run_at_once_and_stops_a_running_one() {
 fn a_providers_limit_bounds_the_clis_that_run_at_once() {
     let home = QueueHome::new("queue:\n  max_running: 10\n  providers: {claude: 2}\n");
     let server = home.serve(false, &[]);
+    // Read-only runs: the one-writer-per-folder rule does not apply.
     let ids: Vec<String> = (0..5)
-        .map(|i| submit_ok(&server.url, &format!("nap tag-{i}"), json!({})))
+        .map(|i| {
+            let fields = json!({"permission_mode": "plan"});
+            submit_ok(&server.url, &format!("nap tag-{i}"), fields)
+        })
         .collect();
     for id in &ids {
         home.wait_for_state(id, JobState::Succeeded);
@@ -181,7 +185,7 @@ fn a_session_runs_one_turn_at_a_time_in_submission_order() {
     // Later turns have higher priorities: the session's order still wins.
     let ids: Vec<String> = (0..3)
         .map(|i| {
-            let fields = json!({"session": "chat", "priority": i * 10});
+            let fields = json!({"session": "chat", "priority": i * 10, "permission_mode": "plan"});
             submit_ok(&server.url, &format!("nap tag-{i}"), fields)
         })
         .collect();
@@ -192,6 +196,30 @@ fn a_session_runs_one_turn_at_a_time_in_submission_order() {
     let tags: Vec<&str> = runs.iter().map(|r| r.tag.as_str()).collect();
     assert_eq!(tags, ["tag-0", "tag-1", "tag-2"]);
     assert_eq!(max_overlap(&runs), 1, "{runs:?}");
+}
+
+#[test]
+fn runs_that_may_write_in_one_folder_run_one_at_a_time() {
+    let home = QueueHome::new("");
+    let server = home.serve(false, &[]);
+    let writer = submit_ok(&server.url, "hold tag-w1", json!({}));
+    home.wait_for_starts(1);
+    let second_writer = submit_ok(&server.url, "say tag-w2", json!({}));
+    // Submitted after the second writer, claimed after it in every pass: it
+    // ends while the first writer still holds the folder.
+    let reader = submit_ok(&server.url, "say tag-r", json!({"permission_mode": "plan"}));
+    home.wait_for_state(&reader, JobState::Succeeded);
+    assert_eq!(home.job(&second_writer).state, JobState::Queued);
+    let tags: Vec<String> = home.cli_runs().into_iter().map(|r| r.tag).collect();
+    assert_eq!(tags, ["tag-w1", "tag-r"]);
+    std::fs::write(home.file("release"), "").unwrap();
+    home.wait_for_state(&writer, JobState::Succeeded);
+    home.wait_for_state(&second_writer, JobState::Succeeded);
+    assert_eq!(
+        max_overlap(&home.cli_runs()[..]),
+        2,
+        "the reader overlapped"
+    );
 }
 
 #[test]
