@@ -98,22 +98,28 @@ pub async fn submit(
     })?;
     let request = RunRequest::from_value(value).map_err(refused)?;
     let now = state.queue.clock().now();
-    let plan = plan_request(&state.config, &request, now).map_err(refused)?;
-    let job = NewJob {
-        job_id: agentgate_core::run::new_run_id(),
-        request: serde_json::to_value(&request)
-            .map_err(|e| ApiError::internal(format!("failed to store the request: {e}")))?,
-        priority: i32::try_from(request.priority).unwrap_or_default(),
-        not_before: request.not_before,
-        idempotency_key: request.idempotency_key.clone(),
-        providers: plan_providers(&plan),
-        session: request.session.clone(),
-    };
-    let store = state.store.clone();
-    let enqueued = tokio::task::spawn_blocking(move || store.enqueue(&job, now))
-        .await
-        .map_err(|e| ApiError::internal(format!("the enqueue failed: {e}")))?
-        .map_err(|e| ApiError::internal(format!("failed to queue the run: {e}")))?;
+    // Planning reads the request's files and enqueueing writes the store:
+    // both block, so neither runs on the server's async workers.
+    let planning = state.clone();
+    let enqueued = tokio::task::spawn_blocking(move || {
+        let plan = plan_request(&planning.config, &request, now).map_err(refused)?;
+        let job = NewJob {
+            job_id: agentgate_core::run::new_run_id(),
+            request: serde_json::to_value(&request)
+                .map_err(|e| ApiError::internal(format!("failed to store the request: {e}")))?,
+            priority: i32::try_from(request.priority).unwrap_or_default(),
+            not_before: request.not_before,
+            idempotency_key: request.idempotency_key.clone(),
+            providers: plan_providers(&plan),
+            session: request.session.clone(),
+        };
+        planning
+            .store
+            .enqueue(&job, now)
+            .map_err(|e| ApiError::internal(format!("failed to queue the run: {e}")))
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("the enqueue failed: {e}")))??;
     if enqueued.created {
         state.queue.wake();
     }

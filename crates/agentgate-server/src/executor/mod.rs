@@ -418,3 +418,6 @@ fn all_jobs(store: &Store, state: JobState) -> Result<Vec<JobRecord>, agentgate_
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+#[cfg(test)]
+mod tests;
