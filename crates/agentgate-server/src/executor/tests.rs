@@ -119,3 +119,53 @@ fn a_lease_of_a_dead_server_of_this_host_is_taken_back_at_start() {
     assert_eq!(job.state, JobState::Abandoned);
     executor.drain(Duration::ZERO);
 }
+
+#[test]
+fn a_cancel_marked_in_the_store_by_another_process_stops_the_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path().join("agentgate.db")).unwrap());
+    // A CLI that starts, says so, and would sleep for a minute.
+    let cli = dir.path().join("claude");
+    let started = dir.path().join("started");
+    std::fs::write(
+        &cli,
+        format!("#!/bin/sh\ntouch '{}'\nsleep 60\n", started.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let request = json!({
+        "prompt": "hi",
+        "providers": ["claude"],
+        "binary": cli,
+        "permission_mode": "plan",
+    });
+    store.enqueue(&job("j", request), t(0)).unwrap();
+    let clock = Arc::new(HeldClock(Mutex::new(t(1))));
+    let mut config = Config::default();
+    config.queue.lease = Duration::from_secs(1);
+    let options = ExecutorOptions { keeper: None };
+    let executor = Executor::start(store.clone(), config, clock, options).unwrap();
+    for _ in 0..400 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(started.exists(), "the CLI never started");
+    // Only the store's mark, as a server of another process would leave it:
+    // this executor learns it from its heartbeat.
+    assert_eq!(
+        store.cancel("j", None, t(2)).unwrap(),
+        agentgate_store::CancelOutcome::Requested
+    );
+    let job = wait_for(&store, "j", |j| j.state.is_final());
+    assert_eq!(job.state, JobState::Cancelled);
+    let envelope = job.envelope.unwrap();
+    assert_eq!(
+        envelope.error_type,
+        Some(agentgate_protocol::ErrorKind::Cancelled)
+    );
+    assert_eq!(envelope.run_id, "j");
+    executor.drain(Duration::ZERO);
+}
