@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::agent::{self, RawAgent};
+use super::automation::{self, RawSchedule, RawWatch};
 use super::chain::{self, RawChain};
 use super::custom::{self, RawProvider};
 use super::defaults;
@@ -31,6 +32,10 @@ struct RawFile {
     chains: Entries<RawChain>,
     #[serde(default)]
     redact: Vec<Spanned<String>>,
+    #[serde(default)]
+    schedules: Entries<RawSchedule>,
+    #[serde(default)]
+    watch: Entries<RawWatch>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -154,6 +159,12 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
             ));
         }
         out.redact.push(value.value.clone());
+    }
+    for (name, s) in &raw.schedules.0 {
+        out.schedules.push(automation::schedule(name, s)?);
+    }
+    for (name, w) in &raw.watch.0 {
+        out.watches.push(automation::watch(name, w, base)?);
     }
     Ok(out)
 }

@@ -17,12 +17,15 @@
 //! ([`CustomProviderSpec`], run by [`crate::providers::CustomProvider`]) and
 //! gives providers their defaults ([`ProviderDefaults`]); `agents:`
 //! ([`AgentSpec`]) and `chains:` ([`ChainSpec`]) name what runs;
-//! `redact:` lists values a run must never print or store. Two
+//! `redact:` lists values a run must never print or store; `schedules:`
+//! and `watch:` ([`ScheduleSpec`], [`WatchSpec`]) are the runs `agentgate
+//! serve` starts by itself. Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
 
 mod agent;
+mod automation;
 mod chain;
 mod cli_agents;
 mod custom;
@@ -46,6 +49,9 @@ pub use crate::retry_on::{
     LEGACY_NAMES, RetryOn, RetryPattern, kind_named, retry_admits, retry_on_from_names,
 };
 pub use agent::{AgentMode, AgentSpec};
+pub use automation::{
+    CATCH_UP_MAX, DEFAULT_POLL, DEFAULT_SETTLE, MIN_POLL, Overlap, ScheduleSpec, WatchSpec,
+};
 pub use chain::{ChainSpec, Handoff, OnDirty};
 pub use cli_agents::DEFAULT_CHAIN;
 pub use defaults::ProviderDefaults;
@@ -76,6 +82,12 @@ pub struct Config {
     /// Literal values (`redact:`) that every run replaces with `[redacted]`
     /// in what it prints and stores, as it does secret-named variables.
     pub redact: Vec<String>,
+    /// The schedules (`schedules:`), in file order: runs `agentgate serve`
+    /// enqueues at each fire of a cron expression.
+    pub schedules: Vec<ScheduleSpec>,
+    /// The watched folders (`watch:`), in file order: each new file becomes
+    /// a run of `agentgate serve`.
+    pub watches: Vec<WatchSpec>,
     /// What the file asks that agentgate does not do (e.g. cli_agents
     /// command arguments that a built-in adapter replaces).
     pub warnings: Vec<String>,
@@ -124,6 +136,8 @@ impl Config {
             chains: p.chains,
             redact: p.redact,
             warnings: p.warnings,
+            schedules: p.schedules,
+            watches: p.watches,
         })
     }
 
@@ -262,6 +276,8 @@ pub struct UnknownProvider {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_automation;
 #[cfg(test)]
 mod tests_migrate;
 #[cfg(test)]

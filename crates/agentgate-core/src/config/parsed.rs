@@ -5,6 +5,7 @@
 use serde_saphyr::Spanned;
 
 use super::agent::AgentSpec;
+use super::automation::{ScheduleSpec, WatchSpec};
 use super::chain::ChainSpec;
 use super::defaults::ProviderDefaults;
 use super::source::{CONFIG_VERSION, ConfigFormat};
@@ -21,6 +22,8 @@ pub(super) struct Parsed {
     pub chains: Vec<ChainSpec>,
     pub redact: Vec<String>,
     pub warnings: Vec<String>,
+    pub schedules: Vec<ScheduleSpec>,
+    pub watches: Vec<WatchSpec>,
 }
 
 /// Check the version a file declares.
