@@ -64,6 +64,9 @@ pub enum ServeError {
         /// Why.
         source: std::io::Error,
     },
+    /// The schedules or watched folders could not start.
+    #[error(transparent)]
+    Automation(#[from] crate::automation::AutomationError),
     /// The accept loop failed.
     #[error("the server failed: {0}")]
     Io(std::io::Error),

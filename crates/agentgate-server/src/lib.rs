@@ -16,6 +16,7 @@
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 
+pub mod automation;
 mod error;
 mod router;
 mod routes;

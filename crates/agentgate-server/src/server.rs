@@ -12,7 +12,8 @@
 //! the grace to finish, then whatever is left is dropped. This is the one
 //! place where stopping happens: the job executor, when it exists, stops
 //! claiming and drains its running jobs here, under the same grace, next to
-//! the HTTP drain.
+//! the HTTP drain. The schedules and watched folders ([`crate::automation`])
+//! start after the bind and stop when `run` returns.
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -24,6 +25,9 @@ use agentgate_core::config::Config;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 
+use agentgate_store::{JobQueue, SqliteStore};
+
+use crate::automation::{Automation, SystemClock};
 use crate::error::ServeError;
 use crate::router::router;
 use crate::state::AppState;
@@ -67,6 +71,8 @@ pub struct Server {
     token_source: TokenSource,
     state: Arc<AppState>,
     grace: Duration,
+    /// The schedules and watched folders, stopped when `run` returns.
+    automation: Option<Automation>,
 }
 
 /// How [`Server::run`] ended.
@@ -104,12 +110,14 @@ impl Server {
         let addr = listener
             .local_addr()
             .map_err(|source| ServeError::Bind { addr, source })?;
+        let automation = start_automation(&config)?;
         Ok(Server {
             listener,
             addr,
             token_source,
             state: Arc::new(AppState::new(token, config)),
             grace: options.grace,
+            automation,
         })
     }
 
@@ -133,6 +141,8 @@ impl Server {
     where
         S: Future<Output = ()> + Send,
     {
+        // Dropped (stopped, its threads joined) when `run` returns.
+        let _automation = self.automation;
         let app = router(self.state);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let mut serving = tokio::spawn(async move {
@@ -162,6 +172,16 @@ impl Server {
             }
         }
     }
+}
+
+/// The schedules and watched folders of `config`, creating jobs in the
+/// store (`None` when it has neither).
+fn start_automation(config: &Config) -> Result<Option<Automation>, ServeError> {
+    if config.schedules.is_empty() && config.watches.is_empty() {
+        return Ok(None);
+    }
+    let store: Arc<dyn JobQueue> = Arc::new(SqliteStore::open_default()?);
+    Ok(Automation::start(config, store, Arc::new(SystemClock))?)
 }
 
 /// A future that completes at the first SIGTERM or SIGINT. The handlers are
