@@ -12,6 +12,8 @@
 //!   comes from), a [`MAX_BODY_BYTES`] limit on every request body (413),
 //!   JSON errors `{"error": {"type", "message"}}` for 401, 404, 405, 413;
 //! - graceful shutdown on SIGTERM and SIGINT ([`Server::run`]).
+//! - the config's `schedules:` and `watch:` ([`automation`]): jobs created
+//!   at each cron fire and for each new file of a watched folder.
 //!
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).

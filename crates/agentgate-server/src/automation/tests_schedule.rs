@@ -94,7 +94,13 @@ fn catch_up_runs_only_the_most_recent_missed_fire() {
     let fired = scheduler.tick(ts("2026-03-01T10:32:00Z"));
     assert_eq!(fired.len(), 1);
     assert_eq!(fired[0].at, ts("2026-03-01T10:30:00Z"));
-    assert_eq!(s.jobs().len(), 1);
+    let jobs = s.jobs();
+    assert_eq!(jobs.len(), 1);
+    // Keyed by the fire's scheduled instant, not by the time it ran.
+    assert_eq!(
+        jobs[0].idempotency_key.as_deref(),
+        Some("schedule:tidy:2026-03-01T10:30:00Z")
+    );
     assert_eq!(
         scheduler.next_fire("tidy"),
         Some(ts("2026-03-01T10:35:00Z"))

@@ -19,6 +19,7 @@ mod run_session_busy;
 mod runs_abandoned;
 mod secrets;
 mod serve;
+mod serve_automation;
 mod serve_support;
 mod stream_breaks;
 mod support;
