@@ -184,3 +184,35 @@ fn a_schedule_fires_once_per_fire_across_a_restart() {
         1
     );
 }
+
+#[test]
+fn config_check_counts_them_and_a_bad_schedule_is_a_config_error_with_its_line() {
+    let home = Home::new();
+    let agentgate = env!("CARGO_BIN_EXE_agentgate");
+    let check = |yaml: &str| {
+        let config = home.write_config(yaml);
+        std::process::Command::new(agentgate)
+            .args(["--config", &config, "config", "check"])
+            .env_clear()
+            .env("HOME", home.path())
+            .output()
+            .unwrap()
+    };
+    let ok = check(
+        "version: 1\nschedules:\n  s:\n    cron: \"@daily\"\n    request: {prompt: hi}\nwatch:\n  w:\n    folder: /srv/in\n    request: {}\n",
+    );
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert_eq!(ok.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("1 schedules, 1 watched folders"),
+        "{stdout}"
+    );
+
+    let bad = check(
+        "version: 1\nschedules:\n  s:\n    cron: \"@daily\"\n    request:\n      prompt: hi\n      timeout: soon\n",
+    );
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("line 7"), "{stderr}");
+    assert!(stderr.contains("schedule `s`: request.timeout"), "{stderr}");
+}
