@@ -104,14 +104,17 @@ impl Scheduler {
             .schedules
             .iter()
             .map(|spec| {
-                let window =
-                    SignedDuration::try_from(spec.catch_up).unwrap_or(SignedDuration::ZERO);
-                let from = now.checked_sub(window).unwrap_or(now);
-                // `from` itself may be a fire of the window.
-                let from = from
-                    .checked_sub(SignedDuration::from_nanos(1))
-                    .unwrap_or(from);
-                let first = if spec.catch_up.is_zero() { now } else { from };
+                // Without catch-up, the first fire after `now`; with it,
+                // the first of the window (its start included).
+                let first = if spec.catch_up.is_zero() {
+                    now
+                } else {
+                    SignedDuration::try_from(spec.catch_up)
+                        .ok()
+                        .and_then(|window| now.checked_sub(window).ok())
+                        .and_then(|start| start.checked_sub(SignedDuration::from_nanos(1)).ok())
+                        .unwrap_or(now)
+                };
                 Entry {
                     next: spec.cron.next_after(first, &spec.time_zone),
                     spec: spec.clone(),
