@@ -16,7 +16,9 @@
 //! fires again within a few years.
 //!
 //! [`CronExpr::next_after`] gives the next fire strictly after an instant,
-//! in a time zone, across daylight-saving changes (see [`next`]).
+//! in a time zone, across daylight-saving changes: a local time skipped
+//! by a jump forward fires once, shifted by the jump; a local time that
+//! happens twice fires once, at its first occurrence (`next.rs`).
 
 mod next;
 
