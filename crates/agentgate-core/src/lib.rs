@@ -12,6 +12,7 @@
 pub mod accumulate;
 pub mod classify;
 pub mod config;
+pub mod cron;
 pub mod decode;
 pub mod decoded;
 pub mod health;

@@ -71,6 +71,9 @@ pub enum ServeError {
     /// The job executor could not start.
     #[error("failed to start the job executor: {0}")]
     Executor(std::io::Error),
+    /// The schedules or watched folders could not start.
+    #[error(transparent)]
+    Automation(#[from] crate::automation::AutomationError),
     /// The accept loop failed.
     #[error("the server failed: {0}")]
     Io(std::io::Error),

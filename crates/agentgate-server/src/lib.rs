@@ -14,6 +14,8 @@
 //! - `POST /v1/runs` and `POST /v1/runs/{id}/cancel` (`run_routes.rs`):
 //!   the job queue, run by the [`executor`] within the config's `queue:`
 //!   limits;
+//! - the config's `schedules:` and `watch:` ([`automation`]): jobs created
+//!   at each cron fire and for each new file of a watched folder;
 //! - graceful shutdown on SIGTERM and SIGINT ([`Server::run`]): the HTTP
 //!   drain and the executor's (running jobs get the grace, then are
 //!   cancelled and requeued).
@@ -21,6 +23,7 @@
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 
+pub mod automation;
 pub mod client;
 pub mod clock;
 mod dashboard;

@@ -13,7 +13,9 @@
 //! the job executor stops claiming and gives its running jobs the same
 //! grace; then it cancels them and puts them back in the queue for the
 //! next start ([`crate::executor::Executor::drain`]). This is the one place
-//! where stopping happens.
+//! where stopping happens. The schedules and watched folders
+//! ([`crate::automation`]) start after the bind and stop when `run`
+//! returns.
 //!
 //! [`Server::bind`] also opens the store (the same as `agentgate run`'s),
 //! picks the executor's clock ([`crate::clock::from_env`]) and starts the
@@ -29,6 +31,10 @@ use agentgate_core::config::Config;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 
+use agentgate_store::JobQueue;
+
+use crate::automation::Automation;
+use crate::clock::Clock;
 use crate::error::ServeError;
 use crate::executor::{Executor, ExecutorOptions};
 use crate::router::router;
@@ -78,6 +84,8 @@ pub struct Server {
     token_source: TokenSource,
     state: Arc<AppState>,
     grace: Duration,
+    /// The schedules and watched folders, stopped when `run` returns.
+    automation: Option<Automation>,
 }
 
 /// How [`Server::run`] ended.
@@ -126,12 +134,14 @@ impl Server {
             },
         )
         .map_err(ServeError::Executor)?;
+        let automation = start_automation(&config, store.clone(), executor.clock().clone())?;
         Ok(Server {
             listener,
             addr,
             token_source,
             state: Arc::new(AppState::new(token, config, store, Arc::new(executor))),
             grace: options.grace,
+            automation,
         })
     }
 
@@ -156,6 +166,8 @@ impl Server {
         S: Future<Output = ()> + Send,
     {
         let executor = self.state.queue.clone();
+        // Dropped (stopped, its threads joined) when `run` returns.
+        let _automation = self.automation;
         let app = router(self.state);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let mut serving = tokio::spawn(async move {
@@ -191,6 +203,21 @@ impl Server {
             }
         }
     }
+}
+
+/// The schedules and watched folders of `config`, creating jobs in the
+/// store (`None` when it has neither).
+/// The schedules and watched folders, on the server's store and clock.
+fn start_automation(
+    config: &Config,
+    store: Arc<agentgate_store::Store>,
+    clock: Arc<dyn Clock>,
+) -> Result<Option<Automation>, ServeError> {
+    if config.schedules.is_empty() && config.watches.is_empty() {
+        return Ok(None);
+    }
+    let queue: Arc<dyn JobQueue> = store;
+    Ok(Automation::start(config, queue, clock)?)
 }
 
 /// A future that completes at the first SIGTERM or SIGINT. The handlers are

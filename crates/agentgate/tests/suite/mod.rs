@@ -22,6 +22,7 @@ mod run_worktree;
 mod runs_abandoned;
 mod secrets;
 mod serve;
+mod serve_automation;
 mod serve_queue;
 mod serve_queue_support;
 mod serve_support;
