@@ -17,15 +17,21 @@
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 
 mod error;
+pub mod events;
+mod info;
+pub mod openapi;
 mod router;
 mod routes;
+mod runs;
 mod server;
 mod state;
 pub mod token;
+pub mod views;
 
-pub use error::{ApiError, ServeError};
+pub use error::{ApiError, ErrorBody, ErrorDetail, ServeError};
 pub use router::{MAX_BODY_BYTES, router};
 pub use routes::Healthz;
+pub use runs::{DEFAULT_PAGE, MAX_PAGE};
 pub use server::{
     DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped, is_loopback, parse_listen,
     shutdown_signal,

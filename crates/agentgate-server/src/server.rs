@@ -3,12 +3,12 @@
 //! [`Server::bind`] does everything that can fail before a request is
 //! served, in this order: parse the address, pick the token (refusing a
 //! non-loopback address without an explicit token *before* creating any
-//! file or socket), load the config, bind. The caller then prints
+//! file or socket), load the config, open the store, bind. The caller then prints
 //! [`Server::url`] and calls [`Server::run`] with a shutdown future
 //! ([`shutdown_signal`] for SIGTERM and SIGINT).
 //!
 //! Shutdown order in [`Server::run`]: the signal arrives; the listener stops
-//! accepting and idle connections are closed; requests in flight get up to
+//! accepting and idle connections are closed, event streams end; requests in flight get up to
 //! the grace to finish, then whatever is left is dropped. This is the one
 //! place where stopping happens: the job executor, when it exists, stops
 //! claiming and drains its running jobs here, under the same grace, next to
@@ -21,10 +21,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgate_core::config::Config;
+use agentgate_store::Store;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::error::ServeError;
+use crate::events::EventStreamOptions;
 use crate::router::router;
 use crate::state::AppState;
 use crate::token::{self, TokenFileChoice, TokenSource};
@@ -46,6 +48,8 @@ pub struct ServeOptions {
     pub config: Option<PathBuf>,
     /// How long requests in flight may take to finish at shutdown.
     pub grace: Duration,
+    /// How often an idle event stream gets a keep-alive comment.
+    pub keep_alive: Duration,
 }
 
 impl Default for ServeOptions {
@@ -55,6 +59,7 @@ impl Default for ServeOptions {
             token_file: None,
             config: None,
             grace: DEFAULT_GRACE,
+            keep_alive: crate::events::DEFAULT_KEEP_ALIVE,
         }
     }
 }
@@ -98,6 +103,7 @@ impl Server {
             }
         };
         let config = Config::load(options.config.as_deref())?;
+        let store = Arc::new(Store::open_default()?);
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
@@ -108,7 +114,13 @@ impl Server {
             listener,
             addr,
             token_source,
-            state: Arc::new(AppState::new(token, config)),
+            state: Arc::new(AppState {
+                event_streams: EventStreamOptions {
+                    keep_alive: options.keep_alive,
+                    ..EventStreamOptions::default()
+                },
+                ..AppState::new(token, config, store)
+            }),
             grace: options.grace,
         })
     }
@@ -133,6 +145,7 @@ impl Server {
     where
         S: Future<Output = ()> + Send,
     {
+        let state = Arc::clone(&self.state);
         let app = router(self.state);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let mut serving = tokio::spawn(async move {
@@ -151,6 +164,8 @@ impl Server {
             },
         }
         tracing::info!("stopping: no new connections; requests in flight may finish");
+        // Event streams would otherwise hold their connections to the grace.
+        state.stopping.send_replace(true);
         let _ = stop_tx.send(());
         match tokio::time::timeout(self.grace, &mut serving).await {
             Ok(Ok(Ok(()))) => Ok(Stopped::Drained),

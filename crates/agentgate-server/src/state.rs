@@ -1,4 +1,5 @@
-//! What every handler shares: the token, the config, the health cache.
+//! What every handler shares: the token, the config, the store, the health
+//! cache, the event streams' timing.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -6,8 +7,10 @@ use std::time::{Duration, Instant};
 
 use agentgate_core::config::Config;
 use agentgate_core::health::HealthReport;
+use agentgate_store::Store;
 use tokio::sync::Mutex;
 
+use crate::events::EventStreamOptions;
 use crate::token::Token;
 
 /// The state behind every route.
@@ -17,6 +20,12 @@ pub struct AppState {
     pub token: Token,
     /// The config loaded at start (providers, agents, chains).
     pub config: Config,
+    /// The store `agentgate run` uses: runs, sessions, quota, jobs.
+    pub store: Arc<Store>,
+    /// How `GET /v1/runs/{id}/events` polls and keeps streams alive.
+    pub event_streams: EventStreamOptions,
+    /// Set to true when the server stops: event streams end.
+    pub stopping: tokio::sync::watch::Sender<bool>,
     /// `HOME`, where the CLIs keep their logins (read at start).
     pub home: Option<PathBuf>,
     /// The last health report and when it was made; the lock also makes
@@ -29,11 +38,15 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// The state for `token` and `config`, with the default health cache.
-    pub fn new(token: Token, config: Config) -> AppState {
+    /// The state for `token`, `config` and `store`, with the default health
+    /// cache and event stream timing.
+    pub fn new(token: Token, config: Config, store: Arc<Store>) -> AppState {
         AppState {
             token,
             config,
+            store,
+            event_streams: EventStreamOptions::default(),
+            stopping: tokio::sync::watch::Sender::new(false),
             home: std::env::var_os("HOME").map(PathBuf::from),
             health: Mutex::new(None),
             health_ttl: HEALTH_TTL,

@@ -27,6 +27,19 @@ pub struct Args {
     /// Seconds that requests in flight get to finish after SIGTERM or SIGINT.
     #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_GRACE.as_secs())]
     grace: u64,
+    /// Seconds between keep-alive comments on an idle event stream
+    /// (`GET /v1/runs/{id}/events`); fractions allowed.
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::events::DEFAULT_KEEP_ALIVE.as_secs_f64(), value_parser = parse_keep_alive)]
+    sse_keep_alive: f64,
+}
+
+fn parse_keep_alive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && (0.01..=86_400.0).contains(&secs) => Ok(secs),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0.01 to 86400"
+        )),
+    }
 }
 
 pub const AFTER_HELP: &str = "\
@@ -72,6 +85,7 @@ async fn serve(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         token_file: args.token_file,
         config: config.map(Path::to_path_buf),
         grace: Duration::from_secs(args.grace),
+        keep_alive: Duration::from_secs_f64(args.sse_keep_alive),
     })
     .await?;
     Stdout::new().line(server.url())?;
