@@ -13,14 +13,14 @@
 //! The writer is whoever runs the run (an executor, or an `agentgate run`
 //! in another process), so the follower polls: it reads what the file has,
 //! keeps a line without its newline until the rest arrives, sleeps
-//! [`EventStreamOptions::poll`], reads again. A queued run has no file yet:
+//! [`EventStreamOptions::poll`](crate::EventStreamOptions::poll), reads again. A queued run has no file yet:
 //! the follower waits for it.
 //!
 //! ## The end, with or without a `result` event
 //!
 //! A run can end without a `result` line: a job cancelled while queued or
 //! abandoned before it ran, or a process killed mid-run. So every
-//! [`EventStreamOptions::status_every`] the follower asks the store whether
+//! [`EventStreamOptions::status_every`](crate::EventStreamOptions::status_every) the follower asks the store whether
 //! the run ended (the job's state; for a run that is not a job, the run's
 //! status), *before* reading the file: a run seen ended has written all it
 //! will write, so once that read is done without a `result` the stream
@@ -34,13 +34,13 @@
 //! line (at most [`MAX_LINE`], else the stream ends) and a channel of
 //! [`BUFFERED_MESSAGES`]: a slow client slows its own follower only. Idle
 //! streams get a `: keep-alive` comment every
-//! [`EventStreamOptions::keep_alive`]. A client that goes away stops its
+//! [`EventStreamOptions::keep_alive`](crate::EventStreamOptions::keep_alive). A client that goes away stops its
 //! follower at the next send or poll; at shutdown every stream ends.
 
 use std::convert::Infallible;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use agentgate_store::{JobQueue, RunStatus, RunStore, validate_run_id};
 use axum::extract::{Path, State};
@@ -55,35 +55,12 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::views::StreamEnd;
 
-/// The keep-alive interval without `--sse-keep-alive`.
-pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Messages buffered per client before its follower waits.
 pub const BUFFERED_MESSAGES: usize = 32;
 /// Bytes read from the file at a time.
 pub const READ_CHUNK: usize = 16 * 1024;
 /// The longest line a stream carries; a longer one ends the stream.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
-
-/// How event streams poll and keep alive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EventStreamOptions {
-    /// A comment is sent on a stream idle this long.
-    pub keep_alive: Duration,
-    /// How long a follower sleeps when the file has nothing new.
-    pub poll: Duration,
-    /// How often, at most, a follower asks the store whether the run ended.
-    pub status_every: Duration,
-}
-
-impl Default for EventStreamOptions {
-    fn default() -> Self {
-        EventStreamOptions {
-            keep_alive: DEFAULT_KEEP_ALIVE,
-            poll: Duration::from_millis(100),
-            status_every: Duration::from_millis(500),
-        }
-    }
-}
 
 type Message = Result<Event, Infallible>;
 

@@ -36,4 +36,4 @@ pub use server::{
     DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped, is_loopback, parse_listen,
     shutdown_signal,
 };
-pub use state::{AppState, HEALTH_TTL};
+pub use state::{AppState, DEFAULT_KEEP_ALIVE, EventStreamOptions, HEALTH_TTL};

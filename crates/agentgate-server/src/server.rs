@@ -26,9 +26,8 @@ use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::error::ServeError;
-use crate::events::EventStreamOptions;
 use crate::router::router;
-use crate::state::AppState;
+use crate::state::{AppState, EventStreamOptions};
 use crate::token::{self, TokenFileChoice, TokenSource};
 
 /// The address `serve` listens on without `--listen`.
@@ -59,7 +58,7 @@ impl Default for ServeOptions {
             token_file: None,
             config: None,
             grace: DEFAULT_GRACE,
-            keep_alive: crate::events::DEFAULT_KEEP_ALIVE,
+            keep_alive: crate::state::DEFAULT_KEEP_ALIVE,
         }
     }
 }

@@ -10,7 +10,6 @@ use agentgate_core::health::HealthReport;
 use agentgate_store::Store;
 use tokio::sync::Mutex;
 
-use crate::events::EventStreamOptions;
 use crate::token::Token;
 
 /// The state behind every route.
@@ -57,3 +56,27 @@ impl AppState {
 
 /// How long `GET /v1/health` reuses its last report.
 pub const HEALTH_TTL: Duration = Duration::from_secs(10);
+
+/// The keep-alive interval of event streams without `--sse-keep-alive`.
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// How event streams poll and keep alive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventStreamOptions {
+    /// A comment is sent on a stream idle this long.
+    pub keep_alive: Duration,
+    /// How long a follower sleeps when the file has nothing new.
+    pub poll: Duration,
+    /// How often, at most, a follower asks the store whether the run ended.
+    pub status_every: Duration,
+}
+
+impl Default for EventStreamOptions {
+    fn default() -> Self {
+        EventStreamOptions {
+            keep_alive: DEFAULT_KEEP_ALIVE,
+            poll: Duration::from_millis(100),
+            status_every: Duration::from_millis(500),
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! The API's contract: the JSON bodies the read routes answer, as types.
-//! The OpenAPI document (`crate::openapi`) is generated from them, so a
+//! The OpenAPI document (openapi.rs) is generated from them, so a
 //! change here is a change of the API: regenerate `docs/openapi.json`.
 //!
 //! The views are made from the store's records, never serialised from them
@@ -218,7 +218,7 @@ pub struct ProviderCounts {
 // The concurrency limits of the `queue:` config (global `max_running`, per
 // provider, per session) belong in `QueueView` too, each with its maximum
 // and the runs running under it, as a `limits` field filled in
-// `crate::info::queue` from `AppState::config` next to the counts.
+// the queue handler (info.rs) from the config next to the counts.
 
 /// `GET /v1/queue`: how many runs are in each state, in all and per
 /// provider.

@@ -29,7 +29,7 @@ pub struct Args {
     grace: u64,
     /// Seconds between keep-alive comments on an idle event stream
     /// (`GET /v1/runs/{id}/events`); fractions allowed.
-    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::events::DEFAULT_KEEP_ALIVE.as_secs_f64(), value_parser = parse_keep_alive)]
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_KEEP_ALIVE.as_secs_f64(), value_parser = parse_keep_alive)]
     sse_keep_alive: f64,
 }
 
