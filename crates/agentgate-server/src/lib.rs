@@ -8,9 +8,18 @@
 //! - `GET /v1/health`, what `agentgate health --json` prints (the same
 //!   library call, [`agentgate_core::health::check_all`]), cached for
 //!   [`HEALTH_TTL`];
+//! - the read API over the store: `GET /v1/runs` (the queue's jobs, with
+//!   filters and keyset pages), `GET /v1/runs/{id}`, `GET
+//!   /v1/runs/{id}/events` (Server-Sent Events, see [`events`]), `GET
+//!   /v1/queue`, `GET /v1/sessions`, `DELETE /v1/sessions/{name}`, `GET
+//!   /v1/quota`, `GET /v1/providers`; their bodies are the types of
+//!   [`views`];
+//! - `GET /v1/openapi.json`, the OpenAPI 3.1 document ([`openapi`]; a new
+//!   route joins it with one line in [`openapi::ApiDoc`]'s `paths(...)`);
 //! - bearer-token auth on every `/v1` route ([`token`] says where the token
 //!   comes from), a [`MAX_BODY_BYTES`] limit on every request body (413),
-//!   JSON errors `{"error": {"type", "message"}}` for 401, 404, 405, 413;
+//!   JSON errors `{"error": {"type", "message"}}` ([`ErrorBody`]) for 400,
+//!   401, 404, 405, 409, 413;
 //! - graceful shutdown on SIGTERM and SIGINT ([`Server::run`]).
 //!
 //! Listening on a non-loopback address needs an explicit token

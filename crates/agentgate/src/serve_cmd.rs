@@ -44,8 +44,16 @@ fn parse_keep_alive(text: &str) -> Result<f64, String> {
 
 pub const AFTER_HELP: &str = "\
 ROUTES
-  GET /healthz     open: {\"ok\": true, \"version\": \"...\"}
-  GET /v1/health   what `agentgate health --json` prints (cached 10 s)
+  GET /healthz                 open: {\"ok\": true, \"version\": \"...\"}
+  GET /v1/health               what `agentgate health --json` prints (cached 10 s)
+  GET /v1/runs                 runs, newest first (?status=&provider=&session=&limit=&cursor=)
+  GET /v1/runs/{id}            one run, with its envelope once it ended
+  GET /v1/runs/{id}/events     its events as Server-Sent Events (Last-Event-ID), live
+  GET /v1/queue                runs per state and per provider
+  GET /v1/sessions             the logical sessions; DELETE /v1/sessions/{name}
+  GET /v1/quota                what `agentgate quota --json` prints
+  GET /v1/providers            what `agentgate providers --json` prints
+  GET /v1/openapi.json         the OpenAPI 3.1 document
   Every /v1 route needs `Authorization: Bearer TOKEN`; without it, or with a
   wrong token: 401. Bodies over 1 MiB: 413. Errors are JSON:
   {\"error\": {\"type\": \"...\", \"message\": \"...\"}}.
