@@ -75,7 +75,7 @@ type Message = Result<Event, Infallible>;
         ("Last-Event-ID" = Option<u64>, Header, description = "Send only the events whose `seq` is larger (what an SSE client sends when it reconnects)"),
     ),
     responses(
-        (status = 200, content_type = "text/event-stream", body = String, description = "One message per protocol event (`id:` its `seq`, `data:` its JSON line exactly as in the run's events.jsonl), live until the `result` event; a run that ended without one ends with `event: end` and a StreamEnd as data; `: keep-alive` comments while idle"),
+        (status = 200, content_type = "text/event-stream", body = String, description = "One message per protocol event (`id:` its `seq`, `data:` its JSON line exactly as in the run's events.jsonl, an `Event`), live until the `result` event; a run that ended without one ends with `event: end` and a StreamEnd as data; `: keep-alive` comments while idle"),
         (status = 400, description = "Last-Event-ID is not a number", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
         (status = 404, description = "No run has this id", body = crate::error::ErrorBody),

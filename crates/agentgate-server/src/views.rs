@@ -79,11 +79,20 @@ pub struct RunView {
     /// The run request, as submitted.
     #[schema(value_type = Object)]
     pub request: serde_json::Value,
-    /// The result envelope (as `agentgate run` prints it, see
-    /// `schemas/envelope.schema.json`) once the run ended with one; null
-    /// before.
-    #[schema(value_type = Option<Object>)]
+    /// The result envelope (as `agentgate run` prints it) once the run ended
+    /// with one; null before.
+    #[schema(schema_with = envelope_or_null)]
     pub envelope: Option<Envelope>,
+}
+
+/// The schema of an `Option<Envelope>`: null, or the protocol's envelope,
+/// whose JSON Schema `openapi.rs` adds to the document as `Envelope`.
+fn envelope_or_null() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Ref, Type};
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(Ref::new("#/components/schemas/Envelope"))
+        .into()
 }
 
 impl From<JobRecord> for RunView {
@@ -243,6 +252,6 @@ pub struct StreamEnd {
     /// The error it ended with, if any.
     pub error: Option<String>,
     /// Its envelope, if it has one.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = envelope_or_null)]
     pub envelope: Option<Envelope>,
 }

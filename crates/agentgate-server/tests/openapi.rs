@@ -56,6 +56,21 @@ fn the_document_is_openapi_3_1_with_bearer_auth_and_every_route() {
         doc["paths"]["/healthz"]["get"]["security"],
         serde_json::json!([{}])
     );
+    // The protocol's schemas, their references resolvable in the document.
+    let envelope = &doc["components"]["schemas"]["RunView"]["properties"]["envelope"];
+    assert_eq!(
+        envelope["oneOf"][1]["$ref"], "#/components/schemas/Envelope",
+        "{envelope}"
+    );
+    let text = doc.to_string();
+    for (at, _) in text.match_indices("\"$ref\":\"") {
+        let target = text[at + 8..].split('"').next().unwrap();
+        let pointer = target.strip_prefix('#').unwrap();
+        assert!(
+            doc.pointer(pointer).is_some(),
+            "a dangling reference: {target}"
+        );
+    }
     for schema in [
         "ErrorBody",
         "RunView",
@@ -63,6 +78,8 @@ fn the_document_is_openapi_3_1_with_bearer_auth_and_every_route() {
         "StreamEnd",
         "QueueView",
         "HealthReport",
+        "Envelope",
+        "Event",
     ] {
         assert!(
             doc["components"]["schemas"].get(schema).is_some(),
