@@ -227,11 +227,9 @@ echo '{"type":"assistant","message":{"content":[{"type":"text","text":"live answ
 echo '{"type":"result","subtype":"success","is_error":false,"result":"live answer","session_id":"sess-live","num_turns":1}'
 "#;
 
-#[test]
-fn a_run_that_agentgate_run_is_writing_is_followed_live() {
-    let home = Home::new("0");
-    let server = start(&home, &[]);
-    let store = store_of(&home);
+/// `agentgate run` with [`SLOW_CLAUDE`] in the serve home's store, and the
+/// id of its run once stored.
+fn start_live_run(home: &Home, store: &Store) -> (tempfile::TempDir, std::process::Child, String) {
     let stand_in_dir = tempfile::tempdir().unwrap();
     let script = stand_in_dir.path().join("claude");
     std::fs::write(&script, SLOW_CLAUDE).unwrap();
@@ -248,7 +246,6 @@ fn a_run_that_agentgate_run_is_writing_is_followed_live() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-
     let started = Instant::now();
     let run_id = loop {
         if let Some(r) = store.list_runs(1, 0).unwrap().into_iter().next() {
@@ -257,23 +254,33 @@ fn a_run_that_agentgate_run_is_writing_is_followed_live() {
         assert!(started.elapsed() < LIMIT, "agentgate run stored no run");
         std::thread::sleep(Duration::from_millis(20));
     };
-    let mut live = stream(
-        &server.url,
-        &format!("/v1/runs/{run_id}/events"),
-        TOKEN,
-        None,
-    );
+    (stand_in_dir, run, run_id)
+}
+
+/// Reads `live` up to the `session` event (the stand-in then waits).
+fn until_session(live: &mut super::sse_client::Stream) -> Vec<Message> {
     let mut seen = Vec::new();
-    // The stand-in waits for `go`: these events arrive while the run runs.
     loop {
         let m = live.next_event().unwrap();
         let kind = m.json()["type"].as_str().unwrap().to_owned();
         seen.push(m);
         if kind == "session" {
-            break;
+            return seen;
         }
         assert_ne!(kind, "result", "{seen:?}");
     }
+}
+
+#[test]
+fn a_run_that_agentgate_run_is_writing_is_followed_live() {
+    let home = Home::new("0");
+    let server = start(&home, &[]);
+    let store = store_of(&home);
+    let (stand_in_dir, run, run_id) = start_live_run(&home, &store);
+    let path = format!("/v1/runs/{run_id}/events");
+    let mut live = stream(&server.url, &path, TOKEN, None);
+    // The stand-in waits for `go`: these events arrive while the run runs.
+    let mut seen = until_session(&mut live);
     assert_eq!(
         store.get_run(&run_id).unwrap().unwrap().summary.status,
         agentgate_store::RunStatus::Running
@@ -330,4 +337,28 @@ fn a_job_cancelled_while_queued_ends_its_stream_and_shutdown_ends_the_others() {
         "an event stream held the shutdown to the grace: {stderr}"
     );
     assert!(waiting.rest().is_empty());
+}
+
+#[test]
+fn a_run_whose_process_was_killed_ends_its_stream_as_abandoned() {
+    let home = Home::new("0");
+    let server = start(&home, &[]);
+    let store = store_of(&home);
+    let (_stand_in_dir, mut run, run_id) = start_live_run(&home, &store);
+    let path = format!("/v1/runs/{run_id}/events");
+    let mut live = stream(&server.url, &path, TOKEN, None);
+    until_session(&mut live);
+    // agentgate dies mid-run (its keeper ends the CLI): no `result` is written.
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let end = live.next_event().unwrap();
+    assert_eq!(end.event.as_deref(), Some("end"), "{end:?}");
+    assert_eq!(end.json()["status"], "abandoned", "{end:?}");
+    assert_eq!(end.json()["run_id"], run_id.as_str());
+    assert!(live.next().is_none());
+    let lines = file_lines(&store, &run_id);
+    assert!(
+        !lines.iter().any(|l| l.contains("\"type\":\"result\"")),
+        "{lines:?}"
+    );
 }
