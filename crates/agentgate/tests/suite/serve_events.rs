@@ -2,8 +2,9 @@
 //! SSE client: an ended run replayed and resumed after a `Last-Event-ID`, a
 //! queued run followed from before its first event (with keep-alives, a
 //! line written in two parts, two clients at once), a run that
-//! `agentgate run` is writing in another process, a job cancelled while
-//! queued, and streams ended by shutdown.
+//! `agentgate run` is writing in another process, one whose process was
+//! killed (it ends as abandoned), a job cancelled while queued, and
+//! streams ended by shutdown.
 //!
 //! The events are written the way the engine writes them: `RunFiles` for
 //! the queue's jobs, `agentgate run` itself for the live run.
