@@ -3,18 +3,18 @@
 //! [`Server::bind`] does everything that can fail before a request is
 //! served, in this order: parse the address, pick the token (refusing a
 //! non-loopback address without an explicit token *before* creating any
-//! file or socket), load the config, bind. The caller then prints
+//! file or socket), load the config, open the store, bind. The caller then prints
 //! [`Server::url`] and calls [`Server::run`] with a shutdown future
 //! ([`shutdown_signal`] for SIGTERM and SIGINT).
 //!
 //! Shutdown order in [`Server::run`]: the signal arrives; the listener stops
-//! accepting and idle connections are closed; requests in flight get up to
-//! the grace to finish, then whatever is left is dropped. At the same time
-//! the job executor stops claiming and gives its running jobs the same
-//! grace; then it cancels them and puts them back in the queue for the
-//! next start ([`crate::executor::Executor::drain`]). This is the one place
-//! where stopping happens. The schedules and watched folders
-//! ([`crate::automation`]) start after the bind and stop when `run`
+//! accepting and idle connections are closed, event streams end; requests
+//! in flight get up to the grace to finish, then whatever is left is
+//! dropped. At the same time the job executor stops claiming and gives its
+//! running jobs the same grace; then it cancels them and puts them back in
+//! the queue for the next start ([`crate::executor::Executor::drain`]).
+//! This is the one place where stopping happens. The schedules and watched
+//! folders ([`crate::automation`]) start after the bind and stop when `run`
 //! returns.
 //!
 //! [`Server::bind`] also opens the store (the same as `agentgate run`'s),
@@ -28,17 +28,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgate_core::config::Config;
+use agentgate_store::{JobQueue, Store};
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
-
-use agentgate_store::JobQueue;
 
 use crate::automation::Automation;
 use crate::clock::Clock;
 use crate::error::ServeError;
 use crate::executor::{Executor, ExecutorOptions};
 use crate::router::router;
-use crate::state::AppState;
+use crate::state::{AppState, EventStreamOptions};
 use crate::token::{self, TokenFileChoice, TokenSource};
 
 /// The address `serve` listens on without `--listen`.
@@ -62,6 +61,8 @@ pub struct ServeOptions {
     /// The keeper executable started in front of every CLI (the agentgate
     /// binary): with it, the CLIs die with the server even on SIGKILL.
     pub keeper: Option<PathBuf>,
+    /// How often an idle event stream gets a keep-alive comment.
+    pub keep_alive: Duration,
 }
 
 impl Default for ServeOptions {
@@ -72,6 +73,7 @@ impl Default for ServeOptions {
             config: None,
             grace: DEFAULT_GRACE,
             keeper: None,
+            keep_alive: crate::state::DEFAULT_KEEP_ALIVE,
         }
     }
 }
@@ -118,7 +120,7 @@ impl Server {
         };
         let config = Config::load(options.config.as_deref())?;
         let clock = crate::clock::from_env()?;
-        let store = Arc::new(agentgate_store::Store::open_default()?);
+        let store = Arc::new(Store::open_default()?);
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
@@ -139,7 +141,13 @@ impl Server {
             listener,
             addr,
             token_source,
-            state: Arc::new(AppState::new(token, config, store, Arc::new(executor))),
+            state: Arc::new(AppState {
+                event_streams: EventStreamOptions {
+                    keep_alive: options.keep_alive,
+                    ..EventStreamOptions::default()
+                },
+                ..AppState::new(token, config, store, Arc::new(executor))
+            }),
             grace: options.grace,
             automation,
         })
@@ -166,6 +174,7 @@ impl Server {
         S: Future<Output = ()> + Send,
     {
         let executor = self.state.queue.clone();
+        let state = Arc::clone(&self.state);
         // Dropped (stopped, its threads joined) when `run` returns.
         let _automation = self.automation;
         let app = router(self.state);
@@ -188,6 +197,8 @@ impl Server {
         tracing::info!(
             "stopping: no new connections; requests in flight and running jobs may finish"
         );
+        // Event streams would otherwise hold their connections to the grace.
+        state.stopping.send_replace(true);
         let _ = stop_tx.send(());
         let grace = self.grace;
         let draining = tokio::task::spawn_blocking(move || executor.drain(grace));

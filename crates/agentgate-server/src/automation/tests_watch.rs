@@ -397,6 +397,9 @@ impl JobQueue for FlakyQueue {
     fn get_job(&self, id: &str) -> Result<Option<JobRecord>, StoreError> {
         self.inner.get_job(id)
     }
+    fn count_jobs(&self) -> Result<agentgate_store::JobCounts, StoreError> {
+        self.inner.count_jobs()
+    }
     fn list_jobs(
         &self,
         f: &JobFilter,
