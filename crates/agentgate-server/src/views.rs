@@ -76,7 +76,9 @@ pub struct RunView {
     pub error: Option<String>,
     /// When it ended; null until then.
     pub ended_at: Option<Timestamp>,
-    /// The run request, as submitted.
+    /// The run request, as submitted, with secrets hidden: the values of
+    /// `env` variables whose names say they hold a secret and of secret
+    /// flags in `extra_args` read `[redacted:NAME]`.
     #[schema(value_type = Object)]
     pub request: serde_json::Value,
     /// The result envelope (as `agentgate run` prints it) once the run ended
@@ -111,10 +113,33 @@ impl From<JobRecord> for RunView {
             cancel_requested: job.cancel_requested,
             error: job.error,
             ended_at: job.ended_at,
-            request: job.request,
+            request: without_secrets(job.request),
             envelope: job.envelope,
         }
     }
+}
+
+/// `request` with the values of secret-named `env` variables and of secret
+/// flags in `extra_args` replaced by markers, as the dry run shows them.
+fn without_secrets(mut request: serde_json::Value) -> serde_json::Value {
+    use agentgate_core::redact::{is_secret, mask_secret_flags, secret_flag_values};
+    if let Some(env) = request.get_mut("env").and_then(|e| e.as_object_mut()) {
+        for (name, value) in env.iter_mut() {
+            if is_secret(name) {
+                *value = serde_json::Value::String(format!("[redacted:{name}]"));
+            }
+        }
+    }
+    if let Some(args) = request.get_mut("extra_args") {
+        let given: Option<Vec<String>> = args
+            .as_array()
+            .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_owned)).collect());
+        if let Some(given) = given {
+            let masked = mask_secret_flags(&given, &secret_flag_values(&given));
+            *args = serde_json::json!(masked);
+        }
+    }
+    request
 }
 
 /// One page of `GET /v1/runs`: newest first.
@@ -254,4 +279,26 @@ pub struct StreamEnd {
     /// Its envelope, if it has one.
     #[schema(schema_with = envelope_or_null)]
     pub envelope: Option<Envelope>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_of_a_request_are_hidden_and_the_rest_kept() {
+        let shown = without_secrets(serde_json::json!({
+            "prompt": "hi",
+            "env": {"OPENAI_API_KEY": "sk-live-123", "LANG": "C"},
+            "extra_args": ["--api-key", "sk-live-456", "--verbose"],
+        }));
+        assert_eq!(
+            shown,
+            serde_json::json!({
+                "prompt": "hi",
+                "env": {"OPENAI_API_KEY": "[redacted:OPENAI_API_KEY]", "LANG": "C"},
+                "extra_args": ["--api-key", "[redacted:--api-key]", "--verbose"],
+            })
+        );
+    }
 }
