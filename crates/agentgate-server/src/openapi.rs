@@ -28,7 +28,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::error::ErrorBody;
 use crate::views::StreamEnd;
-use crate::{events, info, routes, runs};
+use crate::{events, info, routes, run_routes, runs};
 
 /// The document's definition: every route, the shared schemas, bearer auth
 /// on everything but `/healthz`.
@@ -39,13 +39,15 @@ use crate::{events, info, routes, runs};
         description = "agentgate as a service: submit, list and follow runs of AI coding-agent \
                        CLIs behind one contract (JSONL events, a JSON envelope). Every /v1 route \
                        needs `Authorization: Bearer TOKEN`; errors are `{\"error\": {\"type\", \
-                       \"message\"}}`."
+                       \"message\", \"field\"}}`."
     ),
     paths(
         routes::healthz,
         routes::v1_health,
         runs::list_runs,
+        run_routes::submit,
         runs::get_run,
+        run_routes::cancel,
         events::run_events,
         info::queue,
         info::list_sessions,

@@ -89,7 +89,7 @@ pub struct RunView {
 
 /// The schema of an `Option<Envelope>`: null, or the protocol's envelope,
 /// whose JSON Schema `openapi.rs` adds to the document as `Envelope`.
-fn envelope_or_null() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+pub(crate) fn envelope_or_null() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
     use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Ref, Type};
     OneOfBuilder::new()
         .item(ObjectBuilder::new().schema_type(Type::Null))

@@ -24,8 +24,19 @@ pub(super) fn store_of(home: &Home) -> Store {
     Store::open(home.path().join("data").join(agentgate_store::DB_FILE_NAME)).unwrap()
 }
 
+/// A server whose executor lives in 2020 (its test clock): nothing these
+/// tests enqueue is due for it, so the tests play the executor themselves
+/// (claim, write the run's files, finish) and the server only reads.
 pub(super) fn start(home: &Home, args: &[&str]) -> Serve {
-    Serve::start(&home.env(vec![("AGENTGATE_TOKEN", TOKEN.to_owned())]), args)
+    let clock = home.path().join("clock-2020");
+    std::fs::write(&clock, "2020-01-01T00:00:00Z").unwrap();
+    Serve::start(
+        &home.env(vec![
+            ("AGENTGATE_TOKEN", TOKEN.to_owned()),
+            ("AGENTGATE_TEST_CLOCK_FILE", clock.display().to_string()),
+        ]),
+        args,
+    )
 }
 
 pub(super) fn job(id: &str, providers: &[&str], session: Option<&str>) -> NewJob {
