@@ -15,9 +15,11 @@ use axum::extract::{Path, State};
 use jiff::Timestamp;
 
 use crate::error::ApiError;
+use crate::executor::limits::RunningJob;
 use crate::state::AppState;
 use crate::views::{
-    ProviderCounts, QueueView, QuotaList, SessionDeleted, SessionList, SessionView, StateCounts,
+    LimitView, ProviderCounts, QueueView, QuotaList, SessionDeleted, SessionList, SessionView,
+    StateCounts,
 };
 
 /// Runs `f` with the store on the blocking pool; its error is a 500.
@@ -166,10 +168,98 @@ pub async fn queue(State(state): State<Arc<AppState>>) -> Result<Json<QueueView>
             }
         }
     }
-    // The `queue:` config's limits, with the running count under each, are
-    // added here (see `QueueView`).
     Ok(Json(QueueView {
         counts: all,
         providers,
+        limits: limits(&state.config.queue, &state.queue.running()),
     }))
+}
+
+/// The config's limits with what runs under each (see [`QueueView`]).
+fn limits(spec: &agentgate_core::config::QueueSpec, running: &[RunningJob]) -> Vec<LimitView> {
+    let mut out = vec![LimitView {
+        scope: "max_running".into(),
+        name: None,
+        max: spec.max_running,
+        running: running.len(),
+    }];
+    for (provider, max) in &spec.providers {
+        out.push(LimitView {
+            scope: "provider".into(),
+            name: Some(provider.clone()),
+            max: *max,
+            running: running
+                .iter()
+                .filter(|r| r.provider.as_deref() == Some(provider))
+                .count(),
+        });
+    }
+    let mut sessions: Vec<&str> = running
+        .iter()
+        .filter_map(|r| r.session.as_deref())
+        .collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    out.extend(sessions.into_iter().map(|name| {
+        LimitView {
+            scope: "session".into(),
+            name: Some(name.to_owned()),
+            max: 1,
+            running: running
+                .iter()
+                .filter(|r| r.session.as_deref() == Some(name))
+                .count(),
+        }
+    }));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use agentgate_core::config::QueueSpec;
+
+    use super::*;
+
+    fn job(provider: &str, session: Option<&str>) -> RunningJob {
+        RunningJob {
+            provider: Some(provider.to_owned()),
+            session: session.map(str::to_owned),
+            writes_in: None,
+        }
+    }
+
+    #[test]
+    fn each_limit_shows_what_runs_under_it() {
+        let spec = QueueSpec {
+            max_running: 4,
+            providers: vec![("claude".into(), 2), ("gemini".into(), 1)],
+            ..QueueSpec::default()
+        };
+        let running = [
+            job("claude", Some("s1")),
+            job("claude", None),
+            job("codex", Some("s2")),
+        ];
+        let view = |scope: &str, name: Option<&str>, max, running| LimitView {
+            scope: scope.into(),
+            name: name.map(str::to_owned),
+            max,
+            running,
+        };
+        assert_eq!(
+            limits(&spec, &running),
+            [
+                view("max_running", None, 4, 3),
+                view("provider", Some("claude"), 2, 2),
+                view("provider", Some("gemini"), 1, 0),
+                view("session", Some("s1"), 1, 1),
+                view("session", Some("s2"), 1, 1),
+            ]
+        );
+        assert_eq!(
+            limits(&spec, &[]).len(),
+            3,
+            "no session runs: no session rows"
+        );
+    }
 }

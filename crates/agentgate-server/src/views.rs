@@ -249,19 +249,33 @@ pub struct ProviderCounts {
     pub counts: StateCounts,
 }
 
-// The concurrency limits of the `queue:` config (global `max_running`, per
-// provider, per session) belong in `QueueView` too, each with its maximum
-// and the runs running under it, as a `limits` field filled in
-// the queue handler (info.rs) from the config next to the counts.
+/// One concurrency limit of the `queue:` config and what runs under it in
+/// this server now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct LimitView {
+    /// `max_running` (the server's), `provider` or `session`.
+    pub scope: String,
+    /// The provider or session name (`null` for `max_running`).
+    pub name: Option<String>,
+    /// At most this many at once (a session: 1).
+    pub max: usize,
+    /// Running now under it.
+    pub running: usize,
+}
 
 /// `GET /v1/queue`: how many runs are in each state, in all and per
-/// provider.
+/// provider, and the running count under each limit.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct QueueView {
     /// All runs per state.
     pub counts: StateCounts,
     /// Runs per provider and state, by provider name.
     pub providers: Vec<ProviderCounts>,
+    /// `max_running`, then each provider limit of the config, then each
+    /// session with a run running: the maximum and the runs of this server
+    /// running under it (a job counts against the first of its providers
+    /// whose quota is not known exhausted).
+    pub limits: Vec<LimitView>,
 }
 
 /// The last message of an event stream for a run that ended without a
