@@ -16,6 +16,19 @@
 //! [`EventStreamOptions::poll`](crate::EventStreamOptions::poll), reads again. A queued run has no file yet:
 //! the follower waits for it.
 //!
+//! ## A job that runs again
+//!
+//! A job runs again after a recoverable failure (a retry), a quota wait or
+//! a restart, each time as a new run (`ID.2`, `ID.3`, ...). Its stream
+//! follows them in turn: after a run's `result`, while the job is queued
+//! again, one `event: requeued` message (no `id:`; data: the job's
+//! `run_id`, `status`, `attempts`, `waiting_for`, `not_before`, `error`),
+//! then the next run's events. Message ids keep increasing across the
+//! runs: a later run's event has the id of its `seq` plus one more than
+//! the last id of the run before, so `Last-Event-ID` resumes anywhere. The
+//! first run's ids are its seqs. The stream ends once the job is final:
+//! after its last `result`, or with `end`.
+//!
 //! ## The end, with or without a `result` event
 //!
 //! A run can end without a `result` line: a job cancelled while queued or
@@ -75,7 +88,7 @@ type Message = Result<Event, Infallible>;
         ("Last-Event-ID" = Option<u64>, Header, description = "Send only the events whose `seq` is larger (what an SSE client sends when it reconnects)"),
     ),
     responses(
-        (status = 200, content_type = "text/event-stream", body = String, description = "One message per protocol event (`id:` its `seq`, `data:` its JSON line exactly as in the run's events.jsonl, an `Event`), live until the `result` event; a run that ended without one ends with `event: end` and a StreamEnd as data; `: keep-alive` comments while idle"),
+        (status = 200, content_type = "text/event-stream", body = String, description = "One message per protocol event (`id:` its `seq`, `data:` its JSON line exactly as in the run's events.jsonl, an `Event`), live until the run's final `result` event; a job that runs again (retry, quota wait, restart) sends `event: requeued` and goes on with its next run, ids continuing; a run that ended without a `result` ends with `event: end` and a StreamEnd as data; `: keep-alive` comments while idle"),
         (status = 400, description = "Last-Event-ID is not a number", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
         (status = 404, description = "No run has this id", body = crate::error::ErrorBody),
@@ -96,6 +109,11 @@ pub async fn run_events(
         path,
         after,
         tx,
+        run_index: 1,
+        offset: 0,
+        last_seq: None,
+        saw_result: false,
+        told_requeued: false,
     };
     tokio::spawn(follower.run());
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
@@ -175,13 +193,26 @@ enum Step {
 struct Follower {
     state: Arc<AppState>,
     watched: Watched,
+    /// The events file followed now.
     path: PathBuf,
+    /// `Last-Event-ID`: only messages with a larger id are sent.
     after: Option<u64>,
     tx: mpsc::Sender<Message>,
+    /// Which of a job's runs is followed: 1 is the job's id, then `.2`, ...
+    run_index: u32,
+    /// Added to a seq to make a message's id: one more than the last id
+    /// of the job's earlier runs (0 for its first run).
+    offset: u64,
+    /// The last seq read in the followed run.
+    last_seq: Option<u64>,
+    /// The followed run's `result` was read.
+    saw_result: bool,
+    /// The `requeued` message for the followed run was sent.
+    told_requeued: bool,
 }
 
 impl Follower {
-    async fn run(self) {
+    async fn run(mut self) {
         let options = self.state.event_streams;
         let mut stopping = self.state.stopping.subscribe();
         let mut file: Option<tokio::fs::File> = None;
@@ -195,6 +226,9 @@ impl Follower {
                 status_checked = Some(Instant::now());
                 ended = self.ended().await;
             }
+            // Likewise a job's next run: once it exists, the followed one
+            // has written everything.
+            let next = self.next_run_path().await;
             if file.is_none() {
                 match tokio::fs::File::open(&self.path).await {
                     Ok(f) => file = Some(f),
@@ -211,11 +245,27 @@ impl Follower {
                     Step::Done => return,
                 }
             }
+            if let Some(path) = next {
+                self.follow_next_run(path);
+                file = None;
+                pending.clear();
+                continue;
+            }
             if let Some(end) = ended {
-                if let Ok(event) = Event::default().event("end").json_data(&end) {
+                // After the job's (or run's) last `result`, the stream just
+                // ends; without one, `end` says how it ended.
+                if !self.saw_result
+                    && let Ok(event) = Event::default().event("end").json_data(&end)
+                {
                     let _ = self.tx.send(Ok(event)).await;
                 }
                 return;
+            }
+            if self.saw_result && !self.told_requeued {
+                self.told_requeued = true;
+                if self.send_requeued().await.is_err() {
+                    return;
+                }
             }
             tokio::select! {
                 () = tokio::time::sleep(options.poll) => {}
@@ -225,9 +275,63 @@ impl Follower {
         }
     }
 
+    /// The events file of the job's next run, once that run has one.
+    async fn next_run_path(&self) -> Option<PathBuf> {
+        let Watched::Job(id) = &self.watched else {
+            return None;
+        };
+        let next = format!("{id}.{}", self.run_index + 1);
+        let path = self.state.store.events_path(&next).ok()?;
+        tokio::fs::try_exists(&path)
+            .await
+            .unwrap_or(false)
+            .then_some(path)
+    }
+
+    /// Go on with the job's next run: its ids continue after this run's.
+    fn follow_next_run(&mut self, path: PathBuf) {
+        self.offset += self.last_seq.map_or(0, |seq| seq + 1);
+        self.run_index += 1;
+        self.path = path;
+        self.last_seq = None;
+        self.saw_result = false;
+        self.told_requeued = false;
+    }
+
+    /// The job's run ended with a `result` but the job goes on (a retry, a
+    /// quota wait, a restart): one `event: requeued` message, no `id:`,
+    /// with the job's state.
+    async fn send_requeued(&self) -> Result<(), ()> {
+        let Watched::Job(id) = &self.watched else {
+            return Ok(());
+        };
+        let store = Arc::clone(&self.state.store);
+        let lookup = id.clone();
+        let job = tokio::task::spawn_blocking(move || store.get_job(&lookup))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .flatten();
+        let Some(job) = job else {
+            return Ok(());
+        };
+        let body = serde_json::json!({
+            "run_id": job.job_id,
+            "status": job.state.as_str(),
+            "attempts": job.attempts,
+            "waiting_for": job.waiting_for,
+            "not_before": job.not_before,
+            "error": job.error,
+        });
+        match Event::default().event("requeued").json_data(&body) {
+            Ok(event) => self.tx.send(Ok(event)).await.map_err(|_| ()),
+            Err(_) => Ok(()),
+        }
+    }
+
     /// Sends every complete line the file has now.
     async fn read_new(
-        &self,
+        &mut self,
         file: &mut tokio::fs::File,
         pending: &mut Vec<u8>,
         chunk: &mut [u8],
@@ -266,7 +370,7 @@ impl Follower {
 
     /// One line of the file as one message (unless `Last-Event-ID` passed
     /// it); `Done` after the `result` event.
-    async fn send_line(&self, line: &[u8]) -> Step {
+    async fn send_line(&mut self, line: &[u8]) -> Step {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
             return Step::More;
@@ -282,16 +386,22 @@ impl Follower {
             tracing::warn!(path = %self.path.display(), "skipped an event line with a carriage return");
             return Step::More;
         }
-        if self.after.is_none_or(|after| head.seq > after) {
-            let event = Event::default().id(head.seq.to_string()).data(text);
+        let id = self.offset + head.seq;
+        self.last_seq = Some(head.seq);
+        if self.after.is_none_or(|after| id > after) {
+            let event = Event::default().id(id.to_string()).data(text);
             if self.tx.send(Ok(event)).await.is_err() {
                 return Step::Done;
             }
         }
-        if head.kind == "result" {
-            Step::Done
-        } else {
-            Step::More
+        if head.kind != "result" {
+            return Step::More;
+        }
+        self.saw_result = true;
+        match self.watched {
+            // A job may run again: the job's state decides the end.
+            Watched::Job(_) => Step::More,
+            Watched::Run(_) => Step::Done,
         }
     }
 
