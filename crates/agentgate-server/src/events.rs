@@ -262,9 +262,9 @@ impl Follower {
                 return;
             }
             if self.saw_result && !self.told_requeued {
-                self.told_requeued = true;
-                if self.send_requeued().await.is_err() {
-                    return;
+                match self.send_requeued().await {
+                    Ok(told) => self.told_requeued = told,
+                    Err(()) => return,
                 }
             }
             tokio::select! {
@@ -300,10 +300,11 @@ impl Follower {
 
     /// The job's run ended with a `result` but the job goes on (a retry, a
     /// quota wait, a restart): one `event: requeued` message, no `id:`,
-    /// with the job's state.
-    async fn send_requeued(&self) -> Result<(), ()> {
+    /// with the job's state, once the job is queued again. Whether it was
+    /// sent; `Err` when the client left.
+    async fn send_requeued(&self) -> Result<bool, ()> {
         let Watched::Job(id) = &self.watched else {
-            return Ok(());
+            return Ok(false);
         };
         let store = Arc::clone(&self.state.store);
         let lookup = id.clone();
@@ -312,8 +313,9 @@ impl Follower {
             .ok()
             .and_then(Result::ok)
             .flatten();
-        let Some(job) = job else {
-            return Ok(());
+        // Still running: the executor has not ended the run's turn yet.
+        let Some(job) = job.filter(|j| j.state == agentgate_store::JobState::Queued) else {
+            return Ok(false);
         };
         let body = serde_json::json!({
             "run_id": job.job_id,
@@ -324,8 +326,8 @@ impl Follower {
             "error": job.error,
         });
         match Event::default().event("requeued").json_data(&body) {
-            Ok(event) => self.tx.send(Ok(event)).await.map_err(|_| ()),
-            Err(_) => Ok(()),
+            Ok(event) => self.tx.send(Ok(event)).await.map(|()| true).map_err(|_| ()),
+            Err(_) => Ok(false),
         }
     }
 

@@ -24,6 +24,7 @@ mod secrets;
 mod serve;
 mod serve_api;
 mod serve_automation;
+mod serve_clients;
 mod serve_events;
 mod serve_queue;
 mod serve_queue_support;
