@@ -253,7 +253,7 @@ function onEvent(run, event) {
       break;
     case "result": {
       const env = event.envelope || {};
-      if (env.text) $("run-text").textContent = env.text;
+      if (env.response) $("run-text").textContent = env.response;
       showUsage(env.tokens_used || {});
       setStatus(env.error_type === "cancelled" ? "cancelled" : (env.error_type ? "failed" : "succeeded"));
       break;
