@@ -1,4 +1,5 @@
-//! `agentgate runs`: the audit trail.
+//! `agentgate runs`: the audit trail, from the local store or (with
+//! `--server`) from an `agentgate serve`.
 
 use std::process::ExitCode;
 
@@ -6,6 +7,7 @@ use agentgate_store::{RunStore, Store};
 use anyhow::Context;
 
 use crate::output::{Stdout, note};
+use crate::remote::{Follow, OnSignal, ServerArgs, client_failed, follow, runtime};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -17,6 +19,15 @@ pub struct Args {
     /// How many runs to list, newest first.
     #[arg(long, default_value_t = 20)]
     limit: usize,
+    /// Ask this `agentgate serve` (its queue's runs) instead of the local
+    /// store; `--server` alone means $AGENTGATE_SERVER, else
+    /// http://127.0.0.1:7700. The token: $AGENTGATE_TOKEN, else
+    /// --token-file, else the file `serve` creates.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", global = true)]
+    server: Option<String>,
+    /// The token file, with --server.
+    #[arg(long, value_name = "PATH", requires = "server", global = true)]
+    token_file: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -32,6 +43,9 @@ enum Show {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(server) = &args.server {
+        return remote(&args, server);
+    }
     let store = Store::open_default().context("failed to open the run store")?;
     let mut out = Stdout::new();
     match args.show {
@@ -100,4 +114,79 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `runs --server`: the server's runs (its queue's jobs), or one of them.
+fn remote(args: &Args, server: &str) -> anyhow::Result<ExitCode> {
+    let server = ServerArgs {
+        server: Some(server.to_owned()).filter(|s| !s.is_empty()),
+        token_file: args.token_file.clone(),
+    };
+    let client = match server.client() {
+        Ok(c) => c,
+        Err(e) => return Ok(client_failed(&e)),
+    };
+    let rt = runtime()?;
+    let mut out = Stdout::new();
+    match &args.show {
+        // The events: followed to the run's end, as `agentgate tail`.
+        Some(Show::Show {
+            run_id,
+            events: true,
+        }) => rt.block_on(follow(
+            &client,
+            run_id,
+            None,
+            Follow::Stream,
+            OnSignal::StopFollowing,
+        )),
+        Some(Show::Show {
+            run_id,
+            events: false,
+        }) => match rt.block_on(client.run(run_id)) {
+            Ok(run) => {
+                out.json(&run, None)?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => Ok(client_failed(&e)),
+        },
+        None => {
+            let query = [("limit", args.limit.clamp(1, 500).to_string())];
+            let page = match rt.block_on(client.runs(&query)) {
+                Ok(page) => page,
+                Err(e) => return Ok(client_failed(&e)),
+            };
+            let runs = page["runs"].as_array().cloned().unwrap_or_default();
+            if args.json {
+                for r in &runs {
+                    out.json_line(r)?;
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            out.line(format_args!(
+                "{:<28} {:<20} {:<10} {:<16} {:>8}  ERROR",
+                "RUN", "CREATED", "STATUS", "PROVIDERS", "ATTEMPTS"
+            ))?;
+            for r in &runs {
+                let text = |k: &str| r[k].as_str().unwrap_or("-").to_owned();
+                let providers: Vec<&str> = r["providers"]
+                    .as_array()
+                    .map(|p| p.iter().filter_map(|v| v.as_str()).collect())
+                    .unwrap_or_default();
+                out.line(format_args!(
+                    "{:<28} {:<20} {:<10} {:<16} {:>8}  {}",
+                    text("run_id"),
+                    text("created_at")
+                        .get(..19)
+                        .unwrap_or("-")
+                        .replace('T', " "),
+                    text("status"),
+                    providers.join(","),
+                    r["attempts"],
+                    r["error"].as_str().unwrap_or(""),
+                ))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }

@@ -253,4 +253,45 @@ fn a_retried_job_streams_both_runs_and_submit_stream_ends_with_the_last() {
         resumed.iter().filter(|m| m.id.is_some()).count(),
         ids.len() - second_start - 1
     );
+
+    // `runs --server`, `runs show --server` and `cancel` see the same job.
+    let cli = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_agentgate"))
+            .args(args)
+            .env_clear()
+            .env("AGENTGATE_TOKEN", TOKEN)
+            .env("AGENTGATE_SERVER", &server.url)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, listed, _) = cli(&["runs", "--server", "--json"]);
+    assert_eq!(code, Some(0));
+    let listed: Value = serde_json::from_str(listed.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (&listed["run_id"], &listed["status"]),
+        (&json!(job.job_id), &json!("succeeded"))
+    );
+    assert_eq!(listed["attempts"], 2);
+    let (code, table, _) = cli(&["runs", "--server"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        table.contains(&job.job_id) && table.contains("succeeded"),
+        "{table}"
+    );
+    let (code, shown, _) = cli(&["runs", "show", &job.job_id, "--server"]);
+    assert_eq!(code, Some(0));
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["envelope"]["response"], "done tag-w");
+    let (code, _, said) = cli(&["cancel", &job.job_id]);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("409") && said.contains("already ended"),
+        "{said}"
+    );
 }
