@@ -1,13 +1,13 @@
 //! `agentgate serve` with `schedules:` and `watch:` in its config: a real
-//! process creates the jobs in the store, read here from the database file
-//! (the executor, a separate part of the server, runs them; here the test
-//! finishes a job through the queue as an executor would).
+//! process creates the jobs in the store (read here from the database
+//! file) and its executor runs them.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use agentgate_store::{FinalState, JobFilter, JobOutcome, JobQueue, JobRecord, SqliteStore};
+use agentgate_store::{JobFilter, JobQueue, JobRecord, SqliteStore};
 
+use super::serve_queue_support::QueueHome;
 use super::serve_support::{Env, LIMIT, Serve};
 
 struct Home {
@@ -83,61 +83,53 @@ fn wait_for<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
 }
 
 #[test]
-fn a_watched_file_becomes_a_job_and_moves_to_done_when_it_succeeds() {
-    let home = Home::new();
-    let inbox = home.path().join("inbox");
+fn watched_files_become_runs_and_move_to_done_or_failed() {
+    // The server's own executor runs the jobs, with a stand-in Claude that
+    // answers `done TAG`, or fails (529) for a prompt that says `flaky`.
+    let home = QueueHome::new(
+        "watch:\n  inbox:\n    folder: inbox\n    poll: 100ms\n    settle: 200ms\n    request:\n      providers: [claude]\n      no_unattended_instruction: true\n      max_provider_retries: 0\n",
+    );
+    let inbox = home.file("inbox");
     std::fs::create_dir(&inbox).unwrap();
-    let config = home.write_config(&format!(
-        "version: 1\nwatch:\n  inbox:\n    folder: {}\n    poll: 100ms\n    settle: 200ms\n    request:\n      providers: [claude]\n",
-        inbox.display()
-    ));
-    let env = home.env();
-    let server = Serve::start(&env, &["--config", &config]);
+    let server = home.serve(false, &[]);
 
-    std::fs::write(inbox.join("draft.md.part"), "summarise the inbox").unwrap();
-    std::fs::rename(inbox.join("draft.md.part"), inbox.join("task.md")).unwrap();
-    let job = wait_for("the file's job", || {
-        home.jobs()
-            .into_iter()
-            .find(|j| j.request["prompt"] == "summarise the inbox")
-    });
-    assert_eq!(job.providers, ["claude"]);
-    assert!(
-        job.idempotency_key
-            .as_deref()
-            .unwrap()
-            .ends_with(":task.md")
-    );
-    assert!(
-        inbox.join("task.md").exists(),
-        "the file stays while its job runs"
-    );
+    // Written under a name the watcher leaves alone, then renamed: taken
+    // whole.
+    std::fs::write(inbox.join("task.md.part"), "summarise tag-ok").unwrap();
+    std::fs::rename(inbox.join("task.md.part"), inbox.join("task.md")).unwrap();
+    std::fs::write(inbox.join("bad.md"), "flaky tag-bad").unwrap();
 
-    // The job ends as an executor would end it: the file moves to done/.
-    let store = SqliteStore::open(home.path().join("data/agentgate.db")).unwrap();
-    let claimed = store
-        .claim("test", Duration::from_secs(60), jiff::Timestamp::now())
-        .unwrap()
-        .unwrap();
-    assert_eq!(claimed.job.job_id, job.job_id);
-    let outcome = JobOutcome {
-        state: FinalState::Succeeded,
-        envelope: None,
-        error: None,
-    };
-    store
-        .finish(
-            &job.job_id,
-            &claimed.token,
-            &outcome,
-            jiff::Timestamp::now(),
-        )
-        .unwrap();
-    wait_for("the file in done/", || {
+    wait_for("task.md in done/", || {
         inbox.join("done/task.md").exists().then_some(())
     });
-    assert!(!inbox.join("task.md").exists());
-    assert_eq!(home.jobs().len(), 1);
+    wait_for("bad.md in failed/", || {
+        inbox.join("failed/bad.md").exists().then_some(())
+    });
+    assert!(!inbox.join("task.md").exists() && !inbox.join("bad.md").exists());
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(inbox.join("failed/bad.md.error.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["state"], "failed", "{record}");
+    assert!(
+        record["error"].as_str().unwrap().contains("529"),
+        "{record}"
+    );
+
+    let store = home.store();
+    let jobs = store
+        .list_jobs(&JobFilter::default(), 10, None)
+        .unwrap()
+        .jobs;
+    assert_eq!(jobs.len(), 2, "one job per file");
+    let ok = jobs
+        .iter()
+        .find(|j| j.request["prompt"] == "summarise tag-ok")
+        .unwrap();
+    assert!(ok.idempotency_key.as_deref().unwrap().ends_with(":task.md"));
+    assert_eq!(ok.envelope.as_ref().unwrap().response, "done tag-ok");
+    // The CLI ran once per file.
+    assert_eq!(home.cli_runs().len(), 2);
 
     let (status, _, _) = server.stop("TERM");
     assert_eq!(status.code(), Some(0));
