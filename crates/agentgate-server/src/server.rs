@@ -119,6 +119,7 @@ impl Server {
             }
         };
         let config = Config::load(options.config.as_deref())?;
+        raise_open_files_limit();
         let clock = crate::clock::from_env()?;
         let store = Arc::new(Store::open_default()?);
         let listener = TcpListener::bind(addr)
@@ -218,6 +219,23 @@ impl Server {
 
 /// The schedules and watched folders of `config`, creating jobs in the
 /// store (`None` when it has neither).
+/// Each running job holds a few descriptors (the CLI's pipes, its keeper's,
+/// the run's files), each event stream one: raise the soft limit on open
+/// files to the hard one, as servers do (1024 is a common soft default, too
+/// few for hundreds of jobs). A failure only leaves the limit as it was.
+fn raise_open_files_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => {
+            if let Err(e) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+                tracing::warn!("could not raise the open-files limit from {soft} to {hard}: {e}");
+            }
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!("could not read the open-files limit: {e}"),
+    }
+}
+
 /// The schedules and watched folders, on the server's store and clock.
 fn start_automation(
     config: &Config,

@@ -393,3 +393,53 @@ fn health_requests_within_the_cache_window_share_one_probe() {
     let probes = std::fs::read_to_string(home.path().join("probe-started")).unwrap();
     assert_eq!(probes.lines().count(), 1, "{probes:?}");
 }
+
+#[test]
+fn serve_raises_its_open_files_limit_to_the_hard_one() {
+    let home = Home::new("0");
+    // A low soft limit, as many systems set (1024), under a higher hard one.
+    let wrapper = home.path().join("low-limit");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/bash\nulimit -Sn 256\nexec {} \"$@\"\n",
+            env!("CARGO_BIN_EXE_agentgate")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let hard: String = std::fs::read_to_string("/proc/self/limits")
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(4).map(str::to_owned))
+        .unwrap();
+    assert_ne!(hard, "256", "the test needs a hard limit above 256");
+    let mut child = std::process::Command::new(&wrapper)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home.path())
+        .env("AGENTGATE_HOME", home.path().join("data"))
+        .env("AGENTGATE_TOKEN", "limit-test-token-0123")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    assert!(first.starts_with("http://"), "{first:?}");
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id())).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(fields[3], hard, "soft limit raised to the hard one: {line}");
+}
