@@ -1,6 +1,7 @@
 //! The two kinds of error: [`ServeError`], why `serve` cannot start or
 //! stopped, and [`ApiError`], the JSON answer to one request
-//! (`{"error": {"type", "message"}}`, the same shape on every route).
+//! (`{"error": {"type", "message"}}`, the same shape on every route, with
+//! `field` when a request field is at fault).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -64,6 +65,12 @@ pub enum ServeError {
         /// Why.
         source: std::io::Error,
     },
+    /// The test clock file is unusable.
+    #[error(transparent)]
+    Clock(#[from] crate::clock::ClockFileError),
+    /// The job executor could not start.
+    #[error("failed to start the job executor: {0}")]
+    Executor(std::io::Error),
     /// The accept loop failed.
     #[error("the server failed: {0}")]
     Io(std::io::Error),
@@ -75,6 +82,7 @@ pub struct ApiError {
     status: StatusCode,
     kind: &'static str,
     message: String,
+    field: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -86,6 +94,8 @@ struct Body<'a> {
 struct Inner<'a> {
     r#type: &'a str,
     message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
 }
 
 impl ApiError {
@@ -95,7 +105,15 @@ impl ApiError {
             status,
             kind,
             message: message.into(),
+            field: None,
         }
+    }
+
+    /// The same error, naming the request field at fault (`"field"` in
+    /// the `error` object).
+    pub fn with_field(mut self, field: impl Into<String>) -> ApiError {
+        self.field = Some(field.into());
+        self
     }
 
     /// 401: no `Authorization: Bearer` header, or a wrong token.
@@ -147,6 +165,7 @@ impl IntoResponse for ApiError {
             error: Inner {
                 r#type: self.kind,
                 message: &self.message,
+                field: self.field.as_deref(),
             },
         };
         let mut response = (self.status, axum::Json(body)).into_response();

@@ -11,16 +11,24 @@
 //! - bearer-token auth on every `/v1` route ([`token`] says where the token
 //!   comes from), a [`MAX_BODY_BYTES`] limit on every request body (413),
 //!   JSON errors `{"error": {"type", "message"}}` for 401, 404, 405, 413;
-//! - graceful shutdown on SIGTERM and SIGINT ([`Server::run`]).
+//! - `POST /v1/runs` and `POST /v1/runs/{id}/cancel` (`run_routes.rs`):
+//!   the job queue, run by the [`executor`] within the config's `queue:`
+//!   limits;
+//! - graceful shutdown on SIGTERM and SIGINT ([`Server::run`]): the HTTP
+//!   drain and the executor's (running jobs get the grace, then are
+//!   cancelled and requeued).
 //!
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 
 pub mod client;
+pub mod clock;
 mod dashboard;
 mod error;
+pub mod executor;
 mod router;
 mod routes;
+mod run_routes;
 mod server;
 mod state;
 pub mod token;
@@ -28,6 +36,7 @@ pub mod token;
 pub use error::{ApiError, ServeError};
 pub use router::{MAX_BODY_BYTES, router};
 pub use routes::Healthz;
+pub use run_routes::RunAccepted;
 pub use server::{
     DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped, is_loopback, parse_listen,
     shutdown_signal,

@@ -15,13 +15,13 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::error::ApiError;
-use crate::routes;
 use crate::state::AppState;
 use crate::token::Token;
+use crate::{routes, run_routes};
 
 /// The largest request body accepted, on every route.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -31,6 +31,8 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 pub fn router(state: Arc<AppState>) -> Router {
     let v1 = Router::new()
         .route("/health", get(routes::v1_health))
+        .route("/runs", post(run_routes::submit))
+        .route("/runs/{id}/cancel", post(run_routes::cancel))
         .fallback(v1_not_found)
         .method_not_allowed_fallback(v1_method_not_allowed)
         // `layer`, not `route_layer`: an unknown /v1 path needs the token too

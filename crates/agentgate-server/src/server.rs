@@ -9,10 +9,15 @@
 //!
 //! Shutdown order in [`Server::run`]: the signal arrives; the listener stops
 //! accepting and idle connections are closed; requests in flight get up to
-//! the grace to finish, then whatever is left is dropped. This is the one
-//! place where stopping happens: the job executor, when it exists, stops
-//! claiming and drains its running jobs here, under the same grace, next to
-//! the HTTP drain.
+//! the grace to finish, then whatever is left is dropped. At the same time
+//! the job executor stops claiming and gives its running jobs the same
+//! grace; then it cancels them and puts them back in the queue for the
+//! next start ([`crate::executor::Executor::drain`]). This is the one place
+//! where stopping happens.
+//!
+//! [`Server::bind`] also opens the store (the same as `agentgate run`'s),
+//! picks the executor's clock ([`crate::clock::from_env`]) and starts the
+//! executor: jobs left by a previous server are taken back at once.
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -25,6 +30,7 @@ use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::error::ServeError;
+use crate::executor::{Executor, ExecutorOptions};
 use crate::router::router;
 use crate::state::AppState;
 use crate::token::{self, TokenFileChoice, TokenSource};
@@ -44,8 +50,12 @@ pub struct ServeOptions {
     pub token_file: Option<PathBuf>,
     /// `--config`: the config file (else discovered as for every command).
     pub config: Option<PathBuf>,
-    /// How long requests in flight may take to finish at shutdown.
+    /// How long requests in flight, and running jobs, may take to finish
+    /// at shutdown.
     pub grace: Duration,
+    /// The keeper executable started in front of every CLI (the agentgate
+    /// binary): with it, the CLIs die with the server even on SIGKILL.
+    pub keeper: Option<PathBuf>,
 }
 
 impl Default for ServeOptions {
@@ -55,6 +65,7 @@ impl Default for ServeOptions {
             token_file: None,
             config: None,
             grace: DEFAULT_GRACE,
+            keeper: None,
         }
     }
 }
@@ -98,17 +109,28 @@ impl Server {
             }
         };
         let config = Config::load(options.config.as_deref())?;
+        let clock = crate::clock::from_env()?;
+        let store = Arc::new(agentgate_store::Store::open_default()?);
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
         let addr = listener
             .local_addr()
             .map_err(|source| ServeError::Bind { addr, source })?;
+        let executor = Executor::start(
+            store.clone(),
+            config.clone(),
+            clock,
+            ExecutorOptions {
+                keeper: options.keeper.clone(),
+            },
+        )
+        .map_err(ServeError::Executor)?;
         Ok(Server {
             listener,
             addr,
             token_source,
-            state: Arc::new(AppState::new(token, config)),
+            state: Arc::new(AppState::new(token, config, store, Arc::new(executor))),
             grace: options.grace,
         })
     }
@@ -133,6 +155,7 @@ impl Server {
     where
         S: Future<Output = ()> + Send,
     {
+        let executor = self.state.queue.clone();
         let app = router(self.state);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let mut serving = tokio::spawn(async move {
@@ -150,9 +173,15 @@ impl Server {
                 Err(e) => Err(ServeError::Io(std::io::Error::other(e))),
             },
         }
-        tracing::info!("stopping: no new connections; requests in flight may finish");
+        tracing::info!(
+            "stopping: no new connections; requests in flight and running jobs may finish"
+        );
         let _ = stop_tx.send(());
-        match tokio::time::timeout(self.grace, &mut serving).await {
+        let grace = self.grace;
+        let draining = tokio::task::spawn_blocking(move || executor.drain(grace));
+        let http = tokio::time::timeout(self.grace, &mut serving).await;
+        let _ = draining.await;
+        match http {
             Ok(Ok(Ok(()))) => Ok(Stopped::Drained),
             Ok(Ok(Err(e))) => Err(ServeError::Io(e)),
             Ok(Err(e)) => Err(ServeError::Io(std::io::Error::other(e))),

@@ -1,4 +1,5 @@
-//! What every handler shares: the token, the config, the health cache.
+//! What every handler shares: the token, the config, the store, the
+//! executor, the health cache.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -6,7 +7,10 @@ use std::time::{Duration, Instant};
 
 use agentgate_core::config::Config;
 use agentgate_core::health::HealthReport;
+use agentgate_store::Store;
 use tokio::sync::Mutex;
+
+use crate::executor::Executor;
 
 use crate::token::Token;
 
@@ -17,6 +21,10 @@ pub struct AppState {
     pub token: Token,
     /// The config loaded at start (providers, agents, chains).
     pub config: Config,
+    /// The store: runs and the job queue.
+    pub store: Arc<Store>,
+    /// The queue's executor (woken on enqueue, told of cancels).
+    pub queue: Arc<Executor>,
     /// `HOME`, where the CLIs keep their logins (read at start).
     pub home: Option<PathBuf>,
     /// The last health report and when it was made; the lock also makes
@@ -30,10 +38,12 @@ pub struct AppState {
 
 impl AppState {
     /// The state for `token` and `config`, with the default health cache.
-    pub fn new(token: Token, config: Config) -> AppState {
+    pub fn new(token: Token, config: Config, store: Arc<Store>, queue: Arc<Executor>) -> AppState {
         AppState {
             token,
             config,
+            store,
+            queue,
             home: std::env::var_os("HOME").map(PathBuf::from),
             health: Mutex::new(None),
             health_ttl: HEALTH_TTL,

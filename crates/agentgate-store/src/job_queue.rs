@@ -49,9 +49,15 @@
 //! provider's limit a count of the running jobs whose provider is that
 //! provider compared with the configured number. The index `jobs_claim`
 //! serves the order; `jobs_by_session` serves the session condition.
+//!
+//! Today `agentgate serve`'s executor applies its limits itself: it reads
+//! the queued and running jobs, chooses the next one its limits allow, and
+//! takes it with [`JobQueue::claim_job`] (which fails harmlessly when
+//! another claimer took it first).
 
 use std::time::Duration;
 
+use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 
 use crate::error::StoreError;
@@ -139,10 +145,28 @@ pub trait JobQueue: Send + Sync {
         now: Timestamp,
     ) -> Result<JobRecord, StoreError>;
 
-    /// Cancels a job: a queued one at once (ended at `now`), a running one by
-    /// marking it for its executor; an ended one is left as it is.
-    /// [`StoreError::JobNotFound`] if there is no such job.
-    fn cancel(&self, job_id: &str, now: Timestamp) -> Result<CancelOutcome, StoreError>;
+    /// Claims the job `job_id` if it is queued and its `not_before` has
+    /// passed, as [`JobQueue::claim`] claims the next one: for an executor
+    /// that chose the job itself (its limits decided which job may start).
+    /// `None` if the job is not (or no longer) claimable.
+    fn claim_job(
+        &self,
+        job_id: &str,
+        owner: &str,
+        lease: Duration,
+        now: Timestamp,
+    ) -> Result<Option<ClaimedJob>, StoreError>;
+
+    /// Cancels a job: a queued one at once (ended at `now`, with
+    /// `envelope_if_queued` as its envelope: it never ran, so no run made
+    /// one), a running one by marking it for its executor; an ended one is
+    /// left as it is. [`StoreError::JobNotFound`] if there is no such job.
+    fn cancel(
+        &self,
+        job_id: &str,
+        envelope_if_queued: Option<&Envelope>,
+        now: Timestamp,
+    ) -> Result<CancelOutcome, StoreError>;
 
     /// Takes back every lease that expired before `now`: the jobs go back to
     /// queued or end as abandoned per `policy` (a job whose cancel was asked
@@ -153,6 +177,19 @@ pub trait JobQueue: Send + Sync {
         now: Timestamp,
         policy: ExpiryPolicy,
     ) -> Result<Vec<ExpiredJob>, StoreError>;
+
+    /// Takes back the lease of the running job `job_id` now, expired or
+    /// not, if `owner` holds it (as [`JobQueue::expire_leases`] does with
+    /// an expired one): for a lease whose owner is known dead (e.g. a
+    /// process of this host that no longer runs). `None` if `owner` does
+    /// not hold it.
+    fn expire_owner(
+        &self,
+        job_id: &str,
+        owner: &str,
+        now: Timestamp,
+        policy: ExpiryPolicy,
+    ) -> Result<Option<ExpiredJob>, StoreError>;
 
     /// One job; `None` if there is no such job.
     fn get_job(&self, job_id: &str) -> Result<Option<JobRecord>, StoreError>;

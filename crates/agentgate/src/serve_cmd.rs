@@ -24,7 +24,8 @@ pub struct Args {
     /// ~/.local/share/agentgate). Ignored when AGENTGATE_TOKEN is set.
     #[arg(long, value_name = "PATH")]
     token_file: Option<PathBuf>,
-    /// Seconds that requests in flight get to finish after SIGTERM or SIGINT.
+    /// Seconds that requests in flight and running jobs get to finish after
+    /// SIGTERM or SIGINT (then the jobs are cancelled and requeued).
     #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_GRACE.as_secs())]
     grace: u64,
 }
@@ -33,6 +34,13 @@ pub const AFTER_HELP: &str = "\
 ROUTES
   GET /healthz     open: {\"ok\": true, \"version\": \"...\"}
   GET /v1/health   what `agentgate health --json` prints (cached 10 s)
+  POST /v1/runs    queue a run (the JSON of `agentgate run`'s flags, plus
+                   priority, idempotency_key, not_before): 201, or 200 for
+                   a repeated idempotency_key; 400 not JSON, 422 refused
+                   (the `field` is named)
+  POST /v1/runs/ID/cancel
+                   a queued run: cancelled (200); a running one: stopped
+                   (202); ended: 409 (200 if it was cancelled); unknown: 404
   Every /v1 route needs `Authorization: Bearer TOKEN`; without it, or with a
   wrong token: 401. Bodies over 1 MiB: 413. Errors are JSON:
   {\"error\": {\"type\": \"...\", \"message\": \"...\"}}.
@@ -42,9 +50,15 @@ TOKEN
   path is printed on stderr at start, never the token. A token file that
   the group or others can access is refused: chmod 600 it.
 
+QUEUE
+  Runs are executed within the config's `queue:` limits (max_running, per
+  provider, one per session, one writer per folder), wait for exhausted
+  quotas, and are retried per `max_attempts` (see docs/config.md).
+
 SHUTDOWN
-  SIGTERM or SIGINT: stop accepting, let requests in flight finish (up to
-  --grace), exit 0.
+  SIGTERM or SIGINT: stop accepting and claiming, let requests in flight and
+  running jobs finish (up to --grace), then cancel the jobs and put them back
+  in the queue for the next start; exit 0.
 
 EXAMPLE
   agentgate serve --listen 127.0.0.1:7700 &
@@ -72,6 +86,7 @@ async fn serve(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         token_file: args.token_file,
         config: config.map(Path::to_path_buf),
         grace: Duration::from_secs(args.grace),
+        keeper: crate::run::keeper_path(),
     })
     .await?;
     Stdout::new().line(server.url())?;

@@ -12,6 +12,7 @@ use super::chain::{self, RawChain};
 use super::custom::{self, RawProvider};
 use super::defaults;
 use super::parsed::{Parsed, check_version, defaults_keys};
+use super::queue::{self, RawQueue};
 use super::source::{CONFIG_VERSION, ConfigError, ConfigFormat};
 use super::yaml::{Entries, Fault, Shape, from_str};
 use super::{cli_agents, providers_yaml};
@@ -31,6 +32,7 @@ struct RawFile {
     chains: Entries<RawChain>,
     #[serde(default)]
     redact: Vec<Spanned<String>>,
+    queue: Option<RawQueue>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -154,6 +156,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
             ));
         }
         out.redact.push(value.value.clone());
+    }
+    if let Some(q) = &raw.queue {
+        out.queue = queue::convert(q, &resolve)?;
     }
     Ok(out)
 }

@@ -17,7 +17,8 @@
 //! ([`CustomProviderSpec`], run by [`crate::providers::CustomProvider`]) and
 //! gives providers their defaults ([`ProviderDefaults`]); `agents:`
 //! ([`AgentSpec`]) and `chains:` ([`ChainSpec`]) name what runs;
-//! `redact:` lists values a run must never print or store. Two
+//! `redact:` lists values a run must never print or store; `queue:`
+//! ([`QueueSpec`]) bounds `agentgate serve`'s queue. Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
@@ -34,6 +35,7 @@ mod origin;
 mod parsed;
 mod paths;
 mod providers_yaml;
+mod queue;
 mod retry;
 mod settings;
 mod source;
@@ -52,6 +54,7 @@ pub use defaults::ProviderDefaults;
 pub use discover::{CONFIG_ENV, Discovery, PROJECT_FILES};
 pub use model::{ModelChoice, ModelSource};
 pub use origin::Origins;
+pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
 pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
 
 use crate::providers::custom::{CustomProvider, CustomProviderSpec};
@@ -76,6 +79,8 @@ pub struct Config {
     /// Literal values (`redact:`) that every run replaces with `[redacted]`
     /// in what it prints and stores, as it does secret-named variables.
     pub redact: Vec<String>,
+    /// `queue:`: the limits and policies of `agentgate serve`'s queue.
+    pub queue: QueueSpec,
     /// What the file asks that agentgate does not do (e.g. cli_agents
     /// command arguments that a built-in adapter replaces).
     pub warnings: Vec<String>,
@@ -123,6 +128,7 @@ impl Config {
             agents: p.agents,
             chains: p.chains,
             redact: p.redact,
+            queue: p.queue,
             warnings: p.warnings,
         })
     }

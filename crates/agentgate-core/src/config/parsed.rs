@@ -7,6 +7,7 @@ use serde_saphyr::Spanned;
 use super::agent::AgentSpec;
 use super::chain::ChainSpec;
 use super::defaults::ProviderDefaults;
+use super::queue::QueueSpec;
 use super::source::{CONFIG_VERSION, ConfigFormat};
 use super::yaml::Fault;
 use crate::providers::custom::CustomProviderSpec;
@@ -20,6 +21,7 @@ pub(super) struct Parsed {
     pub agents: Vec<AgentSpec>,
     pub chains: Vec<ChainSpec>,
     pub redact: Vec<String>,
+    pub queue: QueueSpec,
     pub warnings: Vec<String>,
 }
 

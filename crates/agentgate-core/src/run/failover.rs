@@ -36,7 +36,7 @@ pub async fn run(
     sink: &mut dyn EventSink,
     mut cancel: mpsc::Receiver<CancelRequest>,
 ) -> RunOutcome {
-    let run_id = new_run_id();
+    let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
     let started = Instant::now();
     let redactor = plan.redactor();
     let mut files = store.and_then(|s| record::open_run(s, &run_id, plan, &redactor));

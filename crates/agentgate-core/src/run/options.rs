@@ -20,6 +20,12 @@ pub struct RunOptions {
     pub warm_keeper: Option<WarmKeeper>,
     /// How long a CLI that printed its result may take to exit.
     pub result_grace: Duration,
+    /// The run's id, chosen by the caller (a server's job id, so the job's
+    /// record, folder and events share it); `None`: a new one
+    /// ([`super::new_run_id`]). It must be a valid run id
+    /// ([`agentgate_store::validate_run_id`]) not used before, or the run is
+    /// not recorded.
+    pub run_id: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -29,6 +35,7 @@ impl Default for RunOptions {
             keeper: None,
             warm_keeper: None,
             result_grace: Duration::from_secs(5),
+            run_id: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use agentgate_protocol::Envelope;
 use jiff::{SignedDuration, Timestamp};
 
 use super::{SqliteStore, jobs};
@@ -101,8 +102,30 @@ impl JobQueue for SqliteStore {
         })
     }
 
-    fn cancel(&self, job_id: &str, now: Timestamp) -> Result<CancelOutcome, StoreError> {
-        self.write("cancel job", |tx| jobs::cancel(tx, job_id, now))
+    fn claim_job(
+        &self,
+        job_id: &str,
+        owner: &str,
+        lease: Duration,
+        now: Timestamp,
+    ) -> Result<Option<ClaimedJob>, StoreError> {
+        let expires = lease_end(now, lease)?;
+        let token = new_lease_token()?;
+        let claimed = self.write("claim job", |tx| {
+            jobs::claim_one(tx, job_id, owner, &token, expires, now)
+        })?;
+        Ok(claimed.map(|job| ClaimedJob { job, token }))
+    }
+
+    fn cancel(
+        &self,
+        job_id: &str,
+        envelope_if_queued: Option<&Envelope>,
+        now: Timestamp,
+    ) -> Result<CancelOutcome, StoreError> {
+        self.write("cancel job", |tx| {
+            jobs::cancel(tx, job_id, envelope_if_queued, now)
+        })
     }
 
     fn expire_leases(
@@ -112,6 +135,18 @@ impl JobQueue for SqliteStore {
     ) -> Result<Vec<ExpiredJob>, StoreError> {
         self.write("expire job leases", |tx| {
             jobs::expire_leases(tx, now, policy)
+        })
+    }
+
+    fn expire_owner(
+        &self,
+        job_id: &str,
+        owner: &str,
+        now: Timestamp,
+        policy: ExpiryPolicy,
+    ) -> Result<Option<ExpiredJob>, StoreError> {
+        self.write("take back a job lease", |tx| {
+            jobs::expire_owner(tx, job_id, owner, now, policy)
         })
     }
 

@@ -87,6 +87,30 @@ pub(super) fn claim(
     rows.next()?.map(record_from_row).transpose()
 }
 
+/// Claims `job_id` itself, if it is queued and ready (see [`claim`]).
+pub(super) fn claim_one(
+    conn: &Connection,
+    job_id: &str,
+    owner: &str,
+    token: &LeaseToken,
+    expires: Timestamp,
+    now: Timestamp,
+) -> Result<Option<JobRecord>, DbError> {
+    let mut stmt = conn.prepare(&format!(
+        "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = :owner, \
+         lease_token = :token, lease_expires_at = :expires, waiting_for = NULL \
+         WHERE job_id = :job_id AND state = 'queued' AND not_before <= :now RETURNING {COLUMNS}"
+    ))?;
+    let mut rows = stmt.query(named_params! {
+        ":owner": owner,
+        ":token": token.0,
+        ":expires": timestamp_to_sql(expires),
+        ":now": timestamp_to_sql(now),
+        ":job_id": job_id,
+    })?;
+    rows.next()?.map(record_from_row).transpose()
+}
+
 /// Renews a lease; whether a cancel was asked.
 pub(super) fn heartbeat(
     conn: &Connection,
@@ -178,6 +202,7 @@ pub(super) fn requeue(
 pub(super) fn cancel(
     conn: &Connection,
     job_id: &str,
+    envelope_if_queued: Option<&Envelope>,
     now: Timestamp,
 ) -> Result<CancelOutcome, DbError> {
     let state: Option<String> = conn
@@ -192,10 +217,13 @@ pub(super) fn cancel(
     };
     match name_from_sql::<JobState>("jobs.state", state)? {
         JobState::Queued => {
+            let envelope = envelope_if_queued
+                .map(|envelope| to_json(envelope, "encode the envelope"))
+                .transpose()?;
             conn.execute(
-                "UPDATE jobs SET state = 'cancelled', ended_at = ?1, waiting_for = NULL \
-                 WHERE job_id = ?2",
-                params![timestamp_to_sql(now), job_id],
+                "UPDATE jobs SET state = 'cancelled', ended_at = ?1, waiting_for = NULL, \
+                 envelope = ?3 WHERE job_id = ?2",
+                params![timestamp_to_sql(now), job_id, envelope],
             )?;
             Ok(CancelOutcome::Cancelled)
         }
@@ -215,14 +243,44 @@ pub(super) fn expire_leases(
     now: Timestamp,
     policy: ExpiryPolicy,
 ) -> Result<Vec<ExpiredJob>, DbError> {
-    let now = timestamp_to_sql(now);
     let mut stmt = conn.prepare(
         "SELECT job_id FROM jobs WHERE state = 'running' AND lease_expires_at <= ?1 \
          ORDER BY lease_expires_at, seq",
     )?;
     let expired = stmt
-        .query_map([&now], |row| row.get::<_, String>(0))?
+        .query_map([timestamp_to_sql(now)], |row| row.get::<_, String>(0))?
         .collect::<Result<Vec<_>, _>>()?;
+    take_back(conn, expired, now, policy)
+}
+
+/// Takes back the lease of `job_id` if `owner` holds it, expired or not.
+pub(super) fn expire_owner(
+    conn: &Connection,
+    job_id: &str,
+    owner: &str,
+    now: Timestamp,
+    policy: ExpiryPolicy,
+) -> Result<Option<ExpiredJob>, DbError> {
+    let held: Option<String> = conn
+        .query_row(
+            "SELECT job_id FROM jobs WHERE job_id = ?1 AND state = 'running' \
+             AND lease_owner = ?2",
+            params![job_id, owner],
+            |row| row.get(0),
+        )
+        .optional()?;
+    Ok(take_back(conn, held.into_iter().collect(), now, policy)?.pop())
+}
+
+/// Ends the leases of `job_ids` (running jobs): queued or abandoned per
+/// `policy`, cancelled when a cancel was asked.
+fn take_back(
+    conn: &Connection,
+    job_ids: Vec<String>,
+    now: Timestamp,
+    policy: ExpiryPolicy,
+) -> Result<Vec<ExpiredJob>, DbError> {
+    let now = timestamp_to_sql(now);
     let (otherwise, error) = match policy {
         ExpiryPolicy::Requeue => (JobState::Queued, None),
         ExpiryPolicy::Abandon => (JobState::Abandoned, Some(ABANDONED_ERROR)),
@@ -236,8 +294,8 @@ pub(super) fn expire_leases(
            lease_token = NULL, lease_expires_at = NULL \
          WHERE job_id = :job_id RETURNING state",
     )?;
-    let mut jobs = Vec::with_capacity(expired.len());
-    for job_id in expired {
+    let mut jobs = Vec::with_capacity(job_ids.len());
+    for job_id in job_ids {
         let state: String = update.query_row(
             named_params! {
                 ":otherwise": otherwise.as_str(),

@@ -330,20 +330,20 @@ fn cancel_ends_a_queued_job_marks_a_running_one_and_leaves_an_ended_one() {
     store.enqueue(&new_job("ended"), t(2)).unwrap();
 
     assert_eq!(
-        store.cancel("queued", t(3)).unwrap(),
+        store.cancel("queued", None, t(3)).unwrap(),
         CancelOutcome::Cancelled
     );
     let job = store.get_job("queued").unwrap().unwrap();
     assert_eq!((job.state, job.ended_at), (JobState::Cancelled, Some(t(3))));
     assert_eq!(
-        store.cancel("queued", t(4)).unwrap(),
+        store.cancel("queued", None, t(4)).unwrap(),
         CancelOutcome::AlreadyEnded(JobState::Cancelled)
     );
 
     let running = store.claim("w", LEASE, t(5)).unwrap().unwrap();
     assert_eq!(running.job.job_id, "running");
     assert_eq!(
-        store.cancel("running", t(6)).unwrap(),
+        store.cancel("running", None, t(6)).unwrap(),
         CancelOutcome::Requested
     );
     let job = store.get_job("running").unwrap().unwrap();
@@ -361,7 +361,7 @@ fn cancel_ends_a_queued_job_marks_a_running_one_and_leaves_an_ended_one() {
         .finish("ended", &ended.token, &succeeded(), t(9))
         .unwrap();
     assert_eq!(
-        store.cancel("ended", t(10)).unwrap(),
+        store.cancel("ended", None, t(10)).unwrap(),
         CancelOutcome::AlreadyEnded(JobState::Succeeded)
     );
     assert_eq!(
@@ -369,7 +369,7 @@ fn cancel_ends_a_queued_job_marks_a_running_one_and_leaves_an_ended_one() {
         JobState::Succeeded
     );
 
-    let err = store.cancel("nope", t(11)).unwrap_err();
+    let err = store.cancel("nope", None, t(11)).unwrap_err();
     assert!(matches!(err, StoreError::JobNotFound { .. }), "{err}");
 }
 
@@ -380,8 +380,8 @@ fn a_running_job_marked_for_cancel_ends_cancelled_when_released_or_expired() {
     store.enqueue(&new_job("b"), t(1)).unwrap();
     let a = store.claim("w", LEASE, t(2)).unwrap().unwrap();
     let _b = store.claim("w", LEASE, t(2)).unwrap().unwrap();
-    store.cancel("a", t(3)).unwrap();
-    store.cancel("b", t(3)).unwrap();
+    store.cancel("a", None, t(3)).unwrap();
+    store.cancel("b", None, t(3)).unwrap();
     let released = store
         .release("a", &a.token, t(50), Some("quota"), t(4))
         .unwrap();
@@ -444,4 +444,80 @@ fn expired_leases_are_requeued_or_abandoned_per_policy() {
             }
         }
     }
+}
+
+#[test]
+fn a_chosen_job_is_claimed_only_while_queued_and_ready() {
+    let (_dir, store) = temp_store();
+    store.enqueue(&new_job("first"), t(0)).unwrap();
+    let later = NewJob {
+        not_before: Some(t(20)),
+        ..new_job("later")
+    };
+    store.enqueue(&later, t(1)).unwrap();
+    // The second job, chosen over the first that claim() would take.
+    assert!(
+        store
+            .claim_job("later", "w", LEASE, t(5))
+            .unwrap()
+            .is_none()
+    );
+    let claimed = store
+        .claim_job("later", "w", LEASE, t(20))
+        .unwrap()
+        .unwrap();
+    assert_eq!(claimed.job.job_id, "later");
+    assert_eq!(
+        (claimed.job.state, claimed.job.attempts),
+        (JobState::Running, 1)
+    );
+    assert!(
+        store
+            .claim_job("later", "x", LEASE, t(21))
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .claim_job("nope", "x", LEASE, t(21))
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        store.get_job("first").unwrap().unwrap().state,
+        JobState::Queued
+    );
+}
+
+#[test]
+fn a_queued_job_cancelled_keeps_the_envelope_it_was_given() {
+    let (_dir, store) = temp_store();
+    store.enqueue(&new_job("q"), t(0)).unwrap();
+    let envelope = success_envelope("q");
+    assert_eq!(
+        store.cancel("q", Some(&envelope), t(1)).unwrap(),
+        CancelOutcome::Cancelled
+    );
+    let job = store.get_job("q").unwrap().unwrap();
+    assert_eq!(job.envelope, Some(envelope));
+}
+
+#[test]
+fn a_dead_owners_lease_is_taken_back_before_it_expires() {
+    let (_dir, store) = temp_store();
+    store.enqueue(&new_job("a"), t(0)).unwrap();
+    store.claim("dead", LEASE, t(1)).unwrap().unwrap();
+    assert_eq!(
+        store
+            .expire_owner("a", "someone-else", t(2), ExpiryPolicy::Requeue)
+            .unwrap(),
+        None
+    );
+    let taken = store
+        .expire_owner("a", "dead", t(2), ExpiryPolicy::Requeue)
+        .unwrap()
+        .unwrap();
+    assert_eq!(taken.state, JobState::Queued);
+    let again = store.claim("live", LEASE, t(3)).unwrap().unwrap();
+    assert_eq!((again.job.job_id.as_str(), again.job.attempts), ("a", 2));
 }

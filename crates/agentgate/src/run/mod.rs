@@ -135,7 +135,7 @@ fn start_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 /// The keeper to start in front of the CLI: `agentgate-keeper` next to this
 /// binary when it is there (it starts in a fraction of the time), else this
 /// binary's own `__keeper` subcommand.
-fn keeper_path() -> Option<std::path::PathBuf> {
+pub(crate) fn keeper_path() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let small = exe.with_file_name(KEEPER_BINARY);
     Some(if small.is_file() { small } else { exe })

@@ -22,6 +22,8 @@ mod run_worktree;
 mod runs_abandoned;
 mod secrets;
 mod serve;
+mod serve_queue;
+mod serve_queue_support;
 mod serve_support;
 mod stream_breaks;
 mod support;

@@ -1,0 +1,158 @@
+//! A stored run request, planned: the [`Plan`] a job runs, and the
+//! [`JobFacts`] its limits are decided on. `POST /v1/runs` plans a request
+//! the same way before queueing it, so a request the planner refuses is
+//! never queued.
+
+use std::path::PathBuf;
+
+use agentgate_core::config::Config;
+use agentgate_core::plan::{self, Plan, PlanError};
+use agentgate_core::request::{RequestError, RunRequest};
+use agentgate_core::settings::PermissionMode;
+use agentgate_store::JobRecord;
+use jiff::Timestamp;
+
+/// What the executor's limits need to know of a job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobFacts {
+    /// The job (= run) id.
+    pub job_id: String,
+    /// Higher is claimed first.
+    pub priority: i32,
+    /// When it was enqueued (submission order).
+    pub created_at: Timestamp,
+    /// Not started before.
+    pub not_before: Timestamp,
+    /// The plan's providers, in failover order.
+    pub providers: Vec<String>,
+    /// The logical session, if any.
+    pub session: Option<String>,
+    /// The working directory, when some step may write in it (permission
+    /// mode other than `plan`): jobs writing in one folder run one at a time.
+    pub writes_in: Option<PathBuf>,
+    /// `ignore_quota`: exhausted providers are tried anyway.
+    pub ignore_quota: bool,
+}
+
+/// Plan `request` against `cfg` with the clock at `now`.
+pub fn plan_request(
+    cfg: &Config,
+    request: &RunRequest,
+    now: Timestamp,
+) -> Result<Plan, RequestError> {
+    let (mut flags, task) = request.to_flags()?;
+    flags.now = Some(now);
+    plan::plan(cfg, &flags, task)
+        .map_err(|e| RequestError::new(plan_error_field(&e), e.to_string()))
+}
+
+/// Plan a stored job: its request read back and planned.
+pub fn plan_job(
+    cfg: &Config,
+    job: &JobRecord,
+    now: Timestamp,
+) -> Result<(Plan, RunRequest), RequestError> {
+    let request = RunRequest::from_value(job.request.clone())?;
+    let plan = plan_request(cfg, &request, now)?;
+    Ok((plan, request))
+}
+
+/// The facts of `job`, planned as `plan`.
+pub fn facts_of(job: &JobRecord, plan: &Plan, request: &RunRequest) -> JobFacts {
+    let writes_in = plan
+        .steps
+        .iter()
+        .find(|s| s.request.permission_mode != PermissionMode::Plan)
+        .map(|s| s.request.cwd.clone());
+    JobFacts {
+        job_id: job.job_id.clone(),
+        priority: job.priority,
+        created_at: job.created_at,
+        not_before: job.not_before,
+        providers: plan_providers(plan),
+        session: job.session.clone(),
+        writes_in,
+        ignore_quota: request.ignore_quota,
+    }
+}
+
+/// The plan's providers in failover order, each once.
+pub fn plan_providers(plan: &Plan) -> Vec<String> {
+    let mut providers: Vec<String> = Vec::new();
+    for step in &plan.steps {
+        let name = step.provider.name();
+        if !providers.iter().any(|p| p == name) {
+            providers.push(name.to_owned());
+        }
+    }
+    providers
+}
+
+/// The request field a planning error is about.
+fn plan_error_field(e: &PlanError) -> String {
+    match e {
+        PlanError::NoProvider(_) | PlanError::UnknownProvider(_) => "providers".into(),
+        PlanError::UnknownAgent { .. } => "agents".into(),
+        PlanError::UnknownChain { .. } => "chain".into(),
+        PlanError::Cwd { .. } => "cwd".into(),
+        PlanError::OutputSchema(_) => "output_schema".into(),
+        PlanError::Prompt(_) => "task".into(),
+        PlanError::Read { what, .. } | PlanError::ReadInput { what, .. } => field_of_flag(what),
+        PlanError::OneProviderOnly(_) => "request".into(),
+    }
+}
+
+/// `--system-file PATH` → `system_file`; `--add-dir D` → `add_dirs`; what
+/// names no flag → `request`.
+fn field_of_flag(what: &str) -> String {
+    let Some(flag) = what
+        .strip_prefix("--")
+        .and_then(|w| w.split_whitespace().next())
+    else {
+        return "request".into();
+    };
+    match flag {
+        "add-dir" => "add_dirs".into(),
+        other => other.replace('-', "_"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn planning_errors_name_the_request_field() {
+        assert_eq!(field_of_flag("--system-file /x/y"), "system_file");
+        assert_eq!(field_of_flag("--add-dir /x"), "add_dirs");
+        assert_eq!(field_of_flag("the current directory"), "request");
+        let cfg = Config::default();
+        let now = Timestamp::now();
+        for (request, field) in [
+            (
+                serde_json::json!({"prompt": "hi", "providers": ["nope"]}),
+                "providers",
+            ),
+            (
+                serde_json::json!({"prompt": "hi", "agents": ["nope"]}),
+                "agents",
+            ),
+            (
+                serde_json::json!({"prompt": "hi", "chain": "nope"}),
+                "chain",
+            ),
+            (
+                serde_json::json!({"prompt": "hi", "providers": ["claude"], "cwd": "/no/such/dir"}),
+                "cwd",
+            ),
+            (
+                serde_json::json!({"prompt": "hi", "providers": ["claude"], "system_file": "/no/such"}),
+                "system_file",
+            ),
+        ] {
+            let request = RunRequest::from_value(request.clone()).unwrap();
+            let err = plan_request(&cfg, &request, now).unwrap_err();
+            assert_eq!(err.field, field, "{request:?}: {err}");
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! One claimed job: its run on a thread of its own, the heartbeat that
+//! renews its lease, and how it ends.
+//!
+//! How a run's end becomes the job's (the first rule that applies):
+//! 1. the lease was lost: nothing (the job is someone else's now);
+//! 2. a client cancelled it: `cancelled`;
+//! 3. the server is stopping and cancelled it: released (queued again, the
+//!    attempt given back);
+//! 4. it succeeded: `succeeded`;
+//! 5. every provider of the job is now known exhausted until a reset time
+//!    (and the request does not `ignore_quota`): released until the
+//!    earliest reset, `waiting_for: quota`, the attempt given back;
+//! 6. it failed with exit 75 (every failure recoverable) and fewer than
+//!    `queue.max_attempts` tries were charged: retried after the backoff;
+//! 7. otherwise `failed`.
+//!
+//! Each run of a job is a run record of its own: the first has the job's
+//! id, later ones `<job id>.<n>` (n = 2, 3, ...): a retry, a run after a
+//! quota wait, or a run after a restart are all visible in `agentgate
+//! runs`; the job's envelope is the last run's.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use agentgate_core::quota::exhausted_quota;
+use agentgate_core::request::RequestError;
+use agentgate_core::run::{CancelRequest, NullSink, RunOptions, RunOutcome};
+use agentgate_protocol::{
+    EXIT_ALL_RECOVERABLE, Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for,
+};
+use agentgate_store::{
+    ClaimedJob, FinalState, JobOutcome, JobQueue, LeaseToken, RunStore, StoreError,
+};
+use jiff::{SignedDuration, Timestamp};
+
+use super::facts::{JobFacts, plan_job, plan_providers};
+use super::limits::{RunningJob, backoff, jitter};
+use super::{Inner, Slot, lock};
+
+/// Claim `job_id` and start its thread.
+pub(super) fn start(
+    inner: &Arc<Inner>,
+    job_id: &str,
+    provider: Option<String>,
+    facts: &JobFacts,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    let Some(claimed) =
+        inner
+            .store
+            .claim_job(job_id, &inner.owner, inner.config.queue.lease, now)?
+    else {
+        return Ok(());
+    };
+    let (cancel_tx, cancel_rx) = tokio::sync::mpsc::channel(4);
+    let cancelled = Arc::new(AtomicBool::new(false));
+    lock(&inner.shared).running.insert(
+        job_id.to_owned(),
+        Slot {
+            limits: RunningJob {
+                provider,
+                session: facts.session.clone(),
+                writes_in: facts.writes_in.clone(),
+            },
+            cancel: cancel_tx.clone(),
+            cancelled: cancelled.clone(),
+        },
+    );
+    let running = Job {
+        inner: inner.clone(),
+        claimed,
+        cancel_tx,
+        cancelled,
+    };
+    let spawned = std::thread::Builder::new()
+        .name(format!("agentgate-job-{job_id}"))
+        .spawn(move || running.run(cancel_rx));
+    if let Err(e) = spawned {
+        // The job stays claimed; its lease expires and it is taken back.
+        lock(&inner.shared).running.remove(job_id);
+        tracing::error!("failed to start a thread for job {job_id}: {e}");
+    }
+    Ok(())
+}
+
+/// Every provider of `job_id` is exhausted: claim it and give it back until
+/// `until`, charged nothing.
+pub(super) fn wait_for_quota(
+    inner: &Inner,
+    job_id: &str,
+    until: Timestamp,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    let lease = inner.config.queue.lease;
+    if let Some(claimed) = inner.store.claim_job(job_id, &inner.owner, lease, now)? {
+        inner
+            .store
+            .release(job_id, &claimed.token, until, Some("quota"), now)?;
+        tracing::info!(job = job_id, %until, "every provider's quota is exhausted: waiting");
+    }
+    Ok(())
+}
+
+/// A queued job whose request no longer plans: it fails, with the refusal.
+pub(super) fn refuse(
+    inner: &Inner,
+    job_id: &str,
+    refusal: &RequestError,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    let lease = inner.config.queue.lease;
+    if let Some(claimed) = inner.store.claim_job(job_id, &inner.owner, lease, now)? {
+        let error = ErrorInfo::new(
+            ErrorKind::InvalidInput,
+            ErrorSource::Internal,
+            refusal.to_string(),
+        );
+        let outcome = JobOutcome {
+            state: FinalState::Failed,
+            envelope: Some(error_envelope(job_id, &error)),
+            error: Some(refusal.to_string()),
+        };
+        inner.store.finish(job_id, &claimed.token, &outcome, now)?;
+    }
+    Ok(())
+}
+
+/// The envelope of a job that ended without a run (cancelled while queued,
+/// or refused by the planner): the job's id, the error, the exit code
+/// `agentgate run` would give, no provider, no attempts.
+pub fn error_envelope(job_id: &str, error: &ErrorInfo) -> Envelope {
+    Envelope::new(job_id).with_error(error, exit_code_for(Some(error.kind), false))
+}
+
+struct Job {
+    inner: Arc<Inner>,
+    claimed: ClaimedJob,
+    cancel_tx: tokio::sync::mpsc::Sender<CancelRequest>,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Job {
+    fn id(&self) -> &str {
+        &self.claimed.job.job_id
+    }
+
+    fn run(self, cancel_rx: tokio::sync::mpsc::Receiver<CancelRequest>) {
+        match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt.block_on(self.execute(cancel_rx)),
+            Err(e) => tracing::error!("failed to start a runtime for job {}: {e}", self.id()),
+        }
+        // Whatever happened, the slot is free now.
+        let inner = &self.inner;
+        lock(&inner.shared).running.remove(&self.claimed.job.job_id);
+        inner.ended.notify_all();
+        inner.wake();
+    }
+
+    async fn execute(&self, cancel_rx: tokio::sync::mpsc::Receiver<CancelRequest>) {
+        let inner = &self.inner;
+        let job = &self.claimed.job;
+        let (plan, request) = match plan_job(&inner.config, job, inner.clock.now()) {
+            Ok(planned) => planned,
+            Err(refusal) => {
+                let error = ErrorInfo::new(
+                    ErrorKind::InvalidInput,
+                    ErrorSource::Internal,
+                    refusal.to_string(),
+                );
+                let outcome = JobOutcome {
+                    state: FinalState::Failed,
+                    envelope: Some(error_envelope(&job.job_id, &error)),
+                    error: Some(refusal.to_string()),
+                };
+                self.write("finish", |s, t, now| {
+                    s.finish(&job.job_id, t, &outcome, now).map(drop)
+                });
+                return;
+            }
+        };
+        let options = RunOptions {
+            keeper: inner.keeper.clone(),
+            run_id: Some(next_run_id(inner.store.as_ref(), &job.job_id)),
+            ..RunOptions::default()
+        };
+        let store: &dyn RunStore = inner.store.as_ref();
+        let mut sink = NullSink;
+        let run = agentgate_core::run::run(&plan, &options, Some(store), &mut sink, cancel_rx);
+        let Some(outcome) = self.with_heartbeat(run).await else {
+            tracing::warn!(
+                job = job.job_id,
+                "lost the job's lease: its run was stopped"
+            );
+            return;
+        };
+        let providers = plan_providers(&plan);
+        self.conclude(outcome, &providers, request.ignore_quota);
+    }
+
+    /// Drive `run`, renewing the lease; `None` if the lease was lost.
+    async fn with_heartbeat(
+        &self,
+        run: impl std::future::Future<Output = RunOutcome>,
+    ) -> Option<RunOutcome> {
+        let inner = &self.inner;
+        let lease = inner.config.queue.lease;
+        let mut beat = tokio::time::interval(lease / 3);
+        beat.tick().await;
+        tokio::pin!(run);
+        let mut lost = false;
+        loop {
+            tokio::select! {
+                outcome = &mut run => return (!lost).then_some(outcome),
+                _ = beat.tick(), if !lost => {
+                    let now = inner.clock.now();
+                    match inner.store.heartbeat(self.id(), &self.claimed.token, lease, now) {
+                        Ok(hb) if hb.cancel_requested && !self.cancelled.swap(true, Ordering::SeqCst) => {
+                            let _ = self.cancel_tx.try_send(CancelRequest { immediate: false });
+                        }
+                        Ok(_) => {}
+                        Err(StoreError::LeaseLost { .. }) => {
+                            lost = true;
+                            let _ = self.cancel_tx.try_send(CancelRequest { immediate: true });
+                        }
+                        Err(e) => tracing::warn!(job = self.id(), "failed to renew the lease: {e}"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The job's end from the run's (see the module notes).
+    fn conclude(&self, outcome: RunOutcome, providers: &[String], ignore_quota: bool) {
+        let inner = &self.inner;
+        let job = &self.claimed.job;
+        let envelope = outcome.envelope;
+        let cancelled_run = envelope.error_type == Some(ErrorKind::Cancelled);
+        let finish = |state: FinalState, envelope: Envelope| {
+            let outcome = JobOutcome {
+                state,
+                error: envelope.error.clone(),
+                envelope: Some(envelope),
+            };
+            self.write("finish", |s, t, now| {
+                s.finish(&job.job_id, t, &outcome, now).map(drop)
+            });
+        };
+        if self.cancelled.load(Ordering::SeqCst) {
+            return finish(FinalState::Cancelled, envelope);
+        }
+        if cancelled_run && inner.stopping_runs.load(Ordering::SeqCst) {
+            return self.write("release", |s, t, now| {
+                s.release(&job.job_id, t, now, None, now).map(drop)
+            });
+        }
+        if envelope.error_type.is_none() {
+            return finish(FinalState::Succeeded, envelope);
+        }
+        let now = inner.clock.now();
+        let resets: Option<Vec<Timestamp>> = providers
+            .iter()
+            .map(|p| exhausted_quota(inner.store.as_ref(), p, now).and_then(|q| q.reset_at))
+            .collect();
+        if !ignore_quota && let Some(until) = resets.and_then(|r| r.into_iter().min()) {
+            tracing::info!(job = job.job_id, %until, "every provider's quota is exhausted: waiting");
+            return self.write("release", |s, t, now| {
+                s.release(&job.job_id, t, until, Some("quota"), now)
+                    .map(drop)
+            });
+        }
+        if outcome.exit_code == EXIT_ALL_RECOVERABLE
+            && job.attempts < inner.config.queue.max_attempts
+        {
+            let wait = backoff(&inner.config.queue, job.attempts, jitter());
+            let wait = SignedDuration::try_from(wait).unwrap_or(SignedDuration::MAX);
+            let at = now.checked_add(wait).unwrap_or(Timestamp::MAX);
+            let error = envelope.error.clone().unwrap_or_default();
+            tracing::info!(job = job.job_id, %at, "a recoverable failure: retrying");
+            return self.write("retry", |s, t, now| {
+                s.retry(&job.job_id, t, at, &error, now).map(drop)
+            });
+        }
+        finish(FinalState::Failed, envelope);
+    }
+
+    /// A write under the lease; a failure is logged (a lost lease means
+    /// the job is another executor's now).
+    fn write(
+        &self,
+        what: &str,
+        op: impl FnOnce(&agentgate_store::Store, &LeaseToken, Timestamp) -> Result<(), StoreError>,
+    ) {
+        let inner = &self.inner;
+        if let Err(e) = op(inner.store.as_ref(), &self.claimed.token, inner.clock.now()) {
+            tracing::warn!(job = self.id(), "failed to {what} the job: {e}");
+        }
+    }
+}
+
+/// The id of the job's next run: the job's own id for its first run, then
+/// `<job id>.2`, `.3`, ... (the first not recorded yet).
+fn next_run_id(store: &dyn RunStore, job_id: &str) -> String {
+    let taken = |id: &str| matches!(store.get_run(id), Ok(Some(_)));
+    if !taken(job_id) {
+        return job_id.to_owned();
+    }
+    (2u32..)
+        .map(|n| format!("{job_id}.{n}"))
+        .find(|id| !taken(id))
+        .unwrap_or_else(|| job_id.to_owned())
+}

@@ -1,0 +1,423 @@
+//! The queue's executor inside `agentgate serve`: claims queued jobs within
+//! the config's limits and runs each with the same engine as `agentgate
+//! run` (`agentgate_core::run::run`, the server's store, a keeper in front
+//! of every CLI).
+//!
+//! ## Threads
+//!
+//! One claim thread ([`Executor::start`]) wakes on every enqueue
+//! ([`Executor::wake`]) and at least every [`TICK`] (for `not_before`,
+//! quota resets and backoffs coming due, read from the injectable
+//! [`Clock`]). Each pass reads the queued and running jobs, lets
+//! [`limits::choose`] decide, and claims the chosen jobs one by one with
+//! `claim_job` (a job another server took first is skipped). Each claimed
+//! job runs on a thread of its own with a one-thread tokio runtime, as
+//! `agentgate run` does (`job.rs`): store calls block, and a slow one
+//! delays only its own job.
+//!
+//! ## Leases
+//!
+//! A claim holds the job under a lease of `queue.lease`, renewed every
+//! third of it while the run goes on. A renewal that finds the lease lost
+//! (another server took the job back) kills the run at once and writes
+//! nothing more. The lease owner is this process (`RunOwner` as JSON: host,
+//! boot, pid, start time): at start and every [`SWEEP`], expired leases are
+//! taken back per `queue.on_lease_expiry`, and so is at once a lease whose
+//! owner is a dead process of this host (a `serve` killed with `kill -9`).
+//!
+//! ## Stopping
+//!
+//! [`Executor::drain`]: no more claims; running jobs get the grace to end;
+//! then they are cancelled and released (back to queued, no attempt
+//! charged), for the next start to run again.
+
+mod facts;
+mod job;
+pub mod limits;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use agentgate_core::config::{Config, LeaseExpiry};
+use agentgate_core::quota::exhausted_quota;
+use agentgate_core::run::CancelRequest;
+use agentgate_store::{
+    ExpiryPolicy, JobFilter, JobQueue, JobRecord, JobState, OwnerState, RunOwner, Store,
+};
+use jiff::Timestamp;
+
+pub use facts::{JobFacts, facts_of, plan_providers, plan_request};
+pub use job::error_envelope;
+use limits::{Decision, RunningJob};
+
+use crate::clock::Clock;
+
+/// The longest the claim thread sleeps between two passes.
+pub const TICK: Duration = Duration::from_millis(250);
+
+/// How often leases are checked for expiry and dead owners.
+pub const SWEEP: Duration = Duration::from_secs(5);
+
+/// How long cancelled jobs get to end at shutdown, after the grace.
+pub const CANCEL_WAIT: Duration = Duration::from_secs(30);
+
+/// What the executor is given.
+#[derive(Debug, Clone)]
+pub struct ExecutorOptions {
+    /// The keeper executable (see `agentgate_core::run::RunOptions`).
+    pub keeper: Option<PathBuf>,
+}
+
+/// The running executor (see the module notes).
+#[derive(Debug)]
+pub struct Executor {
+    inner: Arc<Inner>,
+    claimer: Mutex<Option<JoinHandle<()>>>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    store: Arc<Store>,
+    config: Config,
+    clock: Arc<dyn Clock>,
+    owner: String,
+    keeper: Option<PathBuf>,
+    /// Wakes the claim thread.
+    wake: Mutex<Sender<()>>,
+    shared: Mutex<Shared>,
+    /// Signalled when a job thread ends.
+    ended: Condvar,
+    /// No more claims.
+    stopping: AtomicBool,
+    /// Running jobs are being cancelled to stop the server: they are
+    /// released, not ended.
+    stopping_runs: AtomicBool,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    running: HashMap<String, Slot>,
+    /// What planning each job told the limits, by job id.
+    planned: HashMap<String, Planned>,
+}
+
+/// A job of this executor that runs now.
+#[derive(Debug)]
+struct Slot {
+    limits: RunningJob,
+    cancel: tokio::sync::mpsc::Sender<CancelRequest>,
+    /// A cancel was asked by a client (not by the shutdown).
+    cancelled: Arc<AtomicBool>,
+}
+
+/// A job's planned facts that do not change while it is queued.
+#[derive(Debug, Clone)]
+enum Planned {
+    Ok {
+        providers: Vec<String>,
+        writes_in: Option<PathBuf>,
+        ignore_quota: bool,
+    },
+    /// Its request can no longer be planned (a file it names was removed).
+    Refused(agentgate_core::request::RequestError),
+}
+
+impl Executor {
+    /// Start the claim thread.
+    pub fn start(
+        store: Arc<Store>,
+        config: Config,
+        clock: Arc<dyn Clock>,
+        options: ExecutorOptions,
+    ) -> Result<Executor, std::io::Error> {
+        let owner = serde_json::to_string(&RunOwner::current()).map_err(std::io::Error::other)?;
+        let (wake_tx, wake_rx) = std::sync::mpsc::channel();
+        let inner = Arc::new(Inner {
+            store,
+            config,
+            clock,
+            owner,
+            keeper: options.keeper,
+            wake: Mutex::new(wake_tx),
+            shared: Mutex::new(Shared::default()),
+            ended: Condvar::new(),
+            stopping: AtomicBool::new(false),
+            stopping_runs: AtomicBool::new(false),
+        });
+        let looping = inner.clone();
+        let claimer = std::thread::Builder::new()
+            .name("agentgate-claim".into())
+            .spawn(move || claim_loop(looping, wake_rx))?;
+        Ok(Executor {
+            inner,
+            claimer: Mutex::new(Some(claimer)),
+        })
+    }
+
+    /// A job was enqueued (or a slot freed): look at the queue now.
+    pub fn wake(&self) {
+        self.inner.wake();
+    }
+
+    /// The clock the executor decides with.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.inner.clock
+    }
+
+    /// Cancel `job_id` if it runs in this executor: its run is stopped
+    /// through the engine's cancel channel (the supervisor's termination).
+    /// Whether it ran here.
+    pub fn cancel(&self, job_id: &str) -> bool {
+        let shared = lock(&self.inner.shared);
+        let Some(slot) = shared.running.get(job_id) else {
+            return false;
+        };
+        slot.cancelled.store(true, Ordering::SeqCst);
+        let _ = slot.cancel.try_send(CancelRequest { immediate: false });
+        true
+    }
+
+    /// Stop (see the module notes): no more claims, `grace` for the
+    /// running jobs to end, then cancel and release them. Blocks.
+    pub fn drain(&self, grace: Duration) {
+        self.inner.stopping.store(true, Ordering::SeqCst);
+        self.wake();
+        if let Some(claimer) = lock(&self.claimer).take() {
+            let _ = claimer.join();
+        }
+        if self.inner.wait_until_idle(grace) {
+            return;
+        }
+        self.inner.stopping_runs.store(true, Ordering::SeqCst);
+        {
+            let shared = lock(&self.inner.shared);
+            tracing::info!(
+                running = shared.running.len(),
+                "the grace is over: cancelling the running jobs; they go back to the queue"
+            );
+            for slot in shared.running.values() {
+                let _ = slot.cancel.try_send(CancelRequest { immediate: false });
+            }
+        }
+        if !self.inner.wait_until_idle(CANCEL_WAIT) {
+            tracing::warn!("jobs still running after the cancel; their leases will expire");
+        }
+    }
+}
+
+impl Inner {
+    fn wake(&self) {
+        let _ = lock(&self.wake).send(());
+    }
+
+    /// Wait until no job of this executor runs, at most `limit`; whether
+    /// none runs.
+    fn wait_until_idle(&self, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        let mut shared = lock(&self.shared);
+        while !shared.running.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            shared = match self.ended.wait_timeout(shared, left) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        true
+    }
+
+    fn policy(&self) -> ExpiryPolicy {
+        match self.config.queue.on_lease_expiry {
+            LeaseExpiry::Requeue => ExpiryPolicy::Requeue,
+            LeaseExpiry::Abandon => ExpiryPolicy::Abandon,
+        }
+    }
+
+    /// Take back expired leases, and the leases of dead owners of this host.
+    fn take_back_leases(&self) -> Result<(), agentgate_store::StoreError> {
+        let now = self.clock.now();
+        for job in self.store.expire_leases(now, self.policy())? {
+            tracing::info!(job = job.job_id, state = %job.state, "took back an expired lease");
+        }
+        for job in all_jobs(&self.store, JobState::Running)? {
+            let Some(owner) = job.lease_owner.as_deref().filter(|o| *o != self.owner) else {
+                continue;
+            };
+            let dead = serde_json::from_str::<RunOwner>(owner)
+                .is_ok_and(|o| o.state() == OwnerState::Gone);
+            if dead
+                && let Some(taken) =
+                    self.store
+                        .expire_owner(&job.job_id, owner, now, self.policy())?
+            {
+                tracing::info!(
+                    job = taken.job_id,
+                    state = %taken.state,
+                    "took back the lease of a dead server"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// One pass: decide and claim.
+    fn schedule(self: &Arc<Self>) -> Result<(), agentgate_store::StoreError> {
+        let now = self.clock.now();
+        let queued = all_jobs(&self.store, JobState::Queued)?;
+        let running = all_jobs(&self.store, JobState::Running)?;
+        let mut facts = Vec::with_capacity(queued.len());
+        let mut refused = Vec::new();
+        let running_limits: Vec<RunningJob>;
+        {
+            let mut shared = lock(&self.shared);
+            let live: std::collections::HashSet<&str> = queued
+                .iter()
+                .chain(&running)
+                .map(|j| j.job_id.as_str())
+                .collect();
+            shared.planned.retain(|id, _| live.contains(id.as_str()));
+            for job in &queued {
+                match self.planned(&mut shared, job, now) {
+                    Planned::Ok {
+                        providers,
+                        writes_in,
+                        ignore_quota,
+                    } => facts.push(JobFacts {
+                        job_id: job.job_id.clone(),
+                        priority: job.priority,
+                        created_at: job.created_at,
+                        not_before: job.not_before,
+                        providers,
+                        session: job.session.clone(),
+                        writes_in,
+                        ignore_quota,
+                    }),
+                    Planned::Refused(e) if job.not_before <= now => {
+                        refused.push((job.job_id.clone(), e));
+                    }
+                    Planned::Refused(_) => {}
+                }
+            }
+            running_limits = running
+                .iter()
+                .map(|job| match shared.running.get(&job.job_id) {
+                    Some(slot) => slot.limits.clone(),
+                    None => match self.planned(&mut shared, job, now) {
+                        Planned::Ok {
+                            providers,
+                            writes_in,
+                            ..
+                        } => RunningJob {
+                            provider: providers.first().cloned(),
+                            session: job.session.clone(),
+                            writes_in,
+                        },
+                        Planned::Refused(_) => RunningJob {
+                            provider: job.providers.first().cloned(),
+                            session: job.session.clone(),
+                            writes_in: None,
+                        },
+                    },
+                })
+                .collect();
+        }
+        let store = self.store.clone();
+        let exhausted_until = move |provider: &str| {
+            exhausted_quota(store.as_ref(), provider, now).and_then(|q| q.reset_at)
+        };
+        let decisions = limits::choose(
+            &facts,
+            &running_limits,
+            &self.config.queue,
+            now,
+            &exhausted_until,
+        );
+        for decision in decisions {
+            match decision {
+                Decision::Start { job_id, provider } => {
+                    let Some(fact) = facts.iter().find(|f| f.job_id == job_id) else {
+                        continue;
+                    };
+                    job::start(self, &job_id, provider, fact, now)?;
+                }
+                Decision::WaitForQuota { job_id, until } => {
+                    job::wait_for_quota(self, &job_id, until, now)?;
+                }
+            }
+        }
+        for (job_id, refusal) in refused {
+            job::refuse(self, &job_id, &refusal, now)?;
+        }
+        Ok(())
+    }
+
+    /// The planned facts of `job`, planned once.
+    fn planned(&self, shared: &mut Shared, job: &JobRecord, now: Timestamp) -> Planned {
+        shared
+            .planned
+            .entry(job.job_id.clone())
+            .or_insert_with(|| match facts::plan_job(&self.config, job, now) {
+                Ok((plan, request)) => {
+                    let f = facts_of(job, &plan, &request);
+                    Planned::Ok {
+                        providers: f.providers,
+                        writes_in: f.writes_in,
+                        ignore_quota: f.ignore_quota,
+                    }
+                }
+                Err(e) => Planned::Refused(e),
+            })
+            .clone()
+    }
+}
+
+fn claim_loop(inner: Arc<Inner>, wake: Receiver<()>) {
+    let mut last_sweep: Option<Instant> = None;
+    while !inner.stopping.load(Ordering::SeqCst) {
+        if last_sweep.is_none_or(|t| t.elapsed() >= SWEEP) {
+            if let Err(e) = inner.take_back_leases() {
+                tracing::warn!("failed to check the job leases: {e}");
+            }
+            last_sweep = Some(Instant::now());
+        }
+        if let Err(e) = inner.schedule() {
+            tracing::warn!("failed to claim jobs: {e}");
+        }
+        match wake.recv_timeout(TICK) {
+            Ok(()) | Err(RecvTimeoutError::Timeout) => while wake.try_recv().is_ok() {},
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+}
+
+/// Every job in `state`.
+fn all_jobs(store: &Store, state: JobState) -> Result<Vec<JobRecord>, agentgate_store::StoreError> {
+    let filter = JobFilter {
+        state: Some(state),
+        ..JobFilter::default()
+    };
+    let mut jobs = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = store.list_jobs(&filter, 500, cursor.as_ref())?;
+        jobs.extend(page.jobs);
+        match page.next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(jobs),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests;

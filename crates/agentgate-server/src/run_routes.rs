@@ -1,0 +1,196 @@
+//! The write routes of the queue: `POST /v1/runs` (submit a run) and
+//! `POST /v1/runs/{id}/cancel`.
+//!
+//! Submit: the body is a [`RunRequest`]. Not JSON: 400. Refused by the
+//! request's own checks or by planning it against the server's config (an
+//! unknown provider, agent or chain, a missing file): 422 naming the field,
+//! nothing queued. Otherwise the job is enqueued under a new run id and the
+//! executor woken: 201; a request repeating an `idempotency_key` gets the
+//! first run instead: 200, nothing queued.
+//!
+//! Cancel: a queued run ends `cancelled` at once, its envelope a run's
+//! envelope with `error_type: cancelled`, exit code 130, no provider and
+//! no attempts (it never started): 200. A running one is marked in the
+//! store (an executor of another process learns it from its next
+//! heartbeat) and, when it runs in this server, stopped at once through
+//! the engine's cancel channel: 202, its envelope (once ended) says
+//! `cancelled`. A run that had already ended `cancelled`: 200, unchanged
+//! (a cancel is idempotent). A run that ended otherwise: 409, unchanged.
+//! An unknown id: 404.
+
+use std::sync::Arc;
+
+use agentgate_core::request::{RequestError, RunRequest};
+use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource};
+use agentgate_store::{CancelOutcome, JobQueue, JobRecord, JobState, NewJob};
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::error::ApiError;
+use crate::executor::{error_envelope, plan_providers, plan_request};
+use crate::state::AppState;
+
+/// The answer to `POST /v1/runs` and to a cancel.
+#[derive(Debug, Serialize)]
+pub struct RunAccepted {
+    /// The run's id (also its job's).
+    pub run_id: String,
+    /// `queued`, `running`, `succeeded`, `failed`, `cancelled` or `abandoned`.
+    pub status: JobState,
+    /// Whether this request created the run (false: an idempotency key
+    /// repeated, or a cancel).
+    pub created: bool,
+    /// When the run was submitted.
+    pub created_at: Timestamp,
+    /// Not started before this time.
+    pub not_before: Timestamp,
+    /// Higher runs first.
+    pub priority: i32,
+    /// The providers of its plan, in failover order.
+    pub providers: Vec<String>,
+    /// Its logical session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The caller's key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+    /// A cancel was asked while it ran.
+    pub cancel_requested: bool,
+    /// The final envelope, once ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<Envelope>,
+}
+
+impl RunAccepted {
+    fn of(job: JobRecord, created: bool) -> RunAccepted {
+        RunAccepted {
+            run_id: job.job_id,
+            status: job.state,
+            created,
+            created_at: job.created_at,
+            not_before: job.not_before,
+            priority: job.priority,
+            providers: job.providers,
+            session: job.session,
+            idempotency_key: job.idempotency_key,
+            cancel_requested: job.cancel_requested,
+            envelope: job.envelope,
+        }
+    }
+}
+
+/// `POST /v1/runs`.
+pub async fn submit(
+    State(state): State<Arc<AppState>>,
+    body: Bytes,
+) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
+    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("the body is not JSON: {e}"),
+        )
+        .with_field("request")
+    })?;
+    let request = RunRequest::from_value(value).map_err(refused)?;
+    let now = state.queue.clock().now();
+    // Planning reads the request's files and enqueueing writes the store:
+    // both block, so neither runs on the server's async workers.
+    let planning = state.clone();
+    let enqueued = tokio::task::spawn_blocking(move || {
+        let plan = plan_request(&planning.config, &request, now).map_err(refused)?;
+        let job = NewJob {
+            job_id: agentgate_core::run::new_run_id(),
+            request: serde_json::to_value(&request)
+                .map_err(|e| ApiError::internal(format!("failed to store the request: {e}")))?,
+            priority: i32::try_from(request.priority).unwrap_or_default(),
+            not_before: request.not_before,
+            idempotency_key: request.idempotency_key.clone(),
+            providers: plan_providers(&plan),
+            session: request.session.clone(),
+        };
+        planning
+            .store
+            .enqueue(&job, now)
+            .map_err(|e| ApiError::internal(format!("failed to queue the run: {e}")))
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("the enqueue failed: {e}")))??;
+    if enqueued.created {
+        state.queue.wake();
+    }
+    let status = if enqueued.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((
+        status,
+        Json(RunAccepted::of(enqueued.job, enqueued.created)),
+    ))
+}
+
+/// `POST /v1/runs/{id}/cancel`.
+pub async fn cancel(
+    State(state): State<Arc<AppState>>,
+    Path(run_id): Path<String>,
+) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
+    let store = state.store.clone();
+    let now = state.queue.clock().now();
+    let id = run_id.clone();
+    let (outcome, job) = tokio::task::spawn_blocking(move || {
+        let error = ErrorInfo::new(
+            ErrorKind::Cancelled,
+            ErrorSource::Internal,
+            "cancelled before it started",
+        );
+        let outcome = store.cancel(&id, Some(&error_envelope(&id, &error)), now)?;
+        let job = store.get_job(&id)?;
+        Ok::<_, agentgate_store::StoreError>((outcome, job))
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("the cancel failed: {e}")))?
+    .map_err(|e| match e {
+        agentgate_store::StoreError::JobNotFound { .. } => not_found(&run_id),
+        other => ApiError::internal(format!("failed to cancel the run: {other}")),
+    })?;
+    let job = job.ok_or_else(|| not_found(&run_id))?;
+    let status = match outcome {
+        CancelOutcome::Cancelled | CancelOutcome::AlreadyEnded(JobState::Cancelled) => {
+            StatusCode::OK
+        }
+        CancelOutcome::Requested => {
+            state.queue.cancel(&run_id);
+            StatusCode::ACCEPTED
+        }
+        CancelOutcome::AlreadyEnded(ended) => {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "conflict",
+                format!("run {run_id} already ended ({ended}); nothing to cancel"),
+            ));
+        }
+    };
+    Ok((status, Json(RunAccepted::of(job, false))))
+}
+
+fn refused(e: RequestError) -> ApiError {
+    ApiError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "invalid_request",
+        e.message,
+    )
+    .with_field(e.field)
+}
+
+fn not_found(run_id: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no run {run_id}"),
+    )
+}
