@@ -154,6 +154,7 @@ fn version_number(text: &str) -> Option<String> {
 
 /// One provider's health.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProviderHealth {
     /// The provider's name.
     pub name: String,
@@ -162,6 +163,7 @@ pub struct ProviderHealth {
     /// Whether its executable was found.
     pub installed: bool,
     /// The executable, when found.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub path: Option<PathBuf>,
     /// Why it was not found.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -237,6 +239,7 @@ pub fn check(
 
 /// What `agentgate health --json` prints and `GET /v1/health` answers.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HealthReport {
     /// One entry per provider checked, in the order given.
     pub providers: Vec<ProviderHealth>,

@@ -12,14 +12,17 @@
 pub mod accumulate;
 pub mod classify;
 pub mod config;
+pub mod cron;
 pub mod decode;
 pub mod decoded;
 pub mod health;
 pub mod output_schema;
 pub mod plan;
 pub mod prompt;
+pub mod provider_listing;
 pub mod providers;
 pub mod quota;
+pub mod quota_report;
 pub mod read_limit;
 pub mod redact;
 pub mod request;

@@ -31,6 +31,7 @@ pub const PRIORITY_RANGE: std::ops::RangeInclusive<i64> = -1000..=1000;
 /// A run asked for as data. `None` or an empty list leaves the choice to
 /// the config and the defaults, as an absent flag does.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct RunRequest {
     /// The prompt (exactly one of `prompt` and `task`).
@@ -39,6 +40,7 @@ pub struct RunRequest {
     /// A task input object: `{"prompt", "context", "persona", "files"}`, as
     /// `agentgate run` reads from stdin.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub task: Option<serde_json::Value>,
     /// Providers tried in order (`--provider claude,codex`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -63,18 +65,22 @@ pub struct RunRequest {
     pub system: Option<String>,
     /// `--system-file` (absolute).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub system_file: Option<PathBuf>,
     /// `--agent-file` (absolute).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub agent_file: Option<PathBuf>,
     /// `--persona`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub persona: Option<String>,
     /// `--context` files (absolute).
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
     pub context: Vec<PathBuf>,
     /// `--context-dir` (absolute).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub context_dir: Option<PathBuf>,
     /// `--context-max` bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,9 +99,11 @@ pub struct RunRequest {
     pub prompt_warn_bytes: Option<usize>,
     /// `--add-dir` folders (absolute).
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
     pub add_dirs: Vec<PathBuf>,
     /// `--cwd` (absolute; default: the server's working directory).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub cwd: Option<PathBuf>,
     /// `--session`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -117,6 +125,7 @@ pub struct RunRequest {
     pub max_provider_retries: Option<u32>,
     /// `--binary` (absolute).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub binary: Option<PathBuf>,
     /// `stop`, `continue` or `stash` (`--on-dirty`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,6 +145,7 @@ pub struct RunRequest {
     pub workspace: Option<WorkspaceMode>,
     /// `--output-schema` (absolute).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub output_schema: Option<PathBuf>,
     /// `--env KEY=VALUE` pairs.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]

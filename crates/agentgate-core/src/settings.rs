@@ -54,6 +54,7 @@ impl FromStr for PermissionMode {
 
 /// Where a run's CLI works on the files.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum WorkspaceMode {
     /// In the working directory asked for, shared with whatever else runs

@@ -32,7 +32,8 @@ pub enum ServeError {
         /// The address asked for.
         addr: SocketAddr,
     },
-    /// The data folder is unknown (no AGENTGATE_HOME, XDG_DATA_HOME or HOME).
+    /// The data folder is unknown (no AGENTGATE_HOME, XDG_DATA_HOME or
+    /// HOME), or the store in it cannot be opened.
     #[error(transparent)]
     DataDir(#[from] agentgate_store::StoreError),
     /// The token file could not be read, created or trusted.
@@ -71,6 +72,9 @@ pub enum ServeError {
     /// The job executor could not start.
     #[error("failed to start the job executor: {0}")]
     Executor(std::io::Error),
+    /// The schedules or watched folders could not start.
+    #[error(transparent)]
+    Automation(#[from] crate::automation::AutomationError),
     /// The accept loop failed.
     #[error("the server failed: {0}")]
     Io(std::io::Error),
@@ -85,17 +89,27 @@ pub struct ApiError {
     field: Option<String>,
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
-    error: Inner<'a>,
+/// The body of every error answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// What went wrong.
+    pub error: ErrorDetail,
 }
 
-#[derive(Serialize)]
-struct Inner<'a> {
-    r#type: &'a str,
-    message: &'a str,
+/// What went wrong: a stable `type` to match on and a message for people.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// `unauthorized`, `not_found`, `method_not_allowed`,
+    /// `payload_too_large`, `bad_request`, `invalid_parameter`,
+    /// `invalid_request`, `conflict` or `internal`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// What failed and, where it helps, what to do.
+    pub message: String,
+    /// The request field or query parameter at fault, when one is
+    /// (`timeout`, `status`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
-    field: Option<&'a str>,
+    pub field: Option<String>,
 }
 
 impl ApiError {
@@ -148,6 +162,33 @@ impl ApiError {
         )
     }
 
+    /// 400: a query parameter or header is not valid; `parameter` names it.
+    pub fn invalid_parameter(parameter: &str, message: impl std::fmt::Display) -> ApiError {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_parameter",
+            format!("invalid {parameter}: {message}"),
+        )
+        .with_field(parameter)
+    }
+
+    /// 404: no such thing (a run, a session), named by `what`.
+    pub fn no_such(what: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", what)
+    }
+
+    /// 409: the request conflicts with what is happening (e.g. a session in
+    /// use).
+    pub fn conflict(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::CONFLICT, "conflict", message)
+    }
+
+    /// 500 for a store call that failed.
+    pub fn store(error: &agentgate_store::StoreError) -> ApiError {
+        tracing::error!(error = %error, "a store call failed");
+        ApiError::internal(format!("the store failed: {error}"))
+    }
+
     /// 500.
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
@@ -157,15 +198,20 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         self.status
     }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = Body {
-            error: Inner {
-                r#type: self.kind,
-                message: &self.message,
-                field: self.field.as_deref(),
+        let body = ErrorBody {
+            error: ErrorDetail {
+                kind: self.kind.to_owned(),
+                message: self.message,
+                field: self.field,
             },
         };
         let mut response = (self.status, axum::Json(body)).into_response();

@@ -8,12 +8,23 @@
 //! - `GET /v1/health`, what `agentgate health --json` prints (the same
 //!   library call, [`agentgate_core::health::check_all`]), cached for
 //!   [`HEALTH_TTL`];
+//! - the read API over the store: `GET /v1/runs` (the queue's jobs, with
+//!   filters and keyset pages), `GET /v1/runs/{id}`, `GET
+//!   /v1/runs/{id}/events` (Server-Sent Events, see [`events`]), `GET
+//!   /v1/queue`, `GET /v1/sessions`, `DELETE /v1/sessions/{name}`, `GET
+//!   /v1/quota`, `GET /v1/providers`; their bodies are the types of
+//!   [`views`];
+//! - `GET /v1/openapi.json`, the OpenAPI 3.1 document ([`openapi`]; a new
+//!   route joins it with one line in [`openapi::ApiDoc`]'s `paths(...)`);
 //! - bearer-token auth on every `/v1` route ([`token`] says where the token
 //!   comes from), a [`MAX_BODY_BYTES`] limit on every request body (413),
-//!   JSON errors `{"error": {"type", "message"}}` for 401, 404, 405, 413;
+//!   JSON errors `{"error": {"type", "message", "field"}}` ([`ErrorBody`])
+//!   for 400, 401, 404, 405, 409, 413, 422;
 //! - `POST /v1/runs` and `POST /v1/runs/{id}/cancel` (`run_routes.rs`):
 //!   the job queue, run by the [`executor`] within the config's `queue:`
 //!   limits;
+//! - the config's `schedules:` and `watch:` ([`automation`]): jobs created
+//!   at each cron fire and for each new file of a watched folder;
 //! - graceful shutdown on SIGTERM and SIGINT ([`Server::run`]): the HTTP
 //!   drain and the executor's (running jobs get the grace, then are
 //!   cancelled and requeued).
@@ -21,24 +32,31 @@
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 
+pub mod automation;
 pub mod client;
 pub mod clock;
 mod dashboard;
 mod error;
+pub mod events;
 pub mod executor;
+mod info;
+pub mod openapi;
 mod router;
 mod routes;
 mod run_routes;
+mod runs;
 mod server;
 mod state;
 pub mod token;
+pub mod views;
 
-pub use error::{ApiError, ServeError};
+pub use error::{ApiError, ErrorBody, ErrorDetail, ServeError};
 pub use router::{MAX_BODY_BYTES, router};
 pub use routes::Healthz;
 pub use run_routes::RunAccepted;
+pub use runs::{DEFAULT_PAGE, MAX_PAGE};
 pub use server::{
     DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped, is_loopback, parse_listen,
     shutdown_signal,
 };
-pub use state::{AppState, HEALTH_TTL};
+pub use state::{AppState, DEFAULT_KEEP_ALIVE, EventStreamOptions, HEALTH_TTL};

@@ -15,13 +15,13 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::token::Token;
-use crate::{routes, run_routes};
+use crate::{events, info, openapi, routes, run_routes, runs};
 
 /// The largest request body accepted, on every route.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -31,8 +31,16 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 pub fn router(state: Arc<AppState>) -> Router {
     let v1 = Router::new()
         .route("/health", get(routes::v1_health))
-        .route("/runs", post(run_routes::submit))
+        .route("/runs", get(runs::list_runs).post(run_routes::submit))
         .route("/runs/{id}/cancel", post(run_routes::cancel))
+        .route("/runs/{id}", get(runs::get_run))
+        .route("/runs/{id}/events", get(events::run_events))
+        .route("/queue", get(info::queue))
+        .route("/sessions", get(info::list_sessions))
+        .route("/sessions/{name}", delete(info::delete_session))
+        .route("/quota", get(info::quota))
+        .route("/providers", get(info::providers))
+        .route("/openapi.json", get(openapi::openapi_json))
         .fallback(v1_not_found)
         .method_not_allowed_fallback(v1_method_not_allowed)
         // `layer`, not `route_layer`: an unknown /v1 path needs the token too

@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 /// The body of `GET /healthz`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Healthz {
     /// Always true: the server answers.
     pub ok: bool,
@@ -22,6 +22,13 @@ pub struct Healthz {
 }
 
 /// `GET /healthz`: open, no token; says the server is up.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "server",
+    security(()),
+    responses((status = 200, description = "The server answers", body = Healthz)),
+)]
 pub async fn healthz() -> Json<Healthz> {
     Json(Healthz {
         ok: true,
@@ -31,8 +38,17 @@ pub async fn healthz() -> Json<Healthz> {
 
 /// `GET /v1/health`: what `agentgate health --json` prints, for every
 /// provider of the config. The `--version` probes run at most once per
-/// [`crate::state::HEALTH_TTL`]; requests meanwhile get the same report,
-/// and concurrent requests wait for one probe.
+/// 10 s (`HEALTH_TTL`); requests meanwhile get the same report, and
+/// concurrent requests wait for one probe.
+#[utoipa::path(
+    get,
+    path = "/v1/health",
+    tag = "providers",
+    responses(
+        (status = 200, description = "What `agentgate health --json` prints", body = HealthReport),
+        (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
+    ),
+)]
 pub async fn v1_health(State(state): State<Arc<AppState>>) -> Result<Json<HealthReport>, ApiError> {
     let mut cached = state.health.lock().await;
     if let Some((at, report)) = cached.as_ref()

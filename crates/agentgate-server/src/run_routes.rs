@@ -33,14 +33,15 @@ use serde::Serialize;
 use crate::error::ApiError;
 use crate::executor::{error_envelope, plan_providers, plan_request};
 use crate::state::AppState;
+use crate::views::{RunState, envelope_or_null};
 
 /// The answer to `POST /v1/runs` and to a cancel.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct RunAccepted {
     /// The run's id (also its job's).
     pub run_id: String,
-    /// `queued`, `running`, `succeeded`, `failed`, `cancelled` or `abandoned`.
-    pub status: JobState,
+    /// Where it is.
+    pub status: RunState,
     /// Whether this request created the run (false: an idempotency key
     /// repeated, or a cancel).
     pub created: bool,
@@ -62,6 +63,7 @@ pub struct RunAccepted {
     pub cancel_requested: bool,
     /// The final envelope, once ended.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = envelope_or_null)]
     pub envelope: Option<Envelope>,
 }
 
@@ -69,7 +71,7 @@ impl RunAccepted {
     fn of(job: JobRecord, created: bool) -> RunAccepted {
         RunAccepted {
             run_id: job.job_id,
-            status: job.state,
+            status: job.state.into(),
             created,
             created_at: job.created_at,
             not_before: job.not_before,
@@ -83,7 +85,21 @@ impl RunAccepted {
     }
 }
 
-/// `POST /v1/runs`.
+/// `POST /v1/runs`: queue a run.
+#[utoipa::path(
+    post,
+    path = "/v1/runs",
+    tag = "runs",
+    request_body(content = RunRequest, description = "The run: the fields of `agentgate run`'s flags (paths absolute), plus priority, idempotency_key, not_before"),
+    responses(
+        (status = 201, description = "Queued", body = RunAccepted),
+        (status = 200, description = "The run an earlier request with this idempotency_key created; nothing queued", body = RunAccepted),
+        (status = 400, description = "The body is not JSON", body = crate::error::ErrorBody),
+        (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = crate::error::ErrorBody),
+        (status = 422, description = "Refused by its checks or by planning it against the config; `field` names what is wrong; nothing queued", body = crate::error::ErrorBody),
+    ),
+)]
 pub async fn submit(
     State(state): State<Arc<AppState>>,
     body: Bytes,
@@ -134,7 +150,21 @@ pub async fn submit(
     ))
 }
 
-/// `POST /v1/runs/{id}/cancel`.
+/// `POST /v1/runs/{id}/cancel`: a queued run is cancelled at once, a
+/// running one stopped through its supervisor.
+#[utoipa::path(
+    post,
+    path = "/v1/runs/{id}/cancel",
+    tag = "runs",
+    params(("id" = String, Path, description = "The run's id")),
+    responses(
+        (status = 200, description = "Cancelled (it was queued), or it had been cancelled already", body = RunAccepted),
+        (status = 202, description = "It is running: being stopped; its envelope will say `cancelled`", body = RunAccepted),
+        (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
+        (status = 404, description = "No run has this id", body = crate::error::ErrorBody),
+        (status = 409, description = "It already ended otherwise", body = crate::error::ErrorBody),
+    ),
+)]
 pub async fn cancel(
     State(state): State<Arc<AppState>>,
     Path(run_id): Path<String>,

@@ -3,17 +3,19 @@
 //! [`Server::bind`] does everything that can fail before a request is
 //! served, in this order: parse the address, pick the token (refusing a
 //! non-loopback address without an explicit token *before* creating any
-//! file or socket), load the config, bind. The caller then prints
+//! file or socket), load the config, open the store, bind. The caller then prints
 //! [`Server::url`] and calls [`Server::run`] with a shutdown future
 //! ([`shutdown_signal`] for SIGTERM and SIGINT).
 //!
 //! Shutdown order in [`Server::run`]: the signal arrives; the listener stops
-//! accepting and idle connections are closed; requests in flight get up to
-//! the grace to finish, then whatever is left is dropped. At the same time
-//! the job executor stops claiming and gives its running jobs the same
-//! grace; then it cancels them and puts them back in the queue for the
-//! next start ([`crate::executor::Executor::drain`]). This is the one place
-//! where stopping happens.
+//! accepting and idle connections are closed, event streams end; requests
+//! in flight get up to the grace to finish, then whatever is left is
+//! dropped. At the same time the job executor stops claiming and gives its
+//! running jobs the same grace; then it cancels them and puts them back in
+//! the queue for the next start ([`crate::executor::Executor::drain`]).
+//! This is the one place where stopping happens. The schedules and watched
+//! folders ([`crate::automation`]) start after the bind and stop when `run`
+//! returns.
 //!
 //! [`Server::bind`] also opens the store (the same as `agentgate run`'s),
 //! picks the executor's clock ([`crate::clock::from_env`]) and starts the
@@ -26,13 +28,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgate_core::config::Config;
+use agentgate_store::{JobQueue, Store};
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 
+use crate::automation::Automation;
+use crate::clock::Clock;
 use crate::error::ServeError;
 use crate::executor::{Executor, ExecutorOptions};
 use crate::router::router;
-use crate::state::AppState;
+use crate::state::{AppState, EventStreamOptions};
 use crate::token::{self, TokenFileChoice, TokenSource};
 
 /// The address `serve` listens on without `--listen`.
@@ -56,6 +61,8 @@ pub struct ServeOptions {
     /// The keeper executable started in front of every CLI (the agentgate
     /// binary): with it, the CLIs die with the server even on SIGKILL.
     pub keeper: Option<PathBuf>,
+    /// How often an idle event stream gets a keep-alive comment.
+    pub keep_alive: Duration,
 }
 
 impl Default for ServeOptions {
@@ -66,6 +73,7 @@ impl Default for ServeOptions {
             config: None,
             grace: DEFAULT_GRACE,
             keeper: None,
+            keep_alive: crate::state::DEFAULT_KEEP_ALIVE,
         }
     }
 }
@@ -78,6 +86,8 @@ pub struct Server {
     token_source: TokenSource,
     state: Arc<AppState>,
     grace: Duration,
+    /// The schedules and watched folders, stopped when `run` returns.
+    automation: Option<Automation>,
 }
 
 /// How [`Server::run`] ended.
@@ -110,7 +120,7 @@ impl Server {
         };
         let config = Config::load(options.config.as_deref())?;
         let clock = crate::clock::from_env()?;
-        let store = Arc::new(agentgate_store::Store::open_default()?);
+        let store = Arc::new(Store::open_default()?);
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
@@ -126,12 +136,20 @@ impl Server {
             },
         )
         .map_err(ServeError::Executor)?;
+        let automation = start_automation(&config, store.clone(), executor.clock().clone())?;
         Ok(Server {
             listener,
             addr,
             token_source,
-            state: Arc::new(AppState::new(token, config, store, Arc::new(executor))),
+            state: Arc::new(AppState {
+                event_streams: EventStreamOptions {
+                    keep_alive: options.keep_alive,
+                    ..EventStreamOptions::default()
+                },
+                ..AppState::new(token, config, store, Arc::new(executor))
+            }),
             grace: options.grace,
+            automation,
         })
     }
 
@@ -156,6 +174,9 @@ impl Server {
         S: Future<Output = ()> + Send,
     {
         let executor = self.state.queue.clone();
+        let state = Arc::clone(&self.state);
+        // Dropped (stopped, its threads joined) when `run` returns.
+        let _automation = self.automation;
         let app = router(self.state);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let mut serving = tokio::spawn(async move {
@@ -176,6 +197,8 @@ impl Server {
         tracing::info!(
             "stopping: no new connections; requests in flight and running jobs may finish"
         );
+        // Event streams would otherwise hold their connections to the grace.
+        state.stopping.send_replace(true);
         let _ = stop_tx.send(());
         let grace = self.grace;
         let draining = tokio::task::spawn_blocking(move || executor.drain(grace));
@@ -191,6 +214,21 @@ impl Server {
             }
         }
     }
+}
+
+/// The schedules and watched folders of `config`, creating jobs in the
+/// store (`None` when it has neither).
+/// The schedules and watched folders, on the server's store and clock.
+fn start_automation(
+    config: &Config,
+    store: Arc<agentgate_store::Store>,
+    clock: Arc<dyn Clock>,
+) -> Result<Option<Automation>, ServeError> {
+    if config.schedules.is_empty() && config.watches.is_empty() {
+        return Ok(None);
+    }
+    let queue: Arc<dyn JobQueue> = store;
+    Ok(Automation::start(config, queue, clock)?)
 }
 
 /// A future that completes at the first SIGTERM or SIGINT. The handlers are

@@ -1,5 +1,5 @@
 //! What every handler shares: the token, the config, the store, the
-//! executor, the health cache.
+//! executor, the health cache, the event streams' timing.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,10 +21,14 @@ pub struct AppState {
     pub token: Token,
     /// The config loaded at start (providers, agents, chains).
     pub config: Config,
-    /// The store: runs and the job queue.
+    /// The store `agentgate run` uses: runs, sessions, quota, jobs.
     pub store: Arc<Store>,
     /// The queue's executor (woken on enqueue, told of cancels).
     pub queue: Arc<Executor>,
+    /// How `GET /v1/runs/{id}/events` polls and keeps streams alive.
+    pub event_streams: EventStreamOptions,
+    /// Set to true when the server stops: event streams end.
+    pub stopping: tokio::sync::watch::Sender<bool>,
     /// `HOME`, where the CLIs keep their logins (read at start).
     pub home: Option<PathBuf>,
     /// The last health report and when it was made; the lock also makes
@@ -37,13 +41,16 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// The state for `token` and `config`, with the default health cache.
+    /// The state for `token`, `config`, `store` and the executor, with the
+    /// default health cache and event stream timing.
     pub fn new(token: Token, config: Config, store: Arc<Store>, queue: Arc<Executor>) -> AppState {
         AppState {
             token,
             config,
             store,
             queue,
+            event_streams: EventStreamOptions::default(),
+            stopping: tokio::sync::watch::Sender::new(false),
             home: std::env::var_os("HOME").map(PathBuf::from),
             health: Mutex::new(None),
             health_ttl: HEALTH_TTL,
@@ -54,3 +61,27 @@ impl AppState {
 
 /// How long `GET /v1/health` reuses its last report.
 pub const HEALTH_TTL: Duration = Duration::from_secs(10);
+
+/// The keep-alive interval of event streams without `--sse-keep-alive`.
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// How event streams poll and keep alive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventStreamOptions {
+    /// A comment is sent on a stream idle this long.
+    pub keep_alive: Duration,
+    /// How long a follower sleeps when the file has nothing new.
+    pub poll: Duration,
+    /// How often, at most, a follower asks the store whether the run ended.
+    pub status_every: Duration,
+}
+
+impl Default for EventStreamOptions {
+    fn default() -> Self {
+        EventStreamOptions {
+            keep_alive: DEFAULT_KEEP_ALIVE,
+            poll: Duration::from_millis(100),
+            status_every: Duration::from_millis(500),
+        }
+    }
+}

@@ -62,8 +62,8 @@ use jiff::Timestamp;
 
 use crate::error::StoreError;
 use crate::jobs::{
-    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCursor, JobFilter,
-    JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
+    JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
 
 /// The job queue: a backend's jobs table behind the rules above.
@@ -202,4 +202,7 @@ pub trait JobQueue: Send + Sync {
         limit: usize,
         cursor: Option<&JobCursor>,
     ) -> Result<JobPage, StoreError>;
+
+    /// How many jobs are in each state, in all and per provider.
+    fn count_jobs(&self) -> Result<JobCounts, StoreError>;
 }

@@ -308,3 +308,14 @@ pub struct JobPage {
     /// The cursor of the next page; `None` on the last page.
     pub next: Option<JobCursor>,
 }
+
+/// How many jobs are in each state, in all and per provider: what
+/// [`crate::JobQueue::count_jobs`] returns. States and providers without
+/// jobs are left out; a job naming several providers counts once for each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobCounts {
+    /// Jobs per state, in [`JobState::ALL`] order.
+    pub by_state: Vec<(JobState, u64)>,
+    /// Jobs per provider and state, by provider name, then state.
+    pub by_provider: Vec<(String, JobState, u64)>,
+}

@@ -42,8 +42,8 @@ pub use event_log::{EventLog, TruncatedTail};
 pub use job_queue::JobQueue;
 pub use jobs::{
     CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, FinalState, Heartbeat,
-    InvalidCursor, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, JobState, LeaseToken,
-    NewJob,
+    InvalidCursor, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, JobState,
+    LeaseToken, NewJob,
 };
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};

@@ -60,11 +60,13 @@ pub fn run(args: Args, config_flag: Option<&Path>) -> anyhow::Result<ExitCode> {
             };
             let _ = writeln!(
                 out,
-                "{} provider defaults, {} agents, {} chains, {} values to redact",
+                "{} provider defaults, {} agents, {} chains, {} values to redact, {} schedules, {} watched folders",
                 l.providers.len(),
                 l.agents.len(),
                 l.chains.len(),
-                cfg.redact.len()
+                cfg.redact.len(),
+                cfg.schedules.len(),
+                cfg.watches.len()
             );
             for w in &l.warnings {
                 let _ = writeln!(out, "warning: {w}");

@@ -1,13 +1,13 @@
 //! `agentgate providers`: every provider, built in or described in the
-//! config, with whether its CLI is installed and how far it is verified.
+//! config, with whether its CLI is installed and how far it is verified
+//! ([`agentgate_core::provider_listing`] makes the listing; this prints it).
 
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
 use agentgate_core::config::Config;
-use agentgate_core::providers::{Features, Provider, locate_binary};
-use serde::Serialize;
+use agentgate_core::provider_listing::{self, ProviderListing};
 
 use crate::output::Stdout;
 
@@ -18,113 +18,9 @@ pub struct Args {
     json: bool,
 }
 
-#[derive(Debug, Serialize)]
-struct Listing {
-    config: ConfigInfo,
-    providers: Vec<Entry>,
-}
-
-#[derive(Debug, Serialize)]
-struct ConfigInfo {
-    /// The file read, or null for built-in defaults.
-    path: Option<String>,
-    /// flag, env, project, user or default.
-    found_by: &'static str,
-}
-
-#[derive(Debug, Serialize)]
-struct Entry {
-    name: String,
-    /// builtin or config.
-    adapter_kind: &'static str,
-    /// The executable looked up on PATH.
-    binary_name: String,
-    /// The variable that may name the executable.
-    binary_env: String,
-    binary_found: bool,
-    /// The executable's path, or null when not found.
-    binary: Option<String>,
-    /// Why it was not found.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    binary_detail: Option<String>,
-    /// Provider::verification().as_str().
-    verification: &'static str,
-    features: FeatureFlags,
-}
-
-#[derive(Debug, Serialize)]
-struct FeatureFlags {
-    streaming: bool,
-    resume: bool,
-    reasoning: bool,
-    usage: bool,
-    cost: bool,
-    permission_modes: bool,
-}
-
-impl From<Features> for FeatureFlags {
-    fn from(f: Features) -> Self {
-        FeatureFlags {
-            streaming: f.streaming,
-            resume: f.resume,
-            reasoning: f.reasoning,
-            usage: f.usage,
-            cost: f.cost,
-            permission_modes: f.permission_modes,
-        }
-    }
-}
-
-impl FeatureFlags {
-    fn names(&self) -> String {
-        let all = [
-            (self.streaming, "streaming"),
-            (self.resume, "resume"),
-            (self.reasoning, "reasoning"),
-            (self.usage, "usage"),
-            (self.cost, "cost"),
-            (self.permission_modes, "permission-modes"),
-        ];
-        let on: Vec<&str> = all.iter().filter(|(b, _)| *b).map(|(_, n)| *n).collect();
-        if on.is_empty() {
-            "-".to_owned()
-        } else {
-            on.join(",")
-        }
-    }
-}
-
-fn entry(p: &dyn Provider) -> Entry {
-    let (binary, binary_detail) = match locate_binary(p, None) {
-        Ok(path) => (Some(path.display().to_string()), None),
-        Err(e) => (None, Some(e.detail)),
-    };
-    Entry {
-        name: p.name().to_owned(),
-        adapter_kind: p.adapter_kind(),
-        binary_name: p.binary_name().to_owned(),
-        binary_env: p.binary_env(),
-        binary_found: binary.is_some(),
-        binary,
-        binary_detail,
-        verification: p.verification().as_str(),
-        features: p.features().into(),
-    }
-}
-
 pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let cfg = Config::load(config)?;
-    let listing = Listing {
-        config: ConfigInfo {
-            path: cfg.source.path().map(|p| p.display().to_string()),
-            found_by: cfg.source.kind(),
-        },
-        providers: cfg
-            .all_providers()
-            .iter()
-            .map(|p| entry(p.as_ref()))
-            .collect(),
-    };
+    let listing = provider_listing::list(&cfg);
     let mut out = Stdout::new();
     if args.json {
         out.json(&listing, None)?;
@@ -134,7 +30,7 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn table(l: &Listing) -> String {
+fn table(l: &ProviderListing) -> String {
     let mut out = String::new();
     let _ = match &l.config.path {
         Some(p) => writeln!(out, "config: {p} ({})", l.config.found_by),
@@ -153,7 +49,10 @@ fn table(l: &Listing) -> String {
                     (None, None) => "not found".to_owned(),
                 },
                 e.verification.to_owned(),
-                e.features.names(),
+                match e.features.names() {
+                    names if names.is_empty() => "-".to_owned(),
+                    names => names.join(","),
+                },
             ]
         })
         .collect();

@@ -10,7 +10,7 @@ use agentgate_core::run::audit_line;
 use agentgate_protocol::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_USAGE, Envelope,
 };
-use agentgate_server::client::{ApiClient, ClientError};
+use agentgate_server::client::{ApiClient, ClientError, StreamItem};
 use anyhow::Context;
 
 use crate::output::{Stdout, exit_code, note};
@@ -82,7 +82,8 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("failed to start the async runtime")
 }
 
-/// Follow `run_id`'s events to its `result`, print them as `how` says, then
+/// Follow `run_id`'s events to its end (a job that runs again, to its last
+/// run's `result`), print them as `how` says, then
 /// the audit line on stderr; the exit code is the run's, as `agentgate run`
 /// would have exited. A signal does what `on_signal` says (stopping
 /// following exits 130).
@@ -98,13 +99,16 @@ pub async fn follow(
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .context("failed to watch SIGTERM")?;
     let mut cancelling = false;
+    // The envelope of the last `result` (or `end`) seen: the run's, once
+    // the stream is over.
+    let mut last_result: Option<serde_json::Value> = None;
     loop {
         let next = tokio::select! {
             next = events.next() => Some(next),
             _ = tokio::signal::ctrl_c() => None,
             _ = term.recv() => None,
         };
-        let event = match next {
+        let item = match next {
             None if cancelling || on_signal == OnSignal::StopFollowing => {
                 if cancelling {
                     note!("agentgate: stopped waiting for {run_id}; the server still cancels it");
@@ -119,23 +123,49 @@ pub async fn follow(
                 }
                 continue;
             }
-            Some(None) => anyhow::bail!("the event stream of {run_id} ended without its result"),
+            Some(None) => break,
             Some(Some(Err(e))) => return Ok(client_failed(&e)),
-            Some(Some(Ok(event))) => event,
+            Some(Some(Ok(item))) => item,
         };
-        let (text, value) = event;
-        if let Follow::Stream = how {
-            out.line(&text)?;
-        }
-        if value["type"] == "result" {
-            let envelope: Envelope = serde_json::from_value(value["envelope"].clone())
-                .with_context(|| format!("the result event of {run_id} holds no envelope"))?;
-            let code = envelope.exit_code.unwrap_or(0);
-            if let Follow::Envelope { pretty } = how {
-                out.json(&envelope, pretty)?;
+        match item {
+            StreamItem::Event { text, value } => {
+                if let Follow::Stream = how {
+                    out.line(&text)?;
+                }
+                if value["type"] == "result" {
+                    last_result = Some(value["envelope"].clone());
+                }
             }
-            note!("{}", audit_line(&envelope, code));
-            return Ok(exit_code(code));
+            StreamItem::Requeued(job) => {
+                last_result = None;
+                note!(
+                    "agentgate: {run_id} runs again (attempts so far: {}, waiting for: {}, not before: {})",
+                    job["attempts"],
+                    job["waiting_for"].as_str().unwrap_or("-"),
+                    job["not_before"].as_str().unwrap_or("-"),
+                );
+            }
+            StreamItem::End(end) => {
+                if end["envelope"].is_object() {
+                    last_result = Some(end["envelope"].clone());
+                } else {
+                    anyhow::bail!(
+                        "{run_id} ended {} without an envelope: {}",
+                        end["status"].as_str().unwrap_or("?"),
+                        end["error"].as_str().unwrap_or("no error given")
+                    );
+                }
+            }
         }
     }
+    let value = last_result
+        .with_context(|| format!("the event stream of {run_id} ended without its result"))?;
+    let envelope: Envelope = serde_json::from_value(value)
+        .with_context(|| format!("the result of {run_id} holds no envelope"))?;
+    let code = envelope.exit_code.unwrap_or(0);
+    if let Follow::Envelope { pretty } = how {
+        out.json(&envelope, pretty)?;
+    }
+    note!("{}", audit_line(&envelope, code));
+    Ok(exit_code(code))
 }

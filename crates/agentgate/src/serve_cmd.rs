@@ -28,19 +28,40 @@ pub struct Args {
     /// SIGTERM or SIGINT (then the jobs are cancelled and requeued).
     #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_GRACE.as_secs())]
     grace: u64,
+    /// Seconds between keep-alive comments on an idle event stream
+    /// (`GET /v1/runs/{id}/events`); fractions allowed.
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_KEEP_ALIVE.as_secs_f64(), value_parser = parse_keep_alive)]
+    sse_keep_alive: f64,
+}
+
+fn parse_keep_alive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && (0.01..=86_400.0).contains(&secs) => Ok(secs),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0.01 to 86400"
+        )),
+    }
 }
 
 pub const AFTER_HELP: &str = "\
 ROUTES
-  GET /healthz     open: {\"ok\": true, \"version\": \"...\"}
-  GET /v1/health   what `agentgate health --json` prints (cached 10 s)
-  POST /v1/runs    queue a run (the JSON of `agentgate run`'s flags, plus
-                   priority, idempotency_key, not_before): 201, or 200 for
-                   a repeated idempotency_key; 400 not JSON, 422 refused
-                   (the `field` is named)
-  POST /v1/runs/ID/cancel
-                   a queued run: cancelled (200); a running one: stopped
-                   (202); ended: 409 (200 if it was cancelled); unknown: 404
+  GET /healthz                 open: {\"ok\": true, \"version\": \"...\"}
+  GET /v1/health               what `agentgate health --json` prints (cached 10 s)
+  POST /v1/runs                queue a run (the JSON of `agentgate run`'s flags, plus
+                               priority, idempotency_key, not_before): 201, or 200 for a
+                               repeated idempotency_key; 400 not JSON, 422 refused (the
+                               `field` is named)
+  POST /v1/runs/{id}/cancel    a queued run: cancelled (200); a running one: stopped
+                               (202); ended: 409 (200 if it was cancelled); unknown: 404
+  GET /v1/runs                 runs, newest first (?status=&provider=&session=&limit=&cursor=)
+  GET /v1/runs/{id}            one run, with its envelope once it ended
+  GET /v1/runs/{id}/events     its events as Server-Sent Events (Last-Event-ID), live
+  GET /v1/queue                runs per state and per provider
+  GET /v1/sessions             the logical sessions; DELETE /v1/sessions/{name}
+  GET /v1/quota                what `agentgate quota --json` prints
+  GET /v1/providers            what `agentgate providers --json` prints
+  GET /v1/openapi.json         the OpenAPI 3.1 document
+  GET /                        the dashboard (open; it asks for the token)
   Every /v1 route needs `Authorization: Bearer TOKEN`; without it, or with a
   wrong token: 401. Bodies over 1 MiB: 413. Errors are JSON:
   {\"error\": {\"type\": \"...\", \"message\": \"...\"}}.
@@ -87,6 +108,7 @@ async fn serve(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         config: config.map(Path::to_path_buf),
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
+        keep_alive: Duration::from_secs_f64(args.sse_keep_alive),
     })
     .await?;
     Stdout::new().line(server.url())?;

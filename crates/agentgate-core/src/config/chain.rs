@@ -13,6 +13,7 @@ use crate::retry_on::RetryOn;
 /// What to do when a failed attempt changed the workspace before the next
 /// agent starts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum OnDirty {
     /// Stop the chain with an error (the default).
@@ -37,6 +38,7 @@ impl OnDirty {
 
 /// What the next agent learns of a failed attempt.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Handoff {
     /// Nothing (the default).

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::agent::{self, RawAgent};
+use super::automation::{self, RawSchedule, RawWatch};
 use super::chain::{self, RawChain};
 use super::custom::{self, RawProvider};
 use super::defaults;
@@ -33,6 +34,10 @@ struct RawFile {
     #[serde(default)]
     redact: Vec<Spanned<String>>,
     queue: Option<RawQueue>,
+    #[serde(default)]
+    schedules: Entries<RawSchedule>,
+    #[serde(default)]
+    watch: Entries<RawWatch>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -159,6 +164,12 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     if let Some(q) = &raw.queue {
         out.queue = queue::convert(q, &resolve)?;
+    }
+    for (name, s) in &raw.schedules.0 {
+        out.schedules.push(automation::schedule(name, s)?);
+    }
+    for (name, w) in &raw.watch.0 {
+        out.watches.push(automation::watch(name, w, base)?);
     }
     Ok(out)
 }

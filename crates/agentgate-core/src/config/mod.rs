@@ -18,12 +18,15 @@
 //! gives providers their defaults ([`ProviderDefaults`]); `agents:`
 //! ([`AgentSpec`]) and `chains:` ([`ChainSpec`]) name what runs;
 //! `redact:` lists values a run must never print or store; `queue:`
-//! ([`QueueSpec`]) bounds `agentgate serve`'s queue. Two
+//! ([`QueueSpec`]) bounds `agentgate serve`'s queue; `schedules:` and
+//! `watch:` ([`ScheduleSpec`], [`WatchSpec`]) are the runs `agentgate
+//! serve` starts by itself. Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
 
 mod agent;
+mod automation;
 mod chain;
 mod cli_agents;
 mod custom;
@@ -48,6 +51,9 @@ pub use crate::retry_on::{
     LEGACY_NAMES, RetryOn, RetryPattern, kind_named, retry_admits, retry_on_from_names,
 };
 pub use agent::{AgentMode, AgentSpec};
+pub use automation::{
+    CATCH_UP_MAX, DEFAULT_POLL, DEFAULT_SETTLE, MIN_POLL, Overlap, ScheduleSpec, WatchSpec,
+};
 pub use chain::{ChainSpec, Handoff, OnDirty};
 pub use cli_agents::DEFAULT_CHAIN;
 pub use defaults::ProviderDefaults;
@@ -81,6 +87,12 @@ pub struct Config {
     pub redact: Vec<String>,
     /// `queue:`: the limits and policies of `agentgate serve`'s queue.
     pub queue: QueueSpec,
+    /// The schedules (`schedules:`), in file order: runs `agentgate serve`
+    /// enqueues at each fire of a cron expression.
+    pub schedules: Vec<ScheduleSpec>,
+    /// The watched folders (`watch:`), in file order: each new file becomes
+    /// a run of `agentgate serve`.
+    pub watches: Vec<WatchSpec>,
     /// What the file asks that agentgate does not do (e.g. cli_agents
     /// command arguments that a built-in adapter replaces).
     pub warnings: Vec<String>,
@@ -130,6 +142,8 @@ impl Config {
             redact: p.redact,
             queue: p.queue,
             warnings: p.warnings,
+            schedules: p.schedules,
+            watches: p.watches,
         })
     }
 
@@ -268,6 +282,8 @@ pub struct UnknownProvider {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_automation;
 #[cfg(test)]
 mod tests_migrate;
 #[cfg(test)]

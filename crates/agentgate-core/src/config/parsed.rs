@@ -5,6 +5,7 @@
 use serde_saphyr::Spanned;
 
 use super::agent::AgentSpec;
+use super::automation::{ScheduleSpec, WatchSpec};
 use super::chain::ChainSpec;
 use super::defaults::ProviderDefaults;
 use super::queue::QueueSpec;
@@ -23,6 +24,8 @@ pub(super) struct Parsed {
     pub redact: Vec<String>,
     pub queue: QueueSpec,
     pub warnings: Vec<String>,
+    pub schedules: Vec<ScheduleSpec>,
+    pub watches: Vec<WatchSpec>,
 }
 
 /// Check the version a file declares.

@@ -11,6 +11,7 @@ use crate::settings::Settings;
 
 /// Which model of an agent a run uses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// The agent's `model` (its thinking model), the default.
@@ -24,6 +25,7 @@ pub enum Tier {
 /// time per session name, so that the first run creates exactly one native
 /// session and every turn is counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum SessionBusy {
     /// Wait for the other run to finish (at most the run's `--timeout`),

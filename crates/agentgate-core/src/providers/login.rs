@@ -8,6 +8,7 @@ use serde::Serialize;
 
 /// Where a provider's login comes from, as far as files and variables tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LoginState {
     /// The CLI's own credentials file exists (an interactive login).
@@ -39,6 +40,7 @@ impl LoginState {
 
 /// The login state with what it rests on. Never holds a secret's value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Login {
     /// The conclusion.
     pub state: LoginState,

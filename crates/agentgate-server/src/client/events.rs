@@ -1,5 +1,12 @@
 //! Following a run's events: `GET /v1/runs/{id}/events` as a stream of
 //! protocol events that survives a broken connection.
+//!
+//! The stream is over when the server ends it after the run's final
+//! `result` (a job that runs again sends `requeued` and goes on), or after
+//! an `end` message. A connection that closes after a `result` is taken as
+//! the end only once `GET /v1/runs/{id}` says the run is final (or is not
+//! a job of the queue); otherwise, and after any other break, the client
+//! reconnects with `Last-Event-ID`.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -20,15 +27,37 @@ pub const RECONNECTS_MAX: u32 = 5;
 /// means the connection is dead: reconnect.
 const SILENCE_MAX: Duration = Duration::from_secs(60);
 
-/// A run's events, in order, each once, until its `result` event.
+/// What a run's event stream carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamItem {
+    /// A protocol event: its JSON text as the server sent it (the line
+    /// `agentgate run --stream` prints) and its value.
+    Event {
+        /// The line.
+        text: String,
+        /// Parsed.
+        value: Value,
+    },
+    /// The job's run ended but the job runs again (`event: requeued`): the
+    /// job's state.
+    Requeued(Value),
+    /// The run ended without a `result` event (`event: end`): its status,
+    /// error and envelope if any. Nothing follows.
+    End(Value),
+}
+
+/// A run's events, in order, each once, to the end of the run (or job).
 pub struct RunEvents<'a> {
     client: &'a ApiClient,
+    run_id: String,
     path: String,
     last_id: Option<u64>,
     body: Option<Incoming>,
     parser: SseParser,
     ready: VecDeque<SseMessage>,
     failures: u32,
+    /// The last message was a `result` event.
+    after_result: bool,
     done: bool,
 }
 
@@ -46,20 +75,20 @@ impl<'a> RunEvents<'a> {
     pub(super) fn new(client: &'a ApiClient, run_id: &str, last_id: Option<u64>) -> Self {
         RunEvents {
             client,
+            run_id: run_id.to_owned(),
             path: format!("/v1/runs/{}/events", path_segment(run_id)),
             last_id,
             body: None,
             parser: SseParser::default(),
             ready: VecDeque::new(),
             failures: 0,
+            after_result: false,
             done: false,
         }
     }
 
-    /// The next event: its JSON text as the server sent it (the same line
-    /// `agentgate run --stream` prints) and its parsed value. `None` after
-    /// the `result` event.
-    pub async fn next(&mut self) -> Option<Result<(String, Value), ClientError>> {
+    /// The next item; `None` once the run (or job) is over.
+    pub async fn next(&mut self) -> Option<Result<StreamItem, ClientError>> {
         loop {
             if self.done {
                 return None;
@@ -84,8 +113,21 @@ impl<'a> RunEvents<'a> {
         }
     }
 
-    /// A message becomes an event unless it was seen already.
-    fn accept(&mut self, message: SseMessage) -> Result<Option<(String, Value)>, ClientError> {
+    /// A message becomes an item unless it was seen already.
+    fn accept(&mut self, message: SseMessage) -> Result<Option<StreamItem>, ClientError> {
+        let data = |m: &SseMessage| serde_json::from_str::<Value>(&m.data).unwrap_or(Value::Null);
+        match message.event.as_deref() {
+            None | Some("message") => {}
+            Some("requeued") => {
+                self.after_result = false;
+                return Ok(Some(StreamItem::Requeued(data(&message))));
+            }
+            Some("end") => {
+                self.done = true;
+                return Ok(Some(StreamItem::End(data(&message))));
+            }
+            Some(_) => return Ok(None),
+        }
         let seq = match message.id.as_deref().map(str::parse::<u64>) {
             Some(Ok(n)) => Some(n),
             Some(Err(_)) => {
@@ -112,10 +154,34 @@ impl<'a> RunEvents<'a> {
             self.last_id = seq;
         }
         self.failures = 0;
-        if value["type"] == "result" {
-            self.done = true;
+        self.after_result = value["type"] == "result";
+        Ok(Some(StreamItem::Event {
+            text: message.data,
+            value,
+        }))
+    }
+
+    /// The stream closed: over if it closed after a `result` and the run
+    /// is final; else connect again.
+    async fn closed(&mut self) -> Result<(), ClientError> {
+        self.body = None;
+        self.parser = SseParser::default();
+        if self.after_result {
+            match self.client.run(&self.run_id).await {
+                Ok(run) if !matches!(run["status"].as_str(), Some("queued" | "running")) => {
+                    self.done = true;
+                    return Ok(());
+                }
+                // Not a job of the queue (a run of `agentgate run`): its
+                // `result` is its end.
+                Err(ClientError::Api { status: 404, .. }) => {
+                    self.done = true;
+                    return Ok(());
+                }
+                _ => {}
+            }
         }
-        Ok(Some((message.data, value)))
+        self.backoff().await
     }
 
     /// Read the next chunk, connecting (again) when there is no stream.
@@ -134,13 +200,8 @@ impl<'a> RunEvents<'a> {
                 }
                 Ok(())
             }
-            // The stream ended (or broke, or went silent) before the
-            // result: reconnect from the last event seen.
-            Ok(Some(Err(_))) | Ok(None) | Err(_) => {
-                self.body = None;
-                self.parser = SseParser::default();
-                self.backoff().await
-            }
+            // The stream ended, broke or went silent.
+            Ok(Some(Err(_))) | Ok(None) | Err(_) => self.closed().await,
         }
     }
 

@@ -20,7 +20,7 @@ use agentgate_core::request::RunRequest;
 use hyper::Method;
 use serde_json::Value;
 
-pub use events::{RECONNECTS_MAX, RunEvents};
+pub use events::{RECONNECTS_MAX, RunEvents, StreamItem};
 pub use sse::{SSE_LINE_MAX, SseError, SseMessage, SseParser};
 pub use url::{BadServerUrl, DEFAULT_SERVER, SERVER_ENV, ServerUrl};
 

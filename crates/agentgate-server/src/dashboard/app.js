@@ -125,27 +125,28 @@ async function refresh() {
 }
 
 function renderQueue(queue) {
-  fillTable($("queue-states"), [["state", "State"], ["n", "Jobs"]], countRows(queue.states, "state"));
-  const providers = Object.entries(queue.providers || {}).map(([provider, counts]) =>
-    Object.assign({ provider }, counts));
-  const states = ["queued", "running"];
+  fillTable($("queue-states"), [["state", "State"], ["n", "Runs"]],
+    countRows(queue.counts, "state"));
+  const states = ["queued", "running", "succeeded", "failed"];
   fillTable($("queue-providers"),
-    [["provider", "Provider"]].concat(states.map((s) => [(row) => row[s] || 0, s])),
-    providers);
+    [["provider", "Provider"]].concat(states.map((s) => [(row) => row.counts[s] || 0, s])),
+    queue.providers || []);
+  fillTable($("queue-limits"),
+    [[(l) => l.name ? `${l.scope} ${l.name}` : l.scope, "Limit"],
+     [(l) => `${l.running} / ${l.max}`, "Running"]],
+    queue.limits || []);
 }
 
 function renderQuota(quota) {
-  const rows = Array.isArray(quota) ? quota : (quota.providers || []);
   fillTable($("quota"),
-    [["provider", "Provider"], ["state", "State"], ["reset_at", "Resets"]],
-    rows.map((q) => Object.assign({}, q, { state: q.state || q.status })));
+    [["provider", "Provider"], ["status", "Status"], ["reset_at", "Resets"]],
+    quota.providers || []);
 }
 
 function renderSessions(sessions) {
-  const rows = Array.isArray(sessions) ? sessions : (sessions.sessions || []);
   fillTable($("sessions"),
     [["name", "Name"], ["provider", "Provider"], ["turns", "Turns"], ["updated_at", "Updated"]],
-    rows);
+    sessions.sessions || []);
 }
 
 function runQuery(cursor) {
@@ -164,7 +165,7 @@ let runRows = [];
 
 async function loadRuns(more) {
   const page = await api(runQuery(more ? runsCursor : null));
-  const rows = Array.isArray(page) ? page : (page.runs || []);
+  const rows = page.runs || [];
   runRows = more ? runRows.concat(rows) : rows;
   runsCursor = page.next_cursor || null;
   $("runs-more").hidden = !runsCursor;
@@ -252,7 +253,7 @@ function onEvent(run, event) {
       break;
     case "result": {
       const env = event.envelope || {};
-      if (env.text) $("run-text").textContent = env.text;
+      if (env.response) $("run-text").textContent = env.response;
       showUsage(env.tokens_used || {});
       setStatus(env.error_type === "cancelled" ? "cancelled" : (env.error_type ? "failed" : "succeeded"));
       break;

@@ -169,6 +169,13 @@ impl Executor {
         &self.inner.clock
     }
 
+    /// What this executor runs now, as the limits count it: each running
+    /// job's provider and session.
+    pub fn running(&self) -> Vec<RunningJob> {
+        let shared = lock(&self.inner.shared);
+        shared.running.values().map(|s| s.limits.clone()).collect()
+    }
+
     /// Cancel `job_id` if it runs in this executor: its run is stopped
     /// through the engine's cancel channel (the supervisor's termination).
     /// Whether it ran here.

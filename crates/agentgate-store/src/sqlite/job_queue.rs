@@ -10,8 +10,8 @@ use super::{SqliteStore, jobs};
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
 use crate::jobs::{
-    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCursor, JobFilter,
-    JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
+    JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
 
 impl JobQueue for SqliteStore {
@@ -161,6 +161,10 @@ impl JobQueue for SqliteStore {
         cursor: Option<&JobCursor>,
     ) -> Result<JobPage, StoreError> {
         self.read("list jobs", |tx| jobs::list(tx, filter, limit, cursor))
+    }
+
+    fn count_jobs(&self) -> Result<JobCounts, StoreError> {
+        self.read("count jobs", |tx| jobs::count(tx))
     }
 }
 

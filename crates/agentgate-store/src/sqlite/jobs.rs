@@ -10,8 +10,8 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
 use super::DbError;
 use super::values::{name_from_sql, opt_timestamp_from_sql, timestamp_from_sql, timestamp_to_sql};
 use crate::jobs::{
-    CancelOutcome, ExpiredJob, ExpiryPolicy, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord,
-    JobState, LeaseToken, NewJob,
+    CancelOutcome, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage,
+    JobRecord, JobState, LeaseToken, NewJob,
 };
 
 /// Every column of a [`JobRecord`]; never the lease token.
@@ -377,6 +377,42 @@ pub(super) fn list(
         None
     };
     Ok(JobPage { jobs, next })
+}
+
+pub(super) fn count(conn: &Connection) -> Result<JobCounts, DbError> {
+    let mut counts = JobCounts::default();
+    let mut stmt = conn.prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state")?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let state: JobState = name_from_sql("jobs.state", row.get(0)?)?;
+        counts.by_state.push((state, count_from_sql(row.get(1)?)));
+    }
+    counts
+        .by_state
+        .sort_by_key(|(state, _)| JobState::ALL.iter().position(|s| s == state));
+    let mut stmt = conn.prepare(
+        "SELECT p.value, jobs.state, COUNT(*) FROM jobs, json_each(jobs.providers) AS p \
+         GROUP BY p.value, jobs.state ORDER BY p.value",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let provider: String = row.get(0)?;
+        let state: JobState = name_from_sql("jobs.state", row.get(1)?)?;
+        counts
+            .by_provider
+            .push((provider, state, count_from_sql(row.get(2)?)));
+    }
+    counts.by_provider.sort_by_key(|(provider, state, _)| {
+        (
+            provider.clone(),
+            JobState::ALL.iter().position(|s| s == state),
+        )
+    });
+    Ok(counts)
+}
+
+fn count_from_sql(count: i64) -> u64 {
+    u64::try_from(count).unwrap_or(0)
 }
 
 fn select_one(

@@ -1,6 +1,6 @@
 //! Listing jobs: filters and keyset pages.
 
-use agentgate_store::{JobCursor, JobFilter, JobQueue, JobState, NewJob, Store};
+use agentgate_store::{JobCounts, JobCursor, JobFilter, JobQueue, JobState, NewJob, Store};
 
 use super::jobs::{LEASE, new_job};
 use super::support::{temp_store, ts};
@@ -159,4 +159,47 @@ fn a_bad_cursor_is_refused() {
     }
     let cursor: JobCursor = "2026-05-01T12:00:00.000000000Z~j1".parse().unwrap();
     assert_eq!(cursor.to_string(), "2026-05-01T12:00:00.000000000Z~j1");
+}
+
+#[test]
+fn counts_are_per_state_and_per_provider_and_state() {
+    let (_dir, store) = temp_store();
+    assert_eq!(store.count_jobs().unwrap(), JobCounts::default());
+    let job = |id: &str, providers: &[&str]| NewJob {
+        providers: providers.iter().map(|p| (*p).to_owned()).collect(),
+        ..new_job(id)
+    };
+    let at = ts("2026-05-01T12:00:00Z");
+    store.enqueue(&job("a", &["claude"]), at).unwrap();
+    store.enqueue(&job("b", &["codex", "claude"]), at).unwrap();
+    store.enqueue(&job("c", &["gemini"]), at).unwrap();
+    store.enqueue(&job("d", &[]), at).unwrap();
+    // The claim takes the oldest: "a" (ties by submission order).
+    let claimed = store.claim("w", LEASE, at).unwrap().unwrap();
+    assert_eq!(claimed.job.job_id, "a");
+    store.cancel("c", None, at).unwrap();
+
+    let counts = store.count_jobs().unwrap();
+    assert_eq!(
+        counts.by_state,
+        [
+            (JobState::Queued, 2),
+            (JobState::Running, 1),
+            (JobState::Cancelled, 1)
+        ]
+    );
+    let by_provider: Vec<(&str, JobState, u64)> = counts
+        .by_provider
+        .iter()
+        .map(|(p, s, n)| (p.as_str(), *s, *n))
+        .collect();
+    assert_eq!(
+        by_provider,
+        [
+            ("claude", JobState::Queued, 1),
+            ("claude", JobState::Running, 1),
+            ("codex", JobState::Queued, 1),
+            ("gemini", JobState::Cancelled, 1),
+        ]
+    );
 }

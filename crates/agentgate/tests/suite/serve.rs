@@ -12,13 +12,13 @@ use super::serve_support::{Env, LIMIT, Serve, get, request, request_raw, serve_e
 /// A scratch home for one serve process: `bin/` holds a stub `claude`
 /// whose `--version` prints 9.8.7 after `delay` seconds, adding a line to
 /// `probe-started` first; PATH is that folder.
-struct Home {
+pub(super) struct Home {
     dir: tempfile::TempDir,
     bin: PathBuf,
 }
 
 impl Home {
-    fn new(delay: &str) -> Home {
+    pub(super) fn new(delay: &str) -> Home {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("bin");
         std::fs::create_dir_all(&bin).unwrap();
@@ -36,12 +36,12 @@ impl Home {
         Home { dir, bin }
     }
 
-    fn path(&self) -> &Path {
+    pub(super) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// The serve environment: this home, this PATH, and `vars`.
-    fn env(&self, vars: Vec<(&'static str, String)>) -> Env<'_> {
+    pub(super) fn env(&self, vars: Vec<(&'static str, String)>) -> Env<'_> {
         Env {
             home: self.path(),
             bin: &self.bin,
@@ -50,7 +50,7 @@ impl Home {
     }
 }
 
-fn assert_unauthorized(r: &super::serve_support::Response) {
+pub(super) fn assert_unauthorized(r: &super::serve_support::Response) {
     assert_eq!(r.status, 401, "{r:?}");
     assert!(
         r.header("www-authenticate")

@@ -38,7 +38,7 @@ fn tool(env: &str, default: &str) -> PathBuf {
 }
 
 impl Browser {
-    /// A headless Chromium, its window 1280x900.
+    /// A headless Chromium, its window 1280x1500 (the whole dashboard).
     pub fn start() -> Browser {
         let chromium = tool("AGENTGATE_CHROMIUM", CHROMIUM);
         let driver_bin = tool("AGENTGATE_CHROMEDRIVER", CHROMEDRIVER);
@@ -69,7 +69,7 @@ impl Browser {
             "goog:chromeOptions": {
                 "binary": chromium,
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1280,900",
+                         "--disable-dev-shm-usage", "--window-size=1280,1500",
                          format!("--user-data-dir={}", browser._profile.path().display())],
             }
         }}});
@@ -157,12 +157,18 @@ impl Browser {
 
     /// Wait (at most [`WAIT`]) until `css`'s text satisfies `ok`; its text.
     pub fn wait_text(&self, css: &str, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let mut last = String::new();
-        self.wait_until(&format!("{css}: {what} (last text: see below)"), || {
-            last = self.text(css);
-            ok(&last)
-        });
-        last
+        let start = Instant::now();
+        loop {
+            let text = self.text(css);
+            if ok(&text) {
+                return text;
+            }
+            assert!(
+                start.elapsed() < WAIT,
+                "waited {WAIT:?} for {css}: {what}; its text: {text:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// Save a PNG screenshot of the window at `path`.

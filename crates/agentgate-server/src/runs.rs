@@ -1,0 +1,202 @@
+//! `GET /v1/runs` and `GET /v1/runs/{id}`: the store's jobs, as
+//! [`RunView`]s. Every store call runs on the blocking pool.
+
+use std::sync::Arc;
+
+use agentgate_store::{JobCursor, JobFilter, JobQueue, JobState, validate_run_id};
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::views::{RunPage, RunView};
+
+/// The page size without `limit`.
+pub const DEFAULT_PAGE: usize = 50;
+/// The largest `limit`.
+pub const MAX_PAGE: usize = 500;
+
+/// The filters and page of `GET /v1/runs`; every filter given narrows the
+/// list.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ListParams {
+    /// Only runs in this state: queued, running, succeeded, failed,
+    /// cancelled or abandoned.
+    pub status: Option<String>,
+    /// Only runs whose provider list names this provider.
+    pub provider: Option<String>,
+    /// Only runs of this logical session.
+    pub session: Option<String>,
+    /// At most this many runs (1 to 500, default 50).
+    pub limit: Option<String>,
+    /// The `next_cursor` of the previous page, unchanged.
+    pub cursor: Option<String>,
+}
+
+impl ListParams {
+    /// The store's filter, page size and cursor; a bad value is a 400
+    /// naming its parameter.
+    fn parse(self) -> Result<(JobFilter, usize, Option<JobCursor>), ApiError> {
+        let status = self
+            .status
+            .map(|s| {
+                s.parse::<JobState>().map_err(|_| {
+                    let names: Vec<&str> = JobState::ALL.iter().map(|s| s.as_str()).collect();
+                    ApiError::invalid_parameter(
+                        "status",
+                        format!("`{s}` is not a state; use one of {}", names.join(", ")),
+                    )
+                })
+            })
+            .transpose()?;
+        let non_empty = |name: &str, value: Option<String>| match value {
+            Some(v) if v.is_empty() => Err(ApiError::invalid_parameter(name, "it is empty")),
+            other => Ok(other),
+        };
+        let provider = non_empty("provider", self.provider)?;
+        let session = non_empty("session", self.session)?;
+        let limit = match self.limit {
+            None => DEFAULT_PAGE,
+            Some(l) => l
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=MAX_PAGE).contains(n))
+                .ok_or_else(|| {
+                    ApiError::invalid_parameter(
+                        "limit",
+                        format!("`{l}` is not a whole number from 1 to {MAX_PAGE}"),
+                    )
+                })?,
+        };
+        let cursor = self
+            .cursor
+            .map(|c| {
+                c.parse::<JobCursor>()
+                    .map_err(|e| ApiError::invalid_parameter("cursor", e))
+            })
+            .transpose()?;
+        let filter = JobFilter {
+            state: status,
+            provider,
+            session,
+        };
+        Ok((filter, limit, cursor))
+    }
+}
+
+/// `GET /v1/runs`: the runs, newest first, one page at a time.
+#[utoipa::path(
+    get,
+    path = "/v1/runs",
+    tag = "runs",
+    params(ListParams),
+    responses(
+        (status = 200, description = "One page of runs, newest first", body = RunPage),
+        (status = 400, description = "A parameter is not valid (the message names it)", body = crate::error::ErrorBody),
+        (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
+    ),
+)]
+pub async fn list_runs(
+    State(state): State<Arc<AppState>>,
+    params: Result<Query<ListParams>, QueryRejection>,
+) -> Result<Json<RunPage>, ApiError> {
+    let Query(params) = params.map_err(|e| {
+        ApiError::invalid_parameter(
+            "query",
+            e.body_text()
+                .trim_start_matches("Failed to deserialize query string: "),
+        )
+    })?;
+    let (filter, limit, cursor) = params.parse()?;
+    let store = Arc::clone(&state.store);
+    let page =
+        tokio::task::spawn_blocking(move || store.list_jobs(&filter, limit, cursor.as_ref()))
+            .await
+            .map_err(|e| ApiError::internal(format!("listing the runs failed: {e}")))?
+            .map_err(|e| ApiError::store(&e))?;
+    Ok(Json(RunPage {
+        runs: page.jobs.into_iter().map(RunView::from).collect(),
+        next_cursor: page.next.map(|c| c.to_string()),
+    }))
+}
+
+/// `GET /v1/runs/{id}`: one run, with its envelope once it ended.
+#[utoipa::path(
+    get,
+    path = "/v1/runs/{id}",
+    tag = "runs",
+    params(("id" = String, Path, description = "The run's id")),
+    responses(
+        (status = 200, description = "The run", body = RunView),
+        (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
+        (status = 404, description = "No run has this id", body = crate::error::ErrorBody),
+    ),
+)]
+pub async fn get_run(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Json<RunView>, ApiError> {
+    let job = find_job(&state, id).await?;
+    Ok(Json(RunView::from(job)))
+}
+
+/// The job `id`, or a 404 naming it.
+pub async fn find_job(
+    state: &Arc<AppState>,
+    id: String,
+) -> Result<agentgate_store::JobRecord, ApiError> {
+    let store = Arc::clone(&state.store);
+    let lookup = id.clone();
+    let job = tokio::task::spawn_blocking(move || {
+        if validate_run_id(&lookup).is_err() {
+            return Ok(None);
+        }
+        store.get_job(&lookup)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("reading the run failed: {e}")))?
+    .map_err(|e| ApiError::store(&e))?;
+    job.ok_or_else(|| ApiError::no_such(format!("no run has the id `{id}`")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, &str)]) -> ListParams {
+        let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let uri: axum::http::Uri = format!("/v1/runs?{}", query.join("&")).parse().unwrap();
+        Query::<ListParams>::try_from_uri(&uri).unwrap().0
+    }
+
+    #[test]
+    fn bad_values_name_their_parameter() {
+        for (pairs, named) in [
+            (vec![("status", "done")], "status"),
+            (vec![("limit", "0")], "limit"),
+            (vec![("limit", "501")], "limit"),
+            (vec![("limit", "ten")], "limit"),
+            (vec![("cursor", "nope")], "cursor"),
+            (vec![("provider", "")], "provider"),
+        ] {
+            let err = params(&pairs).parse().unwrap_err();
+            assert_eq!(err.status(), axum::http::StatusCode::BAD_REQUEST);
+            assert!(
+                err.message().starts_with(&format!("invalid {named}:")),
+                "{}",
+                err.message()
+            );
+        }
+        let (filter, limit, cursor) = params(&[("status", "queued"), ("limit", "7")])
+            .parse()
+            .unwrap();
+        assert_eq!(filter.state, Some(JobState::Queued));
+        assert_eq!(limit, 7);
+        assert!(cursor.is_none());
+    }
+}

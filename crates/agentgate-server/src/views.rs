@@ -1,0 +1,318 @@
+//! The API's contract: the JSON bodies the read routes answer, as types.
+//! The OpenAPI document (openapi.rs) is generated from them, so a
+//! change here is a change of the API: regenerate `docs/openapi.json`.
+//!
+//! The views are made from the store's records, never serialised from them
+//! directly: a change of the store does not change the API by accident, and
+//! nothing secret (a lease token) can slip into an answer.
+
+use agentgate_protocol::Envelope;
+use agentgate_store::{JobRecord, JobState, SessionRecord};
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Where a run is. A queued run waits to be claimed (see `not_before` and
+/// `waiting_for`); the last four are final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunState {
+    /// Waiting to be claimed.
+    Queued,
+    /// Claimed by an executor, which is running it.
+    Running,
+    /// Ended without error.
+    Succeeded,
+    /// Ended with an error.
+    Failed,
+    /// Cancelled: while queued, or while running.
+    Cancelled,
+    /// Its executor stopped renewing its lease (it died) and the policy was
+    /// to abandon it.
+    Abandoned,
+}
+
+impl From<JobState> for RunState {
+    fn from(state: JobState) -> Self {
+        match state {
+            JobState::Queued => Self::Queued,
+            JobState::Running => Self::Running,
+            JobState::Succeeded => Self::Succeeded,
+            JobState::Failed => Self::Failed,
+            JobState::Cancelled => Self::Cancelled,
+            JobState::Abandoned => Self::Abandoned,
+        }
+    }
+}
+
+/// One run: `GET /v1/runs/{id}`, and each item of `GET /v1/runs`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunView {
+    /// The run's id (its events are under this id too).
+    pub run_id: String,
+    /// Where it is.
+    pub status: RunState,
+    /// Higher is claimed first.
+    pub priority: i32,
+    /// When it was submitted.
+    pub created_at: Timestamp,
+    /// Not started before this time.
+    pub not_before: Timestamp,
+    /// How many times it was started (a start that waited for a quota is
+    /// not counted).
+    pub attempts: u32,
+    /// The providers the request names, in failover order.
+    pub providers: Vec<String>,
+    /// The logical session it continues, if any.
+    pub session: Option<String>,
+    /// The caller's idempotency key, if any.
+    pub idempotency_key: Option<String>,
+    /// Why a queued run waits, e.g. `quota`; null otherwise.
+    pub waiting_for: Option<String>,
+    /// A cancel was asked while it ran; it ends as `cancelled` soon.
+    pub cancel_requested: bool,
+    /// The error it ended with (or the last attempt's, while it waits for a
+    /// retry).
+    pub error: Option<String>,
+    /// When it ended; null until then.
+    pub ended_at: Option<Timestamp>,
+    /// The run request, as submitted, with secrets hidden: the values of
+    /// `env` variables whose names say they hold a secret and of secret
+    /// flags in `extra_args` read `[redacted:NAME]`.
+    #[schema(value_type = Object)]
+    pub request: serde_json::Value,
+    /// The result envelope (as `agentgate run` prints it) once the run ended
+    /// with one; null before.
+    #[schema(schema_with = envelope_or_null)]
+    pub envelope: Option<Envelope>,
+}
+
+/// The schema of an `Option<Envelope>`: null, or the protocol's envelope,
+/// whose JSON Schema `openapi.rs` adds to the document as `Envelope`.
+pub(crate) fn envelope_or_null() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Ref, Type};
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(Ref::new("#/components/schemas/Envelope"))
+        .into()
+}
+
+impl From<JobRecord> for RunView {
+    fn from(job: JobRecord) -> Self {
+        RunView {
+            run_id: job.job_id,
+            status: job.state.into(),
+            priority: job.priority,
+            created_at: job.created_at,
+            not_before: job.not_before,
+            attempts: job.attempts,
+            providers: job.providers,
+            session: job.session,
+            idempotency_key: job.idempotency_key,
+            waiting_for: job.waiting_for,
+            cancel_requested: job.cancel_requested,
+            error: job.error,
+            ended_at: job.ended_at,
+            request: without_secrets(job.request),
+            envelope: job.envelope,
+        }
+    }
+}
+
+/// `request` with the values of secret-named `env` variables and of secret
+/// flags in `extra_args` replaced by markers, as the dry run shows them.
+fn without_secrets(mut request: serde_json::Value) -> serde_json::Value {
+    use agentgate_core::redact::{is_secret, mask_secret_flags, secret_flag_values};
+    if let Some(env) = request.get_mut("env").and_then(|e| e.as_object_mut()) {
+        for (name, value) in env.iter_mut() {
+            if is_secret(name) {
+                *value = serde_json::Value::String(format!("[redacted:{name}]"));
+            }
+        }
+    }
+    if let Some(args) = request.get_mut("extra_args") {
+        let given: Option<Vec<String>> = args
+            .as_array()
+            .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_owned)).collect());
+        if let Some(given) = given {
+            let masked = mask_secret_flags(&given, &secret_flag_values(&given));
+            *args = serde_json::json!(masked);
+        }
+    }
+    request
+}
+
+/// One page of `GET /v1/runs`: newest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunPage {
+    /// The runs, newest first (by submission time, then id).
+    pub runs: Vec<RunView>,
+    /// Give it back as `cursor` for the next page; null on the last page.
+    /// Runs submitted meanwhile never shift the pages.
+    pub next_cursor: Option<String>,
+}
+
+/// One provider's session of a logical session name.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SessionView {
+    /// The logical name (`--session`).
+    pub name: String,
+    /// The provider the native id belongs to.
+    pub provider: String,
+    /// The provider's own session (thread, conversation) id.
+    pub native_session_id: String,
+    /// The working directory the session was last used in.
+    pub cwd: Option<String>,
+    /// When the name was first stored.
+    pub created_at: Timestamp,
+    /// When the session was last used.
+    pub updated_at: Timestamp,
+    /// Turns run in the session.
+    pub turns: u64,
+}
+
+impl From<SessionRecord> for SessionView {
+    fn from(s: SessionRecord) -> Self {
+        SessionView {
+            name: s.name,
+            provider: s.provider,
+            native_session_id: s.native_session_id,
+            cwd: s.cwd,
+            created_at: s.created_at,
+            updated_at: s.updated_at,
+            turns: s.turns,
+        }
+    }
+}
+
+/// `GET /v1/sessions`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SessionList {
+    /// Every stored session, one per logical name and provider.
+    pub sessions: Vec<SessionView>,
+}
+
+/// `DELETE /v1/sessions/{name}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SessionDeleted {
+    /// The logical name.
+    pub name: String,
+    /// The providers whose session of that name was forgotten.
+    pub providers: Vec<String>,
+}
+
+/// `GET /v1/quota`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct QuotaList {
+    /// One entry per provider, as `agentgate quota --json` prints them.
+    pub providers: Vec<agentgate_core::quota_report::ProviderQuota>,
+}
+
+/// How many runs are in each state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct StateCounts {
+    /// Waiting to be claimed.
+    pub queued: u64,
+    /// Being run.
+    pub running: u64,
+    /// Ended without error.
+    pub succeeded: u64,
+    /// Ended with an error.
+    pub failed: u64,
+    /// Cancelled.
+    pub cancelled: u64,
+    /// Abandoned by a dead executor.
+    pub abandoned: u64,
+}
+
+impl StateCounts {
+    /// Adds `n` runs in `state`.
+    pub fn add(&mut self, state: JobState, n: u64) {
+        let slot = match state {
+            JobState::Queued => &mut self.queued,
+            JobState::Running => &mut self.running,
+            JobState::Succeeded => &mut self.succeeded,
+            JobState::Failed => &mut self.failed,
+            JobState::Cancelled => &mut self.cancelled,
+            JobState::Abandoned => &mut self.abandoned,
+        };
+        *slot += n;
+    }
+}
+
+/// One provider's runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ProviderCounts {
+    /// The provider.
+    pub provider: String,
+    /// Its runs per state (a run naming several providers counts for each).
+    pub counts: StateCounts,
+}
+
+/// One concurrency limit of the `queue:` config and what runs under it in
+/// this server now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct LimitView {
+    /// `max_running` (the server's), `provider` or `session`.
+    pub scope: String,
+    /// The provider or session name (`null` for `max_running`).
+    pub name: Option<String>,
+    /// At most this many at once (a session: 1).
+    pub max: usize,
+    /// Running now under it.
+    pub running: usize,
+}
+
+/// `GET /v1/queue`: how many runs are in each state, in all and per
+/// provider, and the running count under each limit.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct QueueView {
+    /// All runs per state.
+    pub counts: StateCounts,
+    /// Runs per provider and state, by provider name.
+    pub providers: Vec<ProviderCounts>,
+    /// `max_running`, then each provider limit of the config, then each
+    /// session with a run running: the maximum and the runs of this server
+    /// running under it (a job counts against the first of its providers
+    /// whose quota is not known exhausted).
+    pub limits: Vec<LimitView>,
+}
+
+/// The last message of an event stream for a run that ended without a
+/// `result` event (cancelled while queued, abandoned, or its process died
+/// mid-run): SSE `event: end`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StreamEnd {
+    /// The run.
+    pub run_id: String,
+    /// How it ended: a final state of a run (`cancelled`, `abandoned`,
+    /// `failed`, `succeeded`).
+    pub status: String,
+    /// The error it ended with, if any.
+    pub error: Option<String>,
+    /// Its envelope, if it has one.
+    #[schema(schema_with = envelope_or_null)]
+    pub envelope: Option<Envelope>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_of_a_request_are_hidden_and_the_rest_kept() {
+        let shown = without_secrets(serde_json::json!({
+            "prompt": "hi",
+            "env": {"OPENAI_API_KEY": "sk-live-123", "LANG": "C"},
+            "extra_args": ["--api-key", "sk-live-456", "--verbose"],
+        }));
+        assert_eq!(
+            shown,
+            serde_json::json!({
+                "prompt": "hi",
+                "env": {"OPENAI_API_KEY": "[redacted:OPENAI_API_KEY]", "LANG": "C"},
+                "extra_args": ["--api-key", "[redacted:--api-key]", "--verbose"],
+            })
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! The clients against a real `agentgate serve`: `agentgate submit --wait`
+//! with the REAL Claude Code and Codex against `agentgate fake-llm` gives
+//! the envelope `agentgate run` gives; a job that runs again streams both
+//! of its runs to its last result.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use agentgate_fakellm::clients::Cli;
+use agentgate_store::{JobFilter, JobQueue, JobState};
+use serde_json::{Value, json};
+
+use super::serve_queue_support::{QueueHome, TOKEN, wait_until};
+use super::serve_support::{Env, Serve};
+use super::sse_client::stream;
+use super::support::{Client, FakeServer, run_bounded};
+
+const LIMIT: Duration = Duration::from_secs(180);
+
+const TOOL_SCRIPT: &str = r#"turns:
+  - match: {contains: "marker", tool_result: false}
+    text: "Running it."
+    tool_call: {name: shell, command: "echo agentgate > marker.txt"}
+  - match: {tool_result: true}
+    text: "Marker written."
+"#;
+
+/// The flags both commands get for `client`'s CLI.
+fn run_flags(client: &Client) -> Vec<String> {
+    let cli = client.setup.cli;
+    let mut flags = vec![
+        "--provider".to_owned(),
+        cli.binary().to_owned(),
+        "--yolo".to_owned(),
+        "--compact".to_owned(),
+        "--binary".to_owned(),
+        client.program.display().to_string(),
+    ];
+    // Codex takes its model from the recipe's config.
+    if cli != Cli::Codex {
+        flags.extend(["--model".to_owned(), client.setup.model.clone()]);
+    }
+    flags
+}
+
+/// `agentgate ARGS` in the client's environment and working folder.
+fn agentgate(client: &Client, args: &[String], extra_env: &[(&str, String)]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    cmd.args(args)
+        .env_clear()
+        .envs(
+            client
+                .setup
+                .env
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        )
+        .envs(extra_env.iter().map(|(k, v)| (*k, v.as_str())))
+        .current_dir(&client.setup.workdir)
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// The envelope without what differs between two runs of the same turn:
+/// ids, times, durations, and the CLI's stderr (it names the CLI's own
+/// scratch home, a different folder for each client).
+fn comparable(mut envelope: Value) -> Value {
+    for key in ["run_id", "session_id", "duration_ms", "stderr_tail"] {
+        envelope.as_object_mut().unwrap().remove(key);
+    }
+    for attempt in envelope["attempts"].as_array_mut().unwrap() {
+        for key in ["duration_ms", "session_id"] {
+            attempt.as_object_mut().unwrap().remove(key);
+        }
+    }
+    envelope
+}
+
+fn last_json(stdout: &str) -> Value {
+    stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no JSON on stdout: {stdout}"))
+}
+
+fn submit_wait_matches_run(cli: Cli) {
+    let prompt = "Please create the marker file.".to_owned();
+
+    let direct_server = FakeServer::start(TOOL_SCRIPT);
+    let direct = Client::new(cli, &direct_server);
+    let direct_home = tempfile::tempdir().unwrap();
+    let mut args = vec!["run".to_owned()];
+    args.extend(run_flags(&direct));
+    args.push(prompt.clone());
+    let home_var = [("AGENTGATE_HOME", direct_home.path().display().to_string())];
+    let ran = run_bounded(agentgate(&direct, &args, &home_var), LIMIT);
+    assert_eq!(ran.code, Some(0), "{cli}: {}", ran.all_output());
+    let by_run = last_json(&ran.stdout);
+
+    let served_server = FakeServer::start(TOOL_SCRIPT);
+    let client = Client::new(cli, &served_server);
+    let serve_home = tempfile::tempdir().unwrap();
+    let bin = serve_home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let mut vars: Vec<(&str, String)> = client
+        .setup
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    vars.push(("AGENTGATE_TOKEN", TOKEN.to_owned()));
+    vars.push((
+        "AGENTGATE_HOME",
+        serve_home.path().join("data").display().to_string(),
+    ));
+    let serve = Serve::start(
+        &Env {
+            home: serve_home.path(),
+            bin: &bin,
+            vars,
+        },
+        &[],
+    );
+    let mut args = vec![
+        "submit".to_owned(),
+        "--server".to_owned(),
+        serve.url.clone(),
+        "--wait".to_owned(),
+    ];
+    args.extend(run_flags(&client));
+    args.push(prompt);
+    let submitted = run_bounded(
+        agentgate(&client, &args, &[("AGENTGATE_TOKEN", TOKEN.to_owned())]),
+        LIMIT,
+    );
+    assert_eq!(submitted.code, Some(0), "{cli}: {}", submitted.all_output());
+    let by_submit = last_json(&submitted.stdout);
+    // The CLI ran the tool in the client's folder, as `agentgate run` does.
+    assert_eq!(
+        std::fs::read_to_string(client.setup.workdir.join("marker.txt")).unwrap(),
+        "agentgate\n",
+        "{cli}"
+    );
+    assert_eq!(by_submit["response"], "Marker written.", "{cli}");
+    assert_eq!(
+        comparable(by_submit.clone()),
+        comparable(by_run.clone()),
+        "{cli}: submit --wait and run differ:\nsubmit: {by_submit:#}\nrun: {by_run:#}"
+    );
+    // Both print the audit line.
+    assert!(submitted.stderr.contains("run="), "{}", submitted.stderr);
+}
+
+#[test]
+fn submit_wait_with_the_real_claude_gives_the_envelope_run_gives() {
+    submit_wait_matches_run(Cli::Claude);
+}
+
+#[test]
+fn submit_wait_with_the_real_codex_gives_the_envelope_run_gives() {
+    submit_wait_matches_run(Cli::Codex);
+}
+
+#[test]
+fn a_retried_job_streams_both_runs_and_submit_stream_ends_with_the_last() {
+    let home = QueueHome::new("queue:\n  max_attempts: 2\n  backoff: 10m\n");
+    home.set_clock("2030-01-01T00:00:00Z");
+    let server = home.serve(true, &[]);
+    let client = std::process::Command::new(env!("CARGO_BIN_EXE_agentgate"))
+        .args([
+            "submit",
+            "--server",
+            &server.url,
+            "--stream",
+            "-p",
+            "claude",
+        ])
+        .args(["--no-unattended-instruction", "--max-provider-retries", "0"])
+        .arg("flaky tag-w")
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("AGENTGATE_TOKEN", TOKEN)
+        .current_dir(home.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let job = wait_until("the retry to be queued", || {
+        let page = home
+            .store()
+            .list_jobs(&JobFilter::default(), 10, None)
+            .ok()?;
+        let job = page.jobs.into_iter().next()?;
+        (job.state == JobState::Queued && job.attempts == 1).then_some(job)
+    });
+    home.set_clock("2030-01-01T00:13:00Z");
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(client.wait_with_output());
+    });
+    let out = done_rx
+        .recv_timeout(LIMIT)
+        .expect("submit --stream did not end")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let results: Vec<&Value> = events.iter().filter(|e| e["type"] == "result").collect();
+    assert_eq!(results.len(), 2, "both runs' results: {stdout}");
+    assert_eq!(results[0]["envelope"]["error_type"], "overloaded");
+    assert_eq!(results[1]["envelope"]["response"], "done tag-w");
+    assert_eq!(events.last().unwrap()["type"], "result");
+    assert_eq!(results[1]["run_id"], format!("{}.2", job.job_id));
+    assert!(stderr.contains("runs again"), "{stderr}");
+
+    // Replayed, the stream's ids go on increasing across the two runs, and
+    // a Last-Event-ID inside the second run resumes there.
+    let path = format!("/v1/runs/{}/events", job.job_id);
+    let all = stream(&server.url, &path, TOKEN, None).rest();
+    let ids: Vec<u64> = all
+        .iter()
+        .filter_map(|m| m.id.as_deref()?.parse().ok())
+        .collect();
+    assert_eq!(ids, (0..ids.len() as u64).collect::<Vec<_>>(), "{all:?}");
+    let data: Vec<Value> = all
+        .iter()
+        .filter(|m| m.id.is_some())
+        .map(|m| m.json())
+        .collect();
+    assert_eq!(
+        data.len(),
+        events.len(),
+        "the same events as the client printed"
+    );
+    let second_start = data
+        .iter()
+        .position(|e| e["run_id"] == json!(format!("{}.2", job.job_id)))
+        .unwrap();
+    let resumed = stream(
+        &server.url,
+        &path,
+        TOKEN,
+        Some(&ids[second_start].to_string()),
+    )
+    .rest();
+    assert_eq!(
+        resumed.iter().filter(|m| m.id.is_some()).count(),
+        ids.len() - second_start - 1
+    );
+}
