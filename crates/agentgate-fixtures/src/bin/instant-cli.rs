@@ -5,7 +5,15 @@
 //! a short stream-json transcript (`system`/`init`, one `assistant` text
 //! message with usage, a `result` line with usage and `total_cost_usd`), and
 //! exits 0. `bench-run` uses it to measure what `agentgate run` adds over
-//! calling the CLI directly; it must stay fast, so it never sleeps.
+//! calling the CLI directly; it must stay fast, so it never sleeps unless
+//! told to.
+//!
+//! Two variables, for `bench-serve`, change that:
+//! - `INSTANT_CLI_STAMP=PATH`: on start, append the wall-clock time (ns
+//!   since the Unix epoch) and a newline to PATH;
+//! - `INSTANT_CLI_HOLD_FILE=PATH`: after printing the init line, wait
+//!   (polling every 100 ms, at most 10 minutes) until PATH exists before
+//!   answering, so that many can be held running at once.
 //!
 //! The lines have the shapes of a real capture
 //! (`/work/shared/captures/claude/text_stream_json.stdout`); the answer is
@@ -45,13 +53,48 @@ const RESULT: &str = concat!(
 );
 
 fn main() -> ExitCode {
+    if let Some(path) = std::env::var_os("INSTANT_CLI_STAMP") {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| writeln!(f, "{now}"));
+        if let Err(e) = appended {
+            eprintln!("instant-cli: failed to append to the stamp file: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let mut prompt = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut prompt) {
         eprintln!("instant-cli: failed to read the prompt from stdin: {e}");
         return ExitCode::FAILURE;
     }
-    let transcript = format!("{INIT}\n{ASSISTANT}\n{RESULT}\n");
     let mut out = std::io::stdout().lock();
+    if let Some(hold) = std::env::var_os("INSTANT_CLI_HOLD_FILE") {
+        if let Err(e) = writeln!(out, "{INIT}").and_then(|()| out.flush()) {
+            eprintln!("instant-cli: failed to write the transcript: {e}");
+            return ExitCode::FAILURE;
+        }
+        let hold = std::path::Path::new(&hold);
+        for _ in 0..6000 {
+            if hold.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let rest = format!("{ASSISTANT}\n{RESULT}\n");
+        return match out.write_all(rest.as_bytes()).and_then(|()| out.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("instant-cli: failed to write the transcript: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let transcript = format!("{INIT}\n{ASSISTANT}\n{RESULT}\n");
     if let Err(e) = out
         .write_all(transcript.as_bytes())
         .and_then(|()| out.flush())
