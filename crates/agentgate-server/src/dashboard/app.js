@@ -272,15 +272,21 @@ async function followEvents(run) {
     if (!response.ok) throw new Error(`events: HTTP ${response.status}`);
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
+    let sawResult = false;
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) break;
+      if (done) {
+        // The server ends the stream after the job's last result.
+        if (sawResult) return;
+        break;
+      }
       buffer += value.replace(/\r\n?/g, "\n");
       let end;
       while ((end = buffer.indexOf("\n\n")) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         let id = null;
+        let kind = "message";
         const data = [];
         for (const line of block.split("\n")) {
           if (line.startsWith(":")) continue;
@@ -288,13 +294,25 @@ async function followEvents(run) {
           const field = colon < 0 ? line : line.slice(0, colon);
           const val = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
           if (field === "id") id = val;
+          if (field === "event") kind = val;
           if (field === "data") data.push(val);
         }
         if (!data.length) continue;
+        const body = JSON.parse(data.join("\n"));
+        if (kind === "requeued") {
+          // The job runs again (a retry, a quota wait): its next run follows.
+          setStatus(body.status);
+          run.streamed = "";
+          continue;
+        }
+        if (kind === "end") {
+          // Ended without a result (cancelled while queued, abandoned).
+          setStatus(body.status);
+          return;
+        }
         if (id !== null) run.lastId = Number(id);
-        const event = JSON.parse(data.join("\n"));
-        onEvent(run, event);
-        if (event.type === "result") return;
+        onEvent(run, body);
+        sawResult = body.type === "result";
       }
     }
     await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
