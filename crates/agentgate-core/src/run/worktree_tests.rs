@@ -2,7 +2,6 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use agentgate_protocol::ErrorKind;
 
@@ -10,33 +9,13 @@ use super::*;
 use crate::plan::Step;
 use crate::providers::{RunRequest, builtin};
 use crate::run::NullSink;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::workspace::test_repo::{empty_repo, git};
 
 /// A repository with `a.txt` and `sub/b.txt` committed, `build/` ignored
 /// (and present).
 fn repo() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = empty_repo();
     let dir = tmp.path();
-    git(dir, &["init", "-q"]);
-    git(dir, &["config", "user.name", "Test"]);
-    git(dir, &["config", "user.email", "test@example.com"]);
-    git(dir, &["config", "commit.gpgsign", "false"]);
     fs::write(dir.join("a.txt"), "a\n").unwrap();
     fs::create_dir(dir.join("sub")).unwrap();
     fs::write(dir.join("sub/b.txt"), "b\n").unwrap();

@@ -55,4 +55,4 @@ pub use worktree::{
 };
 
 #[cfg(test)]
-mod test_repo;
+pub(crate) mod test_repo;
