@@ -25,6 +25,9 @@
 //!   limits;
 //! - the config's `schedules:` and `watch:` ([`automation`]): jobs created
 //!   at each cron fire and for each new file of a watched folder;
+//! - the dashboard at `/` (open; the page asks for the token), and the
+//!   API's own [`client`] that `agentgate submit`, `cancel`, `tail` and
+//!   `runs --server` use;
 //! - graceful shutdown on SIGTERM and SIGINT ([`Server::run`]): the HTTP
 //!   drain and the executor's (running jobs get the grace, then are
 //!   cancelled and requeued).

@@ -66,6 +66,10 @@ pub(super) fn enqueue(
 const NEXT_QUEUED: &str = "SELECT seq FROM jobs WHERE state = 'queued' AND not_before <= :now \
     ORDER BY priority DESC, created_at, seq LIMIT 1";
 
+/// What a claim writes: the job runs under a new lease, one more attempt.
+const TAKE_LEASE: &str = "state = 'running', attempts = attempts + 1, lease_owner = :owner, \
+    lease_token = :token, lease_expires_at = :expires, waiting_for = NULL";
+
 pub(super) fn claim(
     conn: &Connection,
     owner: &str,
@@ -74,9 +78,7 @@ pub(super) fn claim(
     now: Timestamp,
 ) -> Result<Option<JobRecord>, DbError> {
     let mut stmt = conn.prepare(&format!(
-        "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = :owner, \
-         lease_token = :token, lease_expires_at = :expires, waiting_for = NULL \
-         WHERE seq = ({NEXT_QUEUED}) RETURNING {COLUMNS}"
+        "UPDATE jobs SET {TAKE_LEASE} WHERE seq = ({NEXT_QUEUED}) RETURNING {COLUMNS}"
     ))?;
     let mut rows = stmt.query(named_params! {
         ":owner": owner,
@@ -97,8 +99,7 @@ pub(super) fn claim_one(
     now: Timestamp,
 ) -> Result<Option<JobRecord>, DbError> {
     let mut stmt = conn.prepare(&format!(
-        "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = :owner, \
-         lease_token = :token, lease_expires_at = :expires, waiting_for = NULL \
+        "UPDATE jobs SET {TAKE_LEASE} \
          WHERE job_id = :job_id AND state = 'queued' AND not_before <= :now RETURNING {COLUMNS}"
     ))?;
     let mut rows = stmt.query(named_params! {
