@@ -307,8 +307,11 @@ impl Serve {
     fn start(o: &Options, home: &Path) -> Result<Serve, String> {
         let config = home.join("agentgate.yaml");
         let max = o.jobs.max(o.clients) + 10;
-        std::fs::write(&config, format!("queue:\n  max_running: {max}\n"))
-            .map_err(|e| e.to_string())?;
+        std::fs::write(
+            &config,
+            format!("version: 1\nqueue:\n  max_running: {max}\n"),
+        )
+        .map_err(|e| e.to_string())?;
         let mut child = Command::new(&o.agentgate)
             .args(["--config"])
             .arg(&config)

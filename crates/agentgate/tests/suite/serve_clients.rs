@@ -295,3 +295,39 @@ fn a_retried_job_streams_both_runs_and_submit_stream_ends_with_the_last() {
         "{said}"
     );
 }
+
+/// `bench-serve` (the program behind the README's figures at scale) runs
+/// its three measures to the end on a small scale: every job succeeds and
+/// every SSE client gets every event, or it exits 1.
+#[test]
+fn the_scale_bench_runs_its_measures_on_a_small_scale() {
+    let agentgate = std::path::Path::new(env!("CARGO_BIN_EXE_agentgate"));
+    let bench = agentgate.with_file_name("bench-serve");
+    let cli = agentgate.with_file_name("instant-cli");
+    assert!(
+        bench.is_file() && cli.is_file(),
+        "bench-serve or instant-cli is missing: run `cargo build -p agentgate-fixtures --bins`"
+    );
+    let run = run_bounded(
+        {
+            let mut cmd = Command::new(&bench);
+            cmd.args(["--jobs", "6", "--clients", "3", "--latency-runs", "2"])
+                .arg("--agentgate")
+                .arg(agentgate)
+                .arg("--instant-cli")
+                .arg(&cli)
+                .stdin(Stdio::null());
+            cmd
+        },
+        LIMIT,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    for figure in [
+        "POST /v1/runs to start",
+        "KiB per running job",
+        "6 keeper processes",
+        "every client got every event",
+    ] {
+        assert!(run.stdout.contains(figure), "{figure}: {}", run.stdout);
+    }
+}
