@@ -1,4 +1,5 @@
-//! Writing a run's folder: `events.jsonl` and `stderr.log`.
+//! Writing a run's folder: its events (`events.jsonl`, or the store's
+//! table where the backend keeps them: [`EventSink`]) and `stderr.log`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -9,7 +10,20 @@ use agentgate_protocol::Event;
 use crate::error::StoreError;
 use crate::run_store::RunStore;
 
-/// The open files of one run's folder, `<runs_dir>/<run_id>/`.
+/// Where a run's events are appended as it runs: the run's `events.jsonl`
+/// ([`EventsWriter`], SQLite) or rows of the store (PostgreSQL). Events are
+/// appended in `seq` order.
+pub trait EventSink: Send + std::fmt::Debug {
+    /// Appends one event.
+    fn write_event(&mut self, event: &Event) -> Result<(), StoreError>;
+
+    /// Waits until every event appended so far is stored durably (a file:
+    /// fsync; a database: committed).
+    fn sync(&mut self) -> Result<(), StoreError>;
+}
+
+/// The open files of one run's folder, `<runs_dir>/<run_id>/`, and its
+/// event log ([`RunStore::create_run_files`] opens the backend's).
 ///
 /// Writes go straight to the files, one `write` per event, with no buffer in
 /// between: if agentgate dies, at most the event being written is lost (the
@@ -21,7 +35,7 @@ use crate::run_store::RunStore;
 #[derive(Debug)]
 pub struct RunFiles {
     dir: PathBuf,
-    events: EventsWriter,
+    events: Box<dyn EventSink>,
     stderr: StderrWriter,
 }
 
@@ -33,12 +47,7 @@ impl RunFiles {
     /// private to the user (mode 700) and the files mode 600: events and
     /// stderr can hold code, paths and secrets from the agent's work.
     pub fn create<S: RunStore + ?Sized>(store: &S, run_id: &str) -> Result<Self, StoreError> {
-        let dir = store.run_dir(run_id)?;
-        create_private_dir(&dir).map_err(|source| StoreError::Io {
-            op: "create the run folder",
-            path: dir.clone(),
-            source,
-        })?;
+        let dir = create_run_dir(store, run_id)?;
         let events_path = store.events_path(run_id)?;
         let events = open_private(&events_path, true).map_err(|source| {
             if source.kind() == io::ErrorKind::AlreadyExists {
@@ -62,11 +71,46 @@ impl RunFiles {
         })?;
         Ok(Self {
             dir,
-            events: EventsWriter {
+            events: Box::new(EventsWriter {
                 file: events,
                 path: events_path,
                 len: 0,
+            }),
+            stderr: StderrWriter {
+                file: stderr,
+                path: stderr_path,
             },
+        })
+    }
+
+    /// Creates the run's folder and its `stderr.log`, with `events` as its
+    /// event log: for a backend that keeps events elsewhere than
+    /// `events.jsonl`. Fails with [`StoreError::RunFilesExist`] if the run
+    /// already has a `stderr.log`.
+    pub fn with_events<S: RunStore + ?Sized>(
+        store: &S,
+        run_id: &str,
+        events: Box<dyn EventSink>,
+    ) -> Result<Self, StoreError> {
+        let dir = create_run_dir(store, run_id)?;
+        let stderr_path = store.stderr_path(run_id)?;
+        let stderr = open_private(&stderr_path, true).map_err(|source| {
+            if source.kind() == io::ErrorKind::AlreadyExists {
+                StoreError::RunFilesExist {
+                    run_id: run_id.to_owned(),
+                    path: stderr_path.clone(),
+                }
+            } else {
+                StoreError::Io {
+                    op: "create the stderr file",
+                    path: stderr_path.clone(),
+                    source,
+                }
+            }
+        })?;
+        Ok(Self {
+            dir,
+            events,
             stderr: StderrWriter {
                 file: stderr,
                 path: stderr_path,
@@ -79,7 +123,7 @@ impl RunFiles {
         &self.dir
     }
 
-    /// Appends one event to `events.jsonl`.
+    /// Appends one event to the run's event log.
     pub fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
         self.events.write_event(event)
     }
@@ -89,14 +133,14 @@ impl RunFiles {
         self.stderr.write_bytes(bytes)
     }
 
-    /// Flushes both files to the disk (fsync).
-    pub fn sync(&self) -> Result<(), StoreError> {
+    /// Stores the events durably and flushes `stderr.log` to the disk.
+    pub fn sync(&mut self) -> Result<(), StoreError> {
         self.events.sync()?;
         self.stderr.sync()
     }
 
     /// The two writers, to hand to different tasks.
-    pub fn into_writers(self) -> (EventsWriter, StderrWriter) {
+    pub fn into_writers(self) -> (Box<dyn EventSink>, StderrWriter) {
         (self.events, self.stderr)
     }
 }
@@ -151,6 +195,16 @@ impl EventsWriter {
     }
 }
 
+impl EventSink for EventsWriter {
+    fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
+        EventsWriter::write_event(self, event)
+    }
+
+    fn sync(&mut self) -> Result<(), StoreError> {
+        EventsWriter::sync(self)
+    }
+}
+
 /// Appends the raw bytes of the provider CLIs' stderr to a run's
 /// `stderr.log`.
 #[derive(Debug)]
@@ -192,6 +246,17 @@ impl Write for StderrWriter {
     fn flush(&mut self) -> io::Result<()> {
         self.file.flush()
     }
+}
+
+/// Creates the folder of run `run_id`, private to the user.
+fn create_run_dir<S: RunStore + ?Sized>(store: &S, run_id: &str) -> Result<PathBuf, StoreError> {
+    let dir = store.run_dir(run_id)?;
+    create_private_dir(&dir).map_err(|source| StoreError::Io {
+        op: "create the run folder",
+        path: dir.clone(),
+        source,
+    })?;
+    Ok(dir)
 }
 
 /// Creates `dir` and its missing parents, private to the user on Unix.
