@@ -101,13 +101,7 @@ fn open_postgres(url: &str, pool_size: usize) -> Result<Arc<dyn StoreBackend>, S
         pool_size,
         ..crate::postgres::PgOptions::default()
     };
-    // WIP(i13 skeleton): becomes Ok(Arc::new(store)) once PgStore
-    // implements both traits (the RunStore and JobQueue slices).
-    let _store = crate::postgres::PgStore::connect(url, runs_dir, &options)?;
-    Err(StoreError::InvalidStore {
-        store: redact_url(url),
-        reason: "WIP".to_owned(),
-    })
+    Ok(Arc::new(crate::postgres::PgStore::connect(url, runs_dir, &options)?))
 }
 
 #[cfg(not(feature = "postgres"))]

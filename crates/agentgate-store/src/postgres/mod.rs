@@ -42,6 +42,8 @@ use crate::error::StoreError;
 
 mod connect;
 mod migrations;
+mod wip_job_queue;
+mod wip_run_store;
 
 pub use migrations::PG_SCHEMA_VERSION;
 

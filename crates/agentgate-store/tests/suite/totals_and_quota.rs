@@ -3,11 +3,11 @@
 use agentgate_protocol::{RateLimitStatus, Usage};
 use agentgate_store::{QuotaState, QuotaStatus, RunStore};
 
-use super::support::{temp_store, ts};
+use super::support::{TestStore, temp_store, ts};
 
-#[test]
-fn thread_totals_round_trip_and_are_replaced() {
-    let (_dir, store) = temp_store();
+crate::on_both_backends!(thread_totals_round_trip_and_are_replaced);
+
+fn thread_totals_round_trip_and_are_replaced(store: &TestStore) {
     assert_eq!(store.get_thread_totals("codex", "thread-1").unwrap(), None);
 
     let first = Usage {
