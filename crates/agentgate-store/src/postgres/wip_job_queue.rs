@@ -5,12 +5,12 @@ use std::time::Duration;
 use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 
+use super::PgStore;
+use crate::error::StoreError;
 use crate::jobs::{
     CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
     JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
-use super::PgStore;
-use crate::error::StoreError;
 
 fn wip(store: &PgStore) -> StoreError {
     StoreError::InvalidStore {
@@ -24,39 +24,91 @@ impl crate::job_queue::JobQueue for PgStore {
         Err(wip(self))
     }
 
-    fn claim( &self, _owner: &str, _lease: Duration, _now: Timestamp, ) -> Result<Option<ClaimedJob>, StoreError> {
+    fn claim(
+        &self,
+        _owner: &str,
+        _lease: Duration,
+        _now: Timestamp,
+    ) -> Result<Option<ClaimedJob>, StoreError> {
         Err(wip(self))
     }
 
-    fn heartbeat( &self, _job_id: &str, _token: &LeaseToken, _lease: Duration, _now: Timestamp, ) -> Result<Heartbeat, StoreError> {
+    fn heartbeat(
+        &self,
+        _job_id: &str,
+        _token: &LeaseToken,
+        _lease: Duration,
+        _now: Timestamp,
+    ) -> Result<Heartbeat, StoreError> {
         Err(wip(self))
     }
 
-    fn finish( &self, _job_id: &str, _token: &LeaseToken, _outcome: &JobOutcome, _now: Timestamp, ) -> Result<JobRecord, StoreError> {
+    fn finish(
+        &self,
+        _job_id: &str,
+        _token: &LeaseToken,
+        _outcome: &JobOutcome,
+        _now: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
         Err(wip(self))
     }
 
-    fn release( &self, _job_id: &str, _token: &LeaseToken, _not_before: Timestamp, _waiting_for: Option<&str>, _now: Timestamp, ) -> Result<JobRecord, StoreError> {
+    fn release(
+        &self,
+        _job_id: &str,
+        _token: &LeaseToken,
+        _not_before: Timestamp,
+        _waiting_for: Option<&str>,
+        _now: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
         Err(wip(self))
     }
 
-    fn retry( &self, _job_id: &str, _token: &LeaseToken, _not_before: Timestamp, _error: &str, _now: Timestamp, ) -> Result<JobRecord, StoreError> {
+    fn retry(
+        &self,
+        _job_id: &str,
+        _token: &LeaseToken,
+        _not_before: Timestamp,
+        _error: &str,
+        _now: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
         Err(wip(self))
     }
 
-    fn claim_job( &self, _job_id: &str, _owner: &str, _lease: Duration, _now: Timestamp, ) -> Result<Option<ClaimedJob>, StoreError> {
+    fn claim_job(
+        &self,
+        _job_id: &str,
+        _owner: &str,
+        _lease: Duration,
+        _now: Timestamp,
+    ) -> Result<Option<ClaimedJob>, StoreError> {
         Err(wip(self))
     }
 
-    fn cancel( &self, _job_id: &str, _envelope_if_queued: Option<&Envelope>, _now: Timestamp, ) -> Result<CancelOutcome, StoreError> {
+    fn cancel(
+        &self,
+        _job_id: &str,
+        _envelope_if_queued: Option<&Envelope>,
+        _now: Timestamp,
+    ) -> Result<CancelOutcome, StoreError> {
         Err(wip(self))
     }
 
-    fn expire_leases( &self, _now: Timestamp, _policy: ExpiryPolicy, ) -> Result<Vec<ExpiredJob>, StoreError> {
+    fn expire_leases(
+        &self,
+        _now: Timestamp,
+        _policy: ExpiryPolicy,
+    ) -> Result<Vec<ExpiredJob>, StoreError> {
         Err(wip(self))
     }
 
-    fn expire_owner( &self, _job_id: &str, _owner: &str, _now: Timestamp, _policy: ExpiryPolicy, ) -> Result<Option<ExpiredJob>, StoreError> {
+    fn expire_owner(
+        &self,
+        _job_id: &str,
+        _owner: &str,
+        _now: Timestamp,
+        _policy: ExpiryPolicy,
+    ) -> Result<Option<ExpiredJob>, StoreError> {
         Err(wip(self))
     }
 
@@ -64,7 +116,12 @@ impl crate::job_queue::JobQueue for PgStore {
         Err(wip(self))
     }
 
-    fn list_jobs( &self, _filter: &JobFilter, _limit: usize, _cursor: Option<&JobCursor>, ) -> Result<JobPage, StoreError> {
+    fn list_jobs(
+        &self,
+        _filter: &JobFilter,
+        _limit: usize,
+        _cursor: Option<&JobCursor>,
+    ) -> Result<JobPage, StoreError> {
         Err(wip(self))
     }
 

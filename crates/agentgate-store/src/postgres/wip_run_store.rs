@@ -4,10 +4,10 @@ use std::path::Path;
 
 use agentgate_protocol::{Envelope, Usage};
 
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
-use crate::session_lock::SessionLock;
 use super::PgStore;
 use crate::error::StoreError;
+use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::session_lock::SessionLock;
 
 fn wip(store: &PgStore) -> StoreError {
     StoreError::InvalidStore {
@@ -49,7 +49,11 @@ impl crate::run_store::RunStore for PgStore {
         Err(wip(self))
     }
 
-    fn get_session(&self, _name: &str, _provider: &str) -> Result<Option<SessionRecord>, StoreError> {
+    fn get_session(
+        &self,
+        _name: &str,
+        _provider: &str,
+    ) -> Result<Option<SessionRecord>, StoreError> {
         Err(wip(self))
     }
 
@@ -65,11 +69,20 @@ impl crate::run_store::RunStore for PgStore {
         Err(wip(self))
     }
 
-    fn get_thread_totals( &self, _provider: &str, _thread_id: &str, ) -> Result<Option<Usage>, StoreError> {
+    fn get_thread_totals(
+        &self,
+        _provider: &str,
+        _thread_id: &str,
+    ) -> Result<Option<Usage>, StoreError> {
         Err(wip(self))
     }
 
-    fn put_thread_totals( &self, _provider: &str, _thread_id: &str, _totals: &Usage, ) -> Result<(), StoreError> {
+    fn put_thread_totals(
+        &self,
+        _provider: &str,
+        _thread_id: &str,
+        _totals: &Usage,
+    ) -> Result<(), StoreError> {
         Err(wip(self))
     }
 
