@@ -101,7 +101,9 @@ fn open_postgres(url: &str, pool_size: usize) -> Result<Arc<dyn StoreBackend>, S
         pool_size,
         ..crate::postgres::PgOptions::default()
     };
-    Ok(Arc::new(crate::postgres::PgStore::connect(url, runs_dir, &options)?))
+    Ok(Arc::new(crate::postgres::PgStore::connect(
+        url, runs_dir, &options,
+    )?))
 }
 
 #[cfg(not(feature = "postgres"))]
@@ -181,8 +183,13 @@ mod tests {
             StoreLocation::parse("/var/lib/ag/agentgate.db").unwrap(),
             StoreLocation::Sqlite(PathBuf::from("/var/lib/ag/agentgate.db"))
         );
-        let err = StoreLocation::parse("mysql://u:pw@h/db").unwrap_err().to_string();
-        assert!(err.contains("mysql://u@h/db") && !err.contains("pw"), "{err}");
+        let err = StoreLocation::parse("mysql://u:pw@h/db")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("mysql://u@h/db") && !err.contains("pw"),
+            "{err}"
+        );
         assert!(StoreLocation::parse("  ").is_err());
     }
 }

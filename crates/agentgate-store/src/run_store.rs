@@ -6,8 +6,8 @@ use agentgate_protocol::{Envelope, Usage};
 
 use crate::error::StoreError;
 use crate::event_log::EventLog;
-use crate::run_files::RunFiles;
 use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::run_files::RunFiles;
 use crate::run_id::validate_run_id;
 use crate::session_lock::SessionLock;
 
@@ -170,9 +170,7 @@ pub trait RunStore: Send + Sync {
     ) -> Result<Vec<EventLine>, StoreError> {
         let log = match self.read_events(run_id) {
             Ok(log) => log,
-            Err(StoreError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
+            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Vec::new());
             }
             Err(e) => return Err(e),

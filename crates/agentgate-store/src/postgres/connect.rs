@@ -22,10 +22,11 @@ impl PgStore {
         options: &PgOptions,
     ) -> Result<PgStore, StoreError> {
         let database = redact_url(url);
-        let config = tokio_postgres::Config::from_str(url).map_err(|e| StoreError::InvalidStore {
-            store: database.clone(),
-            reason: format!("not a PostgreSQL connection URL: {e}"),
-        })?;
+        let config =
+            tokio_postgres::Config::from_str(url).map_err(|e| StoreError::InvalidStore {
+                store: database.clone(),
+                reason: format!("not a PostgreSQL connection URL: {e}"),
+            })?;
         let runs_dir = runs_dir.into();
         crate::run_files::create_private_dir(&runs_dir)
             .and_then(|()| crate::run_files::make_private(&runs_dir))
@@ -44,12 +45,11 @@ impl PgStore {
                 path: PathBuf::from(&database),
                 source,
             })?;
-        let pool = build_pool(config, options, &runtime).map_err(|reason| {
-            StoreError::InvalidStore {
+        let pool =
+            build_pool(config, options, &runtime).map_err(|reason| StoreError::InvalidStore {
                 store: database.clone(),
                 reason,
-            }
-        })?;
+            })?;
         let store = PgStore::from_parts(runtime, pool, database, runs_dir);
         let migrated = store.call("migrate the schema", |client| {
             Box::pin(async move { migrations::migrate(client).await })

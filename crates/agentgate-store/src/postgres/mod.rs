@@ -41,9 +41,16 @@ use tokio_postgres::Transaction;
 use crate::error::StoreError;
 
 mod connect;
+mod events;
 mod migrations;
+mod quota;
+mod run_store;
+mod runs;
+mod session_locks;
+mod sessions;
+mod thread_totals;
+mod values;
 mod wip_job_queue;
-mod wip_run_store;
 
 pub use migrations::PG_SCHEMA_VERSION;
 
@@ -205,6 +212,11 @@ pub(crate) enum PgError {
         column: &'static str,
         value: String,
     },
+    /// A `u64` above what a `bigint` column holds.
+    TooLarge {
+        column: &'static str,
+        value: u64,
+    },
     RunNotFound(String),
     JobNotFound(String),
     JobExists(String),
@@ -249,6 +261,14 @@ impl PgError {
                 path: path(),
                 column,
                 value,
+            },
+            Self::TooLarge { column, value } => StoreError::Postgres {
+                op,
+                database,
+                message: format!(
+                    "`{column}` cannot hold {value}: PostgreSQL's bigint holds at most {}",
+                    i64::MAX
+                ),
             },
             Self::RunNotFound(run_id) => StoreError::RunNotFound {
                 op,
@@ -299,14 +319,16 @@ mod tests {
     /// The database the tests use: `AGENTGATE_TEST_POSTGRES`
     /// (scripts/pg-cluster.sh prints one).
     fn url() -> String {
-        std::env::var("AGENTGATE_TEST_POSTGRES")
-            .expect("AGENTGATE_TEST_POSTGRES names the test cluster (scripts/pg-cluster.sh start DIR)")
+        std::env::var("AGENTGATE_TEST_POSTGRES").expect(
+            "AGENTGATE_TEST_POSTGRES names the test cluster (scripts/pg-cluster.sh start DIR)",
+        )
     }
 
     #[test]
     fn a_transaction_runs_and_commits_on_the_store_runtime() {
         let dir = tempfile::tempdir().unwrap();
-        let store = PgStore::connect(&url(), dir.path().join("runs"), &PgOptions::default()).unwrap();
+        let store =
+            PgStore::connect(&url(), dir.path().join("runs"), &PgOptions::default()).unwrap();
         let n: i64 = store
             .transaction("count", |tx| {
                 Box::pin(async move {
@@ -317,12 +339,17 @@ mod tests {
             .unwrap();
         assert!(n >= 0);
         // From inside another runtime's worker, too.
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let version: i32 = rt.block_on(async {
             store
                 .call("version", |client| {
                     Box::pin(async move {
-                        Ok(client.query_one("SELECT version FROM agentgate_schema", &[]).await?.try_get(0)?)
+                        Ok(client
+                            .query_one("SELECT version FROM agentgate_schema", &[])
+                            .await?
+                            .try_get(0)?)
                     })
                 })
                 .unwrap()
