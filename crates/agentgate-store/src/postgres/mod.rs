@@ -23,6 +23,15 @@
 //! is held (a session-level advisory lock dies with its connection, so a
 //! crashed holder never leaves a session locked).
 //!
+//! ## Where things are
+//!
+//! `run_store.rs` implements [`crate::RunStore`]: `runs.rs` (runs and
+//! attempts), `sessions.rs`, `thread_totals.rs`, `quota.rs` (one
+//! transaction per call), `session_locks.rs` (advisory locks on connections
+//! of their own), `events.rs` (the `run_events` table and its batching
+//! writer task); `values.rs` converts columns (counts above `i64::MAX` are
+//! errors, times keep microseconds).
+//!
 //! ## Errors
 //!
 //! Inside a call errors are [`PgError`]; the call turns them into

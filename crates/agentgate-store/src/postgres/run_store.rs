@@ -156,7 +156,8 @@ impl RunStore for PgStore {
     }
 
     /// The run's folder with its `stderr.log`; the events go to
-    /// `run_events` through a [`PgEventSink`].
+    /// `run_events` through a writer task that batches them (see the
+    /// `postgres/events.rs` module doc).
     fn create_run_files(&self, run_id: &str) -> Result<RunFiles, StoreError> {
         validate_run_id(run_id)?;
         let sink = PgEventSink::start(self, run_id);
