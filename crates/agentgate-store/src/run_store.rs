@@ -29,8 +29,10 @@ pub struct EventLine {
 
 /// Everything agentgate keeps about runs, sessions, usage and quotas.
 ///
-/// The SQLite store ([`crate::SqliteStore`]) implements it; a PostgreSQL
-/// store will implement the same trait. Calls block: async callers run them
+/// The SQLite store ([`crate::SqliteStore`]) and the PostgreSQL store
+/// (`PgStore`, feature `postgres`) implement it with the same semantics,
+/// except that PostgreSQL keeps times to the microsecond (finer digits are
+/// cut). Calls block: async callers run them
 /// on a blocking thread. Every backend is `Send + Sync`, so one handle can
 /// be shared between threads.
 ///

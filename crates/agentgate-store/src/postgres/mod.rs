@@ -23,6 +23,15 @@
 //! is held (a session-level advisory lock dies with its connection, so a
 //! crashed holder never leaves a session locked).
 //!
+//! ## Where things are
+//!
+//! `run_store.rs` implements [`crate::RunStore`]: `runs.rs` (runs and
+//! attempts), `sessions.rs`, `thread_totals.rs`, `quota.rs` (one
+//! transaction per call), `session_locks.rs` (advisory locks on connections
+//! of their own), `events.rs` (the `run_events` table and its batching
+//! writer task); `values.rs` converts columns (counts above `i64::MAX` are
+//! errors, times keep microseconds).
+//!
 //! ## Errors
 //!
 //! Inside a call errors are [`PgError`]; the call turns them into
@@ -41,9 +50,16 @@ use tokio_postgres::Transaction;
 use crate::error::StoreError;
 
 mod connect;
+mod events;
 mod migrations;
+mod quota;
+mod run_store;
+mod runs;
+mod session_locks;
+mod sessions;
+mod thread_totals;
+mod values;
 mod wip_job_queue;
-mod wip_run_store;
 
 pub use migrations::PG_SCHEMA_VERSION;
 
@@ -205,6 +221,11 @@ pub(crate) enum PgError {
         column: &'static str,
         value: String,
     },
+    /// A `u64` above what a `bigint` column holds.
+    TooLarge {
+        column: &'static str,
+        value: u64,
+    },
     RunNotFound(String),
     JobNotFound(String),
     JobExists(String),
@@ -249,6 +270,14 @@ impl PgError {
                 path: path(),
                 column,
                 value,
+            },
+            Self::TooLarge { column, value } => StoreError::Postgres {
+                op,
+                database,
+                message: format!(
+                    "`{column}` cannot hold {value}: PostgreSQL's bigint holds at most {}",
+                    i64::MAX
+                ),
             },
             Self::RunNotFound(run_id) => StoreError::RunNotFound {
                 op,

@@ -7,9 +7,83 @@ use agentgate_store::{
     EVENTS_FILE_NAME, RunFiles, RunStore, STDERR_FILE_NAME, StoreError, TruncatedTail,
 };
 
-use super::support::{success_envelope, temp_store};
+use super::support::{Backend, TestStore, success_envelope, temp_store};
 
-fn events(run_id: &str) -> Vec<Event> {
+crate::on_both_backends!(
+    events_written_through_the_store_read_back_in_seq_order,
+    the_run_folder_keeps_stderr_whatever_the_backend,
+    a_run_is_opened_for_writing_once,
+);
+
+/// `create_run_files` opens the backend's event log; what is synced reads
+/// back as events, as lines (exactly as encoded) and from a given `seq`.
+fn events_written_through_the_store_read_back_in_seq_order(store: &TestStore) {
+    let mut files = store.create_run_files("run_ev").unwrap();
+    let written = events("run_ev");
+    for event in &written {
+        files.write_event(event).unwrap();
+    }
+    files.sync().unwrap();
+
+    let log = store.read_events("run_ev").unwrap();
+    assert_eq!(log.events, written, "unknown event types are kept");
+    assert_eq!(log.truncated_tail, None);
+    let lines = store.read_event_lines("run_ev", None, 100).unwrap();
+    let expected: Vec<(u64, String)> = written
+        .iter()
+        .map(|e| (e.seq, serde_json::to_string(e).unwrap()))
+        .collect();
+    assert_eq!(
+        lines
+            .iter()
+            .map(|l| (l.seq, l.line.clone()))
+            .collect::<Vec<_>>(),
+        expected
+    );
+    let page = store.read_event_lines("run_ev", Some(1), 2).unwrap();
+    assert_eq!(page.iter().map(|l| l.seq).collect::<Vec<_>>(), [2, 3]);
+    assert!(
+        store
+            .read_event_lines("run_ev", Some(4), 10)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .read_event_lines("run_none", None, 10)
+            .unwrap()
+            .is_empty()
+    );
+    match store.backend {
+        Backend::Sqlite => assert_eq!(
+            store.events_file("run_ev").unwrap(),
+            Some(store.events_path("run_ev").unwrap())
+        ),
+        Backend::Postgres => assert_eq!(store.events_file("run_ev").unwrap(), None),
+    }
+    drop(files);
+}
+
+fn the_run_folder_keeps_stderr_whatever_the_backend(store: &TestStore) {
+    let files = store.create_run_files("run_err").unwrap();
+    assert_eq!(files.dir(), store.runs_dir().join("run_err"));
+    let (_events, mut stderr) = files.into_writers();
+    stderr.write_bytes(b"warning: first\n").unwrap();
+    assert_eq!(
+        std::fs::read(store.stderr_path("run_err").unwrap()).unwrap(),
+        b"warning: first\n"
+    );
+}
+
+fn a_run_is_opened_for_writing_once(store: &TestStore) {
+    let _first = store.create_run_files("run_once").unwrap();
+    let err = store.create_run_files("run_once").unwrap_err();
+    assert!(matches!(err, StoreError::RunFilesExist { .. }), "{err:?}");
+    let err = store.create_run_files("../out").unwrap_err();
+    assert!(matches!(err, StoreError::InvalidRunId { .. }), "{err:?}");
+}
+
+pub fn events(run_id: &str) -> Vec<Event> {
     let ts = "2026-05-01T12:00:00.123Z";
     let unknown: Event = serde_json::from_str(&format!(
         r#"{{"v":1,"ts":"{ts}","run_id":"{run_id}","seq":3,"type":"from_the_future","x":[1,2]}}"#

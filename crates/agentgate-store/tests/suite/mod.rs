@@ -6,6 +6,8 @@ mod jobs;
 mod migrations;
 mod open;
 mod owners;
+mod postgres_events;
+mod postgres_schema;
 mod runs;
 mod schema_doc;
 mod session_locks;

@@ -231,3 +231,23 @@ pub fn failure_envelope(run_id: &str, kind: ErrorKind, exit_code: i32) -> Envelo
     }
     .with_error(&error, exit_code)
 }
+
+/// Runs `f` with a plain connection to the PostgreSQL database at `url`
+/// (outside any store), for tests that write or read behind the store's
+/// back.
+pub fn with_pg_client<T>(url: &str, f: impl AsyncFnOnce(&tokio_postgres::Client) -> T) -> T {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let driver = tokio::spawn(connection);
+        let value = f(&client).await;
+        drop(client);
+        let _ = driver.await;
+        value
+    })
+}

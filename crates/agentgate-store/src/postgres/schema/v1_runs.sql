@@ -1,6 +1,8 @@
 -- Runs, their attempts and events, sessions, thread totals, quota states.
+-- Names that are sorted or matched by prefix are COLLATE "C": byte order,
+-- whatever the database's locale, as in the SQLite store.
 CREATE TABLE runs (
-    run_id                      text PRIMARY KEY,
+    run_id                      text COLLATE "C" PRIMARY KEY,
     status                      text NOT NULL
                                 CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
     started_at                  timestamptz NOT NULL,
@@ -35,7 +37,7 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
 
 CREATE TABLE attempts (
-    run_id      text NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    run_id      text COLLATE "C" NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
     n           integer NOT NULL CHECK (n >= 1),
     provider    text NOT NULL,
     agent       text,
@@ -52,15 +54,15 @@ CREATE TABLE attempts (
 
 -- A run's events, one row per event: the JSON line exactly as written.
 CREATE TABLE run_events (
-    run_id text NOT NULL,
+    run_id text COLLATE "C" NOT NULL,
     seq    bigint NOT NULL CHECK (seq >= 0),
     line   text NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
 
 CREATE TABLE sessions (
-    name              text NOT NULL,
-    provider          text NOT NULL,
+    name              text COLLATE "C" NOT NULL,
+    provider          text COLLATE "C" NOT NULL,
     native_session_id text NOT NULL,
     cwd               text,
     created_at        timestamptz NOT NULL,
@@ -78,7 +80,7 @@ CREATE TABLE thread_totals (
 );
 
 CREATE TABLE quota (
-    provider   text PRIMARY KEY,
+    provider   text COLLATE "C" PRIMARY KEY,
     status     text NOT NULL,                    -- available | warning | exhausted
     reset_at   timestamptz,
     source     text NOT NULL,
