@@ -29,6 +29,7 @@ mod error;
 mod event_log;
 mod job_queue;
 mod jobs;
+mod lease;
 mod location;
 mod owner;
 #[cfg(feature = "postgres")]
@@ -51,6 +52,8 @@ pub use jobs::{
 };
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};
+#[cfg(feature = "postgres")]
+pub use postgres::{PG_SCHEMA_VERSION, PgOptions, PgStore};
 pub use records::{
     AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunRecord, RunStatus, RunSummary,
     SessionRecord, UnknownName, effective_status,
@@ -61,8 +64,6 @@ pub use run_store::{
     AMBIGUOUS_CANDIDATES_SHOWN, EVENTS_FILE_NAME, EventLine, RunStore, STDERR_FILE_NAME,
 };
 pub use session_lock::{SessionLock, lock_file_name};
-#[cfg(feature = "postgres")]
-pub use postgres::{PG_SCHEMA_VERSION, PgOptions, PgStore};
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
 
 /// The default store: SQLite.

@@ -41,8 +41,9 @@ use tokio_postgres::Transaction;
 use crate::error::StoreError;
 
 mod connect;
+mod job_queue;
+mod jobs;
 mod migrations;
-mod wip_job_queue;
 mod wip_run_store;
 
 pub use migrations::PG_SCHEMA_VERSION;
@@ -299,14 +300,16 @@ mod tests {
     /// The database the tests use: `AGENTGATE_TEST_POSTGRES`
     /// (scripts/pg-cluster.sh prints one).
     fn url() -> String {
-        std::env::var("AGENTGATE_TEST_POSTGRES")
-            .expect("AGENTGATE_TEST_POSTGRES names the test cluster (scripts/pg-cluster.sh start DIR)")
+        std::env::var("AGENTGATE_TEST_POSTGRES").expect(
+            "AGENTGATE_TEST_POSTGRES names the test cluster (scripts/pg-cluster.sh start DIR)",
+        )
     }
 
     #[test]
     fn a_transaction_runs_and_commits_on_the_store_runtime() {
         let dir = tempfile::tempdir().unwrap();
-        let store = PgStore::connect(&url(), dir.path().join("runs"), &PgOptions::default()).unwrap();
+        let store =
+            PgStore::connect(&url(), dir.path().join("runs"), &PgOptions::default()).unwrap();
         let n: i64 = store
             .transaction("count", |tx| {
                 Box::pin(async move {
@@ -317,12 +320,17 @@ mod tests {
             .unwrap();
         assert!(n >= 0);
         // From inside another runtime's worker, too.
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let version: i32 = rt.block_on(async {
             store
                 .call("version", |client| {
                     Box::pin(async move {
-                        Ok(client.query_one("SELECT version FROM agentgate_schema", &[]).await?.try_get(0)?)
+                        Ok(client
+                            .query_one("SELECT version FROM agentgate_schema", &[])
+                            .await?
+                            .try_get(0)?)
                     })
                 })
                 .unwrap()
