@@ -529,3 +529,48 @@ fn record_from_row(row: &Row) -> Result<JobRecord, PgError> {
         ended_at: row.try_get("ended_at")?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan of `sql` on the v1 jobs table, created in a schema of its
+    /// own inside a transaction that is rolled back.
+    async fn plan_of(sql: &str) -> String {
+        let url = std::env::var("AGENTGATE_TEST_POSTGRES")
+            .expect("AGENTGATE_TEST_POSTGRES names the test cluster");
+        let (mut client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let tx = client.transaction().await.unwrap();
+        tx.batch_execute(
+            "CREATE SCHEMA agentgate_plan; SET LOCAL search_path = agentgate_plan; \
+             SET LOCAL enable_seqscan = off;",
+        )
+        .await
+        .unwrap();
+        tx.batch_execute(include_str!("schema/v1_jobs.sql"))
+            .await
+            .unwrap();
+        let rows = tx.query(&format!("EXPLAIN {sql}"), &[]).await.unwrap();
+        let plan: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+        tx.rollback().await.unwrap();
+        plan.join("\n")
+    }
+
+    /// An empty table's plan is the planner's whim, so sequential scans are
+    /// off: what is checked is that the partial index serves the claim's
+    /// filter and order, with no sort.
+    #[test]
+    fn the_claim_walks_its_partial_index_without_sorting_the_queue() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let plan = rt.block_on(plan_of(&NEXT_QUEUED.replace("$4", "now()")));
+        assert!(plan.contains("Index Scan using jobs_claim"), "{plan}");
+        assert!(plan.contains("LockRows"), "{plan}");
+        assert!(!plan.contains("Sort"), "{plan}");
+    }
+}
