@@ -29,6 +29,7 @@ mod error;
 mod event_log;
 mod job_queue;
 mod jobs;
+mod lease;
 mod location;
 mod owner;
 #[cfg(feature = "postgres")]

@@ -51,6 +51,8 @@ use crate::error::StoreError;
 
 mod connect;
 mod events;
+mod job_queue;
+mod jobs;
 mod migrations;
 mod quota;
 mod run_store;
@@ -59,7 +61,6 @@ mod session_locks;
 mod sessions;
 mod thread_totals;
 mod values;
-mod wip_job_queue;
 
 pub use migrations::PG_SCHEMA_VERSION;
 

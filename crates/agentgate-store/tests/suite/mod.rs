@@ -5,6 +5,7 @@ mod job_lists;
 mod jobs;
 mod migrations;
 mod open;
+mod pg_queue;
 mod owners;
 mod postgres_events;
 mod postgres_schema;

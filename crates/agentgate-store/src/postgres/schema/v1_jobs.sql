@@ -1,7 +1,7 @@
 -- The job queue (see crate::job_queue for the rules).
 CREATE TABLE jobs (
     seq              bigserial PRIMARY KEY,          -- submission order
-    job_id           text NOT NULL UNIQUE,           -- a run id: the job's run has the same id
+    job_id           text COLLATE "C" NOT NULL UNIQUE, -- a run id; byte order, as SQLite's
     request          text NOT NULL,                  -- the run request, JSON as submitted
     state            text NOT NULL
                      CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled',
@@ -25,6 +25,8 @@ CREATE TABLE jobs (
     CHECK ((state = 'running') = (lease_expires_at IS NOT NULL)),
     CHECK ((state IN ('queued', 'running')) = (ended_at IS NULL))
 );
+-- The claim walks jobs_claim in claim order (no sort); expire_leases walks
+-- jobs_leases; list_jobs the others.
 CREATE INDEX jobs_claim ON jobs (priority DESC, created_at, seq) WHERE state = 'queued';
 CREATE INDEX jobs_leases ON jobs (lease_expires_at) WHERE state = 'running';
 CREATE INDEX jobs_by_created ON jobs (created_at DESC, job_id DESC);
