@@ -58,11 +58,11 @@ pub use records::{
     AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunRecord, RunStatus, RunSummary,
     SessionRecord, UnknownName, effective_status,
 };
-pub use run_files::{EventSink, EventsWriter, RunFiles, StderrWriter};
-pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
-pub use run_store::{
-    AMBIGUOUS_CANDIDATES_SHOWN, EVENTS_FILE_NAME, EventLine, RunStore, STDERR_FILE_NAME,
+pub use run_files::{
+    EVENTS_FILE_NAME, EventSink, EventsWriter, RunFiles, STDERR_FILE_NAME, StderrWriter,
 };
+pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
+pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EventLine, RunStore};
 pub use session_lock::{SessionLock, lock_file_name};
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
 

@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use agentgate_protocol::Event;
 
 use crate::error::StoreError;
-use crate::run_store::RunStore;
+
+/// File name of a run's event log inside its folder.
+pub const EVENTS_FILE_NAME: &str = "events.jsonl";
+/// File name of a run's provider stderr inside its folder.
+pub const STDERR_FILE_NAME: &str = "stderr.log";
 
 /// Where a run's events are appended as it runs: the run's `events.jsonl`
 /// ([`EventsWriter`], SQLite) or rows of the store (PostgreSQL). Events are
@@ -23,7 +27,7 @@ pub trait EventSink: Send + std::fmt::Debug {
 }
 
 /// The open files of one run's folder, `<runs_dir>/<run_id>/`, and its
-/// event log ([`RunStore::create_run_files`] opens the backend's).
+/// event log (`RunStore::create_run_files` opens the backend's).
 ///
 /// Writes go straight to the files, one `write` per event, with no buffer in
 /// between: if agentgate dies, at most the event being written is lost (the
@@ -46,9 +50,9 @@ impl RunFiles {
     /// `events.jsonl`: one run, one writer. On Unix the folders are created
     /// private to the user (mode 700) and the files mode 600: events and
     /// stderr can hold code, paths and secrets from the agent's work.
-    pub fn create<S: RunStore + ?Sized>(store: &S, run_id: &str) -> Result<Self, StoreError> {
-        let dir = create_run_dir(store, run_id)?;
-        let events_path = store.events_path(run_id)?;
+    pub fn create(dir: PathBuf, run_id: &str) -> Result<Self, StoreError> {
+        create_run_dir(&dir)?;
+        let events_path = dir.join(EVENTS_FILE_NAME);
         let events = open_private(&events_path, true).map_err(|source| {
             if source.kind() == io::ErrorKind::AlreadyExists {
                 StoreError::RunFilesExist {
@@ -63,7 +67,7 @@ impl RunFiles {
                 }
             }
         })?;
-        let stderr_path = store.stderr_path(run_id)?;
+        let stderr_path = dir.join(STDERR_FILE_NAME);
         let stderr = open_private(&stderr_path, false).map_err(|source| StoreError::Io {
             op: "create the stderr file",
             path: stderr_path.clone(),
@@ -87,13 +91,13 @@ impl RunFiles {
     /// event log: for a backend that keeps events elsewhere than
     /// `events.jsonl`. Fails with [`StoreError::RunFilesExist`] if the run
     /// already has a `stderr.log`.
-    pub fn with_events<S: RunStore + ?Sized>(
-        store: &S,
+    pub fn with_events(
+        dir: PathBuf,
         run_id: &str,
         events: Box<dyn EventSink>,
     ) -> Result<Self, StoreError> {
-        let dir = create_run_dir(store, run_id)?;
-        let stderr_path = store.stderr_path(run_id)?;
+        create_run_dir(&dir)?;
+        let stderr_path = dir.join(STDERR_FILE_NAME);
         let stderr = open_private(&stderr_path, true).map_err(|source| {
             if source.kind() == io::ErrorKind::AlreadyExists {
                 StoreError::RunFilesExist {
@@ -248,15 +252,13 @@ impl Write for StderrWriter {
     }
 }
 
-/// Creates the folder of run `run_id`, private to the user.
-fn create_run_dir<S: RunStore + ?Sized>(store: &S, run_id: &str) -> Result<PathBuf, StoreError> {
-    let dir = store.run_dir(run_id)?;
-    create_private_dir(&dir).map_err(|source| StoreError::Io {
+/// Creates a run's folder, private to the user.
+fn create_run_dir(dir: &Path) -> Result<(), StoreError> {
+    create_private_dir(dir).map_err(|source| StoreError::Io {
         op: "create the run folder",
-        path: dir.clone(),
+        path: dir.to_path_buf(),
         source,
-    })?;
-    Ok(dir)
+    })
 }
 
 /// Creates `dir` and its missing parents, private to the user on Unix.

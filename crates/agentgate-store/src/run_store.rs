@@ -7,14 +7,10 @@ use agentgate_protocol::{Envelope, Usage};
 use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
-use crate::run_files::RunFiles;
+use crate::run_files::{EVENTS_FILE_NAME, RunFiles, STDERR_FILE_NAME};
 use crate::run_id::validate_run_id;
 use crate::session_lock::SessionLock;
 
-/// File name of a run's event log inside its folder.
-pub const EVENTS_FILE_NAME: &str = "events.jsonl";
-/// File name of a run's provider stderr inside its folder.
-pub const STDERR_FILE_NAME: &str = "stderr.log";
 /// How many candidates [`StoreError::AmbiguousRunId`] lists at most.
 pub const AMBIGUOUS_CANDIDATES_SHOWN: usize = 10;
 
@@ -151,7 +147,7 @@ pub trait RunStore: Send + Sync {
     /// for writing. Fails with [`StoreError::RunFilesExist`] if the run was
     /// opened before: one run, one writer.
     fn create_run_files(&self, run_id: &str) -> Result<RunFiles, StoreError> {
-        RunFiles::create(self, run_id)
+        RunFiles::create(self.run_dir(run_id)?, run_id)
     }
 
     /// The file to follow to see the run's events as they are written, or

@@ -161,7 +161,7 @@ impl RunStore for PgStore {
     fn create_run_files(&self, run_id: &str) -> Result<RunFiles, StoreError> {
         validate_run_id(run_id)?;
         let sink = PgEventSink::start(self, run_id);
-        RunFiles::with_events(self, run_id, Box::new(sink))
+        RunFiles::with_events(self.run_dir(run_id)?, run_id, Box::new(sink))
     }
 
     /// Events are rows, not a file: follow them with
