@@ -24,6 +24,14 @@ pub trait EventSink: Send + std::fmt::Debug {
     /// Waits until every event appended so far is stored durably (a file:
     /// fsync; a database: committed).
     fn sync(&mut self) -> Result<(), StoreError>;
+
+    /// Waits until every event appended so far can be read by others (a
+    /// file: at once, nothing to wait for; a database: committed). A run
+    /// calls it before recording its result, so a reader that sees the run
+    /// ended sees all its events.
+    fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// The open files of one run's folder, `<runs_dir>/<run_id>/`, and its
@@ -135,6 +143,12 @@ impl RunFiles {
     /// Appends raw bytes to `stderr.log`.
     pub fn write_stderr(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
         self.stderr.write_bytes(bytes)
+    }
+
+    /// Waits until the events written so far can be read by others
+    /// ([`EventSink::flush`]).
+    pub fn flush_events(&mut self) -> Result<(), StoreError> {
+        self.events.flush()
     }
 
     /// Stores the events durably and flushes `stderr.log` to the disk.

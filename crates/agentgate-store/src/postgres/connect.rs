@@ -27,6 +27,15 @@ impl PgStore {
                 store: database.clone(),
                 reason: format!("not a PostgreSQL connection URL: {e}"),
             })?;
+        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
+            return Err(StoreError::InvalidStore {
+                store: database,
+                reason: "this agentgate does not speak TLS to PostgreSQL yet (sslmode=require); \
+                         connect over a Unix socket (?host=/run/postgresql) or a trusted \
+                         network without sslmode"
+                    .to_owned(),
+            });
+        }
         let runs_dir = runs_dir.into();
         crate::run_files::create_private_dir(&runs_dir)
             .and_then(|()| crate::run_files::make_private(&runs_dir))
@@ -51,7 +60,7 @@ impl PgStore {
                 reason,
             })?;
         let store = PgStore::from_parts(runtime, pool, database, runs_dir);
-        let migrated = store.call("migrate the schema", |client| {
+        let migrated = store.call("connect and migrate the schema", |client| {
             Box::pin(async move { migrations::migrate(client).await })
         })?;
         if let migrations::Migrated::TooNew(found) = migrated {

@@ -123,6 +123,11 @@ impl EventSink for PgEventSink {
         self.send(Message::Line { seq, line })
     }
 
+    fn flush(&mut self) -> Result<(), StoreError> {
+        // Committed is as durable as this backend gets.
+        self.sync()
+    }
+
     fn sync(&mut self) -> Result<(), StoreError> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         self.send(Message::Sync(tx))?;

@@ -64,3 +64,23 @@ fn a_database_of_a_newer_agentgate_is_refused() {
     );
     assert!(err.to_string().contains("upgrade agentgate"), "{err}");
 }
+
+#[test]
+fn tls_is_refused_up_front_and_the_password_is_never_shown() {
+    let url = fresh_pg_database().replacen("agentgate@", "agentgate:s3cret-pw@", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let err = PgStore::connect(
+        &format!("{url}&sslmode=require"),
+        dir.path().join("runs"),
+        &PgOptions::default(),
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, StoreError::InvalidStore { .. }), "{err:?}");
+    assert!(text.contains("TLS") && !text.contains("s3cret-pw"), "{text}");
+    // The same URL without sslmode connects (trust authentication ignores
+    // the password), and the store names the database without it.
+    let store = PgStore::connect(&url, dir.path().join("runs"), &PgOptions::default()).unwrap();
+    assert!(!store.database().contains("s3cret-pw"), "{}", store.database());
+    assert!(!format!("{store:?}").contains("s3cret-pw"));
+}
