@@ -77,10 +77,17 @@ fn tls_is_refused_up_front_and_the_password_is_never_shown() {
     .unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, StoreError::InvalidStore { .. }), "{err:?}");
-    assert!(text.contains("TLS") && !text.contains("s3cret-pw"), "{text}");
+    assert!(
+        text.contains("TLS") && !text.contains("s3cret-pw"),
+        "{text}"
+    );
     // The same URL without sslmode connects (trust authentication ignores
     // the password), and the store names the database without it.
     let store = PgStore::connect(&url, dir.path().join("runs"), &PgOptions::default()).unwrap();
-    assert!(!store.database().contains("s3cret-pw"), "{}", store.database());
+    assert!(
+        !store.database().contains("s3cret-pw"),
+        "{}",
+        store.database()
+    );
     assert!(!format!("{store:?}").contains("s3cret-pw"));
 }
