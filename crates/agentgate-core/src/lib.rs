@@ -29,5 +29,6 @@ pub mod request;
 pub mod retry_on;
 pub mod run;
 pub mod settings;
+pub mod store_choice;
 pub mod supervise;
 pub mod workspace;

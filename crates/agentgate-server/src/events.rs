@@ -16,6 +16,11 @@
 //! [`EventStreamOptions::poll`](crate::EventStreamOptions::poll), reads again. A queued run has no file yet:
 //! the follower waits for it.
 //!
+//! A store that keeps events in a table (PostgreSQL: any host's runs, any
+//! host's server) has no file ([`RunStore::events_file`] is `None`): the
+//! follower polls [`RunStore::read_event_lines`] for the lines after the
+//! last seq it sent, the same lines the file would hold.
+//!
 //! ## A job that runs again
 //!
 //! A job runs again after a recoverable failure (a retry), a quota wait or
@@ -55,7 +60,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use agentgate_store::{JobQueue, RunStatus, RunStore, validate_run_id};
+use agentgate_store::{RunStatus, RunStore, validate_run_id};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -72,6 +77,8 @@ use crate::views::StreamEnd;
 pub const BUFFERED_MESSAGES: usize = 32;
 /// Bytes read from the file at a time.
 pub const READ_CHUNK: usize = 16 * 1024;
+/// Event lines read from the store's table at a time.
+const TABLE_BATCH: usize = 256;
 /// The longest line a stream carries; a longer one ends the stream.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
@@ -100,13 +107,13 @@ pub async fn run_events(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Message>>, ApiError> {
     let after = last_event_id(&headers)?;
-    let (watched, path) = watch(&state, id).await?;
+    let (watched, feed) = watch(&state, id).await?;
     let options = state.event_streams;
     let (tx, rx) = mpsc::channel(BUFFERED_MESSAGES);
     let follower = Follower {
         state,
         watched,
-        path,
+        feed,
         after,
         tx,
         run_index: 1,
@@ -151,9 +158,34 @@ enum Watched {
     Run(String),
 }
 
-/// The run `id` (a job, else a run of the store) and its events file; 404
-/// when there is neither.
-async fn watch(state: &Arc<AppState>, id: String) -> Result<(Watched, PathBuf), ApiError> {
+/// Where a run's events are read from.
+#[derive(Debug, Clone)]
+enum Feed {
+    /// Its events file.
+    File(PathBuf),
+    /// The store's table, by run id.
+    Table(String),
+}
+
+impl Feed {
+    fn of(store: &dyn RunStore, run_id: &str) -> Result<Feed, agentgate_store::StoreError> {
+        Ok(match store.events_file(run_id)? {
+            Some(path) => Feed::File(path),
+            None => Feed::Table(run_id.to_owned()),
+        })
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Feed::File(path) => path.display().to_string(),
+            Feed::Table(run_id) => format!("the events of run {run_id}"),
+        }
+    }
+}
+
+/// The run `id` (a job, else a run of the store) and where its events are;
+/// 404 when there is neither.
+async fn watch(state: &Arc<AppState>, id: String) -> Result<(Watched, Feed), ApiError> {
     let store = Arc::clone(&state.store);
     let lookup = id.clone();
     let found = tokio::task::spawn_blocking(move || {
@@ -167,7 +199,7 @@ async fn watch(state: &Arc<AppState>, id: String) -> Result<(Watched, PathBuf), 
         } else {
             return Ok(None);
         };
-        Ok(Some((watched, store.events_path(&lookup)?)))
+        Ok(Some((watched, Feed::of(store.as_ref(), &lookup)?)))
     })
     .await
     .map_err(|e| ApiError::internal(format!("looking up the run failed: {e}")))?
@@ -193,8 +225,8 @@ enum Step {
 struct Follower {
     state: Arc<AppState>,
     watched: Watched,
-    /// The events file followed now.
-    path: PathBuf,
+    /// Where the followed run's events are.
+    feed: Feed,
     /// `Last-Event-ID`: only messages with a larger id are sent.
     after: Option<u64>,
     tx: mpsc::Sender<Message>,
@@ -228,25 +260,33 @@ impl Follower {
             }
             // Likewise a job's next run: once it exists, the followed one
             // has written everything.
-            let next = self.next_run_path().await;
-            if file.is_none() {
-                match tokio::fs::File::open(&self.path).await {
-                    Ok(f) => file = Some(f),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => {
-                        tracing::warn!(path = %self.path.display(), error = %e, "cannot open a run's events");
+            let next = self.next_run_feed().await;
+            match self.feed.clone() {
+                Feed::File(path) => {
+                    if file.is_none() {
+                        match tokio::fs::File::open(&path).await {
+                            Ok(f) => file = Some(f),
+                            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                            Err(e) => {
+                                tracing::warn!(path = %path.display(), error = %e, "cannot open a run's events");
+                                return;
+                            }
+                        }
+                    }
+                    if let Some(f) = file.as_mut()
+                        && let Step::Done = self.read_new(f, &mut pending, &mut chunk).await
+                    {
+                        return;
+                    }
+                }
+                Feed::Table(run_id) => {
+                    if let Step::Done = self.read_table(&run_id).await {
                         return;
                     }
                 }
             }
-            if let Some(f) = file.as_mut() {
-                match self.read_new(f, &mut pending, &mut chunk).await {
-                    Step::More => {}
-                    Step::Done => return,
-                }
-            }
-            if let Some(path) = next {
-                self.follow_next_run(path);
+            if let Some(feed) = next {
+                self.follow_next_run(feed);
                 file = None;
                 pending.clear();
                 continue;
@@ -275,24 +315,32 @@ impl Follower {
         }
     }
 
-    /// The events file of the job's next run, once that run has one.
-    async fn next_run_path(&self) -> Option<PathBuf> {
+    /// Where the job's next run's events are, once that run has started
+    /// (its events file exists; without files, its run is stored).
+    async fn next_run_feed(&self) -> Option<Feed> {
         let Watched::Job(id) = &self.watched else {
             return None;
         };
         let next = format!("{id}.{}", self.run_index + 1);
-        let path = self.state.store.events_path(&next).ok()?;
-        tokio::fs::try_exists(&path)
-            .await
-            .unwrap_or(false)
-            .then_some(path)
+        let store = Arc::clone(&self.state.store);
+        let feed = tokio::task::spawn_blocking(move || -> Option<Feed> {
+            match Feed::of(store.as_ref(), &next).ok()? {
+                Feed::File(path) => path.exists().then_some(Feed::File(path)),
+                Feed::Table(run_id) => store
+                    .get_run(&run_id)
+                    .ok()
+                    .flatten()
+                    .map(|_| Feed::Table(run_id)),
+            }
+        });
+        feed.await.ok().flatten()
     }
 
     /// Go on with the job's next run: its ids continue after this run's.
-    fn follow_next_run(&mut self, path: PathBuf) {
+    fn follow_next_run(&mut self, feed: Feed) {
         self.offset += self.last_seq.map_or(0, |seq| seq + 1);
         self.run_index += 1;
-        self.path = path;
+        self.feed = feed;
         self.last_seq = None;
         self.saw_result = false;
         self.told_requeued = false;
@@ -331,6 +379,36 @@ impl Follower {
         }
     }
 
+    /// Sends every line the store's table has now after the last one sent.
+    async fn read_table(&mut self, run_id: &str) -> Step {
+        loop {
+            let store = Arc::clone(&self.state.store);
+            let (run, after) = (run_id.to_owned(), self.last_seq);
+            let read = tokio::task::spawn_blocking(move || {
+                store.read_event_lines(&run, after, TABLE_BATCH)
+            })
+            .await;
+            let lines = match read {
+                Ok(Ok(lines)) => lines,
+                Ok(Err(e)) => {
+                    // Asked again at the next poll.
+                    tracing::warn!(events = %self.feed.describe(), error = %e, "cannot read a run's events");
+                    return Step::More;
+                }
+                Err(_) => return Step::Done,
+            };
+            let full = lines.len() == TABLE_BATCH;
+            for line in lines {
+                if let Step::Done = self.send_line(line.line.as_bytes()).await {
+                    return Step::Done;
+                }
+            }
+            if !full {
+                return Step::More;
+            }
+        }
+    }
+
     /// Sends every complete line the file has now.
     async fn read_new(
         &mut self,
@@ -343,7 +421,7 @@ impl Follower {
                 Ok(0) => return Step::More,
                 Ok(n) => n,
                 Err(e) => {
-                    tracing::warn!(path = %self.path.display(), error = %e, "cannot read a run's events");
+                    tracing::warn!(events = %self.feed.describe(), error = %e, "cannot read a run's events");
                     return Step::Done;
                 }
             };
@@ -364,7 +442,7 @@ impl Follower {
             }
             pending.extend_from_slice(fresh);
             if pending.len() > MAX_LINE {
-                tracing::warn!(path = %self.path.display(), "an event line is longer than the stream's limit");
+                tracing::warn!(events = %self.feed.describe(), "an event line is longer than the stream's limit");
                 return Step::Done;
             }
         }
@@ -381,11 +459,11 @@ impl Follower {
             std::str::from_utf8(line),
             serde_json::from_slice::<Head<'_>>(line),
         ) else {
-            tracing::warn!(path = %self.path.display(), "skipped a damaged line of a run's events");
+            tracing::warn!(events = %self.feed.describe(), "skipped a damaged line of a run's events");
             return Step::More;
         };
         if text.contains('\r') {
-            tracing::warn!(path = %self.path.display(), "skipped an event line with a carriage return");
+            tracing::warn!(events = %self.feed.describe(), "skipped an event line with a carriage return");
             return Step::More;
         }
         let id = self.offset + head.seq;

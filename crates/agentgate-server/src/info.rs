@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use agentgate_core::provider_listing::{self, ProviderListing};
 use agentgate_core::quota_report;
-use agentgate_store::{JobQueue, RunStore, StoreError};
+use agentgate_store::StoreError;
 use axum::Json;
 use axum::extract::{Path, State};
 use jiff::Timestamp;
@@ -26,10 +26,10 @@ use crate::views::{
 async fn with_store<T, F>(state: &Arc<AppState>, f: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
-    F: FnOnce(&agentgate_store::Store) -> Result<T, ApiError> + Send + 'static,
+    F: FnOnce(&dyn agentgate_store::StoreBackend) -> Result<T, ApiError> + Send + 'static,
 {
     let store = Arc::clone(&state.store);
-    tokio::task::spawn_blocking(move || f(&store))
+    tokio::task::spawn_blocking(move || f(store.as_ref()))
         .await
         .map_err(|e| ApiError::internal(format!("a store call failed: {e}")))?
 }

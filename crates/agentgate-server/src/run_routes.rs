@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use agentgate_core::request::{RequestError, RunRequest};
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource};
-use agentgate_store::{CancelOutcome, JobQueue, JobRecord, JobState, NewJob};
+use agentgate_store::{CancelOutcome, JobRecord, JobState, NewJob};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};

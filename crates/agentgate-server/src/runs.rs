@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use agentgate_store::{JobCursor, JobFilter, JobQueue, JobState, validate_run_id};
+use agentgate_store::{JobCursor, JobFilter, JobState, validate_run_id};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};

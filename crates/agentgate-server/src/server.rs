@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgate_core::config::Config;
-use agentgate_store::{JobQueue, Store};
+use agentgate_store::JobQueue;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -46,6 +46,11 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7700";
 /// How long requests in flight may take to finish after a stop signal.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 
+/// The most connections a server keeps to a PostgreSQL store: the request
+/// handlers' reads, the executor's claims and heartbeats, and the runs'
+/// event writers share them.
+pub const STORE_POOL_SIZE: usize = 16;
+
 /// What `agentgate serve` was asked for.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
@@ -55,6 +60,9 @@ pub struct ServeOptions {
     pub token_file: Option<PathBuf>,
     /// `--config`: the config file (else discovered as for every command).
     pub config: Option<PathBuf>,
+    /// `--store` or `AGENTGATE_STORE`: the store, else the config's
+    /// `store:`, else the default SQLite file.
+    pub store: Option<agentgate_store::StoreLocation>,
     /// How long requests in flight, and running jobs, may take to finish
     /// at shutdown.
     pub grace: Duration,
@@ -71,6 +79,7 @@ impl Default for ServeOptions {
             listen: DEFAULT_LISTEN.to_owned(),
             token_file: None,
             config: None,
+            store: None,
             grace: DEFAULT_GRACE,
             keeper: None,
             keep_alive: crate::state::DEFAULT_KEEP_ALIVE,
@@ -121,7 +130,9 @@ impl Server {
         let config = Config::load(options.config.as_deref())?;
         raise_open_files_limit();
         let clock = crate::clock::from_env()?;
-        let store = Arc::new(Store::open_default()?);
+        let location =
+            agentgate_core::store_choice::choose(options.store.clone(), config.store.as_ref())?;
+        let store = agentgate_store::open_store(&location, STORE_POOL_SIZE)?;
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
@@ -239,7 +250,7 @@ fn raise_open_files_limit() {
 /// The schedules and watched folders, on the server's store and clock.
 fn start_automation(
     config: &Config,
-    store: Arc<agentgate_store::Store>,
+    store: Arc<dyn agentgate_store::StoreBackend>,
     clock: Arc<dyn Clock>,
 ) -> Result<Option<Automation>, ServeError> {
     if config.schedules.is_empty() && config.watches.is_empty() {

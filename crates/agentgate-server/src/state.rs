@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use agentgate_core::config::Config;
 use agentgate_core::health::HealthReport;
-use agentgate_store::Store;
+use agentgate_store::StoreBackend;
 use tokio::sync::Mutex;
 
 use crate::executor::Executor;
@@ -22,7 +22,7 @@ pub struct AppState {
     /// The config loaded at start (providers, agents, chains).
     pub config: Config,
     /// The store `agentgate run` uses: runs, sessions, quota, jobs.
-    pub store: Arc<Store>,
+    pub store: Arc<dyn StoreBackend>,
     /// The queue's executor (woken on enqueue, told of cancels).
     pub queue: Arc<Executor>,
     /// How `GET /v1/runs/{id}/events` polls and keeps streams alive.
@@ -43,7 +43,12 @@ pub struct AppState {
 impl AppState {
     /// The state for `token`, `config`, `store` and the executor, with the
     /// default health cache and event stream timing.
-    pub fn new(token: Token, config: Config, store: Arc<Store>, queue: Arc<Executor>) -> AppState {
+    pub fn new(
+        token: Token,
+        config: Config,
+        store: Arc<dyn StoreBackend>,
+        queue: Arc<Executor>,
+    ) -> AppState {
         AppState {
             token,
             config,

@@ -112,6 +112,27 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
 
+    /// A PostgreSQL call failed: no connection, a query refused, a timeout.
+    #[error("failed to {op} in the run store {database}: {message}")]
+    Postgres {
+        /// What was being done, e.g. `insert run`.
+        op: &'static str,
+        /// The database's URL, without its password.
+        database: String,
+        /// The server's or the driver's message.
+        message: String,
+    },
+
+    /// A store named by `--store`, `AGENTGATE_STORE` or the config's
+    /// `store:` that agentgate cannot use as given.
+    #[error("invalid store `{store}`: {reason}")]
+    InvalidStore {
+        /// The store as given, without a password.
+        store: String,
+        /// What is wrong, and what would be right.
+        reason: String,
+    },
+
     /// A stored value this version cannot read.
     #[error(
         "failed to {op} in the run store {}: column `{column}` holds `{value}`, which this \

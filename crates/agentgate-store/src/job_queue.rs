@@ -38,9 +38,19 @@
 //! `UPDATE jobs SET state = 'running', ... WHERE seq = (SELECT seq FROM jobs
 //! WHERE state = 'queued' AND not_before <= :now ORDER BY priority DESC,
 //! created_at, seq LIMIT 1) RETURNING ...`; the write lock makes two
-//! claimers take turns, so they never get the same job. PostgreSQL will run
-//! the same statement with `FOR UPDATE SKIP LOCKED` in the subquery, so
-//! claimers skip each other's rows instead of waiting.
+//! claimers take turns, so they never get the same job.
+//!
+//! PostgreSQL runs the same statement, alone (no transaction around it),
+//! with `FOR UPDATE SKIP LOCKED` in the subquery: the subquery walks the
+//! partial index `jobs_claim` (`WHERE state = 'queued'`) in claim order and
+//! locks the first ready row that no other session has locked; a row
+//! another claimer changed meanwhile is re-checked under read committed and
+//! passed over once it is no longer queued. Concurrent claimers thus take
+//! different jobs without waiting for each other's row locks, on one host
+//! or many. Every write under a lease is also one statement whose `WHERE`
+//! names the token (`state = 'running' AND lease_token = $token`): the
+//! database, not the executor, refuses a stale token, so no write from a
+//! lease that was taken back lands after it (fencing).
 //!
 //! Concurrency limits become more conditions on the subquery, on rows of the
 //! same table, e.g. for one turn at a time per session:
@@ -68,8 +78,9 @@ use crate::jobs::{
 
 /// The job queue: a backend's jobs table behind the rules above.
 ///
-/// The SQLite store ([`crate::SqliteStore`]) implements it; a PostgreSQL
-/// store will implement the same trait. Calls block, like [`crate::RunStore`].
+/// The SQLite store ([`crate::SqliteStore`]) and the PostgreSQL store
+/// (`PgStore`, feature `postgres`) implement it with the same semantics
+/// (the same tests run on both). Calls block, like [`crate::RunStore`].
 pub trait JobQueue: Send + Sync {
     /// Enqueues `job` at `now`. If its idempotency key was used before, the
     /// job enqueued first with that key is returned with `created: false`

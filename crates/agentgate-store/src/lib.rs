@@ -24,12 +24,16 @@
 
 #![warn(missing_docs)]
 
+mod backend;
 mod error;
 mod event_log;
 mod job_queue;
 mod jobs;
+mod lease;
 mod location;
 mod owner;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod records;
 mod run_files;
 mod run_id;
@@ -37,6 +41,7 @@ mod run_store;
 mod session_lock;
 mod sqlite;
 
+pub use backend::{StoreBackend, StoreLocation, open_store, redact_url};
 pub use error::StoreError;
 pub use event_log::{EventLog, TruncatedTail};
 pub use job_queue::JobQueue;
@@ -47,13 +52,17 @@ pub use jobs::{
 };
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};
+#[cfg(feature = "postgres")]
+pub use postgres::{PG_SCHEMA_VERSION, PgOptions, PgStore};
 pub use records::{
     AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunRecord, RunStatus, RunSummary,
     SessionRecord, UnknownName, effective_status,
 };
-pub use run_files::{EventsWriter, RunFiles, StderrWriter};
+pub use run_files::{
+    EVENTS_FILE_NAME, EventSink, EventsWriter, RunFiles, STDERR_FILE_NAME, StderrWriter,
+};
 pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
-pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EVENTS_FILE_NAME, RunStore, STDERR_FILE_NAME};
+pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EventLine, RunStore};
 pub use session_lock::{SessionLock, lock_file_name};
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
 

@@ -1,4 +1,5 @@
-//! Writing a run's folder: `events.jsonl` and `stderr.log`.
+//! Writing a run's folder: its events (`events.jsonl`, or the store's
+//! table where the backend keeps them: [`EventSink`]) and `stderr.log`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -7,9 +8,34 @@ use std::path::{Path, PathBuf};
 use agentgate_protocol::Event;
 
 use crate::error::StoreError;
-use crate::run_store::RunStore;
 
-/// The open files of one run's folder, `<runs_dir>/<run_id>/`.
+/// File name of a run's event log inside its folder.
+pub const EVENTS_FILE_NAME: &str = "events.jsonl";
+/// File name of a run's provider stderr inside its folder.
+pub const STDERR_FILE_NAME: &str = "stderr.log";
+
+/// Where a run's events are appended as it runs: the run's `events.jsonl`
+/// ([`EventsWriter`], SQLite) or rows of the store (PostgreSQL). Events are
+/// appended in `seq` order.
+pub trait EventSink: Send + std::fmt::Debug {
+    /// Appends one event.
+    fn write_event(&mut self, event: &Event) -> Result<(), StoreError>;
+
+    /// Waits until every event appended so far is stored durably (a file:
+    /// fsync; a database: committed).
+    fn sync(&mut self) -> Result<(), StoreError>;
+
+    /// Waits until every event appended so far can be read by others (a
+    /// file: at once, nothing to wait for; a database: committed). A run
+    /// calls it before recording its result, so a reader that sees the run
+    /// ended sees all its events.
+    fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// The open files of one run's folder, `<runs_dir>/<run_id>/`, and its
+/// event log (`RunStore::create_run_files` opens the backend's).
 ///
 /// Writes go straight to the files, one `write` per event, with no buffer in
 /// between: if agentgate dies, at most the event being written is lost (the
@@ -21,7 +47,7 @@ use crate::run_store::RunStore;
 #[derive(Debug)]
 pub struct RunFiles {
     dir: PathBuf,
-    events: EventsWriter,
+    events: Box<dyn EventSink>,
     stderr: StderrWriter,
 }
 
@@ -32,14 +58,9 @@ impl RunFiles {
     /// `events.jsonl`: one run, one writer. On Unix the folders are created
     /// private to the user (mode 700) and the files mode 600: events and
     /// stderr can hold code, paths and secrets from the agent's work.
-    pub fn create<S: RunStore + ?Sized>(store: &S, run_id: &str) -> Result<Self, StoreError> {
-        let dir = store.run_dir(run_id)?;
-        create_private_dir(&dir).map_err(|source| StoreError::Io {
-            op: "create the run folder",
-            path: dir.clone(),
-            source,
-        })?;
-        let events_path = store.events_path(run_id)?;
+    pub fn create(dir: PathBuf, run_id: &str) -> Result<Self, StoreError> {
+        create_run_dir(&dir)?;
+        let events_path = dir.join(EVENTS_FILE_NAME);
         let events = open_private(&events_path, true).map_err(|source| {
             if source.kind() == io::ErrorKind::AlreadyExists {
                 StoreError::RunFilesExist {
@@ -54,7 +75,7 @@ impl RunFiles {
                 }
             }
         })?;
-        let stderr_path = store.stderr_path(run_id)?;
+        let stderr_path = dir.join(STDERR_FILE_NAME);
         let stderr = open_private(&stderr_path, false).map_err(|source| StoreError::Io {
             op: "create the stderr file",
             path: stderr_path.clone(),
@@ -62,11 +83,46 @@ impl RunFiles {
         })?;
         Ok(Self {
             dir,
-            events: EventsWriter {
+            events: Box::new(EventsWriter {
                 file: events,
                 path: events_path,
                 len: 0,
+            }),
+            stderr: StderrWriter {
+                file: stderr,
+                path: stderr_path,
             },
+        })
+    }
+
+    /// Creates the run's folder and its `stderr.log`, with `events` as its
+    /// event log: for a backend that keeps events elsewhere than
+    /// `events.jsonl`. Fails with [`StoreError::RunFilesExist`] if the run
+    /// already has a `stderr.log`.
+    pub fn with_events(
+        dir: PathBuf,
+        run_id: &str,
+        events: Box<dyn EventSink>,
+    ) -> Result<Self, StoreError> {
+        create_run_dir(&dir)?;
+        let stderr_path = dir.join(STDERR_FILE_NAME);
+        let stderr = open_private(&stderr_path, true).map_err(|source| {
+            if source.kind() == io::ErrorKind::AlreadyExists {
+                StoreError::RunFilesExist {
+                    run_id: run_id.to_owned(),
+                    path: stderr_path.clone(),
+                }
+            } else {
+                StoreError::Io {
+                    op: "create the stderr file",
+                    path: stderr_path.clone(),
+                    source,
+                }
+            }
+        })?;
+        Ok(Self {
+            dir,
+            events,
             stderr: StderrWriter {
                 file: stderr,
                 path: stderr_path,
@@ -79,7 +135,7 @@ impl RunFiles {
         &self.dir
     }
 
-    /// Appends one event to `events.jsonl`.
+    /// Appends one event to the run's event log.
     pub fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
         self.events.write_event(event)
     }
@@ -89,14 +145,20 @@ impl RunFiles {
         self.stderr.write_bytes(bytes)
     }
 
-    /// Flushes both files to the disk (fsync).
-    pub fn sync(&self) -> Result<(), StoreError> {
+    /// Waits until the events written so far can be read by others
+    /// ([`EventSink::flush`]).
+    pub fn flush_events(&mut self) -> Result<(), StoreError> {
+        self.events.flush()
+    }
+
+    /// Stores the events durably and flushes `stderr.log` to the disk.
+    pub fn sync(&mut self) -> Result<(), StoreError> {
         self.events.sync()?;
         self.stderr.sync()
     }
 
     /// The two writers, to hand to different tasks.
-    pub fn into_writers(self) -> (EventsWriter, StderrWriter) {
+    pub fn into_writers(self) -> (Box<dyn EventSink>, StderrWriter) {
         (self.events, self.stderr)
     }
 }
@@ -151,6 +213,16 @@ impl EventsWriter {
     }
 }
 
+impl EventSink for EventsWriter {
+    fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
+        EventsWriter::write_event(self, event)
+    }
+
+    fn sync(&mut self) -> Result<(), StoreError> {
+        EventsWriter::sync(self)
+    }
+}
+
 /// Appends the raw bytes of the provider CLIs' stderr to a run's
 /// `stderr.log`.
 #[derive(Debug)]
@@ -192,6 +264,15 @@ impl Write for StderrWriter {
     fn flush(&mut self) -> io::Result<()> {
         self.file.flush()
     }
+}
+
+/// Creates a run's folder, private to the user.
+fn create_run_dir(dir: &Path) -> Result<(), StoreError> {
+    create_private_dir(dir).map_err(|source| StoreError::Io {
+        op: "create the run folder",
+        path: dir.to_path_buf(),
+        source,
+    })
 }
 
 /// Creates `dir` and its missing parents, private to the user on Unix.

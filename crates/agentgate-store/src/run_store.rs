@@ -7,25 +7,37 @@ use agentgate_protocol::{Envelope, Usage};
 use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::run_files::{EVENTS_FILE_NAME, RunFiles, STDERR_FILE_NAME};
 use crate::run_id::validate_run_id;
 use crate::session_lock::SessionLock;
 
-/// File name of a run's event log inside its folder.
-pub const EVENTS_FILE_NAME: &str = "events.jsonl";
-/// File name of a run's provider stderr inside its folder.
-pub const STDERR_FILE_NAME: &str = "stderr.log";
 /// How many candidates [`StoreError::AmbiguousRunId`] lists at most.
 pub const AMBIGUOUS_CANDIDATES_SHOWN: usize = 10;
 
+/// One stored event: its `seq` and its JSON line as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventLine {
+    /// The event's `seq`.
+    pub seq: u64,
+    /// The event, one line of JSON.
+    pub line: String,
+}
+
 /// Everything agentgate keeps about runs, sessions, usage and quotas.
 ///
-/// The SQLite store ([`crate::SqliteStore`]) implements it; a PostgreSQL
-/// store will implement the same trait. Calls block: async callers run them
+/// The SQLite store ([`crate::SqliteStore`]) and the PostgreSQL store
+/// (`PgStore`, feature `postgres`) implement it with the same semantics,
+/// except that PostgreSQL keeps times to the microsecond (finer digits are
+/// cut). Calls block: async callers run them
 /// on a blocking thread. Every backend is `Send + Sync`, so one handle can
 /// be shared between threads.
 ///
-/// The per-run files (`events.jsonl`, `stderr.log`) live on the local disk
-/// in [`RunStore::runs_dir`] whatever the backend; see [`crate::RunFiles`].
+/// A run's folder (`stderr.log`, files a provider writes for its CLI) is on
+/// the local disk in [`RunStore::runs_dir`] whatever the backend. Its events
+/// are where the backend keeps them: SQLite in the folder's `events.jsonl`,
+/// PostgreSQL in a table, so any host can read any run's events. Write them
+/// through [`RunStore::create_run_files`], read them with
+/// [`RunStore::read_events`] and [`RunStore::read_event_lines`].
 pub trait RunStore: Send + Sync {
     /// The folder that holds one folder per run.
     fn runs_dir(&self) -> &Path;
@@ -124,10 +136,60 @@ pub trait RunStore: Send + Sync {
         Ok(self.run_dir(run_id)?.join(STDERR_FILE_NAME))
     }
 
-    /// The events of a run, read from its `events.jsonl`. A truncated last
-    /// line (a write cut short by a crash) is reported in
+    /// The events of a run. From `events.jsonl`: a truncated last line (a
+    /// write cut short by a crash) is reported in
     /// [`EventLog::truncated_tail`], not an error.
     fn read_events(&self, run_id: &str) -> Result<EventLog, StoreError> {
         EventLog::read_file(&self.events_path(run_id)?)
+    }
+
+    /// Creates the run's folder and opens its event log and `stderr.log`
+    /// for writing. Fails with [`StoreError::RunFilesExist`] if the run was
+    /// opened before: one run, one writer.
+    fn create_run_files(&self, run_id: &str) -> Result<RunFiles, StoreError> {
+        RunFiles::create(self.run_dir(run_id)?, run_id)
+    }
+
+    /// The file to follow to see the run's events as they are written, or
+    /// `None` when the backend keeps them elsewhere: then poll
+    /// [`RunStore::read_event_lines`].
+    fn events_file(&self, run_id: &str) -> Result<Option<PathBuf>, StoreError> {
+        self.events_path(run_id).map(Some)
+    }
+
+    /// The run's events with a `seq` above `after` (all with `None`), in
+    /// `seq` order, at most `limit`, each as the JSON line written. An empty
+    /// list if the run has none (yet).
+    fn read_event_lines(
+        &self,
+        run_id: &str,
+        after: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<EventLine>, StoreError> {
+        let log = match self.read_events(run_id) {
+            Ok(log) => log,
+            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(e),
+        };
+        let mut lines = Vec::new();
+        for event in log.events {
+            if after.is_some_and(|after| event.seq <= after) {
+                continue;
+            }
+            if lines.len() == limit {
+                break;
+            }
+            let line = serde_json::to_string(&event).map_err(|source| StoreError::EncodeEvent {
+                path: self.events_path(run_id).unwrap_or_default(),
+                source,
+            })?;
+            lines.push(EventLine {
+                seq: event.seq,
+                line,
+            });
+        }
+        Ok(lines)
     }
 }

@@ -70,8 +70,9 @@ pub fn lock_file_name(name: &str) -> String {
 }
 
 /// FNV-1a, 64 bits: stable across builds and versions, unlike std's hasher
-/// (two agentgate versions must agree on the file of a name).
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// (two agentgate versions must agree on the file, or the PostgreSQL
+/// advisory lock key, of a name).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
     })

@@ -31,6 +31,13 @@ struct Cli {
     /// UTF-8, at most 1 MiB.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// The run store: a SQLite file's path, or a PostgreSQL URL shared by
+    /// many hosts (postgres://USER@HOST/DB; over a Unix socket:
+    /// postgres://USER@localhost/DB?host=/run/postgresql; sslmode= as
+    /// libpq takes it). Default: $AGENTGATE_STORE, else the config's
+    /// `store:`, else agentgate.db in agentgate's data folder.
+    #[arg(long, global = true, value_name = "STORE")]
+    store: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -116,6 +123,7 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let config = cli.config;
+    let store = cli.store;
     let command = match cli.command {
         // Reached only with options before `__keeper`, which agentgate
         // never passes; still the keeper, before anything else.
@@ -130,15 +138,15 @@ fn main() -> ExitCode {
         )
         .init();
     let result = match command {
-        Command::Run(args) => run::run(*args, config.as_deref()),
-        Command::Runs(args) => runs_cmd::run(args),
+        Command::Run(args) => run::run(*args, config.as_deref(), store.as_deref()),
+        Command::Runs(args) => runs_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Parse(args) => parse_cmd::run(args, config.as_deref()),
         Command::Providers(args) => providers_cmd::run(args, config.as_deref()),
         Command::Health(args) => health_cmd::run(args, config.as_deref()),
-        Command::Quota(args) => quota_cmd::run(args, config.as_deref()),
+        Command::Quota(args) => quota_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Config(args) => config_cmd::run(args, config.as_deref()),
         Command::Demo(args) => demo_cmd::run(args),
-        Command::Serve(args) => serve_cmd::run(args, config.as_deref()),
+        Command::Serve(args) => serve_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Submit(args) => submit_cmd::run(*args),
         Command::Cancel(args) => remote_cmd::cancel(args),
         Command::Tail(args) => remote_cmd::tail(args),

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use agentgate_core::config::Config;
 use agentgate_core::quota_report;
-use agentgate_store::{RunStore, Store};
+use agentgate_core::store_choice;
+use agentgate_store::{RunStore, StoreLocation};
 use anyhow::Context;
 use jiff::Timestamp;
 
@@ -18,18 +19,21 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args, config: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    args: Args,
+    config: Option<&std::path::Path>,
+    store: Option<&str>,
+) -> anyhow::Result<ExitCode> {
     let cfg = Config::load(config)?;
-    // Reading creates nothing: no store yet means nothing was seen.
-    let path = agentgate_store::default_db_path()?;
-    let store = if path.is_file() {
-        Some(Store::open(&path).context("failed to open the run store")?)
-    } else {
-        None
+    let location = store_choice::choose(store_choice::given(store)?, cfg.store.as_ref())?;
+    // Reading creates nothing: no SQLite file yet means nothing was seen.
+    let store = match &location {
+        StoreLocation::Sqlite(path) if !path.is_file() => None,
+        _ => Some(store_choice::open(&location).context("failed to open the run store")?),
     };
     let rows = quota_report::report(
         &cfg,
-        store.as_ref().map(|s| s as &dyn RunStore),
+        store.as_deref().map(|s| s as &dyn RunStore),
         Timestamp::now(),
     )
     .context("failed to read the quota states")?;

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use agentgate_store::{RunStore, Store};
+use agentgate_core::store_choice;
 use anyhow::Context;
 
 use crate::output::{Stdout, note};
@@ -42,11 +42,22 @@ enum Show {
     },
 }
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(
+    args: Args,
+    config: Option<&std::path::Path>,
+    store: Option<&str>,
+) -> anyhow::Result<ExitCode> {
     if let Some(server) = &args.server {
         return remote(&args, server);
     }
-    let store = Store::open_default().context("failed to open the run store")?;
+    let given = store_choice::given(store)?;
+    // The config is read only when it may name the store.
+    let configured = match given {
+        Some(_) => None,
+        None => agentgate_core::config::Config::load(config)?.store,
+    };
+    let location = store_choice::choose(given, configured.as_ref())?;
+    let store = store_choice::open(&location).context("failed to open the run store")?;
     let mut out = Stdout::new();
     match args.show {
         Some(Show::Show { run_id, events }) => {
@@ -77,7 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 }
                 let value = serde_json::json!({
                     "run": detail,
-                    "events_path": store.events_path(&id)?,
+                    "events_path": store.events_file(&id)?,
                     "stderr_path": store.stderr_path(&id)?,
                     "events": log.events,
                 });

@@ -86,19 +86,19 @@ EXAMPLE
   curl -H \"Authorization: Bearer $(cat ~/.local/share/agentgate/token)\" \\
        http://127.0.0.1:7700/v1/health";
 
-pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("failed to start the async runtime")?;
-    let result = rt.block_on(serve(args, config));
+    let result = rt.block_on(serve(args, config, store));
     // A health probe still running after the grace is not waited for.
     rt.shutdown_timeout(Duration::from_secs(1));
     result
 }
 
-async fn serve(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
     // Installed before the URL is printed: a stop sent as soon as the URL is
     // read is a clean shutdown.
     let stop = agentgate_server::shutdown_signal()?;
@@ -106,6 +106,7 @@ async fn serve(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         listen: args.listen,
         token_file: args.token_file,
         config: config.map(Path::to_path_buf),
+        store: agentgate_core::store_choice::given(store)?,
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
         keep_alive: Duration::from_secs_f64(args.sse_keep_alive),

@@ -34,6 +34,7 @@ struct RawFile {
     #[serde(default)]
     redact: Vec<Spanned<String>>,
     queue: Option<RawQueue>,
+    store: Option<Spanned<String>>,
     #[serde(default)]
     schedules: Entries<RawSchedule>,
     #[serde(default)]
@@ -165,6 +166,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     if let Some(q) = &raw.queue {
         out.queue = queue::convert(q, &resolve)?;
     }
+    if let Some(store) = &raw.store {
+        out.store = Some(store_location(store, base)?);
+    }
     for (name, s) in &raw.schedules.0 {
         out.schedules.push(automation::schedule(name, s)?);
     }
@@ -198,5 +202,20 @@ pub(super) fn provider_named(name: &str, custom: &[CustomProviderSpec]) -> Resul
                 }
             ))
         }
+    }
+}
+
+/// `store:`: a PostgreSQL URL, or a SQLite file (relative to the config's
+/// folder).
+fn store_location(
+    value: &Spanned<String>,
+    base: &Path,
+) -> Result<agentgate_store::StoreLocation, Fault> {
+    match agentgate_store::StoreLocation::parse(&value.value) {
+        Ok(agentgate_store::StoreLocation::Sqlite(path)) if path.is_relative() => {
+            Ok(agentgate_store::StoreLocation::Sqlite(base.join(path)))
+        }
+        Ok(location) => Ok(location),
+        Err(e) => Err(Fault::at(value, format!("store: {e}"))),
     }
 }

@@ -87,6 +87,9 @@ pub struct Config {
     pub redact: Vec<String>,
     /// `queue:`: the limits and policies of `agentgate serve`'s queue.
     pub queue: QueueSpec,
+    /// `store:`: the store every command uses unless `--store` or
+    /// `AGENTGATE_STORE` names one (a PostgreSQL URL, or a SQLite file).
+    pub store: Option<agentgate_store::StoreLocation>,
     /// The schedules (`schedules:`), in file order: runs `agentgate serve`
     /// enqueues at each fire of a cron expression.
     pub schedules: Vec<ScheduleSpec>,
@@ -141,6 +144,7 @@ impl Config {
             chains: p.chains,
             redact: p.redact,
             queue: p.queue,
+            store: p.store,
             warnings: p.warnings,
             schedules: p.schedules,
             watches: p.watches,

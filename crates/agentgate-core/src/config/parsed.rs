@@ -23,6 +23,7 @@ pub(super) struct Parsed {
     pub chains: Vec<ChainSpec>,
     pub redact: Vec<String>,
     pub queue: QueueSpec,
+    pub store: Option<agentgate_store::StoreLocation>,
     pub warnings: Vec<String>,
     pub schedules: Vec<ScheduleSpec>,
     pub watches: Vec<WatchSpec>,

@@ -112,6 +112,17 @@ impl<'a> Emitter<'a> {
         self.sink.emit(&ev);
     }
 
+    /// Wait until the events written to the store can be read by others.
+    pub fn flush_store(&mut self) {
+        if let Some(f) = self.files.as_deref_mut()
+            && let Err(e) = f.flush_events()
+            && !self.store_failed
+        {
+            self.store_failed = true;
+            tracing::warn!("failed to store the run's events: {e}");
+        }
+    }
+
     /// Append a line of the CLI's stderr (already redacted) to the run's
     /// `stderr.log`.
     pub fn stderr(&mut self, line: &[u8]) {

@@ -282,6 +282,8 @@ fn finish(
     em.emit(EventBody::Result(ResultEvent {
         envelope: Box::new(envelope.clone()),
     }));
+    // A reader that sees the run ended must find all its events.
+    em.flush_store();
     if let Some(store) = store {
         record::finish(store, runner.run_id, &envelope);
     }

@@ -51,7 +51,7 @@ pub(super) fn open_run(
     };
     match store
         .insert_run(&record)
-        .and_then(|()| RunFiles::create(store, run_id))
+        .and_then(|()| store.create_run_files(run_id))
     {
         Ok(f) => Some(f),
         Err(e) => {

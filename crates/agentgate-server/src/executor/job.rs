@@ -28,9 +28,7 @@ use agentgate_core::run::{CancelRequest, NullSink, RunOptions, RunOutcome};
 use agentgate_protocol::{
     EXIT_ALL_RECOVERABLE, Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for,
 };
-use agentgate_store::{
-    ClaimedJob, FinalState, JobOutcome, JobQueue, LeaseToken, RunStore, StoreError,
-};
+use agentgate_store::{ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStore, StoreError};
 use jiff::{SignedDuration, Timestamp};
 
 use super::facts::{JobFacts, plan_job, plan_providers};
@@ -291,7 +289,11 @@ impl Job {
     fn write(
         &self,
         what: &str,
-        op: impl FnOnce(&agentgate_store::Store, &LeaseToken, Timestamp) -> Result<(), StoreError>,
+        op: impl FnOnce(
+            &dyn agentgate_store::StoreBackend,
+            &LeaseToken,
+            Timestamp,
+        ) -> Result<(), StoreError>,
     ) {
         let inner = &self.inner;
         if let Err(e) = op(inner.store.as_ref(), &self.claimed.token, inner.clock.now()) {

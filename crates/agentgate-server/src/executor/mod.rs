@@ -47,7 +47,7 @@ use agentgate_core::config::{Config, LeaseExpiry};
 use agentgate_core::quota::exhausted_quota;
 use agentgate_core::run::CancelRequest;
 use agentgate_store::{
-    ExpiryPolicy, JobFilter, JobQueue, JobRecord, JobState, OwnerState, RunOwner, Store,
+    ExpiryPolicy, JobFilter, JobRecord, JobState, OwnerState, RunOwner, StoreBackend,
 };
 use jiff::Timestamp;
 
@@ -82,7 +82,7 @@ pub struct Executor {
 
 #[derive(Debug)]
 struct Inner {
-    store: Arc<Store>,
+    store: Arc<dyn StoreBackend>,
     config: Config,
     clock: Arc<dyn Clock>,
     owner: String,
@@ -130,7 +130,7 @@ enum Planned {
 impl Executor {
     /// Start the claim thread.
     pub fn start(
-        store: Arc<Store>,
+        store: Arc<dyn StoreBackend>,
         config: Config,
         clock: Arc<dyn Clock>,
         options: ExecutorOptions,
@@ -253,7 +253,7 @@ impl Inner {
         for job in self.store.expire_leases(now, self.policy())? {
             tracing::info!(job = job.job_id, state = %job.state, "took back an expired lease");
         }
-        for job in all_jobs(&self.store, JobState::Running)? {
+        for job in all_jobs(self.store.as_ref(), JobState::Running)? {
             let Some(owner) = job.lease_owner.as_deref().filter(|o| *o != self.owner) else {
                 continue;
             };
@@ -277,8 +277,8 @@ impl Inner {
     /// One pass: decide and claim.
     fn schedule(self: &Arc<Self>) -> Result<(), agentgate_store::StoreError> {
         let now = self.clock.now();
-        let queued = all_jobs(&self.store, JobState::Queued)?;
-        let running = all_jobs(&self.store, JobState::Running)?;
+        let queued = all_jobs(self.store.as_ref(), JobState::Queued)?;
+        let running = all_jobs(self.store.as_ref(), JobState::Running)?;
         let mut facts = Vec::with_capacity(queued.len());
         let mut refused = Vec::new();
         let running_limits: Vec<RunningJob>;
@@ -405,7 +405,10 @@ fn claim_loop(inner: Arc<Inner>, wake: Receiver<()>) {
 }
 
 /// Every job in `state`.
-fn all_jobs(store: &Store, state: JobState) -> Result<Vec<JobRecord>, agentgate_store::StoreError> {
+fn all_jobs(
+    store: &dyn StoreBackend,
+    state: JobState,
+) -> Result<Vec<JobRecord>, agentgate_store::StoreError> {
     let filter = JobFilter {
         state: Some(state),
         ..JobFilter::default()

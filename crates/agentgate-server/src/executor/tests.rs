@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use agentgate_store::{NewJob, QuotaState, QuotaStatus, RunStore};
+use agentgate_store::{JobQueue, NewJob, QuotaState, QuotaStatus, RunStore, Store};
 use serde_json::json;
 
 use super::*;

@@ -3,13 +3,85 @@
 use std::io::Write as _;
 
 use agentgate_protocol::{Event, EventBody, ResultEvent, StartEvent, TextDeltaEvent};
-use agentgate_store::{
-    EVENTS_FILE_NAME, RunFiles, RunStore, STDERR_FILE_NAME, StoreError, TruncatedTail,
-};
+use agentgate_store::{EVENTS_FILE_NAME, RunStore, STDERR_FILE_NAME, StoreError, TruncatedTail};
 
-use super::support::{success_envelope, temp_store};
+use super::support::{Backend, TestStore, success_envelope, temp_store};
 
-fn events(run_id: &str) -> Vec<Event> {
+crate::on_both_backends!(
+    events_written_through_the_store_read_back_in_seq_order,
+    the_run_folder_keeps_stderr_whatever_the_backend,
+    a_run_is_opened_for_writing_once,
+);
+
+/// `create_run_files` opens the backend's event log; what is synced reads
+/// back as events, as lines (exactly as encoded) and from a given `seq`.
+fn events_written_through_the_store_read_back_in_seq_order(store: &TestStore) {
+    let mut files = store.create_run_files("run_ev").unwrap();
+    let written = events("run_ev");
+    for event in &written {
+        files.write_event(event).unwrap();
+    }
+    files.sync().unwrap();
+
+    let log = store.read_events("run_ev").unwrap();
+    assert_eq!(log.events, written, "unknown event types are kept");
+    assert_eq!(log.truncated_tail, None);
+    let lines = store.read_event_lines("run_ev", None, 100).unwrap();
+    let expected: Vec<(u64, String)> = written
+        .iter()
+        .map(|e| (e.seq, serde_json::to_string(e).unwrap()))
+        .collect();
+    assert_eq!(
+        lines
+            .iter()
+            .map(|l| (l.seq, l.line.clone()))
+            .collect::<Vec<_>>(),
+        expected
+    );
+    let page = store.read_event_lines("run_ev", Some(1), 2).unwrap();
+    assert_eq!(page.iter().map(|l| l.seq).collect::<Vec<_>>(), [2, 3]);
+    assert!(
+        store
+            .read_event_lines("run_ev", Some(4), 10)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .read_event_lines("run_none", None, 10)
+            .unwrap()
+            .is_empty()
+    );
+    match store.backend {
+        Backend::Sqlite => assert_eq!(
+            store.events_file("run_ev").unwrap(),
+            Some(store.events_path("run_ev").unwrap())
+        ),
+        Backend::Postgres => assert_eq!(store.events_file("run_ev").unwrap(), None),
+    }
+    drop(files);
+}
+
+fn the_run_folder_keeps_stderr_whatever_the_backend(store: &TestStore) {
+    let files = store.create_run_files("run_err").unwrap();
+    assert_eq!(files.dir(), store.runs_dir().join("run_err"));
+    let (_events, mut stderr) = files.into_writers();
+    stderr.write_bytes(b"warning: first\n").unwrap();
+    assert_eq!(
+        std::fs::read(store.stderr_path("run_err").unwrap()).unwrap(),
+        b"warning: first\n"
+    );
+}
+
+fn a_run_is_opened_for_writing_once(store: &TestStore) {
+    let _first = store.create_run_files("run_once").unwrap();
+    let err = store.create_run_files("run_once").unwrap_err();
+    assert!(matches!(err, StoreError::RunFilesExist { .. }), "{err:?}");
+    let err = store.create_run_files("../out").unwrap_err();
+    assert!(matches!(err, StoreError::InvalidRunId { .. }), "{err:?}");
+}
+
+pub fn events(run_id: &str) -> Vec<Event> {
     let ts = "2026-05-01T12:00:00.123Z";
     let unknown: Event = serde_json::from_str(&format!(
         r#"{{"v":1,"ts":"{ts}","run_id":"{run_id}","seq":3,"type":"from_the_future","x":[1,2]}}"#
@@ -61,7 +133,7 @@ fn events(run_id: &str) -> Vec<Event> {
 #[test]
 fn events_round_trip_and_are_readable_while_the_run_writes() {
     let (_dir, store) = temp_store();
-    let mut files = RunFiles::create(&store, "run_ev").unwrap();
+    let mut files = store.create_run_files("run_ev").unwrap();
     assert_eq!(files.dir(), store.runs_dir().join("run_ev"));
     let written = events("run_ev");
     for event in &written {
@@ -81,7 +153,7 @@ fn events_round_trip_and_are_readable_while_the_run_writes() {
 #[test]
 fn a_truncated_last_line_is_reported_not_fatal() {
     let (_dir, store) = temp_store();
-    let mut files = RunFiles::create(&store, "run_cut").unwrap();
+    let mut files = store.create_run_files("run_cut").unwrap();
     let written = events("run_cut");
     for event in &written {
         files.write_event(event).unwrap();
@@ -110,7 +182,7 @@ fn a_truncated_last_line_is_reported_not_fatal() {
 #[test]
 fn a_damaged_line_before_the_end_is_an_error_naming_the_line() {
     let (_dir, store) = temp_store();
-    let mut files = RunFiles::create(&store, "run_bad").unwrap();
+    let mut files = store.create_run_files("run_bad").unwrap();
     let written = events("run_bad");
     files.write_event(&written[0]).unwrap();
     drop(files);
@@ -143,7 +215,7 @@ fn reading_the_events_of_a_run_without_files_names_the_file() {
 #[test]
 fn stderr_is_appended_raw_and_the_writers_split() {
     let (_dir, store) = temp_store();
-    let files = RunFiles::create(&store, "run_err").unwrap();
+    let files = store.create_run_files("run_err").unwrap();
     let (mut events_writer, mut stderr) = files.into_writers();
     stderr.write_bytes(b"warning: first\n").unwrap();
     stderr.write_bytes(&[0xff, 0xfe, b' ', b'x']).unwrap();
@@ -170,10 +242,10 @@ fn stderr_is_appended_raw_and_the_writers_split() {
 #[test]
 fn a_run_folder_is_created_once() {
     let (_dir, store) = temp_store();
-    let mut first = RunFiles::create(&store, "run_once").unwrap();
+    let mut first = store.create_run_files("run_once").unwrap();
     first.write_event(&events("run_once")[0]).unwrap();
 
-    let err = RunFiles::create(&store, "run_once").unwrap_err();
+    let err = store.create_run_files("run_once").unwrap_err();
     assert!(matches!(err, StoreError::RunFilesExist { .. }), "{err:?}");
     // The first writer's file is untouched.
     assert_eq!(store.read_events("run_once").unwrap().events.len(), 1);
@@ -183,7 +255,7 @@ fn a_run_folder_is_created_once() {
 fn an_invalid_run_id_creates_nothing() {
     let (dir, store) = temp_store();
     for run_id in ["../outside", "a/b", ".."] {
-        let err = RunFiles::create(&store, run_id).unwrap_err();
+        let err = store.create_run_files(run_id).unwrap_err();
         assert!(matches!(err, StoreError::InvalidRunId { .. }), "{err:?}");
     }
     assert!(!dir.path().join("outside").exists());
@@ -196,7 +268,7 @@ fn run_folders_and_files_are_private_to_the_user() {
     use std::os::unix::fs::PermissionsExt as _;
 
     let (_dir, store) = temp_store();
-    let files = RunFiles::create(&store, "run_priv").unwrap();
+    let files = store.create_run_files("run_priv").unwrap();
     let mode =
         |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(files.dir()), 0o700);

@@ -1,12 +1,19 @@
-//! Listing jobs: filters and keyset pages.
+//! Listing jobs: filters and keyset pages, on each backend.
 
-use agentgate_store::{JobCounts, JobCursor, JobFilter, JobQueue, JobState, NewJob, Store};
+use agentgate_store::{JobCounts, JobCursor, JobFilter, JobState, NewJob};
 
 use super::jobs::{LEASE, new_job};
-use super::support::{temp_store, ts};
+use super::support::{TestStore, ts};
+
+crate::on_both_backends!(
+    pages_are_newest_first_and_stable_when_jobs_arrive_between_them,
+    filters_by_state_provider_and_session,
+    records_never_carry_the_lease_token,
+    counts_are_per_state_and_per_provider_and_state,
+);
 
 /// Every page of `filter`, `limit` at a time: the ids, page by page.
-fn pages(store: &Store, filter: &JobFilter, limit: usize) -> Vec<Vec<String>> {
+fn pages(store: &TestStore, filter: &JobFilter, limit: usize) -> Vec<Vec<String>> {
     let mut pages = Vec::new();
     let mut cursor: Option<JobCursor> = None;
     for _ in 0..100 {
@@ -22,9 +29,7 @@ fn pages(store: &Store, filter: &JobFilter, limit: usize) -> Vec<Vec<String>> {
     unreachable!("more than 100 pages");
 }
 
-#[test]
-fn pages_are_newest_first_and_stable_when_jobs_arrive_between_them() {
-    let (_dir, store) = temp_store();
+fn pages_are_newest_first_and_stable_when_jobs_arrive_between_them(store: &TestStore) {
     // j0..j4 at distinct times, j5 and j6 at one time (the id breaks the tie).
     for (i, at) in ["00", "01", "02", "03", "04", "05", "05"]
         .iter()
@@ -33,13 +38,13 @@ fn pages_are_newest_first_and_stable_when_jobs_arrive_between_them() {
         let at = ts(&format!("2026-05-01T12:00:{at}Z"));
         store.enqueue(&new_job(&format!("j{i}")), at).unwrap();
     }
-    let all = pages(&store, &JobFilter::default(), 3);
+    let all = pages(store, &JobFilter::default(), 3);
     assert_eq!(
         all,
         [vec!["j6", "j5", "j4"], vec!["j3", "j2", "j1"], vec!["j0"]]
     );
     // Exactly a page: no empty page after it.
-    assert_eq!(pages(&store, &JobFilter::default(), 7).len(), 1);
+    assert_eq!(pages(store, &JobFilter::default(), 7).len(), 1);
 
     let first = store.list_jobs(&JobFilter::default(), 3, None).unwrap();
     store
@@ -52,9 +57,7 @@ fn pages_are_newest_first_and_stable_when_jobs_arrive_between_them() {
     assert_eq!(ids, ["j3", "j2", "j1"]);
 }
 
-#[test]
-fn filters_by_state_provider_and_session() {
-    let (_dir, store) = temp_store();
+fn filters_by_state_provider_and_session(store: &TestStore) {
     let at = |s: u32| ts(&format!("2026-05-01T12:00:{s:02}Z"));
     let job = |id: &str, providers: &[&str], session: Option<&str>| NewJob {
         providers: providers.iter().map(|p| (*p).to_owned()).collect(),
@@ -127,12 +130,10 @@ fn filters_by_state_provider_and_session() {
         provider: provider("codex"),
         ..JobFilter::default()
     };
-    assert_eq!(pages(&store, &filter, 1), [vec!["c"], vec!["b"]]);
+    assert_eq!(pages(store, &filter, 1), [vec!["c"], vec!["b"]]);
 }
 
-#[test]
-fn records_never_carry_the_lease_token() {
-    let (_dir, store) = temp_store();
+fn records_never_carry_the_lease_token(store: &TestStore) {
     store
         .enqueue(&new_job("j1"), ts("2026-05-01T12:00:00Z"))
         .unwrap();
@@ -161,9 +162,7 @@ fn a_bad_cursor_is_refused() {
     assert_eq!(cursor.to_string(), "2026-05-01T12:00:00.000000000Z~j1");
 }
 
-#[test]
-fn counts_are_per_state_and_per_provider_and_state() {
-    let (_dir, store) = temp_store();
+fn counts_are_per_state_and_per_provider_and_state(store: &TestStore) {
     assert_eq!(store.count_jobs().unwrap(), JobCounts::default());
     let job = |id: &str, providers: &[&str]| NewJob {
         providers: providers.iter().map(|p| (*p).to_owned()).collect(),

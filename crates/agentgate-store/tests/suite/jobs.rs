@@ -1,13 +1,33 @@
-//! The job queue's rules, one store on a real file, the clock passed in.
+//! The job queue's rules, on each backend, the clock passed in.
 
 use std::time::Duration;
 
 use agentgate_store::{
-    CancelOutcome, ExpiryPolicy, FinalState, JobOutcome, JobQueue, JobState, NewJob, StoreError,
+    CancelOutcome, ExpiryPolicy, FinalState, JobOutcome, JobState, NewJob, StoreError,
 };
 use jiff::Timestamp;
 
-use super::support::{success_envelope, temp_store, ts};
+use super::support::{TestStore, success_envelope, ts};
+
+crate::on_both_backends!(
+    an_enqueued_job_reads_back_as_queued_with_what_was_given,
+    an_idempotency_key_seen_before_returns_the_first_job,
+    a_job_id_used_before_or_invalid_is_refused,
+    claims_take_the_highest_priority_then_the_oldest,
+    a_job_is_not_claimed_before_its_not_before,
+    a_claim_starts_a_lease_and_charges_an_attempt,
+    a_heartbeat_renews_only_with_the_current_token,
+    a_job_finishes_exactly_once_and_only_with_the_current_token,
+    a_token_from_an_expired_and_reclaimed_lease_is_refused,
+    a_release_requeues_without_charging_the_attempt,
+    a_retry_requeues_after_the_backoff_keeping_the_attempt_and_its_error,
+    cancel_ends_a_queued_job_marks_a_running_one_and_leaves_an_ended_one,
+    a_running_job_marked_for_cancel_ends_cancelled_when_released_or_expired,
+    expired_leases_are_requeued_or_abandoned_per_policy,
+    a_chosen_job_is_claimed_only_while_queued_and_ready,
+    a_queued_job_cancelled_keeps_the_envelope_it_was_given,
+    a_dead_owners_lease_is_taken_back_before_it_expires,
+);
 
 pub const LEASE: Duration = Duration::from_secs(30);
 
@@ -37,9 +57,7 @@ fn succeeded() -> JobOutcome {
     }
 }
 
-#[test]
-fn an_enqueued_job_reads_back_as_queued_with_what_was_given() {
-    let (_dir, store) = temp_store();
+fn an_enqueued_job_reads_back_as_queued_with_what_was_given(store: &TestStore) {
     let job = NewJob {
         priority: 5,
         session: Some("nightly".to_owned()),
@@ -61,9 +79,7 @@ fn an_enqueued_job_reads_back_as_queued_with_what_was_given() {
     assert!(store.get_job("nope").unwrap().is_none());
 }
 
-#[test]
-fn an_idempotency_key_seen_before_returns_the_first_job() {
-    let (_dir, store) = temp_store();
+fn an_idempotency_key_seen_before_returns_the_first_job(store: &TestStore) {
     let first = NewJob {
         idempotency_key: Some("k1".to_owned()),
         ..new_job("j1")
@@ -87,9 +103,7 @@ fn an_idempotency_key_seen_before_returns_the_first_job() {
     assert!(store.enqueue(&other, t(2)).unwrap().created);
 }
 
-#[test]
-fn a_job_id_used_before_or_invalid_is_refused() {
-    let (_dir, store) = temp_store();
+fn a_job_id_used_before_or_invalid_is_refused(store: &TestStore) {
     store.enqueue(&new_job("j1"), t(0)).unwrap();
     let err = store.enqueue(&new_job("j1"), t(1)).unwrap_err();
     assert!(matches!(err, StoreError::JobExists { .. }), "{err}");
@@ -97,9 +111,7 @@ fn a_job_id_used_before_or_invalid_is_refused() {
     assert!(matches!(err, StoreError::InvalidRunId { .. }), "{err}");
 }
 
-#[test]
-fn claims_take_the_highest_priority_then_the_oldest() {
-    let (_dir, store) = temp_store();
+fn claims_take_the_highest_priority_then_the_oldest(store: &TestStore) {
     let jobs = [
         ("low_old", 0, 0),
         ("high_new", 5, 3),
@@ -131,9 +143,7 @@ fn claims_take_the_highest_priority_then_the_oldest() {
     );
 }
 
-#[test]
-fn a_job_is_not_claimed_before_its_not_before() {
-    let (_dir, store) = temp_store();
+fn a_job_is_not_claimed_before_its_not_before(store: &TestStore) {
     let later = NewJob {
         not_before: Some(t(60)),
         priority: 10,
@@ -150,9 +160,7 @@ fn a_job_is_not_claimed_before_its_not_before() {
     assert_eq!(claimed.job.job_id, "later");
 }
 
-#[test]
-fn a_claim_starts_a_lease_and_charges_an_attempt() {
-    let (_dir, store) = temp_store();
+fn a_claim_starts_a_lease_and_charges_an_attempt(store: &TestStore) {
     store.enqueue(&new_job("j1"), t(0)).unwrap();
     let claimed = store.claim("host:1", LEASE, t(5)).unwrap().unwrap();
     assert_eq!(claimed.job.state, JobState::Running);
@@ -167,9 +175,7 @@ fn a_claim_starts_a_lease_and_charges_an_attempt() {
     assert!(matches!(err, StoreError::InvalidLease { .. }), "{err}");
 }
 
-#[test]
-fn a_heartbeat_renews_only_with_the_current_token() {
-    let (_dir, store) = temp_store();
+fn a_heartbeat_renews_only_with_the_current_token(store: &TestStore) {
     store.enqueue(&new_job("j1"), t(0)).unwrap();
     let claimed = store.claim("w", LEASE, t(0)).unwrap().unwrap();
     let beat = store.heartbeat("j1", &claimed.token, LEASE, t(20)).unwrap();
@@ -202,9 +208,7 @@ fn a_heartbeat_renews_only_with_the_current_token() {
     );
 }
 
-#[test]
-fn a_job_finishes_exactly_once_and_only_with_the_current_token() {
-    let (_dir, store) = temp_store();
+fn a_job_finishes_exactly_once_and_only_with_the_current_token(store: &TestStore) {
     store.enqueue(&new_job("j1"), t(0)).unwrap();
     let claimed = store.claim("w", LEASE, t(0)).unwrap().unwrap();
     let stale = agentgate_store::LeaseToken::from_text("f".repeat(32));
@@ -239,9 +243,7 @@ fn a_job_finishes_exactly_once_and_only_with_the_current_token() {
     assert_eq!(store.get_job("j1").unwrap().unwrap(), done);
 }
 
-#[test]
-fn a_token_from_an_expired_and_reclaimed_lease_is_refused() {
-    let (_dir, store) = temp_store();
+fn a_token_from_an_expired_and_reclaimed_lease_is_refused(store: &TestStore) {
     store.enqueue(&new_job("j1"), t(0)).unwrap();
     let first = store.claim("a", LEASE, t(0)).unwrap().unwrap();
     let expired = store.expire_leases(t(30), ExpiryPolicy::Requeue).unwrap();
@@ -266,9 +268,7 @@ fn a_token_from_an_expired_and_reclaimed_lease_is_refused() {
         .unwrap();
 }
 
-#[test]
-fn a_release_requeues_without_charging_the_attempt() {
-    let (_dir, store) = temp_store();
+fn a_release_requeues_without_charging_the_attempt(store: &TestStore) {
     store.enqueue(&new_job("j1"), t(0)).unwrap();
     let claimed = store.claim("w", LEASE, t(0)).unwrap().unwrap();
     let released = store
@@ -293,9 +293,7 @@ fn a_release_requeues_without_charging_the_attempt() {
     assert!(matches!(err, StoreError::LeaseLost { .. }), "{err}");
 }
 
-#[test]
-fn a_retry_requeues_after_the_backoff_keeping_the_attempt_and_its_error() {
-    let (_dir, store) = temp_store();
+fn a_retry_requeues_after_the_backoff_keeping_the_attempt_and_its_error(store: &TestStore) {
     store.enqueue(&new_job("j1"), t(0)).unwrap();
     let first = store.claim("w", LEASE, t(0)).unwrap().unwrap();
     let retried = store
@@ -322,9 +320,7 @@ fn a_retry_requeues_after_the_backoff_keeping_the_attempt_and_its_error() {
     assert!(matches!(err, StoreError::LeaseLost { .. }), "{err}");
 }
 
-#[test]
-fn cancel_ends_a_queued_job_marks_a_running_one_and_leaves_an_ended_one() {
-    let (_dir, store) = temp_store();
+fn cancel_ends_a_queued_job_marks_a_running_one_and_leaves_an_ended_one(store: &TestStore) {
     store.enqueue(&new_job("queued"), t(0)).unwrap();
     store.enqueue(&new_job("running"), t(1)).unwrap();
     store.enqueue(&new_job("ended"), t(2)).unwrap();
@@ -373,9 +369,7 @@ fn cancel_ends_a_queued_job_marks_a_running_one_and_leaves_an_ended_one() {
     assert!(matches!(err, StoreError::JobNotFound { .. }), "{err}");
 }
 
-#[test]
-fn a_running_job_marked_for_cancel_ends_cancelled_when_released_or_expired() {
-    let (_dir, store) = temp_store();
+fn a_running_job_marked_for_cancel_ends_cancelled_when_released_or_expired(store: &TestStore) {
     store.enqueue(&new_job("a"), t(0)).unwrap();
     store.enqueue(&new_job("b"), t(1)).unwrap();
     let a = store.claim("w", LEASE, t(2)).unwrap().unwrap();
@@ -395,13 +389,20 @@ fn a_running_job_marked_for_cancel_ends_cancelled_when_released_or_expired() {
     assert!(store.claim("w", LEASE, t(100)).unwrap().is_none());
 }
 
-#[test]
-fn expired_leases_are_requeued_or_abandoned_per_policy() {
+fn expired_leases_are_requeued_or_abandoned_per_policy(first: &TestStore) {
     for (policy, state) in [
         (ExpiryPolicy::Requeue, JobState::Queued),
         (ExpiryPolicy::Abandon, JobState::Abandoned),
     ] {
-        let (_dir, store) = temp_store();
+        // A fresh store of the same backend for each policy.
+        let fresh;
+        let store = match policy {
+            ExpiryPolicy::Requeue => first,
+            ExpiryPolicy::Abandon => {
+                fresh = TestStore::new(first.backend);
+                &fresh
+            }
+        };
         store.enqueue(&new_job("short"), t(0)).unwrap();
         store.enqueue(&new_job("long"), t(1)).unwrap();
         store
@@ -446,9 +447,7 @@ fn expired_leases_are_requeued_or_abandoned_per_policy() {
     }
 }
 
-#[test]
-fn a_chosen_job_is_claimed_only_while_queued_and_ready() {
-    let (_dir, store) = temp_store();
+fn a_chosen_job_is_claimed_only_while_queued_and_ready(store: &TestStore) {
     store.enqueue(&new_job("first"), t(0)).unwrap();
     let later = NewJob {
         not_before: Some(t(20)),
@@ -489,9 +488,7 @@ fn a_chosen_job_is_claimed_only_while_queued_and_ready() {
     );
 }
 
-#[test]
-fn a_queued_job_cancelled_keeps_the_envelope_it_was_given() {
-    let (_dir, store) = temp_store();
+fn a_queued_job_cancelled_keeps_the_envelope_it_was_given(store: &TestStore) {
     store.enqueue(&new_job("q"), t(0)).unwrap();
     let envelope = success_envelope("q");
     assert_eq!(
@@ -502,9 +499,7 @@ fn a_queued_job_cancelled_keeps_the_envelope_it_was_given() {
     assert_eq!(job.envelope, Some(envelope));
 }
 
-#[test]
-fn a_dead_owners_lease_is_taken_back_before_it_expires() {
-    let (_dir, store) = temp_store();
+fn a_dead_owners_lease_is_taken_back_before_it_expires(store: &TestStore) {
     store.enqueue(&new_job("a"), t(0)).unwrap();
     store.claim("dead", LEASE, t(1)).unwrap().unwrap();
     assert_eq!(

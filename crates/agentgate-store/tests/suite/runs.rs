@@ -1,18 +1,44 @@
 //! Runs and attempts: round trips, listing, prefix lookup.
 
 use agentgate_protocol::{ErrorKind, Usage};
-use agentgate_store::{AttemptRecord, RunStatus, RunStore, StoreError};
+use agentgate_store::{AttemptRecord, RunStatus, StoreError};
 
-use super::support::{failure_envelope, run_record, success_envelope, temp_store, ts};
+use super::support::{Backend, TestStore, failure_envelope, run_record, success_envelope, ts};
 
-#[test]
-fn a_started_run_reads_back_as_running_with_nothing_else() {
-    let (_dir, store) = temp_store();
+crate::on_both_backends!(
+    a_started_run_reads_back_as_running_with_nothing_else,
+    a_finished_run_keeps_its_figures_and_the_whole_envelope,
+    the_status_follows_the_envelopes_error_type,
+    attempts_read_back_in_order_and_a_second_insert_replaces,
+    attempts_and_outcomes_of_an_unknown_run_are_refused,
+    a_run_id_is_stored_once_and_must_be_valid,
+    runs_list_newest_first_with_limit_and_offset,
+    a_unique_prefix_finds_the_run,
+    an_exact_id_wins_over_longer_ids_that_share_it,
+    an_ambiguous_prefix_names_the_candidates,
+    an_ambiguous_prefix_with_many_matches_lists_a_bounded_number,
+    a_prefix_that_matches_nothing_is_none_and_wildcards_are_refused,
+    counts_above_the_bigint_range_are_refused_not_wrapped,
+);
+
+fn a_started_run_reads_back_as_running_with_nothing_else(store: &TestStore) {
     let record = run_record("run_1", "2026-05-01T12:00:00.123456789Z");
     store.insert_run(&record).unwrap();
 
     let detail = store.get_run("run_1").unwrap().unwrap();
-    assert_eq!(detail.summary.record, record);
+    // PostgreSQL's timestamptz keeps microseconds (the rest is cut), SQLite all nine
+    // digits.
+    let started_at = match store.backend {
+        Backend::Sqlite => record.started_at,
+        Backend::Postgres => ts("2026-05-01T12:00:00.123456Z"),
+    };
+    assert_eq!(
+        detail.summary.record,
+        agentgate_store::RunRecord {
+            started_at,
+            ..record
+        }
+    );
     assert_eq!(detail.summary.status, RunStatus::Running);
     assert_eq!(detail.summary.ended_at, None);
     assert_eq!(detail.summary.usage, None);
@@ -21,9 +47,7 @@ fn a_started_run_reads_back_as_running_with_nothing_else() {
     assert!(detail.attempts.is_empty());
 }
 
-#[test]
-fn a_finished_run_keeps_its_figures_and_the_whole_envelope() {
-    let (_dir, store) = temp_store();
+fn a_finished_run_keeps_its_figures_and_the_whole_envelope(store: &TestStore) {
     store
         .insert_run(&run_record("run_ok", "2026-05-01T12:00:00Z"))
         .unwrap();
@@ -57,9 +81,7 @@ fn a_finished_run_keeps_its_figures_and_the_whole_envelope() {
     assert_eq!(detail.envelope, Some(envelope));
 }
 
-#[test]
-fn the_status_follows_the_envelopes_error_type() {
-    let (_dir, store) = temp_store();
+fn the_status_follows_the_envelopes_error_type(store: &TestStore) {
     let cases = [
         ("run_quota", ErrorKind::Quota, 75, RunStatus::Failed),
         (
@@ -89,9 +111,7 @@ fn the_status_follows_the_envelopes_error_type() {
     }
 }
 
-#[test]
-fn attempts_read_back_in_order_and_a_second_insert_replaces() {
-    let (_dir, store) = temp_store();
+fn attempts_read_back_in_order_and_a_second_insert_replaces(store: &TestStore) {
     store
         .insert_run(&run_record("run_a", "2026-05-01T12:00:00Z"))
         .unwrap();
@@ -138,9 +158,7 @@ fn attempts_read_back_in_order_and_a_second_insert_replaces() {
     assert_eq!(detail.attempts, vec![first_ended, second]);
 }
 
-#[test]
-fn attempts_and_outcomes_of_an_unknown_run_are_refused() {
-    let (_dir, store) = temp_store();
+fn attempts_and_outcomes_of_an_unknown_run_are_refused(store: &TestStore) {
     let attempt = AttemptRecord {
         n: 1,
         provider: "claude".to_owned(),
@@ -166,13 +184,15 @@ fn attempts_and_outcomes_of_an_unknown_run_are_refused() {
     assert!(err.to_string().contains("run_ghost"), "{err}");
 }
 
-#[test]
-fn a_run_id_is_stored_once_and_must_be_valid() {
-    let (_dir, store) = temp_store();
+fn a_run_id_is_stored_once_and_must_be_valid(store: &TestStore) {
     let record = run_record("run_dup", "2026-05-01T12:00:00Z");
     store.insert_run(&record).unwrap();
     let err = store.insert_run(&record).unwrap_err();
-    assert!(matches!(err, StoreError::Sql { .. }), "{err}");
+    assert!(
+        matches!(err, StoreError::Sql { .. } | StoreError::Postgres { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("insert run"), "{err}");
 
     let err = store
         .insert_run(&run_record("../escape", "2026-05-01T12:00:00Z"))
@@ -180,9 +200,7 @@ fn a_run_id_is_stored_once_and_must_be_valid() {
     assert!(matches!(err, StoreError::InvalidRunId { .. }), "{err}");
 }
 
-#[test]
-fn runs_list_newest_first_with_limit_and_offset() {
-    let (_dir, store) = temp_store();
+fn runs_list_newest_first_with_limit_and_offset(store: &TestStore) {
     // Inserted out of order; one start time has a fraction, which must still
     // sort as time, not as text of varying width.
     for (run_id, started) in [
@@ -212,9 +230,7 @@ fn runs_list_newest_first_with_limit_and_offset() {
     assert_eq!(store.list_runs(usize::MAX, 0).unwrap().len(), 6);
 }
 
-#[test]
-fn a_unique_prefix_finds_the_run() {
-    let (_dir, store) = temp_store();
+fn a_unique_prefix_finds_the_run(store: &TestStore) {
     for run_id in ["run_abc1", "run_abc2", "run_xyz"] {
         store
             .insert_run(&run_record(run_id, "2026-05-01T00:00:00Z"))
@@ -226,9 +242,7 @@ fn a_unique_prefix_finds_the_run() {
     assert_eq!(found.summary.record.run_id, "run_abc2");
 }
 
-#[test]
-fn an_exact_id_wins_over_longer_ids_that_share_it() {
-    let (_dir, store) = temp_store();
+fn an_exact_id_wins_over_longer_ids_that_share_it(store: &TestStore) {
     for run_id in ["run_1", "run_10", "run_11"] {
         store
             .insert_run(&run_record(run_id, "2026-05-01T00:00:00Z"))
@@ -238,9 +252,7 @@ fn an_exact_id_wins_over_longer_ids_that_share_it() {
     assert_eq!(found.summary.record.run_id, "run_1");
 }
 
-#[test]
-fn an_ambiguous_prefix_names_the_candidates() {
-    let (_dir, store) = temp_store();
+fn an_ambiguous_prefix_names_the_candidates(store: &TestStore) {
     for run_id in ["run_abc1", "run_abc2", "run_xyz"] {
         store
             .insert_run(&run_record(run_id, "2026-05-01T00:00:00Z"))
@@ -266,9 +278,7 @@ fn an_ambiguous_prefix_names_the_candidates() {
     );
 }
 
-#[test]
-fn an_ambiguous_prefix_with_many_matches_lists_a_bounded_number() {
-    let (_dir, store) = temp_store();
+fn an_ambiguous_prefix_with_many_matches_lists_a_bounded_number(store: &TestStore) {
     for i in 0..15 {
         store
             .insert_run(&run_record(&format!("run_{i:02}"), "2026-05-01T00:00:00Z"))
@@ -289,17 +299,48 @@ fn an_ambiguous_prefix_with_many_matches_lists_a_bounded_number() {
     assert!(err.to_string().contains("and more"), "{err}");
 }
 
-#[test]
-fn a_prefix_that_matches_nothing_is_none_and_wildcards_are_refused() {
-    let (_dir, store) = temp_store();
+fn a_prefix_that_matches_nothing_is_none_and_wildcards_are_refused(store: &TestStore) {
     store
         .insert_run(&run_record("run_abc", "2026-05-01T00:00:00Z"))
         .unwrap();
     assert_eq!(store.find_run("run_q").unwrap(), None);
     assert_eq!(store.get_run("run_q").unwrap(), None);
+    // `_` would be a LIKE wildcard: `run_ab` must not match `runXabc`.
+    store
+        .insert_run(&run_record("runXabc", "2026-05-01T00:00:00Z"))
+        .unwrap();
+    assert_eq!(
+        store
+            .find_run("run_ab")
+            .unwrap()
+            .unwrap()
+            .summary
+            .record
+            .run_id,
+        "run_abc"
+    );
     // `*` and `?` would be GLOB wildcards: a run id cannot hold them.
     for prefix in ["run_*", "run_ab?", ""] {
         let err = store.find_run(prefix).unwrap_err();
         assert!(matches!(err, StoreError::InvalidRunId { .. }), "{err}");
     }
+}
+
+fn counts_above_the_bigint_range_are_refused_not_wrapped(store: &TestStore) {
+    let record = agentgate_store::RunRecord {
+        prompt_bytes: u64::MAX,
+        ..run_record("run_big", "2026-05-01T00:00:00Z")
+    };
+    let err = store.insert_run(&record).unwrap_err();
+    assert!(err.to_string().contains("insert run"), "{err}");
+    assert_eq!(store.get_run("run_big").unwrap(), None);
+
+    store
+        .insert_run(&run_record("run_big2", "2026-05-01T00:00:00Z"))
+        .unwrap();
+    let mut envelope = success_envelope("run_big2");
+    envelope.tokens_used.input_tokens = u64::MAX;
+    assert!(store.finish_run("run_big2", &envelope).is_err());
+    let detail = store.get_run("run_big2").unwrap().unwrap();
+    assert_eq!(detail.summary.status, RunStatus::Running);
 }

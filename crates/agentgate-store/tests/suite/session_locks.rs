@@ -6,12 +6,13 @@ use std::time::{Duration, Instant};
 
 use agentgate_store::{RunStore, Store, lock_file_name};
 
-#[test]
-fn a_held_session_is_refused_to_every_other_handle_until_dropped() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("agentgate.db");
-    let first = Store::open(&db).unwrap();
-    let second = Store::open(&db).unwrap();
+use super::support::{Backend, TestStore, with_pg_client};
+
+crate::on_both_backends!(a_held_session_is_refused_to_every_other_handle_until_dropped);
+
+fn a_held_session_is_refused_to_every_other_handle_until_dropped(store: &TestStore) {
+    let first = &**store;
+    let second = store.reopen();
 
     let held = first.try_lock_session("nightly").unwrap().unwrap();
     assert_eq!(held.name(), "nightly");
@@ -23,12 +24,57 @@ fn a_held_session_is_refused_to_every_other_handle_until_dropped() {
 
     drop(held);
     assert!(second.try_lock_session("nightly").unwrap().is_some());
-    assert!(
-        dir.path()
-            .join("locks")
-            .join(lock_file_name("nightly"))
-            .is_file()
-    );
+    if store.backend == Backend::Sqlite {
+        assert!(
+            store
+                .dir
+                .path()
+                .join("locks")
+                .join(lock_file_name("nightly"))
+                .is_file()
+        );
+    }
+}
+
+#[test]
+fn a_killed_postgres_holder_leaves_the_session_free() {
+    let store = TestStore::new(Backend::Postgres);
+    let held = store.try_lock_session("crash").unwrap().unwrap();
+    let other = store.reopen();
+    assert!(other.try_lock_session("crash").unwrap().is_none());
+
+    // The server ends the holder's connection, as it does when the holder's
+    // host dies or its process is killed.
+    let terminated = with_pg_client(&store.location, async |client| {
+        let holders = client
+            .query(
+                "SELECT l.pid FROM pg_locks l JOIN pg_database d ON l.database = d.oid \
+                 WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted \
+                 AND d.datname = current_database()",
+                &[],
+            )
+            .await
+            .unwrap();
+        for holder in &holders {
+            let pid: i32 = holder.get(0);
+            client
+                .execute("SELECT pg_terminate_backend($1)", &[&pid])
+                .await
+                .unwrap();
+        }
+        holders.len()
+    });
+    assert_eq!(terminated, 1, "one connection held the session's lock");
+    let start = Instant::now();
+    while other.try_lock_session("crash").unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the lock stayed held after its connection was terminated"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Dropping a lock whose connection is gone is harmless.
+    drop(held);
 }
 
 #[test]

@@ -1,8 +1,15 @@
 //! Sessions: logical name and provider ↔ native session id.
 
-use agentgate_store::{RunStore, SessionRecord};
+use agentgate_store::SessionRecord;
 
-use super::support::{temp_store, ts};
+use super::support::{TestStore, ts};
+
+crate::on_both_backends!(
+    a_session_round_trips,
+    put_replaces_the_session_but_keeps_its_creation_time,
+    one_name_holds_one_session_per_provider_and_lists_in_order,
+    delete_forgets_one_session_and_says_whether_it_existed,
+);
 
 fn session(name: &str, provider: &str, native: &str, at: &str) -> SessionRecord {
     SessionRecord {
@@ -16,9 +23,7 @@ fn session(name: &str, provider: &str, native: &str, at: &str) -> SessionRecord 
     }
 }
 
-#[test]
-fn a_session_round_trips() {
-    let (_dir, store) = temp_store();
+fn a_session_round_trips(store: &TestStore) {
     let stored = session("nightly", "claude", "uuid-1", "2026-05-01T00:00:00Z");
     store.put_session(&stored).unwrap();
     assert_eq!(
@@ -29,9 +34,7 @@ fn a_session_round_trips() {
     assert_eq!(store.get_session("other", "claude").unwrap(), None);
 }
 
-#[test]
-fn put_replaces_the_session_but_keeps_its_creation_time() {
-    let (_dir, store) = temp_store();
+fn put_replaces_the_session_but_keeps_its_creation_time(store: &TestStore) {
     store
         .put_session(&session(
             "nightly",
@@ -61,9 +64,7 @@ fn put_replaces_the_session_but_keeps_its_creation_time() {
     assert_eq!(store.list_sessions().unwrap().len(), 1);
 }
 
-#[test]
-fn one_name_holds_one_session_per_provider_and_lists_in_order() {
-    let (_dir, store) = temp_store();
+fn one_name_holds_one_session_per_provider_and_lists_in_order(store: &TestStore) {
     let at = "2026-05-01T00:00:00Z";
     store
         .put_session(&session("b", "codex", "t-1", at))
@@ -90,9 +91,7 @@ fn one_name_holds_one_session_per_provider_and_lists_in_order() {
     assert_eq!(keys, expected);
 }
 
-#[test]
-fn delete_forgets_one_session_and_says_whether_it_existed() {
-    let (_dir, store) = temp_store();
+fn delete_forgets_one_session_and_says_whether_it_existed(store: &TestStore) {
     let at = "2026-05-01T00:00:00Z";
     store
         .put_session(&session("a", "claude", "u-1", at))

@@ -3,9 +3,166 @@
 use agentgate_protocol::{
     Attempt, Envelope, ErrorInfo, ErrorKind, ErrorSource, Metadata, TokensUsed,
 };
-use agentgate_store::{RunRecord, Store};
+use std::ops::Deref;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use agentgate_store::{PgOptions, PgStore, RunRecord, Store, StoreBackend};
 use jiff::Timestamp;
 use tempfile::TempDir;
+
+/// Which backend a [`TestStore`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A fresh, empty store of one backend: a SQLite file in a temporary
+/// folder, or a new database of the test cluster. Derefs to the store.
+pub struct TestStore {
+    pub backend: Backend,
+    pub store: Arc<dyn StoreBackend>,
+    /// SQLite: the database file; PostgreSQL: the database's URL.
+    pub location: String,
+    pub dir: TempDir,
+}
+
+impl Deref for TestStore {
+    type Target = dyn StoreBackend;
+    fn deref(&self) -> &Self::Target {
+        &*self.store
+    }
+}
+
+impl TestStore {
+    pub fn new(backend: Backend) -> TestStore {
+        let dir = tempfile::tempdir().unwrap();
+        match backend {
+            Backend::Sqlite => {
+                let path = dir.path().join("agentgate.db");
+                let store = Arc::new(Store::open(&path).unwrap());
+                TestStore {
+                    backend,
+                    store,
+                    location: path.display().to_string(),
+                    dir,
+                }
+            }
+            Backend::Postgres => {
+                let url = fresh_pg_database();
+                let store = Arc::new(
+                    PgStore::connect(&url, dir.path().join("runs"), &PgOptions::default()).unwrap(),
+                );
+                TestStore {
+                    backend,
+                    store,
+                    location: url,
+                    dir,
+                }
+            }
+        }
+    }
+
+    /// A second handle on the same store (another process would open one).
+    pub fn reopen(&self) -> Arc<dyn StoreBackend> {
+        match self.backend {
+            Backend::Sqlite => Arc::new(Store::open(&self.location).unwrap()),
+            Backend::Postgres => Arc::new(
+                PgStore::connect(
+                    &self.location,
+                    self.dir.path().join("runs"),
+                    &PgOptions::default(),
+                )
+                .unwrap(),
+            ),
+        }
+    }
+}
+
+/// Runs each named test, `fn name(store: &TestStore)`, once per backend:
+/// as `name::sqlite` and `name::postgres`.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn sqlite() {
+                    super::$name(&$crate::suite::support::TestStore::new(
+                        $crate::suite::support::Backend::Sqlite,
+                    ));
+                }
+                #[test]
+                fn postgres() {
+                    super::$name(&$crate::suite::support::TestStore::new(
+                        $crate::suite::support::Backend::Postgres,
+                    ));
+                }
+            }
+        )*
+    };
+}
+
+/// The test cluster's URL, from `AGENTGATE_TEST_POSTGRES` (set by
+/// scripts/test.sh, which starts a throwaway cluster with
+/// scripts/pg-cluster.sh). Missing is a failure, not a skip.
+pub fn pg_admin_url() -> String {
+    match std::env::var("AGENTGATE_TEST_POSTGRES") {
+        Ok(url) if !url.is_empty() => url,
+        _ => panic!(
+            "AGENTGATE_TEST_POSTGRES is not set: the PostgreSQL backend's tests need a server \
+             (run scripts/test.sh, or `scripts/pg-cluster.sh start DIR` and export the URL it \
+             prints)"
+        ),
+    }
+}
+
+/// A new, empty database on the test cluster; its URL.
+pub fn fresh_pg_database() -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let admin = pg_admin_url();
+    let name = format!(
+        "agt_{}_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed),
+        Timestamp::now().as_millisecond()
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let driver = tokio::spawn(connection);
+        client
+            .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE template0"))
+            .await
+            .unwrap();
+        drop(client);
+        let _ = driver.await;
+    });
+    with_database(&admin, &name)
+}
+
+/// `url` with its database name replaced by `name`.
+pub fn with_database(url: &str, name: &str) -> String {
+    let (head, query) = match url.split_once('?') {
+        Some((head, query)) => (head, Some(query)),
+        None => (url, None),
+    };
+    let scheme_end = head.find("://").map_or(0, |i| i + 3);
+    let base = match head[scheme_end..].find('/') {
+        Some(i) => &head[..scheme_end + i],
+        None => head,
+    };
+    match query {
+        Some(query) => format!("{base}/{name}?{query}"),
+        None => format!("{base}/{name}"),
+    }
+}
 
 /// A fresh store in its own temporary folder (kept alive by the `TempDir`).
 pub fn temp_store() -> (TempDir, Store) {
@@ -73,4 +230,24 @@ pub fn failure_envelope(run_id: &str, kind: ErrorKind, exit_code: i32) -> Envelo
         ..Envelope::new(run_id)
     }
     .with_error(&error, exit_code)
+}
+
+/// Runs `f` with a plain connection to the PostgreSQL database at `url`
+/// (outside any store), for tests that write or read behind the store's
+/// back.
+pub fn with_pg_client<T>(url: &str, f: impl AsyncFnOnce(&tokio_postgres::Client) -> T) -> T {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let driver = tokio::spawn(connection);
+        let value = f(&client).await;
+        drop(client);
+        let _ = driver.await;
+        value
+    })
 }

@@ -1,13 +1,16 @@
 //! Cumulative thread totals and quota states.
 
 use agentgate_protocol::{RateLimitStatus, Usage};
-use agentgate_store::{QuotaState, QuotaStatus, RunStore};
+use agentgate_store::{QuotaState, QuotaStatus};
 
-use super::support::{temp_store, ts};
+use super::support::{TestStore, ts};
 
-#[test]
-fn thread_totals_round_trip_and_are_replaced() {
-    let (_dir, store) = temp_store();
+crate::on_both_backends!(
+    thread_totals_round_trip_and_are_replaced,
+    quota_states_round_trip_are_replaced_and_list_by_provider,
+);
+
+fn thread_totals_round_trip_and_are_replaced(store: &TestStore) {
     assert_eq!(store.get_thread_totals("codex", "thread-1").unwrap(), None);
 
     let first = Usage {
@@ -46,9 +49,7 @@ fn thread_totals_round_trip_and_are_replaced() {
     assert_eq!(store.get_thread_totals("qwen", "thread-1").unwrap(), None);
 }
 
-#[test]
-fn quota_states_round_trip_are_replaced_and_list_by_provider() {
-    let (_dir, store) = temp_store();
+fn quota_states_round_trip_are_replaced_and_list_by_provider(store: &TestStore) {
     assert_eq!(store.get_quota("claude").unwrap(), None);
 
     let exhausted = QuotaState {

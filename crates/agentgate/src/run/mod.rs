@@ -18,7 +18,10 @@ use agentgate_core::prompt::{TaskInput, task_from_stdin};
 use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
 use agentgate_core::run::{CancelRequest, RunOptions, append_audit, audit_line};
 use agentgate_core::supervise::{Control, SignalForwarding, WarmKeeper, install_signal_forwarding};
-use agentgate_store::{RunStore, Store};
+use std::sync::Arc;
+
+use agentgate_core::store_choice;
+use agentgate_store::{RunStore, StoreBackend};
 use anyhow::Context;
 use tokio::sync::mpsc;
 
@@ -30,12 +33,24 @@ use print::CliSink;
 use progress::Progress;
 
 /// Run `agentgate run`.
-pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
     let task = read_task(&args)?;
+    let given = store_choice::given(store)?;
     // Opening the store (a fresh process replays SQLite's write-ahead log)
-    // overlaps loading the config, planning and starting the runtime.
-    let opening =
-        (!args.dry_run && !args.no_store).then(|| std::thread::spawn(Store::open_default));
+    // overlaps loading the config, planning and starting the runtime. With
+    // no store named by flag or environment the config may name one: the
+    // default SQLite file is opened ahead only if it exists (opening would
+    // create it), and dropped if the config names another store.
+    let ahead = match (&given, args.dry_run || args.no_store) {
+        (_, true) => None,
+        (Some(location), false) => Some(location.clone()),
+        (None, false) => agentgate_store::StoreLocation::default_sqlite()
+            .ok()
+            .filter(|l| matches!(l, agentgate_store::StoreLocation::Sqlite(p) if p.is_file())),
+    };
+    let opening = ahead
+        .clone()
+        .map(|location| std::thread::spawn(move || store_choice::open(&location)));
     // The keeper starts now too, warm: it waits for the CLI while the
     // config is loaded and planned (the plan decides whether a CLI runs at
     // all; an unused keeper exits when agentgate does).
@@ -55,11 +70,11 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     flags.now = now_from_env().map_err(anyhow::Error::msg)?;
     if args.dry_run {
         let planned = plan::plan(&cfg, &flags, task);
-        let store = existing_store(&args);
+        let store = existing_store(&args, given.as_ref(), cfg.store.as_ref());
         let out = report::report(
             planned.as_ref(),
             &flags,
-            store.as_ref().map(|s| s as &dyn RunStore),
+            store.as_deref().map(|s| s as &dyn RunStore),
         );
         Stdout::new().json(&out, args.pretty())?;
         return Ok(ExitCode::from(if report::report_ok(&out) { 0 } else { 2 }));
@@ -72,6 +87,17 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
         keeper,
         warm_keeper,
         ..RunOptions::default()
+    };
+    let wanted = (!args.dry_run && !args.no_store)
+        .then(|| store_choice::choose(given.clone(), cfg.store.as_ref()))
+        .transpose()?;
+    let opening = match (opening, &wanted) {
+        (Some(handle), Some(w)) if ahead.as_ref() == Some(w) => Some(handle),
+        (_, Some(w)) => {
+            let w = w.clone();
+            Some(std::thread::spawn(move || store_choice::open(&w)))
+        }
+        (_, None) => None,
     };
     let store = match opening.map(std::thread::JoinHandle::join) {
         None => None,
@@ -95,7 +121,7 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let mut sink = CliSink::new(args.stream, progress);
     let outcome = rt.block_on(async {
         let (_forwarding, cancel) = forward_signals()?;
-        let store = store.as_ref().map(|s| s as &dyn RunStore);
+        let store = store.as_deref().map(|s| s as &dyn RunStore);
         anyhow::Ok(agentgate_core::run::run(&plan, &options, store, &mut sink, cancel).await)
     })?;
     // The run is recorded by now: an envelope that cannot be printed is
@@ -108,7 +134,7 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let audit = audit_line(&outcome.envelope, outcome.exit_code);
     note!("{audit}");
     if let Some(store) = &store {
-        let log = store.path().with_file_name("audit.log");
+        let log = store.runs_dir().with_file_name("audit.log");
         if let Err(e) = append_audit(&log, &audit) {
             note!(
                 "agentgate: warning: failed to append to {}: {e}",
@@ -190,14 +216,22 @@ fn read_task(args: &Args) -> anyhow::Result<TaskInput> {
     Ok(task)
 }
 
-/// The store, only if it already exists (a dry run creates nothing).
-fn existing_store(args: &Args) -> Option<Store> {
+/// The store, only if it already exists (a dry run creates nothing: a
+/// SQLite file is opened only if it is there; a PostgreSQL database is
+/// always there).
+fn existing_store(
+    args: &Args,
+    given: Option<&agentgate_store::StoreLocation>,
+    configured: Option<&agentgate_store::StoreLocation>,
+) -> Option<Arc<dyn StoreBackend>> {
     if args.no_store {
         return None;
     }
-    let path = agentgate_store::default_db_path().ok()?;
-    if !path.is_file() {
+    let location = store_choice::choose(given.cloned(), configured).ok()?;
+    if let agentgate_store::StoreLocation::Sqlite(path) = &location
+        && !path.is_file()
+    {
         return None;
     }
-    Store::open(&path).ok()
+    store_choice::open(&location).ok()
 }

@@ -30,6 +30,7 @@ mod serve_queue;
 mod serve_queue_support;
 mod serve_support;
 mod sse_client;
+mod store_postgres;
 mod stream_breaks;
 mod support;
 mod webdriver;

@@ -84,7 +84,7 @@ fn last_json(stdout: &str) -> Value {
         .unwrap_or_else(|| panic!("no JSON on stdout: {stdout}"))
 }
 
-fn submit_wait_matches_run(cli: Cli) {
+fn submit_wait_matches_run(cli: Cli, serve_args: &[&str]) {
     let prompt = "Please create the marker file.".to_owned();
 
     let direct_server = FakeServer::start(TOOL_SCRIPT);
@@ -120,7 +120,7 @@ fn submit_wait_matches_run(cli: Cli) {
             bin: &bin,
             vars,
         },
-        &[],
+        serve_args,
     );
     let mut args = vec![
         "submit".to_owned(),
@@ -154,12 +154,20 @@ fn submit_wait_matches_run(cli: Cli) {
 
 #[test]
 fn submit_wait_with_the_real_claude_gives_the_envelope_run_gives() {
-    submit_wait_matches_run(Cli::Claude);
+    submit_wait_matches_run(Cli::Claude, &[]);
+}
+
+/// The same through a server whose store and queue are PostgreSQL: the
+/// job is claimed from the database, its events stream from its table.
+#[test]
+fn submit_wait_through_a_server_on_postgres_gives_the_envelope_run_gives() {
+    let url = super::store_postgres::fresh_database();
+    submit_wait_matches_run(Cli::Claude, &["--store", &url]);
 }
 
 #[test]
 fn submit_wait_with_the_real_codex_gives_the_envelope_run_gives() {
-    submit_wait_matches_run(Cli::Codex);
+    submit_wait_matches_run(Cli::Codex, &[]);
 }
 
 #[test]

@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agentgate_protocol::{Envelope, Event, EventBody, ResultEvent, TextDeltaEvent};
-use agentgate_store::{FinalState, JobOutcome, JobQueue, LeaseToken, RunFiles, RunStore, Store};
+use agentgate_store::{FinalState, JobOutcome, JobQueue, LeaseToken, RunStore, Store};
 use jiff::Timestamp;
 
 use super::serve::Home;
@@ -112,7 +112,7 @@ fn an_ended_run_is_replayed_and_resumed_after_a_last_event_id() {
         .enqueue(&job("done-run", &["claude"], None), Timestamp::now())
         .unwrap();
     let token = claim(&store, "done-run");
-    let mut files = RunFiles::create(&store, "done-run").unwrap();
+    let mut files = store.create_run_files("done-run").unwrap();
     for (seq, piece) in ["a", "b", "c"].iter().enumerate() {
         files
             .write_event(&text("done-run", seq as u64, piece))
@@ -178,7 +178,7 @@ fn a_queued_run_is_followed_from_before_its_start_to_its_result() {
     assert_eq!((idle.id.as_ref(), idle.data.as_ref()), (None, None));
 
     let token = claim(&store, "later");
-    let mut files = RunFiles::create(&store, "later").unwrap();
+    let mut files = store.create_run_files("later").unwrap();
     files.write_event(&text("later", 0, "hello")).unwrap();
     let m = first.next_event().unwrap();
     assert_eq!(m.id.as_deref(), Some("0"));

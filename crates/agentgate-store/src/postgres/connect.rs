@@ -1,0 +1,106 @@
+//! Opening a [`PgStore`]: the URL, the runtime, the pool, the schema.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
+
+use super::{PgError, PgOptions, PgStore, migrations};
+use crate::backend::redact_url;
+use crate::error::StoreError;
+
+impl PgStore {
+    /// Connects to the database at `url` (a libpq connection URL, e.g.
+    /// `postgres://agentgate@db.example/agentgate` or, for a Unix socket,
+    /// `postgres://agentgate@localhost/agentgate?host=/run/postgresql`),
+    /// migrates its schema (once, under a lock, whoever else connects at the
+    /// same time) and keeps a pool of connections. Local run files go in
+    /// `runs_dir`.
+    pub fn connect(
+        url: &str,
+        runs_dir: impl Into<PathBuf>,
+        options: &PgOptions,
+    ) -> Result<PgStore, StoreError> {
+        let database = redact_url(url);
+        let config =
+            tokio_postgres::Config::from_str(url).map_err(|e| StoreError::InvalidStore {
+                store: database.clone(),
+                reason: format!("not a PostgreSQL connection URL: {e}"),
+            })?;
+        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
+            return Err(StoreError::InvalidStore {
+                store: database,
+                reason: "this agentgate does not speak TLS to PostgreSQL yet (sslmode=require); \
+                         connect over a Unix socket (?host=/run/postgresql) or a trusted \
+                         network without sslmode"
+                    .to_owned(),
+            });
+        }
+        let runs_dir = runs_dir.into();
+        crate::run_files::create_private_dir(&runs_dir)
+            .and_then(|()| crate::run_files::make_private(&runs_dir))
+            .map_err(|source| StoreError::Io {
+                op: "create the runs folder",
+                path: runs_dir.clone(),
+                source,
+            })?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("agentgate-pg")
+            .enable_all()
+            .build()
+            .map_err(|source| StoreError::Io {
+                op: "start the PostgreSQL store's runtime",
+                path: PathBuf::from(&database),
+                source,
+            })?;
+        let pool =
+            build_pool(config, options, &runtime).map_err(|reason| StoreError::InvalidStore {
+                store: database.clone(),
+                reason,
+            })?;
+        let store = PgStore::from_parts(runtime, pool, database, runs_dir);
+        let migrated = store.call("connect and migrate the schema", |client| {
+            Box::pin(async move { migrations::migrate(client).await })
+        })?;
+        if let migrations::Migrated::TooNew(found) = migrated {
+            return Err(StoreError::TooNew {
+                path: PathBuf::from(store.database()),
+                found: i64::from(found),
+                supported: i64::from(migrations::PG_SCHEMA_VERSION),
+            });
+        }
+        Ok(store)
+    }
+}
+
+fn build_pool(
+    config: tokio_postgres::Config,
+    options: &PgOptions,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<Pool, String> {
+    let manager = Manager::from_config(
+        config,
+        tokio_postgres::NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    let _entered = runtime.enter();
+    Pool::builder(manager)
+        .max_size(options.pool_size.max(1))
+        .timeouts(Timeouts {
+            wait: Some(options.timeout),
+            create: Some(options.timeout),
+            recycle: Some(options.timeout),
+        })
+        .runtime(Runtime::Tokio1)
+        .build()
+        .map_err(|e| format!("cannot build the connection pool: {e}"))
+}
+
+impl From<deadpool_postgres::PoolError> for PgError {
+    fn from(error: deadpool_postgres::PoolError) -> Self {
+        PgError::Pool(error)
+    }
+}

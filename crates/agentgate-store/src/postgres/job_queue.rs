@@ -1,0 +1,213 @@
+//! [`JobQueue`] on [`PgStore`]: every call but the cancel is one statement
+//! on a pooled connection (atomic on its own, see `jobs.rs`); the cancel is
+//! one transaction that locks its row.
+
+use std::time::Duration;
+
+use agentgate_protocol::Envelope;
+use jiff::Timestamp;
+use tokio_postgres::Client;
+
+use super::{PgStore, jobs};
+use crate::error::StoreError;
+use crate::job_queue::JobQueue;
+use crate::jobs::{
+    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
+    JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+};
+use crate::lease::{lease_end, new_lease_token};
+
+impl JobQueue for PgStore {
+    fn enqueue(&self, job: &NewJob, now: Timestamp) -> Result<Enqueued, StoreError> {
+        crate::run_id::validate_run_id(&job.job_id)?;
+        let job = job.clone();
+        let (job, created) = self.call("enqueue job", move |client| {
+            Box::pin(async move { jobs::enqueue(as_client(&client), &job, now).await })
+        })?;
+        Ok(Enqueued { job, created })
+    }
+
+    fn claim(
+        &self,
+        owner: &str,
+        lease: Duration,
+        now: Timestamp,
+    ) -> Result<Option<ClaimedJob>, StoreError> {
+        let expires = lease_end(now, lease)?;
+        let token = new_lease_token()?;
+        let (owner, held) = (owner.to_owned(), token.clone());
+        let claimed = self.call("claim job", move |client| {
+            Box::pin(
+                async move { jobs::claim(as_client(&client), &owner, &held, expires, now).await },
+            )
+        })?;
+        Ok(claimed.map(|job| ClaimedJob { job, token }))
+    }
+
+    fn heartbeat(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        lease: Duration,
+        now: Timestamp,
+    ) -> Result<Heartbeat, StoreError> {
+        let expires = lease_end(now, lease)?;
+        let (job_id, token) = (job_id.to_owned(), token.clone());
+        let cancel_requested = self.call("renew job lease", move |client| {
+            Box::pin(
+                async move { jobs::heartbeat(as_client(&client), &job_id, &token, expires).await },
+            )
+        })?;
+        Ok(Heartbeat {
+            lease_expires_at: expires,
+            cancel_requested,
+        })
+    }
+
+    fn finish(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        outcome: &JobOutcome,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
+        let (job_id, token, outcome) = (job_id.to_owned(), token.clone(), outcome.clone());
+        self.call("finish job", move |client| {
+            Box::pin(async move {
+                jobs::finish(as_client(&client), &job_id, &token, &outcome, now).await
+            })
+        })
+    }
+
+    fn release(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        not_before: Timestamp,
+        waiting_for: Option<&str>,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
+        let (job_id, token) = (job_id.to_owned(), token.clone());
+        let waiting_for = waiting_for.map(str::to_owned);
+        self.call("release job", move |client| {
+            Box::pin(async move {
+                let how = jobs::Requeue {
+                    not_before,
+                    waiting_for: waiting_for.as_deref(),
+                    refund: true,
+                    error: None,
+                };
+                jobs::requeue(as_client(&client), &job_id, &token, &how, now).await
+            })
+        })
+    }
+
+    fn retry(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        not_before: Timestamp,
+        error: &str,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
+        let (job_id, token, error) = (job_id.to_owned(), token.clone(), error.to_owned());
+        self.call("retry job", move |client| {
+            Box::pin(async move {
+                let how = jobs::Requeue {
+                    not_before,
+                    waiting_for: None,
+                    refund: false,
+                    error: Some(&error),
+                };
+                jobs::requeue(as_client(&client), &job_id, &token, &how, now).await
+            })
+        })
+    }
+
+    fn claim_job(
+        &self,
+        job_id: &str,
+        owner: &str,
+        lease: Duration,
+        now: Timestamp,
+    ) -> Result<Option<ClaimedJob>, StoreError> {
+        let expires = lease_end(now, lease)?;
+        let token = new_lease_token()?;
+        let (job_id, owner, held) = (job_id.to_owned(), owner.to_owned(), token.clone());
+        let claimed = self.call("claim job", move |client| {
+            Box::pin(async move {
+                jobs::claim_one(as_client(&client), &job_id, &owner, &held, expires, now).await
+            })
+        })?;
+        Ok(claimed.map(|job| ClaimedJob { job, token }))
+    }
+
+    fn cancel(
+        &self,
+        job_id: &str,
+        envelope_if_queued: Option<&Envelope>,
+        now: Timestamp,
+    ) -> Result<CancelOutcome, StoreError> {
+        let (job_id, envelope) = (job_id.to_owned(), envelope_if_queued.cloned());
+        self.transaction("cancel job", move |tx| {
+            Box::pin(async move { jobs::cancel(tx, &job_id, envelope.as_ref(), now).await })
+        })
+    }
+
+    fn expire_leases(
+        &self,
+        now: Timestamp,
+        policy: ExpiryPolicy,
+    ) -> Result<Vec<ExpiredJob>, StoreError> {
+        self.call("expire job leases", move |client| {
+            Box::pin(async move { jobs::expire_leases(as_client(&client), now, policy).await })
+        })
+    }
+
+    fn expire_owner(
+        &self,
+        job_id: &str,
+        owner: &str,
+        now: Timestamp,
+        policy: ExpiryPolicy,
+    ) -> Result<Option<ExpiredJob>, StoreError> {
+        let (job_id, owner) = (job_id.to_owned(), owner.to_owned());
+        self.call("take back a job lease", move |client| {
+            Box::pin(async move {
+                jobs::expire_owner(as_client(&client), &job_id, &owner, now, policy).await
+            })
+        })
+    }
+
+    fn get_job(&self, job_id: &str) -> Result<Option<JobRecord>, StoreError> {
+        let job_id = job_id.to_owned();
+        self.call("read job", move |client| {
+            Box::pin(async move { jobs::get(as_client(&client), &job_id).await })
+        })
+    }
+
+    fn list_jobs(
+        &self,
+        filter: &JobFilter,
+        limit: usize,
+        cursor: Option<&JobCursor>,
+    ) -> Result<JobPage, StoreError> {
+        let (filter, cursor) = (filter.clone(), cursor.cloned());
+        self.call("list jobs", move |client| {
+            Box::pin(async move {
+                jobs::list(as_client(&client), &filter, limit, cursor.as_ref()).await
+            })
+        })
+    }
+
+    fn count_jobs(&self) -> Result<JobCounts, StoreError> {
+        self.call("count jobs", |client| {
+            Box::pin(async move { jobs::count(as_client(&client)).await })
+        })
+    }
+}
+
+/// The driver's client inside a pooled connection.
+fn as_client(client: &deadpool_postgres::Object) -> &Client {
+    client
+}
