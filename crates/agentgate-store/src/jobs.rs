@@ -319,3 +319,27 @@ pub struct JobCounts {
     /// Jobs per provider and state, by provider name, then state.
     pub by_provider: Vec<(String, JobState, u64)>,
 }
+
+impl JobCounts {
+    /// Adds a state's count as a database's `COUNT(*)` gives it (never
+    /// negative; a negative one would count 0).
+    pub(crate) fn add_state(&mut self, state: JobState, count: i64) {
+        self.by_state
+            .push((state, u64::try_from(count).unwrap_or(0)));
+    }
+
+    /// Adds a provider's count of a state, as [`JobCounts::add_state`].
+    pub(crate) fn add_provider(&mut self, provider: String, state: JobState, count: i64) {
+        self.by_provider
+            .push((provider, state, u64::try_from(count).unwrap_or(0)));
+    }
+
+    /// Puts both lists in their documented order, whatever order the
+    /// database returned the rows in.
+    pub(crate) fn sort(&mut self) {
+        let rank = |state: &JobState| JobState::ALL.iter().position(|s| s == state);
+        self.by_state.sort_by_key(|(state, _)| rank(state));
+        self.by_provider
+            .sort_by(|(a, sa, _), (b, sb, _)| a.cmp(b).then(rank(sa).cmp(&rank(sb))));
+    }
+}

@@ -417,14 +417,8 @@ pub(super) async fn count<C: GenericClient + Sync>(client: &C) -> Result<JobCoun
         .query("SELECT state, count(*) FROM jobs GROUP BY state", &[])
         .await?
     {
-        let state = state_from_sql(row.try_get(0)?)?;
-        counts
-            .by_state
-            .push((state, count_from_sql(row.try_get(1)?)));
+        counts.add_state(state_from_sql(row.try_get(0)?)?, row.try_get(1)?);
     }
-    counts
-        .by_state
-        .sort_by_key(|(state, _)| JobState::ALL.iter().position(|s| s == state));
     for row in client
         .query(
             "SELECT p.provider, jobs.state, count(*) \
@@ -434,23 +428,11 @@ pub(super) async fn count<C: GenericClient + Sync>(client: &C) -> Result<JobCoun
         )
         .await?
     {
-        let provider: String = row.try_get(0)?;
         let state = state_from_sql(row.try_get(1)?)?;
-        counts
-            .by_provider
-            .push((provider, state, count_from_sql(row.try_get(2)?)));
+        counts.add_provider(row.try_get(0)?, state, row.try_get(2)?);
     }
-    counts.by_provider.sort_by_key(|(provider, state, _)| {
-        (
-            provider.clone(),
-            JobState::ALL.iter().position(|s| s == state),
-        )
-    });
+    counts.sort();
     Ok(counts)
-}
-
-fn count_from_sql(count: i64) -> u64 {
-    u64::try_from(count).unwrap_or(0)
 }
 
 async fn select_one<C: GenericClient + Sync>(

@@ -386,34 +386,19 @@ pub(super) fn count(conn: &Connection) -> Result<JobCounts, DbError> {
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
         let state: JobState = name_from_sql("jobs.state", row.get(0)?)?;
-        counts.by_state.push((state, count_from_sql(row.get(1)?)));
+        counts.add_state(state, row.get(1)?);
     }
-    counts
-        .by_state
-        .sort_by_key(|(state, _)| JobState::ALL.iter().position(|s| s == state));
     let mut stmt = conn.prepare(
         "SELECT p.value, jobs.state, COUNT(*) FROM jobs, json_each(jobs.providers) AS p \
          GROUP BY p.value, jobs.state ORDER BY p.value",
     )?;
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
-        let provider: String = row.get(0)?;
         let state: JobState = name_from_sql("jobs.state", row.get(1)?)?;
-        counts
-            .by_provider
-            .push((provider, state, count_from_sql(row.get(2)?)));
+        counts.add_provider(row.get(0)?, state, row.get(2)?);
     }
-    counts.by_provider.sort_by_key(|(provider, state, _)| {
-        (
-            provider.clone(),
-            JobState::ALL.iter().position(|s| s == state),
-        )
-    });
+    counts.sort();
     Ok(counts)
-}
-
-fn count_from_sql(count: i64) -> u64 {
-    u64::try_from(count).unwrap_or(0)
 }
 
 fn select_one(
