@@ -172,3 +172,27 @@ fn errors_name_the_entry_the_field_and_the_line() {
         assert!(e.contains(want), "{text}: {e}");
     }
 }
+
+#[test]
+fn store_names_a_postgres_url_or_a_sqlite_file_beside_the_config() {
+    use agentgate_store::StoreLocation;
+    let pg = parse("version: 1\nstore: postgres://ag@db.internal/ag?host=/run/pg\n").unwrap();
+    assert_eq!(
+        pg.store,
+        Some(StoreLocation::Postgres(
+            "postgres://ag@db.internal/ag?host=/run/pg".into()
+        ))
+    );
+    let file = parse("version: 1\nstore: data/runs.db\n").unwrap();
+    assert_eq!(
+        file.store,
+        Some(StoreLocation::Sqlite(PathBuf::from("/cfg/data/runs.db")))
+    );
+    assert_eq!(parse("version: 1\n").unwrap().store, None);
+    let (line, message) = invalid("version: 1\nstore: mysql://ag:pw@db/ag\n");
+    assert_eq!(line, Some(2));
+    assert!(
+        message.contains("postgres://") && !message.contains(":pw@"),
+        "{message}"
+    );
+}

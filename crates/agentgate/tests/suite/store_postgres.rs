@@ -60,7 +60,12 @@ fn a_real_run_and_its_session_live_in_postgres_and_read_back_from_it() {
     let gate = Gate::new(Cli::Claude, &server);
     let (run, first) = gate.run(&["--store", &url, "--session", "pg-s"], "remember me");
     ok(Cli::Claude, &run, &first);
-    let (run, second) = gate.run(&["--store", &url, "--session", "pg-s"], "and again");
+    // The second run finds the store in its config file's `store:`.
+    let config = tempfile::tempdir().unwrap();
+    let config_file = config.path().join("agentgate.yaml");
+    std::fs::write(&config_file, format!("version: 1\nstore: {url}\n")).unwrap();
+    let config_arg = config_file.display().to_string();
+    let (run, second) = gate.run(&["--config", &config_arg, "--session", "pg-s"], "and again");
     ok(Cli::Claude, &run, &second);
     assert_eq!(
         second["session_id"], first["session_id"],
@@ -76,10 +81,10 @@ fn a_real_run_and_its_session_live_in_postgres_and_read_back_from_it() {
     assert!(!run_dir.join("events.jsonl").exists());
 
     // Another process, with only the URL, lists both runs and the events.
-    let listed = run_bounded(
-        agentgate(home, &["runs", "--store", &url, "--json"]),
-        Duration::from_secs(30),
-    );
+    // Named by AGENTGATE_STORE.
+    let mut list = agentgate(home, &["runs", "--json"]);
+    list.env("AGENTGATE_STORE", &url);
+    let listed = run_bounded(list, Duration::from_secs(30));
     assert!(listed.code == Some(0), "{}", listed.all_output());
     assert!(
         listed.stdout.contains(first_id)
