@@ -255,6 +255,7 @@ pub fn command(
         },
         cwd: req.cwd.clone(),
         files: Vec::new(),
+        private_tmpdir: false,
     };
     let walk = Walk { ctx: &ctx, values };
     walk.parts(parts, &mut out)?;

@@ -60,6 +60,11 @@ pub struct CliCommand {
     /// Files the plan wrote and the run must keep until the CLI exits (e.g.
     /// Gemini's system prompt file).
     pub files: Vec<PathBuf>,
+    /// The CLI leaves files in its temp folder that nothing removes
+    /// (opencode, a Bun executable, unpacks an 11 MB library there on every
+    /// start): the attempt gives it a private `TMPDIR` and removes it once
+    /// the CLI's processes are gone, unless the request sets `TMPDIR`.
+    pub private_tmpdir: bool,
 }
 
 impl CliCommand {

@@ -110,6 +110,11 @@ pub(super) async fn attempt(
     inv.env_clear = request.env_clear;
     inv.cwd = Some(cmd.cwd);
     inv.stdin = cmd.stdin;
+    // Removed when the attempt ends, after the CLI's processes are gone.
+    let _own_tmpdir = match cmd.private_tmpdir {
+        true => private_tmpdir(request, &mut inv, em),
+        false => None,
+    };
     let cfg = SupervisorConfig {
         timeout: step.timeout,
         idle_timeout: step.idle_timeout,
@@ -482,6 +487,36 @@ fn finish_attempt(
 
 /// Names each process that could not be ended in a `log` event (level
 /// `warn`), and returns them for the attempt's `survivors`.
+/// A temp folder of the CLI's own, as its `TMPDIR`, for a CLI that leaves
+/// files in its temp folder (see `CliCommand::private_tmpdir`); `None` when
+/// the request sets `TMPDIR` itself, or when the folder cannot be made (a
+/// warning: the CLI then runs with the shared one).
+fn private_tmpdir(
+    request: &RunRequest,
+    inv: &mut Invocation,
+    em: &mut Emitter<'_>,
+) -> Option<tempfile::TempDir> {
+    if request.env.iter().any(|(k, _)| k == "TMPDIR") {
+        return None;
+    }
+    match tempfile::Builder::new().prefix("agentgate-tmp-").tempdir() {
+        Ok(dir) => {
+            inv.env.push(("TMPDIR".into(), dir.path().into()));
+            Some(dir)
+        }
+        Err(e) => {
+            em.log(
+                LogLevel::Warn,
+                format!(
+                    "could not make a temp folder for the CLI in {}: {e}; it uses that folder itself",
+                    std::env::temp_dir().display()
+                ),
+            );
+            None
+        }
+    }
+}
+
 fn report_survivors(found: &[supervise::Survivor], em: &mut Emitter<'_>) -> Vec<Survivor> {
     found
         .iter()

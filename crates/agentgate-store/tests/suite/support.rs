@@ -28,6 +28,16 @@ pub struct TestStore {
     pub dir: TempDir,
 }
 
+impl Drop for TestStore {
+    /// A PostgreSQL test database is dropped with its test: a database
+    /// takes some 7 MiB, and the suite makes hundreds of them.
+    fn drop(&mut self) {
+        if self.backend == Backend::Postgres {
+            drop_pg_database(&self.location);
+        }
+    }
+}
+
 impl Deref for TestStore {
     type Target = dyn StoreBackend;
     fn deref(&self) -> &Self::Target {
@@ -145,6 +155,42 @@ pub fn fresh_pg_database() -> String {
         let _ = driver.await;
     });
     with_database(&admin, &name)
+}
+
+/// Drops the test database of `url` (closing the connections still open
+/// on it). Never panics: it runs in `Drop`, also while a failed test
+/// unwinds; a database left behind only takes space.
+pub fn drop_pg_database(url: &str) {
+    let Some(name) = database_name(url) else {
+        return;
+    };
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    rt.block_on(async {
+        let Ok((client, connection)) =
+            tokio_postgres::connect(&pg_admin_url(), tokio_postgres::NoTls).await
+        else {
+            return;
+        };
+        let driver = tokio::spawn(connection);
+        let _ = client
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .await;
+        drop(client);
+        let _ = driver.await;
+    });
+}
+
+/// The database name in `url`, if it is one `fresh_pg_database` made.
+fn database_name(url: &str) -> Option<&str> {
+    let head = url.split_once('?').map_or(url, |(head, _)| head);
+    let name = &head[head.rfind('/')? + 1..];
+    (name.starts_with("agt_") && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .then_some(name)
 }
 
 /// `url` with its database name replaced by `name`.

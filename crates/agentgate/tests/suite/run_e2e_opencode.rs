@@ -385,6 +385,27 @@ fn stops_leave_no_survivors() {
     assert_no_survivors(gate.workdir());
 }
 
+/// opencode (a Bun executable) unpacks an 11 MB library into its temp
+/// folder at every start and leaves it there: the run gives it a temp
+/// folder of its own and removes it, so the temp folder agentgate was
+/// given is as empty after the run as before.
+#[test]
+fn a_run_leaves_nothing_in_the_temp_folder() {
+    let server = FakeServer::start("turns:\n  - text: \"Hi.\"\n");
+    let mut moded = Moded::new(&server);
+    let tmp = tempfile::tempdir().unwrap();
+    let tmp_path = tmp.path().display().to_string();
+    moded.client.setup.env.retain(|(k, _)| k != "TMPDIR");
+    moded.client.setup.env.push(("TMPDIR".into(), tmp_path));
+    let (run, env) = moded.run(&["--no-store", "--permission-mode", "bypass"], "hello");
+    ok(OPENCODE, &run, &env);
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left in the temp folder: {left:?}");
+}
+
 #[test]
 fn text_turn() {
     text_without_a_title_request()

@@ -99,6 +99,7 @@ static ARGV: &[Part] = &[
     // The mode's rules and the extra directories (`--add-dir`).
     Part::Code(permissions),
     Part::Code(system_instructions),
+    Part::Code(private_tmpdir),
 ];
 
 /// `OPENCODE_PERMISSION`: the mode's rules and the extra directories,
@@ -137,6 +138,13 @@ fn system_instructions(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
     cmd.env
         .push((OsString::from(CONFIG_ENV), OsString::from(merged)));
     cmd.files.push(path);
+    Ok(())
+}
+
+/// Bun unpacks a native library into `TMPDIR` at every start and never
+/// removes it: the run gives opencode a temp folder of its own.
+fn private_tmpdir(_: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    cmd.private_tmpdir = true;
     Ok(())
 }
 
