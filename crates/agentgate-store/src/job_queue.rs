@@ -70,6 +70,7 @@ use std::time::Duration;
 use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 
+use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::jobs::{
     CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
@@ -166,6 +167,21 @@ pub trait JobQueue: Send + Sync {
         owner: &str,
         lease: Duration,
         now: Timestamp,
+    ) -> Result<Option<ClaimedJob>, StoreError>;
+
+    /// As [`JobQueue::claim_job`], and only if `rules` allow it against
+    /// every running job (of every process on the store), checked in the
+    /// claiming transaction under a lock all such claims take: the limits
+    /// hold across hosts (see [`ClaimRules`]). The claimed job keeps
+    /// `rules.provider` and `rules.writes_in`. `None` if the job is not
+    /// claimable or the rules refuse it now.
+    fn claim_job_within(
+        &self,
+        job_id: &str,
+        owner: &str,
+        lease: Duration,
+        now: Timestamp,
+        rules: &ClaimRules,
     ) -> Result<Option<ClaimedJob>, StoreError>;
 
     /// Cancels a job: a queued one at once (ended at `now`, with

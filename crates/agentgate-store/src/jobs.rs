@@ -137,6 +137,11 @@ pub struct JobRecord {
     pub error: Option<String>,
     /// When it ended.
     pub ended_at: Option<Timestamp>,
+    /// The provider its last claim within rules counted it against (see
+    /// [`crate::ClaimRules`]); `None` for a claim without rules.
+    pub charged_provider: Option<String>,
+    /// The folder its last claim within rules said it may write in.
+    pub writes_in: Option<String>,
 }
 
 /// What [`crate::JobQueue::enqueue`] did.

@@ -25,6 +25,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+mod claim_rules;
 mod error;
 mod event_log;
 mod job_queue;
@@ -42,6 +43,7 @@ mod session_lock;
 mod sqlite;
 
 pub use backend::{StoreBackend, StoreLocation, open_store, redact_url};
+pub use claim_rules::ClaimRules;
 pub use error::StoreError;
 pub use event_log::{EventLog, TruncatedTail};
 pub use job_queue::JobQueue;

@@ -374,6 +374,16 @@ impl JobQueue for FlakyQueue {
     ) -> Result<Option<ClaimedJob>, StoreError> {
         self.inner.claim_job(id, o, l, n)
     }
+    fn claim_job_within(
+        &self,
+        id: &str,
+        o: &str,
+        l: Duration,
+        n: Timestamp,
+        r: &agentgate_store::ClaimRules,
+    ) -> Result<Option<ClaimedJob>, StoreError> {
+        self.inner.claim_job_within(id, o, l, n, r)
+    }
     fn cancel(
         &self,
         id: &str,

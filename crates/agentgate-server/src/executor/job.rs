@@ -22,20 +22,26 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use agentgate_core::config::QueueSpec;
 use agentgate_core::quota::exhausted_quota;
 use agentgate_core::request::RequestError;
 use agentgate_core::run::{CancelRequest, NullSink, RunOptions, RunOutcome};
 use agentgate_protocol::{
     EXIT_ALL_RECOVERABLE, Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for,
 };
-use agentgate_store::{ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStore, StoreError};
+use agentgate_store::{
+    ClaimRules, ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStore, StoreError,
+};
 use jiff::{SignedDuration, Timestamp};
 
 use super::facts::{JobFacts, plan_job, plan_providers};
 use super::limits::{RunningJob, backoff, jitter};
 use super::{Inner, Slot, lock};
 
-/// Claim `job_id` and start its thread.
+/// Claim `job_id` within the limits, checked again by the store against
+/// every running job of every executor on it, and start its thread. A job
+/// the store's check refuses (another executor took the room first) stays
+/// queued for the next pass.
 pub(super) fn start(
     inner: &Arc<Inner>,
     job_id: &str,
@@ -43,11 +49,16 @@ pub(super) fn start(
     facts: &JobFacts,
     now: Timestamp,
 ) -> Result<(), StoreError> {
-    let Some(claimed) =
-        inner
-            .store
-            .claim_job(job_id, &inner.owner, inner.config.queue.lease, now)?
+    let rules = claim_rules(&inner.config.queue, provider.as_deref(), facts);
+    let lease = inner.config.queue.lease;
+    let Some(claimed) = inner
+        .store
+        .claim_job_within(job_id, &inner.owner, lease, now, &rules)?
     else {
+        tracing::debug!(
+            job = job_id,
+            "not claimed: taken, or no room left on the store"
+        );
         return Ok(());
     };
     let (cancel_tx, cancel_rx) = tokio::sync::mpsc::channel(4);
@@ -79,6 +90,21 @@ pub(super) fn start(
         tracing::error!("failed to start a thread for job {job_id}: {e}");
     }
     Ok(())
+}
+
+/// The limits the store checks when it claims a job counted against
+/// `provider`.
+fn claim_rules(limits: &QueueSpec, provider: Option<&str>, facts: &JobFacts) -> ClaimRules {
+    let as_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    ClaimRules {
+        provider: provider.map(str::to_owned),
+        provider_limit: provider.and_then(|p| limits.provider_limit(p)).map(as_u32),
+        max_running: Some(as_u32(limits.max_running)),
+        writes_in: facts
+            .writes_in
+            .as_ref()
+            .map(|dir| dir.to_string_lossy().into_owned()),
+    }
 }
 
 /// Every provider of `job_id` is exhausted: claim it and give it back until

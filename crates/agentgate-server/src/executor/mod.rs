@@ -10,7 +10,12 @@
 //! quota resets and backoffs coming due, read from the injectable
 //! [`Clock`]). Each pass reads the queued and running jobs, lets
 //! [`limits::choose`] decide, and claims the chosen jobs one by one with
-//! `claim_job` (a job another server took first is skipped). Each claimed
+//! `claim_job_within`: the store checks the limits again against every
+//! running job of every executor on it (on PostgreSQL, of every host), in
+//! the claiming transaction, so two executors deciding from the same
+//! snapshot cannot both take the last slot; a job refused there, or taken
+//! by another executor first, is skipped until the next pass. A running
+//! job of another executor counts against the provider its claim charged. Each claimed
 //! job runs on a thread of its own with a one-thread tokio runtime, as
 //! `agentgate run` does (`job.rs`): store calls block, and a slow one
 //! delays only its own job.
@@ -316,6 +321,15 @@ impl Inner {
                 .iter()
                 .map(|job| match shared.running.get(&job.job_id) {
                     Some(slot) => slot.limits.clone(),
+                    // Another executor's job, claimed within rules: what
+                    // its claim charged.
+                    None if job.charged_provider.is_some() || job.writes_in.is_some() => {
+                        RunningJob {
+                            provider: job.charged_provider.clone(),
+                            session: job.session.clone(),
+                            writes_in: job.writes_in.as_ref().map(PathBuf::from),
+                        }
+                    }
                     None => match self.planned(&mut shared, job, now) {
                         Planned::Ok {
                             providers,

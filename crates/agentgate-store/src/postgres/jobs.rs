@@ -32,9 +32,9 @@ use crate::jobs::{
 };
 
 /// Every column of a [`JobRecord`]; never the lease token.
-const COLUMNS: &str = "job_id, request, state, priority, created_at, not_before, attempts, \
+pub(super) const COLUMNS: &str = "job_id, request, state, priority, created_at, not_before, attempts, \
     idempotency_key, providers, session_name, lease_owner, lease_expires_at, waiting_for, \
-    cancel_requested, envelope, error, ended_at";
+    cancel_requested, envelope, error, ended_at, charged_provider, writes_in";
 
 /// The error stored with a job abandoned by [`expire_leases`] (the same
 /// words as SQLite's).
@@ -50,7 +50,11 @@ pub(super) const NEXT_QUEUED: &str = "SELECT seq FROM jobs \
 
 /// What a claim writes (`$1` owner, `$2` token, `$3` expiry): the job runs
 /// under a new lease, one more attempt.
-const TAKE_LEASE: &str = "state = 'running', attempts = attempts + 1, lease_owner = $1, \
+/// What a claim without rules writes besides the lease: it counts against
+/// no provider and names no folder (see `crate::ClaimRules`).
+const NO_RULES: &str = "charged_provider = NULL, writes_in = NULL";
+
+pub(super) const TAKE_LEASE: &str = "state = 'running', attempts = attempts + 1, lease_owner = $1, \
     lease_token = $2, lease_expires_at = $3, waiting_for = NULL";
 
 pub(super) async fn enqueue<C: GenericClient + Sync>(
@@ -102,7 +106,7 @@ pub(super) async fn claim<C: GenericClient + Sync>(
     let row = client
         .query_opt(
             &format!(
-                "UPDATE jobs SET {TAKE_LEASE} WHERE seq = ({NEXT_QUEUED}) RETURNING {COLUMNS}"
+                "UPDATE jobs SET {TAKE_LEASE}, {NO_RULES} WHERE seq = ({NEXT_QUEUED}) RETURNING {COLUMNS}"
             ),
             &[&owner, &token.0, &expires, &now],
         )
@@ -124,7 +128,7 @@ pub(super) async fn claim_one<C: GenericClient + Sync>(
     let row = client
         .query_opt(
             &format!(
-                "UPDATE jobs SET {TAKE_LEASE} \
+                "UPDATE jobs SET {TAKE_LEASE}, {NO_RULES} \
                  WHERE job_id = $5 AND state = 'queued' AND not_before <= $4 RETURNING {COLUMNS}"
             ),
             &[&owner, &token.0, &expires, &now, &job_id],
@@ -480,7 +484,7 @@ fn expired_from_row(row: &Row) -> Result<ExpiredJob, PgError> {
     })
 }
 
-fn record_from_row(row: &Row) -> Result<JobRecord, PgError> {
+pub(super) fn record_from_row(row: &Row) -> Result<JobRecord, PgError> {
     let request: String = row.try_get("request")?;
     let Json(providers) = row.try_get::<_, Json<Vec<String>>>("providers")?;
     let envelope = row
@@ -509,6 +513,8 @@ fn record_from_row(row: &Row) -> Result<JobRecord, PgError> {
         envelope,
         error: row.try_get("error")?,
         ended_at: row.try_get("ended_at")?,
+        charged_provider: row.try_get("charged_provider")?,
+        writes_in: row.try_get("writes_in")?,
     })
 }
 

@@ -49,6 +49,7 @@ use tokio_postgres::Transaction;
 
 use crate::error::StoreError;
 
+mod claim_rules;
 mod connect;
 mod events;
 mod job_queue;

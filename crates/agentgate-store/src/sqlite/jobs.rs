@@ -15,9 +15,9 @@ use crate::jobs::{
 };
 
 /// Every column of a [`JobRecord`]; never the lease token.
-const COLUMNS: &str = "job_id, request, state, priority, created_at, not_before, attempts, \
+pub(super) const COLUMNS: &str = "job_id, request, state, priority, created_at, not_before, attempts, \
     idempotency_key, providers, session_name, lease_owner, lease_expires_at, waiting_for, \
-    cancel_requested, envelope, error, ended_at";
+    cancel_requested, envelope, error, ended_at, charged_provider, writes_in";
 
 /// The error stored with a job abandoned by [`expire_leases`].
 pub(super) const ABANDONED_ERROR: &str =
@@ -67,7 +67,11 @@ const NEXT_QUEUED: &str = "SELECT seq FROM jobs WHERE state = 'queued' AND not_b
     ORDER BY priority DESC, created_at, seq LIMIT 1";
 
 /// What a claim writes: the job runs under a new lease, one more attempt.
-const TAKE_LEASE: &str = "state = 'running', attempts = attempts + 1, lease_owner = :owner, \
+/// What a claim without rules writes besides the lease: it counts against
+/// no provider and names no folder (see `crate::ClaimRules`).
+const NO_RULES: &str = "charged_provider = NULL, writes_in = NULL";
+
+pub(super) const TAKE_LEASE: &str = "state = 'running', attempts = attempts + 1, lease_owner = :owner, \
     lease_token = :token, lease_expires_at = :expires, waiting_for = NULL";
 
 pub(super) fn claim(
@@ -78,7 +82,7 @@ pub(super) fn claim(
     now: Timestamp,
 ) -> Result<Option<JobRecord>, DbError> {
     let mut stmt = conn.prepare(&format!(
-        "UPDATE jobs SET {TAKE_LEASE} WHERE seq = ({NEXT_QUEUED}) RETURNING {COLUMNS}"
+        "UPDATE jobs SET {TAKE_LEASE}, {NO_RULES} WHERE seq = ({NEXT_QUEUED}) RETURNING {COLUMNS}"
     ))?;
     let mut rows = stmt.query(named_params! {
         ":owner": owner,
@@ -99,7 +103,7 @@ pub(super) fn claim_one(
     now: Timestamp,
 ) -> Result<Option<JobRecord>, DbError> {
     let mut stmt = conn.prepare(&format!(
-        "UPDATE jobs SET {TAKE_LEASE} \
+        "UPDATE jobs SET {TAKE_LEASE}, {NO_RULES} \
          WHERE job_id = :job_id AND state = 'queued' AND not_before <= :now RETURNING {COLUMNS}"
     ))?;
     let mut rows = stmt.query(named_params! {
@@ -428,7 +432,7 @@ fn leased_row(row: Option<&Row<'_>>, job_id: &str) -> Result<JobRecord, DbError>
     }
 }
 
-fn record_from_row(row: &Row<'_>) -> Result<JobRecord, DbError> {
+pub(super) fn record_from_row(row: &Row<'_>) -> Result<JobRecord, DbError> {
     let request: String = row.get("request")?;
     let providers: String = row.get("providers")?;
     let envelope = row
@@ -456,6 +460,8 @@ fn record_from_row(row: &Row<'_>) -> Result<JobRecord, DbError> {
         envelope,
         error: row.get("error")?,
         ended_at: opt_timestamp_from_sql("jobs.ended_at", row.get("ended_at")?)?,
+        charged_provider: row.get("charged_provider")?,
+        writes_in: row.get("writes_in")?,
     })
 }
 

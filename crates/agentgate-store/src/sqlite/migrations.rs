@@ -143,9 +143,17 @@ CREATE INDEX jobs_by_session ON jobs (session_name, created_at DESC, job_id DESC
     WHERE session_name IS NOT NULL;
 ";
 
+/// Version 5: what a claim within rules charged a running job (see
+/// `crate::ClaimRules`): the provider it counts against and the folder it
+/// may write in.
+const V5: &str = "
+ALTER TABLE jobs ADD COLUMN charged_provider TEXT;
+ALTER TABLE jobs ADD COLUMN writes_in TEXT;
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

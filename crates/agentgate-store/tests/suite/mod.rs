@@ -1,3 +1,4 @@
+mod claim_rules;
 mod concurrency;
 mod files;
 mod job_claims;

@@ -28,6 +28,7 @@ mod serve_clients;
 mod serve_events;
 mod serve_queue;
 mod serve_queue_support;
+mod serve_shared_queue;
 mod serve_support;
 mod sse_client;
 mod store_postgres;
