@@ -64,16 +64,18 @@ impl TlsCluster {
             "pg-cluster.sh start: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let url = String::from_utf8(out.stdout).unwrap();
+        // From here on, dropping it stops the server, whatever fails.
+        let started = TlsCluster {
+            cluster,
+            certs,
+            port,
+        };
+        let url = String::from_utf8_lossy(&out.stdout);
         assert_eq!(
             url.trim(),
             format!("postgres://agentgate@127.0.0.1:{port}/postgres")
         );
-        TlsCluster {
-            cluster,
-            certs,
-            port,
-        }
+        started
     }
 
     /// The URL of database `db` over TCP, with password `s3cret-pw` (trust
