@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the PostgreSQL backend's tests run against: Debian's
 # PostgreSQL server (package postgresql; the binaries in
-# /usr/lib/postgresql/<version>/bin). Does nothing when a server is there.
+# /usr/lib/postgresql/<version>/bin) and the openssl binary (package
+# openssl), with which the TLS tests make their certificates. Does nothing
+# when both are there.
 # The tests fail, never skip, without it. scripts/pg-cluster.sh starts the
 # throwaway cluster they use.
 set -euo pipefail
 
-if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v openssl >/dev/null; then
     exit 0
 fi
 as_root=()
@@ -14,9 +16,10 @@ if [[ $(id -u) -ne 0 ]]; then
     as_root=(sudo)
 fi
 export DEBIAN_FRONTEND=noninteractive
-packages=(postgresql)
+packages=(postgresql openssl)
 if ! "${as_root[@]}" apt-get install -y --no-install-recommends "${packages[@]}"; then
     "${as_root[@]}" apt-get update
     "${as_root[@]}" apt-get install -y --no-install-recommends "${packages[@]}"
 fi
 ls /usr/lib/postgresql/*/bin/initdb
+command -v openssl

@@ -5,6 +5,13 @@
 #   scripts/pg-cluster.sh start DIR   # initdb + start; prints the URL
 #   scripts/pg-cluster.sh stop DIR    # stop it (DIR can then be removed)
 #
+# With PG_CLUSTER_TLS=CERTDIR and PG_CLUSTER_PORT=PORT the cluster also
+# listens on 127.0.0.1:PORT with TLS (ssl = on), using CERTDIR/server.crt
+# and CERTDIR/server.key (copied into DIR, the key mode 0600, both owned by
+# the cluster's user, as the server demands). TCP clients must use TLS
+# (pg_hba.conf has `hostssl` lines only); the Unix socket stays plain. The
+# URL printed is then the TCP one, postgres://agentgate@127.0.0.1:PORT/postgres.
+#
 # The server binaries come from Debian's `postgresql` package
 # (/usr/lib/postgresql/<version>/bin), or PG_BIN. As root the cluster is
 # made and run by the `postgres` user (initdb refuses root). Durability is
@@ -48,13 +55,28 @@ start)
         cat "$dir/initdb.log" >&2
         exit 1
     }
+    listen="-c listen_addresses=''"
+    url="postgres://agentgate@localhost/postgres?host=$dir"
+    if [[ -n "${PG_CLUSTER_TLS:-}" ]]; then
+        port=${PG_CLUSTER_PORT:?PG_CLUSTER_TLS needs PG_CLUSTER_PORT}
+        install -m 644 "$PG_CLUSTER_TLS/server.crt" "$dir/server.crt"
+        install -m 600 "$PG_CLUSTER_TLS/server.key" "$dir/server.key"
+        if [[ $(id -u) -eq 0 ]]; then
+            chown postgres: "$dir/server.crt" "$dir/server.key"
+        fi
+        printf '%s\n' 'local all all trust' 'hostssl all all 127.0.0.1/32 trust' \
+            >"$dir/data/pg_hba.conf"
+        listen="-c listen_addresses=127.0.0.1 -c port=$port -c ssl=on \
+            -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key"
+        url="postgres://agentgate@127.0.0.1:$port/postgres"
+    fi
     as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o \
-        "-c listen_addresses='' -k $dir -c fsync=off -c synchronous_commit=off \
+        "$listen -k $dir -c fsync=off -c synchronous_commit=off \
          -c full_page_writes=off -c max_connections=400 -c shared_buffers=64MB" >/dev/null || {
         cat "$dir/server.log" >&2
         exit 1
     }
-    echo "postgres://agentgate@localhost/postgres?host=$dir"
+    echo "$url"
     ;;
 stop)
     as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true

@@ -116,7 +116,8 @@ fn open_postgres(url: &str, _pool_size: usize) -> Result<Arc<dyn StoreBackend>, 
 }
 
 /// `url` without its password: `postgres://user:secret@host/db` becomes
-/// `postgres://user@host/db`; a `password=` parameter is dropped too.
+/// `postgres://user@host/db`; `password=` and `sslpassword=` parameters
+/// are dropped too.
 pub fn redact_url(url: &str) -> String {
     let (head, query) = match url.split_once('?') {
         Some((head, query)) => (head, Some(query)),
@@ -142,7 +143,10 @@ pub fn redact_url(url: &str) -> String {
     if let Some(query) = query {
         let kept: Vec<&str> = query
             .split('&')
-            .filter(|pair| !pair.to_ascii_lowercase().starts_with("password="))
+            .filter(|pair| {
+                let pair = pair.to_ascii_lowercase();
+                !pair.starts_with("password=") && !pair.starts_with("sslpassword=")
+            })
             .collect();
         if !kept.is_empty() {
             out.push('?');
@@ -163,7 +167,7 @@ mod tests {
             "postgres://bob@db.example:5432/agentgate?sslmode=require"
         );
         assert_eq!(
-            redact_url("postgresql://localhost/db?host=/run/pg&password=s3cret"),
+            redact_url("postgresql://localhost/db?host=/run/pg&password=s3cret&sslpassword=k3y"),
             "postgresql://localhost/db?host=/run/pg"
         );
         assert_eq!(

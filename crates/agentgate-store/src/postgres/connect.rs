@@ -4,8 +4,9 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::{PgError, PgOptions, PgStore, migrations};
+use super::{PgError, PgOptions, PgStore, migrations, tls, url};
 use crate::backend::redact_url;
 use crate::error::StoreError;
 
@@ -16,26 +17,26 @@ impl PgStore {
     /// migrates its schema (once, under a lock, whoever else connects at the
     /// same time) and keeps a pool of connections. Local run files go in
     /// `runs_dir`.
+    ///
+    /// TLS follows the URL's `sslmode` (`disable`, `allow`, `prefer` (the
+    /// default), `require`, `verify-ca`, `verify-full`) and `sslrootcert`
+    /// (a PEM file; else the system's roots), as libpq reads them; see
+    /// `tls.rs` for where it differs.
     pub fn connect(
         url: &str,
         runs_dir: impl Into<PathBuf>,
         options: &PgOptions,
     ) -> Result<PgStore, StoreError> {
         let database = redact_url(url);
-        let config =
-            tokio_postgres::Config::from_str(url).map_err(|e| StoreError::InvalidStore {
-                store: database.clone(),
-                reason: format!("not a PostgreSQL connection URL: {e}"),
-            })?;
-        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
-            return Err(StoreError::InvalidStore {
-                store: database,
-                reason: "this agentgate does not speak TLS to PostgreSQL yet (sslmode=require); \
-                         connect over a Unix socket (?host=/run/postgresql) or a trusted \
-                         network without sslmode"
-                    .to_owned(),
-            });
-        }
+        let invalid = |reason: String| StoreError::InvalidStore {
+            store: database.clone(),
+            reason,
+        };
+        let (driver_url, tls_settings) = url::split_url(url).map_err(invalid)?;
+        let mut config = tokio_postgres::Config::from_str(&driver_url)
+            .map_err(|e| invalid(format!("not a PostgreSQL connection URL: {e}")))?;
+        tls::apply_mode(&mut config, &tls_settings);
+        let tls = tls::connector(&tls_settings).map_err(invalid)?;
         let runs_dir = runs_dir.into();
         crate::run_files::create_private_dir(&runs_dir)
             .and_then(|()| crate::run_files::make_private(&runs_dir))
@@ -54,11 +55,12 @@ impl PgStore {
                 path: PathBuf::from(&database),
                 source,
             })?;
-        let pool =
-            build_pool(config, options, &runtime).map_err(|reason| StoreError::InvalidStore {
+        let pool = build_pool(config, tls, options, &runtime).map_err(|reason| {
+            StoreError::InvalidStore {
                 store: database.clone(),
                 reason,
-            })?;
+            }
+        })?;
         let store = PgStore::from_parts(runtime, pool, database, runs_dir);
         let migrated = store.call("connect and migrate the schema", |client| {
             Box::pin(async move { migrations::migrate(client).await })
@@ -76,12 +78,13 @@ impl PgStore {
 
 fn build_pool(
     config: tokio_postgres::Config,
+    tls: MakeRustlsConnect,
     options: &PgOptions,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<Pool, String> {
     let manager = Manager::from_config(
         config,
-        tokio_postgres::NoTls,
+        tls,
         ManagerConfig {
             recycling_method: RecyclingMethod::Fast,
         },

@@ -61,6 +61,8 @@ mod runs;
 mod session_locks;
 mod sessions;
 mod thread_totals;
+mod tls;
+mod url;
 mod values;
 
 pub use migrations::PG_SCHEMA_VERSION;
@@ -312,14 +314,30 @@ pub(crate) fn describe_sql_error(error: &tokio_postgres::Error) -> String {
             }
             text
         }
-        None => error.to_string(),
+        None => with_causes(error),
     }
+}
+
+/// `error` and each error under it (the driver's message alone says "error
+/// performing TLS handshake"; the reason is in its source).
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let more = inner.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = inner.source();
+    }
+    text
 }
 
 fn describe_pool_error(error: &deadpool_postgres::PoolError) -> String {
     match error {
         deadpool_postgres::PoolError::Backend(e) => describe_sql_error(e),
-        other => other.to_string(),
+        other => with_causes(other),
     }
 }
 
