@@ -15,10 +15,13 @@ use super::PgError;
 const MIGRATION_LOCK: i64 = 0x6167_656e_7467_6174;
 
 /// Each version's statements, in order; version N is `MIGRATIONS[N - 1]`.
-const MIGRATIONS: &[&[&str]] = &[&[
-    include_str!("schema/v1_runs.sql"),
-    include_str!("schema/v1_jobs.sql"),
-]];
+const MIGRATIONS: &[&[&str]] = &[
+    &[
+        include_str!("schema/v1_runs.sql"),
+        include_str!("schema/v1_jobs.sql"),
+    ],
+    &[include_str!("schema/v2_workers.sql")],
+];
 
 /// The schema version this agentgate writes.
 pub const PG_SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;

@@ -61,6 +61,7 @@ mod session_locks;
 mod sessions;
 mod thread_totals;
 mod values;
+mod workers;
 
 pub use migrations::PG_SCHEMA_VERSION;
 

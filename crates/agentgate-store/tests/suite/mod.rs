@@ -15,3 +15,4 @@ mod session_locks;
 mod sessions;
 mod support;
 mod totals_and_quota;
+mod workers;
