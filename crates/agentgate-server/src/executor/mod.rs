@@ -30,7 +30,7 @@
 //! [`ExecutorOptions`]: `concurrency` bounds the jobs this executor runs at
 //! once (the config's `queue:` limits stay global rules over every
 //! executor of the store); `providers` keeps it to jobs it can run
-//! ([`ProviderFilter`]). `agentgate worker` ([`crate::worker`]) sets both;
+//! ([`ProviderFilter`]). `agentgate worker` (`worker.rs`) sets both;
 //! `serve` neither.
 //!
 //! ## Stopping
