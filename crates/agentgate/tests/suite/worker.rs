@@ -134,6 +134,17 @@ fn worker_view(url: &str, id: &str) -> Option<Value> {
     workers(url).into_iter().find(|w| w["id"] == id)
 }
 
+/// Wait (bounded) until worker `id` has heartbeated 2 s after `since`: it
+/// has looked at the queue many times since (it claims every quarter
+/// second and heartbeats every second).
+fn wait_until_looked_at(url: &str, id: &str, since: jiff::Timestamp) {
+    wait_until("the worker to heartbeat 2 s later", || {
+        let w = worker_view(url, id)?;
+        let beat: jiff::Timestamp = w["last_heartbeat"].as_str()?.parse().ok()?;
+        (beat > since + jiff::SignedDuration::from_secs(2)).then_some(())
+    });
+}
+
 const CONFIG: &str = "queue:\n  lease: 3s\n";
 
 #[test]
@@ -148,14 +159,31 @@ fn two_workers_run_every_job_once_and_a_no_executor_serve_none() {
         &store,
         &["--concurrency", "1", "--providers", "claude"],
     );
-    let b = Worker::start(&home, &store, &["--concurrency", "1"]);
 
-    // Two held jobs: one worker each (each runs one at a time). Read-only
-    // (`plan`), so one folder does not serialize them.
+    // Two held jobs: worker A runs one at a time (read-only jobs, `plan`,
+    // so one folder does not serialize them; only --concurrency does).
     let plan = json!({"permission_mode": "plan"});
     let held: Vec<String> = (0..2)
         .map(|i| submit_ok(&server.url, &format!("hold tag-h{i}"), plan.clone()))
         .collect();
+    home.wait_for_starts(1);
+    let submitted = job(&store, &held[1]).created_at;
+    wait_until_looked_at(&server.url, &a.id, submitted);
+    assert_eq!(
+        home.cli_runs().len(),
+        1,
+        "--concurrency 1 ran two jobs at once"
+    );
+    let unclaimed: Vec<JobRecord> = held
+        .iter()
+        .map(|id| job(&store, id))
+        .filter(|j| j.state == JobState::Queued)
+        .collect();
+    assert_eq!(unclaimed.len(), 1);
+    assert_eq!(unclaimed[0].lease_owner, None);
+
+    // Worker B takes the other.
+    let b = Worker::start(&home, &store, &["--concurrency", "1"]);
     home.wait_for_starts(2);
     let listed = wait_until("both workers to list a running job", || {
         let ws = workers(&server.url);
@@ -215,19 +243,10 @@ fn a_worker_claims_only_jobs_of_its_providers() {
     let server = home.serve(false, &["--no-executor", "--store", &store]);
     let other = Worker::start(&home, &store, &["--providers", "codex"]);
     let id = submit_ok(&server.url, "tag-p", json!({}));
-    let submitted = job(&store, &id).created_at;
-    // The codex worker looked at the queue well after the submission (it
-    // heartbeats every second and claims every quarter second).
-    wait_until(
-        "two heartbeats of the codex worker after the submit",
-        || {
-            let w = worker_view(&server.url, &other.id)?;
-            let beat: jiff::Timestamp = w["last_heartbeat"].as_str()?.parse().ok()?;
-            (beat > submitted + jiff::SignedDuration::from_secs(2)).then_some(())
-        },
-    );
+    wait_until_looked_at(&server.url, &other.id, job(&store, &id).created_at);
     let waiting = job(&store, &id);
     assert_eq!((waiting.state, waiting.attempts), (JobState::Queued, 0));
+    assert_eq!(waiting.lease_owner, None, "the codex worker claimed it");
     assert!(home.cli_runs().is_empty());
 
     let claude = Worker::start(&home, &store, &["--providers", "claude"]);
