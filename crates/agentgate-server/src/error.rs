@@ -75,6 +75,12 @@ pub enum ServeError {
     /// The schedules or watched folders could not start.
     #[error(transparent)]
     Automation(#[from] crate::automation::AutomationError),
+    /// `--providers` names a provider no one knows.
+    #[error(transparent)]
+    UnknownProvider(#[from] agentgate_core::config::UnknownProvider),
+    /// The worker could not register its presence.
+    #[error(transparent)]
+    Presence(#[from] crate::presence::PresenceError),
     /// The accept loop failed.
     #[error("the server failed: {0}")]
     Io(std::io::Error),

@@ -171,7 +171,15 @@ pub async fn queue(State(state): State<Arc<AppState>>) -> Result<Json<QueueView>
     Ok(Json(QueueView {
         counts: all,
         providers,
-        limits: limits(&state.config.queue, &state.queue.running()),
+        limits: limits(
+            &state.config.queue,
+            &state
+                .queue
+                .as_ref()
+                .map(|q| q.running())
+                .unwrap_or_default(),
+        ),
+        executor: state.queue.is_some(),
     }))
 }
 

@@ -32,6 +32,11 @@
 //!   drain and the executor's (running jobs get the grace, then are
 //!   cancelled and requeued).
 //!
+//! - `GET /v1/workers` (`workers_route.rs`): the executors sharing the
+//!   store ([`presence`]), `serve`'s own among them unless it runs with
+//!   `--no-executor` (a pure API: it claims nothing);
+//! - [`worker`]: `agentgate worker`, the executor without HTTP.
+//!
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 
@@ -44,6 +49,7 @@ pub mod events;
 pub mod executor;
 mod info;
 pub mod openapi;
+pub mod presence;
 mod router;
 mod routes;
 mod run_routes;
@@ -52,6 +58,8 @@ mod server;
 mod state;
 pub mod token;
 pub mod views;
+pub mod worker;
+mod workers_route;
 
 pub use error::{ApiError, ErrorBody, ErrorDetail, ServeError};
 pub use router::{MAX_BODY_BYTES, router};

@@ -28,7 +28,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::error::ErrorBody;
 use crate::views::StreamEnd;
-use crate::{events, info, routes, run_routes, runs};
+use crate::{events, info, routes, run_routes, runs, workers_route};
 
 /// The document's definition: every route, the shared schemas, bearer auth
 /// on everything but `/healthz`.
@@ -54,6 +54,7 @@ use crate::{events, info, routes, run_routes, runs};
         info::delete_session,
         info::quota,
         info::providers,
+        workers_route::list_workers,
         openapi_json,
     ),
     components(schemas(ErrorBody, StreamEnd)),
@@ -63,6 +64,7 @@ use crate::{events, info, routes, run_routes, runs};
         (name = "runs", description = "Runs: list, one, their events, the queue"),
         (name = "sessions", description = "Logical sessions (`--session`)"),
         (name = "providers", description = "The agent CLIs: installed, healthy, their quota"),
+        (name = "workers", description = "The executors sharing the store: `agentgate worker`s and `serve`"),
         (name = "server", description = "The server itself"),
     ),
 )]

@@ -21,7 +21,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::token::Token;
-use crate::{events, info, openapi, routes, run_routes, runs};
+use crate::{events, info, openapi, routes, run_routes, runs, workers_route};
 
 /// The largest request body accepted, on every route.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -40,6 +40,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/sessions/{name}", delete(info::delete_session))
         .route("/quota", get(info::quota))
         .route("/providers", get(info::providers))
+        .route("/workers", get(workers_route::list_workers))
         .route("/openapi.json", get(openapi::openapi_json))
         .fallback(v1_not_found)
         .method_not_allowed_fallback(v1_method_not_allowed)

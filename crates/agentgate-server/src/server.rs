@@ -19,7 +19,11 @@
 //!
 //! [`Server::bind`] also opens the store (the same as `agentgate run`'s),
 //! picks the executor's clock ([`crate::clock::from_env`]) and starts the
-//! executor: jobs left by a previous server are taken back at once.
+//! executor: jobs left by a previous server are taken back at once. The
+//! executor registers its presence ([`crate::presence`], kind `serve`),
+//! marked draining at the stop signal and removed when `run` returns.
+//! `--no-executor` ([`ServeOptions::executor`] false) starts neither: the
+//! server is a pure API over a store that workers run the jobs of.
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -36,6 +40,7 @@ use crate::automation::Automation;
 use crate::clock::Clock;
 use crate::error::ServeError;
 use crate::executor::{Executor, ExecutorOptions};
+use crate::presence::{Presence, PresenceInfo};
 use crate::router::router;
 use crate::state::{AppState, EventStreamOptions};
 use crate::token::{self, TokenFileChoice, TokenSource};
@@ -71,6 +76,9 @@ pub struct ServeOptions {
     pub keeper: Option<PathBuf>,
     /// How often an idle event stream gets a keep-alive comment.
     pub keep_alive: Duration,
+    /// Run the queue's executor (the default); `false` (`--no-executor`):
+    /// claim nothing, the workers sharing the store run the jobs.
+    pub executor: bool,
 }
 
 impl Default for ServeOptions {
@@ -83,6 +91,7 @@ impl Default for ServeOptions {
             grace: DEFAULT_GRACE,
             keeper: None,
             keep_alive: crate::state::DEFAULT_KEEP_ALIVE,
+            executor: true,
         }
     }
 }
@@ -97,6 +106,8 @@ pub struct Server {
     grace: Duration,
     /// The schedules and watched folders, stopped when `run` returns.
     automation: Option<Automation>,
+    /// The executor's presence in the store, if it runs and registered.
+    presence: Option<Presence>,
 }
 
 /// How [`Server::run`] ended.
@@ -139,16 +150,36 @@ impl Server {
         let addr = listener
             .local_addr()
             .map_err(|source| ServeError::Bind { addr, source })?;
-        let executor = Executor::start(
-            store.clone(),
-            config.clone(),
-            clock,
-            ExecutorOptions {
-                keeper: options.keeper.clone(),
-            },
-        )
-        .map_err(ServeError::Executor)?;
-        let automation = start_automation(&config, store.clone(), executor.clock().clone())?;
+        let (executor, presence) = if options.executor {
+            let executor = Arc::new(
+                Executor::start(
+                    store.clone(),
+                    config.clone(),
+                    clock.clone(),
+                    ExecutorOptions {
+                        keeper: options.keeper.clone(),
+                        ..ExecutorOptions::default()
+                    },
+                )
+                .map_err(ServeError::Executor)?,
+            );
+            let info = PresenceInfo {
+                kind: agentgate_store::WorkerKind::Serve,
+                providers: Vec::new(),
+                concurrency: None,
+            };
+            let presence = crate::presence::start_or_warn(
+                store.clone(),
+                executor.clone(),
+                config.queue.lease,
+                info,
+            );
+            (Some(executor), presence)
+        } else {
+            tracing::info!("no executor: the workers sharing the store run the jobs");
+            (None, None)
+        };
+        let automation = start_automation(&config, store.clone(), clock.clone())?;
         Ok(Server {
             listener,
             addr,
@@ -158,10 +189,11 @@ impl Server {
                     keep_alive: options.keep_alive,
                     ..EventStreamOptions::default()
                 },
-                ..AppState::new(token, config, store, Arc::new(executor))
+                ..AppState::new(token, config, store, clock, executor)
             }),
             grace: options.grace,
             automation,
+            presence,
         })
     }
 
@@ -189,6 +221,7 @@ impl Server {
         let state = Arc::clone(&self.state);
         // Dropped (stopped, its threads joined) when `run` returns.
         let _automation = self.automation;
+        let presence = self.presence;
         let app = router(self.state);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let mut serving = tokio::spawn(async move {
@@ -213,7 +246,17 @@ impl Server {
         state.stopping.send_replace(true);
         let _ = stop_tx.send(());
         let grace = self.grace;
-        let draining = tokio::task::spawn_blocking(move || executor.drain(grace));
+        if let Some(p) = &presence {
+            p.draining();
+        }
+        let draining = tokio::task::spawn_blocking(move || {
+            if let Some(executor) = executor {
+                executor.drain(grace);
+            }
+            if let Some(p) = presence {
+                p.stop();
+            }
+        });
         let http = tokio::time::timeout(self.grace, &mut serving).await;
         let _ = draining.await;
         match http {

@@ -10,6 +10,7 @@ use agentgate_core::health::HealthReport;
 use agentgate_store::StoreBackend;
 use tokio::sync::Mutex;
 
+use crate::clock::Clock;
 use crate::executor::Executor;
 
 use crate::token::Token;
@@ -23,8 +24,11 @@ pub struct AppState {
     pub config: Config,
     /// The store `agentgate run` uses: runs, sessions, quota, jobs.
     pub store: Arc<dyn StoreBackend>,
-    /// The queue's executor (woken on enqueue, told of cancels).
-    pub queue: Arc<Executor>,
+    /// The queue's executor (woken on enqueue, told of cancels); `None`
+    /// with `--no-executor`: the workers sharing the store run the jobs.
+    pub queue: Option<Arc<Executor>>,
+    /// The clock requests are stamped with (the executor's, when it runs).
+    pub clock: Arc<dyn Clock>,
     /// How `GET /v1/runs/{id}/events` polls and keeps streams alive.
     pub event_streams: EventStreamOptions,
     /// Set to true when the server stops: event streams end.
@@ -41,19 +45,21 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// The state for `token`, `config`, `store` and the executor, with the
-    /// default health cache and event stream timing.
+    /// The state for `token`, `config`, `store`, the clock and the executor
+    /// (if any), with the default health cache and event stream timing.
     pub fn new(
         token: Token,
         config: Config,
         store: Arc<dyn StoreBackend>,
-        queue: Arc<Executor>,
+        clock: Arc<dyn Clock>,
+        queue: Option<Arc<Executor>>,
     ) -> AppState {
         AppState {
             token,
             config,
             store,
             queue,
+            clock,
             event_streams: EventStreamOptions::default(),
             stopping: tokio::sync::watch::Sender::new(false),
             home: std::env::var_os("HOME").map(PathBuf::from),

@@ -276,6 +276,10 @@ pub struct QueueView {
     /// running under it (a job counts against the first of its providers
     /// whose quota is not known exhausted).
     pub limits: Vec<LimitView>,
+    /// Whether this server runs jobs itself: `false` with `serve
+    /// --no-executor` (the workers sharing its store run them; see `GET
+    /// /v1/workers`).
+    pub executor: bool,
 }
 
 /// The last message of an event stream for a run that ended without a

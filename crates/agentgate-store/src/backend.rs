@@ -9,11 +9,12 @@ use crate::job_queue::JobQueue;
 use crate::location::default_db_path;
 use crate::run_store::RunStore;
 use crate::sqlite::SqliteStore;
+use crate::workers::WorkerRegistry;
 
 /// A whole store: runs and the job queue, one object for any backend.
-pub trait StoreBackend: RunStore + JobQueue + fmt::Debug {}
+pub trait StoreBackend: RunStore + JobQueue + WorkerRegistry + fmt::Debug {}
 
-impl<T: RunStore + JobQueue + fmt::Debug> StoreBackend for T {}
+impl<T: RunStore + JobQueue + WorkerRegistry + fmt::Debug> StoreBackend for T {}
 
 /// Which store to use, as named by `--store`, `AGENTGATE_STORE` or the
 /// config's `store:`.

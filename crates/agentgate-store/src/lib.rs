@@ -14,6 +14,8 @@
 //! - [`JobQueue`]: the queue `agentgate serve` executes runs from: jobs
 //!   with priorities, leases and idempotency keys (see its module doc for
 //!   the rules and how the claim works).
+//! - [`WorkerRegistry`]: worker presence, which executors share the store
+//!   and what each runs now (see its module doc).
 //! - [`SessionLock`]: one run at a time per session name
 //!   ([`RunStore::try_lock_session`]).
 //! - [`RunOwner`]: who runs a running run; a run whose owner died reads as
@@ -41,6 +43,7 @@ mod run_id;
 mod run_store;
 mod session_lock;
 mod sqlite;
+mod workers;
 
 pub use backend::{StoreBackend, StoreLocation, open_store, redact_url};
 pub use claim_rules::ClaimRules;
@@ -67,6 +70,9 @@ pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
 pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EventLine, RunStore};
 pub use session_lock::{SessionLock, lock_file_name};
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
+pub use workers::{
+    LOST_AFTER_BEATS, PRUNE_AFTER, Presence, WorkerKind, WorkerRecord, WorkerRegistry, WorkerState,
+};
 
 /// The default store: SQLite.
 pub type Store = SqliteStore;

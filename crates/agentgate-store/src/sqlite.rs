@@ -10,6 +10,7 @@ mod session_locks;
 mod sessions;
 mod thread_totals;
 mod values;
+mod workers;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};

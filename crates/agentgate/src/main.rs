@@ -14,6 +14,7 @@ mod run;
 mod runs_cmd;
 mod serve_cmd;
 mod submit_cmd;
+mod worker_cmd;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -88,6 +89,11 @@ enum Command {
     /// /v1, JSON errors, graceful shutdown on SIGTERM/SIGINT).
     #[command(after_long_help = serve_cmd::AFTER_HELP)]
     Serve(serve_cmd::Args),
+    /// Run the jobs of a shared queue, without HTTP: the executor of
+    /// `serve`, on the store's queue, with this host's own limits
+    /// (--concurrency, --providers); drains on SIGTERM.
+    #[command(after_long_help = worker_cmd::AFTER_HELP)]
+    Worker(worker_cmd::Args),
     /// Send a run to an `agentgate serve` (the flags of `agentgate run`);
     /// with --wait or --stream, print what `agentgate run` prints.
     #[command(after_long_help = submit_cmd::AFTER_HELP)]
@@ -147,6 +153,7 @@ fn main() -> ExitCode {
         Command::Config(args) => config_cmd::run(args, config.as_deref()),
         Command::Demo(args) => demo_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(args, config.as_deref(), store.as_deref()),
+        Command::Worker(args) => worker_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Submit(args) => submit_cmd::run(*args),
         Command::Cancel(args) => remote_cmd::cancel(args),
         Command::Tail(args) => remote_cmd::tail(args),

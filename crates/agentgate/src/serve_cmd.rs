@@ -32,6 +32,11 @@ pub struct Args {
     /// (`GET /v1/runs/{id}/events`); fractions allowed.
     #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_KEEP_ALIVE.as_secs_f64(), value_parser = parse_keep_alive)]
     sse_keep_alive: f64,
+    /// Run no executor: a pure API over the store (submit, list, cancel,
+    /// events, dashboard); `agentgate worker` processes sharing the store
+    /// run the jobs. GET /v1/queue then says `"executor": false`.
+    #[arg(long)]
+    no_executor: bool,
 }
 
 fn parse_keep_alive(text: &str) -> Result<f64, String> {
@@ -60,6 +65,8 @@ ROUTES
   GET /v1/sessions             the logical sessions; DELETE /v1/sessions/{name}
   GET /v1/quota                what `agentgate quota --json` prints
   GET /v1/providers            what `agentgate providers --json` prints
+  GET /v1/workers              the workers sharing the store (host, pid, providers,
+                               concurrency, running jobs, last heartbeat, state)
   GET /v1/openapi.json         the OpenAPI 3.1 document
   GET /                        the dashboard (open; it asks for the token)
   Every /v1 route needs `Authorization: Bearer TOKEN`; without it, or with a
@@ -74,7 +81,9 @@ TOKEN
 QUEUE
   Runs are executed within the config's `queue:` limits (max_running, per
   provider, one per session, one writer per folder), wait for exhausted
-  quotas, and are retried per `max_attempts` (see docs/config.md).
+  quotas, and are retried per `max_attempts` (see docs/config.md). With
+  --no-executor this server runs none: `agentgate worker` processes on the
+  same store do (see `agentgate worker --help`).
 
 SHUTDOWN
   SIGTERM or SIGINT: stop accepting and claiming, let requests in flight and
@@ -110,6 +119,7 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
         keep_alive: Duration::from_secs_f64(args.sse_keep_alive),
+        executor: !args.no_executor,
     })
     .await?;
     Stdout::new().line(server.url())?;

@@ -187,7 +187,20 @@ impl Job {
         let inner = &self.inner;
         let job = &self.claimed.job;
         let (plan, request) = match plan_job(&inner.config, job, inner.clock.now()) {
-            Ok(planned) => planned,
+            Ok((plan, request)) => match &inner.providers {
+                None => (plan, request),
+                Some(only) => match only.restrict(plan) {
+                    Some(plan) => (plan, request),
+                    None => {
+                        // None of its providers is this host's any more
+                        // (the config changed): someone else's job.
+                        self.write("release", |s, t, now| {
+                            s.release(&job.job_id, t, now, None, now).map(drop)
+                        });
+                        return;
+                    }
+                },
+            },
             Err(refusal) => {
                 let error = ErrorInfo::new(
                     ErrorKind::InvalidInput,

@@ -64,6 +64,21 @@ pub fn choose(
     now: Timestamp,
     exhausted_until: &dyn Fn(&str) -> Option<Timestamp>,
 ) -> Vec<Decision> {
+    choose_claimable(queued, running, limits, now, exhausted_until, &|_| true)
+}
+
+/// [`choose`] for an executor that claims only some jobs: a job whose
+/// chosen provider is not `claimable` is passed over (it keeps its place
+/// for another executor and takes no slot here; its session's later jobs
+/// still wait behind it).
+pub fn choose_claimable(
+    queued: &[JobFacts],
+    running: &[RunningJob],
+    limits: &QueueSpec,
+    now: Timestamp,
+    exhausted_until: &dyn Fn(&str) -> Option<Timestamp>,
+    claimable: &dyn Fn(Option<&str>) -> bool,
+) -> Vec<Decision> {
     let mut total = running.len();
     let mut per_provider: HashMap<String, usize> = HashMap::new();
     let mut busy_sessions: HashSet<String> = HashSet::new();
@@ -128,7 +143,7 @@ pub fn choose(
                 }
             }
         };
-        if total >= limits.max_running {
+        if !claimable(provider.as_deref()) || total >= limits.max_running {
             continue;
         }
         if let Some(dir) = &job.writes_in

@@ -30,11 +30,20 @@
 //! taken back per `queue.on_lease_expiry`, and so is at once a lease whose
 //! owner is a dead process of this host (a `serve` killed with `kill -9`).
 //!
+//! ## Options
+//!
+//! [`ExecutorOptions`]: `concurrency` bounds the jobs this executor runs at
+//! once (the config's `queue:` limits stay global rules over every
+//! executor of the store); `providers` keeps it to jobs it can run
+//! ([`ProviderFilter`]). `agentgate worker` (`worker.rs`) sets both;
+//! `serve` neither.
+//!
 //! ## Stopping
 //!
 //! [`Executor::drain`]: no more claims; running jobs get the grace to end;
 //! then they are cancelled and released (back to queued, no attempt
-//! charged), for the next start to run again.
+//! charged), for the next start (or another worker) to run again.
+//! [`Executor::hurry`] (a second stop signal) ends the grace at once.
 
 mod facts;
 mod job;
@@ -72,10 +81,42 @@ pub const SWEEP: Duration = Duration::from_secs(5);
 pub const CANCEL_WAIT: Duration = Duration::from_secs(30);
 
 /// What the executor is given.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ExecutorOptions {
     /// The keeper executable (see `agentgate_core::run::RunOptions`).
     pub keeper: Option<PathBuf>,
+    /// The most jobs this executor runs at once (`agentgate worker
+    /// --concurrency`), on top of the config's `queue:` limits, which stay
+    /// global; `None`: only those.
+    pub concurrency: Option<usize>,
+    /// The providers whose jobs this executor claims (`agentgate worker
+    /// --providers`); `None`: every provider. See [`ProviderFilter`].
+    pub providers: Option<Vec<String>>,
+}
+
+/// Which jobs an executor limited to some providers claims, and how it runs
+/// them: a job is claimed only when the provider the limits choose for it
+/// (its first provider whose quota is not known exhausted) is one of them,
+/// and its run tries only those providers: the steps of a failover chain
+/// whose provider this host does not have are left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderFilter(Vec<String>);
+
+impl ProviderFilter {
+    /// Whether a job counted against `provider` may be claimed.
+    pub fn claims(&self, provider: Option<&str>) -> bool {
+        provider.is_some_and(|p| self.0.iter().any(|q| q == p))
+    }
+
+    /// `plan` without the steps of other providers; `None` when none is left.
+    pub fn restrict(
+        &self,
+        mut plan: agentgate_core::plan::Plan,
+    ) -> Option<agentgate_core::plan::Plan> {
+        plan.steps
+            .retain(|step| self.0.iter().any(|p| p == step.provider.name()));
+        (!plan.steps.is_empty()).then_some(plan)
+    }
 }
 
 /// The running executor (see the module notes).
@@ -92,6 +133,8 @@ struct Inner {
     clock: Arc<dyn Clock>,
     owner: String,
     keeper: Option<PathBuf>,
+    concurrency: Option<usize>,
+    providers: Option<ProviderFilter>,
     /// Wakes the claim thread.
     wake: Mutex<Sender<()>>,
     shared: Mutex<Shared>,
@@ -102,6 +145,8 @@ struct Inner {
     /// Running jobs are being cancelled to stop the server: they are
     /// released, not ended.
     stopping_runs: AtomicBool,
+    /// The grace is cut short ([`Executor::hurry`]).
+    hurry: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -148,11 +193,14 @@ impl Executor {
             clock,
             owner,
             keeper: options.keeper,
+            concurrency: options.concurrency,
+            providers: options.providers.map(ProviderFilter),
             wake: Mutex::new(wake_tx),
             shared: Mutex::new(Shared::default()),
             ended: Condvar::new(),
             stopping: AtomicBool::new(false),
             stopping_runs: AtomicBool::new(false),
+            hurry: AtomicBool::new(false),
         });
         let looping = inner.clone();
         let claimer = std::thread::Builder::new()
@@ -167,6 +215,34 @@ impl Executor {
     /// A job was enqueued (or a slot freed): look at the queue now.
     pub fn wake(&self) {
         self.inner.wake();
+    }
+
+    /// The lease owner this executor claims jobs as (the jobs'
+    /// `lease_owner`: `RunOwner` as JSON).
+    pub fn owner(&self) -> &str {
+        &self.inner.owner
+    }
+
+    /// The ids of the jobs this executor runs now, sorted.
+    pub fn running_job_ids(&self) -> Vec<String> {
+        let shared = lock(&self.inner.shared);
+        let mut ids: Vec<String> = shared.running.keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+
+    /// Cut a [`drain`](Executor::drain)'s grace short: the running jobs are
+    /// cancelled and handed back now (a second stop signal).
+    pub fn hurry(&self) {
+        self.inner.hurry.store(true, Ordering::SeqCst);
+        self.inner.stopping.store(true, Ordering::SeqCst);
+        self.inner.ended.notify_all();
+    }
+
+    /// Whether the last [`drain`](Executor::drain) cancelled and handed
+    /// back running jobs.
+    pub fn handed_back(&self) -> bool {
+        self.inner.stopping_runs.load(Ordering::SeqCst)
     }
 
     /// The clock the executor decides with.
@@ -202,7 +278,7 @@ impl Executor {
         if let Some(claimer) = lock(&self.claimer).take() {
             let _ = claimer.join();
         }
-        if self.inner.wait_until_idle(grace) {
+        if self.inner.wait_until_idle(grace, true) {
             return;
         }
         self.inner.stopping_runs.store(true, Ordering::SeqCst);
@@ -216,7 +292,7 @@ impl Executor {
                 let _ = slot.cancel.try_send(CancelRequest { immediate: false });
             }
         }
-        if !self.inner.wait_until_idle(CANCEL_WAIT) {
+        if !self.inner.wait_until_idle(CANCEL_WAIT, false) {
             tracing::warn!("jobs still running after the cancel; their leases will expire");
         }
     }
@@ -227,12 +303,15 @@ impl Inner {
         let _ = lock(&self.wake).send(());
     }
 
-    /// Wait until no job of this executor runs, at most `limit`; whether
-    /// none runs.
-    fn wait_until_idle(&self, limit: Duration) -> bool {
+    /// Wait until no job of this executor runs, at most `limit` (and, if
+    /// `hurriable`, until [`Executor::hurry`]); whether none runs.
+    fn wait_until_idle(&self, limit: Duration, hurriable: bool) -> bool {
         let deadline = Instant::now() + limit;
         let mut shared = lock(&self.shared);
         while !shared.running.is_empty() {
+            if hurriable && self.hurry.load(Ordering::SeqCst) {
+                return false;
+            }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return false;
@@ -353,19 +432,34 @@ impl Inner {
         let exhausted_until = move |provider: &str| {
             exhausted_quota(store.as_ref(), provider, now).and_then(|q| q.reset_at)
         };
-        let decisions = limits::choose(
+        let claimable = |provider: Option<&str>| {
+            self.providers
+                .as_ref()
+                .is_none_or(|only| only.claims(provider))
+        };
+        let decisions = limits::choose_claimable(
             &facts,
             &running_limits,
             &self.config.queue,
             now,
             &exhausted_until,
+            &claimable,
         );
+        let mut room = self
+            .concurrency
+            .map(|most| most.saturating_sub(lock(&self.shared).running.len()));
         for decision in decisions {
             match decision {
                 Decision::Start { job_id, provider } => {
                     let Some(fact) = facts.iter().find(|f| f.job_id == job_id) else {
                         continue;
                     };
+                    if let Some(left) = room.as_mut() {
+                        if *left == 0 {
+                            continue;
+                        }
+                        *left -= 1;
+                    }
                     job::start(self, &job_id, provider, fact, now)?;
                 }
                 Decision::WaitForQuota { job_id, until } => {

@@ -67,7 +67,7 @@ fn an_exhausted_provider_holds_its_jobs_and_a_refused_request_fails_them() {
     store.enqueue(&job("refused", missing), t(0)).unwrap();
 
     let clock = Arc::new(HeldClock(Mutex::new(t(10))));
-    let options = ExecutorOptions { keeper: None };
+    let options = ExecutorOptions::default();
     let executor = Executor::start(store.clone(), Config::default(), clock, options).unwrap();
 
     let waiting = wait_for(&store, "waits", |j| j.waiting_for.is_some());
@@ -113,7 +113,7 @@ fn a_lease_of_a_dead_server_of_this_host_is_taken_back_at_start() {
     let clock = Arc::new(HeldClock(Mutex::new(t(2))));
     let mut config = Config::default();
     config.queue.on_lease_expiry = LeaseExpiry::Abandon;
-    let options = ExecutorOptions { keeper: None };
+    let options = ExecutorOptions::default();
     let executor = Executor::start(store.clone(), config, clock, options).unwrap();
     let job = wait_for(&store, "j", |j| j.state.is_final());
     assert_eq!(job.state, JobState::Abandoned);
@@ -144,7 +144,7 @@ fn a_cancel_marked_in_the_store_by_another_process_stops_the_run() {
     let clock = Arc::new(HeldClock(Mutex::new(t(1))));
     let mut config = Config::default();
     config.queue.lease = Duration::from_secs(1);
-    let options = ExecutorOptions { keeper: None };
+    let options = ExecutorOptions::default();
     let executor = Executor::start(store.clone(), config, clock, options).unwrap();
     for _ in 0..400 {
         if started.exists() {

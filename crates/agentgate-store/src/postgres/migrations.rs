@@ -21,6 +21,7 @@ const MIGRATIONS: &[&[&str]] = &[
         include_str!("schema/v1_jobs.sql"),
     ],
     &[include_str!("schema/v2_claim_rules.sql")],
+    &[include_str!("schema/v3_workers.sql")],
 ];
 
 /// The schema version this agentgate writes.

@@ -64,6 +64,7 @@ mod thread_totals;
 mod tls;
 mod url;
 mod values;
+mod workers;
 
 pub use migrations::PG_SCHEMA_VERSION;
 

@@ -151,9 +151,28 @@ ALTER TABLE jobs ADD COLUMN charged_provider TEXT;
 ALTER TABLE jobs ADD COLUMN writes_in TEXT;
 ";
 
+/// Version 6: worker presence (see `crate::workers`): one row per running
+/// executor, rewritten at each of its heartbeats.
+const V6: &str = "
+CREATE TABLE workers (
+    worker_id      TEXT PRIMARY KEY NOT NULL,
+    kind           TEXT NOT NULL CHECK (kind IN ('worker', 'serve')),
+    host           TEXT NOT NULL,
+    pid            INTEGER NOT NULL,
+    owner          TEXT NOT NULL,                  -- its jobs' lease_owner
+    providers      TEXT NOT NULL CHECK (json_valid(providers)),     -- JSON array; [] = all
+    concurrency    INTEGER,                        -- NULL: the config's limits only
+    started_at     TEXT NOT NULL,
+    last_heartbeat TEXT NOT NULL,
+    heartbeat_ms   INTEGER NOT NULL,               -- its heartbeat period
+    state          TEXT NOT NULL CHECK (state IN ('running', 'draining')),
+    running_jobs   TEXT NOT NULL CHECK (json_valid(running_jobs))   -- JSON array of job ids
+) STRICT;
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -122,7 +122,7 @@ PRAGMA user_version = 3;
 ";
 
 #[test]
-fn a_version_3_database_gets_the_job_queue_and_the_claim_rules_and_keeps_its_data() {
+fn a_version_3_database_gets_the_job_queue_the_claim_rules_and_the_workers_and_keeps_its_data() {
     use agentgate_store::{JobFilter, JobQueue, JobState};
 
     let dir = tempfile::tempdir().unwrap();
@@ -137,8 +137,8 @@ fn a_version_3_database_gets_the_job_queue_and_the_claim_rules_and_keeps_its_dat
         .unwrap()
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap();
-    assert_eq!(version, 5);
-    assert_eq!(SCHEMA_VERSION, 5);
+    assert_eq!(version, 6);
+    assert_eq!(SCHEMA_VERSION, 6);
 
     assert!(store.get_run("run_old").unwrap().is_some());
     let quota = store.get_quota("codex").unwrap().unwrap();
@@ -165,4 +165,9 @@ fn a_version_3_database_gets_the_job_queue_and_the_claim_rules_and_keeps_its_dat
         .unwrap()
         .unwrap();
     assert_eq!(claimed.job.charged_provider.as_deref(), Some("codex"));
+
+    // Version 6: worker presence.
+    use agentgate_store::WorkerRegistry as _;
+    assert!(store.list_workers().unwrap().is_empty());
+    assert_eq!(store.prune_workers(at).unwrap(), 0);
 }

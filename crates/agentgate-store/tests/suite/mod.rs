@@ -18,3 +18,4 @@ mod sessions;
 mod support;
 mod tls_cluster;
 mod totals_and_quota;
+mod workers;

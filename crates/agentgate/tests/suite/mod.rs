@@ -35,3 +35,4 @@ mod store_postgres;
 mod stream_breaks;
 mod support;
 mod webdriver;
+mod worker;

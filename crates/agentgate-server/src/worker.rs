@@ -1,0 +1,182 @@
+//! `agentgate worker`: the queue's executor without HTTP, on a store
+//! shared with `serve` and other workers (PostgreSQL for many hosts; a
+//! SQLite file means one host).
+//!
+//! [`Worker::start`] loads the config, opens the store, starts the one
+//! [`Executor`] (the same as `serve`'s, with this worker's
+//! [`ExecutorOptions::concurrency`] and [`ExecutorOptions::providers`]) and
+//! registers its [`Presence`]. [`Worker::run`] waits for a stop signal,
+//! then drains: the row says `draining`, no more claims, running jobs get
+//! the grace, then they are cancelled and handed back (queued again, no
+//! attempt charged); a second signal hands them back at once. On a clean
+//! stop the presence row is removed.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentgate_core::config::Config;
+use agentgate_store::{StoreLocation, WorkerKind};
+use tokio::signal::unix::{Signal, SignalKind, signal};
+
+use crate::error::ServeError;
+use crate::executor::{Executor, ExecutorOptions};
+use crate::presence::{Presence, PresenceInfo};
+
+/// The most connections a worker keeps to a PostgreSQL store: claims,
+/// leases, presence, and the runs' event writers.
+pub const WORKER_POOL_SIZE: usize = 8;
+
+/// What `agentgate worker` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerOptions {
+    /// `--config`.
+    pub config: Option<PathBuf>,
+    /// `--store` or `AGENTGATE_STORE` (else the config's, else the default).
+    pub store: Option<StoreLocation>,
+    /// `--concurrency`: the most jobs this worker runs at once.
+    pub concurrency: Option<usize>,
+    /// `--providers`: the providers whose jobs it claims; `None`: all.
+    pub providers: Option<Vec<String>>,
+    /// `--grace`: how long running jobs get to finish after a stop signal.
+    pub grace: Duration,
+    /// The keeper executable started in front of every CLI.
+    pub keeper: Option<PathBuf>,
+}
+
+/// A started worker.
+#[derive(Debug)]
+pub struct Worker {
+    executor: Arc<Executor>,
+    presence: Presence,
+    grace: Duration,
+    store: StoreLocation,
+}
+
+/// How [`Worker::run`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerStopped {
+    /// Every running job ended within the grace.
+    Drained,
+    /// Jobs were left at the end of the grace, or at a second signal: they
+    /// were cancelled and handed back to the queue.
+    HandedBack,
+}
+
+impl Worker {
+    /// Load the config, open the store, start claiming and register.
+    pub fn start(options: WorkerOptions) -> Result<Worker, ServeError> {
+        let config = Config::load(options.config.as_deref())?;
+        let clock = crate::clock::from_env()?;
+        let location = agentgate_core::store_choice::choose(options.store, config.store.as_ref())?;
+        // Each name checked, as the runs will name it.
+        let providers = match &options.providers {
+            None => None,
+            Some(names) => Some(
+                names
+                    .iter()
+                    .map(|p| Ok(config.resolve_provider(p)?.name().to_owned()))
+                    .collect::<Result<Vec<String>, ServeError>>()?,
+            ),
+        };
+        let store = agentgate_store::open_store(&location, WORKER_POOL_SIZE)?;
+        let lease = config.queue.lease;
+        let executor = Arc::new(
+            Executor::start(
+                store.clone(),
+                config,
+                clock,
+                ExecutorOptions {
+                    keeper: options.keeper,
+                    concurrency: options.concurrency,
+                    providers: providers.clone(),
+                },
+            )
+            .map_err(ServeError::Executor)?,
+        );
+        let info = PresenceInfo {
+            kind: WorkerKind::Worker,
+            providers: providers.unwrap_or_default(),
+            concurrency: options.concurrency,
+        };
+        let presence = Presence::start(store, executor.clone(), lease, info)?;
+        Ok(Worker {
+            executor,
+            presence,
+            grace: options.grace,
+            store: location,
+        })
+    }
+
+    /// This worker's id in the store (`GET /v1/workers`).
+    pub fn worker_id(&self) -> &str {
+        self.presence.worker_id()
+    }
+
+    /// The store it claims from (a URL without its password).
+    pub fn store(&self) -> &StoreLocation {
+        &self.store
+    }
+
+    /// Run until the first stop signal, then drain (see the module notes);
+    /// a second signal cuts the grace short.
+    pub async fn run(self, mut signals: StopSignals) -> WorkerStopped {
+        signals.next().await;
+        tracing::info!(
+            grace_s = self.grace.as_secs_f64(),
+            "stopping: no more claims; running jobs may finish within the grace"
+        );
+        self.presence.draining();
+        let executor = self.executor.clone();
+        let grace = self.grace;
+        let mut draining = tokio::task::spawn_blocking(move || executor.drain(grace));
+        tokio::select! {
+            _ = &mut draining => {}
+            () = signals.next() => {
+                tracing::info!("second stop signal: handing the running jobs back now");
+                self.executor.hurry();
+                let _ = draining.await;
+            }
+        }
+        let stopped = if self.executor.handed_back() {
+            WorkerStopped::HandedBack
+        } else {
+            WorkerStopped::Drained
+        };
+        let presence = self.presence;
+        let _ = tokio::task::spawn_blocking(move || presence.stop()).await;
+        stopped
+    }
+}
+
+/// SIGTERM and SIGINT, each time one arrives. Installed by
+/// [`StopSignals::install`]: call it before announcing the worker.
+#[derive(Debug)]
+pub struct StopSignals {
+    term: Signal,
+    int: Signal,
+}
+
+impl StopSignals {
+    /// Install the handlers.
+    pub fn install() -> Result<StopSignals, ServeError> {
+        let watch = |kind: SignalKind, name: &'static str| {
+            signal(kind).map_err(|source| ServeError::Signal {
+                signal: name,
+                source,
+            })
+        };
+        Ok(StopSignals {
+            term: watch(SignalKind::terminate(), "SIGTERM")?,
+            int: watch(SignalKind::interrupt(), "SIGINT")?,
+        })
+    }
+
+    /// The next SIGTERM or SIGINT.
+    pub async fn next(&mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
+    }
+}

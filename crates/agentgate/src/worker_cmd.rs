@@ -1,0 +1,97 @@
+//! `agentgate worker`: the flags, the start-up lines, and the exit code.
+//! Everything else is `agentgate_server::worker`.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agentgate_server::worker::{StopSignals, Worker, WorkerOptions, WorkerStopped};
+use anyhow::Context;
+
+use crate::output::{Stdout, note};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The most jobs this worker runs at once. The config's `queue:` limits
+    /// (max_running, per provider, per session) still hold across every
+    /// worker of the store. Default: only those limits.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    concurrency: Option<u32>,
+    /// The providers whose jobs this worker claims, comma-separated (the
+    /// CLIs this host has). A job is claimed only when the provider the
+    /// limits choose for it is one of them, and its failover chain tries
+    /// only these. Default: every provider.
+    #[arg(long, value_name = "A,B", value_delimiter = ',', num_args = 1..)]
+    providers: Option<Vec<String>>,
+    /// Seconds that running jobs get to finish after SIGTERM or SIGINT;
+    /// then they are cancelled and handed back to the queue.
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_GRACE.as_secs())]
+    grace: u64,
+}
+
+pub const AFTER_HELP: &str = "\
+STORE
+  A worker claims jobs from the store's queue (--store, AGENTGATE_STORE, or
+  the config's store:). Jobs are submitted to an `agentgate serve` on the
+  same store (with --no-executor it runs none itself). A PostgreSQL store is
+  shared by workers on many hosts; a SQLite file only by processes of one
+  host.
+
+PRESENCE
+  The worker registers in the store at start (stdout's first line is its
+  id), heartbeats, and is listed by `GET /v1/workers` with its host, pid,
+  providers, concurrency and running jobs; one silent for three heartbeats
+  is shown as lost.
+
+SHUTDOWN
+  SIGTERM or SIGINT: no more claims; running jobs get --grace to finish,
+  then they are cancelled and handed back (queued again, no attempt
+  charged) for another worker; exit 0. A second signal hands them back at
+  once. A worker killed outright loses its leases: after they expire
+  another worker runs its jobs again (the config's queue.on_lease_expiry),
+  and its CLIs die with it.
+
+EXAMPLE
+  agentgate worker --store postgres://agentgate@db/agentgate \\
+      --providers claude,codex --concurrency 4";
+
+pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")?;
+    let result = rt.block_on(work(args, config, store));
+    rt.shutdown_timeout(Duration::from_secs(1));
+    result
+}
+
+async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
+    // Installed before the id is printed: a stop sent as soon as the id is
+    // read is a clean drain.
+    let signals = StopSignals::install()?;
+    let options = WorkerOptions {
+        config: config.map(Path::to_path_buf),
+        store: agentgate_core::store_choice::given(store)?,
+        concurrency: args.concurrency.map(|n| n as usize),
+        providers: args.providers,
+        grace: Duration::from_secs(args.grace),
+        keeper: crate::run::keeper_path(),
+    };
+    let worker = tokio::task::spawn_blocking(move || Worker::start(options))
+        .await
+        .context("the worker failed to start")??;
+    Stdout::new().line(worker.worker_id())?;
+    note!(
+        "agentgate: worker on {} (pid {})",
+        worker.store(),
+        std::process::id()
+    );
+    match worker.run(signals).await {
+        WorkerStopped::Drained => {}
+        WorkerStopped::HandedBack => {
+            note!("agentgate: jobs still running were handed back to the queue");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
