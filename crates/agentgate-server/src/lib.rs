@@ -55,6 +55,7 @@ mod routes;
 mod run_routes;
 mod runs;
 mod server;
+mod signals;
 mod state;
 pub mod token;
 pub mod views;
@@ -68,6 +69,6 @@ pub use run_routes::RunAccepted;
 pub use runs::{DEFAULT_PAGE, MAX_PAGE};
 pub use server::{
     DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped, is_loopback, parse_listen,
-    shutdown_signal,
 };
+pub use signals::{StopSignals, shutdown_signal};
 pub use state::{AppState, DEFAULT_KEEP_ALIVE, EventStreamOptions, HEALTH_TTL};

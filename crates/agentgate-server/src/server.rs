@@ -5,7 +5,7 @@
 //! non-loopback address without an explicit token *before* creating any
 //! file or socket), load the config, open the store, bind. The caller then prints
 //! [`Server::url`] and calls [`Server::run`] with a shutdown future
-//! ([`shutdown_signal`] for SIGTERM and SIGINT).
+//! ([`crate::signals::shutdown_signal`] for SIGTERM and SIGINT).
 //!
 //! Shutdown order in [`Server::run`]: the signal arrives; the listener stops
 //! accepting and idle connections are closed, event streams end; requests
@@ -34,7 +34,6 @@ use std::time::Duration;
 use agentgate_core::config::Config;
 use agentgate_store::JobQueue;
 use tokio::net::TcpListener;
-use tokio::signal::unix::{SignalKind, signal};
 
 use crate::automation::Automation;
 use crate::clock::Clock;
@@ -139,7 +138,7 @@ impl Server {
             }
         };
         let config = Config::load(options.config.as_deref())?;
-        raise_open_files_limit();
+        crate::signals::raise_open_files_limit();
         let clock = crate::clock::from_env()?;
         let location =
             agentgate_core::store_choice::choose(options.store.clone(), config.store.as_ref())?;
@@ -271,25 +270,6 @@ impl Server {
     }
 }
 
-/// The schedules and watched folders of `config`, creating jobs in the
-/// store (`None` when it has neither).
-/// Each running job holds a few descriptors (the CLI's pipes, its keeper's,
-/// the run's files), each event stream one: raise the soft limit on open
-/// files to the hard one, as servers do (1024 is a common soft default, too
-/// few for hundreds of jobs). A failure only leaves the limit as it was.
-fn raise_open_files_limit() {
-    use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    match getrlimit(Resource::RLIMIT_NOFILE) {
-        Ok((soft, hard)) if soft < hard => {
-            if let Err(e) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
-                tracing::warn!("could not raise the open-files limit from {soft} to {hard}: {e}");
-            }
-        }
-        Ok(_) => {}
-        Err(e) => tracing::warn!("could not read the open-files limit: {e}"),
-    }
-}
-
 /// The schedules and watched folders, on the server's store and clock.
 fn start_automation(
     config: &Config,
@@ -301,25 +281,6 @@ fn start_automation(
     }
     let queue: Arc<dyn JobQueue> = store;
     Ok(Automation::start(config, queue, clock)?)
-}
-
-/// A future that completes at the first SIGTERM or SIGINT. The handlers are
-/// installed by this call, so call it before announcing the URL.
-pub fn shutdown_signal() -> Result<impl Future<Output = ()> + Send, ServeError> {
-    let mut term = signal(SignalKind::terminate()).map_err(|source| ServeError::Signal {
-        signal: "SIGTERM",
-        source,
-    })?;
-    let mut int = signal(SignalKind::interrupt()).map_err(|source| ServeError::Signal {
-        signal: "SIGINT",
-        source,
-    })?;
-    Ok(async move {
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-    })
 }
 
 /// `IP:PORT`, or `localhost:PORT` for 127.0.0.1.

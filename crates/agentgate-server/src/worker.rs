@@ -17,11 +17,11 @@ use std::time::Duration;
 
 use agentgate_core::config::Config;
 use agentgate_store::{StoreLocation, WorkerKind};
-use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::error::ServeError;
 use crate::executor::{Executor, ExecutorOptions};
 use crate::presence::{Presence, PresenceInfo};
+pub use crate::signals::StopSignals;
 
 /// The most connections a worker keeps to a PostgreSQL store: claims,
 /// leases, presence, and the runs' event writers.
@@ -80,6 +80,7 @@ impl Worker {
             ),
         };
         let store = agentgate_store::open_store(&location, WORKER_POOL_SIZE)?;
+        crate::signals::raise_open_files_limit();
         let lease = config.queue.lease;
         let executor = Arc::new(
             Executor::start(
@@ -146,37 +147,5 @@ impl Worker {
         let presence = self.presence;
         let _ = tokio::task::spawn_blocking(move || presence.stop()).await;
         stopped
-    }
-}
-
-/// SIGTERM and SIGINT, each time one arrives. Installed by
-/// [`StopSignals::install`]: call it before announcing the worker.
-#[derive(Debug)]
-pub struct StopSignals {
-    term: Signal,
-    int: Signal,
-}
-
-impl StopSignals {
-    /// Install the handlers.
-    pub fn install() -> Result<StopSignals, ServeError> {
-        let watch = |kind: SignalKind, name: &'static str| {
-            signal(kind).map_err(|source| ServeError::Signal {
-                signal: name,
-                source,
-            })
-        };
-        Ok(StopSignals {
-            term: watch(SignalKind::terminate(), "SIGTERM")?,
-            int: watch(SignalKind::interrupt(), "SIGINT")?,
-        })
-    }
-
-    /// The next SIGTERM or SIGINT.
-    pub async fn next(&mut self) {
-        tokio::select! {
-            _ = self.term.recv() => {}
-            _ = self.int.recv() => {}
-        }
     }
 }

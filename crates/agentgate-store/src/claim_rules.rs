@@ -55,7 +55,7 @@ pub(crate) struct RunningNow {
 
 impl ClaimRules {
     /// Whether the job may start, given what runs now; `Err` names the
-    /// rule that refuses it (for the logs).
+    /// first rule that refuses it.
     pub(crate) fn check(&self, now: &RunningNow) -> Result<(), &'static str> {
         if self
             .max_running

@@ -13,6 +13,7 @@ mod remote_cmd;
 mod run;
 mod runs_cmd;
 mod serve_cmd;
+mod service_runtime;
 mod submit_cmd;
 mod worker_cmd;
 

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use agentgate_server::token::TokenSource;
 use agentgate_server::{ServeOptions, Server, Stopped};
-use anyhow::Context;
 
 use crate::output::{Stdout, note};
 
@@ -96,15 +95,7 @@ EXAMPLE
        http://127.0.0.1:7700/v1/health";
 
 pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("failed to start the async runtime")?;
-    let result = rt.block_on(serve(args, config, store));
-    // A health probe still running after the grace is not waited for.
-    rt.shutdown_timeout(Duration::from_secs(1));
-    result
+    crate::service_runtime::block_on(serve(args, config, store))
 }
 
 async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {

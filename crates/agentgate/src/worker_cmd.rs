@@ -56,14 +56,7 @@ EXAMPLE
       --providers claude,codex --concurrency 4";
 
 pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("failed to start the async runtime")?;
-    let result = rt.block_on(work(args, config, store));
-    rt.shutdown_timeout(Duration::from_secs(1));
-    result
+    crate::service_runtime::block_on(work(args, config, store))
 }
 
 async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
