@@ -6,12 +6,16 @@ use agentgate_protocol::{ErrorInfo, ErrorKind, RateLimitEvent};
 use agentgate_store::{QuotaState, QuotaStatus, RunStore};
 use jiff::Timestamp;
 
+/// The quota state is stored under a quota key: the provider's name, or
+/// `provider@account` when the host names the account its CLI is logged in
+/// to (see [`Config::quota_key`](crate::config::Config::quota_key)).
+///
 /// Remember what the run learnt about the provider's usage limit: a quota or
 /// rate-limit error, else a `rate_limit` event, else (on success) that an
 /// exhausted limit whose reset time passed is available again.
 pub fn record_quota(
     store: &dyn RunStore,
-    provider: &str,
+    quota_key: &str,
     run_id: &str,
     error: Option<&ErrorInfo>,
     rate_limit: Option<&RateLimitEvent>,
@@ -39,7 +43,7 @@ pub fn record_quota(
             updated_at: now,
             message: r.window.as_ref().map(|w| format!("window {w}")),
         }),
-        (None, None) => match store.get_quota(provider) {
+        (None, None) => match store.get_quota(quota_key) {
             Ok(Some(old))
                 if old.status == QuotaStatus::Exhausted
                     && old.reset_at.is_some_and(|t| t <= now) =>
@@ -57,18 +61,22 @@ pub fn record_quota(
         (Some(_), None) => None,
     };
     if let Some(state) = state
-        && let Err(e) = store.put_quota(provider, &state)
+        && let Err(e) = store.put_quota(quota_key, &state)
     {
-        tracing::warn!("failed to record {provider}'s quota state: {e}");
+        tracing::warn!("failed to record {quota_key}'s quota state: {e}");
     }
 }
 
-/// The recorded state that makes a run skip `provider`: exhausted, with a
+/// The recorded state that makes a run skip the provider of `quota_key`: exhausted, with a
 /// reset time still ahead of `now`. An exhausted quota whose reset time is
 /// unknown is not skipped: nothing says when trying again makes sense, and
 /// the provider's own answer is the better evidence.
-pub fn exhausted_quota(store: &dyn RunStore, provider: &str, now: Timestamp) -> Option<QuotaState> {
-    match store.get_quota(provider) {
+pub fn exhausted_quota(
+    store: &dyn RunStore,
+    quota_key: &str,
+    now: Timestamp,
+) -> Option<QuotaState> {
+    match store.get_quota(quota_key) {
         Ok(Some(s))
             if s.status == QuotaStatus::Exhausted && s.reset_at.is_some_and(|t| t > now) =>
         {
@@ -76,7 +84,7 @@ pub fn exhausted_quota(store: &dyn RunStore, provider: &str, now: Timestamp) -> 
         }
         Ok(_) => None,
         Err(e) => {
-            tracing::warn!("failed to read {provider}'s quota state: {e}");
+            tracing::warn!("failed to read {quota_key}'s quota state: {e}");
             None
         }
     }

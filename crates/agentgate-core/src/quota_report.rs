@@ -1,12 +1,15 @@
 //! What `agentgate quota --json` prints and `GET /v1/quota` answers: for
 //! every provider of the config (and any other the store has a state for),
 //! the last usage-limit state seen and when it resets, read against `now`.
+//! A provider whose account is named on this host is read under its quota
+//! key (`claude@team-a`); states of other accounts the store holds are
+//! listed too, each with its account.
 
 use agentgate_store::{QuotaState, QuotaStatus, RunStore, StoreError};
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::config::Config;
+use crate::config::{Config, split_quota_key};
 
 /// One provider's quota.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -14,6 +17,10 @@ use crate::config::Config;
 pub struct ProviderQuota {
     /// The provider.
     pub provider: String,
+    /// The account the state belongs to (`account:` in the config, or
+    /// `AGENTGATE_<PROVIDER>_ACCOUNT`); null: the provider's unnamed
+    /// account, shared by every host that names none.
+    pub account: Option<String>,
     /// `unknown` (never seen), `available`, `warning`, `exhausted`, or
     /// `available_again` (a warning or exhaustion whose reset time passed).
     pub status: &'static str,
@@ -36,15 +43,19 @@ pub struct ProviderQuota {
     pub message: Option<String>,
 }
 
-/// One provider's line from its stored state (`None`: never seen), at `now`.
+/// One line from the state stored under `quota_key` (`None`: never seen),
+/// at `now`.
 pub fn provider_quota(
-    provider: String,
+    quota_key: String,
     state: Option<QuotaState>,
     now: Timestamp,
 ) -> ProviderQuota {
+    let (provider, account) = split_quota_key(&quota_key);
+    let (provider, account) = (provider.to_owned(), account.map(str::to_owned));
     let Some(s) = state else {
         return ProviderQuota {
             provider,
+            account,
             status: "unknown",
             stored_status: None,
             reset_at: None,
@@ -63,6 +74,7 @@ pub fn provider_quota(
     };
     ProviderQuota {
         provider,
+        account,
         status,
         stored_status: Some(s.status),
         reset_at: s.reset_at.map(|t| t.to_string()),
@@ -85,7 +97,7 @@ pub fn report(
     let mut names: Vec<String> = config
         .all_providers()
         .iter()
-        .map(|p| p.name().to_owned())
+        .map(|p| config.quota_key(p.name()))
         .collect();
     let mut states = match store {
         Some(store) => store.list_quota()?,

@@ -278,6 +278,7 @@ fn listing(cfg: &Config) -> Listing {
             );
             s.field(&mut f, "timeout", duration(d.settings.timeout));
             s.field(&mut f, "idle_timeout", duration(d.settings.idle_timeout));
+            s.field(&mut f, "account", opt(d.account.as_deref()));
             Entity {
                 name: d.provider.clone(),
                 kind: Some(if d.builtin { "builtin" } else { "custom" }),

@@ -44,17 +44,18 @@ pub fn run(
         }
     } else {
         out.line(format_args!(
-            "{:<10} {:<16} {:<12} SOURCE",
-            "PROVIDER", "STATUS", "RESETS IN"
+            "{:<20} {:<16} {:<12} SOURCE",
+            "PROVIDER[@ACCOUNT]", "STATUS", "RESETS IN"
         ))?;
         for r in &rows {
             let resets = r
                 .reset_in_seconds
                 .map(humanize)
                 .unwrap_or_else(|| "-".into());
+            let key = agentgate_core::config::quota_key(&r.provider, r.account.as_deref());
             out.line(format_args!(
-                "{:<10} {:<16} {:<12} {}",
-                r.provider,
+                "{:<20} {:<16} {:<12} {}",
+                key,
                 r.status,
                 resets,
                 r.source.as_deref().unwrap_or("-")

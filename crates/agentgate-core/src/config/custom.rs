@@ -65,6 +65,9 @@ pub(super) struct RawProvider {
     pub timeout: Option<Spanned<Secs>>,
     #[serde(default)]
     pub idle_timeout: Option<Spanned<Secs>>,
+    /// The account the CLI is logged in to on this host (quota sharing).
+    #[serde(default)]
+    pub account: Option<Spanned<String>>,
 }
 
 impl RawProvider {

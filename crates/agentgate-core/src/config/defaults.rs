@@ -4,6 +4,7 @@ use std::path::Path;
 
 use serde_saphyr::Spanned;
 
+use super::accounts::check_account;
 use super::custom::RawProvider;
 use super::origin::Origins;
 use super::settings::{self, SettingsKeys};
@@ -26,6 +27,10 @@ pub struct ProviderDefaults {
     /// The model when none is requested, and the one the invalid-model
     /// retry uses (may be an alias).
     pub default_model: Option<String>,
+    /// The account its CLI is logged in to on this host: runs of hosts
+    /// naming the same account share its quota state (see
+    /// [`Config::account`](super::Config::account)).
+    pub account: Option<String>,
     /// Where each value was written.
     pub origins: Origins,
 }
@@ -110,6 +115,10 @@ pub(super) fn convert(
         }
         d.default_model = Some(m.value.0.trim().to_owned());
         d.origins.set("default_model", line(m));
+    }
+    if let Some(a) = &raw.account {
+        d.account = Some(check_account(&a.value).map_err(|m| Fault::at(a, label(m)))?);
+        d.origins.set("account", line(a));
     }
     Ok(d)
 }

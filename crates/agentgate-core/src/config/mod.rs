@@ -25,6 +25,7 @@
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
 
+mod accounts;
 mod agent;
 mod automation;
 mod chain;
@@ -50,6 +51,7 @@ use std::sync::Arc;
 pub use crate::retry_on::{
     LEGACY_NAMES, RetryOn, RetryPattern, kind_named, retry_admits, retry_on_from_names,
 };
+pub use accounts::{ACCOUNT_MAX_LEN, account_env_for, check_account, quota_key, split_quota_key};
 pub use agent::{AgentMode, AgentSpec};
 pub use automation::{
     CATCH_UP_MAX, DEFAULT_POLL, DEFAULT_SETTLE, MIN_POLL, Overlap, ScheduleSpec, WatchSpec,
@@ -96,6 +98,10 @@ pub struct Config {
     /// The watched folders (`watch:`), in file order: each new file becomes
     /// a run of `agentgate serve`.
     pub watches: Vec<WatchSpec>,
+    /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
+    /// by provider; they win over the file's `account:` (see
+    /// [`Config::account`]).
+    pub account_env: Vec<(String, String)>,
     /// What the file asks that agentgate does not do (e.g. cli_agents
     /// command arguments that a built-in adapter replaces).
     pub warnings: Vec<String>,
@@ -104,8 +110,12 @@ pub struct Config {
 impl Config {
     /// The config of this process: `flag` (`--config`), else discovery
     /// from the environment and the working directory.
+    /// It also reads the accounts the environment names
+    /// (`AGENTGATE_<PROVIDER>_ACCOUNT`).
     pub fn load(flag: Option<&Path>) -> Result<Config, ConfigError> {
-        Config::discover(&Discovery::from_process(flag)?)
+        let mut config = Config::discover(&Discovery::from_process(flag)?)?;
+        config.read_account_env(&|name| std::env::var(name).ok())?;
+        Ok(config)
     }
 
     /// The config that `discovery` finds.
@@ -148,6 +158,7 @@ impl Config {
             warnings: p.warnings,
             schedules: p.schedules,
             watches: p.watches,
+            account_env: Vec::new(),
         })
     }
 

@@ -82,6 +82,14 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// A variable of the environment that the config reads is invalid.
+    #[error("{variable} is invalid: {message}")]
+    Environment {
+        /// The variable.
+        variable: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The working directory, where the search starts, is unreadable.
     #[error("failed to read the working directory to look for agentgate.yaml: {0}")]
     Cwd(std::io::Error),

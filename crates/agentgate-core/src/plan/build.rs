@@ -194,6 +194,7 @@ pub(super) fn build_step(
     step.output_schema = output_schema;
     step.edit_scope = edit_scope;
     step.workspace = settings.workspace.unwrap_or_default();
+    step.quota_key = cfg.quota_key(&name);
     Ok((step, prompt.warnings))
 }
 

@@ -74,6 +74,10 @@ pub struct Step {
     /// Where the CLI works: in `request.cwd` (shared), or in the same
     /// folder of the run's git worktree.
     pub workspace: WorkspaceMode,
+    /// The key its provider's quota state is stored under on this host:
+    /// the provider's name, or `provider@account` (see
+    /// [`Config::quota_key`](crate::config::Config::quota_key)).
+    pub quota_key: String,
 }
 
 impl fmt::Debug for Step {
@@ -90,6 +94,7 @@ impl fmt::Debug for Step {
             .field("output_schema", &self.output_schema.is_some())
             .field("edit_scope", &self.edit_scope)
             .field("workspace", &self.workspace)
+            .field("quota_key", &self.quota_key)
             .finish_non_exhaustive()
     }
 }
@@ -97,7 +102,9 @@ impl fmt::Debug for Step {
 impl Step {
     /// A step of `provider` with `request` and nothing else set.
     pub fn new(provider: Arc<dyn Provider>, request: RunRequest) -> Step {
+        let quota_key = provider.name().to_owned();
         Step {
+            quota_key,
             agent: None,
             provider,
             request,

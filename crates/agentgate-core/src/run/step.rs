@@ -16,6 +16,7 @@ use super::handoff::Transcript;
 use super::options::{CancelRequest, RunContext};
 use super::record;
 use crate::config::Handoff;
+use crate::config::split_quota_key;
 use crate::plan::{EditScope, Step};
 use crate::quota::{exhausted_quota, record_quota};
 use crate::workspace::Snapshot;
@@ -63,13 +64,17 @@ impl StepRunner<'_> {
         }
         let store = self.ctx.store?;
         let provider = step.provider.name();
-        let state = exhausted_quota(store, provider, self.ctx.plan.now())?;
+        let state = exhausted_quota(store, &step.quota_key, self.ctx.plan.now())?;
         let reset_at = state.reset_at.map(|t| t.to_string());
+        let whose = match split_quota_key(&step.quota_key) {
+            (_, Some(account)) => format!("its account {account}'s quota"),
+            (_, None) => "its quota".to_owned(),
+        };
         let mut error = ErrorInfo::new(
             ErrorKind::Quota,
             ErrorSource::Internal,
             format!(
-                "skipped {}: its quota is exhausted until {} (recorded from {}; --ignore-quota tries anyway)",
+                "skipped {}: {whose} is exhausted until {} (recorded from {}; --ignore-quota tries anyway)",
                 step.label(),
                 reset_at.as_deref().unwrap_or("an unknown time"),
                 state.source
@@ -183,7 +188,7 @@ impl StepRunner<'_> {
             if let Some(store) = self.ctx.store {
                 record_quota(
                     store,
-                    provider,
+                    &step.quota_key,
                     &em.run_id,
                     outcome.error.as_ref(),
                     outcome.rate_limit.as_ref(),

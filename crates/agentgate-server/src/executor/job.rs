@@ -299,7 +299,10 @@ impl Job {
         let now = inner.clock.now();
         let resets: Option<Vec<Timestamp>> = providers
             .iter()
-            .map(|p| exhausted_quota(inner.store.as_ref(), p, now).and_then(|q| q.reset_at))
+            .map(|p| {
+                exhausted_quota(inner.store.as_ref(), &inner.config.quota_key(p), now)
+                    .and_then(|q| q.reset_at)
+            })
             .collect();
         if !ignore_quota && let Some(until) = resets.and_then(|r| r.into_iter().min()) {
             tracing::info!(job = job.job_id, %until, "every provider's quota is exhausted: waiting");

@@ -428,9 +428,10 @@ impl Inner {
                 })
                 .collect();
         }
-        let store = self.store.clone();
-        let exhausted_until = move |provider: &str| {
-            exhausted_quota(store.as_ref(), provider, now).and_then(|q| q.reset_at)
+        // Quota is kept per account: the key of this host's account.
+        let exhausted_until = |provider: &str| {
+            exhausted_quota(self.store.as_ref(), &self.config.quota_key(provider), now)
+                .and_then(|q| q.reset_at)
         };
         let claimable = |provider: Option<&str>| {
             self.providers

@@ -169,3 +169,59 @@ fn a_cancel_marked_in_the_store_by_another_process_stops_the_run() {
     assert_eq!(envelope.run_id, "j");
     executor.drain(Duration::ZERO);
 }
+
+/// The executor reads the quota of the account this host names for a
+/// provider: another account's exhaustion does not hold its jobs, its own
+/// does.
+#[test]
+fn the_quota_held_against_a_job_is_the_account_this_host_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path().join("agentgate.db")).unwrap());
+    let exhausted = |key: &str| {
+        store
+            .put_quota(
+                key,
+                &QuotaState {
+                    status: QuotaStatus::Exhausted,
+                    reset_at: Some(t(3600)),
+                    source: "error:r0".into(),
+                    updated_at: t(0),
+                    message: None,
+                },
+            )
+            .unwrap();
+    };
+    // The unnamed account and team-b ran out; this host's team-a did not.
+    exhausted("claude");
+    exhausted("claude@team-b");
+    let config = Config::parse(
+        "version: 1\nproviders:\n  claude:\n    account: team-a\n    binary: /bin/true\n",
+        agentgate_core::config::ConfigSource::Flag("/cfg/agentgate.yaml".into()),
+    )
+    .unwrap();
+    let prompt = json!({"prompt": "hi", "providers": ["claude"], "permission_mode": "plan"});
+    store.enqueue(&job("runs", prompt.clone()), t(0)).unwrap();
+    let clock = Arc::new(HeldClock(Mutex::new(t(10))));
+    let executor = Executor::start(
+        store.clone(),
+        config.clone(),
+        clock.clone(),
+        ExecutorOptions::default(),
+    )
+    .unwrap();
+    let ran = wait_for(&store, "runs", |j| j.state.is_final());
+    assert_eq!(ran.attempts, 1, "{ran:?}");
+    assert_eq!(ran.waiting_for, None, "{ran:?}");
+    executor.drain(Duration::ZERO);
+
+    // Now team-a runs out too: the next job waits for its reset.
+    exhausted("claude@team-a");
+    store.enqueue(&job("waits", prompt), t(0)).unwrap();
+    let executor =
+        Executor::start(store.clone(), config, clock, ExecutorOptions::default()).unwrap();
+    let waiting = wait_for(&store, "waits", |j| j.waiting_for.is_some());
+    assert_eq!(waiting.waiting_for.as_deref(), Some("quota"));
+    assert_eq!(waiting.not_before, t(3600));
+    assert_eq!(waiting.attempts, 0);
+    executor.drain(Duration::ZERO);
+}

@@ -7,6 +7,7 @@ mod health;
 mod input_limits;
 mod output_errors;
 mod prompt_cli;
+mod quota_accounts;
 mod real_clis;
 mod run_chain;
 mod run_custom;

@@ -133,7 +133,7 @@ impl Chain {
     }
 }
 
-fn attempts(env: &Value) -> &Vec<Value> {
+pub fn attempts(env: &Value) -> &Vec<Value> {
     env["attempts"].as_array().unwrap()
 }
 
