@@ -16,7 +16,8 @@
 # (/usr/lib/postgresql/<version>/bin), or PG_BIN. As root the cluster is
 # made and run by the `postgres` user (initdb refuses root). Durability is
 # off (fsync, synchronous_commit, full_page_writes): the data is thrown
-# away, the tests want speed.
+# away, the tests want speed. PG_CLUSTER_DURABLE=1 keeps PostgreSQL's
+# defaults (what scripts/bench-queue.sh measures against).
 set -euo pipefail
 
 cmd=${1:-}
@@ -70,9 +71,15 @@ start)
             -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key"
         url="postgres://agentgate@127.0.0.1:$port/postgres"
     fi
+    # Tests want speed, not durability; PG_CLUSTER_DURABLE=1 (benchmarks)
+    # keeps PostgreSQL's own defaults: fsync, synchronous commit.
+    durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    if [[ -n "${PG_CLUSTER_DURABLE:-}" ]]; then
+        durability=""
+    fi
     as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o \
-        "$listen -k $dir -c fsync=off -c synchronous_commit=off \
-         -c full_page_writes=off -c max_connections=400 -c shared_buffers=64MB" >/dev/null || {
+        "$listen -k $dir $durability \
+         -c max_connections=400 -c shared_buffers=64MB" >/dev/null || {
         cat "$dir/server.log" >&2
         exit 1
     }

@@ -23,12 +23,16 @@
 //! Anything functional that goes wrong (a job not succeeding, a client
 //! missing an event) ends the benchmark with exit 1; timings never do.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
 
+use agentgate_fixtures::bench::{
+    LIMIT, Serve, TOKEN, children_of, count_lines, first_stamp, median_ms, now_ns, percentile_ms,
+    rss_kib, wait_for,
+};
 use serde_json::{Value, json};
 
 const USAGE: &str = "\
@@ -41,11 +45,6 @@ usage: bench-serve [--jobs N] [--clients N] [--latency-runs N] [--agentgate PATH
   --instant-cli PATH  the stand-in CLI (default: next to bench-serve)
 
 Exits 1 on a functional failure, 2 on bad usage, 0 otherwise.";
-
-const TOKEN: &str = "bench-serve-token-0123456789abcdef";
-
-/// The bound on every wait.
-const LIMIT: Duration = Duration::from_secs(600);
 
 struct Options {
     jobs: usize,
@@ -103,7 +102,7 @@ fn parse_options() -> Result<Options, String> {
 
 fn run(o: &Options) -> Result<(), String> {
     let home = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let serve = Serve::start(o, home.path())?;
+    let serve = Server::start(o, home.path())?;
     let work = home.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
 
@@ -121,7 +120,7 @@ fn run(o: &Options) -> Result<(), String> {
 }
 
 /// 1. Submit to the CLI's start, one job at a time, against spawning the CLI.
-fn latency(o: &Options, serve: &Serve, work: &Path) -> Result<(), String> {
+fn latency(o: &Options, serve: &Server, work: &Path) -> Result<(), String> {
     let stamps = work.join("latency-stamps");
     let mut added = Vec::new();
     let mut direct = Vec::new();
@@ -158,7 +157,7 @@ fn latency(o: &Options, serve: &Serve, work: &Path) -> Result<(), String> {
 }
 
 /// 2. N jobs held running at once: the server's memory per running job.
-fn scale(o: &Options, serve: &Serve, work: &Path, base_rss: u64) -> Result<(), String> {
+fn scale(o: &Options, serve: &Server, work: &Path, base_rss: u64) -> Result<(), String> {
     let hold = work.join("release-scale");
     let stamps = work.join("scale-stamps");
     let env = json!({
@@ -211,7 +210,7 @@ fn scale(o: &Options, serve: &Serve, work: &Path, base_rss: u64) -> Result<(), S
 }
 
 /// 3. One run followed by many SSE clients, against one client.
-fn fan_out(o: &Options, serve: &Serve, work: &Path) -> Result<(), String> {
+fn fan_out(o: &Options, serve: &Server, work: &Path) -> Result<(), String> {
     let one = follow_run(serve, work, 1, "fanout-1")?;
     let many = follow_run(serve, work, o.clients, "fanout-n")?;
     println!("SSE fan-out, one run followed to its result:");
@@ -230,13 +229,13 @@ fn fan_out(o: &Options, serve: &Serve, work: &Path) -> Result<(), String> {
 
 /// Submit a held job, connect `clients` followers, release it; the time
 /// from release to the last follower's `result`.
-fn follow_run(serve: &Serve, work: &Path, clients: usize, name: &str) -> Result<Duration, String> {
+fn follow_run(serve: &Server, work: &Path, clients: usize, name: &str) -> Result<Duration, String> {
     let hold = work.join(format!("release-{name}"));
     let env = json!({"INSTANT_CLI_HOLD_FILE": hold.display().to_string()});
     let id = serve.submit(work, env, name)?;
     let (tx, rx) = std::sync::mpsc::channel();
     for _ in 0..clients {
-        let (url, id, tx) = (serve.url.clone(), id.clone(), tx.clone());
+        let (url, id, tx) = (serve.serve.url.clone(), id.clone(), tx.clone());
         std::thread::spawn(move || {
             let _ = tx.send(follow_events(&url, &id));
         });
@@ -298,13 +297,13 @@ fn follow_events(url: &str, id: &str) -> Result<(Vec<u64>, Instant), String> {
     }
 }
 
-struct Serve {
-    child: Child,
-    url: String,
+/// The server under measure and what submits to it.
+struct Server {
+    serve: Serve,
 }
 
-impl Serve {
-    fn start(o: &Options, home: &Path) -> Result<Serve, String> {
+impl Server {
+    fn start(o: &Options, home: &Path) -> Result<Server, String> {
         let config = home.join("agentgate.yaml");
         let max = o.jobs.max(o.clients) + 10;
         std::fs::write(
@@ -312,32 +311,20 @@ impl Serve {
             format!("version: 1\nqueue:\n  max_running: {max}\n"),
         )
         .map_err(|e| e.to_string())?;
-        let mut child = Command::new(&o.agentgate)
+        let mut command = Command::new(&o.agentgate);
+        command
             .args(["--config"])
             .arg(&config)
             .args(["serve", "--listen", "127.0.0.1:0"])
             .env("AGENTGATE_HOME", home.join("data"))
-            .env("AGENTGATE_TOKEN", TOKEN)
-            .env("AGENTGATE_CLAUDE_BIN", &o.instant_cli)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("{}: {e}", o.agentgate.display()))?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let mut first = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut first)
-            .map_err(|e| e.to_string())?;
-        let url = first.trim().to_owned();
-        if !url.starts_with("http://") {
-            let _ = child.kill();
-            return Err(format!("serve printed no URL: {first:?}"));
-        }
-        Ok(Serve { child, url })
+            .env("AGENTGATE_CLAUDE_BIN", &o.instant_cli);
+        Ok(Server {
+            serve: Serve::start(command)?,
+        })
     }
 
     fn pid(&self) -> u32 {
-        self.child.id()
+        self.serve.pid()
     }
 
     /// `POST /v1/runs`: a read-only run of the stand-in CLI in `cwd`.
@@ -346,7 +333,7 @@ impl Serve {
             "prompt": "hello", "providers": ["claude"], "permission_mode": "plan",
             "cwd": cwd.display().to_string(), "env": env, "idempotency_key": key,
         });
-        let (status, answer) = http(&self.url, "POST", "/v1/runs", Some(&body))?;
+        let (status, answer) = self.serve.http("POST", "/v1/runs", Some(&body))?;
         if status != 201 {
             return Err(format!("POST /v1/runs answered {status}: {answer}"));
         }
@@ -361,7 +348,7 @@ impl Serve {
         for id in ids {
             let mut status = String::new();
             wait_for(&format!("{id} to end"), || {
-                let (_, run) = http(&self.url, "GET", &format!("/v1/runs/{id}"), None)?;
+                let (_, run) = self.serve.http("GET", &format!("/v1/runs/{id}"), None)?;
                 status = run["status"].as_str().unwrap_or_default().to_owned();
                 Ok(!matches!(status.as_str(), "queued" | "running"))
             })?;
@@ -371,109 +358,6 @@ impl Serve {
         }
         Ok(())
     }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
-    }
-}
-
-/// One request, one connection; the answer's status and JSON.
-fn http(url: &str, method: &str, path: &str, body: Option<&Value>) -> Result<(u16, Value), String> {
-    let addr = url.trim_start_matches("http://");
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
-    stream
-        .set_read_timeout(Some(LIMIT))
-        .map_err(|e| e.to_string())?;
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .map_err(|e| e.to_string())?;
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).map_err(|e| e.to_string())?;
-    let (head, rest) = raw.split_once("\r\n\r\n").ok_or("no HTTP answer")?;
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or("bad status line")?;
-    let value = serde_json::from_str(rest).map_err(|e| format!("{path}: {e}: {rest:?}"))?;
-    Ok((status, value))
-}
-
-fn wait_for(what: &str, mut done: impl FnMut() -> Result<bool, String>) -> Result<(), String> {
-    let start = Instant::now();
-    while !done()? {
-        if start.elapsed() > LIMIT {
-            return Err(format!("waited {LIMIT:?} for {what}"));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Ok(())
-}
-
-fn now_ns() -> u128 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos())
-}
-
-fn first_stamp(path: &Path) -> Result<u128, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .next()
-        .and_then(|l| l.trim().parse().ok())
-        .ok_or_else(|| format!("{}: no stamp", path.display()))
-}
-
-fn count_lines(path: &Path) -> usize {
-    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
-}
-
-/// VmRSS of a process, KiB.
-fn rss_kib(pid: u32) -> Result<u64, String> {
-    let status =
-        std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| e.to_string())?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| format!("no VmRSS for {pid}"))
-}
-
-/// The pids whose parent is `pid`.
-fn children_of(pid: u32) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|p| {
-            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
-                // The fields after the command's closing parenthesis: state, ppid.
-                s.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
-                    == Some(pid)
-            })
-        })
-        .collect()
-}
-
-fn median_ms(ns: &[u128]) -> f64 {
-    percentile_ms(ns, 0.5)
-}
-
-fn percentile_ms(ns: &[u128], q: f64) -> f64 {
-    let mut v = ns.to_vec();
-    v.sort_unstable();
-    let i = ((v.len().saturating_sub(1)) as f64 * q).round() as usize;
-    v.get(i).map_or(0.0, |n| *n as f64 / 1e6)
 }
 
 fn kib_to_mib(kib: u64) -> f64 {

@@ -1,0 +1,5 @@
+//! What the fixture programs share: the benchmarks' plain HTTP client for a
+//! real `agentgate serve`, their bounded waits, and reading processes from
+//! /proc. Nothing here is part of agentgate itself.
+
+pub mod bench;
