@@ -207,3 +207,65 @@ fn backoff_doubles_up_to_its_maximum_with_at_most_a_quarter_of_jitter() {
         assert!((0.0..=1.0).contains(&j), "{j}");
     }
 }
+
+/// A worker with `--providers codex`: jobs whose chosen provider is
+/// another are passed over without taking a slot, a session's later job
+/// still waits behind its first, and a chain whose first provider is
+/// exhausted is chosen by the next one.
+#[test]
+fn an_executor_of_some_providers_passes_over_the_others_jobs() {
+    let mut b = job("b", 2);
+    b.providers = vec!["codex".to_owned()];
+    let mut c = job("c", 3);
+    c.session = Some("s".to_owned());
+    let mut d = job("d", 4);
+    d.providers = vec!["codex".to_owned()];
+    d.session = Some("s".to_owned());
+    let mut chain = job("e", 5);
+    chain.providers = vec!["claude".to_owned(), "codex".to_owned()];
+    let queued = [job("a", 1), b, c, d, chain];
+    let only_codex: &dyn Fn(Option<&str>) -> bool = &|p| p == Some("codex");
+
+    // One slot: `a` (claude) does not take it from `b`.
+    let d1 = choose_claimable(
+        &queued,
+        &[],
+        &limits(1, &[]),
+        t(10),
+        NONE_EXHAUSTED,
+        only_codex,
+    );
+    assert_eq!(started(&d1), ["b"]);
+
+    // Room for all: `d` waits behind its session's `c` (claude, not ours);
+    // `e` is chosen for claude, so it is not ours either.
+    let all = choose_claimable(
+        &queued,
+        &[],
+        &limits(10, &[]),
+        t(10),
+        NONE_EXHAUSTED,
+        only_codex,
+    );
+    assert_eq!(started(&all), ["b"]);
+
+    // Claude exhausted: `e` is chosen for codex and started here.
+    let claude_out: &dyn Fn(&str) -> Option<Timestamp> = &|p| (p == "claude").then(|| t(3600));
+    let out = choose_claimable(
+        &queued,
+        &[],
+        &limits(10, &[]),
+        t(10),
+        claude_out,
+        only_codex,
+    );
+    assert_eq!(started(&out), ["b", "e"]);
+    let e = out
+        .iter()
+        .find_map(|x| match x {
+            Decision::Start { job_id, provider } if job_id == "e" => provider.clone(),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(e, "codex");
+}
