@@ -196,8 +196,8 @@ pub async fn cancel(
             StatusCode::OK
         }
         CancelOutcome::Requested => {
-            // Without a local executor, the worker holding the job learns
-            // of the cancel at its next lease renewal.
+            // Another process holding the job hears of it from the store
+            // (PostgreSQL's notice), else at its next lease renewal.
             if let Some(executor) = &state.queue {
                 executor.cancel(&run_id);
             }

@@ -29,6 +29,10 @@
 //!   heartbeat and finishes the job as cancelled. A marked job released,
 //!   retried or taken back from an expired lease ends as cancelled, not
 //!   queued.
+//! - **Watching.** [`JobQueue::watch_queue`] reports enqueues, cancel
+//!   requests and ends as they are committed, by any process (PostgreSQL);
+//!   the executor acts on them at once, its poll and the lease renewal
+//!   staying the fallback.
 //! - **Time.** Every call that compares or writes a time takes `now`: the
 //!   clock belongs to the caller, so tests and schedules can inject it.
 //!
@@ -76,6 +80,7 @@ use crate::jobs::{
     CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
     JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
+use crate::queue_watch::QueueWatcher;
 
 /// The job queue: a backend's jobs table behind the rules above.
 ///
@@ -232,4 +237,12 @@ pub trait JobQueue: Send + Sync {
 
     /// How many jobs are in each state, in all and per provider.
     fn count_jobs(&self) -> Result<JobCounts, StoreError>;
+
+    /// The queue's changes made by any process, as they happen: for an
+    /// executor to claim, or stop a cancelled run, at once rather than at
+    /// its next poll or lease renewal (see [`QueueWatcher`]). `None` when
+    /// the backend has no such channel: SQLite, one host, where the process
+    /// that changes the queue wakes its own executor. Fails if the
+    /// listening cannot start; the caller then relies on polling.
+    fn watch_queue(&self) -> Result<Option<QueueWatcher>, StoreError>;
 }

@@ -14,6 +14,8 @@
 //! - [`JobQueue`]: the queue `agentgate serve` executes runs from: jobs
 //!   with priorities, leases and idempotency keys (see its module doc for
 //!   the rules and how the claim works).
+//! - [`QueueWatcher`]: the queue's changes as other processes make them
+//!   ([`JobQueue::watch_queue`], PostgreSQL's `LISTEN`).
 //! - [`WorkerRegistry`]: worker presence, which executors share the store
 //!   and what each runs now (see its module doc).
 //! - [`SessionLock`]: one run at a time per session name
@@ -37,6 +39,7 @@ mod location;
 mod owner;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod queue_watch;
 mod records;
 mod run_files;
 mod run_id;
@@ -58,7 +61,8 @@ pub use jobs::{
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};
 #[cfg(feature = "postgres")]
-pub use postgres::{PG_SCHEMA_VERSION, PgOptions, PgStore};
+pub use postgres::{JOBS_CHANNEL, PG_SCHEMA_VERSION, PgOptions, PgStore};
+pub use queue_watch::{QueueChange, QueueNotice, QueueWatcher, WatchEnded, parse_payload};
 pub use records::{
     AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunRecord, RunStatus, RunSummary,
     SessionRecord, UnknownName, effective_status,

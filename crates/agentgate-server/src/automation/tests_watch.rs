@@ -410,6 +410,9 @@ impl JobQueue for FlakyQueue {
     fn count_jobs(&self) -> Result<agentgate_store::JobCounts, StoreError> {
         self.inner.count_jobs()
     }
+    fn watch_queue(&self) -> Result<Option<agentgate_store::QueueWatcher>, StoreError> {
+        self.inner.watch_queue()
+    }
     fn list_jobs(
         &self,
         f: &JobFilter,

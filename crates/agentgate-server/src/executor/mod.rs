@@ -8,7 +8,11 @@
 //! One claim thread ([`Executor::start`]) wakes on every enqueue
 //! ([`Executor::wake`]) and at least every [`TICK`] (for `not_before`,
 //! quota resets and backoffs coming due, read from the injectable
-//! [`Clock`]). Each pass reads the queued and running jobs, lets
+//! [`Clock`]). On a store that reports its changes (PostgreSQL's
+//! LISTEN/NOTIFY), a thread of `notify.rs` also wakes it when another
+//! process queues a job or frees a slot, and stops at once a job of this
+//! executor whose cancel another process asked: the poll and the lease
+//! renewal are the fallback. Each pass reads the queued and running jobs, lets
 //! [`limits::choose`] decide, and claims the chosen jobs one by one with
 //! `claim_job_within`: the store checks the limits again against every
 //! running job of every executor on it (on PostgreSQL, of every host), in
@@ -48,6 +52,7 @@
 mod facts;
 mod job;
 pub mod limits;
+mod notify;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -73,6 +78,11 @@ use crate::clock::Clock;
 
 /// The longest the claim thread sleeps between two passes.
 pub const TICK: Duration = Duration::from_millis(250);
+
+/// Names a claim poll period in milliseconds other than [`TICK`], for
+/// tests that prove an executor is woken without its poll (read at
+/// [`Executor::start`]).
+pub const POLL_ENV: &str = "AGENTGATE_TEST_CLAIM_POLL_MS";
 
 /// How often leases are checked for expiry and dead owners.
 pub const SWEEP: Duration = Duration::from_secs(5);
@@ -135,6 +145,8 @@ struct Inner {
     keeper: Option<PathBuf>,
     concurrency: Option<usize>,
     providers: Option<ProviderFilter>,
+    /// The longest the claim thread sleeps: [`TICK`] (or [`POLL_ENV`]).
+    poll: Duration,
     /// Wakes the claim thread.
     wake: Mutex<Sender<()>>,
     shared: Mutex<Shared>,
@@ -186,6 +198,7 @@ impl Executor {
         options: ExecutorOptions,
     ) -> Result<Executor, std::io::Error> {
         let owner = serde_json::to_string(&RunOwner::current()).map_err(std::io::Error::other)?;
+        let poll = poll_from_env()?;
         let (wake_tx, wake_rx) = std::sync::mpsc::channel();
         let inner = Arc::new(Inner {
             store,
@@ -195,6 +208,7 @@ impl Executor {
             keeper: options.keeper,
             concurrency: options.concurrency,
             providers: options.providers.map(ProviderFilter),
+            poll,
             wake: Mutex::new(wake_tx),
             shared: Mutex::new(Shared::default()),
             ended: Condvar::new(),
@@ -202,6 +216,7 @@ impl Executor {
             stopping_runs: AtomicBool::new(false),
             hurry: AtomicBool::new(false),
         });
+        notify::start(&inner)?;
         let looping = inner.clone();
         let claimer = std::thread::Builder::new()
             .name("agentgate-claim".into())
@@ -506,10 +521,23 @@ fn claim_loop(inner: Arc<Inner>, wake: Receiver<()>) {
         if let Err(e) = inner.schedule() {
             tracing::warn!("failed to claim jobs: {e}");
         }
-        match wake.recv_timeout(TICK) {
+        match wake.recv_timeout(inner.poll) {
             Ok(()) | Err(RecvTimeoutError::Timeout) => while wake.try_recv().is_ok() {},
             Err(RecvTimeoutError::Disconnected) => break,
         }
+    }
+}
+
+/// The claim poll period: [`TICK`], or [`POLL_ENV`]'s milliseconds.
+fn poll_from_env() -> Result<Duration, std::io::Error> {
+    match std::env::var(POLL_ENV) {
+        Err(_) => Ok(TICK),
+        Ok(text) => match text.trim().parse::<u64>() {
+            Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
+            _ => Err(std::io::Error::other(format!(
+                "{POLL_ENV}={text:?}: expected a number of milliseconds above 0"
+            ))),
+        },
     }
 }
 

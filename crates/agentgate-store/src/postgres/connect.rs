@@ -6,7 +6,7 @@ use std::str::FromStr;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::{PgError, PgOptions, PgStore, migrations, tls, url};
+use super::{PgError, PgOptions, PgStore, listen, migrations, tls, url};
 use crate::backend::redact_url;
 use crate::error::StoreError;
 
@@ -55,13 +55,18 @@ impl PgStore {
                 path: PathBuf::from(&database),
                 source,
             })?;
+        let listen_target = listen::ListenTarget {
+            config: config.clone(),
+            tls: tls.clone(),
+            timeout: options.timeout,
+        };
         let pool = build_pool(config, tls, options, &runtime).map_err(|reason| {
             StoreError::InvalidStore {
                 store: database.clone(),
                 reason,
             }
         })?;
-        let store = PgStore::from_parts(runtime, pool, database, runs_dir);
+        let store = PgStore::from_parts(runtime, pool, listen_target, database, runs_dir);
         let migrated = store.call("connect and migrate the schema", |client| {
             Box::pin(async move { migrations::migrate(client).await })
         })?;

@@ -8,7 +8,7 @@ use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 use tokio_postgres::Client;
 
-use super::{PgStore, jobs};
+use super::{PgStore, jobs, listen};
 use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
@@ -17,6 +17,7 @@ use crate::jobs::{
     JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
 use crate::lease::{lease_end, new_lease_token};
+use crate::queue_watch::QueueWatcher;
 
 impl JobQueue for PgStore {
     fn enqueue(&self, job: &NewJob, now: Timestamp) -> Result<Enqueued, StoreError> {
@@ -226,6 +227,10 @@ impl JobQueue for PgStore {
         self.call("count jobs", |client| {
             Box::pin(async move { jobs::count(as_client(&client)).await })
         })
+    }
+
+    fn watch_queue(&self) -> Result<Option<QueueWatcher>, StoreError> {
+        listen::watch(self).map(Some)
     }
 }
 

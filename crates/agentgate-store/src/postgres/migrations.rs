@@ -22,6 +22,7 @@ const MIGRATIONS: &[&[&str]] = &[
     ],
     &[include_str!("schema/v2_claim_rules.sql")],
     &[include_str!("schema/v3_workers.sql")],
+    &[include_str!("schema/v4_notify.sql")],
 ];
 
 /// The schema version this agentgate writes.

@@ -21,7 +21,8 @@
 //! connections serves the calls; each call takes one for its transaction.
 //! A session lock holds a dedicated connection of its own for as long as it
 //! is held (a session-level advisory lock dies with its connection, so a
-//! crashed holder never leaves a session locked).
+//! crashed holder never leaves a session locked). The queue's watcher
+//! (`listen.rs`) holds one for its `LISTEN`, reconnecting when it drops.
 //!
 //! ## Where things are
 //!
@@ -54,6 +55,7 @@ mod connect;
 mod events;
 mod job_queue;
 mod jobs;
+mod listen;
 mod migrations;
 mod quota;
 mod run_store;
@@ -66,6 +68,7 @@ mod url;
 mod values;
 mod workers;
 
+pub use listen::JOBS_CHANNEL;
 pub use migrations::PG_SCHEMA_VERSION;
 
 /// A future a call runs on the store's runtime.
@@ -96,6 +99,9 @@ pub struct PgStore {
     runtime: Option<tokio::runtime::Runtime>,
     handle: tokio::runtime::Handle,
     pool: Pool,
+    /// How the pool connects, for connections kept out of it (the queue's
+    /// listener).
+    listen_target: listen::ListenTarget,
     database: String,
     runs_dir: PathBuf,
 }
@@ -195,10 +201,16 @@ impl PgStore {
         &self.pool
     }
 
+    /// How the pool's connections are made.
+    pub(crate) fn listen_target(&self) -> &listen::ListenTarget {
+        &self.listen_target
+    }
+
     /// Assembles a store from its parts (see `connect.rs`).
     pub(crate) fn from_parts(
         runtime: tokio::runtime::Runtime,
         pool: Pool,
+        listen_target: listen::ListenTarget,
         database: String,
         runs_dir: PathBuf,
     ) -> PgStore {
@@ -206,6 +218,7 @@ impl PgStore {
             handle: runtime.handle().clone(),
             runtime: Some(runtime),
             pool,
+            listen_target,
             database,
             runs_dir,
         }
@@ -237,6 +250,11 @@ pub(crate) enum PgError {
     LeaseLost(String),
     /// The store's runtime stopped before answering.
     RuntimeGone,
+    /// A step outside the pool (which has its own timeouts) took too long.
+    TimedOut {
+        what: &'static str,
+        after: Duration,
+    },
 }
 
 impl From<tokio_postgres::Error> for PgError {
@@ -264,6 +282,11 @@ impl PgError {
                 op,
                 database,
                 message: "the store's connection runtime stopped".to_owned(),
+            },
+            Self::TimedOut { what, after } => StoreError::Postgres {
+                op,
+                database,
+                message: format!("{what} took longer than {} s", after.as_secs()),
             },
             Self::Json { op, source } => StoreError::Json {
                 op,

@@ -15,6 +15,7 @@ use crate::jobs::{
     JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
 use crate::lease::{lease_end, new_lease_token};
+use crate::queue_watch::QueueWatcher;
 
 impl JobQueue for SqliteStore {
     fn enqueue(&self, job: &NewJob, now: Timestamp) -> Result<Enqueued, StoreError> {
@@ -183,5 +184,11 @@ impl JobQueue for SqliteStore {
 
     fn count_jobs(&self) -> Result<JobCounts, StoreError> {
         self.read("count jobs", |tx| jobs::count(tx))
+    }
+
+    fn watch_queue(&self) -> Result<Option<QueueWatcher>, StoreError> {
+        // One host: the process that changes the queue wakes its own
+        // executor; other processes on the file poll.
+        Ok(None)
     }
 }

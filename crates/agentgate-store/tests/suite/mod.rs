@@ -11,6 +11,7 @@ mod pg_queue;
 mod postgres_events;
 mod postgres_schema;
 mod postgres_tls;
+mod queue_watch;
 mod runs;
 mod schema_doc;
 mod session_locks;

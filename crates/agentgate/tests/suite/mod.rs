@@ -37,3 +37,4 @@ mod stream_breaks;
 mod support;
 mod webdriver;
 mod worker;
+mod worker_notify;

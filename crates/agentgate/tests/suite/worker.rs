@@ -17,14 +17,24 @@ use super::store_postgres::fresh_database;
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 
 /// A running `agentgate worker`.
-struct Worker {
+pub(super) struct Worker {
     child: Child,
-    id: String,
+    pub(super) id: String,
     stderr: PathBuf,
 }
 
 impl Worker {
-    fn start(home: &QueueHome, store: &str, args: &[&str]) -> Worker {
+    pub(super) fn start(home: &QueueHome, store: &str, args: &[&str]) -> Worker {
+        Worker::start_with(home, store, args, &[])
+    }
+
+    /// As [`Worker::start`], with more environment variables.
+    pub(super) fn start_with(
+        home: &QueueHome,
+        store: &str,
+        args: &[&str],
+        vars: &[(&str, &str)],
+    ) -> Worker {
         let stderr = home.file(&format!("worker-{}.log", unique()));
         let mut child = Command::new(AGENTGATE)
             .arg("worker")
@@ -39,6 +49,7 @@ impl Worker {
             .env("AGENTGATE_CONFIG", home.file("agentgate.yaml"))
             .env("AGENTGATE_STORE", store)
             .env("AGENTGATE_LOG", "info")
+            .envs(vars.iter().copied())
             .current_dir(home.path())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).unwrap())
@@ -64,7 +75,7 @@ impl Worker {
         }
     }
 
-    fn pid(&self) -> u32 {
+    pub(super) fn pid(&self) -> u32 {
         self.child.id()
     }
 
@@ -78,7 +89,7 @@ impl Worker {
     }
 
     /// Wait (bounded) for the exit; the status and stderr.
-    fn wait(mut self) -> (ExitStatus, String) {
+    pub(super) fn wait(mut self) -> (ExitStatus, String) {
         let status = wait_until("the worker to exit", || self.child.try_wait().unwrap());
         (
             status,
@@ -106,11 +117,11 @@ fn pg(url: &str) -> PgStore {
     PgStore::connect(url, dir, &PgOptions::default()).unwrap()
 }
 
-fn job(url: &str, id: &str) -> JobRecord {
+pub(super) fn job(url: &str, id: &str) -> JobRecord {
     pg(url).get_job(id).unwrap().unwrap()
 }
 
-fn wait_for_state(url: &str, id: &str, state: JobState) -> JobRecord {
+pub(super) fn wait_for_state(url: &str, id: &str, state: JobState) -> JobRecord {
     let store = pg(url);
     wait_until(&format!("job {id} {state}"), || {
         let job = store.get_job(id).unwrap().unwrap();
@@ -119,7 +130,7 @@ fn wait_for_state(url: &str, id: &str, state: JobState) -> JobRecord {
 }
 
 /// The pid of the process that held the job's (last) lease.
-fn holder(job: &JobRecord) -> u32 {
+pub(super) fn holder(job: &JobRecord) -> u32 {
     let owner: RunOwner = serde_json::from_str(job.lease_owner.as_deref().unwrap()).unwrap();
     owner.pid
 }
@@ -137,7 +148,7 @@ fn worker_view(url: &str, id: &str) -> Option<Value> {
 /// Wait (bounded) until worker `id` has heartbeated 2 s after `since`: it
 /// has looked at the queue many times since (it claims every quarter
 /// second and heartbeats every second).
-fn wait_until_looked_at(url: &str, id: &str, since: jiff::Timestamp) {
+pub(super) fn wait_until_looked_at(url: &str, id: &str, since: jiff::Timestamp) {
     wait_until("the worker to heartbeat 2 s later", || {
         let w = worker_view(url, id)?;
         let beat: jiff::Timestamp = w["last_heartbeat"].as_str()?.parse().ok()?;

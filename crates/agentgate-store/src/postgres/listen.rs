@@ -1,0 +1,215 @@
+//! The queue's changes on PostgreSQL: `LISTEN agentgate_jobs` on a
+//! connection of its own ([`crate::JobQueue::watch_queue`]).
+//!
+//! ## Who notifies
+//!
+//! The database itself: schema version 4 (`schema/v4_notify.sql`) puts a
+//! trigger on `jobs` that calls `pg_notify('agentgate_jobs',
+//! '<change>:<job id>')` when a row is inserted queued, when a job's cancel
+//! is asked, when a job goes back to queued or its `not_before` or priority
+//! changes, and when a job ends. A trigger, not a `NOTIFY` in each
+//! statement of `jobs.rs`, so every write path (present and future, and an
+//! operator's SQL) notifies, and like any `NOTIFY` it is sent only when its
+//! transaction commits: a listener never hears of a change it cannot read
+//! yet, nor of one rolled back. A lease renewal changes none of the columns
+//! the trigger watches and costs no notification.
+//!
+//! ## The listening connection
+//!
+//! A `LISTEN` belongs to its session, and a pooled connection's messages
+//! are dropped by the pool, so the listener opens one connection of its own,
+//! made as the pool's are: the same parsed URL ([`ListenTarget`], kept by
+//! `connect.rs`), the same TLS connector, the same timeout. One task drives
+//! it and forwards each notification of the channel; another ([`follow`])
+//! turns them into [`QueueNotice`]s, pings the server every [`PING_EVERY`]
+//! (a connection cut without a reset is found within a minute), and when
+//! the connection ends says [`QueueNotice::Interrupted`], reconnects after
+//! [`FIRST_RETRY`], doubling up to [`LAST_RETRY`] between tries, forever,
+//! and once listening again says [`QueueNotice::Missed`]: what changed
+//! meanwhile was not heard, so the consumer reads the queue again. Nothing
+//! here panics; dropping the [`QueueWatcher`] ends both tasks and closes
+//! the connection.
+
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio_postgres::{AsyncMessage, Client};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::{PgError, PgStore, describe_sql_error};
+use crate::error::StoreError;
+use crate::queue_watch::{NoticeSender, QueueNotice, QueueWatcher, parse_payload};
+
+/// The notification channel of the queue's changes (the trigger of schema
+/// version 4 notifies on it).
+pub const JOBS_CHANNEL: &str = "agentgate_jobs";
+
+/// The first wait before reconnecting.
+const FIRST_RETRY: Duration = Duration::from_millis(100);
+
+/// The longest wait between two reconnection tries.
+const LAST_RETRY: Duration = Duration::from_secs(5);
+
+/// How often the listening connection is checked with an empty query.
+const PING_EVERY: Duration = Duration::from_secs(30);
+
+/// How long a ping may take before the connection is given up.
+const PING_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The most notices a watcher holds unread (more become one `Missed`).
+const CAPACITY: usize = 4096;
+
+/// How to open a connection as the pool does.
+#[derive(Clone)]
+pub(crate) struct ListenTarget {
+    pub(crate) config: tokio_postgres::Config,
+    pub(crate) tls: MakeRustlsConnect,
+    /// The limit on opening a connection (the pool's create timeout).
+    pub(crate) timeout: Duration,
+}
+
+/// Starts listening (the first connection is made before this returns, so
+/// a failure shows at once) and returns the watcher.
+pub(super) fn watch(store: &PgStore) -> Result<QueueWatcher, StoreError> {
+    let target = store.listen_target().clone();
+    let first = {
+        let target = target.clone();
+        store.block(
+            "listen for queue changes",
+            async move { listen(&target).await },
+        )?
+    };
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let (watcher, sender) = QueueWatcher::channel(CAPACITY, Box::new(stop_tx));
+    // The task ends when the watcher is dropped or the runtime stops.
+    drop(store.handle().spawn(follow(target, first, sender, stop_rx)));
+    Ok(watcher)
+}
+
+/// What the connection's task hands over.
+enum Event {
+    /// A notification's payload on [`JOBS_CHANNEL`].
+    Payload(String),
+    /// The connection ended, for this reason.
+    Closed(String),
+}
+
+/// A connection that listens.
+struct Listening {
+    client: Client,
+    events: mpsc::UnboundedReceiver<Event>,
+}
+
+/// Opens a connection and `LISTEN`s on it.
+async fn listen(target: &ListenTarget) -> Result<Listening, PgError> {
+    let connecting = target.config.connect(target.tls.clone());
+    let (client, mut connection) = tokio::time::timeout(target.timeout, connecting)
+        .await
+        .map_err(|_| PgError::TimedOut {
+            what: "opening the listening connection",
+            after: target.timeout,
+        })??;
+    let (tx, events) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let reason = loop {
+            match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                Some(Ok(AsyncMessage::Notification(n))) => {
+                    if n.channel() == JOBS_CHANNEL
+                        && tx.send(Event::Payload(n.payload().to_owned())).is_err()
+                    {
+                        return;
+                    }
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => break describe_sql_error(&e),
+                None => break "the connection was closed".to_owned(),
+            }
+        };
+        let _ = tx.send(Event::Closed(reason));
+    });
+    let listening = tokio::time::timeout(
+        target.timeout,
+        client.batch_execute(&format!("LISTEN {JOBS_CHANNEL}")),
+    )
+    .await
+    .map_err(|_| PgError::TimedOut {
+        what: "LISTEN",
+        after: target.timeout,
+    })?;
+    listening?;
+    Ok(Listening { client, events })
+}
+
+impl Listening {
+    /// Forwards notices until the connection fails (its reason) or the
+    /// watcher is gone (`None`).
+    async fn forward(&mut self, sender: &NoticeSender) -> Option<String> {
+        let mut ping = tokio::time::interval(PING_EVERY);
+        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ping.tick().await;
+        loop {
+            tokio::select! {
+                event = self.events.recv() => match event {
+                    Some(Event::Payload(payload)) => {
+                        // A payload this version does not know: rescan.
+                        let notice = parse_payload(&payload).unwrap_or(QueueNotice::Missed);
+                        if !sender.send(notice) {
+                            return None;
+                        }
+                    }
+                    Some(Event::Closed(reason)) => return Some(reason),
+                    None => return Some("the connection's task ended".to_owned()),
+                },
+                _ = ping.tick() => {
+                    match tokio::time::timeout(PING_TIMEOUT, self.client.simple_query("")).await {
+                        Ok(Ok(_)) => {}
+                        Ok(Err(e)) => return Some(describe_sql_error(&e)),
+                        Err(_) => {
+                            return Some(format!(
+                                "the server did not answer a ping within {} s",
+                                PING_TIMEOUT.as_secs()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Follows `listening`, reconnecting when it fails (see the module doc),
+/// until `stop` (the watcher dropped).
+async fn follow(
+    target: ListenTarget,
+    mut listening: Listening,
+    sender: NoticeSender,
+    mut stop: oneshot::Receiver<()>,
+) {
+    loop {
+        let reason = tokio::select! {
+            _ = &mut stop => return,
+            ended = listening.forward(&sender) => match ended {
+                Some(reason) => reason,
+                None => return,
+            },
+        };
+        drop(listening);
+        if !sender.send(QueueNotice::Interrupted { reason }) {
+            return;
+        }
+        let mut delay = FIRST_RETRY;
+        listening = loop {
+            tokio::select! {
+                _ = &mut stop => return,
+                () = tokio::time::sleep(delay) => {}
+            }
+            match listen(&target).await {
+                Ok(again) => break again,
+                Err(_) => delay = (delay * 2).min(LAST_RETRY),
+            }
+        };
+        if !sender.send(QueueNotice::Missed) {
+            return;
+        }
+    }
+}
