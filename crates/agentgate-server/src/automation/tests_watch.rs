@@ -410,6 +410,9 @@ impl JobQueue for FlakyQueue {
     fn count_jobs(&self) -> Result<agentgate_store::JobCounts, StoreError> {
         self.inner.count_jobs()
     }
+    fn count_active_jobs(&self) -> Result<Vec<agentgate_store::ActiveJobCount>, StoreError> {
+        self.inner.count_active_jobs()
+    }
     fn list_jobs(
         &self,
         f: &JobFilter,

@@ -11,8 +11,8 @@ use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
 use crate::jobs::{
-    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
-    JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
+    JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
 use crate::lease::{lease_end, new_lease_token};
 
@@ -183,5 +183,9 @@ impl JobQueue for SqliteStore {
 
     fn count_jobs(&self) -> Result<JobCounts, StoreError> {
         self.read("count jobs", |tx| jobs::count(tx))
+    }
+
+    fn count_active_jobs(&self) -> Result<Vec<ActiveJobCount>, StoreError> {
+        self.read("count active jobs", |tx| jobs::count_active(tx))
     }
 }
