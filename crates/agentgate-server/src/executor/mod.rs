@@ -38,6 +38,13 @@
 //! ([`ProviderFilter`]). `agentgate worker` (`worker.rs`) sets both;
 //! `serve` neither.
 //!
+//! ## Metrics
+//!
+//! The executor counts into its [`Metrics`] (`ExecutorOptions::metrics`)
+//! where it happens, in `job.rs`: a claim to run, a lease found lost (at a
+//! renewal or at the final write), a job handed back at a stop, and each
+//! run's end (provider, outcome, duration, tokens, cost).
+//!
 //! ## Stopping
 //!
 //! [`Executor::drain`]: no more claims; running jobs get the grace to end;
@@ -70,6 +77,7 @@ pub use job::error_envelope;
 use limits::{Decision, RunningJob};
 
 use crate::clock::Clock;
+use crate::metrics::Metrics;
 
 /// The longest the claim thread sleeps between two passes.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -92,6 +100,8 @@ pub struct ExecutorOptions {
     /// The providers whose jobs this executor claims (`agentgate worker
     /// --providers`); `None`: every provider. See [`ProviderFilter`].
     pub providers: Option<Vec<String>>,
+    /// The process's counters the executor adds to (`GET /metrics`).
+    pub metrics: Arc<Metrics>,
 }
 
 /// Which jobs an executor limited to some providers claims, and how it runs
@@ -135,6 +145,7 @@ struct Inner {
     keeper: Option<PathBuf>,
     concurrency: Option<usize>,
     providers: Option<ProviderFilter>,
+    metrics: Arc<Metrics>,
     /// Wakes the claim thread.
     wake: Mutex<Sender<()>>,
     shared: Mutex<Shared>,
@@ -195,6 +206,7 @@ impl Executor {
             keeper: options.keeper,
             concurrency: options.concurrency,
             providers: options.providers.map(ProviderFilter),
+            metrics: options.metrics,
             wake: Mutex::new(wake_tx),
             shared: Mutex::new(Shared::default()),
             ended: Condvar::new(),
@@ -243,6 +255,11 @@ impl Executor {
     /// back running jobs.
     pub fn handed_back(&self) -> bool {
         self.inner.stopping_runs.load(Ordering::SeqCst)
+    }
+
+    /// The counters this executor adds to.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.inner.metrics
     }
 
     /// The clock the executor decides with.
