@@ -17,14 +17,14 @@ use super::store_postgres::fresh_database;
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 
 /// A running `agentgate worker`.
-struct Worker {
+pub struct Worker {
     child: Child,
-    id: String,
+    pub id: String,
     stderr: PathBuf,
 }
 
 impl Worker {
-    fn start(home: &QueueHome, store: &str, args: &[&str]) -> Worker {
+    pub fn start(home: &QueueHome, store: &str, args: &[&str]) -> Worker {
         let stderr = home.file(&format!("worker-{}.log", unique()));
         let mut child = Command::new(AGENTGATE)
             .arg("worker")
@@ -62,6 +62,11 @@ impl Worker {
             id: id.trim_end().to_owned(),
             stderr,
         }
+    }
+
+    /// Its stderr so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
     }
 
     fn pid(&self) -> u32 {
