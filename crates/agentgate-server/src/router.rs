@@ -19,9 +19,10 @@ use axum::routing::{delete, get, post};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::error::ApiError;
+use crate::metrics::endpoint as metrics;
 use crate::state::AppState;
 use crate::token::Token;
-use crate::{events, info, metrics, openapi, routes, run_routes, runs, workers_route};
+use crate::{events, info, openapi, routes, run_routes, runs, workers_route};
 
 /// The largest request body accepted, on every route.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;

@@ -122,7 +122,8 @@ impl Server {
     /// Parse, pick the token, load the config and bind (see the module notes).
     pub async fn bind(options: ServeOptions) -> Result<Server, ServeError> {
         let addr = parse_listen(&options.listen)?;
-        let (token, token_source) = token::choose(addr, options.token_file.clone())?;
+        let (token, token_source) =
+            token::choose(addr, is_loopback(addr.ip()), options.token_file.clone())?;
         let config = Config::load(options.config.as_deref())?;
         crate::signals::raise_open_files_limit();
         let clock = crate::clock::from_env()?;

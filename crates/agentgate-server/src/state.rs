@@ -28,7 +28,7 @@ pub struct AppState {
     /// with `--no-executor`: the workers sharing the store run the jobs.
     pub queue: Option<Arc<Executor>>,
     /// This process's counters (the executor's; all zero without one).
-    pub metrics: Arc<crate::metrics::Metrics>,
+    pub metrics: Arc<crate::metrics::registry::Metrics>,
     /// The clock requests are stamped with (the executor's, when it runs).
     pub clock: Arc<dyn Clock>,
     /// How `GET /v1/runs/{id}/events` polls and keeps streams alive.

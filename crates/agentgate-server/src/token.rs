@@ -155,16 +155,19 @@ pub fn read_file(path: &Path) -> Result<Option<Token>, ServeError> {
 /// missing file is created; on any other address only a file the operator
 /// named and made counts, and without one the listener is refused
 /// ([`ServeError::PublicWithoutToken`]) before any file or socket is made.
-/// `serve` and `worker --metrics-listen` both choose their token here.
+/// `serve` and `worker --metrics-listen` both choose their token here;
+/// `loopback` says whether `addr` is a loopback address
+/// ([`crate::is_loopback`]).
 pub fn choose(
     addr: std::net::SocketAddr,
+    loopback: bool,
     given: Option<PathBuf>,
 ) -> Result<(Token, TokenSource), ServeError> {
     if let Some(t) = from_env(std::env::var(TOKEN_ENV).ok()) {
         return Ok((t, TokenSource::Env));
     }
     let choice = TokenFileChoice::resolve(given)?;
-    if crate::server::is_loopback(addr.ip()) {
+    if loopback {
         return read_or_create(choice.path());
     }
     match (&choice, read_file(choice.path())?) {

@@ -27,7 +27,7 @@ use agentgate_store::{StoreBackend, StoreLocation, WorkerKind};
 use crate::clock::Clock;
 use crate::error::ServeError;
 use crate::executor::{Executor, ExecutorOptions};
-use crate::metrics::MetricsListener;
+use crate::metrics::listener::MetricsListener;
 use crate::presence::{Presence, PresenceInfo};
 pub use crate::signals::StopSignals;
 

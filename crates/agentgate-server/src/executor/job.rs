@@ -38,7 +38,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::facts::{JobFacts, plan_job, plan_providers};
 use super::limits::{RunningJob, backoff, jitter};
 use super::{Inner, Slot, lock};
-use crate::metrics::RunEnd;
+use crate::metrics::registry::RunEnd;
 
 /// Claim `job_id` within the limits, checked again by the store against
 /// every running job of every executor on it, and start its thread. A job

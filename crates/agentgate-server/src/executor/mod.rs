@@ -77,7 +77,7 @@ pub use job::error_envelope;
 use limits::{Decision, RunningJob};
 
 use crate::clock::Clock;
-use crate::metrics::Metrics;
+use crate::metrics::registry::Metrics;
 
 /// The longest the claim thread sleeps between two passes.
 pub const TICK: Duration = Duration::from_millis(250);

@@ -484,3 +484,34 @@ fn a_worker_serves_its_own_counters_and_the_shared_gauges() {
     drop(worker);
     drop(server);
 }
+
+#[test]
+fn the_parser_refuses_what_the_format_does_not_allow() {
+    let good = "# HELP agentgate_a_total x\n# TYPE agentgate_a_total counter\n\
+                agentgate_a_total{p=\"a\\\"b\\\\c\\nd\",q=\"\"} 1.5\n";
+    let parsed = parse_exposition(good);
+    assert_eq!(parsed[0].labels["p"], "a\"b\\c\nd");
+    assert_eq!(parsed[0].value, 1.5);
+    let bad = [
+        // no TYPE before the sample
+        "agentgate_a_total 1\n",
+        // a counter without _total
+        "# TYPE agentgate_a counter\nagentgate_a 1\n",
+        // an unknown escape
+        "# TYPE agentgate_a_total counter\nagentgate_a_total{p=\"\\x\"} 1\n",
+        // an unclosed label list
+        "# TYPE agentgate_a_total counter\nagentgate_a_total{p=\"a\" 1\n",
+        // a value that is no number
+        "# TYPE agentgate_a_total counter\nagentgate_a_total one\n",
+        // a bucket without le
+        "# TYPE agentgate_d_seconds histogram\nagentgate_d_seconds_bucket 1\n",
+        // a family typed twice
+        "# TYPE agentgate_g gauge\n# TYPE agentgate_g gauge\n",
+        // a sample of another family
+        "# TYPE agentgate_g gauge\nagentgate_h 1\n",
+    ];
+    for page in bad {
+        let refused = std::panic::catch_unwind(|| parse_exposition(page));
+        assert!(refused.is_err(), "accepted {page:?}");
+    }
+}
