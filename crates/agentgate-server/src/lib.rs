@@ -35,7 +35,10 @@
 //! - `GET /v1/workers` (`workers_route.rs`): the executors sharing the
 //!   store ([`presence`]), `serve`'s own among them unless it runs with
 //!   `--no-executor` (a pure API: it claims nothing);
-//! - [`worker`]: `agentgate worker`, the executor without HTTP.
+//! - [`worker`]: `agentgate worker`, the executor without HTTP (with
+//!   `--metrics-listen`, a listener of its own for `GET /metrics` only);
+//! - `GET /metrics` ([`metrics`]): the Prometheus text format, behind the
+//!   token: the store's queue and workers, this process's counters.
 //!
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
@@ -48,6 +51,7 @@ mod error;
 pub mod events;
 pub mod executor;
 mod info;
+pub mod metrics;
 pub mod openapi;
 pub mod presence;
 mod router;

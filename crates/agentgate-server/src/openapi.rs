@@ -38,11 +38,12 @@ use crate::{events, info, routes, run_routes, runs, workers_route};
         title = "agentgate",
         description = "agentgate as a service: submit, list and follow runs of AI coding-agent \
                        CLIs behind one contract (JSONL events, a JSON envelope). Every /v1 route \
-                       needs `Authorization: Bearer TOKEN`; errors are `{\"error\": {\"type\", \
+                       and /metrics need `Authorization: Bearer TOKEN`; errors are `{\"error\": {\"type\", \
                        \"message\", \"field\"}}`."
     ),
     paths(
         routes::healthz,
+        crate::metrics::endpoint::scrape,
         routes::v1_health,
         runs::list_runs,
         run_routes::submit,

@@ -3,8 +3,8 @@
 //! Outermost first: the body limit (every route: a body over
 //! [`MAX_BODY_BYTES`] is 413, whether it says its length or is chunked;
 //! within the limit it is buffered, so handlers get it whole), then the
-//! routes. `/healthz` is open; everything under `/v1`, unknown paths too, is
-//! behind the bearer token ([`require_token`]). Unknown paths are 404 and a known path with
+//! routes. `/healthz` is open; `/metrics` and everything under `/v1`,
+//! unknown paths too, are behind the bearer token ([`require_token`]). Unknown paths are 404 and a known path with
 //! another method is 405, both as JSON [`ApiError`]s.
 
 use std::sync::Arc;
@@ -19,6 +19,7 @@ use axum::routing::{delete, get, post};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::error::ApiError;
+use crate::metrics::endpoint as metrics;
 use crate::state::AppState;
 use crate::token::Token;
 use crate::{events, info, openapi, routes, run_routes, runs, workers_route};
@@ -50,8 +51,17 @@ pub fn router(state: Arc<AppState>) -> Router {
             state.token.clone(),
             require_token,
         ));
+    // Prometheus sends the token too (`authorization` or
+    // `bearer_token_file` in its scrape config).
+    let metrics = Router::new()
+        .route("/metrics", get(metrics::scrape))
+        .route_layer(middleware::from_fn_with_state(
+            state.token.clone(),
+            require_token,
+        ));
     let routes = Router::new()
         .route("/healthz", get(routes::healthz))
+        .merge(metrics)
         .merge(crate::dashboard::routes())
         .nest("/v1", v1)
         .fallback(not_found)
@@ -85,7 +95,11 @@ async fn v1_method_not_allowed(request: Request) -> ApiError {
 
 /// 401 unless the request carries `Authorization: Bearer <token>`. The
 /// presented value is compared in constant time and never logged.
-async fn require_token(State(token): State<Token>, request: Request, next: Next) -> Response {
+pub(crate) async fn require_token(
+    State(token): State<Token>,
+    request: Request,
+    next: Next,
+) -> Response {
     match check_bearer(&token, request.headers()) {
         Ok(()) => next.run(request).await,
         Err(e) => {

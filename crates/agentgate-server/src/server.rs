@@ -42,7 +42,7 @@ use crate::executor::{Executor, ExecutorOptions};
 use crate::presence::{Presence, PresenceInfo};
 use crate::router::router;
 use crate::state::{AppState, EventStreamOptions};
-use crate::token::{self, TokenFileChoice, TokenSource};
+use crate::token::{self, TokenSource};
 
 /// The address `serve` listens on without `--listen`.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7700";
@@ -122,21 +122,8 @@ impl Server {
     /// Parse, pick the token, load the config and bind (see the module notes).
     pub async fn bind(options: ServeOptions) -> Result<Server, ServeError> {
         let addr = parse_listen(&options.listen)?;
-        let (token, token_source) = match token::from_env(std::env::var(token::TOKEN_ENV).ok()) {
-            Some(t) => (t, TokenSource::Env),
-            None => {
-                let choice = TokenFileChoice::resolve(options.token_file.clone())?;
-                if !is_loopback(addr.ip()) {
-                    // Only a file the operator made counts; never create one here.
-                    match (&choice, token::read_file(choice.path())?) {
-                        (TokenFileChoice::Given(p), Some(t)) => (t, TokenSource::File(p.clone())),
-                        _ => return Err(ServeError::PublicWithoutToken { addr }),
-                    }
-                } else {
-                    token::read_or_create(choice.path())?
-                }
-            }
-        };
+        let (token, token_source) =
+            token::choose(addr, is_loopback(addr.ip()), options.token_file.clone())?;
         let config = Config::load(options.config.as_deref())?;
         crate::signals::raise_open_files_limit();
         let clock = crate::clock::from_env()?;

@@ -27,6 +27,8 @@ pub struct AppState {
     /// The queue's executor (woken on enqueue, told of cancels); `None`
     /// with `--no-executor`: the workers sharing the store run the jobs.
     pub queue: Option<Arc<Executor>>,
+    /// This process's counters (the executor's; all zero without one).
+    pub metrics: Arc<crate::metrics::registry::Metrics>,
     /// The clock requests are stamped with (the executor's, when it runs).
     pub clock: Arc<dyn Clock>,
     /// How `GET /v1/runs/{id}/events` polls and keeps streams alive.
@@ -58,6 +60,10 @@ impl AppState {
             token,
             config,
             store,
+            metrics: queue
+                .as_ref()
+                .map(|executor| executor.metrics().clone())
+                .unwrap_or_default(),
             queue,
             clock,
             event_streams: EventStreamOptions::default(),

@@ -150,6 +150,32 @@ pub fn read_file(path: &Path) -> Result<Option<Token>, ServeError> {
     Ok(Some(Token(token.to_owned())))
 }
 
+/// The token of a listener on `addr`: `AGENTGATE_TOKEN` when set, else the
+/// token file (`given`, or the default path). On a loopback address a
+/// missing file is created; on any other address only a file the operator
+/// named and made counts, and without one the listener is refused
+/// ([`ServeError::PublicWithoutToken`]) before any file or socket is made.
+/// `serve` and `worker --metrics-listen` both choose their token here;
+/// `loopback` says whether `addr` is a loopback address
+/// ([`crate::is_loopback`]).
+pub fn choose(
+    addr: std::net::SocketAddr,
+    loopback: bool,
+    given: Option<PathBuf>,
+) -> Result<(Token, TokenSource), ServeError> {
+    if let Some(t) = from_env(std::env::var(TOKEN_ENV).ok()) {
+        return Ok((t, TokenSource::Env));
+    }
+    let choice = TokenFileChoice::resolve(given)?;
+    if loopback {
+        return read_or_create(choice.path());
+    }
+    match (&choice, read_file(choice.path())?) {
+        (TokenFileChoice::Given(p), Some(t)) => Ok((t, TokenSource::File(p.clone()))),
+        _ => Err(ServeError::PublicWithoutToken { addr }),
+    }
+}
+
 /// Read the token file, creating it with a new random token when missing.
 pub fn read_or_create(path: &Path) -> Result<(Token, TokenSource), ServeError> {
     if let Some(t) = read_file(path)? {

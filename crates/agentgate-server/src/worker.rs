@@ -10,16 +10,24 @@
 //! the grace, then they are cancelled and handed back (queued again, no
 //! attempt charged); a second signal hands them back at once. On a clean
 //! stop the presence row is removed.
+//!
+//! With [`WorkerOptions::metrics_listen`], the worker also listens for
+//! `GET /metrics` ([`crate::metrics`]), and nothing else: its token is
+//! chosen as `serve` chooses its own (`AGENTGATE_TOKEN`, else the token
+//! file; a non-loopback address needs an explicit one), before anything
+//! is claimed. The listener closes after the drain.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use agentgate_core::config::Config;
-use agentgate_store::{StoreLocation, WorkerKind};
+use agentgate_store::{StoreBackend, StoreLocation, WorkerKind};
 
+use crate::clock::Clock;
 use crate::error::ServeError;
 use crate::executor::{Executor, ExecutorOptions};
+use crate::metrics::listener::MetricsListener;
 use crate::presence::{Presence, PresenceInfo};
 pub use crate::signals::StopSignals;
 
@@ -42,6 +50,11 @@ pub struct WorkerOptions {
     pub grace: Duration,
     /// The keeper executable started in front of every CLI.
     pub keeper: Option<PathBuf>,
+    /// `--metrics-listen`: serve `GET /metrics` on this `IP:PORT`; `None`:
+    /// no listener.
+    pub metrics_listen: Option<String>,
+    /// `--token-file`: the metrics listener's token file (as `serve`'s).
+    pub token_file: Option<PathBuf>,
 }
 
 /// A started worker.
@@ -51,6 +64,8 @@ pub struct Worker {
     presence: Presence,
     grace: Duration,
     store: StoreLocation,
+    metrics: Option<MetricsListener>,
+    sources: (Arc<dyn StoreBackend>, Arc<dyn Clock>),
 }
 
 /// How [`Worker::run`] ended.
@@ -79,6 +94,12 @@ impl Worker {
                     .collect::<Result<Vec<String>, ServeError>>()?,
             ),
         };
+        // Before anything is claimed: a refused token or a taken port
+        // fails the start.
+        let metrics = match &options.metrics_listen {
+            Some(listen) => Some(MetricsListener::bind(listen, options.token_file.clone())?),
+            None => None,
+        };
         let store = agentgate_store::open_store(&location, WORKER_POOL_SIZE)?;
         crate::signals::raise_open_files_limit();
         let lease = config.queue.lease;
@@ -86,11 +107,12 @@ impl Worker {
             Executor::start(
                 store.clone(),
                 config,
-                clock,
+                clock.clone(),
                 ExecutorOptions {
                     keeper: options.keeper,
                     concurrency: options.concurrency,
                     providers: providers.clone(),
+                    ..ExecutorOptions::default()
                 },
             )
             .map_err(ServeError::Executor)?,
@@ -100,12 +122,14 @@ impl Worker {
             providers: providers.unwrap_or_default(),
             concurrency: options.concurrency,
         };
-        let presence = Presence::start(store, executor.clone(), lease, info)?;
+        let presence = Presence::start(store.clone(), executor.clone(), lease, info)?;
         Ok(Worker {
             executor,
             presence,
             grace: options.grace,
             store: location,
+            metrics,
+            sources: (store, clock),
         })
     }
 
@@ -119,9 +143,29 @@ impl Worker {
         &self.store
     }
 
-    /// Run until the first stop signal, then drain (see the module notes);
-    /// a second signal cuts the grace short.
-    pub async fn run(self, mut signals: StopSignals) -> WorkerStopped {
+    /// The metrics listener's address and where its token came from, with
+    /// `--metrics-listen`.
+    pub fn metrics_listener(&self) -> Option<&MetricsListener> {
+        self.metrics.as_ref()
+    }
+
+    /// Serve the metrics (with `--metrics-listen`) and run until the first
+    /// stop signal, then drain (see the module notes); a second signal cuts
+    /// the grace short.
+    pub async fn run(mut self, signals: StopSignals) -> Result<WorkerStopped, ServeError> {
+        let (store, clock) = self.sources.clone();
+        let serving = match self.metrics.take() {
+            Some(listener) => Some(listener.serve(store, clock, self.executor.clone())?),
+            None => None,
+        };
+        let stopped = self.drain_at_signal(signals).await;
+        if let Some(serving) = serving {
+            serving.stop().await;
+        }
+        Ok(stopped)
+    }
+
+    async fn drain_at_signal(self, mut signals: StopSignals) -> WorkerStopped {
         signals.next().await;
         tracing::info!(
             grace_s = self.grace.as_secs_f64(),

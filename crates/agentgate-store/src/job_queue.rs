@@ -77,8 +77,8 @@ use jiff::Timestamp;
 use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::jobs::{
-    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
-    JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
+    JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
 use crate::queue_watch::QueueWatcher;
 
@@ -245,4 +245,11 @@ pub trait JobQueue: Send + Sync {
     /// that changes the queue wakes its own executor. Fails if the
     /// listening cannot start; the caller then relies on polling.
     fn watch_queue(&self) -> Result<Option<QueueWatcher>, StoreError>;
+
+    /// How many jobs are queued and running, per provider (see
+    /// [`ActiveJobCount`] for the provider a job counts under), queued
+    /// first, then by provider. Reads only those two states (the partial
+    /// indexes `jobs_claim` and `jobs_leases` on PostgreSQL, `jobs_by_state`
+    /// on SQLite), so its cost follows the queue's depth, not the history.
+    fn count_active_jobs(&self) -> Result<Vec<ActiveJobCount>, StoreError>;
 }

@@ -348,3 +348,40 @@ impl JobCounts {
             .sort_by(|(a, sa, _), (b, sb, _)| a.cmp(b).then(rank(sa).cmp(&rank(sb))));
     }
 }
+
+/// How many jobs are queued or running, per state and per provider: what
+/// [`crate::JobQueue::count_active_jobs`] returns. A job counts once, under
+/// one provider: a running job under the provider its claim charged
+/// (`charged_provider`), else (a queued job, or one claimed without rules)
+/// under the first provider its request names; `None` when it names none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveJobCount {
+    /// [`JobState::Queued`] or [`JobState::Running`].
+    pub state: JobState,
+    /// The provider the job counts under (see above).
+    pub provider: Option<String>,
+    /// How many jobs.
+    pub jobs: u64,
+}
+
+impl ActiveJobCount {
+    /// A count as a database's `COUNT(*)` gives it (never negative; a
+    /// negative one would count 0).
+    pub(crate) fn new(state: JobState, provider: Option<String>, count: i64) -> ActiveJobCount {
+        ActiveJobCount {
+            state,
+            provider,
+            jobs: u64::try_from(count).unwrap_or(0),
+        }
+    }
+
+    /// Queued before running, then by provider (`None` first).
+    pub(crate) fn sort(counts: &mut [ActiveJobCount]) {
+        let rank = |state: &JobState| JobState::ALL.iter().position(|s| s == state);
+        counts.sort_by(|a, b| {
+            rank(&a.state)
+                .cmp(&rank(&b.state))
+                .then_with(|| a.provider.cmp(&b.provider))
+        });
+    }
+}

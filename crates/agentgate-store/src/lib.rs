@@ -54,9 +54,9 @@ pub use error::StoreError;
 pub use event_log::{EventLog, TruncatedTail};
 pub use job_queue::JobQueue;
 pub use jobs::{
-    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, FinalState, Heartbeat,
-    InvalidCursor, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, JobState,
-    LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, FinalState,
+    Heartbeat, InvalidCursor, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord,
+    JobState, LeaseToken, NewJob,
 };
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};

@@ -67,8 +67,10 @@ ROUTES
   GET /v1/workers              the workers sharing the store (host, pid, providers,
                                concurrency, running jobs, last heartbeat, state)
   GET /v1/openapi.json         the OpenAPI 3.1 document
+  GET /metrics                 Prometheus text format: the store's queue and workers,
+                               this process's claims, runs, durations, tokens, cost
   GET /                        the dashboard (open; it asks for the token)
-  Every /v1 route needs `Authorization: Bearer TOKEN`; without it, or with a
+  /metrics and every /v1 route need `Authorization: Bearer TOKEN`; without it, or with a
   wrong token: 401. Bodies over 1 MiB: 413. Errors are JSON:
   {\"error\": {\"type\": \"...\", \"message\": \"...\"}}.
 

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use agentgate_server::token::TokenSource;
 use agentgate_server::worker::{StopSignals, Worker, WorkerOptions, WorkerStopped};
 use anyhow::Context;
 
@@ -27,6 +28,17 @@ pub struct Args {
     /// then they are cancelled and handed back to the queue.
     #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_GRACE.as_secs())]
     grace: u64,
+    /// Serve `GET /metrics` (the Prometheus text format) on IP:PORT, behind
+    /// the API's bearer token, as `serve` does. Default: no listener. A
+    /// non-loopback address needs an explicit token (AGENTGATE_TOKEN, or
+    /// an existing --token-file).
+    #[arg(long, value_name = "IP:PORT")]
+    metrics_listen: Option<String>,
+    /// With --metrics-listen: the token file, read or (on a loopback
+    /// address) created as `serve --token-file` does. Default: `token` in
+    /// agentgate's data folder, the one `serve` uses.
+    #[arg(long, value_name = "PATH", requires = "metrics_listen")]
+    token_file: Option<std::path::PathBuf>,
 }
 
 pub const AFTER_HELP: &str = "\
@@ -51,6 +63,12 @@ SHUTDOWN
   another worker runs its jobs again (the config's queue.on_lease_expiry),
   and its CLIs die with it.
 
+METRICS
+  --metrics-listen 127.0.0.1:9700 serves GET /metrics and nothing else:
+  the store's queue and workers, and this worker's counters (claims,
+  lease losses, runs by provider and outcome, durations, tokens, cost).
+  Prometheus scrapes it with the same bearer token as `serve`'s API.
+
 EXAMPLE
   agentgate worker --store postgres://agentgate@db/agentgate \\
       --providers claude,codex --concurrency 4";
@@ -70,6 +88,8 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         providers: args.providers,
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
+        metrics_listen: args.metrics_listen,
+        token_file: args.token_file,
     };
     let worker = tokio::task::spawn_blocking(move || Worker::start(options))
         .await
@@ -80,7 +100,20 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         worker.store(),
         std::process::id()
     );
-    match worker.run(signals).await {
+    if let Some(metrics) = worker.metrics_listener() {
+        note!(
+            "agentgate: metrics on http://{}/metrics",
+            metrics.local_addr()
+        );
+        match metrics.token_source() {
+            TokenSource::Env => note!("agentgate: token: from AGENTGATE_TOKEN"),
+            TokenSource::File(p) => note!("agentgate: token file: {}", p.display()),
+            TokenSource::Created(p) => {
+                note!("agentgate: token file: {} (created)", p.display());
+            }
+        }
+    }
+    match worker.run(signals).await? {
         WorkerStopped::Drained => {}
         WorkerStopped::HandedBack => {
             note!("agentgate: jobs still running were handed back to the queue");

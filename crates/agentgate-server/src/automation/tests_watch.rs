@@ -413,6 +413,9 @@ impl JobQueue for FlakyQueue {
     fn watch_queue(&self) -> Result<Option<agentgate_store::QueueWatcher>, StoreError> {
         self.inner.watch_queue()
     }
+    fn count_active_jobs(&self) -> Result<Vec<agentgate_store::ActiveJobCount>, StoreError> {
+        self.inner.count_active_jobs()
+    }
     fn list_jobs(
         &self,
         f: &JobFilter,

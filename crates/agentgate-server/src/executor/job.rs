@@ -21,6 +21,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use agentgate_core::config::QueueSpec;
 use agentgate_core::quota::exhausted_quota;
@@ -37,6 +38,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::facts::{JobFacts, plan_job, plan_providers};
 use super::limits::{RunningJob, backoff, jitter};
 use super::{Inner, Slot, lock};
+use crate::metrics::registry::RunEnd;
 
 /// Claim `job_id` within the limits, checked again by the store against
 /// every running job of every executor on it, and start its thread. A job
@@ -61,6 +63,7 @@ pub(super) fn start(
         );
         return Ok(());
     };
+    inner.metrics.claimed();
     let (cancel_tx, cancel_rx) = tokio::sync::mpsc::channel(4);
     let cancelled = Arc::new(AtomicBool::new(false));
     lock(&inner.shared).running.insert(
@@ -226,22 +229,37 @@ impl Job {
         let store: &dyn RunStore = inner.store.as_ref();
         let mut sink = NullSink;
         let run = agentgate_core::run::run(&plan, &options, Some(store), &mut sink, cancel_rx);
-        let Some(outcome) = self.with_heartbeat(run).await else {
+        let (outcome, lost) = self.with_heartbeat(run).await;
+        let providers = plan_providers(&plan);
+        let envelope = &outcome.envelope;
+        let provider = envelope
+            .provider
+            .clone()
+            .or_else(|| providers.first().cloned())
+            .unwrap_or_default();
+        let duration = Duration::from_millis(envelope.duration_ms);
+        let tokens = envelope.tokens_used.clone();
+        let end = if lost {
             tracing::warn!(
                 job = job.job_id,
                 "lost the job's lease: its run was stopped"
             );
-            return;
+            inner.metrics.lease_lost();
+            RunEnd::LeaseLost
+        } else {
+            self.conclude(outcome, &providers, request.ignore_quota)
         };
-        let providers = plan_providers(&plan);
-        self.conclude(outcome, &providers, request.ignore_quota);
+        inner
+            .metrics
+            .run_finished(&provider, end, duration, &tokens);
     }
 
-    /// Drive `run`, renewing the lease; `None` if the lease was lost.
+    /// Drive `run`, renewing the lease; the run's outcome, and whether the
+    /// lease was lost meanwhile (the run was then stopped at once).
     async fn with_heartbeat(
         &self,
         run: impl std::future::Future<Output = RunOutcome>,
-    ) -> Option<RunOutcome> {
+    ) -> (RunOutcome, bool) {
         let inner = &self.inner;
         let lease = inner.config.queue.lease;
         let mut beat = tokio::time::interval(lease / 3);
@@ -250,7 +268,7 @@ impl Job {
         let mut lost = false;
         loop {
             tokio::select! {
-                outcome = &mut run => return (!lost).then_some(outcome),
+                outcome = &mut run => return (outcome, lost),
                 _ = beat.tick(), if !lost => {
                     let now = inner.clock.now();
                     match inner.store.heartbeat(self.id(), &self.claimed.token, lease, now) {
@@ -269,8 +287,9 @@ impl Job {
         }
     }
 
-    /// The job's end from the run's (see the module notes).
-    fn conclude(&self, outcome: RunOutcome, providers: &[String], ignore_quota: bool) {
+    /// The job's end from the run's (see the module notes), for the
+    /// metrics.
+    fn conclude(&self, outcome: RunOutcome, providers: &[String], ignore_quota: bool) -> RunEnd {
         let inner = &self.inner;
         let job = &self.claimed.job;
         let envelope = outcome.envelope;
@@ -286,15 +305,21 @@ impl Job {
             });
         };
         if self.cancelled.load(Ordering::SeqCst) {
-            return finish(FinalState::Cancelled, envelope);
+            finish(FinalState::Cancelled, envelope);
+            return RunEnd::Cancelled;
         }
         if cancelled_run && inner.stopping_runs.load(Ordering::SeqCst) {
-            return self.write("release", |s, t, now| {
+            let released = self.write("release", |s, t, now| {
                 s.release(&job.job_id, t, now, None, now).map(drop)
             });
+            if released {
+                inner.metrics.handed_back();
+            }
+            return RunEnd::HandedBack;
         }
         if envelope.error_type.is_none() {
-            return finish(FinalState::Succeeded, envelope);
+            finish(FinalState::Succeeded, envelope);
+            return RunEnd::Succeeded;
         }
         let now = inner.clock.now();
         let resets: Option<Vec<Timestamp>> = providers
@@ -306,10 +331,11 @@ impl Job {
             .collect();
         if !ignore_quota && let Some(until) = resets.and_then(|r| r.into_iter().min()) {
             tracing::info!(job = job.job_id, %until, "every provider's quota is exhausted: waiting");
-            return self.write("release", |s, t, now| {
+            self.write("release", |s, t, now| {
                 s.release(&job.job_id, t, until, Some("quota"), now)
                     .map(drop)
             });
+            return RunEnd::QuotaWait;
         }
         if outcome.exit_code == EXIT_ALL_RECOVERABLE
             && job.attempts < inner.config.queue.max_attempts
@@ -319,15 +345,18 @@ impl Job {
             let at = now.checked_add(wait).unwrap_or(Timestamp::MAX);
             let error = envelope.error.clone().unwrap_or_default();
             tracing::info!(job = job.job_id, %at, "a recoverable failure: retrying");
-            return self.write("retry", |s, t, now| {
+            self.write("retry", |s, t, now| {
                 s.retry(&job.job_id, t, at, &error, now).map(drop)
             });
+            return RunEnd::Retried;
         }
         finish(FinalState::Failed, envelope);
+        RunEnd::Failed
     }
 
-    /// A write under the lease; a failure is logged (a lost lease means
-    /// the job is another executor's now).
+    /// A write under the lease; whether it was made. A failure is logged
+    /// (a lost lease means the job is another executor's now, and counts
+    /// as a lease loss).
     fn write(
         &self,
         what: &str,
@@ -336,10 +365,17 @@ impl Job {
             &LeaseToken,
             Timestamp,
         ) -> Result<(), StoreError>,
-    ) {
+    ) -> bool {
         let inner = &self.inner;
-        if let Err(e) = op(inner.store.as_ref(), &self.claimed.token, inner.clock.now()) {
-            tracing::warn!(job = self.id(), "failed to {what} the job: {e}");
+        match op(inner.store.as_ref(), &self.claimed.token, inner.clock.now()) {
+            Ok(()) => true,
+            Err(e) => {
+                if matches!(e, StoreError::LeaseLost { .. }) {
+                    inner.metrics.lease_lost();
+                }
+                tracing::warn!(job = self.id(), "failed to {what} the job: {e}");
+                false
+            }
         }
     }
 }

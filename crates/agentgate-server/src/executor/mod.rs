@@ -42,6 +42,13 @@
 //! ([`ProviderFilter`]). `agentgate worker` (`worker.rs`) sets both;
 //! `serve` neither.
 //!
+//! ## Metrics
+//!
+//! The executor counts into its [`Metrics`] (`ExecutorOptions::metrics`)
+//! where it happens, in `job.rs`: a claim to run, a lease found lost (at a
+//! renewal or at the final write), a job handed back at a stop, and each
+//! run's end (provider, outcome, duration, tokens, cost).
+//!
 //! ## Stopping
 //!
 //! [`Executor::drain`]: no more claims; running jobs get the grace to end;
@@ -75,6 +82,7 @@ pub use job::error_envelope;
 use limits::{Decision, RunningJob};
 
 use crate::clock::Clock;
+use crate::metrics::registry::Metrics;
 
 /// The longest the claim thread sleeps between two passes.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -102,6 +110,8 @@ pub struct ExecutorOptions {
     /// The providers whose jobs this executor claims (`agentgate worker
     /// --providers`); `None`: every provider. See [`ProviderFilter`].
     pub providers: Option<Vec<String>>,
+    /// The process's counters the executor adds to (`GET /metrics`).
+    pub metrics: Arc<Metrics>,
 }
 
 /// Which jobs an executor limited to some providers claims, and how it runs
@@ -147,6 +157,7 @@ struct Inner {
     providers: Option<ProviderFilter>,
     /// The longest the claim thread sleeps: [`TICK`] (or [`POLL_ENV`]).
     poll: Duration,
+    metrics: Arc<Metrics>,
     /// Wakes the claim thread.
     wake: Mutex<Sender<()>>,
     shared: Mutex<Shared>,
@@ -209,6 +220,7 @@ impl Executor {
             concurrency: options.concurrency,
             providers: options.providers.map(ProviderFilter),
             poll,
+            metrics: options.metrics,
             wake: Mutex::new(wake_tx),
             shared: Mutex::new(Shared::default()),
             ended: Condvar::new(),
@@ -258,6 +270,11 @@ impl Executor {
     /// back running jobs.
     pub fn handed_back(&self) -> bool {
         self.inner.stopping_runs.load(Ordering::SeqCst)
+    }
+
+    /// The counters this executor adds to.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.inner.metrics
     }
 
     /// The clock the executor decides with.

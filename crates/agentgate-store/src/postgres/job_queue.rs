@@ -13,8 +13,8 @@ use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
 use crate::jobs::{
-    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
-    JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
+    JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
 use crate::lease::{lease_end, new_lease_token};
 use crate::queue_watch::QueueWatcher;
@@ -231,6 +231,12 @@ impl JobQueue for PgStore {
 
     fn watch_queue(&self) -> Result<Option<QueueWatcher>, StoreError> {
         listen::watch(self).map(Some)
+    }
+
+    fn count_active_jobs(&self) -> Result<Vec<ActiveJobCount>, StoreError> {
+        self.call("count active jobs", |client| {
+            Box::pin(async move { jobs::count_active(as_client(&client)).await })
+        })
     }
 }
 

@@ -27,8 +27,8 @@ use tokio_postgres::{GenericClient, Row};
 
 use super::PgError;
 use crate::jobs::{
-    CancelOutcome, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage,
-    JobRecord, JobState, LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor, JobFilter,
+    JobOutcome, JobPage, JobRecord, JobState, LeaseToken, NewJob,
 };
 
 /// Every column of a [`JobRecord`]; never the lease token.
@@ -436,6 +436,26 @@ pub(super) async fn count<C: GenericClient + Sync>(client: &C) -> Result<JobCoun
         counts.add_provider(row.try_get(0)?, state, row.try_get(2)?);
     }
     counts.sort();
+    Ok(counts)
+}
+
+/// Queued and running jobs per state and provider (see `ActiveJobCount`).
+pub(super) async fn count_active<C: GenericClient + Sync>(
+    client: &C,
+) -> Result<Vec<ActiveJobCount>, PgError> {
+    let rows = client
+        .query(
+            "SELECT state, COALESCE(charged_provider, providers->>0), count(*) FROM jobs \
+             WHERE state IN ('queued', 'running') GROUP BY 1, 2",
+            &[],
+        )
+        .await?;
+    let mut counts = Vec::with_capacity(rows.len());
+    for row in rows {
+        let state = state_from_sql(row.try_get(0)?)?;
+        counts.push(ActiveJobCount::new(state, row.try_get(1)?, row.try_get(2)?));
+    }
+    ActiveJobCount::sort(&mut counts);
     Ok(counts)
 }
 

@@ -11,8 +11,8 @@ use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
 use crate::jobs::{
-    CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat, JobCounts, JobCursor,
-    JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
+    JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
 use crate::lease::{lease_end, new_lease_token};
 use crate::queue_watch::QueueWatcher;
@@ -190,5 +190,9 @@ impl JobQueue for SqliteStore {
         // One host: the process that changes the queue wakes its own
         // executor; other processes on the file poll.
         Ok(None)
+    }
+
+    fn count_active_jobs(&self) -> Result<Vec<ActiveJobCount>, StoreError> {
+        self.read("count active jobs", |tx| jobs::count_active(tx))
     }
 }

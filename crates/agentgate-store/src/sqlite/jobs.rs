@@ -10,8 +10,8 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
 use super::DbError;
 use super::values::{name_from_sql, opt_timestamp_from_sql, timestamp_from_sql, timestamp_to_sql};
 use crate::jobs::{
-    CancelOutcome, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage,
-    JobRecord, JobState, LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor, JobFilter,
+    JobOutcome, JobPage, JobRecord, JobState, LeaseToken, NewJob,
 };
 
 /// Every column of a [`JobRecord`]; never the lease token.
@@ -402,6 +402,22 @@ pub(super) fn count(conn: &Connection) -> Result<JobCounts, DbError> {
         counts.add_provider(row.get(0)?, state, row.get(2)?);
     }
     counts.sort();
+    Ok(counts)
+}
+
+/// Queued and running jobs per state and provider (see `ActiveJobCount`).
+pub(super) fn count_active(conn: &Connection) -> Result<Vec<ActiveJobCount>, DbError> {
+    let mut stmt = conn.prepare(
+        "SELECT state, COALESCE(charged_provider, json_extract(providers, '$[0]')), COUNT(*) \
+         FROM jobs WHERE state IN ('queued', 'running') GROUP BY 1, 2",
+    )?;
+    let mut rows = stmt.query([])?;
+    let mut counts = Vec::new();
+    while let Some(row) = rows.next()? {
+        let state: JobState = name_from_sql("jobs.state", row.get(0)?)?;
+        counts.push(ActiveJobCount::new(state, row.get(1)?, row.get(2)?));
+    }
+    ActiveJobCount::sort(&mut counts);
     Ok(counts)
 }
 

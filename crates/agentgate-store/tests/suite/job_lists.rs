@@ -1,6 +1,9 @@
 //! Listing jobs: filters and keyset pages, on each backend.
 
-use agentgate_store::{JobCounts, JobCursor, JobFilter, JobState, NewJob};
+use agentgate_store::{
+    ActiveJobCount, ClaimRules, FinalState, JobCounts, JobCursor, JobFilter, JobOutcome, JobState,
+    NewJob,
+};
 
 use super::jobs::{LEASE, new_job};
 use super::support::{TestStore, ts};
@@ -10,6 +13,7 @@ crate::on_both_backends!(
     filters_by_state_provider_and_session,
     records_never_carry_the_lease_token,
     counts_are_per_state_and_per_provider_and_state,
+    active_counts_put_each_job_under_one_provider,
 );
 
 /// Every page of `filter`, `limit` at a time: the ids, page by page.
@@ -199,6 +203,55 @@ fn counts_are_per_state_and_per_provider_and_state(store: &TestStore) {
             ("claude", JobState::Running, 1),
             ("codex", JobState::Queued, 1),
             ("gemini", JobState::Cancelled, 1),
+        ]
+    );
+}
+
+fn active_counts_put_each_job_under_one_provider(store: &TestStore) {
+    assert_eq!(store.count_active_jobs().unwrap(), []);
+    let job = |id: &str, providers: &[&str]| NewJob {
+        providers: providers.iter().map(|p| (*p).to_owned()).collect(),
+        ..new_job(id)
+    };
+    let at = ts("2026-05-01T12:00:00Z");
+    store.enqueue(&job("a", &["claude", "codex"]), at).unwrap();
+    store.enqueue(&job("b", &["claude", "codex"]), at).unwrap();
+    store.enqueue(&job("c", &["codex"]), at).unwrap();
+    store.enqueue(&job("d", &[]), at).unwrap();
+    store.enqueue(&job("e", &["gemini"]), at).unwrap();
+    store.enqueue(&job("f", &["claude"]), at).unwrap();
+    // "a" runs charged to its second provider; "b" runs claimed without
+    // rules (its first provider); "e" ends (no longer counted).
+    let rules = ClaimRules {
+        provider: Some("codex".to_owned()),
+        ..ClaimRules::default()
+    };
+    store
+        .claim_job_within("a", "w", LEASE, at, &rules)
+        .unwrap()
+        .unwrap();
+    store.claim_job("b", "w", LEASE, at).unwrap().unwrap();
+    let e = store.claim_job("e", "w", LEASE, at).unwrap().unwrap();
+    let done = JobOutcome {
+        state: FinalState::Succeeded,
+        envelope: None,
+        error: None,
+    };
+    store.finish("e", &e.token, &done, at).unwrap();
+
+    let count = |state: JobState, provider: Option<&str>, jobs: u64| ActiveJobCount {
+        state,
+        provider: provider.map(str::to_owned),
+        jobs,
+    };
+    assert_eq!(
+        store.count_active_jobs().unwrap(),
+        [
+            count(JobState::Queued, None, 1),
+            count(JobState::Queued, Some("claude"), 1),
+            count(JobState::Queued, Some("codex"), 1),
+            count(JobState::Running, Some("claude"), 1),
+            count(JobState::Running, Some("codex"), 1),
         ]
     );
 }

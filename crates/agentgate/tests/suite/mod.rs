@@ -5,6 +5,7 @@ mod dry_run_quota;
 mod fake_llm_cli;
 mod health;
 mod input_limits;
+mod metrics;
 mod output_errors;
 mod prompt_cli;
 mod quota_accounts;

@@ -17,19 +17,19 @@ use super::store_postgres::fresh_database;
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 
 /// A running `agentgate worker`.
-pub(super) struct Worker {
+pub struct Worker {
     child: Child,
-    pub(super) id: String,
+    pub id: String,
     stderr: PathBuf,
 }
 
 impl Worker {
-    pub(super) fn start(home: &QueueHome, store: &str, args: &[&str]) -> Worker {
+    pub fn start(home: &QueueHome, store: &str, args: &[&str]) -> Worker {
         Worker::start_with(home, store, args, &[])
     }
 
     /// As [`Worker::start`], with more environment variables.
-    pub(super) fn start_with(
+    pub fn start_with(
         home: &QueueHome,
         store: &str,
         args: &[&str],
@@ -75,7 +75,12 @@ impl Worker {
         }
     }
 
-    pub(super) fn pid(&self) -> u32 {
+    /// Its stderr so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    pub fn pid(&self) -> u32 {
         self.child.id()
     }
 

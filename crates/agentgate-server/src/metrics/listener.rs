@@ -1,0 +1,136 @@
+//! `agentgate worker --metrics-listen`: a listener of its own that serves
+//! `GET /metrics` and nothing else, behind the same bearer token as
+//! `serve`'s API (chosen the same way, [`token::choose`]).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agentgate_store::StoreBackend;
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::middleware;
+use axum::response::Response;
+use axum::routing::get;
+
+use super::endpoint::page;
+use crate::clock::Clock;
+use crate::error::{ApiError, ServeError};
+use crate::executor::Executor;
+use crate::token::{self, Token, TokenSource};
+
+/// `agentgate worker --metrics-listen`'s listener, bound and its token
+/// chosen ([`token::choose`], as `serve` does), not yet serving.
+#[derive(Debug)]
+pub struct MetricsListener {
+    listener: std::net::TcpListener,
+    addr: SocketAddr,
+    token: Token,
+    token_source: TokenSource,
+}
+
+/// What a worker's `/metrics` reads.
+#[derive(Debug, Clone)]
+struct WorkerSource {
+    store: Arc<dyn StoreBackend>,
+    clock: Arc<dyn Clock>,
+    executor: Arc<Executor>,
+}
+
+/// A [`MetricsListener`] serving; [`ServingMetrics::stop`] ends it.
+#[derive(Debug)]
+pub struct ServingMetrics {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl MetricsListener {
+    /// Parse `listen` (`IP:PORT`), choose the token (a non-loopback
+    /// address needs an explicit one) and bind.
+    pub fn bind(listen: &str, token_file: Option<PathBuf>) -> Result<MetricsListener, ServeError> {
+        let addr = crate::server::parse_listen(listen)?;
+        let loopback = crate::server::is_loopback(addr.ip());
+        let (token, token_source) = token::choose(addr, loopback, token_file)?;
+        let listener = std::net::TcpListener::bind(addr)
+            .and_then(|l| l.set_nonblocking(true).map(|()| l))
+            .map_err(|source| ServeError::Bind { addr, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| ServeError::Bind { addr, source })?;
+        Ok(MetricsListener {
+            listener,
+            addr,
+            token,
+            token_source,
+        })
+    }
+
+    /// The address actually bound.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Where the token came from (its path, never its value).
+    pub fn token_source(&self) -> &TokenSource {
+        &self.token_source
+    }
+
+    /// Serve `GET /metrics` of `executor`, on the current tokio runtime.
+    pub(crate) fn serve(
+        self,
+        store: Arc<dyn StoreBackend>,
+        clock: Arc<dyn Clock>,
+        executor: Arc<Executor>,
+    ) -> Result<ServingMetrics, ServeError> {
+        let addr = self.addr;
+        let listener = tokio::net::TcpListener::from_std(self.listener)
+            .map_err(|source| ServeError::Bind { addr, source })?;
+        let source = WorkerSource {
+            store,
+            clock,
+            executor,
+        };
+        let app = Router::new()
+            .route("/metrics", get(worker_scrape))
+            .fallback(not_found)
+            .method_not_allowed_fallback(method_not_allowed)
+            .layer(middleware::from_fn_with_state(
+                self.token,
+                crate::router::require_token,
+            ))
+            .with_state(source);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        Ok(ServingMetrics { stop, task })
+    }
+}
+
+impl ServingMetrics {
+    /// Stop listening; a scrape in flight is answered first.
+    pub async fn stop(self) {
+        let _ = self.stop.send(());
+        if let Ok(Err(e)) = self.task.await {
+            tracing::warn!("the metrics listener failed: {e}");
+        }
+    }
+}
+
+async fn worker_scrape(State(source): State<WorkerSource>) -> Response {
+    let metrics = source.executor.metrics().clone();
+    let now = source.clock.now();
+    page(source.store, now, metrics, Some(source.executor)).await
+}
+
+async fn not_found(request: Request) -> ApiError {
+    ApiError::not_found(request.method().as_str(), request.uri().path())
+}
+
+async fn method_not_allowed(request: Request) -> ApiError {
+    ApiError::method_not_allowed(request.method().as_str(), request.uri().path())
+}

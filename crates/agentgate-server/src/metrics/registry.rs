@@ -1,0 +1,196 @@
+//! This process's counters since it started: what its executor claimed,
+//! lost and handed back, and how each run it finished went.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use agentgate_protocol::TokensUsed;
+
+use super::text::{Exposition, Histogram, Kind};
+
+/// How a run this process finished ended for its job: the label `outcome`
+/// of `agentgate_runs_finished_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RunEnd {
+    /// The job succeeded.
+    Succeeded,
+    /// The job failed.
+    Failed,
+    /// A client cancelled the job.
+    Cancelled,
+    /// A recoverable failure: the job waits for its backoff.
+    Retried,
+    /// Every provider's quota is exhausted: the job waits for the reset.
+    QuotaWait,
+    /// The process was stopping: the job went back to the queue.
+    HandedBack,
+    /// The lease was lost: the run was stopped, the job is another's.
+    LeaseLost,
+}
+
+impl RunEnd {
+    /// The label value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RunEnd::Succeeded => "succeeded",
+            RunEnd::Failed => "failed",
+            RunEnd::Cancelled => "cancelled",
+            RunEnd::Retried => "retried",
+            RunEnd::QuotaWait => "quota_wait",
+            RunEnd::HandedBack => "handed_back",
+            RunEnd::LeaseLost => "lease_lost",
+        }
+    }
+}
+
+/// The counters of one process (see the module notes). Shared by its
+/// executor, which counts, and its `/metrics` route, which reads.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    claims: AtomicU64,
+    lease_losses: AtomicU64,
+    handed_back: AtomicU64,
+    runs: Mutex<Runs>,
+}
+
+#[derive(Debug, Default)]
+struct Runs {
+    finished: BTreeMap<(String, RunEnd), u64>,
+    by_provider: BTreeMap<String, ProviderTotals>,
+}
+
+#[derive(Debug, Default)]
+struct ProviderTotals {
+    durations: Histogram,
+    input_tokens: u64,
+    output_tokens: u64,
+    cache_read_tokens: u64,
+    cache_write_tokens: u64,
+    cost_usd: f64,
+}
+
+impl Metrics {
+    /// The executor claimed a job to run it.
+    pub fn claimed(&self) {
+        self.claims.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A job's lease was found lost (at a renewal or at the final write).
+    pub fn lease_lost(&self) {
+        self.lease_losses.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A running job was handed back to the queue at a stop.
+    pub fn handed_back(&self) {
+        self.handed_back.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A run ended: counted under `provider` (the envelope's, the one that
+    /// ran last) with `end`, its duration and its tokens and cost.
+    pub fn run_finished(
+        &self,
+        provider: &str,
+        end: RunEnd,
+        duration: Duration,
+        tokens: &TokensUsed,
+    ) {
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        *runs.finished.entry((provider.to_owned(), end)).or_default() += 1;
+        let totals = runs.by_provider.entry(provider.to_owned()).or_default();
+        totals.durations.observe(duration.as_secs_f64());
+        totals.input_tokens += tokens.input_tokens;
+        totals.output_tokens += tokens.output_tokens;
+        totals.cache_read_tokens += tokens.cache_read_input_tokens;
+        totals.cache_write_tokens += tokens.cache_creation_input_tokens;
+        totals.cost_usd += tokens.cost_usd.unwrap_or(0.0);
+    }
+
+    /// Write every counter family.
+    pub fn write(&self, page: &mut Exposition) {
+        let counters = [
+            (
+                "agentgate_claims_total",
+                "Jobs this process's executor claimed to run, since it started.",
+                &self.claims,
+            ),
+            (
+                "agentgate_lease_losses_total",
+                "Leases this process found lost (another executor took the job back): \
+                 its run was stopped.",
+                &self.lease_losses,
+            ),
+            (
+                "agentgate_handed_back_jobs_total",
+                "Running jobs this process handed back to the queue when it stopped.",
+                &self.handed_back,
+            ),
+        ];
+        for (name, help, value) in counters {
+            page.family(name, Kind::Counter, help);
+            page.sample(name, &[], value.load(Ordering::Relaxed));
+        }
+        let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let name = "agentgate_runs_finished_total";
+        page.family(
+            name,
+            Kind::Counter,
+            "Runs this process finished, by the provider that ran last and how the job went on.",
+        );
+        for ((provider, end), n) in &runs.finished {
+            page.sample(
+                name,
+                &[("provider", provider), ("outcome", end.as_str())],
+                n,
+            );
+        }
+        let name = "agentgate_run_duration_seconds";
+        page.family(
+            name,
+            Kind::Histogram,
+            "How long the runs this process finished took (the envelope's duration).",
+        );
+        for (provider, totals) in &runs.by_provider {
+            page.histogram(name, &[("provider", provider)], &totals.durations);
+        }
+        type Field = fn(&ProviderTotals) -> u64;
+        let tokens: [(&str, &str, Field); 4] = [
+            (
+                "agentgate_input_tokens_total",
+                "Billed input tokens of the runs this process finished (cache reads and writes included).",
+                |t| t.input_tokens,
+            ),
+            (
+                "agentgate_output_tokens_total",
+                "Output tokens of the runs this process finished (reasoning included).",
+                |t| t.output_tokens,
+            ),
+            (
+                "agentgate_cache_read_tokens_total",
+                "Input tokens read from the prompt cache, of the runs this process finished.",
+                |t| t.cache_read_tokens,
+            ),
+            (
+                "agentgate_cache_write_tokens_total",
+                "Input tokens written to the prompt cache, of the runs this process finished.",
+                |t| t.cache_write_tokens,
+            ),
+        ];
+        for (name, help, field) in tokens {
+            page.family(name, Kind::Counter, help);
+            for (provider, totals) in &runs.by_provider {
+                page.sample(name, &[("provider", provider)], field(totals));
+            }
+        }
+        let name = "agentgate_cost_usd_total";
+        page.family(
+            name,
+            Kind::Counter,
+            "Cost in US dollars of the runs this process finished, as the CLIs reported it.",
+        );
+        for (provider, totals) in &runs.by_provider {
+            page.sample(name, &[("provider", provider)], totals.cost_usd);
+        }
+    }
+}
