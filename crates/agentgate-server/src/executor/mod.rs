@@ -60,6 +60,7 @@ mod facts;
 mod job;
 pub mod limits;
 mod notify;
+mod take_back;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -72,9 +73,7 @@ use std::time::{Duration, Instant};
 use agentgate_core::config::{Config, LeaseExpiry};
 use agentgate_core::quota::exhausted_quota;
 use agentgate_core::run::CancelRequest;
-use agentgate_store::{
-    ExpiryPolicy, JobFilter, JobRecord, JobState, OwnerState, RunOwner, StoreBackend,
-};
+use agentgate_store::{ExpiryPolicy, JobFilter, JobRecord, JobState, RunOwner, StoreBackend};
 use jiff::Timestamp;
 
 pub use facts::{JobFacts, facts_of, plan_providers, plan_request};
@@ -177,6 +176,9 @@ struct Shared {
     running: HashMap<String, Slot>,
     /// What planning each job told the limits, by job id.
     planned: HashMap<String, Planned>,
+    /// When this executor first saw each dead owner of this host (see
+    /// `take_back.rs`).
+    dead_owners: HashMap<String, Instant>,
 }
 
 /// A job of this executor that runs now.
@@ -361,33 +363,6 @@ impl Inner {
             LeaseExpiry::Requeue => ExpiryPolicy::Requeue,
             LeaseExpiry::Abandon => ExpiryPolicy::Abandon,
         }
-    }
-
-    /// Take back expired leases, and the leases of dead owners of this host.
-    fn take_back_leases(&self) -> Result<(), agentgate_store::StoreError> {
-        let now = self.clock.now();
-        for job in self.store.expire_leases(now, self.policy())? {
-            tracing::info!(job = job.job_id, state = %job.state, "took back an expired lease");
-        }
-        for job in all_jobs(self.store.as_ref(), JobState::Running)? {
-            let Some(owner) = job.lease_owner.as_deref().filter(|o| *o != self.owner) else {
-                continue;
-            };
-            let dead = serde_json::from_str::<RunOwner>(owner)
-                .is_ok_and(|o| o.state() == OwnerState::Gone);
-            if dead
-                && let Some(taken) =
-                    self.store
-                        .expire_owner(&job.job_id, owner, now, self.policy())?
-            {
-                tracing::info!(
-                    job = taken.job_id,
-                    state = %taken.state,
-                    "took back the lease of a dead server"
-                );
-            }
-        }
-        Ok(())
     }
 
     /// One pass: decide and claim.

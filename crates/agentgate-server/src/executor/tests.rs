@@ -87,8 +87,11 @@ fn an_exhausted_provider_holds_its_jobs_and_a_refused_request_fails_them() {
     executor.drain(Duration::ZERO);
 }
 
+/// A dead server's keepers may still be ending its CLIs (SIGTERM, then
+/// SIGKILL after the orphan grace): its leases are taken back only after
+/// that, never at once, so its job cannot run twice at the same time.
 #[test]
-fn a_lease_of_a_dead_server_of_this_host_is_taken_back_at_start() {
+fn a_lease_of_a_dead_server_of_this_host_is_taken_back_after_its_clis_are_ended() {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(dir.path().join("agentgate.db")).unwrap());
     let prompt =
@@ -114,9 +117,15 @@ fn a_lease_of_a_dead_server_of_this_host_is_taken_back_at_start() {
     let mut config = Config::default();
     config.queue.on_lease_expiry = LeaseExpiry::Abandon;
     let options = ExecutorOptions::default();
+    let started = Instant::now();
     let executor = Executor::start(store.clone(), config, clock, options).unwrap();
     let job = wait_for(&store, "j", |j| j.state.is_final());
     assert_eq!(job.state, JobState::Abandoned);
+    assert!(
+        started.elapsed() >= take_back::DEAD_OWNER_WAIT,
+        "taken back after {:?}, before the keepers' kill time",
+        started.elapsed()
+    );
     executor.drain(Duration::ZERO);
 }
 

@@ -1,0 +1,71 @@
+//! Taking back leases: expired ones, and those of dead owners on this host.
+//!
+//! A lease whose owner process (on this host) is gone is not taken back the
+//! moment the owner is seen dead: the owner's keepers may still be ending
+//! its CLIs. A keeper whose parent died sends its group SIGTERM and, after
+//! [`ORPHAN_GRACE`], SIGKILL; a CLI that ignores SIGTERM lives that long.
+//! Taking the lease back at once would let another executor run the job
+//! while the old CLI still works on it: one job on two workers, and a
+//! provider's limit passed. So a dead owner's leases are taken back only
+//! once this executor has seen the owner dead for [`DEAD_OWNER_WAIT`]
+//! (the grace, the keeper's poll, and a margin). Leases of owners on other
+//! hosts are left to expire (their keepers end their CLIs the same way,
+//! long before a lease of 1 s or more ends).
+
+use std::time::{Duration, Instant};
+
+use agentgate_core::supervise::keeper::{ORPHAN_GRACE, POLL_INTERVAL};
+use agentgate_store::{JobState, OwnerState, RunOwner};
+
+use super::{Inner, all_jobs, lock};
+
+/// How long an owner must have been seen dead before its leases are taken
+/// back: its keepers have SIGKILLed their CLIs by then.
+pub const DEAD_OWNER_WAIT: Duration = ORPHAN_GRACE
+    .saturating_add(POLL_INTERVAL)
+    .saturating_add(Duration::from_secs(1));
+
+impl Inner {
+    /// Take back expired leases, and the leases of owners of this host
+    /// seen dead for [`DEAD_OWNER_WAIT`].
+    pub(super) fn take_back_leases(&self) -> Result<(), agentgate_store::StoreError> {
+        let now = self.clock.now();
+        for job in self.store.expire_leases(now, self.policy())? {
+            tracing::info!(job = job.job_id, state = %job.state, "took back an expired lease");
+        }
+        let seen = Instant::now();
+        let mut dead_now: Vec<String> = Vec::new();
+        for job in all_jobs(self.store.as_ref(), JobState::Running)? {
+            let Some(owner) = job.lease_owner.as_deref().filter(|o| *o != self.owner) else {
+                continue;
+            };
+            let dead = serde_json::from_str::<RunOwner>(owner)
+                .is_ok_and(|o| o.state() == OwnerState::Gone);
+            if !dead {
+                continue;
+            }
+            dead_now.push(owner.to_owned());
+            let first_seen = *lock(&self.shared)
+                .dead_owners
+                .entry(owner.to_owned())
+                .or_insert(seen);
+            if seen.duration_since(first_seen) < DEAD_OWNER_WAIT {
+                continue;
+            }
+            if let Some(taken) = self
+                .store
+                .expire_owner(&job.job_id, owner, now, self.policy())?
+            {
+                tracing::info!(
+                    job = taken.job_id,
+                    state = %taken.state,
+                    "took back the lease of a dead server"
+                );
+            }
+        }
+        lock(&self.shared)
+            .dead_owners
+            .retain(|owner, _| dead_now.contains(owner));
+        Ok(())
+    }
+}
