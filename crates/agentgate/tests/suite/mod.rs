@@ -3,6 +3,7 @@ mod config_cmd;
 mod dashboard;
 mod dry_run_quota;
 mod fake_llm_cli;
+mod fault_drill;
 mod health;
 mod input_limits;
 mod metrics;

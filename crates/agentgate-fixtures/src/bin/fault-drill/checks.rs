@@ -1,0 +1,469 @@
+//! The drill's assertions, each from evidence gathered by the drill itself:
+//! the stand-ins' stamps, the `/proc` samples, the store the processes
+//! shared (jobs, runs, events) and the HTTP API. Each failed assertion is
+//! one line in the list the drill prints.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use agentgate_store::{JobFilter, JobQueue, JobRecord, JobState, PgStore, RunStatus, RunStore};
+
+use crate::actions::{Ledger, fire_key};
+use crate::evidence::{CliRun, Sampled, Stamps};
+use crate::http::request;
+
+/// The counts the drill prints.
+#[derive(Debug, Default)]
+pub struct Counts {
+    pub accepted: usize,
+    pub deduplicated: usize,
+    pub by_state: BTreeMap<String, usize>,
+    pub reruns: usize,
+    pub kills: usize,
+    pub fires: usize,
+    pub cancels_queued: usize,
+    pub cancels_running: usize,
+    pub cli_runs: usize,
+    pub max_a_proc: usize,
+    pub max_a_stamps: usize,
+    pub b_windows: usize,
+    pub b_early: usize,
+    pub survivors: usize,
+    /// CLIs of killed workers that ended by their termination.
+    pub killed_clis: usize,
+}
+
+/// What the checks read.
+#[derive(Debug)]
+pub struct Evidence<'a> {
+    pub ledger: &'a Ledger,
+    pub stamps: &'a Stamps,
+    pub sampled: &'a Sampled,
+    pub survivors: usize,
+    pub store: &'a PgStore,
+    pub url: &'a str,
+}
+
+/// Every assertion; the counts and the failures.
+pub fn check(e: &Evidence<'_>) -> Result<(Counts, Vec<String>), String> {
+    let mut fails = Vec::new();
+    let mut counts = Counts {
+        deduplicated: e.ledger.duplicates.len(),
+        kills: e.ledger.kills.len(),
+        fires: e.ledger.fires.len(),
+        cli_runs: e.stamps.runs.len(),
+        max_a_proc: e.sampled.max_a,
+        b_windows: e.stamps.windows.len(),
+        survivors: e.survivors,
+        ..Counts::default()
+    };
+    let jobs = all_jobs(e.store)?;
+    let by_id: HashMap<&str, &JobRecord> = jobs.iter().map(|j| (j.job_id.as_str(), j)).collect();
+    let schedule_jobs: Vec<&JobRecord> = jobs
+        .iter()
+        .filter(|j| {
+            j.idempotency_key
+                .as_deref()
+                .is_some_and(|k| k.starts_with("schedule:"))
+        })
+        .collect();
+    counts.accepted = e.ledger.jobs.len() + schedule_jobs.len();
+    for c in &e.ledger.cancels {
+        if c.of_running {
+            counts.cancels_running += 1;
+        } else {
+            counts.cancels_queued += 1;
+        }
+    }
+
+    // Every accepted job has exactly one final state, the same in the
+    // store and over HTTP; duplicates made no job.
+    if jobs.len() != counts.accepted {
+        fails.push(format!(
+            "the store holds {} jobs, {} were accepted (duplicates made jobs?)",
+            jobs.len(),
+            counts.accepted
+        ));
+    }
+    for (key, answered, first) in &e.ledger.duplicates {
+        if answered != first {
+            fails.push(format!(
+                "key {key} answered {answered}, first created {first}"
+            ));
+        }
+    }
+    for j in &jobs {
+        if matches!(j.state, JobState::Queued | JobState::Running) {
+            fails.push(format!("job {} never ended: {}", j.job_id, j.state));
+            continue;
+        }
+        *counts.by_state.entry(j.state.to_string()).or_default() += 1;
+        let (status, view) = request(e.url, "GET", &format!("/v1/runs/{}", j.job_id), None)?;
+        if status != 200 || view["status"] != j.state.to_string() {
+            fails.push(format!(
+                "job {}: the store says {}, GET says {status} {}",
+                j.job_id, j.state, view["status"]
+            ));
+        }
+    }
+    for s in &e.ledger.jobs {
+        if !by_id.contains_key(s.id.as_str()) {
+            fails.push(format!(
+                "job {} ({}) was accepted but is not in the store",
+                s.id, s.tag
+            ));
+        }
+    }
+
+    // Each schedule fire made one job, and no job came of another instant.
+    let keys: BTreeSet<String> = schedule_jobs
+        .iter()
+        .filter_map(|j| j.idempotency_key.clone())
+        .collect();
+    let expected: BTreeSet<String> = e.ledger.fires.iter().map(|t| fire_key(*t)).collect();
+    for missing in expected.difference(&keys) {
+        fails.push(format!("the fire {missing} made no job"));
+    }
+    for extra in keys.difference(&expected) {
+        fails.push(format!("a job {extra} of no fire the drill made"));
+    }
+    if keys.len() != schedule_jobs.len() {
+        fails.push(format!(
+            "{} schedule jobs for {} keys",
+            schedule_jobs.len(),
+            keys.len()
+        ));
+    }
+
+    let by_tag = runs_by_tag(&e.stamps.runs);
+    check_processes(e, &by_tag, &mut counts, &mut fails);
+    check_cancels(e, &by_id, &by_tag, &mut fails);
+    check_runs(e, &jobs, &by_tag, &mut counts, &mut fails)?;
+    Ok((counts, fails))
+}
+
+fn all_jobs(store: &PgStore) -> Result<Vec<JobRecord>, String> {
+    let mut jobs = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = store
+            .list_jobs(&JobFilter::default(), 500, cursor.as_ref())
+            .map_err(|e| format!("listing the jobs: {e}"))?;
+        jobs.extend(page.jobs);
+        match page.next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(jobs),
+        }
+    }
+}
+
+fn runs_by_tag(runs: &[CliRun]) -> HashMap<&str, Vec<&CliRun>> {
+    let mut by_tag: HashMap<&str, Vec<&CliRun>> = HashMap::new();
+    for r in runs {
+        by_tag.entry(r.tag.as_str()).or_default().push(r);
+    }
+    by_tag
+}
+
+/// No job on two workers at once; a's limit; b's reset; no survivor; a
+/// killed worker's CLIs got their termination.
+fn check_processes(
+    e: &Evidence<'_>,
+    by_tag: &HashMap<&str, Vec<&CliRun>>,
+    counts: &mut Counts,
+    fails: &mut Vec<String>,
+) {
+    let killed: BTreeSet<u32> = e.ledger.kills.iter().map(|k| k.worker).collect();
+    for r in &e.stamps.runs {
+        if r.end.as_ref().is_some_and(|(_, how)| how == "pipe") && !killed.contains(&r.worker) {
+            fails.push(format!(
+                "CLI {} ({}) lost its output pipe under a live worker {}",
+                r.pid, r.tag, r.worker
+            ));
+        }
+        if r.end.is_none() {
+            fails.push(format!(
+                "CLI {} ({}) left no end stamp: killed without its termination",
+                r.pid, r.tag
+            ));
+        }
+    }
+    for (tag, runs) in by_tag {
+        if *tag == "tag-sched" {
+            continue;
+        }
+        for (i, x) in runs.iter().enumerate() {
+            for y in &runs[i + 1..] {
+                let (xe, ye) = (end_of(x), end_of(y));
+                if x.start < ye && y.start < xe {
+                    fails.push(format!(
+                        "job {tag} ran twice at once: CLI {} under {} and CLI {} under {}",
+                        x.pid, x.worker, y.pid, y.worker
+                    ));
+                }
+            }
+        }
+    }
+    let a: Vec<&CliRun> = e.stamps.runs.iter().filter(|r| r.provider == "a").collect();
+    counts.max_a_stamps = max_overlap(&a);
+    if counts.max_a_proc > 2 || counts.max_a_stamps > 2 {
+        fails.push(format!(
+            "provider a had {} CLIs alive at once in /proc, {} by the stamps (limit 2)",
+            counts.max_a_proc, counts.max_a_stamps
+        ));
+    }
+    if e.sampled.samples == 0 {
+        fails.push("the /proc sampler took no sample".into());
+    }
+    for (open, reset) in &e.stamps.windows {
+        for r in e.stamps.runs.iter().filter(|r| r.provider == "b") {
+            if r.start > *open && r.start < *reset {
+                counts.b_early += 1;
+                fails.push(format!(
+                    "b's CLI {} ({}) started {} ms before the reset it was told",
+                    r.pid,
+                    r.tag,
+                    (reset - r.start) / 1_000_000
+                ));
+            }
+        }
+    }
+    if e.survivors > 0 {
+        fails.push(format!(
+            "{} stand-in CLIs were still alive at the end",
+            e.survivors
+        ));
+    }
+    // A killed worker's CLIs: its keeper sends SIGTERM to the group when
+    // the worker dies; a CLI writing its output at that moment sees the
+    // pipe broken first. Either way it ends at once; one that ended on its
+    // own before the kill is not concerned.
+    for k in &e.ledger.kills {
+        let under: Vec<&CliRun> = e
+            .stamps
+            .runs
+            .iter()
+            .filter(|r| r.worker == k.worker)
+            .collect();
+        for pid in &k.clis {
+            if !under.iter().any(|r| r.pid == *pid) {
+                fails.push(format!(
+                    "CLI {pid}, seen under the killed worker {}, left no stamps",
+                    k.worker
+                ));
+            }
+        }
+        for r in under {
+            match &r.end {
+                Some((_, how)) if how == "sig-TERM" || how == "pipe" => counts.killed_clis += 1,
+                Some((t, _)) if *t < k.at_ns => {}
+                other => fails.push(format!(
+                    "CLI {} ({}) of the killed worker {} ended {other:?}, not by its termination",
+                    r.pid, r.tag, k.worker
+                )),
+            }
+        }
+    }
+}
+
+fn end_of(r: &CliRun) -> u128 {
+    r.end.as_ref().map_or(u128::MAX, |(t, _)| *t)
+}
+
+/// The most of `runs` alive at one instant (an end and a start at the same
+/// instant do not overlap).
+fn max_overlap(runs: &[&CliRun]) -> usize {
+    let mut edges: Vec<(u128, i32)> = Vec::new();
+    for r in runs {
+        edges.push((r.start, 1));
+        edges.push((end_of(r), -1));
+    }
+    edges.sort_by_key(|&(t, d)| (t, d));
+    let (mut now, mut most) = (0i32, 0i32);
+    for (_, d) in edges {
+        now += d;
+        most = most.max(now);
+    }
+    most.max(0) as usize
+}
+
+/// Every cancelled job's CLI got its termination (or had ended on its own
+/// before the cancel was asked).
+fn check_cancels(
+    e: &Evidence<'_>,
+    by_id: &HashMap<&str, &JobRecord>,
+    by_tag: &HashMap<&str, Vec<&CliRun>>,
+    fails: &mut Vec<String>,
+) {
+    for c in &e.ledger.cancels {
+        let Some(job) = by_id.get(c.id.as_str()) else {
+            continue;
+        };
+        if job.state != JobState::Cancelled {
+            if c.status == 200 {
+                fails.push(format!(
+                    "job {} was cancelled while queued (200) but ended {}",
+                    c.id, job.state
+                ));
+            }
+            continue;
+        }
+        let Some(tag) = e
+            .ledger
+            .jobs
+            .iter()
+            .find(|s| s.id == c.id)
+            .map(|s| s.tag.as_str())
+        else {
+            continue;
+        };
+        for r in by_tag.get(tag).into_iter().flatten() {
+            match &r.end {
+                Some((_, how)) if how.starts_with("sig-") => {}
+                Some((t, _)) if *t < c.at_ns => {}
+                other => fails.push(format!(
+                    "job {} ({tag}) ended cancelled, but its CLI {} ended {other:?}",
+                    c.id, r.pid
+                )),
+            }
+        }
+    }
+}
+
+/// The runs of every job (`ID`, `ID.2`, ...): recorded, ended or abandoned
+/// by a killed worker, their events gap-free from a `start`, one `result`
+/// at the end of each ended run; the last run agrees with the job.
+fn check_runs(
+    e: &Evidence<'_>,
+    jobs: &[JobRecord],
+    by_tag: &HashMap<&str, Vec<&CliRun>>,
+    counts: &mut Counts,
+    fails: &mut Vec<String>,
+) -> Result<(), String> {
+    let killed: BTreeSet<u32> = e.ledger.kills.iter().map(|k| k.worker).collect();
+    let tag_of: HashMap<&str, &str> = e
+        .ledger
+        .jobs
+        .iter()
+        .map(|s| (s.id.as_str(), s.tag.as_str()))
+        .collect();
+    for job in jobs {
+        let mut runs = Vec::new();
+        for n in 1.. {
+            let id = if n == 1 {
+                job.job_id.clone()
+            } else {
+                format!("{}.{n}", job.job_id)
+            };
+            match e
+                .store
+                .get_run(&id)
+                .map_err(|e| format!("reading run {id}: {e}"))?
+            {
+                Some(run) => runs.push(run),
+                None => break,
+            }
+        }
+        if runs.len() > 1 {
+            counts.reruns += 1;
+        }
+        let clis = tag_of
+            .get(job.job_id.as_str())
+            .and_then(|t| by_tag.get(t))
+            .map_or(0, Vec::len);
+        if clis > runs.len() {
+            fails.push(format!(
+                "job {}: {clis} CLI starts but {} runs recorded",
+                job.job_id,
+                runs.len()
+            ));
+        }
+        if runs.is_empty() && job.state != JobState::Cancelled {
+            fails.push(format!(
+                "job {} ended {} without a run record",
+                job.job_id, job.state
+            ));
+        }
+        for (i, run) in runs.iter().enumerate() {
+            let id = &run.summary.record.run_id;
+            let last = i + 1 == runs.len();
+            let status = run.summary.status;
+            if status == RunStatus::Abandoned {
+                let owner = run.summary.owner.as_ref().map(|o| o.pid);
+                if !owner.is_some_and(|p| killed.contains(&p)) {
+                    fails.push(format!(
+                        "run {id} is abandoned, its owner {owner:?} was not killed"
+                    ));
+                }
+            } else if status == RunStatus::Running {
+                fails.push(format!("run {id} is still running"));
+            }
+            if last {
+                let agrees = match job.state {
+                    JobState::Succeeded => status == RunStatus::Succeeded,
+                    JobState::Failed => status == RunStatus::Failed,
+                    JobState::Cancelled => {
+                        matches!(status, RunStatus::Cancelled | RunStatus::Abandoned)
+                    }
+                    JobState::Abandoned => status == RunStatus::Abandoned,
+                    _ => false,
+                };
+                if !agrees {
+                    fails.push(format!(
+                        "job {} ended {} but its last run {id} is {status}",
+                        job.job_id, job.state
+                    ));
+                }
+            }
+            check_events(e.store, id, status, fails)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_events(
+    store: &PgStore,
+    id: &str,
+    status: RunStatus,
+    fails: &mut Vec<String>,
+) -> Result<(), String> {
+    let log = store
+        .read_events(id)
+        .map_err(|e| format!("events of {id}: {e}"))?;
+    let types: Vec<String> = log
+        .events
+        .iter()
+        .map(|ev| {
+            serde_json::to_value(ev)
+                .ok()
+                .and_then(|v| v["type"].as_str().map(str::to_owned))
+                .unwrap_or_default()
+        })
+        .collect();
+    for (i, ev) in log.events.iter().enumerate() {
+        if ev.seq != i as u64 {
+            fails.push(format!("run {id}: event {i} has seq {}", ev.seq));
+            break;
+        }
+    }
+    if types.first().map(String::as_str) != Some("start") {
+        fails.push(format!(
+            "run {id}: the events do not begin with start: {types:?}"
+        ));
+    }
+    let results = types.iter().filter(|t| *t == "result").count();
+    let ended = matches!(
+        status,
+        RunStatus::Succeeded | RunStatus::Failed | RunStatus::Cancelled
+    );
+    if ended && (results != 1 || types.last().map(String::as_str) != Some("result")) {
+        fails.push(format!(
+            "run {id} ended {status} but its events do not end with one result: {types:?}"
+        ));
+    }
+    if !ended && results != 0 {
+        fails.push(format!(
+            "run {id} is {status} but has {results} result events"
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,361 @@
+//! The fault drill: the shared queue on PostgreSQL under faults, checked
+//! from the processes' side. Issue 13's "Done when" names what it does and
+//! asserts; the README's "The fault drill" says how to run it.
+//!
+//! `fault-drill --postgres URL [--seed N] [--jobs N] [--duration SECS]
+//! [--kills N] [--workers N] [--concurrency N] [--agentgate PATH] [--cli
+//! PATH]` creates a fresh database on the server of URL, writes a config
+//! with three described stand-in providers (`drill-a` at most 2 at once,
+//! `drill-b` with usage windows, `drill-c`), starts one `agentgate serve
+//! --no-executor` (its clock a file the drill moves a minute every 2 s, so
+//! the every-minute schedule fires) and the workers, then acts
+//! (`actions.rs`) while sampling `/proc` (`evidence.rs`), waits for every
+//! job to end, stops everything and checks (`checks.rs`). It prints the
+//! seed first (the same seed replays the same choices; timings differ),
+//! the counts as a table at the end, and exits 1 with the list of failed
+//! assertions, 2 on bad usage.
+//!
+//! Why `serve --no-executor`: every job then runs on a worker, so every
+//! `kill -9` hits the processes that hold leases, and the serve's file
+//! clock (which only its schedules and stamps of submission read) never
+//! decides a claim, a lease or a quota reset; those are the workers'
+//! real clocks.
+
+mod actions;
+mod checks;
+mod cluster;
+mod evidence;
+mod http;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use agentgate_store::{JobQueue, JobState, PgOptions, PgStore};
+
+use crate::actions::{Stage, drive, first_clock, set_clock};
+use crate::checks::{Counts, Evidence, check};
+use crate::cluster::{Database, Setup, start_serve, start_worker, write_config};
+use crate::evidence::{Sampler, live_clis, read_stamps};
+
+const USAGE: &str = "\
+usage: fault-drill --postgres URL [--seed N] [--jobs N] [--duration SECS] [--kills N]
+                   [--workers N] [--concurrency N] [--wait SECS] [--agentgate PATH] [--cli PATH]
+
+  --postgres URL     a PostgreSQL server (the URL of a database there); the drill
+                     creates a database of its own on it and drops it at the end
+  --seed N           the random choices (default: from the clock; printed)
+  --jobs N           submissions, duplicates of idempotency keys included (default 200)
+  --duration SECS    how long the drill acts: submits, cancels, kills, fires (default 40)
+  --kills N          kill -9 of a worker holding leases (default 3)
+  --workers N        workers at once (default 3)
+  --concurrency N    each worker's --concurrency (default 4)
+  --wait SECS        the longest wait for every job to end afterwards (default 300)
+  --agentgate PATH   the agentgate binary (default: next to fault-drill)
+  --cli PATH         the stand-in CLI, drill-cli (default: next to fault-drill)
+
+Exits 0 when every assertion holds, 1 with the list of those that failed, 2 on bad usage.";
+
+/// The drill's options.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub postgres: String,
+    pub seed: u64,
+    pub jobs: usize,
+    pub duration: u64,
+    pub kills: usize,
+    pub workers: usize,
+    pub concurrency: usize,
+    pub wait: u64,
+    pub agentgate: PathBuf,
+    pub cli: PathBuf,
+}
+
+fn main() -> ExitCode {
+    let options = match parse_options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("fault-drill: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    println!(
+        "fault-drill: seed {} (replay with --seed {})",
+        options.seed, options.seed
+    );
+    match run(&options) {
+        Ok(fails) if fails.is_empty() => {
+            println!("fault-drill: every assertion held");
+            ExitCode::SUCCESS
+        }
+        Ok(fails) => {
+            println!(
+                "fault-drill: {} assertions failed (seed {}):",
+                fails.len(),
+                options.seed
+            );
+            for f in fails {
+                println!("  - {f}");
+            }
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            println!(
+                "fault-drill: the drill could not run to its end (seed {}): {e}",
+                options.seed
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_options() -> Result<Options, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut o = Options {
+        postgres: String::new(),
+        seed: (now_ns() as u64) % 1_000_000_000,
+        jobs: 200,
+        duration: 40,
+        kills: 3,
+        workers: 3,
+        concurrency: 4,
+        wait: 300,
+        agentgate: exe.with_file_name("agentgate"),
+        cli: exe.with_file_name("drill-cli"),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+        let number = |v: String| {
+            v.parse::<u64>()
+                .map_err(|_| format!("{flag}: `{v}` is not a number"))
+        };
+        match flag.as_str() {
+            "--postgres" => o.postgres = value()?,
+            "--seed" => o.seed = number(value()?)?,
+            "--jobs" => o.jobs = number(value()?)? as usize,
+            "--duration" => o.duration = number(value()?)?,
+            "--kills" => o.kills = number(value()?)? as usize,
+            "--workers" => o.workers = number(value()?)? as usize,
+            "--concurrency" => o.concurrency = number(value()?)? as usize,
+            "--wait" => o.wait = number(value()?)?,
+            "--agentgate" => o.agentgate = PathBuf::from(value()?),
+            "--cli" => o.cli = PathBuf::from(value()?),
+            "--help" | "-h" => return Err("help".into()),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    if o.postgres.is_empty() {
+        return Err("--postgres URL is required".into());
+    }
+    if o.workers == 0 || o.concurrency == 0 || o.jobs == 0 {
+        return Err("--jobs, --workers and --concurrency must be 1 or more".into());
+    }
+    for path in [&o.agentgate, &o.cli] {
+        if !path.is_file() {
+            return Err(format!(
+                "{} is missing (cargo build -p agentgate -p agentgate-fixtures --bins)",
+                path.display()
+            ));
+        }
+    }
+    Ok(o)
+}
+
+/// The whole drill in a scratch folder, kept when anything failed; the
+/// failed assertions.
+fn run(o: &Options) -> Result<Vec<String>, String> {
+    let home = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let outcome = drill(o, &home);
+    if !matches!(&outcome, Ok(fails) if fails.is_empty()) {
+        let kept = home.keep();
+        println!(
+            "fault-drill: the stamps, config and logs are kept in {}",
+            kept.display()
+        );
+    }
+    outcome
+}
+
+fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
+    let began = Instant::now();
+    // The stand-ins' folder: their stamps, b's windows; its path is in
+    // their argv, which is how /proc tells this drill's stand-ins.
+    let cli_dir = home.path().join("cli");
+    std::fs::create_dir_all(&cli_dir).map_err(|e| e.to_string())?;
+    let stamps = cli_dir.join("stamps");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let database = Database::create(&o.postgres)?;
+    let config = write_config(home.path(), &o.cli, &cli_dir, &work)?;
+    let clock = home.path().join("clock");
+    let start_clock = first_clock()?;
+    set_clock(&clock, start_clock)?;
+    let setup = Setup {
+        agentgate: o.agentgate.clone(),
+        home: home.path().to_path_buf(),
+        config,
+        store: database.url.clone(),
+        seed: o.seed,
+    };
+    let (mut serve, url) = start_serve(&setup, &clock)?;
+    let mut workers = Vec::new();
+    for n in 0..o.workers {
+        workers.push(start_worker(&setup, n, o.concurrency)?);
+    }
+    let store = PgStore::connect(
+        &database.url,
+        home.path().join("pg-runs"),
+        &PgOptions::default(),
+    )
+    .map_err(|e| format!("connecting to the drill's database: {e}"))?;
+    let sampler = Sampler::start(o.cli.clone(), cli_dir.clone());
+    let mut rng = Rng(o.seed);
+
+    let mut stage = Stage {
+        options: o,
+        setup: &setup,
+        url: &url,
+        clock,
+        stamps: stamps.clone(),
+        cli_dir: cli_dir.clone(),
+        work,
+        workers: &mut workers,
+    };
+    let acted = drive(&mut stage, &mut rng, start_clock);
+    let ledger = match acted {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = sampler.finish();
+            return Err(e);
+        }
+    };
+    if let Some(last) = ledger.fires.last() {
+        actions::wait_for_fire(&url, *last)?;
+    }
+    let ended = wait_all_ended(&store, Duration::from_secs(o.wait));
+
+    for w in &workers {
+        let _ = w.signal("TERM");
+    }
+    for w in &mut workers {
+        if !w.wait_exit(Duration::from_secs(60)) {
+            let _ = w.signal("KILL");
+        }
+    }
+    let sampled = sampler.finish();
+    let survivors = live_clis(&o.cli, &cli_dir).len();
+    let stamps = read_stamps(&stamps)?;
+    let (counts, mut fails) = check(&Evidence {
+        ledger: &ledger,
+        stamps: &stamps,
+        sampled: &sampled,
+        survivors,
+        store: &store,
+        url: &url,
+    })?;
+    if let Err(e) = ended {
+        fails.insert(0, e);
+    }
+    let _ = serve.signal("TERM");
+    let _ = serve.wait_exit(Duration::from_secs(30));
+    drop(store);
+    print_counts(&counts, began.elapsed());
+    Ok(fails)
+}
+
+/// Wait (at most `limit`) until no job is queued or running.
+fn wait_all_ended(store: &PgStore, limit: Duration) -> Result<(), String> {
+    let start = Instant::now();
+    loop {
+        let counts = store
+            .count_jobs()
+            .map_err(|e| format!("counting the jobs: {e}"))?;
+        let open: u64 = counts
+            .by_state
+            .iter()
+            .filter(|(state, _)| matches!(state, JobState::Queued | JobState::Running))
+            .map(|(_, n)| *n)
+            .sum();
+        if open == 0 {
+            return Ok(());
+        }
+        if start.elapsed() > limit {
+            return Err(format!(
+                "{open} jobs were still queued or running after {limit:?}"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn print_counts(c: &Counts, wall: Duration) {
+    let state = |s: &str| c.by_state.get(s).copied().unwrap_or(0);
+    let rows = [
+        ("jobs accepted", c.accepted.to_string()),
+        ("duplicate keys (no new job)", c.deduplicated.to_string()),
+        ("succeeded", state("succeeded").to_string()),
+        ("failed", state("failed").to_string()),
+        ("cancelled", state("cancelled").to_string()),
+        ("abandoned", state("abandoned").to_string()),
+        (
+            "cancels asked (queued / running)",
+            format!("{} / {}", c.cancels_queued, c.cancels_running),
+        ),
+        ("jobs re-run", c.reruns.to_string()),
+        ("workers killed (kill -9)", c.kills.to_string()),
+        (
+            "their CLIs ended by SIGTERM or a broken pipe",
+            c.killed_clis.to_string(),
+        ),
+        ("schedule fires", c.fires.to_string()),
+        ("CLI processes", c.cli_runs.to_string()),
+        (
+            "max provider-a CLIs alive (/proc, stamps)",
+            format!("{}, {}", c.max_a_proc, c.max_a_stamps),
+        ),
+        ("provider-b quota windows", c.b_windows.to_string()),
+        ("b starts before its reset", c.b_early.to_string()),
+        ("CLI survivors", c.survivors.to_string()),
+        ("wall time", format!("{:.1} s", wall.as_secs_f64())),
+    ];
+    println!("| fault drill | count |\n|---|---|");
+    for (name, value) in rows {
+        println!("| {name} | {value} |");
+    }
+}
+
+/// Wall clock, ns since the epoch.
+pub fn now_ns() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// A small seeded random stream (splitmix64): the drill's choices.
+#[derive(Debug)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn draw(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1330_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.draw() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+
+    /// Uniform in [0, n); n > 0.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.draw() % n.max(1) as u64) as usize
+    }
+}

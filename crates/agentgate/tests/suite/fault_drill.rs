@@ -1,0 +1,103 @@
+//! The fault drill (`fault-drill`, crates/agentgate-fixtures) on the test
+//! PostgreSQL server, with a fixed seed at the issue's size: 200
+//! submissions, one `serve --no-executor`, three workers, three `kill -9`s
+//! of workers holding leases. It checks every assertion itself and exits 1
+//! with the list of those that failed; this test asserts its exit status
+//! and the counts it prints.
+
+use std::collections::HashMap;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use super::support::run_bounded;
+
+/// The drill acts for 40 s and waits at most 300 s for the jobs to end.
+const LIMIT: Duration = Duration::from_secs(900);
+
+/// The rows of the drill's count table, by name.
+fn counts(stdout: &str) -> HashMap<String, String> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l
+                .trim()
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect();
+            match cells.as_slice() {
+                [name, value] => Some(((*name).to_owned(), (*value).to_owned())),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_fault_drill_holds_every_assertion_on_postgres() {
+    let admin = std::env::var("AGENTGATE_TEST_POSTGRES").unwrap_or_else(|_| {
+        panic!(
+            "AGENTGATE_TEST_POSTGRES is not set: the fault drill needs a PostgreSQL server \
+             (scripts/test.sh starts one with scripts/pg-cluster.sh)"
+        )
+    });
+    let agentgate = std::path::Path::new(env!("CARGO_BIN_EXE_agentgate"));
+    let drill = agentgate.with_file_name("fault-drill");
+    let cli = agentgate.with_file_name("drill-cli");
+    assert!(
+        drill.is_file() && cli.is_file(),
+        "fault-drill or drill-cli is missing: run `cargo build -p agentgate-fixtures --bins`"
+    );
+    let mut cmd = Command::new(&drill);
+    cmd.args(["--postgres", &admin, "--seed", "20261125", "--jobs", "200"])
+        .args(["--duration", "40", "--kills", "3", "--workers", "3"])
+        .arg("--agentgate")
+        .arg(agentgate)
+        .arg("--cli")
+        .arg(&cli)
+        .stdin(Stdio::null());
+    let run = run_bounded(cmd, LIMIT);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    assert!(
+        run.stdout.contains("fault-drill: seed 20261125"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("every assertion held"),
+        "{}",
+        run.stdout
+    );
+
+    let c = counts(&run.stdout);
+    let n = |name: &str| -> usize {
+        c.get(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no count `{name}` in:\n{}", run.stdout))
+    };
+    let accepted = n("jobs accepted");
+    let duplicates = n("duplicate keys (no new job)");
+    let fires = n("schedule fires");
+    // 200 submissions: the duplicates made no job; each fire made one.
+    assert_eq!(accepted + duplicates, 200 + fires, "{}", run.stdout);
+    assert!(duplicates > 0 && fires >= 3, "{}", run.stdout);
+    // Every accepted job has one final state.
+    let ended = n("succeeded") + n("failed") + n("cancelled") + n("abandoned");
+    assert_eq!(ended, accepted, "{}", run.stdout);
+    assert!(n("cancelled") > 0 && n("failed") > 0, "{}", run.stdout);
+    // Three workers holding leases were killed; their CLIs ended by their
+    // termination, and their jobs ran again.
+    assert_eq!(n("workers killed (kill -9)"), 3, "{}", run.stdout);
+    assert!(
+        n("their CLIs ended by SIGTERM or a broken pipe") >= 3,
+        "{}",
+        run.stdout
+    );
+    assert!(n("jobs re-run") >= 3, "{}", run.stdout);
+    // Provider a's limit, measured from the processes and from the stamps.
+    let max_a = c.get("max provider-a CLIs alive (/proc, stamps)").cloned();
+    assert_eq!(max_a.as_deref(), Some("2, 2"), "{}", run.stdout);
+    assert!(n("provider-b quota windows") >= 1, "{}", run.stdout);
+    assert_eq!(n("b starts before its reset"), 0, "{}", run.stdout);
+    assert_eq!(n("CLI survivors"), 0, "{}", run.stdout);
+}
