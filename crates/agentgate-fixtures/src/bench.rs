@@ -1,4 +1,5 @@
-//! Helpers of the benchmark programs (`bench-serve`, `bench-queue`): a
+//! Helpers of the benchmark programs (`bench-serve`, `bench-queue`) and the
+//! fault drill: a
 //! `serve` process started on a free port, one-request HTTP calls with its
 //! token, bounded polling, and /proc readings. Errors are strings: a
 //! benchmark prints them and exits 1.
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-/// The token every benchmark's server takes (`AGENTGATE_TOKEN`).
+/// The token every fixture's server takes (`AGENTGATE_TOKEN`).
 pub const TOKEN: &str = "bench-serve-token-0123456789abcdef";
 
 /// The bound on every wait.
@@ -80,8 +81,8 @@ pub fn terminate(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// One request, one connection, with the benchmark token; the answer's
-/// status and JSON.
+/// One request, one connection, with [`TOKEN`]; the answer's status and
+/// JSON (`null` for an empty body).
 pub fn http(
     url: &str,
     method: &str,
@@ -108,7 +109,11 @@ pub fn http(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .ok_or("bad status line")?;
-    let value = serde_json::from_str(rest).map_err(|e| format!("{path}: {e}: {rest:?}"))?;
+    let value = if rest.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(rest).map_err(|e| format!("{method} {path}: {e}: {rest:?}"))?
+    };
     Ok((status, value))
 }
 

@@ -82,7 +82,7 @@ fn psql(url: &str, sql: &str) -> Result<(), String> {
 
 /// The drill's config: providers `drill-a` (at most 2 at once), `drill-b`
 /// (at most 1 at once, see the README of the drill), `drill-c` (no limit
-/// of its own); leases of 3 s requeued when lost; a schedule on every
+/// of its own); leases of 5 s (the least docs/config.md advises) requeued when lost; a schedule on every
 /// minute of the serve's clock, each fire a job on `drill-c`.
 pub fn write_config(
     home: &Path,
@@ -92,7 +92,7 @@ pub fn write_config(
 ) -> Result<PathBuf, String> {
     let mut text = String::from(
         "version: 1\nqueue:\n  max_running: 100\n  providers: {drill-a: 2, drill-b: 1}\n  \
-         lease: 3s\n  on_lease_expiry: requeue\n  max_attempts: 1\nproviders:\n",
+         lease: 5s\n  on_lease_expiry: requeue\n  max_attempts: 1\nproviders:\n",
     );
     for letter in ["a", "b", "c"] {
         text.push_str(&format!(
