@@ -3,3 +3,4 @@
 //! /proc. Nothing here is part of agentgate itself.
 
 pub mod bench;
+pub mod database;

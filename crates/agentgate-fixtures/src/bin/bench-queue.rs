@@ -26,6 +26,7 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::Instant;
 
 use agentgate_fixtures::bench::{Serve, terminate, wait_for};
+use agentgate_fixtures::database::Database;
 use serde_json::json;
 
 const USAGE: &str = "\
@@ -153,7 +154,7 @@ fn measure(o: &Options, backend: Backend, workers: usize) -> Result<f64, String>
     let home = tempfile::tempdir().map_err(|e| e.to_string())?;
     let database = match backend {
         Backend::Sqlite => None,
-        Backend::Postgres => Some(Database::create(&o.postgres)?),
+        Backend::Postgres => Some(Database::create(&o.postgres, "agentgate_bench")?),
     };
     let store = match &database {
         Some(db) => db.url.clone(),
@@ -246,62 +247,5 @@ impl Backend {
             Backend::Sqlite => "SQLite",
             Backend::Postgres => "PostgreSQL",
         }
-    }
-}
-
-/// A database made for one measurement on the PostgreSQL server, dropped
-/// afterwards (with `psql`, which the PostgreSQL client package installs).
-struct Database {
-    admin: String,
-    name: String,
-    url: String,
-}
-
-impl Database {
-    fn create(admin: &str) -> Result<Database, String> {
-        let name = format!(
-            "agentgate_bench_{}_{}",
-            std::process::id(),
-            agentgate_fixtures::bench::now_ns()
-        );
-        psql(admin, &format!("CREATE DATABASE {name} TEMPLATE template0"))?;
-        let (head, query) = admin.split_once('?').unwrap_or((admin, ""));
-        let base = head.rfind('/').map_or(head, |i| &head[..i]);
-        let url = if query.is_empty() {
-            format!("{base}/{name}")
-        } else {
-            format!("{base}/{name}?{query}")
-        };
-        Ok(Database {
-            admin: admin.to_owned(),
-            name,
-            url,
-        })
-    }
-}
-
-impl Drop for Database {
-    fn drop(&mut self) {
-        let _ = psql(
-            &self.admin,
-            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
-        );
-    }
-}
-
-fn psql(url: &str, sql: &str) -> Result<(), String> {
-    let out = Command::new("psql")
-        .arg(url)
-        .args(["-v", "ON_ERROR_STOP=1", "-qc", sql])
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("psql: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "psql `{sql}`: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
     }
 }

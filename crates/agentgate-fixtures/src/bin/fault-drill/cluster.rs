@@ -9,76 +9,13 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::http::TOKEN;
+pub use agentgate_fixtures::database::Database;
 
 /// How long a started process gets to print its first line.
 const START_LIMIT: Duration = Duration::from_secs(60);
 
 /// The schedule's name in the config.
 pub const SCHEDULE: &str = "drill-tick";
-
-/// A database of its own on the given server, dropped at the end.
-#[derive(Debug)]
-pub struct Database {
-    admin: String,
-    name: String,
-    /// Its URL.
-    pub url: String,
-}
-
-impl Database {
-    /// `CREATE DATABASE` (through `psql`) a new database on the server of
-    /// `admin` (a URL of a database there that the user may connect to).
-    pub fn create(admin: &str) -> Result<Database, String> {
-        let name = format!(
-            "agentgate_fault_drill_{}_{}",
-            std::process::id(),
-            crate::now_ns()
-        );
-        psql(admin, &format!("CREATE DATABASE {name} TEMPLATE template0"))?;
-        let (head, query) = admin.split_once('?').unwrap_or((admin, ""));
-        let base = head
-            .rfind('/')
-            .filter(|i| *i > "postgres://".len())
-            .map(|i| &head[..i])
-            .ok_or_else(|| "the PostgreSQL URL names no database".to_owned())?;
-        let url = if query.is_empty() {
-            format!("{base}/{name}")
-        } else {
-            format!("{base}/{name}?{query}")
-        };
-        Ok(Database {
-            admin: admin.to_owned(),
-            name,
-            url,
-        })
-    }
-}
-
-impl Drop for Database {
-    fn drop(&mut self) {
-        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
-        if let Err(e) = psql(&self.admin, &sql) {
-            eprintln!("fault-drill: could not drop database {}: {e}", self.name);
-        }
-    }
-}
-
-fn psql(url: &str, sql: &str) -> Result<(), String> {
-    let out = Command::new("psql")
-        .arg(url)
-        .args(["-v", "ON_ERROR_STOP=1", "-qc", sql])
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("psql: {e} (is the PostgreSQL client installed?)"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "psql `{sql}`: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
 
 /// The drill's config: providers `drill-a` (at most 2 at once), `drill-b`
 /// (at most 1 at once, see the README of the drill), `drill-c` (no limit

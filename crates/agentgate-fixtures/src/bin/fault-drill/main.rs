@@ -186,7 +186,7 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
     let stamps = cli_dir.join("stamps");
     let work = home.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let database = Database::create(&o.postgres)?;
+    let database = Database::create(&o.postgres, "agentgate_fault_drill")?;
     let config = write_config(home.path(), &o.cli, &cli_dir, &work)?;
     let clock = home.path().join("clock");
     let start_clock = first_clock()?;
