@@ -39,4 +39,5 @@ mod stream_breaks;
 mod support;
 mod webdriver;
 mod worker;
+mod worker_events;
 mod worker_notify;

@@ -117,7 +117,7 @@ fn unique() -> u128 {
         .as_nanos()
 }
 
-fn pg(url: &str) -> PgStore {
+pub(super) fn pg(url: &str) -> PgStore {
     let dir = std::env::temp_dir().join("agentgate-worker-test-runs");
     PgStore::connect(url, dir, &PgOptions::default()).unwrap()
 }
