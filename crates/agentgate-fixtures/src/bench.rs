@@ -89,18 +89,15 @@ pub fn http(
     path: &str,
     body: Option<&Value>,
 ) -> Result<(u16, Value), String> {
-    let addr = url.trim_start_matches("http://");
     let body = body.map(Value::to_string).unwrap_or_default();
-    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
-    stream
-        .set_read_timeout(Some(LIMIT))
-        .map_err(|e| e.to_string())?;
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .map_err(|e| e.to_string())?;
+    let mut stream = send(
+        url,
+        &format!(
+            "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}",
+            body.len()
+        ),
+        &body,
+    )?;
     let mut raw = String::new();
     stream.read_to_string(&mut raw).map_err(|e| e.to_string())?;
     let (head, rest) = raw.split_once("\r\n\r\n").ok_or("no HTTP answer")?;
@@ -115,6 +112,23 @@ pub fn http(
         serde_json::from_str(rest).map_err(|e| format!("{method} {path}: {e}: {rest:?}"))?
     };
     Ok((status, value))
+}
+
+/// Connect to the server of `url` (read timeout [`LIMIT`]) and send
+/// `head` (the request line and headers, without the final CRLF), the
+/// `Host` and bearer-token headers, then `body`.
+pub fn send(url: &str, head: &str, body: &str) -> Result<TcpStream, String> {
+    let addr = url.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(LIMIT))
+        .map_err(|e| e.to_string())?;
+    write!(
+        stream,
+        "{head}\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\n\r\n{body}"
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(stream)
 }
 
 /// Poll `done` every 20 ms until it says yes, for at most [`LIMIT`].

@@ -24,17 +24,7 @@ pub const ACCOUNT_MAX_LEN: usize = 64;
 /// `AGENTGATE_<PROVIDER>_ACCOUNT`, with characters other than letters and
 /// digits as `_` (as `AGENTGATE_<PROVIDER>_BIN`).
 pub fn account_env_for(provider: &str) -> String {
-    let upper: String = provider
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("AGENTGATE_{upper}_ACCOUNT")
+    crate::providers::provider_env_var(provider, "ACCOUNT")
 }
 
 /// `name`, trimmed, if it is a valid account name; else why not.

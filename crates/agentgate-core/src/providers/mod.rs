@@ -56,7 +56,7 @@ pub use builtin::Description;
 pub use custom::CustomProvider;
 pub use provider::{
     BinaryNotFound, CliCommand, CommandError, Features, PostRun, Provider, RunRequest,
-    Verification, binary_env_for, locate_binary,
+    Verification, binary_env_for, locate_binary, provider_env_var,
 };
 
 pub use registry::{BUILTIN, builtin, builtin_names, builtins, description, error_table};

@@ -254,6 +254,12 @@ impl Features {
 
 /// `AGENTGATE_<NAME>_BIN`, with characters other than letters and digits as `_`.
 pub fn binary_env_for(name: &str) -> String {
+    provider_env_var(name, "BIN")
+}
+
+/// `AGENTGATE_<NAME>_<SUFFIX>`: a provider's variable, the name upper-cased
+/// with characters other than letters and digits as `_`.
+pub fn provider_env_var(name: &str, suffix: &str) -> String {
     let upper: String = name
         .chars()
         .map(|c| {
@@ -264,7 +270,7 @@ pub fn binary_env_for(name: &str) -> String {
             }
         })
         .collect();
-    format!("AGENTGATE_{upper}_BIN")
+    format!("AGENTGATE_{upper}_{suffix}")
 }
 
 /// Find a provider's executable: an explicit path, then the

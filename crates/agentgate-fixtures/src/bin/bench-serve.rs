@@ -23,15 +23,14 @@
 //! Anything functional that goes wrong (a job not succeeding, a client
 //! missing an event) ends the benchmark with exit 1; timings never do.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use agentgate_fixtures::bench::{
-    LIMIT, Serve, TOKEN, children_of, count_lines, first_stamp, median_ms, now_ns, percentile_ms,
-    rss_kib, wait_for,
+    LIMIT, Serve, children_of, count_lines, first_stamp, median_ms, now_ns, percentile_ms, rss_kib,
+    send, wait_for,
 };
 use serde_json::{Value, json};
 
@@ -266,17 +265,8 @@ fn follow_run(serve: &Server, work: &Path, clients: usize, name: &str) -> Result
 
 /// Follow a run's events to `result`: the seqs seen, and when it ended.
 fn follow_events(url: &str, id: &str) -> Result<(Vec<u64>, Instant), String> {
-    let addr = url.trim_start_matches("http://");
-    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
-    stream
-        .set_read_timeout(Some(LIMIT))
-        .map_err(|e| e.to_string())?;
-    write!(
-        stream,
-        "GET /v1/runs/{id}/events HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\nAccept: text/event-stream\r\n\r\n"
-    )
-    .map_err(|e| e.to_string())?;
-    let mut reader = BufReader::new(stream);
+    let head = format!("GET /v1/runs/{id}/events HTTP/1.1\r\nAccept: text/event-stream");
+    let mut reader = BufReader::new(send(url, &head, "")?);
     let mut seqs = Vec::new();
     let mut line = String::new();
     loop {

@@ -34,6 +34,18 @@ fn job(id: &str, request: serde_json::Value) -> NewJob {
     }
 }
 
+/// Record the quota under `key` as exhausted until `t(3600)`.
+fn exhaust(store: &Store, key: &str) {
+    let state = QuotaState {
+        status: QuotaStatus::Exhausted,
+        reset_at: Some(t(3600)),
+        source: "error:r0".into(),
+        updated_at: t(0),
+        message: None,
+    };
+    store.put_quota(key, &state).unwrap();
+}
+
 fn wait_for(store: &Store, id: &str, done: impl Fn(&JobRecord) -> bool) -> JobRecord {
     for _ in 0..400 {
         let job = store.get_job(id).unwrap().unwrap();
@@ -49,18 +61,7 @@ fn wait_for(store: &Store, id: &str, done: impl Fn(&JobRecord) -> bool) -> JobRe
 fn an_exhausted_provider_holds_its_jobs_and_a_refused_request_fails_them() {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(dir.path().join("agentgate.db")).unwrap());
-    store
-        .put_quota(
-            "claude",
-            &QuotaState {
-                status: QuotaStatus::Exhausted,
-                reset_at: Some(t(3600)),
-                source: "error:r0".into(),
-                updated_at: t(0),
-                message: None,
-            },
-        )
-        .unwrap();
+    exhaust(&store, "claude");
     let prompt = json!({"prompt": "hi", "providers": ["claude"], "permission_mode": "plan"});
     store.enqueue(&job("waits", prompt), t(0)).unwrap();
     let missing = json!({"prompt": "hi", "providers": ["claude"], "system_file": "/no/such/file"});
@@ -186,23 +187,9 @@ fn a_cancel_marked_in_the_store_by_another_process_stops_the_run() {
 fn the_quota_held_against_a_job_is_the_account_this_host_names() {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(dir.path().join("agentgate.db")).unwrap());
-    let exhausted = |key: &str| {
-        store
-            .put_quota(
-                key,
-                &QuotaState {
-                    status: QuotaStatus::Exhausted,
-                    reset_at: Some(t(3600)),
-                    source: "error:r0".into(),
-                    updated_at: t(0),
-                    message: None,
-                },
-            )
-            .unwrap();
-    };
     // The unnamed account and team-b ran out; this host's team-a did not.
-    exhausted("claude");
-    exhausted("claude@team-b");
+    exhaust(&store, "claude");
+    exhaust(&store, "claude@team-b");
     let config = Config::parse(
         "version: 1\nproviders:\n  claude:\n    account: team-a\n    binary: /bin/true\n",
         agentgate_core::config::ConfigSource::Flag("/cfg/agentgate.yaml".into()),
@@ -224,7 +211,7 @@ fn the_quota_held_against_a_job_is_the_account_this_host_names() {
     executor.drain(Duration::ZERO);
 
     // Now team-a runs out too: the next job waits for its reset.
-    exhausted("claude@team-a");
+    exhaust(&store, "claude@team-a");
     store.enqueue(&job("waits", prompt), t(0)).unwrap();
     let executor =
         Executor::start(store.clone(), config, clock, ExecutorOptions::default()).unwrap();

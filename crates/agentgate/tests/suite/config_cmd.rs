@@ -171,7 +171,7 @@ fn sources_follow_how_the_file_was_found() {
     let other = root.join("other.yaml");
     std::fs::write(
         &other,
-        "version: 1\nproviders:\n  codex:\n    default_model: gpt-5\nagents:\n  b:\n    provider: codex\n",
+        "version: 1\nproviders:\n  codex:\n    default_model: gpt-5\n    account: team-a\nagents:\n  b:\n    provider: codex\n",
     )
     .unwrap();
     let other_s = other.display().to_string();
@@ -190,7 +190,10 @@ fn sources_follow_how_the_file_was_found() {
     let v = show_json(&deep, &[], &[("AGENTGATE_CONFIG", &other_s)]);
     assert_eq!(v["config"]["found_by"], "env");
     let b = entity(&v, "agents", "b");
-    assert_eq!(b["fields"]["provider"]["source"], format!("{other_s}:7"));
+    assert_eq!(b["fields"]["provider"]["source"], format!("{other_s}:8"));
+    let codex = entity(&v, "providers", "codex");
+    assert_eq!(codex["fields"]["account"]["value"], "team-a", "{codex:#}");
+    assert_eq!(codex["fields"]["account"]["source"], format!("{other_s}:5"));
     assert_eq!(b["model_choice"]["source"], "provider_default");
     assert_eq!(
         b["model_choice"]["resolution"],

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::run_chain::{Chain, attempts};
+use super::run_chain::{CLAUDE_OUT_OF_QUOTA, Chain, QUOTA_RESET, attempts};
 use super::run_e2e::last_json;
 use super::support::run_bounded;
 use agentgate_fakellm::clients::Cli;
@@ -15,15 +15,8 @@ const LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
 
 #[test]
 fn an_exhausted_account_is_skipped_and_another_account_is_tried() {
-    // 2030-01-01T00:00:00Z
-    let reset = 1_893_456_000;
     let chain = Chain::new(
-        &format!(
-            "turns:\n  \
-             - match: {{api: anthropic}}\n    times: 2\n    error: {{kind: insufficient_quota, message: \"Claude AI usage limit reached|{reset}\", retry_after: 0}}\n  \
-             - match: {{api: anthropic}}\n    repeat: true\n    text: \"claude is back\"\n  \
-             - match: {{api: responses}}\n    repeat: true\n    text: \"codex answers\"\n"
-        ),
+        CLAUDE_OUT_OF_QUOTA,
         &[Cli::Claude, Cli::Codex],
         json!({}),
         json!({
@@ -96,7 +89,7 @@ fn an_exhausted_account_is_skipped_and_another_account_is_tried() {
         .find(|r| r["provider"] == "claude" && r["account"] == "team-a")
         .unwrap_or_else(|| panic!("no claude@team-a row: {rows:#?}"));
     assert_eq!(team_a["status"], "exhausted", "{team_a:#}");
-    assert_eq!(team_a["reset_at"], "2030-01-01T00:00:00Z", "{team_a:#}");
+    assert_eq!(team_a["reset_at"], QUOTA_RESET, "{team_a:#}");
     assert!(
         !rows
             .iter()

@@ -373,19 +373,23 @@ fn an_invalid_model_is_retried_once_with_the_default() {
     assert_eq!(models.last().unwrap(), server_model, "{models:?}");
 }
 
+/// The reset time of [`CLAUDE_OUT_OF_QUOTA`]: 2030-01-01T00:00:00Z.
+pub const QUOTA_RESET: &str = "2030-01-01T00:00:00Z";
+
+/// A script where Claude's first two requests hit a usage limit that
+/// resets at [`QUOTA_RESET`], later ones answer "claude is back", and Codex
+/// answers "codex answers".
+pub const CLAUDE_OUT_OF_QUOTA: &str = "turns:\n  \
+     - match: {api: anthropic}\n    times: 2\n    error: {kind: insufficient_quota, message: \"Claude AI usage limit reached|1893456000\", retry_after: 0}\n  \
+     - match: {api: anthropic}\n    repeat: true\n    text: \"claude is back\"\n  \
+     - match: {api: responses}\n    repeat: true\n    text: \"codex answers\"\n";
+
 /// A usage limit with a reset time makes later runs skip Claude until the
 /// time passes; the clock is set with AGENTGATE_NOW.
 #[test]
 fn an_exhausted_quota_is_skipped_until_its_reset_time() {
-    // 2030-01-01T00:00:00Z
-    let reset = 1_893_456_000;
     let chain = Chain::new(
-        &format!(
-            "turns:\n  \
-             - match: {{api: anthropic}}\n    times: 2\n    error: {{kind: insufficient_quota, message: \"Claude AI usage limit reached|{reset}\", retry_after: 0}}\n  \
-             - match: {{api: anthropic}}\n    repeat: true\n    text: \"claude is back\"\n  \
-             - match: {{api: responses}}\n    repeat: true\n    text: \"codex answers\"\n"
-        ),
+        CLAUDE_OUT_OF_QUOTA,
         &[Cli::Claude, Cli::Codex],
         json!({}),
         json!({"chains": {"main": {"agents": ["claude", "codex"]}}}),
@@ -402,7 +406,7 @@ fn an_exhausted_quota_is_skipped_until_its_reset_time() {
     assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
     assert_eq!(env["response"], "codex answers");
     assert_eq!(attempts(&env)[0]["error_type"], "quota");
-    assert_eq!(attempts(&env)[0]["reset_at"], "2030-01-01T00:00:00Z");
+    assert_eq!(attempts(&env)[0]["reset_at"], QUOTA_RESET);
     let anthropic_calls = || chain.apis().iter().filter(|a| *a == "anthropic").count();
     let before = anthropic_calls();
     assert!(before >= 1);

@@ -339,3 +339,44 @@ fn the_scale_bench_runs_its_measures_on_a_small_scale() {
         assert!(run.stdout.contains(figure), "{figure}: {}", run.stdout);
     }
 }
+
+/// `bench-queue` (the program behind the README's throughput table) runs
+/// every measure to the end on a small scale, on SQLite and on the test
+/// PostgreSQL server: every job succeeds on every row, or it exits 1.
+#[test]
+fn the_queue_bench_runs_every_row_on_a_small_scale() {
+    let admin = std::env::var("AGENTGATE_TEST_POSTGRES")
+        .expect("AGENTGATE_TEST_POSTGRES is not set: the queue bench needs a PostgreSQL server");
+    let agentgate = std::path::Path::new(env!("CARGO_BIN_EXE_agentgate"));
+    let bench = agentgate.with_file_name("bench-queue");
+    let cli = agentgate.with_file_name("instant-cli");
+    assert!(
+        bench.is_file() && cli.is_file(),
+        "bench-queue or instant-cli is missing: run `cargo build -p agentgate-fixtures --bins`"
+    );
+    let mut cmd = Command::new(&bench);
+    cmd.args(["--jobs", "8", "--workers", "1,2", "--concurrency", "2"])
+        .args(["--postgres", &admin])
+        .arg("--agentgate")
+        .arg(agentgate)
+        .arg("--instant-cli")
+        .arg(&cli)
+        .stdin(Stdio::null());
+    let run = run_bounded(cmd, LIMIT);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    for said in [
+        "1 workers on SQLite: 8 jobs",
+        "1 workers on PostgreSQL: 8 jobs",
+        "2 workers on SQLite: 8 jobs",
+        "2 workers on PostgreSQL: 8 jobs",
+    ] {
+        assert!(run.stderr.contains(said), "{said}: {}", run.all_output());
+    }
+    let rows: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with(['1', '2']))
+        .collect();
+    assert_eq!(rows.len(), 2, "{}", run.stdout);
+    assert!(rows[0].contains("1.00x"), "{}", run.stdout);
+}
