@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorInfo, ErrorKind};
 use crate::tool::ToolClass;
+use crate::tool_protocol::ToolEnvelope;
 use crate::usage::Usage;
 use crate::workspace::WorkspaceReport;
 
@@ -122,6 +123,10 @@ pub struct Envelope {
     /// shared working tree.
     #[serde(default)]
     pub workspace: Option<WorkspaceReport>,
+    /// A tool run (`agentgate tool`, a call through `agentgate mcp`): its
+    /// whole result; `null` for an agent run.
+    #[serde(default)]
+    pub tool: Option<Box<ToolEnvelope>>,
 }
 
 impl Envelope {

@@ -30,6 +30,8 @@ use serde::{Deserialize, Serialize};
 /// | `cancelled` | no | the caller cancelled the run |
 /// | `provider_error` | yes | the provider failed on its side (HTTP 5xx, a crash) |
 /// | `session_busy` | yes | another run holds the `--session` (refused with `--session-busy fail`, or waited for past the timeout); later it is free |
+/// | `tool_error` | no | a deterministic tool (`agentgate tool`) failed; its error code's registry entry says whether a retry may help, and the envelope's `recoverable` carries that |
+/// | `policy` | no | the tool policy refused the tool before it started; change the policy or the manifest |
 /// | `unknown` | no | not classified; retrying blindly could repeat side effects |
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -83,6 +85,12 @@ pub enum ErrorKind {
     /// Another run holds the session the run asked for.
     #[serde(rename = "session_busy")]
     SessionBusy,
+    /// A deterministic tool failed (see the tool envelope's `code`).
+    #[serde(rename = "tool_error")]
+    ToolError,
+    /// The tool policy refused the tool before it started.
+    #[serde(rename = "policy")]
+    Policy,
     /// Not classified.
     #[serde(rename = "unknown")]
     Unknown,
@@ -90,7 +98,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 17] = [
+    pub const ALL: [ErrorKind; 19] = [
         Self::Timeout,
         Self::IdleTimeout,
         Self::Quota,
@@ -107,6 +115,8 @@ impl ErrorKind {
         Self::Cancelled,
         Self::ProviderError,
         Self::SessionBusy,
+        Self::ToolError,
+        Self::Policy,
         Self::Unknown,
     ];
 
@@ -130,6 +140,8 @@ impl ErrorKind {
             | Self::Auth
             | Self::ContextOverflow
             | Self::Cancelled
+            | Self::ToolError
+            | Self::Policy
             | Self::Unknown => false,
         }
     }
@@ -153,6 +165,8 @@ impl ErrorKind {
             Self::Cancelled => "cancelled",
             Self::ProviderError => "provider_error",
             Self::SessionBusy => "session_busy",
+            Self::ToolError => "tool_error",
+            Self::Policy => "policy",
             Self::Unknown => "unknown",
         }
     }
@@ -231,6 +245,12 @@ pub struct ErrorInfo {
     /// HTTP status of the failed provider request, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_status: Option<u16>,
+    /// A tool run's error code (`E_TIMEOUT`, `E_INPUT_NOT_FOUND`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// A tool run's hint: what to do about the error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     /// Which evidence classified the error.
     pub source: ErrorSource,
 }
@@ -247,6 +267,8 @@ impl ErrorInfo {
             retry_after_s: None,
             reset_at: None,
             provider_status: None,
+            code: None,
+            hint: None,
             source,
         }
     }

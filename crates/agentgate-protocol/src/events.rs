@@ -13,7 +13,7 @@ use crate::error::ErrorInfo;
 pub use payloads::{
     CancelReason, CancelledEvent, HeartbeatEvent, LogEvent, LogLevel, MessageEvent, RateLimitEvent,
     RateLimitStatus, ResultEvent, SessionEvent, StartEvent, StatusEvent, TextDeltaEvent,
-    ThinkingEvent, ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
+    ThinkingEvent, ToolMessageEvent, ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
 };
 pub use raw::{RawEvent, RawStream};
 
@@ -42,6 +42,7 @@ pub const EVENT_TYPES: &[&str] = &[
     "error",
     "cancelled",
     "result",
+    "tool_message",
 ];
 
 /// One event of a run's stream: the common header plus a typed body.
@@ -165,6 +166,10 @@ pub enum EventBody {
     /// The run finished: the last event of the stream.
     #[serde(rename = "result")]
     Result(ResultEvent),
+    /// A tool run: one message the tool printed (or a line it printed that
+    /// was not one, kept as a `log` message).
+    #[serde(rename = "tool_message")]
+    ToolMessage(ToolMessageEvent),
     /// An event whose `type` this version does not know (written by a newer
     /// agentgate): all its body fields, `type` included, kept as they came.
     /// It serializes back unchanged. Never written by this version, so it is
@@ -194,6 +199,7 @@ impl EventBody {
             Self::Error(_) => "error",
             Self::Cancelled(_) => "cancelled",
             Self::Result(_) => "result",
+            Self::ToolMessage(_) => "tool_message",
             Self::Unknown(fields) => fields.get("type").and_then(Value::as_str).unwrap_or(""),
         }
     }

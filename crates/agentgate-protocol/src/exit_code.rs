@@ -35,7 +35,7 @@ pub const EXIT_OUTPUT_CLOSED: i32 = 141;
 /// | final error | code |
 /// |---|---|
 /// | none | 0 |
-/// | `invalid_input` | 2 |
+/// | `invalid_input`, `policy` | 2 |
 /// | `cancelled` | 130 |
 /// | `timeout`, `idle_timeout` | 124 |
 /// | any, every attempt recoverable | 75 |
@@ -43,7 +43,7 @@ pub const EXIT_OUTPUT_CLOSED: i32 = 141;
 pub const fn exit_code_for(final_error: Option<ErrorKind>, every_attempt_recoverable: bool) -> i32 {
     match final_error {
         None => EXIT_SUCCESS,
-        Some(ErrorKind::InvalidInput) => EXIT_USAGE,
+        Some(ErrorKind::InvalidInput | ErrorKind::Policy) => EXIT_USAGE,
         Some(ErrorKind::Cancelled) => EXIT_CANCELLED,
         Some(ErrorKind::Timeout | ErrorKind::IdleTimeout) => EXIT_TIMEOUT,
         Some(_) if every_attempt_recoverable => EXIT_ALL_RECOVERABLE,

@@ -9,6 +9,8 @@
 //!   `recoverable` default per kind, and the exit codes of `agentgate run`
 //!   ([`exit_code_for`]).
 //! - [`Usage`]: token and cost accounting of a turn or a run.
+//! - [`ToolMessage`] and [`ToolEnvelope`]: the tool protocol v1 that
+//!   deterministic tools speak, and the result of a tool run.
 //! - [`schemas`]: JSON Schemas generated from these types; the checked-in
 //!   copies live in `schemas/` next to this crate's `Cargo.toml`.
 //!
@@ -23,6 +25,7 @@ mod events;
 mod exit_code;
 mod schema;
 mod tool;
+mod tool_protocol;
 mod usage;
 mod workspace;
 
@@ -35,7 +38,7 @@ pub use events::{
     CancelReason, CancelledEvent, EVENT_TYPES, Event, EventBody, HeartbeatEvent, LogEvent,
     LogLevel, MessageEvent, PROTOCOL_VERSION, RateLimitEvent, RateLimitStatus, RawEvent, RawStream,
     ResultEvent, SessionEvent, StartEvent, StatusEvent, TextDeltaEvent, ThinkingEvent,
-    ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
+    ToolMessageEvent, ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
 };
 pub use exit_code::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OUTPUT_CLOSED, EXIT_OUTPUT_FAILED,
@@ -43,5 +46,13 @@ pub use exit_code::{
 };
 pub use schema::schemas;
 pub use tool::ToolClass;
+pub use tool_protocol::{
+    ActionRequest, ActionRequiredMessage, ArtifactCheck, ArtifactRef, ArtifactState,
+    CODE_HEARTBEAT_MISSED, CODE_POLICY, CODE_TIMEOUT, CancelledMessage, Enforcement,
+    EnforcementState, ErrorMessage, ExitMeaning, HeartbeatMessage, LimitsReport, LogMessage,
+    ProgressMessage, ResultMessage, StartMessage, TOOL_MESSAGE_TYPES, TOOL_PROTOCOL_VERSION,
+    TaskMessage, ToolEnvelope, ToolErrorClass, ToolExit, ToolLine, ToolMessage, ToolMessageBody,
+    ToolStatus,
+};
 pub use usage::Usage;
 pub use workspace::{ChangedFile, WorkspaceReport};

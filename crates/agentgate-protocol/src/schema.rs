@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::envelope::Envelope;
 use crate::error::ErrorInfo;
 use crate::events::Event;
+use crate::tool_protocol::{ToolEnvelope, ToolMessage};
 use crate::usage::Usage;
 
 /// The JSON Schemas of the contract, as `(file name, schema)`: one per
@@ -21,6 +22,8 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
         ("envelope.schema.json", schema_of::<Envelope>()),
         ("error.schema.json", schema_of::<ErrorInfo>()),
         ("usage.schema.json", schema_of::<Usage>()),
+        ("tool-message.schema.json", schema_of::<ToolMessage>()),
+        ("tool-envelope.schema.json", schema_of::<ToolEnvelope>()),
     ]
 }
 

@@ -68,6 +68,7 @@ pub(super) async fn attempt(
         model: request.model.clone(),
         resume_session_id: request.resume.clone(),
         cwd: Some(request.cwd.display().to_string()),
+        ..StartEvent::default()
     }));
 
     let fail = |acc: &Accumulator, em: &mut Emitter<'_>, kind: ErrorKind, message: String| {

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::envelope::Envelope;
 use crate::tool::ToolClass;
+use crate::tool_protocol::ToolMessage;
 use crate::usage::Usage;
 
 /// Body of `start`: an attempt is about to spawn its provider CLI. The
@@ -28,6 +29,12 @@ pub struct StartEvent {
     /// The working directory of the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// A tool run: the tool's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// A tool run: the tool's arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
 }
 
 /// Body of `session`: the provider's native session id became known.
@@ -293,4 +300,13 @@ pub struct ResultEvent {
     /// The final result, identical to what `agentgate run` prints without
     /// streaming.
     pub envelope: Box<Envelope>,
+}
+
+/// Body of `tool_message`: one message of a tool run's tool, as it printed
+/// it (see [`ToolMessage`]). Its own `v`, `ts` and `run_id` are kept inside
+/// `message`; the event's header is the runner's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolMessageEvent {
+    /// The message.
+    pub message: ToolMessage,
 }

@@ -59,6 +59,7 @@ const AGENTGATE_FIELDS: &[&str] = &[
     "agent",
     "chain",
     "workspace",
+    "tool",
 ];
 
 fn has(value: &Value, path: &[&str]) -> bool {
@@ -134,6 +135,7 @@ fn success_wire_shape() {
             "agent": null,
             "chain": null,
             "workspace": null,
+            "tool": null,
         })
     );
 }
@@ -196,6 +198,7 @@ fn failure_wire_shape() {
             "agent": null,
             "chain": null,
             "workspace": null,
+            "tool": null,
         })
     );
 }

@@ -27,6 +27,8 @@ const TABLE: &[(ErrorKind, &str, bool)] = &[
     (ErrorKind::Cancelled, "cancelled", false),
     (ErrorKind::ProviderError, "provider_error", true),
     (ErrorKind::SessionBusy, "session_busy", true),
+    (ErrorKind::ToolError, "tool_error", false),
+    (ErrorKind::Policy, "policy", false),
     (ErrorKind::Unknown, "unknown", false),
 ];
 
@@ -130,6 +132,8 @@ fn exit_codes() {
     assert_eq!(exit_code_for(None, false), 0);
     assert_eq!(exit_code_for(None, true), 0);
     assert_eq!(exit_code_for(Some(ErrorKind::InvalidInput), false), 2);
+    assert_eq!(exit_code_for(Some(ErrorKind::Policy), true), 2);
+    assert_eq!(exit_code_for(Some(ErrorKind::ToolError), true), 75);
     assert_eq!(exit_code_for(Some(ErrorKind::Cancelled), false), 130);
     // Timeouts are recoverable, but the timeout code wins.
     assert_eq!(exit_code_for(Some(ErrorKind::Timeout), true), 124);

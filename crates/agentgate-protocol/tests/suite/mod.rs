@@ -3,4 +3,5 @@ mod errors;
 mod events;
 mod samples;
 mod schema;
+mod tool_protocol;
 mod usage;

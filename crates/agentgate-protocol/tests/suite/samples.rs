@@ -5,7 +5,8 @@ use agentgate_protocol::{
     ErrorSource, Event, EventBody, HeartbeatEvent, LogEvent, LogLevel, MessageEvent, Metadata,
     RateLimitEvent, RateLimitStatus, RawEvent, RawStream, ReasoningAbsentReason, ReasoningSource,
     ResultEvent, SessionEvent, StartEvent, StatusEvent, TextDeltaEvent, ThinkingEvent, TokensUsed,
-    ToolActivity, ToolClass, ToolResultEvent, ToolUseEvent, Usage, UsageEvent, UsageScope,
+    ToolActivity, ToolClass, ToolMessageEvent, ToolResultEvent, ToolUseEvent, Usage, UsageEvent,
+    UsageScope,
 };
 use serde_json::json;
 
@@ -116,6 +117,14 @@ pub fn bodies() -> Vec<EventBody> {
             model: Some("sonnet".to_owned()),
             resume_session_id: None,
             cwd: Some("/work/repo".to_owned()),
+            tool: None,
+            args: None,
+        }),
+        EventBody::Start(StartEvent {
+            tool: Some("scanner".to_owned()),
+            args: Some(vec!["--input".to_owned(), "data.json".to_owned()]),
+            cwd: Some("/work/repo".to_owned()),
+            ..StartEvent::default()
         }),
         EventBody::Session(SessionEvent {
             session_id: "sess-1".to_owned(),
@@ -197,6 +206,13 @@ pub fn bodies() -> Vec<EventBody> {
         }),
         EventBody::Result(ResultEvent {
             envelope: Box::new(failure_envelope()),
+        }),
+        EventBody::ToolMessage(ToolMessageEvent {
+            message: serde_json::from_value(json!({
+                "v": 1, "type": "progress", "ts": TS, "run_id": RUN_ID,
+                "step": "scan", "pct": 37.5, "msg": "shard 3/8"
+            }))
+            .unwrap(),
         }),
     ]
 }

@@ -79,7 +79,7 @@ fn schema_dir_holds_no_stale_files() {
 
 /// What is wrong with `instance` according to the schema `schema_name`; an
 /// `Err` when the schema itself cannot be used.
-fn violations(schema_name: &str, instance: &Value) -> Result<Vec<String>, String> {
+pub(super) fn violations(schema_name: &str, instance: &Value) -> Result<Vec<String>, String> {
     let schema = schema(schema_name).ok_or_else(|| format!("no schema named {schema_name}"))?;
     let validator = jsonschema::options()
         .should_validate_formats(true)
@@ -92,7 +92,7 @@ fn violations(schema_name: &str, instance: &Value) -> Result<Vec<String>, String
 }
 
 #[track_caller]
-fn assert_valid(schema_name: &str, instance: &Value) {
+pub(super) fn assert_valid(schema_name: &str, instance: &Value) {
     // A schema that cannot be used shows up as one more violation.
     let errors = violations(schema_name, instance).unwrap_or_else(|error| vec![error]);
     assert!(
