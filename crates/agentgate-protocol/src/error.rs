@@ -245,12 +245,9 @@ pub struct ErrorInfo {
     /// HTTP status of the failed provider request, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_status: Option<u16>,
-    /// A tool run's error code (`E_TIMEOUT`, `E_INPUT_NOT_FOUND`, …).
+    /// A tool run's error code and hint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
-    /// A tool run's hint: what to do about the error.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
+    pub tool: Option<Box<ToolErrorCode>>,
     /// Which evidence classified the error.
     pub source: ErrorSource,
 }
@@ -267,9 +264,19 @@ impl ErrorInfo {
             retry_after_s: None,
             reset_at: None,
             provider_status: None,
-            code: None,
-            hint: None,
+            tool: None,
             source,
         }
     }
+}
+
+/// The error code of a tool run, in its `error` event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolErrorCode {
+    /// The code: the tool's own (`E_INPUT_NOT_FOUND`) or the runner's
+    /// (`E_TIMEOUT`, `E_HEARTBEAT_MISSED`, …).
+    pub code: String,
+    /// What to do about it, if the tool said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }

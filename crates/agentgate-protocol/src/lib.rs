@@ -33,7 +33,7 @@ pub use envelope::{
     ActivityClass, Attempt, Envelope, Metadata, ReasoningAbsentReason, ReasoningSource, Survivor,
     TokensUsed, ToolActivity, estimate_output_tokens,
 };
-pub use error::{ErrorInfo, ErrorKind, ErrorSource, UnknownErrorKind};
+pub use error::{ErrorInfo, ErrorKind, ErrorSource, ToolErrorCode, UnknownErrorKind};
 pub use events::{
     CancelReason, CancelledEvent, EVENT_TYPES, Event, EventBody, HeartbeatEvent, LogEvent,
     LogLevel, MessageEvent, PROTOCOL_VERSION, RateLimitEvent, RateLimitStatus, RawEvent, RawStream,

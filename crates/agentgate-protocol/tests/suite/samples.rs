@@ -3,10 +3,10 @@
 use agentgate_protocol::{
     ActivityClass, Attempt, CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorKind,
     ErrorSource, Event, EventBody, HeartbeatEvent, LogEvent, LogLevel, MessageEvent, Metadata,
-    RateLimitEvent, RateLimitStatus, RawEvent, RawStream, ReasoningAbsentReason, ReasoningSource,
-    ResultEvent, SessionEvent, StartEvent, StatusEvent, TextDeltaEvent, ThinkingEvent, TokensUsed,
-    ToolActivity, ToolClass, ToolMessageEvent, ToolResultEvent, ToolUseEvent, Usage, UsageEvent,
-    UsageScope,
+    ProgressMessage, RateLimitEvent, RateLimitStatus, RawEvent, RawStream, ReasoningAbsentReason,
+    ReasoningSource, ResultEvent, SessionEvent, StartEvent, StatusEvent, TextDeltaEvent,
+    ThinkingEvent, TokensUsed, ToolActivity, ToolClass, ToolMessage, ToolMessageBody,
+    ToolMessageEvent, ToolResultEvent, ToolUseEvent, Usage, UsageEvent, UsageScope,
 };
 use serde_json::json;
 
@@ -208,11 +208,16 @@ pub fn bodies() -> Vec<EventBody> {
             envelope: Box::new(failure_envelope()),
         }),
         EventBody::ToolMessage(ToolMessageEvent {
-            message: serde_json::from_value(json!({
-                "v": 1, "type": "progress", "ts": TS, "run_id": RUN_ID,
-                "step": "scan", "pct": 37.5, "msg": "shard 3/8"
-            }))
-            .unwrap(),
+            message: ToolMessage {
+                ts: Some(TS.to_owned()),
+                run_id: Some(RUN_ID.to_owned()),
+                ..ToolMessage::new(ToolMessageBody::Progress(ProgressMessage {
+                    step: Some("scan".to_owned()),
+                    pct: serde_json::Number::from_f64(37.5),
+                    msg: Some("shard 3/8".to_owned()),
+                    extra: serde_json::Map::new(),
+                }))
+            },
         }),
     ]
 }

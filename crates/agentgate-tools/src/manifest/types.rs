@@ -144,7 +144,7 @@ pub struct EnvSpec {
 }
 
 /// What the tool's exit statuses mean.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExitCodes {
     /// Success.
@@ -156,16 +156,6 @@ pub struct ExitCodes {
     /// A failure not worth retrying.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fatal_error: Option<i32>,
-}
-
-impl Default for ExitCodes {
-    fn default() -> Self {
-        Self {
-            ok: 0,
-            retryable_error: None,
-            fatal_error: None,
-        }
-    }
 }
 
 /// How to check a tool.
