@@ -64,7 +64,7 @@ pub use owner::{OwnerState, RunOwner};
 pub use postgres::{JOBS_CHANNEL, PG_SCHEMA_VERSION, PgOptions, PgStore};
 pub use queue_watch::{QueueChange, QueueNotice, QueueWatcher, WatchEnded, parse_payload};
 pub use records::{
-    AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunRecord, RunStatus, RunSummary,
+    AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunKind, RunRecord, RunStatus, RunSummary,
     SessionRecord, UnknownName, effective_status,
 };
 pub use run_files::{

@@ -30,6 +30,55 @@ pub struct RunRecord {
     pub cwd: Option<String>,
     /// Size of the prompt in bytes (the prompt itself is not stored).
     pub prompt_bytes: u64,
+    /// What ran: an agent CLI, or a deterministic tool. For a tool run,
+    /// `providers` holds the tool's name and `prompt_bytes` is 0.
+    #[serde(default)]
+    pub kind: RunKind,
+    /// The run that started this one: the agent run whose CLI called the
+    /// tool through `agentgate mcp`.
+    #[serde(default)]
+    pub parent_run_id: Option<String>,
+}
+
+/// What a run ran.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// An agent CLI (`agentgate run`).
+    #[default]
+    Agent,
+    /// A deterministic tool (`agentgate tool`, a call through `agentgate mcp`).
+    Tool,
+}
+
+impl RunKind {
+    /// Every kind.
+    pub const ALL: [RunKind; 2] = [Self::Agent, Self::Tool];
+
+    /// The stored name, e.g. `"tool"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Agent => "agent",
+            Self::Tool => "tool",
+        }
+    }
+}
+
+impl fmt::Display for RunKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for RunKind {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == s)
+            .ok_or_else(|| UnknownName(s.to_owned()))
+    }
 }
 
 /// Where a run is in its life.
@@ -278,7 +327,8 @@ impl FromStr for QuotaStatus {
     }
 }
 
-/// A string that names no variant of [`RunStatus`] or [`QuotaStatus`].
+/// A string that names no variant of [`RunStatus`], [`RunKind`] or
+/// [`QuotaStatus`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownName(pub String);
 

@@ -2,7 +2,7 @@
 //! the session a `--session` name maps to, and the result.
 
 use agentgate_protocol::{Attempt, Envelope};
-use agentgate_store::{AttemptRecord, RunFiles, RunRecord, RunStore, SessionRecord};
+use agentgate_store::{AttemptRecord, RunFiles, RunKind, RunRecord, RunStore, SessionRecord};
 use jiff::Timestamp;
 
 use crate::plan::{Plan, Step};
@@ -48,6 +48,8 @@ pub(super) fn open_run(
         session: plan.session.as_deref().map(text),
         cwd: first.map(|s| text(&s.request.cwd.display().to_string())),
         prompt_bytes: first.map_or(0, |s| s.request.prompt.len() as u64),
+        kind: RunKind::Agent,
+        parent_run_id: None,
     };
     match store
         .insert_run(&record)

@@ -20,7 +20,8 @@ const SUMMARY_COLUMNS: &str = "run_id, started_at, providers, model, session_nam
     prompt_bytes, status, ended_at, duration_ms, exit_code, error_type, error, provider, \
     final_model, session_id, input_tokens, output_tokens, cache_read_input_tokens, \
     cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, context_tokens, \
-    tokens_estimated, owner_pid, owner_start_ticks, owner_boot_id, owner_host";
+    tokens_estimated, owner_pid, owner_start_ticks, owner_boot_id, owner_host, kind, \
+    parent_run_id";
 
 /// Records `run` as running, owned by `owner` (the calling process).
 pub(super) async fn insert_run(
@@ -34,8 +35,9 @@ pub(super) async fn insert_run(
     client
         .execute(
             "INSERT INTO runs (run_id, status, started_at, providers, model, session_name, cwd, \
-             prompt_bytes, owner_pid, owner_start_ticks, owner_boot_id, owner_host) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+             prompt_bytes, owner_pid, owner_start_ticks, owner_boot_id, owner_host, kind, \
+             parent_run_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
             &[
                 &run.run_id,
                 &RunStatus::Running.as_str(),
@@ -49,6 +51,8 @@ pub(super) async fn insert_run(
                 &start_ticks,
                 &owner.boot_id,
                 &owner.host,
+                &run.kind.as_str(),
+                &run.parent_run_id,
             ],
         )
         .await?;
@@ -336,6 +340,8 @@ fn summary_from_row(row: &Row) -> Result<RunSummary, PgError> {
             session: row.try_get("session_name")?,
             cwd: row.try_get("cwd")?,
             prompt_bytes: from_bigint("runs.prompt_bytes", row.try_get("prompt_bytes")?)?,
+            kind: name_from_sql("runs.kind", row.try_get("kind")?)?,
+            parent_run_id: row.try_get("parent_run_id")?,
         },
         status: effective_status(
             name_from_sql("runs.status", row.try_get("status")?)?,

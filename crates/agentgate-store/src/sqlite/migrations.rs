@@ -170,9 +170,17 @@ CREATE TABLE workers (
 ) STRICT;
 ";
 
+/// Version 7: tool runs (`agentgate tool`): what a run ran, and the agent
+/// run that called a tool.
+const V7: &str = "
+ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'agent' CHECK (kind IN ('agent', 'tool'));
+ALTER TABLE runs ADD COLUMN parent_run_id TEXT;
+CREATE INDEX runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -19,7 +19,8 @@ const SUMMARY_COLUMNS: &str = "run_id, started_at, providers, model, session_nam
     prompt_bytes, status, ended_at, duration_ms, exit_code, error_type, error, provider, \
     final_model, session_id, input_tokens, output_tokens, cache_read_input_tokens, \
     cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, context_tokens, \
-    tokens_estimated, owner_pid, owner_start_ticks, owner_boot_id, owner_host";
+    tokens_estimated, owner_pid, owner_start_ticks, owner_boot_id, owner_host, kind, \
+    parent_run_id";
 
 /// Records `run` as running, owned by `owner` (the calling process).
 pub(super) fn insert_run(
@@ -33,8 +34,8 @@ pub(super) fn insert_run(
     })?;
     conn.execute(
         "INSERT INTO runs (run_id, status, started_at, providers, model, session_name, cwd, \
-         prompt_bytes, owner_pid, owner_start_ticks, owner_boot_id, owner_host) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+         prompt_bytes, owner_pid, owner_start_ticks, owner_boot_id, owner_host, kind, \
+         parent_run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         params![
             run.run_id,
             RunStatus::Running.as_str(),
@@ -48,6 +49,8 @@ pub(super) fn insert_run(
             owner.start_ticks,
             owner.boot_id,
             owner.host,
+            run.kind.as_str(),
+            run.parent_run_id,
         ],
     )?;
     Ok(())
@@ -289,6 +292,8 @@ fn summary_from_row(row: &Row<'_>) -> Result<RunSummary, DbError> {
             session: row.get("session_name")?,
             cwd: row.get("cwd")?,
             prompt_bytes: row.get("prompt_bytes")?,
+            kind: name_from_sql("runs.kind", row.get("kind")?)?,
+            parent_run_id: row.get("parent_run_id")?,
         },
         status: effective_status(
             name_from_sql("runs.status", row.get("status")?)?,

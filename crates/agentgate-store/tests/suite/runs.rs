@@ -19,7 +19,31 @@ crate::on_both_backends!(
     an_ambiguous_prefix_with_many_matches_lists_a_bounded_number,
     a_prefix_that_matches_nothing_is_none_and_wildcards_are_refused,
     counts_above_the_bigint_range_are_refused_not_wrapped,
+    a_tool_run_keeps_its_kind_and_parent,
 );
+
+fn a_tool_run_keeps_its_kind_and_parent(store: &TestStore) {
+    store
+        .insert_run(&run_record("run_agent", "2026-05-01T12:00:00Z"))
+        .unwrap();
+    let tool = agentgate_store::RunRecord {
+        providers: vec!["scanner".to_owned()],
+        kind: agentgate_store::RunKind::Tool,
+        parent_run_id: Some("run_agent".to_owned()),
+        prompt_bytes: 0,
+        ..run_record("run_tool", "2026-05-01T12:00:01Z")
+    };
+    store.insert_run(&tool).unwrap();
+    let read = store.get_run("run_tool").unwrap().unwrap().summary.record;
+    assert_eq!(read.kind, agentgate_store::RunKind::Tool);
+    assert_eq!(read.parent_run_id.as_deref(), Some("run_agent"));
+    let agent = store.get_run("run_agent").unwrap().unwrap().summary.record;
+    assert_eq!(agent.kind, agentgate_store::RunKind::Agent);
+    assert_eq!(agent.parent_run_id, None);
+    let listed = store.list_runs(10, 0).unwrap();
+    assert_eq!(listed[0].record.kind, agentgate_store::RunKind::Tool);
+    assert_eq!(listed[1].record.kind, agentgate_store::RunKind::Agent);
+}
 
 fn a_started_run_reads_back_as_running_with_nothing_else(store: &TestStore) {
     let record = run_record("run_1", "2026-05-01T12:00:00.123456789Z");

@@ -230,6 +230,8 @@ pub fn run_record(run_id: &str, started_at: &str) -> RunRecord {
         session: Some("nightly".to_owned()),
         cwd: Some("/work/repo".to_owned()),
         prompt_bytes: 1234,
+        kind: agentgate_store::RunKind::Agent,
+        parent_run_id: None,
     }
 }
 

@@ -130,7 +130,9 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
     with_pg_client(&url, async |client| {
         client
             .batch_execute(
-                "DROP TRIGGER jobs_notify ON jobs; DROP FUNCTION agentgate_jobs_notify(); \
+                "DROP INDEX runs_by_parent; ALTER TABLE runs DROP COLUMN kind, \
+                 DROP COLUMN parent_run_id; \
+                 DROP TRIGGER jobs_notify ON jobs; DROP FUNCTION agentgate_jobs_notify(); \
                  DROP TABLE workers; \
                  ALTER TABLE jobs DROP COLUMN charged_provider, DROP COLUMN writes_in; \
                  UPDATE agentgate_schema SET version = 1",
@@ -151,7 +153,7 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
             .get(0)
     });
     assert_eq!(version, PG_SCHEMA_VERSION);
-    assert_eq!(PG_SCHEMA_VERSION, 4);
+    assert_eq!(PG_SCHEMA_VERSION, 5);
     drop(store);
     super::support::drop_pg_database(&url);
 }
