@@ -4,6 +4,9 @@
 //! [`SandboxReport`] (what was enforced, how the tool ended, its CPU time and
 //! peak memory) for the runner to read.
 
+mod paths;
 mod spec;
+
+pub use paths::{glob_to_path, system_read_paths};
 
 pub use spec::{NetworkRule, SANDBOX_SUBCOMMAND, SandboxExit, SandboxReport, SandboxSpec};

@@ -31,4 +31,4 @@ pub use emitter::{EventSink, NullSink};
 pub use failover::run;
 pub use options::{CancelRequest, RunOptions, RunOutcome};
 pub use record::new_run_id;
-pub use tail::STDERR_TAIL_BYTES;
+pub use tail::{STDERR_TAIL_BYTES, Tail};

@@ -7,20 +7,22 @@ pub const STDERR_TAIL_BYTES: usize = 2048;
 /// The last bytes of a stream, cut at a line start (a single line longer
 /// than the whole tail keeps its end).
 #[derive(Debug)]
-pub(super) struct Tail {
+pub struct Tail {
     max: usize,
     buf: Vec<u8>,
 }
 
 impl Tail {
-    pub(super) fn new(max: usize) -> Self {
+    /// A tail that keeps at most `max` bytes.
+    pub fn new(max: usize) -> Self {
         Tail {
             max,
             buf: Vec::new(),
         }
     }
 
-    pub(super) fn push(&mut self, line: &[u8]) {
+    /// Adds one line (without its terminator).
+    pub fn push(&mut self, line: &[u8]) {
         let line = &line[line.len().saturating_sub(self.max)..];
         self.buf.extend_from_slice(line);
         self.buf.push(b'\n');
@@ -38,7 +40,8 @@ impl Tail {
         }
     }
 
-    pub(super) fn text(&self) -> String {
+    /// The kept lines, lossily decoded, without the last line end.
+    pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.buf).trim_end().to_owned()
     }
 }

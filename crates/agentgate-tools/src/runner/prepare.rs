@@ -1,0 +1,183 @@
+//! A run's folders, its scoped environment and its sandbox spec.
+//!
+//! The run's folder in the store holds, beside `events.jsonl` and
+//! `stderr.log`: `work/` (`WORKSPACE`), `logs/` (`LOG_DIR`), `tmp/`
+//! (`TMPDIR`), `home/` (`HOME`), `CANCEL` (`CANCEL_FILE`, made on cancel),
+//! `sandbox.json` (the spec) and `sandbox-report.json` (the report). All of
+//! it is private to the user (0700 folders).
+
+use std::os::unix::fs::DirBuilderExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentgate_protocol::TOOL_PROTOCOL_VERSION;
+use jiff::Timestamp;
+
+use super::request::{ToolRunError, ToolRunRequest};
+use crate::sandbox::{NetworkRule, SandboxSpec};
+
+/// Variables passed from the caller's environment to every tool (the
+/// seed's allowlist, without `HOME` and the temp folders, which the run
+/// sets to its own).
+pub(super) const ENV_ALLOWLIST: &[&str] = &[
+    "PATH",
+    "USER",
+    "USERNAME",
+    "LOGNAME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TERM",
+    "PYTHONIOENCODING",
+];
+
+/// The folders and files of one run.
+#[derive(Debug, Clone)]
+pub(super) struct RunPaths {
+    pub workspace: PathBuf,
+    pub logs: PathBuf,
+    pub tmp: PathBuf,
+    pub home: PathBuf,
+    pub cancel_file: PathBuf,
+    pub spec: PathBuf,
+    pub report: PathBuf,
+}
+
+impl RunPaths {
+    pub(super) fn new(dir: PathBuf, workspace: PathBuf) -> Self {
+        Self {
+            workspace,
+            logs: dir.join("logs"),
+            tmp: dir.join("tmp"),
+            home: dir.join("home"),
+            cancel_file: dir.join("CANCEL"),
+            spec: dir.join("sandbox.json"),
+            report: dir.join("sandbox-report.json"),
+        }
+    }
+
+    /// Makes the folders (the workspace only if it is new).
+    pub(super) fn create(&self) -> Result<(), ToolRunError> {
+        for dir in [&self.workspace, &self.logs, &self.tmp, &self.home] {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|source| ToolRunError::Prepare {
+                    path: dir.clone(),
+                    source,
+                })?;
+        }
+        Ok(())
+    }
+}
+
+/// The scoped environment: the allowlist and the manifest's `env.require`
+/// from the caller's environment, the run's own `HOME` and temp folders,
+/// and the seed's variables. `Err` names the required variables missing.
+pub(super) fn scoped_env(
+    req: &ToolRunRequest,
+    paths: &RunPaths,
+    run_id: &str,
+    trace_id: &str,
+    timeout: Duration,
+) -> Result<Vec<(String, String)>, Vec<String>> {
+    let require = &req.target.manifest.env.require;
+    let lookup = |name: &str| {
+        req.caller_env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let missing: Vec<String> = require
+        .iter()
+        .filter(|name| lookup(name).is_none())
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        return Err(missing);
+    }
+    let mut env: Vec<(String, String)> = Vec::new();
+    for name in ENV_ALLOWLIST
+        .iter()
+        .copied()
+        .chain(require.iter().map(String::as_str))
+    {
+        if env.iter().any(|(k, _)| k == name) {
+            continue;
+        }
+        if let Some(value) = lookup(name) {
+            env.push((name.to_owned(), value));
+        }
+    }
+    let deadline = Timestamp::now()
+        .checked_add(jiff::SignedDuration::try_from(timeout).unwrap_or(jiff::SignedDuration::MAX))
+        .unwrap_or(Timestamp::MAX);
+    let path = |p: &Path| p.display().to_string();
+    let own = [
+        ("HOME", path(&paths.home)),
+        ("TMPDIR", path(&paths.tmp)),
+        ("TMP", path(&paths.tmp)),
+        ("TEMP", path(&paths.tmp)),
+        ("RUN_ID", run_id.to_owned()),
+        ("TRACE_ID", trace_id.to_owned()),
+        ("WORKSPACE", path(&paths.workspace)),
+        (
+            "DEADLINE_TS",
+            deadline.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        ),
+        ("CANCEL_FILE", path(&paths.cancel_file)),
+        ("AI_PROTOCOL_VERSION", TOOL_PROTOCOL_VERSION.to_string()),
+        ("LOG_DIR", path(&paths.logs)),
+    ];
+    env.retain(|(k, _)| !own.iter().any(|(name, _)| name == k));
+    env.extend(own.into_iter().map(|(k, v)| (k.to_owned(), v)));
+    Ok(env)
+}
+
+/// The sandbox spec of the run: the manifest's limits and permissions,
+/// paths resolved against the workspace.
+pub(super) fn sandbox_spec(req: &ToolRunRequest, paths: &RunPaths, path_var: &str) -> SandboxSpec {
+    let manifest = &req.target.manifest;
+    let fs = &manifest.permissions.filesystem;
+    let mut read_paths = crate::sandbox::system_read_paths(path_var);
+    read_paths.push(req.target.tool_dir.clone());
+    read_paths.extend(
+        fs.read
+            .iter()
+            .map(|glob| crate::sandbox::glob_to_path(glob, &paths.workspace)),
+    );
+    let mut write_paths = vec![
+        paths.workspace.clone(),
+        paths.logs.clone(),
+        paths.tmp.clone(),
+        paths.home.clone(),
+    ];
+    write_paths.extend(
+        fs.write
+            .iter()
+            .map(|glob| crate::sandbox::glob_to_path(glob, &paths.workspace)),
+    );
+    let egress = &manifest.permissions.network.egress_allow;
+    let network = if egress.is_empty() {
+        NetworkRule::None
+    } else if egress.iter().any(|e| e == "*") {
+        NetworkRule::Any
+    } else {
+        NetworkRule::Allow(egress.clone())
+    };
+    SandboxSpec {
+        program: req.target.entry.clone(),
+        args: req.args.clone(),
+        cpu_seconds: req.limits.cpu_seconds,
+        memory_mb: req.limits.memory_mb,
+        restrict_filesystem: true,
+        read_paths,
+        write_paths,
+        network,
+        report_path: paths.report.clone(),
+    }
+}
