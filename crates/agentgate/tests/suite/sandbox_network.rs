@@ -3,13 +3,16 @@
 //! (Landlock).
 
 use std::net::TcpListener;
-use std::process::{Child, ExitStatus};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use agentgate_protocol::EnforcementState;
 use agentgate_tools::sandbox::NetworkRule;
 
 use crate::suite::sandbox::{python, sandbox, spec};
+use crate::suite::support::run_bounded;
+use agentgate_tools::sandbox::SandboxReport;
 
 /// Wait for `child` at most `limit` (then kill it and fail).
 pub fn wait_bounded(child: &mut Child, limit: Duration) -> ExitStatus {
@@ -129,5 +132,54 @@ fn allowed_destinations_limit_tcp_connect_to_their_ports() {
     assert_eq!(
         report.network.limit,
         format!("egress to 127.0.0.1:{allowed_port}")
+    );
+}
+
+/// `agentgate ARGS` in a user namespace where no network namespace may be
+/// made (`max_net_namespaces` 0, as in a container that refuses them).
+fn without_network_namespaces(args: &[&Path]) -> crate::suite::support::Run {
+    let mut cmd = Command::new("unshare");
+    cmd.args(["--user", "--map-root-user", "sh", "-c"])
+        .arg("echo 0 > /proc/sys/user/max_net_namespaces && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_agentgate"))
+        .args(args);
+    run_bounded(cmd, Duration::from_secs(60))
+}
+
+#[test]
+fn where_no_network_namespace_can_be_made_landlock_refuses_tcp() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = without_network_namespaces(&[Path::new("__sandbox"), Path::new("--probe")]);
+    assert!(
+        probe.stdout.contains(r#""network_namespace":false"#),
+        "{}",
+        probe.all_output()
+    );
+    let (listener, port) = listener();
+    let port_arg = port.to_string();
+    let mut none = spec(dir.path(), python(), &["-c", CONNECT, &port_arg]);
+    none.network = NetworkRule::None;
+    let spec_path = dir.path().join("spec.json");
+    std::fs::write(&spec_path, serde_json::to_vec(&none).unwrap()).unwrap();
+    let run = without_network_namespaces(&[Path::new("__sandbox"), &spec_path]);
+    assert!(
+        run.stdout.starts_with(&format!("refused {port}:")),
+        "{}",
+        run.all_output()
+    );
+    assert!(!was_connected(&listener), "the listener saw a connection");
+    let report = SandboxReport::read(&none.report_path).unwrap();
+    assert_eq!(
+        report.network.state,
+        EnforcementState::Partial,
+        "{report:?}"
+    );
+    assert!(report.network.by.unwrap().starts_with("Landlock ABI "));
+    let note = report.network.note.unwrap();
+    assert!(note.contains("unshare(CLONE_NEWNET) was refused"), "{note}");
+    assert!(
+        note.ends_with("TCP connect and bind refused by Landlock, UDP not restricted"),
+        "{note}"
     );
 }
