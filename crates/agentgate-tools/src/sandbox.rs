@@ -1,12 +1,88 @@
 //! The limits applied inside a tool's process: `agentgate __sandbox
-//! SPEC_FILE` reads a [`SandboxSpec`], applies the limits to itself, starts
-//! the tool as its child (which inherits them), waits for it, and writes a
-//! [`SandboxReport`] (what was enforced, how the tool ended, its CPU time and
-//! peak memory) for the runner to read.
+//! SPEC_FILE` reads a [`SandboxSpec`], applies the limits, starts the tool
+//! under them, waits for it, and writes a [`SandboxReport`] (what was
+//! enforced, how the tool ended, its CPU time and peak memory) for the
+//! runner to read.
+//!
+//! Two processes, both `agentgate __sandbox`:
+//!
+//! ```text
+//! runner ─ keeper ─ __sandbox SPEC  (supervise.rs: unrestricted, writes the report,
+//!                     │               outlives the tool)
+//!                     └ __sandbox --apply SPEC S G  (apply.rs: network namespace,
+//!                          Landlock, rlimits on itself, then exec → the tool, same pid)
+//! ```
+//!
+//! The limits are applied by the second process to itself and inherited by
+//! the tool through `exec`, with no code between fork and exec (the
+//! workspace has no `unsafe`). The first stays free of them: Landlock would
+//! keep it from writing its report (and a folder it could write, the tool
+//! could write too), and `RLIMIT_AS` counts its own address space. The two
+//! talk over two pipes (`handshake.rs`): the first report is written once
+//! the limits are known and before the tool starts.
+//!
+//! Exit codes: the tool's, or 128 + the signal that killed it; 126 (127 if
+//! not found) when the tool could not be started; 125 when the sandbox
+//! itself failed (a bad spec: one line on stderr, and the report, with
+//! `spawn_error`, if the spec names where).
+//!
+//! What is enforced where is in docs/tools.md ("Limits and what is
+//! enforced where").
 
+mod apply;
+mod handshake;
+mod netns;
 mod paths;
+mod probe;
+mod report;
+mod restrict;
+mod rlimits;
 mod spec;
+mod supervise;
+
+use std::ffi::OsString;
+use std::path::Path;
 
 pub use paths::{glob_to_path, system_read_paths};
+pub use probe::probe;
+pub use restrict::FS_ABI;
+pub use rlimits::CPU_HARD_MARGIN_S;
+pub use spec::{
+    NetworkRule, SANDBOX_SUBCOMMAND, SandboxExit, SandboxReport, SandboxSpec, SandboxSupport,
+    SpecError,
+};
 
-pub use spec::{NetworkRule, SANDBOX_SUBCOMMAND, SandboxExit, SandboxReport, SandboxSpec};
+/// The sandbox itself failed (a bad spec, a pipe or report it could not
+/// make).
+pub const EXIT_SANDBOX_FAILED: i32 = 125;
+/// The tool was found but could not be started.
+pub const EXIT_CANNOT_EXECUTE: i32 = 126;
+/// The tool was not found.
+pub const EXIT_NOT_FOUND: i32 = 127;
+
+/// `agentgate __sandbox ARGS...` (the arguments after the subcommand):
+/// `SPEC_FILE`, `--probe`, or the internal `--apply SPEC_FILE STATUS_FD
+/// GO_FD`. Returns the exit code; on success `--apply` does not return (it
+/// has become the tool).
+pub fn sandbox_main(args: Vec<OsString>) -> i32 {
+    match args.split_first() {
+        Some((first, [])) if first == "--probe" => probe::probe_main(),
+        Some((first, rest)) if first == "--apply" => apply::apply_main(rest),
+        Some((spec, [])) if !spec.to_string_lossy().starts_with("--") => {
+            supervise::supervise_main(Path::new(spec))
+        }
+        _ => {
+            eprintln!("agentgate sandbox: usage: agentgate __sandbox SPEC_FILE | --probe");
+            EXIT_SANDBOX_FAILED
+        }
+    }
+}
+
+/// The exit code for a tool that could not be started with `errno`.
+fn exit_code_for_spawn_error(errno: i32) -> i32 {
+    if errno == nix::errno::Errno::ENOENT as i32 {
+        EXIT_NOT_FOUND
+    } else {
+        EXIT_CANNOT_EXECUTE
+    }
+}

@@ -122,11 +122,16 @@ fn main() -> ExitCode {
     // dispatch it before clap builds the whole command tree, and before
     // anything else (it must not touch the terminal).
     let mut args = std::env::args_os();
-    if args
-        .nth(1)
-        .is_some_and(|a| a == agentgate_core::supervise::KEEPER_SUBCOMMAND)
-    {
-        agentgate_core::supervise::keeper_main(args.collect())
+    match args.nth(1) {
+        Some(a) if a == agentgate_core::supervise::KEEPER_SUBCOMMAND => {
+            agentgate_core::supervise::keeper_main(args.collect())
+        }
+        // The sandbox a tool runs in: like the keeper, before clap and
+        // before anything else (it becomes the tool).
+        Some(a) if a == agentgate_tools::sandbox::SANDBOX_SUBCOMMAND => {
+            std::process::exit(agentgate_tools::sandbox::sandbox_main(args.collect()))
+        }
+        _ => {}
     }
     let cli = Cli::parse();
     let config = cli.config;

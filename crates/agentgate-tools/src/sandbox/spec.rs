@@ -78,3 +78,95 @@ pub struct SandboxExit {
     /// Peak resident memory of its largest process, in KiB.
     pub max_rss_kib: u64,
 }
+
+/// A spec that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// The file could not be read.
+    #[error("failed to read the sandbox spec {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file is not a valid spec.
+    #[error("invalid sandbox spec {path}: {reason}")]
+    Invalid { path: PathBuf, reason: String },
+}
+
+impl SandboxSpec {
+    /// Read and check a spec file (JSON, at most 1 MiB).
+    pub fn read(path: &std::path::Path) -> Result<SandboxSpec, SpecError> {
+        use std::io::Read;
+        let invalid = |reason: String| SpecError::Invalid {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let mut text = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_SPEC_BYTES + 1).read_to_end(&mut text))
+            .map_err(|source| SpecError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if text.len() as u64 > MAX_SPEC_BYTES {
+            return Err(invalid(format!("larger than {MAX_SPEC_BYTES} bytes")));
+        }
+        let spec: SandboxSpec =
+            serde_json::from_slice(&text).map_err(|e| invalid(e.to_string()))?;
+        if spec.program.as_os_str().is_empty() {
+            return Err(invalid("`program` is empty".to_owned()));
+        }
+        if spec.report_path.as_os_str().is_empty() {
+            return Err(invalid("`report_path` is empty".to_owned()));
+        }
+        if let NetworkRule::Allow(destinations) = &spec.network {
+            SandboxSpec::allowed_ports(destinations).map_err(invalid)?;
+        }
+        Ok(spec)
+    }
+
+    /// The ports of `host:port` destinations (`[::1]:443` too), sorted,
+    /// without duplicates.
+    pub fn allowed_ports(destinations: &[String]) -> Result<Vec<u16>, String> {
+        let mut ports = destinations
+            .iter()
+            .map(|d| {
+                d.rsplit_once(':')
+                    .filter(|(host, _)| !host.is_empty())
+                    .and_then(|(_, port)| port.parse::<u16>().ok())
+                    .ok_or_else(|| format!("egress destination `{d}` is not host:port"))
+            })
+            .collect::<Result<Vec<u16>, String>>()?;
+        ports.sort_unstable();
+        ports.dedup();
+        Ok(ports)
+    }
+
+    /// The report path named in a spec file that is otherwise unusable, to
+    /// report why there.
+    pub fn report_path_of(path: &std::path::Path) -> Option<PathBuf> {
+        let text = std::fs::read(path).ok()?;
+        let value: serde_json::Value = serde_json::from_slice(&text).ok()?;
+        value
+            .get("report_path")
+            .and_then(|p| p.as_str())
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+    }
+}
+
+/// The largest spec file read.
+const MAX_SPEC_BYTES: u64 = 1024 * 1024;
+
+/// What this host can enforce, from [`probe`](super::probe).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SandboxSupport {
+    /// The kernel's Landlock ABI version, if it has Landlock.
+    pub landlock_abi: Option<i32>,
+    /// Why there is no Landlock, if there is none.
+    pub landlock_note: Option<String>,
+    /// Whether an empty network namespace can be made (for `network: none`).
+    pub network_namespace: bool,
+    /// Why not, if it cannot.
+    pub network_namespace_note: Option<String>,
+}

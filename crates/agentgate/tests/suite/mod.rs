@@ -23,6 +23,8 @@ mod run_scratch;
 mod run_session_busy;
 mod run_worktree;
 mod runs_abandoned;
+mod sandbox;
+mod sandbox_network;
 mod secrets;
 mod serve;
 mod serve_api;

@@ -1,0 +1,107 @@
+//! `agentgate __sandbox --apply SPEC_FILE STATUS_FD GO_FD`: the process
+//! that applies the limits to itself and then becomes the tool (`exec`, same
+//! pid), so the tool inherits every limit and the sandbox, its parent,
+//! stays unrestricted to write its report.
+//!
+//! Order matters: the pipes are reopened and the spec is read first (files
+//! Landlock may forbid later); the network namespace next (its uid and gid
+//! maps are written in `/proc`); then Landlock; then the report of what was
+//! applied goes to the sandbox, which writes it down and says go; the
+//! rlimits last, just before `exec` (after `RLIMIT_AS`, this process's own
+//! allocations may fail, so nothing is allocated from there on).
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+
+use agentgate_protocol::Enforcement;
+
+use super::handshake::{
+    FAILED_EXEC, FAILED_RLIMITS, Prepared, failure_record, reopen_inherited, send_prepared,
+    wait_for_go,
+};
+use super::netns::enter_empty_network_namespace;
+use super::report::{enforced, no_limit, not_enforced};
+use super::restrict::{NetByLandlock, restrict};
+use super::rlimits::RlimitPlan;
+use super::{EXIT_SANDBOX_FAILED, NetworkRule, SandboxSpec};
+
+/// Run the `--apply` step; returns only on failure (an exit code).
+pub(crate) fn apply_main(args: &[OsString]) -> i32 {
+    let [spec_path, status_fd, go_fd] = args else {
+        eprintln!("agentgate sandbox: usage: __sandbox --apply SPEC_FILE STATUS_FD GO_FD");
+        return EXIT_SANDBOX_FAILED;
+    };
+    let fd = |s: &OsString| s.to_str().and_then(|s| s.parse::<i32>().ok());
+    let (Some(status_fd), Some(go_fd)) = (fd(status_fd), fd(go_fd)) else {
+        eprintln!("agentgate sandbox: --apply takes two descriptor numbers");
+        return EXIT_SANDBOX_FAILED;
+    };
+    let pipes = reopen_inherited(status_fd, true)
+        .and_then(|status| Ok((status, reopen_inherited(go_fd, false)?)));
+    let (mut status, mut go) = match pipes {
+        Ok(pipes) => pipes,
+        Err(e) => {
+            eprintln!("agentgate sandbox: failed to open the pipes to the sandbox: {e}");
+            return EXIT_SANDBOX_FAILED;
+        }
+    };
+    let spec = match SandboxSpec::read(Path::new(spec_path)) {
+        Ok(spec) => spec,
+        Err(e) => {
+            eprintln!("agentgate sandbox: {e}");
+            return EXIT_SANDBOX_FAILED;
+        }
+    };
+    let (rlimits, cpu, memory) = RlimitPlan::new(&spec);
+    let (net_by_landlock, netns) = network(&spec);
+    let restricted = restrict(&spec, &net_by_landlock);
+    let prepared = Prepared {
+        cpu,
+        memory,
+        filesystem: restricted.filesystem.unwrap_or_else(no_limit),
+        network: netns.or(restricted.network).unwrap_or_else(no_limit),
+    };
+    if let Err(e) = send_prepared(&mut status, &prepared) {
+        eprintln!("agentgate sandbox: failed to report to the sandbox: {e}");
+        return EXIT_SANDBOX_FAILED;
+    }
+    if !wait_for_go(&mut go) {
+        return EXIT_SANDBOX_FAILED;
+    }
+    let mut tool = Command::new(&spec.program);
+    tool.args(&spec.args);
+    if let Err(errno) = rlimits.apply() {
+        let _ = status.write_all(&failure_record(FAILED_RLIMITS, errno as i32));
+        return super::EXIT_CANNOT_EXECUTE;
+    }
+    let error = tool.exec();
+    let errno = error.raw_os_error().unwrap_or(0);
+    let _ = status.write_all(&failure_record(FAILED_EXEC, errno));
+    super::exit_code_for_spawn_error(errno)
+}
+
+/// Apply the network rule: a network namespace where it can and must be
+/// made (its report entry), else what Landlock is to do.
+fn network(spec: &SandboxSpec) -> (NetByLandlock, Option<Enforcement>) {
+    match &spec.network {
+        NetworkRule::Any => (NetByLandlock::Off, Some(no_limit())),
+        NetworkRule::None => match enter_empty_network_namespace() {
+            Ok(()) => (
+                NetByLandlock::Off,
+                Some(enforced("no network", "network namespace")),
+            ),
+            Err(netns_error) => (NetByLandlock::DenyTcp { netns_error }, None),
+        },
+        NetworkRule::Allow(destinations) => {
+            let limit = format!("egress to {}", destinations.join(", "));
+            match SandboxSpec::allowed_ports(destinations) {
+                Ok(ports) => (NetByLandlock::AllowPorts { ports, limit }, None),
+                // Checked when the spec was read; kept for safety.
+                Err(e) => (NetByLandlock::Off, Some(not_enforced(limit, e))),
+            }
+        }
+    }
+}
