@@ -7,9 +7,11 @@
 //! - [`sandbox`]: the limits applied inside the tool's process
 //!   (`agentgate __sandbox`): rlimits, Landlock, a network namespace.
 //! - [`runner`]: one tool run, from policy check to result envelope.
+//! - [`mcp`]: the registry's tools as an MCP server (`agentgate mcp`).
 //!
 //! `AGENTS.md` next to this file explains how the pieces fit.
 
 pub mod manifest;
+pub mod mcp;
 pub mod runner;
 pub mod sandbox;

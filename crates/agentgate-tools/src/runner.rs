@@ -14,7 +14,8 @@ mod verdict;
 mod watch;
 
 pub use request::{
-    DEFAULT_CANCEL_GRACE, DEFAULT_HEARTBEAT, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, RunLimits,
+    ClassifyCode, DEFAULT_CANCEL_GRACE, DEFAULT_HEARTBEAT, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT,
+    RunLimits,
     RunnerSetup, ToolRunError, ToolRunRequest, ToolTarget,
 };
 pub use run::{ToolObserver, run_tool};

@@ -143,7 +143,16 @@ pub(super) fn scoped_env(
 pub(super) fn sandbox_spec(req: &ToolRunRequest, paths: &RunPaths, path_var: &str) -> SandboxSpec {
     let manifest = &req.target.manifest;
     let fs = &manifest.permissions.filesystem;
-    let mut read_paths = crate::sandbox::system_read_paths(path_var);
+    let home = req
+        .caller_env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| PathBuf::from(v));
+    let mut read_paths = crate::sandbox::system_read_paths(
+        Some(std::ffi::OsStr::new(path_var)),
+        home.as_deref(),
+    );
     read_paths.push(req.target.tool_dir.clone());
     read_paths.extend(
         fs.read

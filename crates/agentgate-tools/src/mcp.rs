@@ -1,0 +1,19 @@
+//! `agentgate mcp`: the tool registry as a Model Context Protocol server on
+//! stdio, built on the official Rust SDK (`rmcp`).
+//!
+//! Each registry tool is one MCP tool whose input schema is made from its
+//! manifest's `inputs`. A call becomes the seed's `--name value` arguments
+//! and runs through the same runner as `agentgate tool` (the same policy,
+//! limits, sandbox and store; the run's `parent_run_id` is the agent run
+//! the server was started for). While it runs, each `progress` message of
+//! the tool is an MCP progress notification (when the client sent a
+//! progress token); the client's cancellation creates the tool's
+//! `CANCEL_FILE`. The tool's whole result envelope is the call's result
+//! (`structuredContent`, and the same JSON as text): an `error` status is
+//! an MCP tool error (`isError: true`), and `action_required` comes back
+//! as a normal result whose `actions` list the decisions the tool asks
+//! for, for the agent to answer by calling it again.
+
+mod server;
+
+pub use server::{McpTool, McpToolServer, serve_stdio};

@@ -1,0 +1,307 @@
+//! `agentgate tool NAME`: fixture tools that misbehave, each run for real
+//! under the runner (the supervisor, the sandbox, the store). Each must end
+//! with its error code and class, leave no process behind, and lose nothing
+//! of what it printed.
+
+use agentgate_protocol::{ArtifactState, ExitMeaning, ToolErrorClass, ToolStatus};
+
+use crate::suite::tool_support::{
+    Project, alive, message_types, non_json_logs, pids_in, tool_messages,
+};
+
+/// A tool that prints its pid (and its children's) to `$WORKSPACE/pids`.
+const RECORD_PIDS: &str = "echo $$ >> \"$WORKSPACE/pids\"\n";
+
+#[test]
+fn every_line_is_kept_json_or_not_in_order() {
+    let p = Project::new();
+    p.tool(
+        "chatty",
+        "",
+        "#!/bin/bash\n\
+         echo '{\"v\":1,\"type\":\"start\",\"step\":\"s\"}'\n\
+         echo 'plain text, not JSON'\n\
+         printf 'caf\\xe9\\n'\n\
+         echo '{\"v\":1,\"type\":\"progress\",\"pct\":50,\"msg\":\"half\"}'\n\
+         echo '{\"v\":1,\"type\":\"metric_sample\",\"cpu\":0.5}'\n\
+         echo '{\"v\":1,\"type\":\"progress\",\"pct\":\"half\"}'\n\
+         echo 'to stderr' >&2\n\
+         echo '{\"v\":1,\"type\":\"result\",\"status\":\"ok\",\"metrics\":{\"rows\":3}}'\n",
+    );
+    let (run, envelope) = p.run_tool(&["chatty"]);
+    assert_eq!(envelope.status, ToolStatus::Ok, "{}", run.all_output());
+    assert_eq!(run.code, Some(0));
+    assert_eq!(envelope.metrics["rows"], 3);
+    let events = p.events(&envelope.run_id);
+    assert_eq!(
+        message_types(&events),
+        ["start", "log", "log", "progress", "metric_sample", "progress", "result"]
+    );
+    assert_eq!(
+        non_json_logs(&events),
+        ["plain text, not JSON", "caf\u{fffd}"]
+    );
+    let messages = tool_messages(&events);
+    assert_eq!(messages[2]["bytes_base64"], "Y2Fm6Q==");
+    assert_eq!(messages[4]["cpu"], 0.5);
+    assert_eq!(messages[5]["pct"], "half", "a malformed message is kept as it came");
+    assert!(envelope.warnings.iter().any(|w| w.contains("do not fit")));
+    let stderr = std::fs::read_to_string(p.run_dir(&envelope.run_id).join("stderr.log")).unwrap();
+    assert_eq!(stderr, "to stderr\n");
+    assert_eq!(envelope.stderr_tail.as_deref(), Some("to stderr"));
+}
+
+#[test]
+fn a_tool_that_never_heartbeats_ends_with_heartbeat_missed_and_leaves_nothing() {
+    let p = Project::new();
+    p.tool(
+        "silent",
+        "timeouts: {heartbeat_s: 1}\n",
+        &format!(
+            "#!/bin/bash\n{RECORD_PIDS}\
+             echo '{{\"v\":1,\"type\":\"start\",\"step\":\"wait\"}}'\n\
+             sleep 60 & echo $! >> \"$WORKSPACE/pids\"\nwait\n"
+        ),
+    );
+    let (run, envelope) = p.run_tool(&["silent"]);
+    assert_eq!(envelope.code.as_deref(), Some("E_HEARTBEAT_MISSED"), "{}", run.all_output());
+    assert_eq!(envelope.class, Some(ToolErrorClass::InfraError));
+    assert!(envelope.retryable);
+    assert_eq!(run.code, Some(124));
+    let pids = pids_in(&std::path::Path::new(envelope.workspace.as_deref().unwrap()).join("pids"));
+    assert_eq!(pids.len(), 2);
+    for pid in pids {
+        assert!(!alive(pid), "process {pid} survived");
+    }
+    assert_eq!(message_types(&p.events(&envelope.run_id)), ["start"]);
+}
+
+#[test]
+fn a_tool_that_ignores_its_cancel_file_is_terminated_after_the_grace() {
+    let p = Project::new();
+    p.tool(
+        "stubborn",
+        "",
+        &format!(
+            "#!/bin/bash\ntrap '' INT TERM\n{RECORD_PIDS}\
+             while :; do echo '{{\"v\":1,\"type\":\"heartbeat\"}}'; sleep 0.2; done\n"
+        ),
+    );
+    let mut streaming = p.stream_tool(&["--cancel-grace", "1s", "stubborn"]);
+    let seen = streaming.read_until(|e| e.body.type_name() == "tool_message");
+    streaming.signal("-INT");
+    let (rest, code) = streaming.finish();
+    let events: Vec<_> = seen.into_iter().chain(rest).collect();
+    let envelope = crate::suite::tool_support::envelope_of(&events);
+    assert_eq!(envelope.status, ToolStatus::Cancelled);
+    assert_eq!(code, Some(130));
+    let run_dir = p.run_dir(&envelope.run_id);
+    assert!(run_dir.join("CANCEL").exists(), "CANCEL_FILE was created first");
+    let exit = envelope.tool_exit.clone().unwrap();
+    assert_eq!(exit.signal.as_deref(), Some("SIGKILL"), "{exit:?}");
+    for pid in pids_in(&run_dir.join("work/pids")) {
+        assert!(!alive(pid), "process {pid} survived");
+    }
+    assert_eq!(
+        p.events(&envelope.run_id).len(),
+        events.len(),
+        "what was streamed is what is stored"
+    );
+}
+
+#[test]
+fn a_tool_that_honours_its_cancel_file_stops_by_itself() {
+    let p = Project::new();
+    p.tool(
+        "polite",
+        "",
+        "#!/bin/bash\n\
+         while [ ! -e \"$CANCEL_FILE\" ]; do echo '{\"v\":1,\"type\":\"heartbeat\"}'; sleep 0.1; done\n\
+         echo '{\"v\":1,\"type\":\"cancelled\",\"reason\":\"cancel-file\"}'\nexit 130\n",
+    );
+    let mut streaming = p.stream_tool(&["--cancel-grace", "60s", "polite"]);
+    let seen = streaming.read_until(|e| e.body.type_name() == "tool_message");
+    streaming.signal("-INT");
+    let (rest, code) = streaming.finish();
+    let events: Vec<_> = seen.into_iter().chain(rest).collect();
+    let envelope = crate::suite::tool_support::envelope_of(&events);
+    assert_eq!(envelope.status, ToolStatus::Cancelled);
+    assert_eq!(code, Some(130));
+    assert_eq!(envelope.tool_exit.clone().unwrap().code, Some(130));
+    assert!(message_types(&events).contains(&"cancelled".to_owned()));
+    assert!(envelope.duration_ms < 60_000, "it did not wait for the grace");
+}
+
+#[test]
+fn a_cpu_burner_is_stopped_at_its_cpu_limit() {
+    let p = Project::new();
+    p.tool(
+        "burner",
+        "resources: {cpu_seconds: 1}\n",
+        "#!/bin/bash\nwhile :; do :; done\n",
+    );
+    let (run, envelope) = p.run_tool(&["burner"]);
+    assert_eq!(envelope.code.as_deref(), Some("E_CPU_LIMIT"), "{}", run.all_output());
+    assert_eq!(envelope.class, Some(ToolErrorClass::InfraError));
+    assert_eq!(run.code, Some(1));
+    let limits = envelope.limits.unwrap();
+    assert_eq!(limits.cpu.state, agentgate_protocol::EnforcementState::Enforced);
+    assert!(envelope.cpu_ms.unwrap() >= 500);
+}
+
+#[test]
+fn a_memory_hog_fails_under_its_memory_limit() {
+    let p = Project::new();
+    p.tool(
+        "hog",
+        "resources: {memory_mb: 64}\n",
+        "#!/usr/bin/env python3\nblob = bytearray(512 * 1024 * 1024)\nprint('allocated', len(blob))\n",
+    );
+    let (run, envelope) = p.run_tool(&["hog"]);
+    assert_eq!(envelope.code.as_deref(), Some("E_MEMORY_LIMIT"), "{}", run.all_output());
+    assert_eq!(envelope.class, Some(ToolErrorClass::InfraError));
+    assert!(envelope.max_rss_kib.unwrap() < 64 * 1024);
+    assert!(non_json_logs(&p.events(&envelope.run_id)).is_empty(), "nothing was allocated");
+}
+
+#[test]
+fn a_write_outside_the_allowed_paths_is_refused() {
+    let p = Project::new();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("stolen.txt");
+    p.tool(
+        "trespasser",
+        "",
+        "#!/bin/bash\nset -e\necho inside > \"$WORKSPACE/inside.txt\"\necho x > \"$1\"\n",
+    );
+    let (run, envelope) = p.run_tool(&["trespasser", target.to_str().unwrap()]);
+    assert!(!target.exists(), "the file was written outside");
+    let workspace = std::path::PathBuf::from(envelope.workspace.clone().unwrap());
+    assert!(workspace.join("inside.txt").exists());
+    assert_eq!(envelope.code.as_deref(), Some("E_PERMISSION"), "{}", run.all_output());
+    assert_eq!(envelope.class, Some(ToolErrorClass::PolicyError));
+    assert_eq!(
+        envelope.limits.unwrap().filesystem.state,
+        agentgate_protocol::EnforcementState::Enforced
+    );
+}
+
+#[test]
+fn a_connection_with_no_egress_allowed_never_arrives() {
+    let p = Project::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    p.tool(
+        "caller",
+        "",
+        "#!/usr/bin/env python3\nimport socket, sys\n\
+         socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=5)\n\
+         print('connected')\n",
+    );
+    let (run, envelope) = p.run_tool(&["caller", &port.to_string()]);
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "the listener saw a connection");
+    assert_eq!(envelope.code.as_deref(), Some("E_PERMISSION"), "{}", run.all_output());
+    assert_eq!(
+        envelope.limits.unwrap().network.state,
+        agentgate_protocol::EnforcementState::Enforced
+    );
+}
+
+#[test]
+fn a_gibibyte_on_stdout_is_cut_at_the_cap() {
+    let p = Project::new();
+    p.tool(
+        "flood",
+        "resources: {max_output_mb: 1}\n",
+        &format!(
+            "#!/bin/bash\n{RECORD_PIDS}\
+             yes '{{\"v\":1,\"type\":\"heartbeat\",\"pad\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}' | head -c 1073741824\n"
+        ),
+    );
+    let (run, envelope) = p.run_tool(&["flood"]);
+    assert_eq!(envelope.code.as_deref(), Some("E_OUTPUT_LIMIT"), "{}", run.all_output());
+    let events = std::fs::metadata(p.run_dir(&envelope.run_id).join("events.jsonl"))
+        .unwrap()
+        .len();
+    assert!(events < 4 * 1024 * 1024, "the events hold {events} bytes");
+    for pid in pids_in(&p.run_dir(&envelope.run_id).join("work/pids")) {
+        assert!(!alive(pid), "process {pid} survived");
+    }
+}
+
+#[test]
+fn exit_codes_map_through_the_manifest() {
+    let p = Project::new();
+    let codes = "exit_codes: {ok: 0, retryable_error: 20, fatal_error: 30}\n";
+    p.tool("odd", codes, "#!/bin/bash\nexit \"$1\"\n");
+    let (run, envelope) = p.run_tool(&["odd", "7"]);
+    assert_eq!(envelope.code.as_deref(), Some("E_EXIT_UNEXPECTED"));
+    assert_eq!(envelope.class, Some(ToolErrorClass::Unknown));
+    assert!(!envelope.retryable);
+    assert_eq!(run.code, Some(1));
+    let exit = envelope.tool_exit.unwrap();
+    assert_eq!((exit.code, exit.meaning), (Some(7), ExitMeaning::Unexpected));
+    assert!(envelope.warnings.iter().any(|w| w.contains("exit status 7")));
+
+    let (run, envelope) = p.run_tool(&["odd", "20"]);
+    assert_eq!(envelope.code.as_deref(), Some("E_EXIT_RETRYABLE"));
+    assert!(envelope.retryable);
+    assert_eq!(run.code, Some(75));
+
+    let (run, envelope) = p.run_tool(&["odd", "30"]);
+    assert_eq!(envelope.code.as_deref(), Some("E_EXIT_FATAL"));
+    assert_eq!(run.code, Some(1));
+
+    let (run, envelope) = p.run_tool(&["odd", "0"]);
+    assert_eq!(envelope.status, ToolStatus::Ok, "{}", run.all_output());
+}
+
+#[test]
+fn an_artifact_whose_hash_does_not_match_fails_the_run() {
+    let p = Project::new();
+    p.tool(
+        "liar",
+        "",
+        "#!/bin/bash\nprintf abc > out.txt\n\
+         echo '{\"v\":1,\"type\":\"result\",\"status\":\"ok\",\"artifacts\":[{\"path\":\"out.txt\",\"sha256\":\"'\"$1\"'\"}]}'\n",
+    );
+    let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    let (_, envelope) = p.run_tool(&["liar", &"0".repeat(64)]);
+    assert_eq!(envelope.code.as_deref(), Some("E_ARTIFACT_MISMATCH"));
+    assert_eq!(envelope.artifacts[0].state, ArtifactState::Mismatch);
+    assert_eq!(envelope.artifacts[0].actual_sha256.as_deref(), Some(abc));
+
+    let (_, envelope) = p.run_tool(&["liar", abc]);
+    assert_eq!(envelope.status, ToolStatus::Ok);
+    assert_eq!(envelope.artifacts[0].state, ArtifactState::Verified);
+}
+
+#[test]
+fn a_tools_error_code_is_classed_by_the_registry() {
+    let p = Project::new();
+    p.error_codes(
+        "version: 1\ncodes:\n  E_RATE_LIMIT: {class: retryable, retryable: true}\n  \
+         E_INPUT_NOT_FOUND: {class: user_error, retryable: false}\n",
+    );
+    p.tool(
+        "failing",
+        "",
+        "#!/bin/bash\necho '{\"v\":1,\"type\":\"error\",\"code\":\"'\"$1\"'\",\"msg\":\"it failed\",\"hint\":\"wait\",\"retryable\":true}'\nexit 1\n",
+    );
+    let (run, envelope) = p.run_tool(&["failing", "E_RATE_LIMIT"]);
+    assert_eq!(envelope.class, Some(ToolErrorClass::Retryable));
+    assert!(envelope.retryable);
+    assert_eq!(run.code, Some(75));
+    assert_eq!(envelope.error.as_deref(), Some("it failed"));
+    assert_eq!(envelope.hint.as_deref(), Some("wait"));
+
+    let (run, envelope) = p.run_tool(&["failing", "E_INPUT_NOT_FOUND"]);
+    assert_eq!(envelope.class, Some(ToolErrorClass::UserError));
+    assert!(!envelope.retryable);
+    assert_eq!(run.code, Some(1));
+
+    let (_, envelope) = p.run_tool(&["failing", "E_NOBODY_KNOWS"]);
+    assert_eq!(envelope.class, Some(ToolErrorClass::Unknown));
+    assert!(!envelope.retryable, "an unknown code is not retryable, whatever the tool says");
+}
