@@ -14,6 +14,7 @@
 
 mod defined;
 mod discover;
+mod listing;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 use agentgate_core::config::Config;
 
 pub use discover::{REGISTRY_DIR, TOOL_FILE, find_registry};
+pub use listing::{RegistryListing, ToolRow};
 
 use crate::error_codes::{ERROR_CODES_FILE, ErrorCodes, ErrorCodesError};
 use crate::manifest::{Manifest, ManifestError};
