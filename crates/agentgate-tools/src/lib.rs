@@ -4,6 +4,13 @@
 //! network limits and an org policy, and records every run in the store.
 //!
 //! - [`manifest`]: the `tool.yaml` format, read as the seed writes it.
+//! - [`registry`]: every tool (the registry folder and the config's
+//!   `tools.define`), the error codes, the policy.
+//! - [`error_codes`]: code → class and retryable (the runner's own, then
+//!   `error_codes.yaml`).
+//! - [`policy`]: the org policy and the limits it gives a run.
+//! - [`check`]: `agentgate tools check`: a tool's manifest, entry, policy
+//!   and selftest.
 //! - [`sandbox`]: the limits applied inside the tool's process
 //!   (`agentgate __sandbox`): rlimits, Landlock, a network namespace.
 //! - [`runner`]: one tool run, from policy check to result envelope.
@@ -11,7 +18,15 @@
 //!
 //! `AGENTS.md` next to this file explains how the pieces fit.
 
+pub mod check;
+pub mod error_codes;
+pub mod glob;
 pub mod manifest;
 pub mod mcp;
+pub mod policy;
+pub mod registry;
 pub mod runner;
 pub mod sandbox;
+mod yaml;
+
+pub use yaml::YamlFault;

@@ -15,6 +15,7 @@ mod runs_cmd;
 mod serve_cmd;
 mod service_runtime;
 mod submit_cmd;
+mod tools_cmd;
 mod worker_cmd;
 
 use std::ffi::OsString;
@@ -86,6 +87,11 @@ enum Command {
     /// Show the resolved config file and where each value came from
     /// (`config show [--json]`), or check it (`config check`).
     Config(config_cmd::Args),
+    /// The deterministic tools agents call: list them, describe one (its
+    /// manifest and input schema, JSON), check them (manifest, entry,
+    /// policy, selftest).
+    #[command(after_long_help = tools_cmd::AFTER_HELP)]
+    Tools(tools_cmd::Args),
     /// Serve agentgate's HTTP API on 127.0.0.1:7700 (bearer-token auth on
     /// /v1, JSON errors, graceful shutdown on SIGTERM/SIGINT).
     #[command(after_long_help = serve_cmd::AFTER_HELP)]
@@ -158,6 +164,7 @@ fn main() -> ExitCode {
         Command::Quota(args) => quota_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Config(args) => config_cmd::run(args, config.as_deref()),
         Command::Demo(args) => demo_cmd::run(args),
+        Command::Tools(args) => tools_cmd::run(args, config.as_deref()),
         Command::Serve(args) => serve_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Worker(args) => worker_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Submit(args) => submit_cmd::run(*args),

@@ -15,6 +15,7 @@ use super::defaults;
 use super::parsed::{Parsed, check_version, defaults_keys};
 use super::queue::{self, RawQueue};
 use super::source::{CONFIG_VERSION, ConfigError, ConfigFormat};
+use super::tools::{self, RawTools};
 use super::yaml::{Entries, Fault, Shape, from_str};
 use super::{cli_agents, providers_yaml};
 use crate::providers::custom::CustomProviderSpec;
@@ -39,6 +40,7 @@ struct RawFile {
     schedules: Entries<RawSchedule>,
     #[serde(default)]
     watch: Entries<RawWatch>,
+    tools: Option<Spanned<RawTools>>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -174,6 +176,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     for (name, w) in &raw.watch.0 {
         out.watches.push(automation::watch(name, w, base)?);
+    }
+    if let Some(t) = &raw.tools {
+        out.tools = tools::convert(&t.value, t.referenced.line(), base)?;
     }
     Ok(out)
 }

@@ -20,7 +20,8 @@
 //! `redact:` lists values a run must never print or store; `queue:`
 //! ([`QueueSpec`]) bounds `agentgate serve`'s queue; `schedules:` and
 //! `watch:` ([`ScheduleSpec`], [`WatchSpec`]) are the runs `agentgate
-//! serve` starts by itself. Two
+//! serve` starts by itself; `tools:` ([`ToolsSpec`]) says where the
+//! deterministic tools are (`agentgate-tools` reads their manifests). Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
@@ -43,6 +44,7 @@ mod queue;
 mod retry;
 mod settings;
 mod source;
+mod tools;
 mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -64,6 +66,7 @@ pub use model::{ModelChoice, ModelSource};
 pub use origin::Origins;
 pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
 pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
+pub use tools::ToolsSpec;
 
 use crate::providers::custom::{CustomProvider, CustomProviderSpec};
 use crate::providers::{Provider, builtin, builtin_names, builtins, description};
@@ -98,6 +101,9 @@ pub struct Config {
     /// The watched folders (`watch:`), in file order: each new file becomes
     /// a run of `agentgate serve`.
     pub watches: Vec<WatchSpec>,
+    /// `tools:`: where the deterministic tools are (the registry, the
+    /// policy file) and the tools the file defines itself.
+    pub tools: ToolsSpec,
     /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
     /// by provider; they win over the file's `account:` (see
     /// [`Config::account`]).
@@ -158,6 +164,7 @@ impl Config {
             warnings: p.warnings,
             schedules: p.schedules,
             watches: p.watches,
+            tools: p.tools,
             account_env: Vec::new(),
         })
     }

@@ -10,6 +10,7 @@ use super::chain::ChainSpec;
 use super::defaults::ProviderDefaults;
 use super::queue::QueueSpec;
 use super::source::{CONFIG_VERSION, ConfigFormat};
+use super::tools::ToolsSpec;
 use super::yaml::Fault;
 use crate::providers::custom::CustomProviderSpec;
 
@@ -27,6 +28,7 @@ pub(super) struct Parsed {
     pub warnings: Vec<String>,
     pub schedules: Vec<ScheduleSpec>,
     pub watches: Vec<WatchSpec>,
+    pub tools: ToolsSpec,
 }
 
 /// Check the version a file declares.

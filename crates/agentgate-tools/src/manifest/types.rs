@@ -84,6 +84,18 @@ pub enum InputType {
     Boolean,
 }
 
+impl InputType {
+    /// Its JSON Schema type (`string` for a path).
+    pub fn schema_type(self) -> &'static str {
+        match self {
+            InputType::Path | InputType::String => "string",
+            InputType::Integer => "integer",
+            InputType::Number => "number",
+            InputType::Boolean => "boolean",
+        }
+    }
+}
+
 /// What a tool may touch.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -39,6 +39,7 @@ mod sse_client;
 mod store_postgres;
 mod stream_breaks;
 mod support;
+mod tools_cmd;
 mod webdriver;
 mod worker;
 mod worker_events;
