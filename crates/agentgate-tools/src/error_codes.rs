@@ -34,9 +34,9 @@ pub struct CodeMeaning {
 }
 
 /// The run ran past its deadline.
-pub const E_TIMEOUT: &str = "E_TIMEOUT";
+pub const E_TIMEOUT: &str = agentgate_protocol::CODE_TIMEOUT;
 /// No `progress` or `heartbeat` for the heartbeat time.
-pub const E_HEARTBEAT_MISSED: &str = "E_HEARTBEAT_MISSED";
+pub const E_HEARTBEAT_MISSED: &str = agentgate_protocol::CODE_HEARTBEAT_MISSED;
 /// The CPU-seconds limit was reached.
 pub const E_CPU_LIMIT: &str = "E_CPU_LIMIT";
 /// The memory limit was reached.
@@ -50,16 +50,30 @@ pub const E_ARTIFACT_MISSING: &str = "E_ARTIFACT_MISSING";
 /// The tool exited with a status its manifest does not list.
 pub const E_EXIT_UNEXPECTED: &str = "E_EXIT_UNEXPECTED";
 /// The policy refused the tool.
-pub const E_POLICY: &str = "E_POLICY";
+pub const E_POLICY: &str = agentgate_protocol::CODE_POLICY;
 /// A variable the manifest requires is not set.
 pub const E_ENV_MISSING: &str = "E_ENV_MISSING";
 /// The tool could not be started.
 pub const E_SPAWN: &str = "E_SPAWN";
 /// The run was cancelled by its caller.
 pub const E_CANCELLED: &str = "E_CANCELLED";
+/// The tool exited with its manifest's `retryable_error` status without
+/// reporting an error.
+pub const E_EXIT_RETRYABLE: &str = "E_EXIT_RETRYABLE";
+/// The tool exited with its manifest's `fatal_error` status without
+/// reporting an error.
+pub const E_EXIT_FATAL: &str = "E_EXIT_FATAL";
+/// The tool failed after the sandbox refused one of its file accesses or
+/// connections (the seed's code for a permission refusal).
+pub const E_PERMISSION: &str = "E_PERMISSION";
+/// The tool's `result` has a status other than `ok`.
+pub const E_RESULT_NOT_OK: &str = "E_RESULT_NOT_OK";
 
-/// The runner's own codes and their fixed meaning.
-pub const RUNNER_CODES: [(&str, ToolErrorClass, bool); 12] = [
+/// The runner's own codes and their fixed meaning. Seed 002's example
+/// `error_codes.yaml` lists some of them (`E_TIMEOUT`, `E_HEARTBEAT_MISSED`,
+/// `E_PERMISSION`) with these same meanings, so a file may list a runner
+/// code as long as it does not change its meaning.
+pub const RUNNER_CODES: [(&str, ToolErrorClass, bool); 16] = [
     (E_TIMEOUT, ToolErrorClass::InfraError, false),
     (E_HEARTBEAT_MISSED, ToolErrorClass::InfraError, true),
     (E_CPU_LIMIT, ToolErrorClass::InfraError, false),
@@ -72,6 +86,10 @@ pub const RUNNER_CODES: [(&str, ToolErrorClass, bool); 12] = [
     (E_ENV_MISSING, ToolErrorClass::UserError, false),
     (E_SPAWN, ToolErrorClass::InfraError, false),
     (E_CANCELLED, ToolErrorClass::UserError, false),
+    (E_EXIT_RETRYABLE, ToolErrorClass::Retryable, true),
+    (E_EXIT_FATAL, ToolErrorClass::Unknown, false),
+    (E_PERMISSION, ToolErrorClass::PolicyError, false),
+    (E_RESULT_NOT_OK, ToolErrorClass::Unknown, false),
 ];
 
 /// The meaning of the runner's code `code`, if it is one.
@@ -162,11 +180,15 @@ impl ErrorCodes {
                     ),
                 ));
             }
-            if runner_code(&code).is_some() {
+            if let Some(fixed) = runner_code(&code)
+                && fixed != meaning
+            {
                 return Err(fail(
                     line,
                     format!(
-                        "`{code}` is one of the runner's own codes, whose meaning is fixed: remove it from the file"
+                        "`{code}` is one of the runner's own codes, whose meaning is fixed ({}, retryable: {}): remove it from the file or give it that meaning",
+                        fixed.class.as_str(),
+                        fixed.retryable
                     ),
                 ));
             }
@@ -242,6 +264,9 @@ mod tests {
             codes.classify(E_EXIT_UNEXPECTED),
             (ToolErrorClass::Unknown, false)
         );
+        // The seed's own file lists runner codes with their meaning: read as is.
+        let seed = "version: 1\ncodes:\n  E_PERMISSION: {class: policy_error, retryable: false}\n  E_HEARTBEAT_MISSED: {class: infra_error, retryable: true}\n  E_TIMEOUT: {class: infra_error, retryable: false}\n";
+        assert!(ErrorCodes::parse(seed, Path::new("e.yaml")).is_ok());
         let text = "version: 1\ncodes:\n  E_OK: {class: user_error, retryable: false}\n  E_TIMEOUT: {class: retryable, retryable: true}\n";
         let e = ErrorCodes::parse(text, Path::new("e.yaml")).unwrap_err();
         assert_eq!(e.line, Some(4), "{e}");

@@ -15,12 +15,14 @@
 //!   (`agentgate __sandbox`): rlimits, Landlock, a network namespace.
 //! - [`runner`]: one tool run, from policy check to result envelope.
 //! - [`mcp`]: the registry's tools as an MCP server (`agentgate mcp`).
+//! - [`invoke`]: from the registry to a run request, and to the MCP tools.
 //!
 //! `AGENTS.md` next to this file explains how the pieces fit.
 
 pub mod check;
 pub mod error_codes;
 pub mod glob;
+pub mod invoke;
 pub mod manifest;
 pub mod mcp;
 pub mod policy;

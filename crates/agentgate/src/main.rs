@@ -4,6 +4,7 @@ mod config_cmd;
 mod demo_cmd;
 mod fake_llm;
 mod health_cmd;
+mod mcp_cmd;
 mod output;
 mod parse_cmd;
 mod providers_cmd;
@@ -15,6 +16,7 @@ mod runs_cmd;
 mod serve_cmd;
 mod service_runtime;
 mod submit_cmd;
+mod tool_cmd;
 mod tools_cmd;
 mod worker_cmd;
 
@@ -92,6 +94,13 @@ enum Command {
     /// policy, selftest).
     #[command(after_long_help = tools_cmd::AFTER_HELP)]
     Tools(tools_cmd::Args),
+    /// Run a deterministic tool of the registry under the runner (limits,
+    /// policy, heartbeats, cancellation) and print its result envelope.
+    #[command(after_long_help = tool_cmd::AFTER_HELP)]
+    Tool(tool_cmd::Args),
+    /// Serve the tool registry over the Model Context Protocol on stdio.
+    #[command(after_long_help = mcp_cmd::AFTER_HELP)]
+    Mcp(mcp_cmd::Args),
     /// Serve agentgate's HTTP API on 127.0.0.1:7700 (bearer-token auth on
     /// /v1, JSON errors, graceful shutdown on SIGTERM/SIGINT).
     #[command(after_long_help = serve_cmd::AFTER_HELP)]
@@ -165,6 +174,8 @@ fn main() -> ExitCode {
         Command::Config(args) => config_cmd::run(args, config.as_deref()),
         Command::Demo(args) => demo_cmd::run(args),
         Command::Tools(args) => tools_cmd::run(args, config.as_deref()),
+        Command::Tool(args) => tool_cmd::run(args, config.as_deref(), store.as_deref()),
+        Command::Mcp(args) => mcp_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Serve(args) => serve_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Worker(args) => worker_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Submit(args) => submit_cmd::run(*args),

@@ -14,9 +14,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt as _};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
-use crate::runner::{
-    ClassifyCode, RunLimits, RunnerSetup, ToolRunRequest, ToolTarget, run_tool,
-};
+use crate::runner::{ClassifyCode, RunLimits, RunnerSetup, ToolRunRequest, ToolTarget, run_tool};
 
 /// One tool the server offers.
 #[derive(Debug, Clone)]

@@ -149,10 +149,8 @@ pub(super) fn sandbox_spec(req: &ToolRunRequest, paths: &RunPaths, path_var: &st
         .rev()
         .find(|(k, _)| k == "HOME")
         .map(|(_, v)| PathBuf::from(v));
-    let mut read_paths = crate::sandbox::system_read_paths(
-        Some(std::ffi::OsStr::new(path_var)),
-        home.as_deref(),
-    );
+    let mut read_paths =
+        crate::sandbox::system_read_paths(Some(std::ffi::OsStr::new(path_var)), home.as_deref());
     read_paths.push(req.target.tool_dir.clone());
     read_paths.extend(
         fs.read

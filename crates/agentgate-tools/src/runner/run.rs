@@ -14,12 +14,12 @@ use agentgate_store::{RunKind, RunRecord, RunStore};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
-use super::codes;
 use super::emit::Emitter;
 use super::prepare::{RunPaths, sandbox_spec, scoped_env};
 use super::request::{RunnerSetup, ToolRunError, ToolRunRequest};
 use super::verdict::{Evidence, Verdict, decide, not_started};
 use super::watch::watch;
+use crate::error_codes as codes;
 use crate::sandbox::{SANDBOX_SUBCOMMAND, SandboxReport};
 
 /// Receives a tool run's events as they happen (after they are stored).
@@ -97,12 +97,12 @@ pub async fn run_tool(
     ) {
         (Some(refusal), _) => not_started(
             &req.limits,
-            codes::CODE_POLICY,
+            codes::E_POLICY,
             format!("refused by the tool policy: {refusal}"),
         ),
         (None, Err(missing)) => not_started(
             &req.limits,
-            codes::ENV_MISSING,
+            codes::E_ENV_MISSING,
             format!(
                 "the tool requires {} in the environment; not set: {}",
                 manifest.env.require.join(", "),
@@ -238,7 +238,7 @@ async fn supervised(
     if let Err(e) = write_private_json(&paths.spec, &spec) {
         return not_started(
             &req.limits,
-            codes::SPAWN,
+            codes::E_SPAWN,
             format!(
                 "cannot write the sandbox spec {}: {e}",
                 paths.spec.display()

@@ -31,9 +31,9 @@ use agentgate_protocol::{
 };
 
 use super::artifacts::check_artifacts;
-use super::codes;
 use super::request::{ClassifyCode, RunLimits};
 use super::watch::{RunnerCause, Seen};
+use crate::error_codes as codes;
 use crate::manifest::ExitCodes;
 use crate::sandbox::SandboxReport;
 
@@ -154,7 +154,7 @@ pub(super) fn decide(ev: &Evidence<'_>) -> Verdict {
 
     let decided = if seen.cause == Some(RunnerCause::OutputLimit) {
         error(
-            codes::OUTPUT_LIMIT,
+            codes::E_OUTPUT_LIMIT,
             format!(
                 "the tool printed more than {} bytes on stdout; it was stopped",
                 ev.limits.max_output_bytes
@@ -162,7 +162,7 @@ pub(super) fn decide(ev: &Evidence<'_>) -> Verdict {
         )
     } else if seen.cause == Some(RunnerCause::HeartbeatMissed) {
         error(
-            codes::CODE_HEARTBEAT_MISSED,
+            codes::E_HEARTBEAT_MISSED,
             format!(
                 "no progress or heartbeat from the tool for {}",
                 seconds(ev.limits.heartbeat.unwrap_or_default())
@@ -170,7 +170,7 @@ pub(super) fn decide(ev: &Evidence<'_>) -> Verdict {
         )
     } else if timed_out {
         error(
-            codes::CODE_TIMEOUT,
+            codes::E_TIMEOUT,
             format!("the deadline of {} passed", seconds(ev.limits.timeout)),
         )
     } else if seen.cause == Some(RunnerCause::Cancelled) {
@@ -180,12 +180,12 @@ pub(super) fn decide(ev: &Evidence<'_>) -> Verdict {
         })
     } else if let Some(reason) = spawn_error {
         error(
-            codes::SPAWN,
+            codes::E_SPAWN,
             format!("the tool could not be started: {reason}"),
         )
     } else if cpu_hit {
         error(
-            codes::CPU_LIMIT,
+            codes::E_CPU_LIMIT,
             format!(
                 "the tool used its {} CPU seconds and was killed",
                 ev.limits.cpu_seconds.unwrap_or_default()
@@ -202,7 +202,7 @@ pub(super) fn decide(ev: &Evidence<'_>) -> Verdict {
         }
     } else if out_of_memory {
         error(
-            codes::MEMORY_LIMIT,
+            codes::E_MEMORY_LIMIT,
             format!(
                 "the tool failed after an allocation was refused under its {} MiB limit",
                 ev.limits.memory_mb.unwrap_or_default()
@@ -210,7 +210,7 @@ pub(super) fn decide(ev: &Evidence<'_>) -> Verdict {
         )
     } else if denied {
         error(
-            codes::PERMISSION,
+            codes::E_PERMISSION,
             "the tool failed after the sandbox refused a file or a connection outside its \
              permissions"
                 .to_owned(),
@@ -283,7 +283,7 @@ fn from_result(
 ) -> Decided {
     if status != "ok" {
         return error(
-            codes::RESULT_NOT_OK,
+            codes::E_RESULT_NOT_OK,
             format!("the tool's result has status `{status}`"),
         );
     }
@@ -292,7 +292,7 @@ fn from_result(
         .find(|a| a.state == ArtifactState::Mismatch)
     {
         return error(
-            codes::ARTIFACT_MISMATCH,
+            codes::E_ARTIFACT_MISMATCH,
             format!(
                 "artifact {}: the file's SHA-256 is {}, the tool declared {}",
                 bad.path,
@@ -303,7 +303,7 @@ fn from_result(
     }
     if let Some(gone) = artifacts.iter().find(|a| a.state == ArtifactState::Missing) {
         return error(
-            codes::ARTIFACT_MISSING,
+            codes::E_ARTIFACT_MISSING,
             format!("artifact {}: no such file ({})", gone.path, gone.resolved),
         );
     }
@@ -316,7 +316,7 @@ fn from_result(
 fn from_exit(exit: Option<&ToolExit>, asked: bool, warnings: &mut Vec<String>) -> Decided {
     let Some(exit) = exit else {
         return error(
-            codes::EXIT_UNEXPECTED,
+            codes::E_EXIT_UNEXPECTED,
             "the tool's end is unknown".to_owned(),
         );
     };
@@ -332,15 +332,15 @@ fn from_exit(exit: Option<&ToolExit>, asked: bool, warnings: &mut Vec<String>) -
             Decided::Ok
         }
         ExitMeaning::RetryableError => error(
-            codes::EXIT_RETRYABLE,
+            codes::E_EXIT_RETRYABLE,
             format!("the tool ended with {status} (retryable_error) without reporting an error"),
         ),
         ExitMeaning::FatalError => error(
-            codes::EXIT_FATAL,
+            codes::E_EXIT_FATAL,
             format!("the tool ended with {status} (fatal_error) without reporting an error"),
         ),
         ExitMeaning::Unexpected => error(
-            codes::EXIT_UNEXPECTED,
+            codes::E_EXIT_UNEXPECTED,
             format!("the tool ended with {status}, which its manifest does not list"),
         ),
     }

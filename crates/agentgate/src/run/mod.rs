@@ -172,7 +172,8 @@ const KEEPER_BINARY: &str = "agentgate-keeper";
 
 /// SIGINT and SIGTERM to agentgate become cancel requests (a second one:
 /// kill at once), as long as the returned guard lives.
-fn forward_signals() -> anyhow::Result<(SignalForwarding, mpsc::Receiver<CancelRequest>)> {
+pub(crate) fn forward_signals() -> anyhow::Result<(SignalForwarding, mpsc::Receiver<CancelRequest>)>
+{
     let (ctl_tx, mut ctl_rx) = mpsc::channel::<Control>(4);
     let (cancel_tx, cancel_rx) = mpsc::channel::<CancelRequest>(4);
     let forwarding = install_signal_forwarding(ctl_tx)?;

@@ -39,6 +39,8 @@ mod sse_client;
 mod store_postgres;
 mod stream_breaks;
 mod support;
+mod tool_runner;
+mod tool_support;
 mod tools_cmd;
 mod webdriver;
 mod worker;

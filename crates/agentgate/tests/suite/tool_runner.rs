@@ -35,7 +35,15 @@ fn every_line_is_kept_json_or_not_in_order() {
     let events = p.events(&envelope.run_id);
     assert_eq!(
         message_types(&events),
-        ["start", "log", "log", "progress", "metric_sample", "progress", "result"]
+        [
+            "start",
+            "log",
+            "log",
+            "progress",
+            "metric_sample",
+            "progress",
+            "result"
+        ]
     );
     assert_eq!(
         non_json_logs(&events),
@@ -44,7 +52,10 @@ fn every_line_is_kept_json_or_not_in_order() {
     let messages = tool_messages(&events);
     assert_eq!(messages[2]["bytes_base64"], "Y2Fm6Q==");
     assert_eq!(messages[4]["cpu"], 0.5);
-    assert_eq!(messages[5]["pct"], "half", "a malformed message is kept as it came");
+    assert_eq!(
+        messages[5]["pct"], "half",
+        "a malformed message is kept as it came"
+    );
     assert!(envelope.warnings.iter().any(|w| w.contains("do not fit")));
     let stderr = std::fs::read_to_string(p.run_dir(&envelope.run_id).join("stderr.log")).unwrap();
     assert_eq!(stderr, "to stderr\n");
@@ -64,7 +75,12 @@ fn a_tool_that_never_heartbeats_ends_with_heartbeat_missed_and_leaves_nothing() 
         ),
     );
     let (run, envelope) = p.run_tool(&["silent"]);
-    assert_eq!(envelope.code.as_deref(), Some("E_HEARTBEAT_MISSED"), "{}", run.all_output());
+    assert_eq!(
+        envelope.code.as_deref(),
+        Some("E_HEARTBEAT_MISSED"),
+        "{}",
+        run.all_output()
+    );
     assert_eq!(envelope.class, Some(ToolErrorClass::InfraError));
     assert!(envelope.retryable);
     assert_eq!(run.code, Some(124));
@@ -96,7 +112,10 @@ fn a_tool_that_ignores_its_cancel_file_is_terminated_after_the_grace() {
     assert_eq!(envelope.status, ToolStatus::Cancelled);
     assert_eq!(code, Some(130));
     let run_dir = p.run_dir(&envelope.run_id);
-    assert!(run_dir.join("CANCEL").exists(), "CANCEL_FILE was created first");
+    assert!(
+        run_dir.join("CANCEL").exists(),
+        "CANCEL_FILE was created first"
+    );
     let exit = envelope.tool_exit.clone().unwrap();
     assert_eq!(exit.signal.as_deref(), Some("SIGKILL"), "{exit:?}");
     for pid in pids_in(&run_dir.join("work/pids")) {
@@ -129,7 +148,10 @@ fn a_tool_that_honours_its_cancel_file_stops_by_itself() {
     assert_eq!(code, Some(130));
     assert_eq!(envelope.tool_exit.clone().unwrap().code, Some(130));
     assert!(message_types(&events).contains(&"cancelled".to_owned()));
-    assert!(envelope.duration_ms < 60_000, "it did not wait for the grace");
+    assert!(
+        envelope.duration_ms < 60_000,
+        "it did not wait for the grace"
+    );
 }
 
 #[test]
@@ -141,11 +163,19 @@ fn a_cpu_burner_is_stopped_at_its_cpu_limit() {
         "#!/bin/bash\nwhile :; do :; done\n",
     );
     let (run, envelope) = p.run_tool(&["burner"]);
-    assert_eq!(envelope.code.as_deref(), Some("E_CPU_LIMIT"), "{}", run.all_output());
+    assert_eq!(
+        envelope.code.as_deref(),
+        Some("E_CPU_LIMIT"),
+        "{}",
+        run.all_output()
+    );
     assert_eq!(envelope.class, Some(ToolErrorClass::InfraError));
     assert_eq!(run.code, Some(1));
     let limits = envelope.limits.unwrap();
-    assert_eq!(limits.cpu.state, agentgate_protocol::EnforcementState::Enforced);
+    assert_eq!(
+        limits.cpu.state,
+        agentgate_protocol::EnforcementState::Enforced
+    );
     assert!(envelope.cpu_ms.unwrap() >= 500);
 }
 
@@ -158,10 +188,18 @@ fn a_memory_hog_fails_under_its_memory_limit() {
         "#!/usr/bin/env python3\nblob = bytearray(512 * 1024 * 1024)\nprint('allocated', len(blob))\n",
     );
     let (run, envelope) = p.run_tool(&["hog"]);
-    assert_eq!(envelope.code.as_deref(), Some("E_MEMORY_LIMIT"), "{}", run.all_output());
+    assert_eq!(
+        envelope.code.as_deref(),
+        Some("E_MEMORY_LIMIT"),
+        "{}",
+        run.all_output()
+    );
     assert_eq!(envelope.class, Some(ToolErrorClass::InfraError));
     assert!(envelope.max_rss_kib.unwrap() < 64 * 1024);
-    assert!(non_json_logs(&p.events(&envelope.run_id)).is_empty(), "nothing was allocated");
+    assert!(
+        non_json_logs(&p.events(&envelope.run_id)).is_empty(),
+        "nothing was allocated"
+    );
 }
 
 #[test]
@@ -178,7 +216,12 @@ fn a_write_outside_the_allowed_paths_is_refused() {
     assert!(!target.exists(), "the file was written outside");
     let workspace = std::path::PathBuf::from(envelope.workspace.clone().unwrap());
     assert!(workspace.join("inside.txt").exists());
-    assert_eq!(envelope.code.as_deref(), Some("E_PERMISSION"), "{}", run.all_output());
+    assert_eq!(
+        envelope.code.as_deref(),
+        Some("E_PERMISSION"),
+        "{}",
+        run.all_output()
+    );
     assert_eq!(envelope.class, Some(ToolErrorClass::PolicyError));
     assert_eq!(
         envelope.limits.unwrap().filesystem.state,
@@ -201,7 +244,12 @@ fn a_connection_with_no_egress_allowed_never_arrives() {
     let (run, envelope) = p.run_tool(&["caller", &port.to_string()]);
     listener.set_nonblocking(true).unwrap();
     assert!(listener.accept().is_err(), "the listener saw a connection");
-    assert_eq!(envelope.code.as_deref(), Some("E_PERMISSION"), "{}", run.all_output());
+    assert_eq!(
+        envelope.code.as_deref(),
+        Some("E_PERMISSION"),
+        "{}",
+        run.all_output()
+    );
     assert_eq!(
         envelope.limits.unwrap().network.state,
         agentgate_protocol::EnforcementState::Enforced
@@ -220,7 +268,12 @@ fn a_gibibyte_on_stdout_is_cut_at_the_cap() {
         ),
     );
     let (run, envelope) = p.run_tool(&["flood"]);
-    assert_eq!(envelope.code.as_deref(), Some("E_OUTPUT_LIMIT"), "{}", run.all_output());
+    assert_eq!(
+        envelope.code.as_deref(),
+        Some("E_OUTPUT_LIMIT"),
+        "{}",
+        run.all_output()
+    );
     let events = std::fs::metadata(p.run_dir(&envelope.run_id).join("events.jsonl"))
         .unwrap()
         .len();
@@ -241,8 +294,16 @@ fn exit_codes_map_through_the_manifest() {
     assert!(!envelope.retryable);
     assert_eq!(run.code, Some(1));
     let exit = envelope.tool_exit.unwrap();
-    assert_eq!((exit.code, exit.meaning), (Some(7), ExitMeaning::Unexpected));
-    assert!(envelope.warnings.iter().any(|w| w.contains("exit status 7")));
+    assert_eq!(
+        (exit.code, exit.meaning),
+        (Some(7), ExitMeaning::Unexpected)
+    );
+    assert!(
+        envelope
+            .warnings
+            .iter()
+            .any(|w| w.contains("exit status 7"))
+    );
 
     let (run, envelope) = p.run_tool(&["odd", "20"]);
     assert_eq!(envelope.code.as_deref(), Some("E_EXIT_RETRYABLE"));
@@ -303,5 +364,8 @@ fn a_tools_error_code_is_classed_by_the_registry() {
 
     let (_, envelope) = p.run_tool(&["failing", "E_NOBODY_KNOWS"]);
     assert_eq!(envelope.class, Some(ToolErrorClass::Unknown));
-    assert!(!envelope.retryable, "an unknown code is not retryable, whatever the tool says");
+    assert!(
+        !envelope.retryable,
+        "an unknown code is not retryable, whatever the tool says"
+    );
 }

@@ -42,7 +42,9 @@ impl Project {
         std::fs::create_dir_all(&registry).unwrap();
         std::fs::write(
             registry.join("tool.yaml"),
-            format!("name: {name}\nversion: 0.1.0\nentry: cli\nprotocol_version: 1\n{manifest_rest}"),
+            format!(
+                "name: {name}\nversion: 0.1.0\nentry: cli\nprotocol_version: 1\n{manifest_rest}"
+            ),
         )
         .unwrap();
         let dir = self.root().join("tools").join(name);
@@ -79,7 +81,11 @@ impl Project {
         let mut full = vec!["tool"];
         full.extend_from_slice(args);
         let run = run_bounded(self.command(&full), LIMIT);
-        assert!(!run.timed_out, "agentgate tool did not end: {}", run.all_output());
+        assert!(
+            !run.timed_out,
+            "agentgate tool did not end: {}",
+            run.all_output()
+        );
         let envelope: ToolEnvelope = serde_json::from_str(run.stdout.trim())
             .unwrap_or_else(|e| panic!("no envelope ({e}): {}", run.all_output()));
         (run, envelope)
@@ -88,8 +94,8 @@ impl Project {
     /// The stored events of a run.
     pub fn events(&self, run_id: &str) -> Vec<Event> {
         let path = self.home().join("runs").join(run_id).join("events.jsonl");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         text.lines()
             .map(|line| serde_json::from_str(line).unwrap())
             .collect()

@@ -1,0 +1,73 @@
+//! `agentgate mcp`: the tool registry as an MCP server on stdio
+//! ([`agentgate_tools::mcp`] does the work).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use agentgate_core::config::Config;
+use agentgate_core::store_choice;
+use agentgate_tools::invoke::{classifier, mcp_tools};
+use agentgate_tools::mcp::{McpToolServer, serve_stdio};
+use agentgate_tools::registry::Registry;
+use agentgate_tools::runner::RunnerSetup;
+use anyhow::Context as _;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Offer only these tools (comma-separated); default: every usable
+    /// tool of the registry.
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    tools: Vec<String>,
+    /// Record each tool run as started by this agent run (set by `agentgate
+    /// run --tools`).
+    #[arg(long, value_name = "RUN")]
+    parent_run: Option<String>,
+}
+
+/// How to use it, for `agentgate mcp --help`.
+pub const AFTER_HELP: &str = "\
+Speaks the Model Context Protocol on stdin/stdout (logs go to stderr). Each
+registry tool is an MCP tool whose input schema comes from its manifest's
+inputs; a call runs it through the same runner as `agentgate tool` (policy,
+limits, sandbox, store). The tool's progress messages become progress
+notifications; the result is its envelope (an error status is a tool error).
+
+EXAMPLES
+  agentgate mcp
+  agentgate mcp --tools example_processor,data_migrator
+  claude mcp add agentgate -- agentgate mcp   # use it from Claude Code";
+
+/// Run `agentgate mcp`.
+pub fn run(
+    args: Args,
+    config_flag: Option<&Path>,
+    store_flag: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let cfg = Config::load(config_flag)?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let registry = Registry::discover(&cfg, &cwd)?;
+    let tools = mcp_tools(&registry, &args.tools)?;
+    let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
+    let store = store_choice::open(&location).context("failed to open the run store")?;
+    let setup = RunnerSetup {
+        sandbox_program: std::env::current_exe().context("cannot find the agentgate binary")?,
+        keeper: crate::run::keeper_path(),
+    };
+    let server = McpToolServer::new(
+        tools,
+        setup,
+        store,
+        args.parent_run,
+        std::env::vars().collect(),
+        classifier(&registry),
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime
+        .block_on(serve_stdio(server))
+        .context("the MCP connection failed")?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,126 @@
+//! `agentgate tool NAME [ARGS...]`: one run of a registry tool under the
+//! runner ([`agentgate_tools::runner`] does the work; this parses and
+//! prints).
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agentgate_core::config::Config;
+use agentgate_core::settings::parse_duration;
+use agentgate_core::store_choice;
+use agentgate_tools::invoke::{RunOverrides, request_for};
+use agentgate_tools::registry::Registry;
+use agentgate_tools::runner::{RunnerSetup, run_tool};
+use anyhow::Context as _;
+
+use crate::output::{Stdout, exit_code};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print the run's events as JSON lines while it runs (the tool's
+    /// messages as `tool_message` events; the last event, `result`,
+    /// carries the envelope) instead of the envelope at the end.
+    #[arg(long)]
+    stream: bool,
+    /// The deadline (e.g. 90s, 10m); default: the manifest's
+    /// `timeouts.run_s`, else 30m. Within the policy's `caps.run_s`.
+    #[arg(long, value_parser = parse_duration, value_name = "DUR")]
+    timeout: Option<Duration>,
+    /// End the run with E_HEARTBEAT_MISSED when the tool prints no progress
+    /// or heartbeat for this long; default: the manifest's
+    /// `timeouts.heartbeat_s`, else 90s.
+    #[arg(long, value_parser = parse_duration, value_name = "DUR")]
+    heartbeat: Option<Duration>,
+    /// After a cancel (Ctrl-C, SIGTERM), how long the tool has to stop by
+    /// itself once CANCEL_FILE exists, before SIGINT, SIGTERM, SIGKILL.
+    #[arg(long, value_parser = parse_duration, value_name = "DUR", default_value = "10s")]
+    cancel_grace: Duration,
+    /// Continue in the workspace of an earlier run of the same tool (its
+    /// checkpoints are there).
+    #[arg(long, value_name = "RUN")]
+    resume: Option<String>,
+    /// Record the run as started by this agent run.
+    #[arg(long, value_name = "RUN")]
+    parent_run: Option<String>,
+    /// The tool (see `agentgate tools list`).
+    name: String,
+    /// The tool's arguments, as they are.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+/// Examples, for `agentgate tool --help`.
+pub const AFTER_HELP: &str = "\
+The tool runs in its own workspace (the run's folder in the store), with a
+scoped environment, under its manifest's limits and the tool policy; its
+run is recorded (`agentgate runs`). Prints the result envelope: status (ok,
+error, cancelled, action_required), code, class, retryable, artifacts (each
+checked against its SHA-256), metrics, limits and what enforced them.
+
+EXIT STATUS
+  0 ok or action_required; 2 refused by the policy or bad usage; 124
+  deadline or heartbeat missed; 130 cancelled; 75 a retryable error; 1 any
+  other error.
+
+EXAMPLES
+  agentgate tool example_processor --input data.json --output result.json
+  agentgate tool --timeout 10m --stream data_migrator --source in --target out
+  agentgate tool --resume r20261125T080000-1a2b3c4d data_migrator --source in";
+
+/// Run `agentgate tool`.
+pub fn run(
+    args: Args,
+    config_flag: Option<&Path>,
+    store_flag: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let cfg = Config::load(config_flag)?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let registry = Registry::discover(&cfg, &cwd)?;
+    let overrides = RunOverrides {
+        timeout: args.timeout,
+        heartbeat: args.heartbeat,
+        cancel_grace: Some(args.cancel_grace),
+    };
+    let mut request = request_for(
+        &registry,
+        &args.name,
+        args.args,
+        &overrides,
+        std::env::vars().collect(),
+    )?;
+    request.resume_from = args.resume;
+    request.parent_run_id = args.parent_run;
+    let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
+    let store = store_choice::open(&location).context("failed to open the run store")?;
+    let setup = RunnerSetup {
+        sandbox_program: std::env::current_exe().context("cannot find the agentgate binary")?,
+        keeper: crate::run::keeper_path(),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let stream = args.stream;
+    let mut out = Stdout::new();
+    let envelope = runtime.block_on(async {
+        let (_forwarding, cancel) = crate::run::forward_signals()?;
+        let mut observer = |event: &agentgate_protocol::Event| {
+            if stream {
+                // A closed stdout stops the printing, not the run: it is
+                // recorded all the same.
+                let _ = out.json_line(event);
+            }
+        };
+        let envelope =
+            run_tool(request, &setup, store.as_ref(), &mut observer, Some(cancel)).await?;
+        anyhow::Ok(envelope)
+    })?;
+    if !stream {
+        out.json(&envelope, None)?;
+    }
+    if let Some(failure) = out.failure() {
+        return Ok(failure.exit());
+    }
+    Ok(exit_code(envelope.exit_code))
+}
