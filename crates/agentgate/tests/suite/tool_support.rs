@@ -54,14 +54,6 @@ impl Project {
         std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
-    /// A tool whose entry is a symbolic link to `program`.
-    pub fn tool_program(&self, name: &str, manifest_rest: &str, program: &Path) {
-        self.tool(name, manifest_rest, "");
-        let entry = self.root().join("tools").join(name).join("cli");
-        std::fs::remove_file(&entry).unwrap();
-        std::os::unix::fs::symlink(program, entry).unwrap();
-    }
-
     pub fn error_codes(&self, yaml: &str) {
         std::fs::write(self.root().join("tools/registry/error_codes.yaml"), yaml).unwrap();
     }
