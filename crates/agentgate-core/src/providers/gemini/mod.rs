@@ -14,7 +14,9 @@ use std::ffi::OsString;
 use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, mode, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
+use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, PostRun, Verification};
+use super::system_settings::SystemSettings;
 use crate::decode::Decoded;
 
 /// Gemini CLI.
@@ -50,6 +52,8 @@ pub static GEMINI: Description = Description {
 
 static ARGV: &[Part] = &[
     args(&["--output-format", "stream-json"]),
+    // Before a flag: the option would take the words after it.
+    Part::Code(mcp_servers),
     Part::Mode(Modes {
         default: mode![args(&["--approval-mode", "default"])],
         plan: mode![args(&["--approval-mode", "plan"])],
@@ -81,6 +85,40 @@ fn system_file(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
         path.as_os_str().to_owned(),
     ));
     cmd.files.push(path);
+    Ok(())
+}
+
+/// Where Gemini keeps its system settings, which override the user's and
+/// the project's.
+static SETTINGS: SystemSettings = SystemSettings {
+    provider: "gemini",
+    settings_env: "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+    defaults_env: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+    default_path: "/etc/gemini-cli/settings.json",
+    default_path_macos: "/Library/Application Support/GeminiCli/settings.json",
+};
+
+/// The request's MCP servers: `mcpServers` (trusted) in a copy of the
+/// system settings the run points Gemini at, and
+/// `--allowed-mcp-server-names`, so only these start.
+fn mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    let servers = mcp::checked(ctx)?;
+    if servers.is_empty() {
+        return Ok(());
+    }
+    let edit = |settings: &mut serde_json::Map<String, serde_json::Value>| {
+        mcp::add_to_settings(settings, servers);
+    };
+    let (vars, file) = SETTINGS.overlay(
+        ctx.request,
+        ctx.scratch,
+        "take MCP servers",
+        "run without MCP servers",
+        &edit,
+    )?;
+    cmd.args.extend(mcp::allowed_names_args(servers));
+    cmd.env.extend(vars);
+    cmd.files.push(file);
     Ok(())
 }
 
