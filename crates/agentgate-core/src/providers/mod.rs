@@ -43,6 +43,7 @@ pub mod custom;
 pub mod gemini;
 pub mod login;
 pub mod mcp;
+mod mcp_server;
 #[cfg(test)]
 mod mcp_tests;
 pub mod opencode;

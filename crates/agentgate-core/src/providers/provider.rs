@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::login::LoginFacts;
-use super::mcp::McpServer;
+use super::mcp_server::McpServer;
 use super::scratch::{Scratch, ScratchError};
 use crate::classify::{GENERIC, ProviderTable};
 use crate::decode::{Decoded, Decoder};
@@ -44,7 +44,7 @@ pub struct RunRequest {
     /// enforce one natively (Codex `--output-schema`) pass it on.
     pub output_schema: Option<PathBuf>,
     /// MCP servers the CLI starts for this invocation only (see
-    /// [`super::mcp`]); a CLI with no way to take them refuses the request.
+    /// the `mcp` module); a CLI with no way to take them refuses the request.
     pub mcp_servers: Vec<McpServer>,
 }
 

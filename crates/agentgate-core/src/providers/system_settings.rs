@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::providers::Scratch;
-use crate::providers::provider::{CommandError, RunRequest};
+use super::provider::{CommandError, RunRequest};
+use super::scratch::Scratch;
 
 /// Where a CLI keeps its system settings, and how it is pointed elsewhere.
 #[derive(Debug, Clone, Copy)]
