@@ -4,12 +4,13 @@
 //! Every CLI that can take MCP servers gets them from something only this
 //! run reads: Claude a config file in the run's folder (`--mcp-config FILE
 //! --strict-mcp-config`, so the user's own servers are not loaded), Codex
-//! `-c mcp_servers.NAME.*` overrides, Gemini and Qwen `mcpServers` in a copy
-//! of their system settings file the run points them at (with
+//! `-c mcp_servers.NAME.*` overrides, Qwen `mcpServers` in a copy of its
+//! system settings file the run points it at (with
 //! `--allowed-mcp-server-names`, so only these servers start), opencode
-//! `mcp` in `OPENCODE_CONFIG_CONTENT`. The CLIs that have no way
-//! (cursor-agent, agy, CLIs a config file describes) refuse a request with
-//! servers ([`refuse`]). This module holds what the CLIs share: the check
+//! `mcp` in `OPENCODE_CONFIG_CONTENT`. The CLIs that have no way refuse a
+//! request with servers ([`refuse`]): cursor-agent, agy, CLIs a config file
+//! describes, and Gemini CLI, which skips a system settings file that is
+//! not root's (see its `mod.rs`). This module holds what the CLIs share: the check
 //! of the request and the shapes of the entries; each provider's `mod.rs`
 //! places them.
 //!
@@ -72,7 +73,7 @@ pub fn refuse(ctx: &Context<'_>) -> Result<(), CommandError> {
         return Ok(());
     }
     Err(ctx.unsupported(
-        "run with MCP servers: it has no way to be given them for one run without changing the user's own configuration (use claude, codex, gemini, qwen or opencode)",
+        "run with MCP servers: it has no way to be given them for one run without changing the user's own configuration (use claude, codex, qwen or opencode)",
     ))
 }
 
@@ -84,9 +85,9 @@ pub fn refuse_part(
     refuse(ctx)
 }
 
-/// The servers as Claude's, Gemini's and Qwen's `mcpServers` object:
+/// The servers as Claude's and Qwen's `mcpServers` object:
 /// `{"NAME": {"command", "args", "env"}}`, with `extra` added to each
-/// entry (Gemini's `trust`).
+/// entry (Qwen's `trust`).
 pub fn mcp_servers_object(servers: &[McpServer], extra: &Map<String, Value>) -> Value {
     let mut out = Map::new();
     for s in servers {
@@ -147,8 +148,8 @@ pub fn write_config(dir: &Path, prefix: &str, config: &Value) -> Result<PathBuf,
     Ok(path)
 }
 
-/// `--allowed-mcp-server-names NAME`, once per server (Gemini's option
-/// takes one value per flag; Qwen's gathers repeated flags too): only
+/// `--allowed-mcp-server-names NAME`, once per server (Qwen's option
+/// gathers repeated flags): only
 /// these servers start, not the ones of the user's settings. Placed before
 /// another flag, since both CLIs' option would swallow the words after it.
 pub fn allowed_names_args(servers: &[McpServer]) -> Vec<OsString> {
@@ -163,7 +164,7 @@ pub fn allowed_names_args(servers: &[McpServer]) -> Vec<OsString> {
         .collect()
 }
 
-/// Adds the servers to a Gemini or Qwen settings object's `mcpServers`,
+/// Adds the servers to a Qwen settings object's `mcpServers`,
 /// trusted (their calls need no confirmation: the caller chose them).
 pub fn add_to_settings(settings: &mut Map<String, Value>, servers: &[McpServer]) {
     if servers.is_empty() {

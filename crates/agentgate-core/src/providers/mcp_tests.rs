@@ -142,7 +142,7 @@ fn codex_gets_config_overrides_and_the_variables_in_its_environment() {
     );
 }
 
-/// Gemini and Qwen: `--allowed-mcp-server-names` before the next flag, and
+/// Qwen: `--allowed-mcp-server-names` before the next flag, and
 /// a copy of the system settings (given by its variable) with the servers
 /// trusted under `mcpServers`; the original is untouched.
 fn settings_overlay(p: &Description, settings_env: &str, defaults_env: &str) {
@@ -198,15 +198,6 @@ fn settings_overlay(p: &Description, settings_env: &str, defaults_env: &str) {
         want["$version"] = json!(4);
     }
     assert_eq!(read_json(&c.files[0]), want, "{}", p.name);
-}
-
-#[test]
-fn gemini_gets_the_servers_in_a_copy_of_its_system_settings() {
-    settings_overlay(
-        &GEMINI,
-        "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-        "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
-    );
 }
 
 #[test]
@@ -281,7 +272,7 @@ fn opencode_gets_the_servers_in_its_config_content_with_the_instructions() {
 fn clis_without_a_per_run_way_refuse_naming_the_provider() {
     let r = with_servers(vec![probe()]);
     let dir = tempfile::tempdir().unwrap();
-    for p in [&CURSOR, &AGY] {
+    for p in [&CURSOR, &AGY, &GEMINI] {
         let err = p
             .command(&r, Path::new("/bin/cli"), &Scratch::at(dir.path()))
             .unwrap_err()
@@ -315,16 +306,10 @@ fn every_builtin_renders_the_servers_or_refuses() {
     for p in builtins() {
         let dir = tempfile::tempdir().unwrap();
         let r = RunRequest {
-            env: vec![
-                (
-                    "GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(),
-                    "/nonexistent/s.json".into(),
-                ),
-                (
-                    "QWEN_CODE_SYSTEM_SETTINGS_PATH".into(),
-                    "/nonexistent/s.json".into(),
-                ),
-            ],
+            env: vec![(
+                "QWEN_CODE_SYSTEM_SETTINGS_PATH".into(),
+                "/nonexistent/s.json".into(),
+            )],
             ..with_servers(vec![McpServer::new("srv-7731", "/bin/p", &[])])
         };
         match p.command(&r, Path::new("/bin/cli"), &Scratch::at(dir.path())) {

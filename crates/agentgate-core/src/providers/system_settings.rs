@@ -1,8 +1,8 @@
 //! A copy of a CLI's system settings file with keys of this run set, for
-//! the CLIs whose only knob for something is a settings key (Gemini CLI
-//! and Qwen Code: MCP servers, Qwen's retry bound). The CLI is pointed at
-//! the copy with its variable (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`,
-//! `QWEN_CODE_SYSTEM_SETTINGS_PATH`); the system settings file overrides
+//! the CLIs whose only knob for something is a settings key (Qwen Code:
+//! MCP servers and its retry bound). The CLI is pointed at the copy with
+//! its variable (`QWEN_CODE_SYSTEM_SETTINGS_PATH`); Gemini CLI has the same
+//! variable but skips a file that is not root's, so it cannot be used. the system settings file overrides
 //! the user's and the project's, which stay untouched and still apply
 //! below it. The system defaults file sits next to the system settings by
 //! default, so its variable is pinned to where it was.
@@ -165,7 +165,7 @@ fn env_of(req: &RunRequest, key: &str) -> Option<OsString> {
     std::env::var_os(key).filter(|v| !v.is_empty())
 }
 
-/// Gemini's and Qwen's settings files may carry `//` and `/* */` comments (it strips
+/// Qwen's settings files may carry `//` and `/* */` comments (it strips
 /// them before parsing); string contents are left alone.
 fn strip_json_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -14,9 +14,7 @@ use std::ffi::OsString;
 use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, mode, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
-use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, PostRun, Verification};
-use super::system_settings::SystemSettings;
 use crate::decode::Decoded;
 
 /// Gemini CLI.
@@ -52,7 +50,6 @@ pub static GEMINI: Description = Description {
 
 static ARGV: &[Part] = &[
     args(&["--output-format", "stream-json"]),
-    // Before a flag: the option would take the words after it.
     Part::Code(mcp_servers),
     Part::Mode(Modes {
         default: mode![args(&["--approval-mode", "default"])],
@@ -88,38 +85,20 @@ fn system_file(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
     Ok(())
 }
 
-/// Where Gemini keeps its system settings, which override the user's and
-/// the project's.
-static SETTINGS: SystemSettings = SystemSettings {
-    provider: "gemini",
-    settings_env: "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-    defaults_env: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
-    default_path: "/etc/gemini-cli/settings.json",
-    default_path_macos: "/Library/Application Support/GeminiCli/settings.json",
-};
-
-/// The request's MCP servers: `mcpServers` (trusted) in a copy of the
-/// system settings the run points Gemini at, and
-/// `--allowed-mcp-server-names`, so only these start.
-fn mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
-    let servers = mcp::checked(ctx)?;
-    if servers.is_empty() {
+/// MCP servers are refused: Gemini CLI (0.61) takes them only from its
+/// settings files, and the one a run could point it at (its system
+/// settings, `GEMINI_CLI_SYSTEM_SETTINGS_PATH`) is skipped unless the file
+/// and every folder above it are owned by root and writable by no one else
+/// (never true of a run's folder, nor of anything under `/tmp`); the
+/// user's and the project's settings are the user's own, and a relocated
+/// `GEMINI_CLI_HOME` would hide the user's login and sessions.
+fn mcp_servers(ctx: &Context<'_>, _: &mut CliCommand) -> Result<(), CommandError> {
+    if ctx.request.mcp_servers.is_empty() {
         return Ok(());
     }
-    let edit = |settings: &mut serde_json::Map<String, serde_json::Value>| {
-        mcp::add_to_settings(settings, servers);
-    };
-    let (vars, file) = SETTINGS.overlay(
-        ctx.request,
-        ctx.scratch,
-        "take MCP servers",
-        "run without MCP servers",
-        &edit,
-    )?;
-    cmd.args.extend(mcp::allowed_names_args(servers));
-    cmd.env.extend(vars);
-    cmd.files.push(file);
-    Ok(())
+    Err(ctx.unsupported(
+        "run with MCP servers: Gemini CLI reads them only from settings files, and skips a system settings file that is not owned by root in folders only root can write (use claude, codex, qwen or opencode)",
+    ))
 }
 
 /// Gemini's thoughts, which only its session file holds.
