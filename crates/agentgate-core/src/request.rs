@@ -304,6 +304,8 @@ impl RunRequest {
             handoff: self.handoff,
             ignore_quota: self.ignore_quota,
             now: None,
+            // MCP servers are given through the library's flags only.
+            mcp_servers: Vec::new(),
         };
         Ok((flags, task))
     }

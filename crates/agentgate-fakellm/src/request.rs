@@ -58,6 +58,10 @@ pub struct Message {
     /// How many tool results this message carries.
     #[serde(skip_serializing_if = "is_zero")]
     pub tool_results: usize,
+    /// The text of its tool results, joined (Gemini's function responses
+    /// as compact JSON), so a test can see a tool's output reach the model.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub tool_output: String,
     /// How many thinking/reasoning parts this message carries.
     #[serde(skip_serializing_if = "is_zero")]
     pub thinking: usize,

@@ -175,6 +175,7 @@ pub(super) fn build_step(
         env: settings.env,
         env_clear: false,
         output_schema: settings.output_schema,
+        mcp_servers: flags.mcp_servers.clone(),
     };
     let mut step = Step::new(provider, request);
     step.agent = agent.map(|a| a.name.clone());

@@ -7,6 +7,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Handoff, OnDirty};
+use crate::providers::McpServer;
 use crate::settings::Settings;
 
 /// Which model of an agent a run uses.
@@ -105,6 +106,9 @@ pub struct RunFlags {
     pub ignore_quota: bool,
     /// The clock for quota decisions; `None` = the system's.
     pub now: Option<Timestamp>,
+    /// MCP servers every step's CLI starts for this run only (`--tools`
+    /// makes one); see [`crate::providers::mcp`].
+    pub mcp_servers: Vec<McpServer>,
 }
 
 /// The variable that sets the clock of a run (RFC 3339), for tests of the

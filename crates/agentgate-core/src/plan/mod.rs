@@ -98,6 +98,9 @@ impl Plan {
             for (k, v) in &step.request.env {
                 b.env(k, v);
             }
+            for (k, v) in step.request.mcp_servers.iter().flat_map(|s| &s.env) {
+                b.env(k, v);
+            }
             for (flag, v) in secret_flag_values(&step.request.extra_args) {
                 b.flag(&flag, &v);
             }

@@ -42,11 +42,16 @@ pub mod cursor;
 pub mod custom;
 pub mod gemini;
 pub mod login;
+pub mod mcp;
+mod mcp_server;
+#[cfg(test)]
+mod mcp_tests;
 pub mod opencode;
 mod provider;
 pub mod qwen;
 pub(crate) mod registry;
 mod scratch;
+mod system_settings;
 pub mod template;
 #[cfg(test)]
 mod test_support;
@@ -54,6 +59,7 @@ mod test_support;
 pub use crate::settings::PermissionMode;
 pub use builtin::Description;
 pub use custom::CustomProvider;
+pub use mcp::McpServer;
 pub use provider::{
     BinaryNotFound, CliCommand, CommandError, Features, PostRun, Provider, RunRequest,
     Verification, binary_env_for, locate_binary, provider_env_var,

@@ -7,6 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::login::LoginFacts;
+use super::mcp_server::McpServer;
 use super::scratch::{Scratch, ScratchError};
 use crate::classify::{GENERIC, ProviderTable};
 use crate::decode::{Decoded, Decoder};
@@ -42,6 +43,9 @@ pub struct RunRequest {
     /// A JSON Schema file the answer must satisfy; adapters whose CLI can
     /// enforce one natively (Codex `--output-schema`) pass it on.
     pub output_schema: Option<PathBuf>,
+    /// MCP servers the CLI starts for this invocation only (see
+    /// the `mcp` module); a CLI with no way to take them refuses the request.
+    pub mcp_servers: Vec<McpServer>,
 }
 
 /// The command line a provider builds for one invocation.

@@ -61,7 +61,10 @@ pub fn parse(body: &Value, _path: &PathInfo) -> Result<ChatRequest, BadRequest> 
                                 .unwrap_or("")
                                 .to_owned(),
                         ),
-                        Some("tool_result") => msg.tool_results += 1,
+                        Some("tool_result") => {
+                            msg.tool_results += 1;
+                            push_text(&mut msg.tool_output, &tool_result_text(b.get("content")));
+                        }
                         Some("thinking") | Some("redacted_thinking") => msg.thinking += 1,
                         _ => {}
                     }
@@ -75,6 +78,23 @@ pub fn parse(body: &Value, _path: &PathInfo) -> Result<ChatRequest, BadRequest> 
         req.messages.push(msg);
     }
     Ok(req)
+}
+
+/// A `tool_result`'s content: a string, or text blocks.
+fn tool_result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => {
+            let mut out = String::new();
+            for b in blocks {
+                if let Some(t) = b.get("text").and_then(Value::as_str) {
+                    push_text(&mut out, t);
+                }
+            }
+            out
+        }
+        _ => String::new(),
+    }
 }
 
 fn usage_json(resp: &Response) -> Value {
@@ -261,4 +281,31 @@ pub fn error_body(err: &ErrorReply) -> Value {
         "error": {"type": ty, "message": err.message.clone().unwrap_or(default)},
         "request_id": "req_fakellm",
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_tool_results_text_is_kept_as_its_output() {
+        let body = json!({
+            "model": "claude-sonnet-4-5",
+            "messages": [
+                {"role": "user", "content": "look it up"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "mcp__probe__lookup", "input": {"key": "k"}}]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "value-of-k"}]},
+                    {"type": "tool_result", "tool_use_id": "t2", "content": "plain"},
+                ]},
+            ],
+        });
+        let req = parse(&body, &PathInfo::default()).unwrap();
+        let last = &req.messages[2];
+        assert_eq!(last.tool_results, 2);
+        assert_eq!(last.tool_output, "value-of-k\nplain");
+        assert_eq!(req.messages[1].tool_calls, ["mcp__probe__lookup"]);
+    }
 }

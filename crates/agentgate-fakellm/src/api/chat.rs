@@ -130,6 +130,7 @@ fn parse_message(m: &Value, system: &mut String) -> Option<Message> {
         "tool" | "function" => Message {
             role: Some(Role::Tool),
             tool_results: 1,
+            tool_output: content_text(content),
             ..Message::default()
         },
         _ => Message {
@@ -629,7 +630,8 @@ mod tests {
                 {"role": "assistant", "text": "Got it. Thanks for the context!"},
                 {"role": "user", "text": "RUNTOOL THINK create hello.txt"},
                 {"role": "assistant", "tool_calls": ["run_shell_command"], "thinking": 1},
-                {"role": "tool", "tool_results": 1},
+                {"role": "tool", "tool_results": 1,
+                 "tool_output": "Command: echo hello > hello.txt\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: 0\nProcess Group PGID: 18167"},
             ])
         );
         assert!(req.latest_has_tool_result());
@@ -667,7 +669,7 @@ mod tests {
                 {"role": "system", "text": system},
                 {"role": "user", "text": "\"RUNTOOL THINK create hello.txt\""},
                 {"role": "assistant", "tool_calls": ["bash"], "thinking": 1},
-                {"role": "tool", "tool_results": 1},
+                {"role": "tool", "tool_output": "(no output)", "tool_results": 1},
                 {"role": "assistant", "text": "done", "thinking": 1},
                 {"role": "user", "text": "\"second turn\""},
             ])
@@ -740,7 +742,7 @@ mod tests {
                 {"role": "system", "text": "and kind"},
                 {"role": "user", "text": "look\nhere"},
                 {"role": "assistant", "tool_calls": ["a", "b", "old"]},
-                {"role": "tool", "tool_results": 1},
+                {"role": "tool", "tool_output": "out", "tool_results": 1},
                 {"role": "assistant", "text": "ok", "thinking": 1},
                 {"role": null, "text": "?"},
             ])

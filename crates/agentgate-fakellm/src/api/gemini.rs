@@ -122,8 +122,10 @@ fn parse_content(content: &Value) -> Message {
             let name = call.get("name").and_then(Value::as_str).unwrap_or("");
             msg.tool_calls.push(name.to_owned());
         }
-        if field(part, "functionResponse", "function_response").is_some() {
+        if let Some(response) = field(part, "functionResponse", "function_response") {
             msg.tool_results += 1;
+            let output = response.get("response").unwrap_or(response).to_string();
+            push_text(&mut msg.tool_output, &output);
         }
     }
     msg
@@ -632,6 +634,7 @@ mod tests {
             Message {
                 role: Some(Role::User),
                 tool_results: 1,
+                tool_output: r#"{"output":"<untrusted_context>\nOutput: (empty)\nProcess Group PGID: 16413\n</untrusted_context>"}"#.into(),
                 ..Message::default()
             }
         );

@@ -159,6 +159,7 @@ fn push_item(req: &mut ChatRequest, item: &Value) {
             let text = item.get("output").map(text_of).unwrap_or_default();
             req.messages.push(Message {
                 role: Some(Role::Tool),
+                tool_output: text.clone(),
                 text,
                 tool_results: 1,
                 ..Message::default()
@@ -792,7 +793,7 @@ mod tests {
                 {"role": "user", "text": "RUNTOOL THINK create hello.txt"},
                 {"role": "assistant", "tool_calls": ["exec_command"], "thinking": 1},
                 {"role": "tool",
-                 "text": "Chunk ID: 7c8cce\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n",
+                 "text": "Chunk ID: 7c8cce\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n", "tool_output": "Chunk ID: 7c8cce\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n",
                  "tool_results": 1},
             ])
         );
@@ -810,7 +811,7 @@ mod tests {
                 {"role": "user", "text": "RUNTOOL THINK create hello.txt"},
                 {"role": "assistant", "tool_calls": ["exec_command"], "thinking": 1},
                 {"role": "tool",
-                 "text": "Chunk ID: 7c8cce\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n",
+                 "text": "Chunk ID: 7c8cce\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n", "tool_output": "Chunk ID: 7c8cce\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n",
                  "tool_results": 1},
                 {"role": "assistant", "text": "done", "thinking": 1},
                 {"role": "user", "text": "second turn"},
@@ -832,11 +833,11 @@ mod tests {
                 {"role": "assistant", "text": "Creating it.", "tool_calls": ["exec_command"],
                  "thinking": 1},
                 {"role": "tool",
-                 "text": "Chunk ID: 680f04\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n",
+                 "text": "Chunk ID: 680f04\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n", "tool_output": "Chunk ID: 680f04\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n",
                  "tool_results": 1},
                 {"role": "assistant", "tool_calls": ["apply_patch"], "thinking": 1},
                 {"role": "tool",
-                 "text": "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA b.txt\n",
+                 "text": "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA b.txt\n", "tool_output": "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA b.txt\n",
                  "tool_results": 1},
             ])
         );
@@ -889,8 +890,8 @@ mod tests {
                 {"role": "user", "text": "plain string content"},
                 {"role": "user", "text": "a\nb"},
                 {"role": "assistant", "tool_calls": ["apply_patch", "exec_command"], "thinking": 1},
-                {"role": "tool", "text": "patched", "tool_results": 1},
-                {"role": "tool", "text": "ok", "tool_results": 1},
+                {"role": "tool", "text": "patched", "tool_output": "patched", "tool_results": 1},
+                {"role": "tool", "text": "ok", "tool_output": "ok", "tool_results": 1},
                 {"role": "assistant", "text": "fine"},
             ])
         );

@@ -326,6 +326,7 @@ impl Args {
             handoff: self.handoff,
             ignore_quota: self.ignore_quota,
             now: None,
+            mcp_servers: Vec::new(),
         }
     }
 

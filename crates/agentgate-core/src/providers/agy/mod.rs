@@ -65,6 +65,8 @@ pub static AGY: Description = Description {
 };
 
 static ARGV: &[Part] = &[
+    // No per-run way to give it MCP servers: refused.
+    Part::Code(super::mcp::refuse_part),
     Part::Code(print),
     // agy's own limit on a `--print` run: a day, so that agentgate's
     // timeouts are the ones that apply.

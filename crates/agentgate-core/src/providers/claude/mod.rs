@@ -12,6 +12,7 @@ use std::ffi::OsString;
 use super::argv::{Context, Part, PromptInput, args, each_dir, env, mode_flag, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
+use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, Verification};
 use crate::settings::PermissionMode;
 
@@ -43,6 +44,9 @@ pub static CLAUDE: Description = Description {
 
 static ARGV: &[Part] = &[
     args(&["-p", "--output-format", "stream-json", "--verbose"]),
+    // Before a flag: `--mcp-config` and `--allowedTools` take every word
+    // after them.
+    Part::Code(mcp_servers),
     mode_flag(
         "--permission-mode",
         ["default", "plan", "acceptEdits", "bypassPermissions"],
@@ -64,5 +68,29 @@ fn sandbox_when_root(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Comm
         cmd.env
             .push((OsString::from("IS_SANDBOX"), OsString::from("1")));
     }
+    Ok(())
+}
+
+/// The request's MCP servers: a config file in the run's folder
+/// (`--mcp-config FILE`), `--strict-mcp-config` so the user's own servers
+/// are not loaded, and their tools allowed (`--allowedTools mcp__NAME`
+/// allows every tool of server NAME; without it, `-p` in the default mode
+/// refuses a call, since no one is there to approve it).
+fn mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    let servers = mcp::checked(ctx)?;
+    if servers.is_empty() {
+        return Ok(());
+    }
+    let config = serde_json::json!({
+        "mcpServers": mcp::mcp_servers_object(servers, &serde_json::Map::new())
+    });
+    let path = mcp::write_config(&ctx.scratch.path()?, "claude-mcp", &config)?;
+    let allowed: Vec<String> = servers.iter().map(|s| format!("mcp__{}", s.name)).collect();
+    cmd.args.push(OsString::from("--mcp-config"));
+    cmd.args.push(path.as_os_str().to_owned());
+    cmd.args.push(OsString::from("--strict-mcp-config"));
+    cmd.args.push(OsString::from("--allowedTools"));
+    cmd.args.push(OsString::from(allowed.join(",")));
+    cmd.files.push(path);
     Ok(())
 }

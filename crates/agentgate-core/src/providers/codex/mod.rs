@@ -14,6 +14,7 @@ use super::argv::{
 };
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState, Probe};
+use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, Verification};
 
 /// Codex.
@@ -64,6 +65,7 @@ static ARGV: &[Part] = &[
     // A resumed thread does not inherit the model: pass it every time.
     optional(&["-m", "{model}"]),
     Part::Code(developer_instructions),
+    Part::Code(mcp_servers),
     Part::Code(no_dirs_on_resume),
     each_dir(&["--add-dir", "{dir}"]),
     // Accepted by `codex exec` and `codex exec resume` alike; the path is
@@ -88,6 +90,50 @@ fn developer_instructions(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(),
             "developer_instructions={}",
             toml_string(s)
         )));
+    }
+    Ok(())
+}
+
+/// The request's MCP servers as `-c mcp_servers.NAME.command=...` and
+/// `.args=[...]` overrides (TOML values; the user's `config.toml` is not
+/// touched). A server's variables go into Codex's environment and are
+/// named in `.env_vars`, which passes them on to the server: values that
+/// may be secrets stay out of the argv.
+fn mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    let servers = mcp::checked(ctx)?;
+    let mut set: Vec<(&str, &str)> = Vec::new();
+    for s in servers {
+        let key = format!("mcp_servers.{}", s.name);
+        let args: Vec<String> = s.args.iter().map(|a| toml_string(a)).collect();
+        let mut overrides = vec![
+            format!(
+                "{key}.command={}",
+                toml_string(&s.command.to_string_lossy())
+            ),
+            format!("{key}.args=[{}]", args.join(",")),
+        ];
+        if !s.env.is_empty() {
+            let names: Vec<String> = s.env.iter().map(|(k, _)| toml_string(k)).collect();
+            overrides.push(format!("{key}.env_vars=[{}]", names.join(",")));
+        }
+        for (k, v) in &s.env {
+            match set.iter().find(|(sk, _)| sk == k) {
+                Some((_, sv)) if sv != v => {
+                    return Err(ctx.unsupported(format!(
+                        "take two MCP servers that set `{k}` to different values (it passes them through its own environment)"
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    set.push((k, v));
+                    cmd.env.push((OsString::from(k), OsString::from(v)));
+                }
+            }
+        }
+        for o in overrides {
+            cmd.args.push(OsString::from("-c"));
+            cmd.args.push(OsString::from(o));
+        }
     }
     Ok(())
 }

@@ -146,6 +146,12 @@ impl Provider for CustomProvider {
         scratch: &Scratch,
     ) -> Result<CliCommand, CommandError> {
         let spec = &self.spec;
+        if !req.mcp_servers.is_empty() {
+            return Err(self.unsupported(
+                "run with MCP servers: a CLI described in the config has no way to be given them"
+                    .into(),
+            ));
+        }
         for (given, p, flag) in [
             (req.model.is_some(), Placeholder::Model, "--model"),
             (req.system.is_some(), Placeholder::System, "--system"),

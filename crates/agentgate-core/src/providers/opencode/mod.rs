@@ -42,6 +42,7 @@ use serde_json::{Map, json};
 use super::argv::{Context, Modes, Part, PromptInput, args, mode, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState, Probe};
+use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, Verification};
 use config::{
     CONFIG_ENV, PERMISSION_ENV, has_env, merge_into, own_env, permission_rules, system_file,
@@ -98,7 +99,7 @@ static ARGV: &[Part] = &[
     Part::Extra,
     // The mode's rules and the extra directories (`--add-dir`).
     Part::Code(permissions),
-    Part::Code(system_instructions),
+    Part::Code(config_content),
     Part::Code(private_tmpdir),
 ];
 
@@ -118,26 +119,36 @@ fn permissions(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
     Ok(())
 }
 
-/// `--system`: a file in the run's folder, listed in the `instructions` of
-/// `OPENCODE_CONFIG_CONTENT`.
-fn system_instructions(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+/// `OPENCODE_CONFIG_CONTENT`, merged over the inherited value: `--system`
+/// as a file in the run's folder listed in its `instructions`, and the
+/// request's MCP servers as its `mcp` (local servers).
+fn config_content(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     let req = ctx.request;
-    let Some(system) = &req.system else {
-        return Ok(());
+    let servers = mcp::checked(ctx)?;
+    let what = match (&req.system, servers.is_empty()) {
+        (None, true) => return Ok(()),
+        (Some(_), true) => "take --system",
+        (None, false) => "take MCP servers",
+        (Some(_), false) => "take --system and MCP servers",
     };
     if has_env(req, CONFIG_ENV) {
         return Err(ctx.unsupported(format!(
-            "take --system while --env sets {CONFIG_ENV} (list the instructions file in that config's `instructions` instead)"
+            "{what} while --env sets {CONFIG_ENV} (list the instructions file in that config's `instructions`, the servers in its `mcp`, instead)"
         )));
     }
-    let path = system_file(&ctx.scratch.path()?, system)?;
     let mut extra = Map::new();
-    extra.insert("instructions".into(), json!([path.display().to_string()]));
+    if let Some(system) = &req.system {
+        let path = system_file(&ctx.scratch.path()?, system)?;
+        extra.insert("instructions".into(), json!([path.display().to_string()]));
+        cmd.files.push(path);
+    }
+    if !servers.is_empty() {
+        extra.insert("mcp".into(), mcp::opencode_mcp_object(servers));
+    }
     let merged = merge_into(own_env(req, CONFIG_ENV), extra)
-        .map_err(|what| ctx.unsupported(format!("take --system: {CONFIG_ENV} {what}")))?;
+        .map_err(|e| ctx.unsupported(format!("{what}: {CONFIG_ENV} {e}")))?;
     cmd.env
         .push((OsString::from(CONFIG_ENV), OsString::from(merged)));
-    cmd.files.push(path);
     Ok(())
 }
 

@@ -11,7 +11,6 @@
 
 mod decode;
 mod errors;
-mod settings;
 
 pub use decode::{QwenDecoder, find_session_file, is_api_error, session_totals};
 pub use errors::ERRORS;
@@ -19,7 +18,9 @@ pub use errors::ERRORS;
 use super::argv::{Context, Part, PromptInput, args, each_dir, mode_flag, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
+use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, PostRun, Verification};
+use super::system_settings::{SystemSettings, object_at};
 use crate::decode::Decoded;
 
 /// The most Qwen reads from stdin (8 MiB); it truncates the rest.
@@ -58,13 +59,15 @@ pub static QWEN: Description = Description {
 static ARGV: &[Part] = &[
     Part::Code(prompt_fits_stdin),
     args(&["--output-format", "stream-json"]),
+    // Before a flag: the option would take the words after it.
+    Part::Code(allowed_mcp_servers),
     mode_flag("--approval-mode", ["default", "plan", "auto-edit", "yolo"]),
     optional(&["-m", "{model}"]),
     optional(&["--append-system-prompt", "{system}"]),
     each_dir(&["--include-directories", "{dir}"]),
     optional(&["--resume", "{session}"]),
     Part::Extra,
-    Part::Code(bound_retries),
+    Part::Code(system_settings),
 ];
 
 /// Qwen reads at most 8 MiB from stdin and drops the rest: refuse more.
@@ -78,13 +81,58 @@ fn prompt_fits_stdin(ctx: &Context<'_>, _: &mut CliCommand) -> Result<(), Comman
     Ok(())
 }
 
-/// `--max-provider-retries`: a copy of the system settings with the bound.
-fn bound_retries(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
-    if let Some(n) = ctx.request.max_provider_retries {
-        let (vars, file) = settings::retry_settings(n, ctx.request, ctx.scratch)?;
-        cmd.env.extend(vars);
-        cmd.files.push(file);
-    }
+/// Qwen's variable naming its system settings file, which overrides the
+/// user's and the project's settings.
+pub(super) const SYSTEM_SETTINGS_ENV: &str = "QWEN_CODE_SYSTEM_SETTINGS_PATH";
+
+/// Qwen's variable naming its system defaults file.
+pub(super) const SYSTEM_DEFAULTS_ENV: &str = "QWEN_CODE_SYSTEM_DEFAULTS_PATH";
+
+static SETTINGS: SystemSettings = SystemSettings {
+    provider: "qwen",
+    settings_env: SYSTEM_SETTINGS_ENV,
+    defaults_env: SYSTEM_DEFAULTS_ENV,
+    default_path: "/etc/qwen-code/settings.json",
+    default_path_macos: "/Library/Application Support/QwenCode/settings.json",
+};
+
+/// The request's MCP servers, and only those: `--allowed-mcp-server-names`.
+fn allowed_mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    cmd.args.extend(mcp::allowed_names_args(mcp::checked(ctx)?));
+    Ok(())
+}
+
+/// What only a settings key sets: `--max-provider-retries`
+/// (`model.generationConfig.maxRetries`, no flag or variable sets it) and
+/// the request's MCP servers (`mcpServers`), in a copy of the system
+/// settings the run points Qwen at.
+fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    let retries = ctx.request.max_provider_retries;
+    let servers = mcp::checked(ctx)?;
+    let (purpose, instead) = match (retries.is_some(), servers.is_empty()) {
+        (false, true) => return Ok(()),
+        (true, true) => ("bound its retries", "run without --max-provider-retries"),
+        (false, false) => ("take MCP servers", "run without MCP servers"),
+        (true, false) => (
+            "bound its retries and take MCP servers",
+            "run without --max-provider-retries",
+        ),
+    };
+    let edit = |settings: &mut serde_json::Map<String, serde_json::Value>| {
+        if let Some(n) = retries {
+            let model = object_at(settings, "model");
+            // Indexing an object inserts what is missing; only a non-object
+            // in the way must be replaced first.
+            if !model["generationConfig"].is_object() {
+                model["generationConfig"] = serde_json::json!({});
+            }
+            model["generationConfig"]["maxRetries"] = n.into();
+        }
+        mcp::add_to_settings(settings, servers);
+    };
+    let (vars, file) = SETTINGS.overlay(ctx.request, ctx.scratch, purpose, instead, &edit)?;
+    cmd.env.extend(vars);
+    cmd.files.push(file);
     Ok(())
 }
 
@@ -104,7 +152,6 @@ mod tests {
 
     use serde_json::{Value, json};
 
-    use super::settings::{SYSTEM_DEFAULTS_ENV, SYSTEM_SETTINGS_ENV};
     use super::*;
     use crate::providers::provider::{Provider, RunRequest};
     use crate::providers::test_support::req;
