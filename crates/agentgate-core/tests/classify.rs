@@ -1139,7 +1139,7 @@ fn the_mapping_agrees_with_the_protocols_exit_codes() {
     for kind in ErrorKind::ALL {
         let code = exit_code_for(Some(kind), kind.recoverable());
         let want = match kind {
-            ErrorKind::InvalidInput => 2,
+            ErrorKind::InvalidInput | ErrorKind::Policy => 2,
             ErrorKind::Cancelled => 130,
             ErrorKind::Timeout | ErrorKind::IdleTimeout => 124,
             k if k.recoverable() => 75,
