@@ -107,6 +107,7 @@ pub fn request_for(
         resume_from: None,
         trace_id: None,
         stdin: None,
+        copy_in: Vec::new(),
         caller_env,
         classify: classifier(registry),
     })

@@ -15,9 +15,10 @@ mod watch;
 
 pub use request::{
     ClassifyCode, DEFAULT_CANCEL_GRACE, DEFAULT_HEARTBEAT, DEFAULT_MAX_OUTPUT_BYTES,
-    DEFAULT_TIMEOUT, RunLimits, RunnerSetup, ToolRunError, ToolRunRequest, ToolTarget,
+    DEFAULT_TIMEOUT, RunLimits, RunnerSetup, ToolObserver, ToolRunError, ToolRunRequest,
+    ToolTarget,
 };
-pub use run::{ToolObserver, run_tool};
+pub use run::run_tool;
 
 /// The class and retryable flag of one of the runner's own codes (see
 /// [`crate::error_codes::RUNNER_CODES`]); `None` for any other code.

@@ -40,6 +40,10 @@ pub struct Args {
     /// checkpoints are there).
     #[arg(long, value_name = "RUN")]
     resume: Option<String>,
+    /// Copy this file or folder into the run's workspace (under its own
+    /// name) before the tool starts; repeatable.
+    #[arg(long = "copy-in", value_name = "PATH")]
+    copy_in: Vec<std::path::PathBuf>,
     /// Record the run as started by this agent run.
     #[arg(long, value_name = "RUN")]
     parent_run: Option<String>,
@@ -64,7 +68,7 @@ EXIT STATUS
   other error.
 
 EXAMPLES
-  agentgate tool example_processor --input data.json --output result.json
+  agentgate tool --copy-in notes.txt word_count --input notes.txt --output count.json
   agentgate tool --timeout 10m --stream data_migrator --source in --target out
   agentgate tool --resume r20261125T080000-1a2b3c4d data_migrator --source in";
 
@@ -91,6 +95,7 @@ pub fn run(
     )?;
     request.resume_from = args.resume;
     request.parent_run_id = args.parent_run;
+    request.copy_in = args.copy_in;
     let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
     let store = store_choice::open(&location).context("failed to open the run store")?;
     let setup = RunnerSetup {

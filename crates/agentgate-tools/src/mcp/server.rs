@@ -191,6 +191,7 @@ impl ServerHandler for McpToolServer {
             resume_from: None,
             trace_id: self.parent_run_id.clone(),
             stdin: None,
+            copy_in: Vec::new(),
             caller_env: self.caller_env.as_ref().clone(),
             classify: self.classify.clone(),
         };

@@ -6,7 +6,7 @@ use agentgate_protocol::{Event, EventBody};
 use agentgate_store::RunFiles;
 use jiff::Timestamp;
 
-use super::run::ToolObserver;
+use super::request::ToolObserver;
 
 pub(super) struct Emitter<'a> {
     run_id: String,

@@ -188,3 +188,32 @@ pub(super) fn sandbox_spec(req: &ToolRunRequest, paths: &RunPaths, path_var: &st
         report_path: paths.report.clone(),
     }
 }
+
+/// Copies each path into the workspace under its own name (folders
+/// recursively; symbolic links are copied as the files they point to).
+pub(super) fn copy_in(paths: &[PathBuf], workspace: &Path) -> Result<(), ToolRunError> {
+    for path in paths {
+        let fail = |source| ToolRunError::CopyIn {
+            path: path.clone(),
+            source,
+        };
+        let name = path
+            .file_name()
+            .ok_or_else(|| fail(std::io::Error::other("it has no file name")))?;
+        copy_tree(path, &workspace.join(name)).map_err(fail)?;
+    }
+    Ok(())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    if std::fs::metadata(from)?.is_dir() {
+        std::fs::create_dir_all(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        }
+        Ok(())
+    } else {
+        std::fs::copy(from, to).map(|_| ())
+    }
+}

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentgate_protocol::ToolErrorClass;
+use agentgate_protocol::{Event, ToolErrorClass};
 use agentgate_store::StoreError;
 
 use crate::manifest::Manifest;
@@ -100,6 +100,9 @@ pub struct ToolRunRequest {
     pub trace_id: Option<String>,
     /// Bytes for the tool's stdin; `/dev/null` when `None`.
     pub stdin: Option<Vec<u8>>,
+    /// Files and folders copied into the workspace before the tool starts,
+    /// each under its own name (the tool's inputs).
+    pub copy_in: Vec<PathBuf>,
     /// The environment the scoped environment is taken from (usually the
     /// caller's own).
     pub caller_env: Vec<(String, String)>,
@@ -143,7 +146,27 @@ pub enum ToolRunError {
         /// Why.
         source: std::io::Error,
     },
+    /// A `copy_in` path could not be copied into the workspace.
+    #[error("cannot copy {path} into the workspace: {source}")]
+    CopyIn {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// `resume_from` names no run of this tool with a workspace.
     #[error("cannot resume: {0}")]
     Resume(String),
+}
+
+/// Receives a tool run's events as they happen (after they are stored).
+pub trait ToolObserver: Send {
+    /// One event.
+    fn event(&mut self, event: &Event);
+}
+
+impl<F: FnMut(&Event) + Send> ToolObserver for F {
+    fn event(&mut self, event: &Event) {
+        self(event);
+    }
 }

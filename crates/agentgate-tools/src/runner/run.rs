@@ -7,7 +7,7 @@ use agentgate_core::redact::{RedactorBuilder, is_secret};
 use agentgate_core::run::{CancelRequest, new_run_id};
 use agentgate_core::supervise::{Invocation, SupervisorConfig};
 use agentgate_protocol::{
-    CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorSource, Event, EventBody, ResultEvent,
+    CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorSource, EventBody, ResultEvent,
     StartEvent, ToolEnvelope, ToolErrorCode, ToolStatus,
 };
 use agentgate_store::{RunKind, RunRecord, RunStore};
@@ -15,24 +15,12 @@ use jiff::Timestamp;
 use tokio::sync::mpsc;
 
 use super::emit::Emitter;
-use super::prepare::{RunPaths, sandbox_spec, scoped_env};
-use super::request::{RunnerSetup, ToolRunError, ToolRunRequest};
+use super::prepare::{RunPaths, copy_in, sandbox_spec, scoped_env};
+use super::request::{RunnerSetup, ToolObserver, ToolRunError, ToolRunRequest};
 use super::verdict::{Evidence, Verdict, decide, not_started};
 use super::watch::watch;
 use crate::error_codes as codes;
 use crate::sandbox::{SANDBOX_SUBCOMMAND, SandboxReport};
-
-/// Receives a tool run's events as they happen (after they are stored).
-pub trait ToolObserver: Send {
-    /// One event.
-    fn event(&mut self, event: &Event);
-}
-
-impl<F: FnMut(&Event) + Send> ToolObserver for F {
-    fn event(&mut self, event: &Event) {
-        self(event);
-    }
-}
 
 /// Runs one tool: records the run in `store` (kind `tool`), checks the
 /// policy's verdict and the required variables, prepares the workspace,
@@ -75,6 +63,7 @@ pub async fn run_tool(
     })?;
     let files = store.create_run_files(&run_id)?;
     paths.create()?;
+    copy_in(&req.copy_in, &paths.workspace)?;
 
     let mut secrets = RedactorBuilder::new();
     for (name, value) in &req.caller_env {

@@ -369,3 +369,132 @@ fn a_tools_error_code_is_classed_by_the_registry() {
         "an unknown code is not retryable, whatever the tool says"
     );
 }
+
+/// The repository's own example registry (examples/tools), as the README
+/// shows it: a shell tool, its input copied into the workspace.
+#[test]
+fn the_readme_example_runs_and_is_recorded_as_a_tool_run() {
+    let p = Project::new();
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tools");
+    let status = std::process::Command::new("cp")
+        .args(["-r", examples.to_str().unwrap(), p.root().to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let notes = p.root().join("notes.txt");
+    std::fs::write(&notes, "one two three four\nfive\n").unwrap();
+    let (run, envelope) = p.run_tool(&[
+        "--copy-in",
+        notes.to_str().unwrap(),
+        "word_count",
+        "--input",
+        "notes.txt",
+        "--output",
+        "count.json",
+    ]);
+    assert_eq!(envelope.status, ToolStatus::Ok, "{}", run.all_output());
+    assert_eq!(envelope.metrics["words"], 5);
+    assert_eq!(envelope.artifacts[0].state, ArtifactState::Verified);
+    assert_eq!(
+        message_types(&p.events(&envelope.run_id)),
+        ["start", "progress", "result"]
+    );
+
+    let (run, envelope) = p.run_tool(&["word_count", "--input", "gone.txt", "--output", "x"]);
+    assert_eq!(envelope.code.as_deref(), Some("E_INPUT_NOT_FOUND"));
+    assert_eq!(
+        envelope.class,
+        Some(ToolErrorClass::UserError),
+        "the seed's error codes file"
+    );
+    assert_eq!(run.code, Some(1));
+
+    let listed = crate::suite::support::run_bounded(
+        p.command(&["runs", "--json"]),
+        std::time::Duration::from_secs(30),
+    );
+    let runs: Vec<serde_json::Value> = listed
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(runs.len(), 2, "{}", listed.all_output());
+    for r in &runs {
+        assert_eq!(r["record"]["kind"], "tool", "{r}");
+        assert_eq!(r["record"]["providers"][0], "word_count");
+    }
+}
+
+#[test]
+fn the_policy_refuses_wildcard_egress_before_anything_runs() {
+    let p = Project::new();
+    p.tool(
+        "leaky",
+        "permissions: {network: {egress_allow: [\"*\"]}}\n",
+        "#!/bin/bash\ntouch \"$WORKSPACE/ran\"\n",
+    );
+    let (run, envelope) = p.run_tool(&["leaky"]);
+    assert_eq!(
+        envelope.code.as_deref(),
+        Some("E_POLICY"),
+        "{}",
+        run.all_output()
+    );
+    assert_eq!(envelope.class, Some(ToolErrorClass::PolicyError));
+    assert_eq!(run.code, Some(2));
+    assert!(envelope.tool_exit.is_none());
+    let workspace = std::path::PathBuf::from(envelope.workspace.unwrap());
+    assert!(!workspace.join("ran").exists(), "the tool ran");
+    assert!(envelope.error.unwrap().contains("egress"));
+}
+
+#[test]
+fn the_environment_is_scoped_and_a_required_secret_is_redacted() {
+    let p = Project::new();
+    p.tool(
+        "envy",
+        "env: {require: [SERVICE_TOKEN]}\n",
+        "#!/bin/bash\nenv | sort\necho '{\"v\":1,\"type\":\"result\",\"status\":\"ok\"}'\n",
+    );
+    let mut cmd = p.command(&["tool", "envy"]);
+    cmd.env("SERVICE_TOKEN", "tok-3f9a7c1e5b")
+        .env("UNRELATED_SECRET", "not-for-tools-8d2e");
+    let run = crate::suite::support::run_bounded(cmd, crate::suite::tool_support::LIMIT);
+    let envelope: agentgate_protocol::ToolEnvelope =
+        serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(envelope.status, ToolStatus::Ok, "{}", run.all_output());
+    let lines = non_json_logs(&p.events(&envelope.run_id));
+    let has = |prefix: &str| lines.iter().any(|l| l.starts_with(prefix));
+    assert!(has("SERVICE_TOKEN=[redacted"), "{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("tok-3f9a7c1e5b")),
+        "the secret is in the events"
+    );
+    assert!(
+        !has("UNRELATED_SECRET="),
+        "a variable the manifest does not require reached the tool"
+    );
+    for name in [
+        "RUN_ID=",
+        "TRACE_ID=",
+        "WORKSPACE=",
+        "DEADLINE_TS=",
+        "CANCEL_FILE=",
+        "AI_PROTOCOL_VERSION=1",
+        "LOG_DIR=",
+        "PATH=",
+    ] {
+        assert!(has(name), "{name} is missing: {lines:?}");
+    }
+    let events = std::fs::read_to_string(p.run_dir(&envelope.run_id).join("events.jsonl")).unwrap();
+    assert!(!events.contains("tok-3f9a7c1e5b"));
+
+    let (run, envelope) = p.run_tool(&["envy"]);
+    assert_eq!(
+        envelope.code.as_deref(),
+        Some("E_ENV_MISSING"),
+        "{}",
+        run.all_output()
+    );
+    assert_eq!(envelope.class, Some(ToolErrorClass::UserError));
+}
