@@ -19,8 +19,10 @@
 //! The example tools `example-processor` and `example-migrator` (in
 //! `src/bin/`) are seed 002's two examples written with it.
 
+mod args;
 mod checkpoint;
 mod context;
 
+pub use args::{answer_selftest, arg_value};
 pub use checkpoint::Checkpoints;
 pub use context::{Stop, ToolContext, artifact};

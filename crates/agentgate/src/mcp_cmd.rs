@@ -4,12 +4,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use agentgate_core::config::Config;
-use agentgate_core::store_choice;
 use agentgate_tools::invoke::{classifier, mcp_tools};
 use agentgate_tools::mcp::{McpToolServer, serve_stdio};
-use agentgate_tools::registry::Registry;
-use agentgate_tools::runner::RunnerSetup;
 use anyhow::Context as _;
 
 #[derive(Debug, clap::Args)]
@@ -43,16 +39,9 @@ pub fn run(
     config_flag: Option<&Path>,
     store_flag: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let cfg = Config::load(config_flag)?;
-    let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let registry = Registry::discover(&cfg, &cwd)?;
+    let (cfg, registry) = crate::tool_cmd::registry(config_flag)?;
     let tools = mcp_tools(&registry, &args.tools)?;
-    let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
-    let store = store_choice::open(&location).context("failed to open the run store")?;
-    let setup = RunnerSetup {
-        sandbox_program: std::env::current_exe().context("cannot find the agentgate binary")?,
-        keeper: crate::run::keeper_path(),
-    };
+    let (store, setup) = crate::tool_cmd::runner(&cfg, store_flag)?;
     let server = McpToolServer::new(
         tools,
         setup,

@@ -78,9 +78,7 @@ pub fn run(
     config_flag: Option<&Path>,
     store_flag: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let cfg = Config::load(config_flag)?;
-    let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let registry = Registry::discover(&cfg, &cwd)?;
+    let (cfg, registry) = registry(config_flag)?;
     let overrides = RunOverrides {
         timeout: args.timeout,
         heartbeat: args.heartbeat,
@@ -96,12 +94,7 @@ pub fn run(
     request.resume_from = args.resume;
     request.parent_run_id = args.parent_run;
     request.copy_in = args.copy_in;
-    let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
-    let store = store_choice::open(&location).context("failed to open the run store")?;
-    let setup = RunnerSetup {
-        sandbox_program: std::env::current_exe().context("cannot find the agentgate binary")?,
-        keeper: crate::run::keeper_path(),
-    };
+    let (store, setup) = runner(&cfg, store_flag)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -128,4 +121,30 @@ pub fn run(
         return Ok(failure.exit());
     }
     Ok(exit_code(envelope.exit_code))
+}
+
+/// The config and the tool registry found from the working directory.
+pub(crate) fn registry(config_flag: Option<&Path>) -> anyhow::Result<(Config, Registry)> {
+    let cfg = Config::load(config_flag)?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let registry = Registry::discover(&cfg, &cwd)?;
+    Ok((cfg, registry))
+}
+
+/// The run store and how this binary runs tools (itself as the sandbox,
+/// its keeper).
+pub(crate) fn runner(
+    cfg: &Config,
+    store_flag: Option<&str>,
+) -> anyhow::Result<(
+    std::sync::Arc<dyn agentgate_store::StoreBackend>,
+    RunnerSetup,
+)> {
+    let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
+    let store = store_choice::open(&location).context("failed to open the run store")?;
+    let setup = RunnerSetup {
+        sandbox_program: std::env::current_exe().context("cannot find the agentgate binary")?,
+        keeper: crate::run::keeper_path(),
+    };
+    Ok((store, setup))
 }

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agentgate_protocol::ArtifactRef;
-use agentgate_toolkit::{Checkpoints, Stop, ToolContext};
+use agentgate_toolkit::{Checkpoints, Stop, ToolContext, answer_selftest, arg_value};
 use serde_json::{Map, Value, json};
 
 const RETRYABLE: u8 = 20;
@@ -22,8 +22,7 @@ const CANCELLED: u8 = 130;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--selftest") {
-        println!("{}", json!({"selftest": "ok"}));
+    if answer_selftest(&args) {
         return ExitCode::SUCCESS;
     }
     let ctx = ToolContext::from_env();
@@ -36,22 +35,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn value_of<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-    args.windows(2)
-        .find(|pair| pair[0] == name)
-        .map(|pair| pair[1].as_str())
-}
-
 fn run(ctx: &ToolContext, args: &[String]) -> std::io::Result<u8> {
-    let source = ctx.resolve(value_of(args, "--source").unwrap_or(""));
-    let target_arg = value_of(args, "--target").unwrap_or("migrated");
+    let source = ctx.resolve(arg_value(args, "--source").unwrap_or(""));
+    let target_arg = arg_value(args, "--target").unwrap_or("migrated");
     let target = ctx.resolve(target_arg);
-    let batch_size: usize = value_of(args, "--batch-size")
+    let batch_size: usize = arg_value(args, "--batch-size")
         .and_then(|n| n.parse().ok())
         .filter(|n| *n > 0)
         .unwrap_or(100);
     let delay = Duration::from_millis(
-        value_of(args, "--delay-ms")
+        arg_value(args, "--delay-ms")
             .and_then(|n| n.parse().ok())
             .unwrap_or(0),
     );

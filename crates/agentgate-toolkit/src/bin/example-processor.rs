@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use agentgate_toolkit::{Stop, ToolContext, artifact};
+use agentgate_toolkit::{Stop, ToolContext, answer_selftest, arg_value, artifact};
 use serde_json::{Map, Value, json};
 
 const FATAL: u8 = 30;
@@ -23,8 +23,7 @@ fn input_schema() -> Value {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--selftest") {
-        println!("{}", json!({"selftest": "ok"}));
+    if answer_selftest(&args) {
         return ExitCode::SUCCESS;
     }
     let ctx = ToolContext::from_env();
@@ -37,14 +36,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn value_of<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-    args.windows(2)
-        .find(|pair| pair[0] == name)
-        .map(|pair| pair[1].as_str())
-}
-
 fn run(ctx: &ToolContext, args: &[String]) -> std::io::Result<u8> {
-    let (Some(input), Some(output)) = (value_of(args, "--input"), value_of(args, "--output"))
+    let (Some(input), Some(output)) = (arg_value(args, "--input"), arg_value(args, "--output"))
     else {
         ctx.error(
             "E_INPUT_NOT_FOUND",
