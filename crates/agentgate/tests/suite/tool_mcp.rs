@@ -1,0 +1,183 @@
+//! `agentgate mcp`: a real MCP client (JSON-RPC lines on the server's
+//! stdin and stdout, as every agent CLI speaks it) against the real server
+//! over a temporary registry: the tools listed with their input schemas, a
+//! call run through the runner with its progress notified before the
+//! result, `action_required` returned as a result, bad arguments a tool
+//! error, and each run in the store with its parent.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::process::{ChildStdin, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::suite::tool_support::{LIMIT, Project};
+
+struct Client {
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<Value>,
+    child: std::process::Child,
+}
+
+impl Client {
+    fn send(&mut self, message: Value) {
+        let mut line = serde_json::to_vec(&message).unwrap();
+        line.push(b'\n');
+        self.stdin.write_all(&line).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Every message until the response to `id` (included).
+    fn until_response(&mut self, id: u64) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let message = self
+                .lines
+                .recv_timeout(LIMIT)
+                .unwrap_or_else(|_| panic!("no response to {id}: {seen:?}"));
+            let done = message["id"] == id;
+            seen.push(message);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    fn call(&mut self, id: u64, params: Value) -> (Vec<Value>, Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
+        let mut seen = self.until_response(id);
+        let response = seen.pop().unwrap();
+        (seen, response)
+    }
+}
+
+fn start(p: &Project) -> Client {
+    let mut child = p
+        .command(&["mcp", "--parent-run", "rparent-1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(value) = serde_json::from_str::<Value>(&line)
+                && tx.send(value).is_err()
+            {
+                break;
+            }
+        }
+    });
+    let stdin = child.stdin.take().unwrap();
+    Client {
+        stdin,
+        lines,
+        child,
+    }
+}
+
+#[test]
+fn an_mcp_client_lists_calls_and_gets_progress_results_and_actions() {
+    let p = Project::new();
+    p.tool(
+        "counter",
+        "description: Counts to a number.\ninputs:\n  - {name: upto, type: integer, required: true, description: the last number}\n  - {name: label, type: string}\n",
+        "#!/bin/bash\n\
+         echo '{\"v\":1,\"type\":\"progress\",\"pct\":50,\"msg\":\"half way\"}'\n\
+         echo '{\"v\":1,\"type\":\"progress\",\"pct\":100,\"msg\":\"done\"}'\n\
+         echo '{\"v\":1,\"type\":\"result\",\"status\":\"ok\",\"metrics\":{\"counted\":'\"$2\"'}}'\n",
+    );
+    p.tool(
+        "asker",
+        "",
+        "#!/bin/bash\n\
+         echo '{\"v\":1,\"type\":\"action_required\",\"action\":\"choose_strategy\",\"context\":{\"files\":3}}'\n",
+    );
+    let mut client = start(&p);
+    client.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test-client", "version": "1"}}}),
+    );
+    let init = client.until_response(1).pop().unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "agentgate", "{init}");
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    client.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let list = client.until_response(2).pop().unwrap();
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["asker", "counter"]);
+    let counter = tools.iter().find(|t| t["name"] == "counter").unwrap();
+    assert_eq!(counter["description"], "Counts to a number.");
+    assert_eq!(
+        counter["inputSchema"]["properties"]["upto"]["type"],
+        "integer"
+    );
+    assert_eq!(counter["inputSchema"]["required"], json!(["upto"]));
+
+    let (before, response) = client.call(
+        3,
+        json!({"name": "counter", "arguments": {"upto": 7}, "_meta": {"progressToken": "p-1"}}),
+    );
+    let progress: Vec<&Value> = before
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 2, "{before:?}");
+    assert_eq!(progress[0]["params"]["progressToken"], "p-1");
+    assert_eq!(progress[0]["params"]["progress"], 50.0);
+    assert_eq!(progress[0]["params"]["message"], "half way");
+    let result = &response["result"];
+    assert_eq!(result["isError"], false, "{response}");
+    assert_eq!(result["structuredContent"]["status"], "ok");
+    assert_eq!(result["structuredContent"]["metrics"]["counted"], 7);
+    assert_eq!(result["structuredContent"]["parent_run_id"], "rparent-1");
+    let run_id = result["structuredContent"]["run_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let (_, response) = client.call(4, json!({"name": "asker", "arguments": {}}));
+    let asked = &response["result"]["structuredContent"];
+    assert_eq!(asked["status"], "action_required", "{response}");
+    assert_eq!(asked["actions"][0]["action"], "choose_strategy");
+    assert_eq!(asked["actions"][0]["context"]["files"], 3);
+
+    let (_, response) = client.call(5, json!({"name": "counter", "arguments": {"label": "x"}}));
+    assert_eq!(response["result"]["isError"], true, "{response}");
+    assert_eq!(
+        response["result"]["structuredContent"]["code"],
+        "E_INVALID_ARGUMENTS"
+    );
+
+    drop(client.stdin);
+    let start = std::time::Instant::now();
+    while client.child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < LIMIT, "agentgate mcp did not exit on EOF");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let events = p.events(&run_id);
+    assert!(events.iter().any(|e| e.body.type_name() == "tool_message"));
+    let listed =
+        crate::suite::support::run_bounded(p.command(&["runs", "--json"]), Duration::from_secs(30));
+    let runs: Vec<Value> = listed
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(runs.len(), 2, "two calls ran, the bad one did not");
+    for r in &runs {
+        assert_eq!(r["record"]["parent_run_id"], "rparent-1");
+        assert_eq!(r["record"]["kind"], "tool");
+    }
+}
