@@ -40,6 +40,7 @@ mod sse_client;
 mod store_postgres;
 mod stream_breaks;
 mod support;
+mod tool_examples;
 mod tool_mcp;
 mod tool_runner;
 mod tool_support;
