@@ -148,10 +148,7 @@ fn the_migrator_cancelled_mid_way_resumes_from_its_checkpoint() {
     );
     assert_eq!(resumed.workspace, cancelled.workspace, "the same workspace");
     let resumed_at = resumed.metrics["resumed_at"].as_u64().unwrap();
-    assert!(
-        resumed_at >= 4 && resumed_at < 20,
-        "resumed at {resumed_at}"
-    );
+    assert!((4..20).contains(&resumed_at), "resumed at {resumed_at}");
     assert_eq!(
         resumed.metrics["migrated_now"].as_u64().unwrap(),
         20 - resumed_at
