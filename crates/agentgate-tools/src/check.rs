@@ -20,15 +20,10 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use crate::registry::{ListedTool, Registry, ResolvedTool};
+use crate::runner::{SeedVars, scoped_env};
 
 /// The longest a selftest may take.
 pub const SELFTEST_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Variables a selftest gets from agentgate's environment (the seed's
-/// allowlist), besides the manifest's `env.require`.
-pub const SELFTEST_ENV_ALLOWLIST: [&str; 10] = [
-    "PATH", "HOME", "USER", "USERNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
-];
 
 /// How many of the selftest's last output lines a failure shows.
 const TAIL_LINES: usize = 10;
@@ -151,7 +146,7 @@ pub async fn check_tool(
             Outcome::Skip,
             "the manifest gives no health.selftest",
         ),
-        Some(args) => match selftest(tool, args, keeper, &|k| std::env::var_os(k)).await {
+        Some(args) => match selftest(tool, args, keeper, &crate::invoke::caller_env()).await {
             Ok(detail) => item("selftest", Outcome::Pass, detail),
             Err(detail) => item("selftest", Outcome::Fail, detail),
         },
@@ -189,61 +184,40 @@ async fn selftest(
     tool: &ResolvedTool,
     args: &[String],
     keeper: Option<PathBuf>,
-    var: &dyn Fn(&str) -> Option<OsString>,
+    caller_env: &[(String, String)],
 ) -> Result<String, String> {
-    let missing: Vec<&str> = tool
-        .manifest
-        .env
-        .require
-        .iter()
-        .map(String::as_str)
-        .filter(|k| var(k).is_none())
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "E_ENV_MISSING: the manifest requires {} (env.require), not set",
-            missing.join(", ")
-        ));
-    }
     let scratch = tempfile::Builder::new()
         .prefix("agentgate-selftest-")
         .tempdir()
         .map_err(|e| format!("cannot create a workspace: {e}"))?;
-    let workspace = scratch.path().join("work");
-    let logs = scratch.path().join("logs");
-    for dir in [&workspace, &logs] {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
+    let dir = |name: &str| -> Result<PathBuf, String> {
+        let path = scratch.path().join(name);
+        std::fs::create_dir_all(&path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        Ok(path)
+    };
+    let (workspace, logs, tmp, home) = (dir("work")?, dir("logs")?, dir("tmp")?, dir("home")?);
     let run_id = format!("selftest-{}-{}", tool.manifest.name, std::process::id());
-    let deadline = jiff::Timestamp::now()
-        .checked_add(jiff::SignedDuration::from_secs(
-            SELFTEST_TIMEOUT.as_secs().cast_signed(),
-        ))
-        .map_or_else(
-            |_| String::new(),
-            |t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
-        );
-    let mut env: Vec<(OsString, OsString)> = SELFTEST_ENV_ALLOWLIST
-        .iter()
-        .copied()
-        .chain(tool.manifest.env.require.iter().map(String::as_str))
-        .filter_map(|k| var(k).map(|v| (OsString::from(k), v)))
+    let seed = SeedVars {
+        run_id: &run_id,
+        trace_id: &run_id,
+        workspace: &workspace,
+        logs: &logs,
+        tmp: &tmp,
+        home: &home,
+        cancel_file: &scratch.path().join("CANCEL"),
+        deadline_in: SELFTEST_TIMEOUT,
+    };
+    let env = scoped_env(&tool.manifest.env.require, caller_env, &seed).map_err(|missing| {
+        format!(
+            "E_ENV_MISSING: the manifest requires {} (env.require), not set",
+            missing.join(", ")
+        )
+    })?;
+    let env: Vec<(OsString, OsString)> = env
+        .into_iter()
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)))
         .collect();
-    for (k, v) in [
-        ("RUN_ID", OsString::from(&run_id)),
-        ("TRACE_ID", OsString::from(&run_id)),
-        ("WORKSPACE", workspace.clone().into_os_string()),
-        ("LOG_DIR", logs.into_os_string()),
-        (
-            "CANCEL_FILE",
-            scratch.path().join("CANCEL").into_os_string(),
-        ),
-        ("AI_PROTOCOL_VERSION", OsString::from("1")),
-        ("DEADLINE_TS", OsString::from(deadline)),
-    ] {
-        env.push((OsString::from(k), v));
-    }
     let inv = Invocation {
         program: tool.entry.clone(),
         args: args.iter().map(OsString::from).collect(),

@@ -147,3 +147,12 @@ pub fn mcp_tools(registry: &Registry, names: &[String]) -> Result<Vec<McpTool>, 
         })
         .collect())
 }
+
+/// This process's environment as text: a variable whose name or value is
+/// not UTF-8 is left out (it could not be passed on faithfully, and
+/// `std::env::vars` would panic on it).
+pub fn caller_env() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}

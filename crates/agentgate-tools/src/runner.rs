@@ -13,6 +13,7 @@ mod run;
 mod verdict;
 mod watch;
 
+pub use prepare::{ENV_ALLOWLIST, SeedVars, scoped_env};
 pub use request::{
     ClassifyCode, DEFAULT_CANCEL_GRACE, DEFAULT_HEARTBEAT, DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_TIMEOUT, RunLimits, RunnerSetup, ToolObserver, ToolRunError, ToolRunRequest,

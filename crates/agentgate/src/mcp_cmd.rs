@@ -47,7 +47,7 @@ pub fn run(
         setup,
         store,
         args.parent_run,
-        std::env::vars().collect(),
+        agentgate_tools::invoke::caller_env(),
         classifier(&registry),
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -89,7 +89,7 @@ pub fn run(
         &args.name,
         args.args,
         &overrides,
-        std::env::vars().collect(),
+        agentgate_tools::invoke::caller_env(),
     )?;
     request.resume_from = args.resume;
     request.parent_run_id = args.parent_run;

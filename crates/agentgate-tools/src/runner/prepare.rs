@@ -19,7 +19,7 @@ use crate::sandbox::{NetworkRule, SandboxSpec};
 /// Variables passed from the caller's environment to every tool (the
 /// seed's allowlist, without `HOME` and the temp folders, which the run
 /// sets to its own).
-pub(super) const ENV_ALLOWLIST: &[&str] = &[
+pub const ENV_ALLOWLIST: &[&str] = &[
     "PATH",
     "USER",
     "USERNAME",
@@ -74,19 +74,39 @@ impl RunPaths {
     }
 }
 
-/// The scoped environment: the allowlist and the manifest's `env.require`
-/// from the caller's environment, the run's own `HOME` and temp folders,
-/// and the seed's variables. `Err` names the required variables missing.
-pub(super) fn scoped_env(
-    req: &ToolRunRequest,
-    paths: &RunPaths,
-    run_id: &str,
-    trace_id: &str,
-    timeout: Duration,
+/// The run's own values of the seed's variables (and `HOME`, `TMPDIR`).
+#[derive(Debug, Clone, Copy)]
+pub struct SeedVars<'a> {
+    /// `RUN_ID`.
+    pub run_id: &'a str,
+    /// `TRACE_ID`.
+    pub trace_id: &'a str,
+    /// `WORKSPACE`.
+    pub workspace: &'a Path,
+    /// `LOG_DIR`.
+    pub logs: &'a Path,
+    /// `TMPDIR` (and `TMP`, `TEMP`).
+    pub tmp: &'a Path,
+    /// `HOME`.
+    pub home: &'a Path,
+    /// `CANCEL_FILE`.
+    pub cancel_file: &'a Path,
+    /// `DEADLINE_TS` is now plus this.
+    pub deadline_in: Duration,
+}
+
+/// A tool's scoped environment: [`ENV_ALLOWLIST`] and the manifest's
+/// `env.require` taken from `caller_env`, nothing else from it, then the
+/// run's own `HOME` and temp folders and the seed's variables. `Err` names
+/// the required variables `caller_env` lacks. Runs and `tools check`
+/// selftests both start tools with it.
+pub fn scoped_env(
+    require: &[String],
+    caller_env: &[(String, String)],
+    seed: &SeedVars<'_>,
 ) -> Result<Vec<(String, String)>, Vec<String>> {
-    let require = &req.target.manifest.env.require;
     let lookup = |name: &str| {
-        req.caller_env
+        caller_env
             .iter()
             .rev()
             .find(|(k, _)| k == name)
@@ -114,28 +134,51 @@ pub(super) fn scoped_env(
         }
     }
     let deadline = Timestamp::now()
-        .checked_add(jiff::SignedDuration::try_from(timeout).unwrap_or(jiff::SignedDuration::MAX))
+        .checked_add(
+            jiff::SignedDuration::try_from(seed.deadline_in).unwrap_or(jiff::SignedDuration::MAX),
+        )
         .unwrap_or(Timestamp::MAX);
     let path = |p: &Path| p.display().to_string();
     let own = [
-        ("HOME", path(&paths.home)),
-        ("TMPDIR", path(&paths.tmp)),
-        ("TMP", path(&paths.tmp)),
-        ("TEMP", path(&paths.tmp)),
-        ("RUN_ID", run_id.to_owned()),
-        ("TRACE_ID", trace_id.to_owned()),
-        ("WORKSPACE", path(&paths.workspace)),
+        ("HOME", path(seed.home)),
+        ("TMPDIR", path(seed.tmp)),
+        ("TMP", path(seed.tmp)),
+        ("TEMP", path(seed.tmp)),
+        ("RUN_ID", seed.run_id.to_owned()),
+        ("TRACE_ID", seed.trace_id.to_owned()),
+        ("WORKSPACE", path(seed.workspace)),
         (
             "DEADLINE_TS",
             deadline.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
         ),
-        ("CANCEL_FILE", path(&paths.cancel_file)),
+        ("CANCEL_FILE", path(seed.cancel_file)),
         ("AI_PROTOCOL_VERSION", TOOL_PROTOCOL_VERSION.to_string()),
-        ("LOG_DIR", path(&paths.logs)),
+        ("LOG_DIR", path(seed.logs)),
     ];
     env.retain(|(k, _)| !own.iter().any(|(name, _)| name == k));
     env.extend(own.into_iter().map(|(k, v)| (k.to_owned(), v)));
     Ok(env)
+}
+
+impl RunPaths {
+    /// The seed's variables of this run.
+    pub(super) fn seed<'a>(
+        &'a self,
+        run_id: &'a str,
+        trace_id: &'a str,
+        deadline_in: Duration,
+    ) -> SeedVars<'a> {
+        SeedVars {
+            run_id,
+            trace_id,
+            workspace: &self.workspace,
+            logs: &self.logs,
+            tmp: &self.tmp,
+            home: &self.home,
+            cancel_file: &self.cancel_file,
+            deadline_in,
+        }
+    }
 }
 
 /// The sandbox spec of the run: the manifest's limits and permissions,

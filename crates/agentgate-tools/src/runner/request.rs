@@ -10,10 +10,11 @@ use agentgate_store::StoreError;
 use crate::manifest::Manifest;
 
 /// The deadline of a run when neither the caller nor the manifest sets one
-/// (the seed's runner: 1800 s).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
-/// The heartbeat time when the manifest sets none (the seed's runner: 90 s).
-pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(90);
+/// (the policy's default, as the seed's runner: 1800 s).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(crate::policy::DEFAULT_RUN_S);
+/// The heartbeat time when the manifest sets none (the policy's default, as
+/// the seed's runner: 90 s).
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(crate::policy::DEFAULT_HEARTBEAT_S);
 /// How long a cancelled tool has, after `CANCEL_FILE` appears, to stop by
 /// itself before the termination table starts.
 pub const DEFAULT_CANCEL_GRACE: Duration = Duration::from_secs(10);

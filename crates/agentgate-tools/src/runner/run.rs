@@ -82,7 +82,11 @@ pub async fn run_tool(
     let trace_id = req.trace_id.clone().unwrap_or_else(|| run_id.clone());
     let verdict = match (
         &req.refusal,
-        scoped_env(&req, &paths, &run_id, &trace_id, req.limits.timeout),
+        scoped_env(
+            &manifest.env.require,
+            &req.caller_env,
+            &paths.seed(&run_id, &trace_id, req.limits.timeout),
+        ),
     ) {
         (Some(refusal), _) => not_started(
             &req.limits,

@@ -92,6 +92,7 @@ pub(super) async fn watch(
     };
     let far = Duration::from_secs(86_400 * 365);
     let mut grace_until: Option<Instant> = None;
+    let mut cancels = 0u32;
     let report = loop {
         let heartbeat_at = match state.limits.heartbeat {
             Some(hb) if state.watched.cause.is_none() && !state.finished_seen => {
@@ -111,19 +112,23 @@ pub(super) async fn watch(
                 let _ = state.control.send(Control::Cancel { immediate: false }).await;
             }
             request = recv_cancel(&mut cancel) => match request {
-                Some(request) if request.immediate || grace_until.is_none() && state.watched.cause == Some(RunnerCause::Cancelled) => {
-                    let _ = state.control.send(Control::Cancel { immediate: true }).await;
-                }
-                Some(_) => {
+                None => cancel = None,
+                Some(request) => {
+                    cancels += 1;
                     if state.watched.cause.is_none() {
                         state.watched.cause = Some(RunnerCause::Cancelled);
                     }
-                    if let Err(e) = std::fs::write(cancel_file, b"cancel\n") {
-                        state.watched.warnings.push(format!("could not create CANCEL_FILE: {e}"));
+                    if request.immediate || cancels > 1 {
+                        // A second request (or an impatient first): kill now.
+                        grace_until = None;
+                        let _ = state.control.send(Control::Cancel { immediate: true }).await;
+                    } else {
+                        if let Err(e) = std::fs::write(cancel_file, b"cancel\n") {
+                            state.watched.warnings.push(format!("could not create CANCEL_FILE: {e}"));
+                        }
+                        grace_until = Some(Instant::now() + state.limits.cancel_grace);
                     }
-                    grace_until = Some(Instant::now() + state.limits.cancel_grace);
                 }
-                None => cancel = None,
             },
         }
     };

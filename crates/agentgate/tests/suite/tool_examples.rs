@@ -9,7 +9,7 @@ use std::path::Path;
 
 use agentgate_protocol::{ArtifactState, EventBody, ToolErrorClass, ToolMessageBody, ToolStatus};
 
-use crate::suite::tool_support::{Project, envelope_of};
+use crate::suite::tool_support::Project;
 
 const SEED_CODES: &str = "version: 1\ncodes:\n  E_INPUT_NOT_FOUND: {class: user_error, retryable: false}\n  \
     E_SCHEMA_MISMATCH: {class: user_error, retryable: false}\n  E_UNKNOWN: {class: unknown, retryable: false}\n";
@@ -117,18 +117,14 @@ fn the_migrator_cancelled_mid_way_resumes_from_its_checkpoint() {
         source.to_str().unwrap(),
     ];
     first.extend_from_slice(&args);
-    let mut streaming = p.stream_tool(&first);
-    let seen = streaming.read_until(|e| match &e.body {
+    let thirty_percent = |e: &agentgate_protocol::Event| match &e.body {
         EventBody::ToolMessage(m) => matches!(
             &m.message.body,
             ToolMessageBody::Progress(pr) if pr.pct.as_ref().and_then(serde_json::Number::as_f64) >= Some(30.0)
         ),
         _ => false,
-    });
-    streaming.signal("-INT");
-    let (rest, code) = streaming.finish();
-    let events: Vec<_> = seen.into_iter().chain(rest).collect();
-    let cancelled = envelope_of(&events);
+    };
+    let (_, cancelled, code) = p.interrupt_tool(&first, thirty_percent, 1);
     assert_eq!(cancelled.status, ToolStatus::Cancelled);
     assert_eq!(code, Some(130));
     assert_eq!(

@@ -6,7 +6,7 @@
 use agentgate_protocol::{ArtifactState, ExitMeaning, ToolErrorClass, ToolStatus};
 
 use crate::suite::tool_support::{
-    Project, alive, message_types, non_json_logs, pids_in, tool_messages,
+    Project, alive, is_tool_message, message_types, non_json_logs, pids_in, tool_messages,
 };
 
 /// A tool that prints its pid (and its children's) to `$WORKSPACE/pids`.
@@ -103,12 +103,8 @@ fn a_tool_that_ignores_its_cancel_file_is_terminated_after_the_grace() {
              while :; do echo '{{\"v\":1,\"type\":\"heartbeat\"}}'; sleep 0.2; done\n"
         ),
     );
-    let mut streaming = p.stream_tool(&["--cancel-grace", "1s", "stubborn"]);
-    let seen = streaming.read_until(|e| e.body.type_name() == "tool_message");
-    streaming.signal("-INT");
-    let (rest, code) = streaming.finish();
-    let events: Vec<_> = seen.into_iter().chain(rest).collect();
-    let envelope = crate::suite::tool_support::envelope_of(&events);
+    let (events, envelope, code) =
+        p.interrupt_tool(&["--cancel-grace", "1s", "stubborn"], is_tool_message, 1);
     assert_eq!(envelope.status, ToolStatus::Cancelled);
     assert_eq!(code, Some(130));
     let run_dir = p.run_dir(&envelope.run_id);
@@ -129,6 +125,33 @@ fn a_tool_that_ignores_its_cancel_file_is_terminated_after_the_grace() {
 }
 
 #[test]
+fn a_second_interrupt_kills_at_once_without_waiting_for_the_grace() {
+    let p = Project::new();
+    p.tool(
+        "deaf",
+        "",
+        &format!(
+            "#!/bin/bash\ntrap '' INT TERM\n{RECORD_PIDS}\
+             while :; do echo '{{\"v\":1,\"type\":\"heartbeat\"}}'; sleep 0.2; done\n"
+        ),
+    );
+    let (_, envelope, code) =
+        p.interrupt_tool(&["--cancel-grace", "60s", "deaf"], is_tool_message, 2);
+    assert_eq!(envelope.status, ToolStatus::Cancelled);
+    assert_eq!(code, Some(130));
+    let exit = envelope.tool_exit.clone().unwrap();
+    assert_eq!(exit.signal.as_deref(), Some("SIGKILL"), "{exit:?}");
+    assert!(
+        envelope.duration_ms < 30_000,
+        "the 60 s grace was not waited out ({} ms)",
+        envelope.duration_ms
+    );
+    for pid in pids_in(&p.run_dir(&envelope.run_id).join("work/pids")) {
+        assert!(!alive(pid), "process {pid} survived");
+    }
+}
+
+#[test]
 fn a_tool_that_honours_its_cancel_file_stops_by_itself() {
     let p = Project::new();
     p.tool(
@@ -138,12 +161,8 @@ fn a_tool_that_honours_its_cancel_file_stops_by_itself() {
          while [ ! -e \"$CANCEL_FILE\" ]; do echo '{\"v\":1,\"type\":\"heartbeat\"}'; sleep 0.1; done\n\
          echo '{\"v\":1,\"type\":\"cancelled\",\"reason\":\"cancel-file\"}'\nexit 130\n",
     );
-    let mut streaming = p.stream_tool(&["--cancel-grace", "60s", "polite"]);
-    let seen = streaming.read_until(|e| e.body.type_name() == "tool_message");
-    streaming.signal("-INT");
-    let (rest, code) = streaming.finish();
-    let events: Vec<_> = seen.into_iter().chain(rest).collect();
-    let envelope = crate::suite::tool_support::envelope_of(&events);
+    let (events, envelope, code) =
+        p.interrupt_tool(&["--cancel-grace", "60s", "polite"], is_tool_message, 1);
     assert_eq!(envelope.status, ToolStatus::Cancelled);
     assert_eq!(code, Some(130));
     assert_eq!(envelope.tool_exit.clone().unwrap().code, Some(130));

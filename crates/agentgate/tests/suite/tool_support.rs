@@ -225,6 +225,34 @@ impl Streaming {
     }
 }
 
+impl Project {
+    /// `agentgate tool --stream ARGS...`, interrupted (SIGINT) `interrupts`
+    /// times once an event satisfies `when`: every event it printed, the
+    /// tool envelope of the last, and the exit code.
+    pub fn interrupt_tool(
+        &self,
+        args: &[&str],
+        when: impl Fn(&Event) -> bool,
+        interrupts: usize,
+    ) -> (Vec<Event>, ToolEnvelope, Option<i32>) {
+        let mut streaming = self.stream_tool(args);
+        let seen = streaming.read_until(when);
+        for _ in 0..interrupts {
+            streaming.signal("-INT");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let (rest, code) = streaming.finish();
+        let events: Vec<Event> = seen.into_iter().chain(rest).collect();
+        let envelope = envelope_of(&events);
+        (events, envelope, code)
+    }
+}
+
+/// Whether an event is one of the tool's messages.
+pub fn is_tool_message(event: &Event) -> bool {
+    event.body.type_name() == "tool_message"
+}
+
 /// The envelope carried by the last (`result`) event.
 pub fn envelope_of(events: &[Event]) -> ToolEnvelope {
     match &events.last().unwrap().body {
