@@ -227,11 +227,14 @@ impl Engine {
         }
         let text = match &a.text {
             None => Vec::new(),
-            Some(TextSpec::Chunks(c)) => c.clone(),
-            Some(TextSpec::One(t)) => match a.chunk_chars {
-                Some(n) => chunk(t, n),
-                None => vec![t.clone()],
-            },
+            Some(TextSpec::Chunks(c)) => c.iter().map(|c| with_tool_output(c, req)).collect(),
+            Some(TextSpec::One(t)) => {
+                let t = with_tool_output(t, req);
+                match a.chunk_chars {
+                    Some(n) => chunk(&t, n),
+                    None => vec![t],
+                }
+            }
         };
         let joined: String = text.concat();
         let usage = a.usage.unwrap_or_else(|| {
@@ -289,6 +292,17 @@ fn estimate_tokens(s: &str) -> u64 {
 }
 
 /// Split text into chunks of `n` characters (never inside a character).
+/// What a turn's text says, with `{{tool_output}}` replaced by the output
+/// of the tool results the request carries.
+fn with_tool_output(text: &str, req: &ChatRequest) -> String {
+    const PLACEHOLDER: &str = "{{tool_output}}";
+    if text.contains(PLACEHOLDER) {
+        text.replace(PLACEHOLDER, &req.latest_tool_output())
+    } else {
+        text.to_owned()
+    }
+}
+
 fn chunk(text: &str, n: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     chars.chunks(n.max(1)).map(|c| c.iter().collect()).collect()

@@ -32,7 +32,7 @@ canned answer and never use up a turn; the request log marks them `side`.
       tool_call: {name: shell, command: "echo hello > hello.txt"}
       usage: {input: 120, output: 8, cache_read: 0, cache_write: 0, reasoning: 5}
     - match: {tool_result: true}
-      text: "done"
+      text: "done: {{tool_output}}"   # the tool results' output, as the client sent it
     - match: {contains: "FAIL"}
       error: {kind: rate_limit, retry_after: 1}   # status/message optional
     - match: {contains: "SLOW"}

@@ -35,13 +35,18 @@ pub enum Role {
 }
 
 /// A tool the client declared, with the JSON Schema of its arguments.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ToolDecl {
-    /// The tool's name as the client declared it.
+    /// The tool's name as the client declared it; a tool of a Responses
+    /// `namespace` tool is named `NAMESPACE__NAME` (as Codex names it).
     pub name: String,
     /// JSON Schema of the arguments (`Value::Null` when the client sent none).
     #[serde(skip)]
     pub parameters: Value,
+    /// For a tool declared in a Responses `namespace` tool: the namespace
+    /// and the tool's own name, which a call to it carries apart.
+    #[serde(skip)]
+    pub namespaced: Option<(String, String)>,
 }
 
 /// One message in short form.
@@ -139,6 +144,25 @@ impl ChatRequest {
             .skip_while(|m| m.role == Some(Role::System))
             .take_while(|m| matches!(m.role, Some(Role::User) | Some(Role::Tool)))
             .any(|m| m.tool_results > 0 || m.role == Some(Role::Tool))
+    }
+
+    /// The output of the tool results in the latest input (the trailing
+    /// run of user and tool messages), joined with newlines: what a
+    /// turn's `{{tool_output}}` stands for.
+    pub fn latest_tool_output(&self) -> String {
+        let mut trailing: Vec<&Message> = self
+            .messages
+            .iter()
+            .rev()
+            .skip_while(|m| m.role == Some(Role::System))
+            .take_while(|m| matches!(m.role, Some(Role::User) | Some(Role::Tool)))
+            .collect();
+        trailing.reverse();
+        let mut out = String::new();
+        for m in trailing {
+            push_text(&mut out, &m.tool_output);
+        }
+        out
     }
 
     /// The names of the declared tools.

@@ -117,6 +117,7 @@ mod tests {
         ToolDecl {
             name: name.into(),
             parameters,
+            ..ToolDecl::default()
         }
     }
 

@@ -225,6 +225,45 @@ async fn turns_are_used_in_order_then_the_default_answers() {
 }
 
 #[tokio::test]
+async fn a_turns_text_can_quote_the_tool_results_output() {
+    let s = state(
+        r#"
+turns:
+  - match: {tool_result: true}
+    text: ["The tool said: ", "{{tool_output}}."]
+"#,
+    );
+    let mut body = anthropic_request("count words", false);
+    body["messages"] = json!([
+        {"role": "user", "content": "count words"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}},
+            {"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}
+        ]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "words: 7"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "lines: 2"}]}
+        ]},
+    ]);
+    let answer = send(&s, "POST", "/v1/messages", body).await;
+    let v: Value = serde_json::from_str(&answer.body).unwrap();
+    assert_eq!(
+        v["content"][0]["text"],
+        "The tool said: words: 7\nlines: 2."
+    );
+    // Without tool results the placeholder stands for nothing.
+    let s = state(
+        r#"
+turns:
+  - text: "[{{tool_output}}]"
+"#,
+    );
+    let plain = send(&s, "POST", "/v1/messages", anthropic_request("hi", false)).await;
+    let v: Value = serde_json::from_str(&plain.body).unwrap();
+    assert_eq!(v["content"][0]["text"], "[]");
+}
+
+#[tokio::test]
 async fn unmatched_requests_fail_when_the_script_says_so() {
     let s = state("on_unmatched: error\nturns:\n  - match: {contains: never}\n    text: x\n");
     let a = send(&s, "POST", "/v1/messages", anthropic_request("hi", false)).await;

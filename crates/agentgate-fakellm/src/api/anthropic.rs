@@ -26,6 +26,7 @@ pub fn parse(body: &Value, _path: &PathInfo) -> Result<ChatRequest, BadRequest> 
                 req.tools.push(ToolDecl {
                     name: name.to_owned(),
                     parameters: t.get("input_schema").cloned().unwrap_or(Value::Null),
+                    ..ToolDecl::default()
                 });
             }
         }

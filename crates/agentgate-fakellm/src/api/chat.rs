@@ -93,6 +93,7 @@ fn parse_tools(obj: &Map<String, Value>) -> Vec<ToolDecl> {
             Some(ToolDecl {
                 name: name.to_owned(),
                 parameters: f.get("parameters").cloned().unwrap_or(Value::Null),
+                ..ToolDecl::default()
             })
         })
         .collect()

@@ -70,6 +70,7 @@ pub fn parse(body: &Value, path: &PathInfo) -> Result<ChatRequest, BadRequest> {
                 req.tools.push(ToolDecl {
                     name: name.to_owned(),
                     parameters,
+                    ..ToolDecl::default()
                 });
             }
         }

@@ -44,7 +44,7 @@ pub fn parse(body: &Value, path: &PathInfo) -> Result<ChatRequest, BadRequest> {
     }
 
     if let Some(tools) = obj.get("tools").and_then(Value::as_array) {
-        req.tools = tools.iter().filter_map(tool_decl).collect();
+        req.tools = tools.iter().flat_map(tool_decls).collect();
     }
 
     req.response_format = obj
@@ -76,6 +76,29 @@ pub fn parse(body: &Value, path: &PathInfo) -> Result<ChatRequest, BadRequest> {
     Ok(req)
 }
 
+/// The tools one declaration declares: a `namespace` tool (Codex's MCP
+/// servers: `{"type": "namespace", "name": "mcp__probe", "tools": [...]}`)
+/// declares each of its tools as `NAMESPACE__NAME`, any other one itself.
+fn tool_decls(tool: &Value) -> Vec<ToolDecl> {
+    let namespace = tool
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|_| tool.get("type").and_then(Value::as_str) == Some("namespace"));
+    match (namespace, tool.get("tools").and_then(Value::as_array)) {
+        (Some(ns), Some(inner)) => inner
+            .iter()
+            .filter_map(tool_decl)
+            .map(|mut d| {
+                let own = std::mem::take(&mut d.name);
+                d.name = format!("{ns}__{own}");
+                d.namespaced = Some((ns.to_owned(), own));
+                d
+            })
+            .collect(),
+        _ => tool_decl(tool).into_iter().collect(),
+    }
+}
+
 /// One declared tool: `function` tools carry a JSON Schema in `parameters`;
 /// `custom` (freeform) tools have none; built-in tools such as `web_search`
 /// have no name, so their type names them.
@@ -93,6 +116,7 @@ fn tool_decl(tool: &Value) -> Option<ToolDecl> {
     Some(ToolDecl {
         name: name.to_owned(),
         parameters,
+        namespaced: None,
     })
 }
 
@@ -260,6 +284,9 @@ enum OutputItem {
         id: String,
         call_id: String,
         name: String,
+        /// The namespace of a tool declared in a `namespace` tool (`name`
+        /// is then its own name).
+        namespace: Option<String>,
         arguments: String,
     },
     CustomToolCall {
@@ -307,11 +334,12 @@ fn tool_call_item(req: &ChatRequest, call: &ToolCall, ids: &Ids, i: usize) -> Ou
     } else {
         call.id.clone()
     };
-    let freeform = req
-        .tools
-        .iter()
-        .find(|t| t.name == call.name)
-        .is_some_and(|t| t.parameters.is_null());
+    let declared = req.tools.iter().find(|t| t.name == call.name);
+    let freeform = declared.is_some_and(|t| t.parameters.is_null());
+    let (namespace, name) = match declared.and_then(|t| t.namespaced.clone()) {
+        Some((ns, own)) => (Some(ns), own),
+        None => (None, call.name.clone()),
+    };
     match &call.arguments {
         Value::String(input) if freeform => OutputItem::CustomToolCall {
             id: format!("ctc_{}_{i}", ids.base),
@@ -322,7 +350,8 @@ fn tool_call_item(req: &ChatRequest, call: &ToolCall, ids: &Ids, i: usize) -> Ou
         args => OutputItem::FunctionCall {
             id: format!("fc_{}_{i}", ids.base),
             call_id,
-            name: call.name.clone(),
+            name,
+            namespace,
             // A string is taken as the arguments' JSON text verbatim.
             arguments: match args {
                 Value::String(s) => s.clone(),
@@ -330,6 +359,14 @@ fn tool_call_item(req: &ChatRequest, call: &ToolCall, ids: &Ids, i: usize) -> Ou
             },
         },
     }
+}
+
+/// A `function_call` item with the `namespace` of its tool, if it has one.
+fn with_namespace(mut item: Value, namespace: &Option<String>) -> Value {
+    if let (Some(ns), Value::Object(fields)) = (namespace, &mut item) {
+        fields.insert("namespace".into(), Value::from(ns.as_str()));
+    }
+    item
 }
 
 fn output_text_part(text: &str) -> Value {
@@ -352,11 +389,18 @@ impl OutputItem {
                 "content": [], "role": "assistant"
             }),
             OutputItem::FunctionCall {
-                id, call_id, name, ..
-            } => json!({
-                "id": id, "type": "function_call", "status": "in_progress",
-                "arguments": "", "call_id": call_id, "name": name
-            }),
+                id,
+                call_id,
+                name,
+                namespace,
+                ..
+            } => with_namespace(
+                json!({
+                    "id": id, "type": "function_call", "status": "in_progress",
+                    "arguments": "", "call_id": call_id, "name": name
+                }),
+                namespace,
+            ),
             OutputItem::CustomToolCall {
                 id, call_id, name, ..
             } => json!({
@@ -381,11 +425,15 @@ impl OutputItem {
                 id,
                 call_id,
                 name,
+                namespace,
                 arguments,
-            } => json!({
-                "id": id, "type": "function_call", "status": "completed",
-                "arguments": arguments, "call_id": call_id, "name": name
-            }),
+            } => with_namespace(
+                json!({
+                    "id": id, "type": "function_call", "status": "completed",
+                    "arguments": arguments, "call_id": call_id, "name": name
+                }),
+                namespace,
+            ),
             OutputItem::CustomToolCall {
                 id,
                 call_id,
@@ -691,10 +739,12 @@ mod tests {
             ToolDecl {
                 name: "exec_command".into(),
                 parameters: json!({"type": "object", "properties": {"cmd": {"type": "string"}}}),
+                ..ToolDecl::default()
             },
             ToolDecl {
                 name: "apply_patch".into(),
                 parameters: Value::Null,
+                ..ToolDecl::default()
             },
         ];
         req
@@ -727,6 +777,56 @@ mod tests {
             .filter(|(e, _, _)| e == event)
             .map(|(_, d, _)| d)
             .collect()
+    }
+
+    #[test]
+    fn a_namespace_tool_declares_its_tools_and_a_call_carries_the_namespace() {
+        // Codex declares an MCP server's tools in a namespace tool.
+        let req = parse_ok(&json!({
+            "model": "m", "stream": true, "input": [],
+            "tools": [
+                {"type": "function", "name": "exec_command", "parameters": {"type": "object"}},
+                {"type": "namespace", "name": "mcp__probe", "description": "Tools.", "tools": [
+                    {"type": "function", "name": "lookup", "parameters": {"type": "object",
+                        "properties": {"key": {"type": "string"}}}}
+                ]}
+            ]
+        }));
+        assert_eq!(req.tool_names(), ["exec_command", "mcp__probe__lookup"]);
+        let call = ToolCall {
+            id: "call_1".into(),
+            name: "mcp__probe__lookup".into(),
+            arguments: json!({"key": "k42"}),
+        };
+        let resp = Response {
+            thinking: None,
+            text: Vec::new(),
+            tool_calls: vec![call],
+            usage: usage(),
+            cut: None,
+            id: "resp_7".into(),
+        };
+        let frames = frames(render(&req, &resp));
+        let done = find(&frames, "response.output_item.done");
+        assert_eq!(
+            done[0]["item"],
+            json!({"id": "fc_7_0", "type": "function_call", "status": "completed",
+                   "arguments": "{\"key\":\"k42\"}", "call_id": "call_1",
+                   "name": "lookup", "namespace": "mcp__probe"})
+        );
+        assert_eq!(
+            find(&frames, "response.output_item.added")[0]["item"]["namespace"],
+            "mcp__probe"
+        );
+        // A plain function's call has no namespace.
+        let plain = tool_call_item(&req, &shell_call(), &Ids::new(&resp), 0);
+        assert!(matches!(
+            plain,
+            OutputItem::FunctionCall {
+                namespace: None,
+                ..
+            }
+        ));
     }
 
     #[test]
