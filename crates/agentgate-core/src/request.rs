@@ -139,6 +139,10 @@ pub struct RunRequest {
     /// `--ignore-quota`.
     #[serde(skip_serializing_if = "is_false")]
     pub ignore_quota: bool,
+    /// Registry tools the agents may call, through agentgate's MCP server
+    /// (`--tools`); the server's registry must have them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
     /// `shared` or `worktree` (`--workspace`): with `worktree` the run
     /// works in a fresh git worktree of the repository holding `cwd`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -306,6 +310,7 @@ impl RunRequest {
             now: None,
             // MCP servers are given through the library's flags only.
             mcp_servers: Vec::new(),
+            tools: self.tools.clone(),
         };
         Ok((flags, task))
     }

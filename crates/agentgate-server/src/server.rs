@@ -73,6 +73,9 @@ pub struct ServeOptions {
     /// The keeper executable started in front of every CLI (the agentgate
     /// binary): with it, the CLIs die with the server even on SIGKILL.
     pub keeper: Option<PathBuf>,
+    /// How the runs' agents get registry tools (see
+    /// `agentgate_core::run::RunOptions::tool_server`).
+    pub tool_server: Option<agentgate_core::run::ToolServer>,
     /// How often an idle event stream gets a keep-alive comment.
     pub keep_alive: Duration,
     /// Run the queue's executor (the default); `false` (`--no-executor`):
@@ -89,6 +92,7 @@ impl Default for ServeOptions {
             store: None,
             grace: DEFAULT_GRACE,
             keeper: None,
+            tool_server: None,
             keep_alive: crate::state::DEFAULT_KEEP_ALIVE,
             executor: true,
         }
@@ -144,6 +148,7 @@ impl Server {
                     clock.clone(),
                     ExecutorOptions {
                         keeper: options.keeper.clone(),
+                        tool_server: options.tool_server.clone(),
                         ..ExecutorOptions::default()
                     },
                 )

@@ -50,6 +50,9 @@ pub struct WorkerOptions {
     pub grace: Duration,
     /// The keeper executable started in front of every CLI.
     pub keeper: Option<PathBuf>,
+    /// How the runs' agents get registry tools (see
+    /// `agentgate_core::run::RunOptions::tool_server`).
+    pub tool_server: Option<agentgate_core::run::ToolServer>,
     /// `--metrics-listen`: serve `GET /metrics` on this `IP:PORT`; `None`:
     /// no listener.
     pub metrics_listen: Option<String>,
@@ -110,6 +113,7 @@ impl Worker {
                 clock.clone(),
                 ExecutorOptions {
                     keeper: options.keeper,
+                    tool_server: options.tool_server,
                     concurrency: options.concurrency,
                     providers: providers.clone(),
                     ..ExecutorOptions::default()

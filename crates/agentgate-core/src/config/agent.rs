@@ -71,6 +71,9 @@ pub struct AgentSpec {
     pub persona: Option<String>,
     /// cli_agents.yaml's `permissions_file`: recorded, not used.
     pub permissions_file: Option<PathBuf>,
+    /// `tools:`: registry tools the agent may call in every run (through
+    /// agentgate's MCP server; see `agentgate run --tools`).
+    pub tools: Vec<String>,
     /// Where each value was written.
     pub origins: Origins,
 }
@@ -129,6 +132,44 @@ pub(super) struct RawAgent {
     output_schema: Option<Spanned<String>>,
     #[serde(default)]
     workspace: Option<Spanned<String>>,
+    #[serde(default)]
+    tools: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// The longest tool name (as `agentgate-tools` allows in a manifest).
+const TOOL_NAME_MAX: usize = 64;
+
+/// `tools:` of an agent: registry tool names (letters, digits, `_` and
+/// `-`), each once. Whether the registry has them is checked when a run
+/// starts, by whoever opens the registry.
+fn tool_names(
+    list: &Spanned<Vec<Spanned<String>>>,
+    label: &dyn Fn(String) -> String,
+) -> Result<Vec<String>, Fault> {
+    let mut out: Vec<String> = Vec::new();
+    for t in &list.value {
+        let n = t.value.trim();
+        let ok = !n.is_empty()
+            && n.len() <= TOOL_NAME_MAX
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !ok {
+            return Err(Fault::at(
+                t,
+                label(format!(
+                    "`{n}` is not a tool name (1 to {TOOL_NAME_MAX} letters, digits, `_` or `-`)"
+                )),
+            ));
+        }
+        if out.iter().any(|o| o == n) {
+            return Err(Fault::at(
+                t,
+                label(format!("the tool `{n}` is listed twice")),
+            ));
+        }
+        out.push(n.to_owned());
+    }
+    Ok(out)
 }
 
 /// Check a name of an agent or chain.
@@ -237,6 +278,10 @@ pub(super) fn convert(
         workspace: raw.workspace.as_ref(),
     };
     a.settings = settings::convert(&keys, base, &label, &mut a.origins)?;
+    if let Some(list) = &raw.tools {
+        a.tools = tool_names(list, &label)?;
+        a.origins.set("tools", line(list));
+    }
     if let Some(s) = &raw.persona {
         a.persona = Some(s.value.clone());
         a.origins.set("persona", line(s));

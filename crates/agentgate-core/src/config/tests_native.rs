@@ -54,6 +54,7 @@ agents:
     provider: codex
     mode: edit
     workspace: worktree
+    tools: [lookup, word_count]
 chains:
   main:
     agents: [reviewer, fixer, writer]
@@ -149,6 +150,9 @@ fn every_key_loads() {
     assert_eq!(w.settings.workspace, Some(WorkspaceMode::Worktree));
     assert_eq!(w.origins.key("workspace"), Some(45));
     assert_eq!(r.settings.workspace, None);
+    assert_eq!(w.tools, ["lookup", "word_count"]);
+    assert_eq!(w.origins.key("tools"), Some(46));
+    assert!(r.tools.is_empty());
 
     let main = cfg.chain("main").unwrap();
     assert_eq!(main.agents, ["reviewer", "fixer", "writer"]);
@@ -283,6 +287,16 @@ fn errors_name_the_key_and_the_line() {
             "agents:\n  \"a b\":\n    provider: claude\n",
             3,
             "not a agent name",
+        ),
+        (
+            "agents:\n  a:\n    provider: claude\n    tools: [ok, \"no good\"]\n",
+            5,
+            "`no good` is not a tool name",
+        ),
+        (
+            "agents:\n  a:\n    provider: claude\n    tools: [x, x]\n",
+            5,
+            "the tool `x` is listed twice",
         ),
     ] {
         let text = format!("version: 1\n{yaml}");

@@ -196,6 +196,12 @@ pub(super) fn build_step(
     step.edit_scope = edit_scope;
     step.workspace = settings.workspace.unwrap_or_default();
     step.quota_key = cfg.quota_key(&name);
+    step.tools = flags.tools.clone();
+    for t in agent.map(|a| &a.tools[..]).unwrap_or_default() {
+        if !step.tools.contains(t) {
+            step.tools.push(t.clone());
+        }
+    }
     Ok((step, prompt.warnings))
 }
 

@@ -106,9 +106,13 @@ pub struct RunFlags {
     pub ignore_quota: bool,
     /// The clock for quota decisions; `None` = the system's.
     pub now: Option<Timestamp>,
-    /// MCP servers every step's CLI starts for this run only (`--tools`
-    /// makes one); see [`crate::providers::mcp`].
+    /// MCP servers every step's CLI starts for this run only; see
+    /// [`crate::providers::mcp`].
     pub mcp_servers: Vec<McpServer>,
+    /// `--tools`: registry tools every step's agent may call, besides its
+    /// own `tools:` (the run's [`ToolServer`](crate::run::ToolServer)
+    /// offers them).
+    pub tools: Vec<String>,
 }
 
 /// The variable that sets the clock of a run (RFC 3339), for tests of the

@@ -129,6 +129,7 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
         "skipped": skip,
         "workspace": step.workspace.as_str(),
         "worktree": null,
+        "tools": step.tools,
         "error": null,
     });
     let error = |out: &mut Value, message: String| {

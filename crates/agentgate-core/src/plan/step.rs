@@ -74,6 +74,10 @@ pub struct Step {
     /// Where the CLI works: in `request.cwd` (shared), or in the same
     /// folder of the run's git worktree.
     pub workspace: WorkspaceMode,
+    /// Registry tools the agent may call (`--tools` and the agent's
+    /// `tools:`), offered by the run's
+    /// [`ToolServer`](crate::run::ToolServer) as one more MCP server.
+    pub tools: Vec<String>,
     /// The key its provider's quota state is stored under on this host:
     /// the provider's name, or `provider@account` (see
     /// [`Config::quota_key`](crate::config::Config::quota_key)).
@@ -95,6 +99,7 @@ impl fmt::Debug for Step {
             .field("edit_scope", &self.edit_scope)
             .field("workspace", &self.workspace)
             .field("quota_key", &self.quota_key)
+            .field("tools", &self.tools)
             .finish_non_exhaustive()
     }
 }
@@ -120,6 +125,7 @@ impl Step {
             output_schema: None,
             edit_scope: EditScope::Any,
             workspace: WorkspaceMode::Shared,
+            tools: Vec::new(),
         }
     }
 

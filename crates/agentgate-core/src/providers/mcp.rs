@@ -8,9 +8,9 @@
 //! system settings file the run points it at (with
 //! `--allowed-mcp-server-names`, so only these servers start), opencode
 //! `mcp` in `OPENCODE_CONFIG_CONTENT`. The CLIs that have no way refuse a
-//! request with servers ([`refuse`]): cursor-agent, agy, CLIs a config file
-//! describes, and Gemini CLI, which skips a system settings file that is
-//! not root's (see its `mod.rs`). This module holds what the CLIs share: the check
+//! request with servers ([`refuse`]): cursor-agent, agy and CLIs a config
+//! file describes. Gemini CLI gets them in a home of the run's own (its
+//! `mcp_home.rs`). This module holds what the CLIs share: the check
 //! of the request and the shapes of the entries; each provider's `mod.rs`
 //! places them.
 //!
@@ -134,18 +134,24 @@ pub fn write_config(dir: &Path, prefix: &str, config: &Value) -> Result<PathBuf,
     let mut h = DefaultHasher::new();
     text.hash(&mut h);
     let path = dir.join(format!("{prefix}-{:016x}.json", h.finish()));
+    write_private(&path, &text)?;
+    Ok(path)
+}
+
+/// Writes `text` to `path`, readable by the user only (it may hold the
+/// servers' variables).
+pub fn write_private(path: &Path, text: &str) -> Result<(), CommandError> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     options
-        .open(&path)
+        .open(path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
         .map_err(|source| CommandError::Write {
-            path: path.clone(),
+            path: path.to_path_buf(),
             source,
-        })?;
-    Ok(path)
+        })
 }
 
 /// `--allowed-mcp-server-names NAME`, once per server (Qwen's option

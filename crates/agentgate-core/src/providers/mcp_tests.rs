@@ -269,10 +269,89 @@ fn opencode_gets_the_servers_in_its_config_content_with_the_instructions() {
 }
 
 #[test]
+fn gemini_gets_a_home_of_the_runs_own_with_the_users_settings_and_links_to_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let user = home.path().join(".gemini");
+    std::fs::create_dir_all(&user).unwrap();
+    let settings = "// the user's\n{\"general\": {\"maxAttempts\": 2}, \"mcpServers\": {\"mine\": {\"command\": \"mine\"}}}";
+    std::fs::write(user.join("settings.json"), settings).unwrap();
+    std::fs::write(user.join("oauth_creds.json"), "{}").unwrap();
+    std::fs::write(home.path().join(".env"), "X=1").unwrap();
+    let mut r = with_servers(vec![probe()]);
+    r.env
+        .push(("HOME".into(), home.path().display().to_string()));
+    let c = plan(&GEMINI, &r, dir.path());
+
+    let root = PathBuf::from(env(&c, "GEMINI_CLI_HOME").unwrap());
+    assert!(root.starts_with(dir.path()), "{}", root.display());
+    let copy = root.join(".gemini/settings.json");
+    let got = read_json(&copy);
+    assert_eq!(got["general"]["maxAttempts"], 2);
+    assert_eq!(got["mcpServers"]["mine"]["command"], "mine");
+    assert_eq!(
+        got["mcpServers"]["probe"],
+        json!({"command": "/opt/probe", "args": ["--key", "a \"b\" \\c"],
+               "env": {"PROBE_LOG": "/tmp/probe.log"}, "trust": true})
+    );
+    // Only the run's servers start.
+    let args: Vec<&OsString> = c.args.iter().collect();
+    let at = args
+        .iter()
+        .position(|a| *a == "--allowed-mcp-server-names")
+        .unwrap();
+    assert_eq!(args[at + 1], "probe");
+    // The login, the sessions and the history are the user's own.
+    for name in ["oauth_creds.json", "tmp", "history"] {
+        let link = root.join(".gemini").join(name);
+        assert_eq!(
+            std::fs::read_link(&link).unwrap(),
+            user.join(name),
+            "{name}"
+        );
+    }
+    assert!(user.join("tmp").is_dir() && user.join("history").is_dir());
+    assert_eq!(
+        std::fs::read_link(root.join(".env")).unwrap(),
+        home.path().join(".env")
+    );
+    // The user's settings are as they were; what the run wrote goes when
+    // the attempt ends.
+    assert_eq!(
+        std::fs::read_to_string(user.join("settings.json")).unwrap(),
+        settings
+    );
+    assert!(c.files.contains(&copy));
+    assert!(c.files.contains(&root.join(".gemini/oauth_creds.json")));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&copy).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    // Without a home to take the login from, it refuses.
+    let mut bare = with_servers(vec![probe()]);
+    bare.env_clear = true;
+    let err = GEMINI
+        .command(&bare, Path::new("/bin/gemini"), &Scratch::at(dir.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no home folder is known"), "{err}");
+    // Settings it cannot read are refused, not overwritten.
+    std::fs::write(user.join("settings.json"), "{not json").unwrap();
+    let err = GEMINI
+        .command(&r, Path::new("/bin/gemini"), &Scratch::at(dir.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("failed to parse its settings"), "{err}");
+}
+
+#[test]
 fn clis_without_a_per_run_way_refuse_naming_the_provider() {
     let r = with_servers(vec![probe()]);
     let dir = tempfile::tempdir().unwrap();
-    for p in [&CURSOR, &AGY, &GEMINI] {
+    for p in [&CURSOR, &AGY] {
         let err = p
             .command(&r, Path::new("/bin/cli"), &Scratch::at(dir.path()))
             .unwrap_err()
@@ -305,11 +384,15 @@ fn clis_without_a_per_run_way_refuse_naming_the_provider() {
 fn every_builtin_renders_the_servers_or_refuses() {
     for p in builtins() {
         let dir = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
         let r = RunRequest {
-            env: vec![(
-                "QWEN_CODE_SYSTEM_SETTINGS_PATH".into(),
-                "/nonexistent/s.json".into(),
-            )],
+            env: vec![
+                (
+                    "QWEN_CODE_SYSTEM_SETTINGS_PATH".into(),
+                    "/nonexistent/s.json".into(),
+                ),
+                ("HOME".into(), home.path().display().to_string()),
+            ],
             ..with_servers(vec![McpServer::new("srv-7731", "/bin/p", &[])])
         };
         match p.command(&r, Path::new("/bin/cli"), &Scratch::at(dir.path())) {
@@ -319,8 +402,10 @@ fn every_builtin_renders_the_servers_or_refuses() {
                 for (_, v) in &c.env {
                     seen.push_str(&v.to_string_lossy());
                 }
-                for f in files_in(dir.path()) {
-                    seen.push_str(&std::fs::read_to_string(f).unwrap());
+                for f in files_in(dir.path()).iter().chain(&c.files) {
+                    if f.is_file() {
+                        seen.push_str(&std::fs::read_to_string(f).unwrap());
+                    }
                 }
                 assert!(seen.contains("srv-7731"), "{} dropped the server", p.name());
             }

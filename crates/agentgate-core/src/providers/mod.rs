@@ -66,7 +66,7 @@ pub use provider::{
 };
 
 pub use registry::{BUILTIN, builtin, builtin_names, builtins, description, error_table};
-pub use scratch::{Scratch, ScratchError};
+pub use scratch::{RemovedOnDrop, Scratch, ScratchError};
 
 #[cfg(test)]
 mod tests {

@@ -98,6 +98,23 @@ impl From<&Path> for Scratch {
     }
 }
 
+/// Files removed when dropped (a missing one is not an error): what a
+/// command wrote for its CLI, once the CLI has exited.
+#[derive(Debug)]
+pub struct RemovedOnDrop(pub Vec<PathBuf>);
+
+impl Drop for RemovedOnDrop {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            if let Err(e) = std::fs::remove_file(path)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!("failed to remove {}: {e}", path.display());
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -167,7 +167,7 @@ fn env_of(req: &RunRequest, key: &str) -> Option<OsString> {
 
 /// Qwen's settings files may carry `//` and `/* */` comments (it strips
 /// them before parsing); string contents are left alone.
-fn strip_json_comments(text: &str) -> String {
+pub(crate) fn strip_json_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let mut in_string = false;

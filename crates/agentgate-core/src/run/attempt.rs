@@ -20,7 +20,7 @@ use crate::accumulate::{Accumulator, Finish};
 use crate::classify::{self, ClassifyInput, StdoutSeen};
 use crate::decode::{Decoded, ProviderError};
 use crate::plan::Step;
-use crate::providers::{PostRun, Provider, RunRequest, locate_binary};
+use crate::providers::{PostRun, Provider, RemovedOnDrop, RunRequest, locate_binary};
 use crate::supervise::{
     self, Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
     SupervisorConfig, supervise,
@@ -111,6 +111,10 @@ pub(super) async fn attempt(
     inv.env_clear = request.env_clear;
     inv.cwd = Some(cmd.cwd);
     inv.stdin = cmd.stdin;
+    // The files the command wrote for the CLI (its MCP configuration,
+    // which may hold the servers' variables; a system prompt file) are
+    // removed when the attempt ends: the CLI has read them by then.
+    let _written = RemovedOnDrop(cmd.files);
     // Removed when the attempt ends, after the CLI's processes are gone.
     let _own_tmpdir = match cmd.private_tmpdir {
         true => private_tmpdir(request, &mut inv, em),

@@ -91,6 +91,23 @@ pub async fn run(
         }
         None => {}
     }
+    if let Some(error) = unusable_tools(plan, options) {
+        // No step ran: an index past the last step leaves the envelope
+        // without a provider.
+        let end = Some((
+            plan.steps.len(),
+            StepEnd {
+                envelope: Envelope::default(),
+                error: Some(error),
+                model_note: None,
+            },
+        ));
+        let workspace = match run_worktree {
+            Some(wt) => Some(worktree::settle(wt, &mut em).await),
+            None => None,
+        };
+        return finish(&mut runner, end, started, &mut em, workspace);
+    }
     // Held until the session is saved in `finish`: one run per name at a
     // time (`session_gate.rs`).
     let _session_lock;
@@ -131,6 +148,39 @@ pub async fn run(
         None => None,
     };
     finish(&mut runner, end, started, &mut em, workspace)
+}
+
+/// A step with registry tools that this run cannot give it: the caller
+/// gave no way to start agentgate's MCP server, or its registry does not
+/// offer one of them.
+fn unusable_tools(plan: &Plan, options: &RunOptions) -> Option<ErrorInfo> {
+    let message = plan.steps.iter().find_map(|step| {
+        if step.tools.is_empty() {
+            return None;
+        }
+        match &options.tool_server {
+            None => Some(format!(
+                "{} is to call the tools {}, but this runner cannot start agentgate's MCP server for them (RunOptions::tool_server is not set)",
+                step.label(),
+                step.tools.join(", ")
+            )),
+            Some(server) => server.missing(&step.tools).map(|name| {
+                let offered = match server.offered.is_empty() {
+                    true => "none".to_owned(),
+                    false => server.offered.join(", "),
+                };
+                format!(
+                    "{} is to call the tool `{name}`, which the tool registry does not offer (it offers: {offered}; see `agentgate tools list`)",
+                    step.label()
+                )
+            }),
+        }
+    })?;
+    Some(ErrorInfo::new(
+        ErrorKind::InvalidInput,
+        ErrorSource::Internal,
+        message,
+    ))
 }
 
 /// The steps in order: the index of the step the run ended on, and how.

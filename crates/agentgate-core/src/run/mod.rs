@@ -9,7 +9,8 @@
 //! answer's schema, the edit scope, the workspace before failover),
 //! `emitter.rs` numbers the events and writes them, `record.rs` writes the
 //! store, `session_gate.rs` keeps a `--session` name to one run at a time,
-//! `worktree.rs` gives a run in `workspace: worktree` its own git worktree.
+//! `worktree.rs` gives a run in `workspace: worktree` its own git worktree,
+//! `tool_server.rs` gives a step with registry tools agentgate's MCP server.
 
 mod attempt;
 mod audit;
@@ -23,6 +24,7 @@ mod record;
 mod session_gate;
 mod step;
 mod tail;
+mod tool_server;
 mod worktree;
 
 pub use audit::{append_audit, audit_line};
@@ -32,3 +34,4 @@ pub use failover::run;
 pub use options::{CancelRequest, RunOptions, RunOutcome};
 pub use record::new_run_id;
 pub use tail::{STDERR_TAIL_BYTES, Tail};
+pub use tool_server::ToolServer;

@@ -26,6 +26,10 @@ pub struct RunOptions {
     /// ([`agentgate_store::validate_run_id`]) not used before, or the run is
     /// not recorded.
     pub run_id: Option<String>,
+    /// How to start agentgate's MCP server for steps with registry tools
+    /// (`--tools`, an agent's `tools:`); without it such a step fails
+    /// with `invalid_input` before its CLI starts.
+    pub tool_server: Option<super::ToolServer>,
 }
 
 impl Default for RunOptions {
@@ -36,6 +40,7 @@ impl Default for RunOptions {
             warm_keeper: None,
             result_grace: Duration::from_secs(5),
             run_id: None,
+            tool_server: None,
         }
     }
 }

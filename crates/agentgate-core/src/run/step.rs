@@ -147,6 +147,11 @@ impl StepRunner<'_> {
         let from_session_map = stored.is_some();
         let fresh_prompt = step.request.prompt.clone();
         let mut request = step.request_for(stored);
+        if let (false, Some(server)) = (step.tools.is_empty(), &self.ctx.options.tool_server) {
+            request
+                .mcp_servers
+                .push(server.for_step(&step.tools, &em.run_id));
+        }
         if let Some(h) = &handoff {
             request.prompt = format!("{h}\n\n{}", request.prompt);
         }

@@ -223,6 +223,7 @@ impl Job {
         };
         let options = RunOptions {
             keeper: inner.keeper.clone(),
+            tool_server: inner.tool_server.clone(),
             run_id: Some(next_run_id(inner.store.as_ref(), &job.job_id)),
             ..RunOptions::default()
         };

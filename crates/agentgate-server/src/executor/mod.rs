@@ -102,6 +102,9 @@ pub const CANCEL_WAIT: Duration = Duration::from_secs(30);
 pub struct ExecutorOptions {
     /// The keeper executable (see `agentgate_core::run::RunOptions`).
     pub keeper: Option<PathBuf>,
+    /// How the runs' agents get registry tools (see
+    /// `agentgate_core::run::RunOptions::tool_server`).
+    pub tool_server: Option<agentgate_core::run::ToolServer>,
     /// The most jobs this executor runs at once (`agentgate worker
     /// --concurrency`), on top of the config's `queue:` limits, which stay
     /// global; `None`: only those.
@@ -152,6 +155,7 @@ struct Inner {
     clock: Arc<dyn Clock>,
     owner: String,
     keeper: Option<PathBuf>,
+    tool_server: Option<agentgate_core::run::ToolServer>,
     concurrency: Option<usize>,
     providers: Option<ProviderFilter>,
     /// The longest the claim thread sleeps: [`TICK`] (or [`POLL_ENV`]).
@@ -219,6 +223,7 @@ impl Executor {
             clock,
             owner,
             keeper: options.keeper,
+            tool_server: options.tool_server,
             concurrency: options.concurrency,
             providers: options.providers.map(ProviderFilter),
             poll,

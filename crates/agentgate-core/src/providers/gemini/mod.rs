@@ -3,6 +3,7 @@
 
 mod decode;
 mod errors;
+mod mcp_home;
 pub mod session;
 
 pub use decode::GeminiDecoder;
@@ -50,7 +51,7 @@ pub static GEMINI: Description = Description {
 
 static ARGV: &[Part] = &[
     args(&["--output-format", "stream-json"]),
-    Part::Code(mcp_servers),
+    Part::Code(mcp_home::mcp_home),
     Part::Mode(Modes {
         default: mode![args(&["--approval-mode", "default"])],
         plan: mode![args(&["--approval-mode", "plan"])],
@@ -83,22 +84,6 @@ fn system_file(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
     ));
     cmd.files.push(path);
     Ok(())
-}
-
-/// MCP servers are refused: Gemini CLI (0.61) takes them only from its
-/// settings files, and the one a run could point it at (its system
-/// settings, `GEMINI_CLI_SYSTEM_SETTINGS_PATH`) is skipped unless the file
-/// and every folder above it are owned by root and writable by no one else
-/// (never true of a run's folder, nor of anything under `/tmp`); the
-/// user's and the project's settings are the user's own, and a relocated
-/// `GEMINI_CLI_HOME` would hide the user's login and sessions.
-fn mcp_servers(ctx: &Context<'_>, _: &mut CliCommand) -> Result<(), CommandError> {
-    if ctx.request.mcp_servers.is_empty() {
-        return Ok(());
-    }
-    Err(ctx.unsupported(
-        "run with MCP servers: Gemini CLI reads them only from settings files, and skips a system settings file that is not owned by root in folders only root can write (use claude, codex, qwen or opencode)",
-    ))
 }
 
 /// Gemini's thoughts, which only its session file holds.

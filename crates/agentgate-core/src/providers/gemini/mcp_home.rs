@@ -1,0 +1,164 @@
+//! MCP servers for one Gemini CLI run, through a home of the run's own.
+//!
+//! Gemini CLI (0.61) takes MCP servers only from settings files: its system
+//! settings (skipped unless root owns the file and every folder above it,
+//! never true of a run's folder), the user's `~/.gemini/settings.json` and
+//! the project's `.gemini/settings.json` (both the user's own). It finds
+//! its home with `GEMINI_CLI_HOME`, so a run with servers gets a home in
+//! the run's folder whose `.gemini/settings.json` is the user's settings
+//! with the servers added, and whose every other entry is a symlink to the
+//! user's own `~/.gemini` (the login, the sessions under `tmp/`, the
+//! history, the trusted folders), so the run logs in, writes its session
+//! and reads its memory files where a plain run would. `tmp/` and
+//! `history/` are made in the user's folder first if missing (Gemini makes
+//! them on any run). `--allowed-mcp-server-names` keeps the user's own
+//! servers from starting.
+//!
+//! What the overlay cannot carry back: a file Gemini replaces by renaming a
+//! new one over it (its project registry `projects.json` when it records a
+//! new folder, a refreshed `oauth_creds.json`) lands in the run's home, and
+//! the user's copy keeps its old content (the old refresh token still
+//! works; a new folder is recorded again by the next plain run).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::super::argv::Context;
+use super::super::mcp;
+use super::super::provider::{CliCommand, CommandError};
+use super::super::system_settings::strip_json_comments;
+
+/// The variable Gemini CLI finds its home with.
+const HOME_ENV: &str = "GEMINI_CLI_HOME";
+
+/// Gemini's folder under a home.
+const GEMINI_DIR: &str = ".gemini";
+
+/// Folders of the user's Gemini home a run writes into: made there when
+/// missing, so the run's home links to them.
+const SHARED_DIRS: &[&str] = &["tmp", "history"];
+
+/// Entries of the user's home (beside `.gemini`) that Gemini reads through
+/// its home: its variables file and the user's agent skills.
+const HOME_ENTRIES: &[&str] = &[".env", ".agents"];
+
+/// Gives the run's servers to Gemini through a home of the run's own.
+pub(super) fn mcp_home(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    let servers = mcp::checked(ctx)?;
+    if servers.is_empty() {
+        return Ok(());
+    }
+    let unsupported = |why: String| ctx.unsupported(format!("run with MCP servers: {why}"));
+    let Some(home) = user_home(ctx) else {
+        return Err(unsupported(
+            "no home folder is known (set HOME or GEMINI_CLI_HOME) to take the login and settings from".into(),
+        ));
+    };
+    let user_dir = home.join(GEMINI_DIR);
+    let write = |path: &Path, source: std::io::Error| CommandError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    for dir in SHARED_DIRS {
+        let path = user_dir.join(dir);
+        std::fs::create_dir_all(&path).map_err(|e| write(&path, e))?;
+    }
+    let settings_path = user_dir.join("settings.json");
+    let mut settings = match std::fs::read_to_string(&settings_path) {
+        Ok(text) => match serde_json::from_str(&strip_json_comments(&text)) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => {
+                return Err(unsupported(format!(
+                    "its settings {} are not a JSON object",
+                    settings_path.display()
+                )));
+            }
+            Err(e) => {
+                return Err(unsupported(format!(
+                    "failed to parse its settings {}: {e}",
+                    settings_path.display()
+                )));
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
+        Err(e) => {
+            return Err(unsupported(format!(
+                "failed to read its settings {}: {e}",
+                settings_path.display()
+            )));
+        }
+    };
+    mcp::add_to_settings(&mut settings, servers);
+    let text = Value::Object(settings).to_string();
+
+    // Named by content: the steps of a run that share its folder keep
+    // their own servers.
+    let root = ctx
+        .scratch
+        .path()?
+        .join(format!("gemini-home-{}", hash(&text)));
+    let run_dir = root.join(GEMINI_DIR);
+    std::fs::create_dir_all(&run_dir).map_err(|e| write(&run_dir, e))?;
+    let settings_copy = run_dir.join("settings.json");
+    mcp::write_private(&settings_copy, &text)?;
+    cmd.files.push(settings_copy);
+
+    let mut links = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&user_dir) {
+        for e in entries.flatten() {
+            if e.file_name() != "settings.json" {
+                links.push((e.path(), run_dir.join(e.file_name())));
+            }
+        }
+    }
+    for name in HOME_ENTRIES {
+        let path = home.join(name);
+        if path.symlink_metadata().is_ok() {
+            links.push((path, root.join(name)));
+        }
+    }
+    for (target, link) in links {
+        if link.symlink_metadata().is_err() {
+            std::os::unix::fs::symlink(&target, &link).map_err(|e| write(&link, e))?;
+        }
+        cmd.files.push(link);
+    }
+    cmd.env
+        .push((OsString::from(HOME_ENV), root.as_os_str().to_owned()));
+    cmd.args.extend(mcp::allowed_names_args(servers));
+    Ok(())
+}
+
+/// The home Gemini would use: the request's `GEMINI_CLI_HOME`, else its
+/// `HOME`, else (when the environment is passed on) this process's.
+fn user_home(ctx: &Context<'_>) -> Option<PathBuf> {
+    let req = ctx.request;
+    let given = |name: &str| {
+        req.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| PathBuf::from(v))
+            .filter(|p| !p.as_os_str().is_empty())
+    };
+    let inherited = |name: &str| {
+        (!req.env_clear)
+            .then(|| std::env::var_os(name))
+            .flatten()
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    given(HOME_ENV)
+        .or_else(|| given("HOME"))
+        .or_else(|| inherited(HOME_ENV))
+        .or_else(|| inherited("HOME"))
+}
+
+fn hash(text: &str) -> String {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut h = DefaultHasher::new();
+    text.hash(&mut h);
+    format!("{:016x}", h.finish())
+}
