@@ -16,11 +16,13 @@
 //! - [`runner`]: one tool run, from policy check to result envelope.
 //! - [`mcp`]: the registry's tools as an MCP server (`agentgate mcp`).
 //! - [`invoke`]: from the registry to a run request, and to the MCP tools.
+//! - [`for_agents`]: the MCP server that gives agent runs registry tools.
 //!
 //! `AGENTS.md` next to this file explains how the pieces fit.
 
 pub mod check;
 pub mod error_codes;
+pub mod for_agents;
 pub mod glob;
 pub mod invoke;
 pub mod manifest;

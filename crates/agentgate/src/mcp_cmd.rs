@@ -18,6 +18,12 @@ pub struct Args {
     /// run --tools`).
     #[arg(long, value_name = "RUN")]
     parent_run: Option<String>,
+    /// The registry folder, instead of the config's `tools.registry` or
+    /// `tools/registry` found upwards from the working directory (set by
+    /// `agentgate run --tools`: the CLI starts the server in its own
+    /// working directory).
+    #[arg(long, value_name = "DIR")]
+    registry: Option<std::path::PathBuf>,
 }
 
 /// How to use it, for `agentgate mcp --help`.
@@ -39,7 +45,11 @@ pub fn run(
     config_flag: Option<&Path>,
     store_flag: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let (cfg, registry) = crate::tool_cmd::registry(config_flag)?;
+    let mut cfg = agentgate_core::config::Config::load(config_flag)?;
+    if let Some(dir) = args.registry {
+        cfg.tools.registry = Some(dir);
+    }
+    let registry = crate::tool_cmd::registry_of(&cfg)?;
     let tools = mcp_tools(&registry, &args.tools)?;
     let (store, setup) = crate::tool_cmd::runner(&cfg, store_flag)?;
     let server = McpToolServer::new(

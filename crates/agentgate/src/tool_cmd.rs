@@ -126,9 +126,14 @@ pub fn run(
 /// The config and the tool registry found from the working directory.
 pub(crate) fn registry(config_flag: Option<&Path>) -> anyhow::Result<(Config, Registry)> {
     let cfg = Config::load(config_flag)?;
-    let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let registry = Registry::discover(&cfg, &cwd)?;
+    let registry = registry_of(&cfg)?;
     Ok((cfg, registry))
+}
+
+/// The tool registry of `cfg`, found from the working directory.
+pub(crate) fn registry_of(cfg: &Config) -> anyhow::Result<Registry> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    Ok(Registry::discover(cfg, &cwd)?)
 }
 
 /// The run store and how this binary runs tools (itself as the sandbox,
@@ -147,4 +152,52 @@ pub(crate) fn runner(
         keeper: crate::run::keeper_path(),
     };
     Ok((store, setup))
+}
+
+/// How a run's agents get registry tools: this binary's `mcp` over the
+/// registry of `cfg`, recording into `store` (see
+/// [`agentgate_tools::for_agents`]).
+pub(crate) fn tool_server(
+    cfg: &Config,
+    store: Option<&agentgate_store::StoreLocation>,
+) -> anyhow::Result<agentgate_core::run::ToolServer> {
+    let registry = registry_of(cfg)?;
+    let program = std::env::current_exe().context("cannot find the agentgate binary")?;
+    let config_file = cfg
+        .source
+        .path()
+        .map(std::path::absolute)
+        .transpose()
+        .context("cannot make the config file's path absolute")?;
+    Ok(agentgate_tools::for_agents::tool_server(
+        &registry,
+        program,
+        config_file.as_deref(),
+        store,
+    )?)
+}
+
+/// The [`tool_server`] of `agentgate serve` and `agentgate worker`, over
+/// the config and store they start with. Without a usable registry there
+/// is none (a run asking for tools then fails, saying so), unless an
+/// agent of the config has `tools:`: then the service does not start.
+pub(crate) fn service_tool_server(
+    config_flag: Option<&Path>,
+    store_flag: Option<&str>,
+) -> anyhow::Result<Option<agentgate_core::run::ToolServer>> {
+    let cfg = Config::load(config_flag)?;
+    let store = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
+    match tool_server(&cfg, Some(&store)) {
+        Ok(server) => Ok(Some(server)),
+        Err(e) => match cfg.agents.iter().find(|a| !a.tools.is_empty()) {
+            Some(agent) => Err(e.context(format!(
+                "agent `{}` has tools, but its tools cannot be offered",
+                agent.name
+            ))),
+            None => {
+                tracing::debug!("no registry tools for agents: {e:#}");
+                Ok(None)
+            }
+        },
+    }
 }

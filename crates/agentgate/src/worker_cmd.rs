@@ -88,6 +88,7 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         providers: args.providers,
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
+        tool_server: crate::tool_cmd::service_tool_server(config, store)?,
         metrics_listen: args.metrics_listen,
         token_file: args.token_file,
     };

@@ -187,6 +187,13 @@ pub struct Args {
     /// Run providers even when their quota is recorded as exhausted.
     #[arg(long)]
     pub ignore_quota: bool,
+    /// Let the agent call these registry tools (comma-separated; see
+    /// `agentgate tools list`) for this run only, through agentgate's MCP
+    /// server: each call runs under the tool runner and is recorded as a
+    /// tool run whose parent is this run. Added to the agent's own
+    /// `tools:`. Claude, Codex, Gemini, Qwen and opencode.
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    pub tools: Vec<String>,
     /// A JSON Schema the answer must satisfy: the JSON is taken from the
     /// answer (fences stripped) into `structured_output`; an answer that
     /// fails it ends the attempt with invalid_output (and failover moves
@@ -327,6 +334,7 @@ impl Args {
             ignore_quota: self.ignore_quota,
             now: None,
             mcp_servers: Vec::new(),
+            tools: self.tools.clone(),
         }
     }
 

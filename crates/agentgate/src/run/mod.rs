@@ -83,14 +83,22 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     for w in &plan.warnings {
         note!("agentgate: warning: {w}");
     }
-    let options = RunOptions {
-        keeper,
-        warm_keeper,
-        ..RunOptions::default()
-    };
     let wanted = (!args.dry_run && !args.no_store)
         .then(|| store_choice::choose(given.clone(), cfg.store.as_ref()))
         .transpose()?;
+    let tool_server = match plan.steps.iter().any(|s| !s.tools.is_empty()) {
+        false => None,
+        true if args.no_store => anyhow::bail!(
+            "registry tools (--tools, an agent's tools:) are recorded as runs linked to this one: drop --no-store"
+        ),
+        true => Some(crate::tool_cmd::tool_server(&cfg, wanted.as_ref())?),
+    };
+    let options = RunOptions {
+        keeper,
+        warm_keeper,
+        tool_server,
+        ..RunOptions::default()
+    };
     let opening = match (opening, &wanted) {
         (Some(handle), Some(w)) if ahead.as_ref() == Some(w) => Some(handle),
         (_, Some(w)) => {

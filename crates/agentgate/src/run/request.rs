@@ -82,6 +82,7 @@ impl Args {
                 .map(|r| r.kinds.iter().map(ToString::to_string).collect())
                 .unwrap_or_default(),
             ignore_quota: self.ignore_quota,
+            tools: self.tools.clone(),
             output_schema: self.output_schema.as_ref().map(abs),
             env: self.env.iter().cloned().collect(),
             extra_args: self.extra_args.clone(),
