@@ -1,5 +1,5 @@
 //! MCP servers given to an agent CLI for one run, end to end: the REAL
-//! Claude Code and Qwen Code against
+//! Claude Code, Codex, Gemini CLI, Qwen Code and opencode against
 //! `agentgate fake-llm`, planned and run through the library with one MCP
 //! server, `mcp-probe` (crates/agentgate-fixtures). fake-llm's script
 //! makes the model call the probe's `lookup` tool by the name the CLI
@@ -37,10 +37,11 @@ fn declared_name(cli: Cli) -> &'static str {
 }
 
 /// The model the run asks for. Codex 0.169 defers MCP tools behind its
-/// `tool_search` tool when the model's metadata says it can search tools
-/// (the model then searches and calls the tool in a namespace), which
-/// fake-llm does not speak; for a model Codex does not know, it declares
-/// MCP tools directly. opencode takes its model from the recipe's config.
+/// `tool_search` tool when the model's metadata says it can search tools,
+/// which fake-llm does not speak; for a model Codex does not know, it
+/// declares each server's tools in a namespace tool (`mcp__probe`), which
+/// fake-llm names `mcp__probe__lookup`. opencode takes its model from the
+/// recipe's config.
 fn model(cli: Cli, configured: &str) -> Option<String> {
     match cli {
         Cli::Codex => Some("agentgate-fake-model".into()),
@@ -272,4 +273,19 @@ fn claude_calls_an_mcp_tool_of_the_run() {
 #[test]
 fn qwen_calls_an_mcp_tool_of_the_run() {
     mcp_tool_call(Cli::Qwen);
+}
+
+#[test]
+fn codex_calls_an_mcp_tool_of_the_run() {
+    mcp_tool_call(Cli::Codex);
+}
+
+#[test]
+fn opencode_calls_an_mcp_tool_of_the_run() {
+    mcp_tool_call(Cli::Opencode);
+}
+
+#[test]
+fn gemini_calls_an_mcp_tool_of_the_run() {
+    mcp_tool_call(Cli::Gemini);
 }

@@ -22,6 +22,7 @@ mod run_process;
 mod run_replay;
 mod run_scratch;
 mod run_session_busy;
+mod run_tools;
 mod run_worktree;
 mod runs_abandoned;
 mod sandbox;

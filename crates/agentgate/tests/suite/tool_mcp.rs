@@ -181,3 +181,87 @@ fn an_mcp_client_lists_calls_and_gets_progress_results_and_actions() {
         assert_eq!(r["record"]["kind"], "tool");
     }
 }
+
+/// A client's `notifications/cancelled` reaches the tool as its cancel
+/// file: the tool, waiting for it, says it was cancelled and stops by
+/// itself, and its stored run ends cancelled.
+#[test]
+fn a_cancelled_call_creates_the_tools_cancel_file() {
+    let p = Project::new();
+    p.tool(
+        "waiter",
+        "",
+        "#!/bin/bash\n\
+         echo '{\"v\":1,\"type\":\"progress\",\"pct\":1,\"msg\":\"waiting\"}'\n\
+         for _ in $(seq 600); do\n\
+           if [ -e \"$CANCEL_FILE\" ]; then\n\
+             echo '{\"v\":1,\"type\":\"cancelled\",\"reason\":\"cancel-file\"}'; exit 130\n\
+           fi\n\
+           echo '{\"v\":1,\"type\":\"heartbeat\"}'; sleep 0.1\n\
+         done\n\
+         echo '{\"v\":1,\"type\":\"result\",\"status\":\"ok\"}'\n",
+    );
+    let mut client = start(&p);
+    client.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test-client", "version": "1"}}}),
+    );
+    client.until_response(1);
+    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    client.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params":
+        {"name": "waiter", "arguments": {}, "_meta": {"progressToken": "w-1"}}}),
+    );
+    // The tool is running once its first progress is notified.
+    loop {
+        let message = client.lines.recv_timeout(LIMIT).expect("no progress");
+        assert_ne!(message["id"], 2, "the call ended early: {message}");
+        if message["method"] == "notifications/progress" {
+            break;
+        }
+    }
+    client.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2, "reason": "the user stopped it"}}),
+    );
+
+    let start_wait = std::time::Instant::now();
+    let run = loop {
+        assert!(start_wait.elapsed() < LIMIT, "the tool run did not end");
+        let listed = crate::suite::support::run_bounded(
+            p.command(&["runs", "--json"]),
+            Duration::from_secs(30),
+        );
+        let runs: Vec<Value> = listed
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        if let Some(r) = runs.first()
+            && !r["ended_at"].is_null()
+        {
+            break r.clone();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let run_id = run["record"]["run_id"].as_str().unwrap();
+    let events: Vec<Value> = p
+        .events(run_id)
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "tool_message" && e["message"]["type"] == "cancelled"),
+        "the tool did not see its cancel file: {events:#?}"
+    );
+    let result = events.iter().find(|e| e["type"] == "result").unwrap();
+    assert!(
+        result.to_string().contains("\"status\":\"cancelled\""),
+        "{result:#}"
+    );
+    drop(client.stdin);
+    let _ = client.child.wait();
+}
