@@ -70,8 +70,9 @@ impl EventSink for Events {
     }
 }
 
-/// Every file under `dir`, with its content.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+/// Every file under `dir`, with its content (opencode's package cache
+/// aside).
+pub(super) fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -94,6 +95,27 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     out.sort();
     out
+}
+
+/// The files of `home` from `before` are still there, and no file there
+/// holds any of `needles` (what only the run's server configuration says).
+pub(super) fn home_untouched(
+    cli: Cli,
+    home: &Path,
+    before: &[(PathBuf, Vec<u8>)],
+    needles: &[&str],
+) {
+    for (path, _) in before {
+        assert!(path.exists(), "{cli}: {} was removed", path.display());
+    }
+    for (path, content) in snapshot(home) {
+        let text = String::from_utf8_lossy(&content);
+        assert!(
+            !needles.iter().any(|n| text.contains(n)),
+            "{cli}: {} names the run's MCP server",
+            path.display()
+        );
+    }
 }
 
 fn alive(pid: u32) -> bool {
@@ -238,19 +260,9 @@ pub fn mcp_tool_call(cli: Cli) {
     );
 
     // Nothing was written into the CLI's home about the server: its files
-    // from before are as they were (or only the CLI's own bookkeeping
+    // from before are still there (only the CLI's own bookkeeping
     // changed), and no file there names the probe.
-    for (path, _) in &before {
-        assert!(path.exists(), "{cli}: {} was removed", path.display());
-    }
-    for (path, content) in snapshot(&setup.home) {
-        let text = String::from_utf8_lossy(&content);
-        assert!(
-            !text.contains("mcp-probe") && !text.contains("MCP_PROBE_LOG"),
-            "{cli}: {} names the run's MCP server",
-            path.display()
-        );
-    }
+    home_untouched(cli, &setup.home, &before, &["mcp-probe", "MCP_PROBE_LOG"]);
 
     // No probe outlives the run.
     let pids: Vec<u32> = probe_lines

@@ -9,13 +9,14 @@
 //! run's events and `tool_activity` count the call, that the CLI's home
 //! configuration was not touched, and that nothing outlives the run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use agentgate_fakellm::clients::Cli;
 use serde_json::Value;
 
+use super::mcp_servers::{home_untouched, snapshot};
 use super::run_e2e::last_json;
 use super::support::{Client, FakeServer, Run, run_bounded};
 use super::tool_support::Project;
@@ -87,29 +88,6 @@ fn command(p: &Project, client: &Client, how: &[&str]) -> Command {
         .current_dir(&client.setup.workdir)
         .stdin(std::process::Stdio::null());
     cmd
-}
-
-/// Every file under `dir` with its content (opencode's package cache
-/// aside).
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            let Ok(kind) = e.file_type() else { continue };
-            if kind.is_dir() && p.file_name().is_some_and(|n| n != "node_modules") {
-                stack.push(p);
-            } else if kind.is_file() {
-                out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The runs of the store, as `agentgate runs --json` lists them.
@@ -231,18 +209,13 @@ fn tools_for_an_agent_run(cli: Cli, how: &[&str]) {
     // The CLI's home configuration does not name the server (its session
     // transcript holds the tool's result, which names the tool's
     // workspace, not the server's registry argument).
-    for (path, _) in &before {
-        assert!(path.exists(), "{cli}: {} was removed", path.display());
-    }
     let registry = p.root().join("tools/registry");
-    for (path, content) in snapshot(&client.setup.home) {
-        let text = String::from_utf8_lossy(&content);
-        assert!(
-            !text.contains("--parent-run") && !text.contains(&*registry.to_string_lossy()),
-            "{cli}: {} names the run's tool server",
-            path.display()
-        );
-    }
+    home_untouched(
+        cli,
+        &client.setup.home,
+        &before,
+        &["--parent-run", &registry.to_string_lossy()],
+    );
     // Nothing of the run is left: no MCP server, no tool.
     let left = processes_naming(p.root());
     assert!(left.is_empty(), "{cli}: left running: {left:#?}");
