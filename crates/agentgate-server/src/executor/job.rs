@@ -3,7 +3,8 @@
 //!
 //! How a run's end becomes the job's (the first rule that applies):
 //! 1. the lease was lost: nothing (the job is someone else's now);
-//! 2. a client cancelled it: `cancelled`;
+//! 2. a client cancelled it, and the run did not succeed before the cancel
+//!    reached it: `cancelled` (a run that succeeded first stands, rule 4);
 //! 3. the server is stopping and cancelled it: released (queued again, the
 //!    attempt given back);
 //! 4. it succeeded: `succeeded`;
@@ -305,7 +306,9 @@ impl Job {
                 s.finish(&job.job_id, t, &outcome, now).map(drop)
             });
         };
-        if self.cancelled.load(Ordering::SeqCst) {
+        // A run that answered before the cancel reached it stands: the
+        // job's state must say what its run did.
+        if self.cancelled.load(Ordering::SeqCst) && envelope.error_type.is_some() {
             finish(FinalState::Cancelled, envelope);
             return RunEnd::Cancelled;
         }
