@@ -11,6 +11,11 @@ use crate::actions::{Ledger, fire_key};
 use crate::evidence::{CliRun, Sampled, Stamps};
 use crate::http::request;
 
+/// How long after the ledger's stamp of a kill the signal may land: a CLI
+/// that answered in that gap ended on its own (100 ms; the drill's CLIs
+/// run for seconds, and a survivor for the rest of the drill).
+const KILL_STAMP_SLACK_NS: u128 = 100_000_000;
+
 /// The counts the drill prints.
 #[derive(Debug, Default)]
 pub struct Counts {
@@ -236,7 +241,9 @@ fn check_processes(
     // A killed worker's CLIs: its keeper sends SIGTERM to the group when
     // the worker dies; a CLI writing its output at that moment sees the
     // pipe broken first. Either way it ends at once; one that ended on its
-    // own before the kill is not concerned.
+    // own before the kill is not concerned. The ledger stamps a kill just
+    // before the signal is sent, so a CLI that finished its answer in
+    // between (within `KILL_STAMP_SLACK_NS`) ended on its own too.
     for k in &e.ledger.kills {
         let under: Vec<&CliRun> = e
             .stamps
@@ -255,7 +262,8 @@ fn check_processes(
         for r in under {
             match &r.end {
                 Some((_, how)) if how == "sig-TERM" || how == "pipe" => counts.killed_clis += 1,
-                Some((t, _)) if *t < k.at_ns => {}
+                Some((t, how))
+                    if *t < k.at_ns || (how == "ok" && *t < k.at_ns + KILL_STAMP_SLACK_NS) => {}
                 other => fails.push(format!(
                     "CLI {} ({}) of the killed worker {} ended {other:?}, not by its termination",
                     r.pid, r.tag, k.worker
