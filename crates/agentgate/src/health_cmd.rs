@@ -65,8 +65,7 @@ fn table(rows: &[ProviderHealth]) -> String {
         "SESSIONS",
         "PROBE",
         "PATH",
-    ]
-    .map(str::to_owned);
+    ];
     let cells: Vec<[String; 7]> = rows
         .iter()
         .map(|h| {
@@ -90,24 +89,7 @@ fn table(rows: &[ProviderHealth]) -> String {
             ]
         })
         .collect();
-    let mut widths = [0usize; 7];
-    for row in std::iter::once(&header).chain(&cells) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(&header).chain(&cells) {
-        let mut line = String::new();
-        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else {
-                let _ = write!(line, "{cell:<w$}  ");
-            }
-        }
-        let _ = writeln!(out, "{}", line.trim_end());
-    }
+    let mut out = crate::table::aligned(header, &cells);
     let notes: Vec<String> = rows
         .iter()
         .flat_map(|h| {

@@ -16,6 +16,7 @@ mod runs_cmd;
 mod serve_cmd;
 mod service_runtime;
 mod submit_cmd;
+mod table;
 mod tool_cmd;
 mod tools_cmd;
 mod worker_cmd;

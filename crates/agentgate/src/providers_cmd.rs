@@ -56,23 +56,7 @@ fn table(l: &ProviderListing) -> String {
             ]
         })
         .collect();
-    let header = ["NAME", "KIND", "BINARY", "VERIFIED", "FEATURES"].map(str::to_owned);
-    let mut widths = [0usize; 5];
-    for row in std::iter::once(&header).chain(&rows) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    for row in std::iter::once(&header).chain(&rows) {
-        let mut line = String::new();
-        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else {
-                let _ = write!(line, "{cell:<w$}  ");
-            }
-        }
-        let _ = writeln!(out, "{}", line.trim_end());
-    }
+    let header = ["NAME", "KIND", "BINARY", "VERIFIED", "FEATURES"];
+    out.push_str(&crate::table::aligned(header, &rows));
     out
 }

@@ -156,25 +156,9 @@ fn table(l: &agentgate_tools::registry::RegistryListing) -> String {
             ]
         })
         .collect();
-    let header = ["NAME", "VERSION", "SOURCE", "STATUS"].map(str::to_owned);
-    let mut widths = [0usize; 4];
-    for row in std::iter::once(&header).chain(&rows) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
+    let header = ["NAME", "VERSION", "SOURCE", "STATUS"];
     // The status is last: a broken tool's error is long.
-    for row in std::iter::once(&header).chain(&rows) {
-        let mut line = String::new();
-        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else {
-                let _ = write!(line, "{cell:<w$}  ");
-            }
-        }
-        let _ = writeln!(out, "{}", line.trim_end());
-    }
+    out.push_str(&crate::table::aligned(header, &rows));
     out
 }
 

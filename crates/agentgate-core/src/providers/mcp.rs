@@ -129,13 +129,19 @@ pub fn opencode_mcp_object(servers: &[McpServer]) -> Value {
 /// the path. Named by content, so the steps of a run that share a folder
 /// never see each other's servers.
 pub fn write_config(dir: &Path, prefix: &str, config: &Value) -> Result<PathBuf, CommandError> {
-    use std::hash::{DefaultHasher, Hash, Hasher};
     let text = config.to_string();
-    let mut h = DefaultHasher::new();
-    text.hash(&mut h);
-    let path = dir.join(format!("{prefix}-{:016x}.json", h.finish()));
+    let path = dir.join(format!("{prefix}-{}.json", content_hash(&text)));
     write_private(&path, &text)?;
     Ok(path)
+}
+
+/// A name for a file or folder written for a run, from its content: the
+/// steps of a run that share its folder never see each other's servers.
+pub fn content_hash(text: &str) -> String {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut h = DefaultHasher::new();
+    text.hash(&mut h);
+    format!("{:016x}", h.finish())
 }
 
 /// Writes `text` to `path`, readable by the user only (it may hold the

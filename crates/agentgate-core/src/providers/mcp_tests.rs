@@ -279,6 +279,9 @@ fn gemini_gets_a_home_of_the_runs_own_with_the_users_settings_and_links_to_the_r
     std::fs::write(user.join("oauth_creds.json"), "{}").unwrap();
     std::fs::write(home.path().join(".env"), "X=1").unwrap();
     let mut r = with_servers(vec![probe()]);
+    // Only the request's variables: a GEMINI_CLI_HOME of the test's own
+    // environment would win over its HOME.
+    r.env_clear = true;
     r.env
         .push(("HOME".into(), home.path().display().to_string()));
     let c = plan(&GEMINI, &r, dir.path());
@@ -391,7 +394,8 @@ fn every_builtin_renders_the_servers_or_refuses() {
                     "QWEN_CODE_SYSTEM_SETTINGS_PATH".into(),
                     "/nonexistent/s.json".into(),
                 ),
-                ("HOME".into(), home.path().display().to_string()),
+                // Gemini's home: not the user's of the test's environment.
+                ("GEMINI_CLI_HOME".into(), home.path().display().to_string()),
             ],
             ..with_servers(vec![McpServer::new("srv-7731", "/bin/p", &[])])
         };

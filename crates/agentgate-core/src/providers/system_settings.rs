@@ -59,37 +59,15 @@ impl SystemSettings {
             provider: self.provider.into(),
             what: format!("{purpose}: {why} (fix that file, or {instead})"),
         };
-        let mut settings = match std::fs::read_to_string(&original) {
-            Ok(text) => match serde_json::from_str(&strip_json_comments(&text)) {
-                Ok(Value::Object(map)) => map,
-                Ok(_) => {
-                    return Err(unsupported(format!(
-                        "its system settings {} are not a JSON object",
-                        original.display()
-                    )));
-                }
-                Err(e) => {
-                    return Err(unsupported(format!(
-                        "failed to parse its system settings {}: {e}",
-                        original.display()
-                    )));
-                }
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let mut settings = read_object(&original, "its system settings", &unsupported)?
+            .unwrap_or_else(|| {
                 let mut map = Map::new();
                 if self.provider == "qwen" {
                     // Qwen migrates a settings file without a version.
                     map.insert("$version".into(), json!(4));
                 }
                 map
-            }
-            Err(e) => {
-                return Err(unsupported(format!(
-                    "failed to read its system settings {}: {e}",
-                    original.display()
-                )));
-            }
-        };
+            });
         edit(&mut settings);
         let text = Value::Object(settings).to_string();
         let path = write_by_content(&scratch.path()?, self.provider, &text)?;
@@ -153,9 +131,37 @@ fn write_by_content(scratch: &Path, provider: &str, text: &str) -> Result<PathBu
     Ok(path)
 }
 
+/// The JSON object of a settings file (comments allowed); `None` when
+/// there is no file. `what` names the file in errors ("its
+/// settings"), which `unsupported` turns into the provider's refusal.
+pub(crate) fn read_object(
+    path: &Path,
+    what: &str,
+    unsupported: &dyn Fn(String) -> CommandError,
+) -> Result<Option<Map<String, Value>>, CommandError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => match serde_json::from_str(&strip_json_comments(&text)) {
+            Ok(Value::Object(map)) => Ok(Some(map)),
+            Ok(_) => Err(unsupported(format!(
+                "{what} {} are not a JSON object",
+                path.display()
+            ))),
+            Err(e) => Err(unsupported(format!(
+                "failed to parse {what} {}: {e}",
+                path.display()
+            ))),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(unsupported(format!(
+            "failed to read {what} {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
 /// A variable as the CLI will see it: the request's own environment first,
 /// then agentgate's (unless the request starts from an empty environment).
-fn env_of(req: &RunRequest, key: &str) -> Option<OsString> {
+pub(crate) fn env_of(req: &RunRequest, key: &str) -> Option<OsString> {
     if let Some((_, v)) = req.env.iter().rev().find(|(k, _)| k == key) {
         return Some(v.into());
     }

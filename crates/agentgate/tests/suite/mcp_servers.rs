@@ -24,16 +24,29 @@ use serde_json::Value;
 
 use super::support::{Client, FakeServer};
 
-/// The name the CLI gives the probe's `lookup` tool in its model requests
-/// (read off the tools each CLI declares to fake-llm).
-fn declared_name(cli: Cli) -> &'static str {
+/// The name the CLI gives the tool `tool` of the MCP server `server` in
+/// its model requests (read off the tools each CLI declares to fake-llm;
+/// Codex's namespace tool as fake-llm names it).
+pub(super) fn declared_name(cli: Cli, server: &str, tool: &str) -> String {
     match cli {
-        Cli::Claude => "mcp__probe__lookup",
-        Cli::Codex => "mcp__probe__lookup",
-        Cli::Gemini => "mcp_probe_lookup",
-        Cli::Qwen => "mcp__probe__lookup",
-        Cli::Opencode => "probe_lookup",
+        Cli::Claude | Cli::Codex | Cli::Qwen => format!("mcp__{server}__{tool}"),
+        Cli::Gemini => format!("mcp_{server}_{tool}"),
+        Cli::Opencode => format!("{server}_{tool}"),
     }
+}
+
+/// A fake-llm script: call `tool` with the key `k42`, then answer `answer`
+/// once the tool's result is back.
+pub(super) fn call_then_answer(tool: &str, answer: &str) -> String {
+    format!(
+        r#"turns:
+  - match: {{tool_result: false}}
+    text: "Looking it up."
+    tool_call: {{name: "{tool}", args: {{key: "k42"}}}}
+  - match: {{tool_result: true}}
+    text: "{answer}"
+"#
+    )
 }
 
 /// The model the run asks for. Codex 0.169 defers MCP tools behind its
@@ -42,7 +55,7 @@ fn declared_name(cli: Cli) -> &'static str {
 /// declares each server's tools in a namespace tool (`mcp__probe`), which
 /// fake-llm names `mcp__probe__lookup`. opencode takes its model from the
 /// recipe's config.
-fn model(cli: Cli, configured: &str) -> Option<String> {
+pub(super) fn model(cli: Cli, configured: &str) -> Option<String> {
     match cli {
         Cli::Codex => Some("agentgate-fake-model".into()),
         Cli::Opencode => None,
@@ -118,7 +131,8 @@ pub(super) fn home_untouched(
     }
 }
 
-fn alive(pid: u32) -> bool {
+/// Whether the process `pid` runs (exists and is not a zombie).
+pub(super) fn alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
         && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
             s.rsplit(')')
@@ -128,16 +142,8 @@ fn alive(pid: u32) -> bool {
 }
 
 pub fn mcp_tool_call(cli: Cli) {
-    let tool = declared_name(cli);
-    let server = FakeServer::start(&format!(
-        r#"turns:
-  - match: {{tool_result: false}}
-    text: "Looking it up."
-    tool_call: {{name: "{tool}", args: {{key: "k42"}}}}
-  - match: {{tool_result: true}}
-    text: "The lookup answered."
-"#
-    ));
+    let tool = declared_name(cli, "probe", "lookup");
+    let server = FakeServer::start(&call_then_answer(&tool, "The lookup answered."));
     let client = Client::new(cli, &server);
     let setup = &client.setup;
     let logs = tempfile::tempdir().unwrap();
@@ -215,7 +221,7 @@ pub fn mcp_tool_call(cli: Cli) {
         cli == Cli::Qwen
             || turns[0]["tools"]
                 .as_array()
-                .is_some_and(|t| t.iter().any(|n| n == tool)),
+                .is_some_and(|t| t.iter().any(|n| *n == *tool)),
         "{cli} did not declare {tool}: {:#}",
         turns[0]["tools"]
     );

@@ -16,21 +16,12 @@ use std::time::Duration;
 use agentgate_fakellm::clients::Cli;
 use serde_json::Value;
 
-use super::mcp_servers::{home_untouched, snapshot};
+use super::mcp_servers::{alive, call_then_answer, declared_name, home_untouched, model, snapshot};
 use super::run_e2e::last_json;
 use super::support::{Client, FakeServer, Run, run_bounded};
 use super::tool_support::Project;
 
 const LIMIT: Duration = Duration::from_secs(180);
-
-/// The name the CLI gives the `lookup` tool of the server `agentgate` in
-/// its model requests.
-fn declared_name(cli: Cli) -> &'static str {
-    match cli {
-        Cli::Gemini => "mcp_agentgate_lookup",
-        _ => "mcp__agentgate__lookup",
-    }
-}
 
 /// The tool: `lookup --key K` answers `value-of-K`, after a progress
 /// message.
@@ -68,12 +59,9 @@ fn command(p: &Project, client: &Client, how: &[&str]) -> Command {
         .args(how)
         .args(["--yolo", "--compact", "--binary"])
         .arg(&client.program);
-    match cli {
-        // Codex 0.169 defers MCP tools behind `tool_search` for models it
-        // knows; it declares them for one it does not.
-        Cli::Codex => cmd.args(["--model", "agentgate-fake-model"]),
-        _ => cmd.args(["--model", &client.setup.model]),
-    };
+    if let Some(m) = model(cli, &client.setup.model) {
+        cmd.args(["--model", &m]);
+    }
     cmd.arg("Please look up the key k42.")
         .env_clear()
         .envs(
@@ -116,12 +104,7 @@ fn processes_naming(dir: &Path) -> Vec<String> {
             continue;
         };
         let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let zombie = std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|r| r.trim_start().starts_with('Z'))
-        });
-        if text.contains(&needle) && !zombie {
+        if text.contains(&needle) && alive(pid) {
             found.push(format!("{pid}: {text}"));
         }
     }
@@ -129,16 +112,8 @@ fn processes_naming(dir: &Path) -> Vec<String> {
 }
 
 fn tools_for_an_agent_run(cli: Cli, how: &[&str]) {
-    let tool = declared_name(cli);
-    let server = FakeServer::start(&format!(
-        r#"turns:
-  - match: {{tool_result: false}}
-    text: "Looking it up."
-    tool_call: {{name: "{tool}", args: {{key: "k42"}}}}
-  - match: {{tool_result: true}}
-    text: "The tool said: {{{{tool_output}}}}"
-"#
-    ));
+    let tool = declared_name(cli, "agentgate", "lookup");
+    let server = FakeServer::start(&call_then_answer(&tool, "The tool said: {{tool_output}}"));
     let client = Client::new(cli, &server);
     let p = project(cli);
     let before = snapshot(&client.setup.home);

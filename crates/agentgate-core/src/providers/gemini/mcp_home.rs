@@ -23,12 +23,12 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::super::argv::Context;
 use super::super::mcp;
 use super::super::provider::{CliCommand, CommandError};
-use super::super::system_settings::strip_json_comments;
+use super::super::system_settings::{env_of, read_object};
 
 /// The variable Gemini CLI finds its home with.
 const HOME_ENV: &str = "GEMINI_CLI_HOME";
@@ -66,30 +66,8 @@ pub(super) fn mcp_home(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
         std::fs::create_dir_all(&path).map_err(|e| write(&path, e))?;
     }
     let settings_path = user_dir.join("settings.json");
-    let mut settings = match std::fs::read_to_string(&settings_path) {
-        Ok(text) => match serde_json::from_str(&strip_json_comments(&text)) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => {
-                return Err(unsupported(format!(
-                    "its settings {} are not a JSON object",
-                    settings_path.display()
-                )));
-            }
-            Err(e) => {
-                return Err(unsupported(format!(
-                    "failed to parse its settings {}: {e}",
-                    settings_path.display()
-                )));
-            }
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
-        Err(e) => {
-            return Err(unsupported(format!(
-                "failed to read its settings {}: {e}",
-                settings_path.display()
-            )));
-        }
-    };
+    let mut settings =
+        read_object(&settings_path, "its settings", &unsupported)?.unwrap_or_default();
     mcp::add_to_settings(&mut settings, servers);
     let text = Value::Object(settings).to_string();
 
@@ -98,7 +76,7 @@ pub(super) fn mcp_home(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
     let root = ctx
         .scratch
         .path()?
-        .join(format!("gemini-home-{}", hash(&text)));
+        .join(format!("gemini-home-{}", mcp::content_hash(&text)));
     let run_dir = root.join(GEMINI_DIR);
     std::fs::create_dir_all(&run_dir).map_err(|e| write(&run_dir, e))?;
     let settings_copy = run_dir.join("settings.json");
@@ -131,34 +109,12 @@ pub(super) fn mcp_home(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
     Ok(())
 }
 
-/// The home Gemini would use: the request's `GEMINI_CLI_HOME`, else its
-/// `HOME`, else (when the environment is passed on) this process's.
+/// The home Gemini will use: `GEMINI_CLI_HOME`, else `HOME`, as the CLI
+/// will see them.
 fn user_home(ctx: &Context<'_>) -> Option<PathBuf> {
-    let req = ctx.request;
-    let given = |name: &str| {
-        req.env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| PathBuf::from(v))
-            .filter(|p| !p.as_os_str().is_empty())
-    };
-    let inherited = |name: &str| {
-        (!req.env_clear)
-            .then(|| std::env::var_os(name))
-            .flatten()
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    given(HOME_ENV)
-        .or_else(|| given("HOME"))
-        .or_else(|| inherited(HOME_ENV))
-        .or_else(|| inherited("HOME"))
-}
-
-fn hash(text: &str) -> String {
-    use std::hash::{DefaultHasher, Hash, Hasher};
-    let mut h = DefaultHasher::new();
-    text.hash(&mut h);
-    format!("{:016x}", h.finish())
+    [HOME_ENV, "HOME"]
+        .into_iter()
+        .filter_map(|name| env_of(ctx.request, name))
+        .find(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
