@@ -7,7 +7,8 @@
 //! its parent the agent's run, its messages among its events), that the
 //! final answer carries the tool's result and its run id, that the agent
 //! run's events and `tool_activity` count the call, that the CLI's home
-//! configuration was not touched, and that nothing outlives the run.
+//! configuration was not touched, and that nothing outlives the run; and
+//! that `agentgate serve` gives a submitted run the tools it names.
 
 use std::path::Path;
 use std::process::Command;
@@ -256,4 +257,97 @@ fn a_tool_the_registry_does_not_offer_ends_the_run_before_any_cli_starts() {
         no_store.all_output()
     );
     assert!(!mark.exists(), "the CLI started");
+}
+
+/// `agentgate serve` gives a submitted run the tools its request names
+/// (the real Claude Code against fake-llm): the job succeeds with the
+/// tool's value in its answer and the tool run recorded under it; a
+/// request naming a tool the registry does not offer fails with
+/// `invalid_input` naming it.
+#[test]
+fn serve_gives_a_submitted_run_its_registry_tools() {
+    use super::serve_queue_support::{TOKEN, post, wait_until};
+    use super::serve_support::{Env, Serve};
+    use agentgate_store::{JobQueue as _, JobState, Store};
+
+    let cli = Cli::Claude;
+    let tool = declared_name(cli, "agentgate", "lookup");
+    let server = FakeServer::start(&call_then_answer(&tool, "The tool said: {{tool_output}}"));
+    let client = Client::new(cli, &server);
+    let p = project(cli);
+    let mut vars: Vec<(&str, String)> = client
+        .setup
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    vars.extend([
+        ("AGENTGATE_TOKEN", TOKEN.to_owned()),
+        (
+            "AGENTGATE_CONFIG",
+            p.root().join("agentgate.yaml").display().to_string(),
+        ),
+        ("AGENTGATE_HOME", p.home().display().to_string()),
+    ]);
+    let bin = p.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let serve = Serve::start(
+        &Env {
+            home: p.root(),
+            bin: &bin,
+            vars,
+        },
+        &[],
+    );
+    let submit = |tools: &[&str]| {
+        let body = serde_json::json!({
+            "prompt": "Please look up the key k42.",
+            "providers": ["claude"],
+            "model": client.setup.model,
+            "binary": client.program,
+            "permission_mode": "bypass",
+            "cwd": client.setup.workdir,
+            "tools": tools,
+        });
+        let r = post(&serve.url, "/v1/runs", &body.to_string());
+        assert_eq!(r.status, 201, "{r:?}");
+        r.json()["run_id"].as_str().unwrap().to_owned()
+    };
+    let store = Store::open(p.home().join("agentgate.db")).unwrap();
+    let ended = |id: &str| {
+        wait_until(&format!("job {id} to end"), || {
+            let job = store.get_job(id).unwrap()?;
+            matches!(job.state, JobState::Succeeded | JobState::Failed).then_some(job)
+        })
+    };
+
+    let id = submit(&["lookup"]);
+    let job = ended(&id);
+    let envelope = serde_json::to_value(job.envelope.unwrap()).unwrap();
+    assert_eq!(job.state, JobState::Succeeded, "{envelope:#}");
+    let all = runs(&p);
+    let tool_run = all
+        .iter()
+        .find(|r| r["record"]["kind"] == "tool")
+        .unwrap_or_else(|| panic!("no tool run: {all:#?}"));
+    assert_eq!(tool_run["record"]["parent_run_id"], id.as_str());
+    let answer = envelope["response"].as_str().unwrap_or_default();
+    assert!(
+        answer.contains("value-of-k42")
+            && answer.contains(tool_run["record"]["run_id"].as_str().unwrap()),
+        "{envelope:#}"
+    );
+
+    let id = submit(&["nope"]);
+    let job = ended(&id);
+    let envelope = serde_json::to_value(job.envelope.unwrap()).unwrap();
+    assert_eq!(job.state, JobState::Failed, "{envelope:#}");
+    assert_eq!(envelope["error_type"], "invalid_input", "{envelope:#}");
+    assert!(
+        envelope["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("`nope`")),
+        "{envelope:#}"
+    );
+    drop(serve);
 }
