@@ -192,6 +192,16 @@ fn tools_for_an_agent_run(cli: Cli, how: &[&str]) {
         &before,
         &["--parent-run", &registry.to_string_lossy()],
     );
+    // What agentgate wrote for the CLI (the MCP configuration, with the
+    // server's variables) went when the attempt ended: the agent run's
+    // folder keeps none of it.
+    for (path, content) in snapshot(&p.run_dir(&agent_run)) {
+        assert!(
+            !String::from_utf8_lossy(&content).contains("--parent-run"),
+            "{cli}: {} outlived the attempt",
+            path.display()
+        );
+    }
     // Nothing of the run is left: no MCP server, no tool.
     let left = processes_naming(p.root());
     assert!(left.is_empty(), "{cli}: left running: {left:#?}");
