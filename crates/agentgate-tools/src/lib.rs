@@ -17,6 +17,7 @@
 //! - [`mcp`]: the registry's tools as an MCP server (`agentgate mcp`).
 //! - [`invoke`]: from the registry to a run request, and to the MCP tools.
 //! - [`for_agents`]: the MCP server that gives agent runs registry tools.
+//! - [`workflow`]: workflows of tool, agent, parallel and decision steps.
 //!
 //! `AGENTS.md` next to this file explains how the pieces fit.
 
@@ -31,6 +32,7 @@ pub mod policy;
 pub mod registry;
 pub mod runner;
 pub mod sandbox;
+pub mod workflow;
 mod yaml;
 
 pub use yaml::YamlFault;

@@ -1,0 +1,7 @@
+//! Workflows: tool, agent, parallel and decision steps run as one unit,
+//! checkpointed in the store and resumable (issue 15; seed 002's workflow
+//! orchestrator and run state machine).
+//!
+//! - [`definition`]: the workflow file's types.
+
+pub mod definition;
