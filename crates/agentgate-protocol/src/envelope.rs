@@ -127,6 +127,10 @@ pub struct Envelope {
     /// whole result; `null` for an agent run.
     #[serde(default)]
     pub tool: Option<Box<ToolEnvelope>>,
+    /// A workflow run (`agentgate workflow run`): its steps and outputs;
+    /// `null` for any other run.
+    #[serde(default)]
+    pub workflow: Option<Box<crate::workflow::WorkflowEnvelope>>,
 }
 
 impl Envelope {

@@ -9,6 +9,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::ErrorInfo;
+use crate::workflow::{
+    TaskDoneEvent, TaskErrorEvent, TaskProgressEvent, TaskStartedEvent, TaskSubmittedEvent,
+    WorkflowStateEvent,
+};
 
 pub use payloads::{
     CancelReason, CancelledEvent, HeartbeatEvent, LogEvent, LogLevel, MessageEvent, RateLimitEvent,
@@ -43,6 +47,12 @@ pub const EVENT_TYPES: &[&str] = &[
     "cancelled",
     "result",
     "tool_message",
+    "workflow_state",
+    "task_submitted",
+    "task_started",
+    "task_progress",
+    "task_error",
+    "task_done",
 ];
 
 /// One event of a run's stream: the common header plus a typed body.
@@ -170,6 +180,24 @@ pub enum EventBody {
     /// was not one, kept as a `log` message).
     #[serde(rename = "tool_message")]
     ToolMessage(ToolMessageEvent),
+    /// A workflow run changed state.
+    #[serde(rename = "workflow_state")]
+    WorkflowState(WorkflowStateEvent),
+    /// A workflow's step is ready.
+    #[serde(rename = "task_submitted")]
+    TaskSubmitted(TaskSubmittedEvent),
+    /// A try of a workflow's step started.
+    #[serde(rename = "task_started")]
+    TaskStarted(TaskStartedEvent),
+    /// An event of a workflow step's run, nested.
+    #[serde(rename = "task_progress")]
+    TaskProgress(TaskProgressEvent),
+    /// A try of a workflow's step failed.
+    #[serde(rename = "task_error")]
+    TaskError(TaskErrorEvent),
+    /// A workflow's step ended.
+    #[serde(rename = "task_done")]
+    TaskDone(TaskDoneEvent),
     /// An event whose `type` this version does not know (written by a newer
     /// agentgate): all its body fields, `type` included, kept as they came.
     /// It serializes back unchanged. Never written by this version, so it is
@@ -200,6 +228,12 @@ impl EventBody {
             Self::Cancelled(_) => "cancelled",
             Self::Result(_) => "result",
             Self::ToolMessage(_) => "tool_message",
+            Self::WorkflowState(_) => "workflow_state",
+            Self::TaskSubmitted(_) => "task_submitted",
+            Self::TaskStarted(_) => "task_started",
+            Self::TaskProgress(_) => "task_progress",
+            Self::TaskError(_) => "task_error",
+            Self::TaskDone(_) => "task_done",
             Self::Unknown(fields) => fields.get("type").and_then(Value::as_str).unwrap_or(""),
         }
     }

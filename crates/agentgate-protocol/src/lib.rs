@@ -11,6 +11,8 @@
 //! - [`Usage`]: token and cost accounting of a turn or a run.
 //! - [`ToolMessage`] and [`ToolEnvelope`]: the tool protocol v1 that
 //!   deterministic tools speak, and the result of a tool run.
+//! - [`WorkflowStateEvent`], the task events and [`WorkflowEnvelope`]: a
+//!   workflow run's stream and result.
 //! - [`schemas`]: JSON Schemas generated from these types; the checked-in
 //!   copies live in `schemas/` next to this crate's `Cargo.toml`.
 //!
@@ -27,6 +29,7 @@ mod schema;
 mod tool;
 mod tool_protocol;
 mod usage;
+mod workflow;
 mod workspace;
 
 pub use envelope::{
@@ -55,4 +58,8 @@ pub use tool_protocol::{
     ToolStatus,
 };
 pub use usage::Usage;
+pub use workflow::{
+    StepOutcome, StepReport, StepStatus, TaskDoneEvent, TaskErrorEvent, TaskProgressEvent,
+    TaskStartedEvent, TaskSubmittedEvent, WorkflowEnvelope, WorkflowState, WorkflowStateEvent,
+};
 pub use workspace::{ChangedFile, WorkspaceReport};

@@ -60,6 +60,7 @@ const AGENTGATE_FIELDS: &[&str] = &[
     "chain",
     "workspace",
     "tool",
+    "workflow",
 ];
 
 fn has(value: &Value, path: &[&str]) -> bool {
@@ -136,6 +137,7 @@ fn success_wire_shape() {
             "chain": null,
             "workspace": null,
             "tool": null,
+            "workflow": null,
         })
     );
 }
@@ -199,6 +201,7 @@ fn failure_wire_shape() {
             "chain": null,
             "workspace": null,
             "tool": null,
+            "workflow": null,
         })
     );
 }

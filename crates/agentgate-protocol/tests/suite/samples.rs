@@ -8,6 +8,10 @@ use agentgate_protocol::{
     ThinkingEvent, TokensUsed, ToolActivity, ToolClass, ToolMessage, ToolMessageBody,
     ToolMessageEvent, ToolResultEvent, ToolUseEvent, Usage, UsageEvent, UsageScope,
 };
+use agentgate_protocol::{
+    StepOutcome, StepStatus, TaskDoneEvent, TaskErrorEvent, TaskProgressEvent, TaskStartedEvent,
+    TaskSubmittedEvent, WorkflowState, WorkflowStateEvent,
+};
 use serde_json::json;
 
 pub const RUN_ID: &str = "run_01";
@@ -218,6 +222,63 @@ pub fn bodies() -> Vec<EventBody> {
                     extra: serde_json::Map::new(),
                 }))
             },
+        }),
+        EventBody::WorkflowState(WorkflowStateEvent {
+            state: WorkflowState::Running,
+            name: Some("triage".to_owned()),
+            execution: Some(1),
+            definition: Some(json!({"version": 1, "name": "triage", "steps": []})),
+            input: Some(json!({"files": 3})),
+            base_dir: Some("/work/flows".to_owned()),
+            step: None,
+            reason: None,
+        }),
+        EventBody::TaskSubmitted(TaskSubmittedEvent {
+            task_id: "scan".to_owned(),
+            kind: "tool".to_owned(),
+            group: None,
+            payload: Some(json!({"tool": "scanner", "args": ["--input", "data.json"]})),
+        }),
+        EventBody::TaskStarted(TaskStartedEvent {
+            task_id: "scan".to_owned(),
+            step_attempt: 1,
+            child_run_id: Some("run_02".to_owned()),
+            resumed_from: None,
+        }),
+        EventBody::TaskProgress(TaskProgressEvent {
+            task_id: "scan".to_owned(),
+            child_run_id: "run_02".to_owned(),
+            event: Box::new(Event::new(
+                "run_02",
+                4,
+                TS,
+                EventBody::Heartbeat(HeartbeatEvent {
+                    elapsed_ms: 30_000,
+                    idle_ms: 15_000,
+                }),
+            )),
+        }),
+        EventBody::TaskError(TaskErrorEvent {
+            task_id: "scan".to_owned(),
+            step_attempt: 1,
+            child_run_id: Some("run_02".to_owned()),
+            code: Some("E_TRANSIENT_NET".to_owned()),
+            message: "connection reset".to_owned(),
+            retryable: true,
+            retry_in_ms: Some(1000),
+        }),
+        EventBody::TaskDone(TaskDoneEvent {
+            task_id: "scan".to_owned(),
+            status: StepStatus::Ok,
+            attempts: 2,
+            child_run_ids: vec!["run_02".to_owned(), "run_03".to_owned()],
+            outcome: StepOutcome {
+                result: json!({"status": "ok"}),
+                output: json!({"files": 3}),
+                action: None,
+                run_id: Some("run_03".to_owned()),
+            },
+            reason: None,
         }),
     ]
 }
