@@ -11,6 +11,7 @@
 //! - `start PID NS PROVIDER TAG WORKER`: NS is the wall clock in ns since
 //!   the epoch; WORKER the pid of the keeper's parent (the agentgate
 //!   process that runs the job);
+//! - `due PID NS`: when it will answer unless a signal stops it first;
 //! - `end PID NS HOW`: HOW is `ok`, `fail`, `quota` (a quota window was
 //!   open when it started), or `sig-INT` / `sig-TERM` (it got that signal
 //!   and exited at once, without a result), or `pipe` (its output could not
@@ -123,6 +124,7 @@ fn run() -> Result<u8, String> {
         .unwrap_or(0);
     let length = Duration::from_millis(1000 + mix(seed, u64::from(pid), &tag) % 3001);
     let deadline = std::time::Instant::now() + length;
+    stamps.line(&format!("due {pid} {}", now_ns() + length.as_nanos()))?;
     while std::time::Instant::now() < deadline {
         for (flag, name, code) in [(&interrupted, "INT", 130), (&terminated, "TERM", 143)] {
             if flag.load(Ordering::Relaxed) {

@@ -38,6 +38,8 @@ pub struct Cancel {
 pub struct Kill {
     pub worker: u32,
     pub at_ns: u128,
+    /// When the drill saw the worker dead (reaped).
+    pub dead_ns: u128,
     /// The stand-ins running under it just before.
     pub clis: Vec<u32>,
 }
@@ -264,9 +266,11 @@ fn kill_a_worker(
     if !victim.wait_exit(Duration::from_secs(30)) {
         return Err(format!("worker {pid} did not die of SIGKILL"));
     }
+    let dead_ns = now_ns();
     ledger.kills.push(Kill {
         worker: pid,
         at_ns,
+        dead_ns,
         clis,
     });
     *started += 1;

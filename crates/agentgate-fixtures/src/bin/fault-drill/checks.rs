@@ -11,10 +11,6 @@ use crate::actions::{Ledger, fire_key};
 use crate::evidence::{CliRun, Sampled, Stamps};
 use crate::http::request;
 
-/// How long after the ledger's stamp of a kill the signal may land: a CLI
-/// that answered in that gap ended on its own (100 ms; the drill's CLIs
-/// run for seconds, and a survivor for the rest of the drill).
-const KILL_STAMP_SLACK_NS: u128 = 100_000_000;
 
 /// The counts the drill prints.
 #[derive(Debug, Default)]
@@ -241,9 +237,11 @@ fn check_processes(
     // A killed worker's CLIs: its keeper sends SIGTERM to the group when
     // the worker dies; a CLI writing its output at that moment sees the
     // pipe broken first. Either way it ends at once; one that ended on its
-    // own before the kill is not concerned. The ledger stamps a kill just
-    // before the signal is sent, so a CLI that finished its answer in
-    // between (within `KILL_STAMP_SLACK_NS`) ended on its own too.
+    // own before the kill is not concerned. An `ok` stamped after the kill
+    // is its own end too when the CLI was due to answer before the drill
+    // saw the worker dead: its answer went out while the worker could
+    // still read it (the stamp comes after the answer, and a loaded machine
+    // can delay it); any later `ok` means it outlived its worker.
     for k in &e.ledger.kills {
         let under: Vec<&CliRun> = e
             .stamps
@@ -263,7 +261,7 @@ fn check_processes(
             match &r.end {
                 Some((_, how)) if how == "sig-TERM" || how == "pipe" => counts.killed_clis += 1,
                 Some((t, how))
-                    if *t < k.at_ns || (how == "ok" && *t < k.at_ns + KILL_STAMP_SLACK_NS) => {}
+                    if *t < k.at_ns || (how == "ok" && r.due.is_some_and(|d| d <= k.dead_ns)) => {}
                 other => fails.push(format!(
                     "CLI {} ({}) of the killed worker {} ended {other:?}, not by its termination",
                     r.pid, r.tag, k.worker

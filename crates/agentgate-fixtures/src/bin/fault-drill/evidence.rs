@@ -18,6 +18,8 @@ pub struct CliRun {
     /// The agentgate process that ran it (its keeper's parent).
     pub worker: u32,
     pub start: u128,
+    /// When it was due to answer (unless a signal stopped it first).
+    pub due: Option<u128>,
     /// When it ended and how (`ok`, `fail`, `quota`, `sig-INT`, `sig-TERM`).
     pub end: Option<(u128, String)>,
 }
@@ -53,6 +55,7 @@ pub fn read_stamps(path: &Path) -> Result<Stamps, String> {
                     tag: (*tag).to_owned(),
                     worker: worker.parse().map_err(|_| bad(line))?,
                     start: num(ns)?,
+                    due: None,
                     end: None,
                 });
             }
@@ -60,6 +63,11 @@ pub fn read_stamps(path: &Path) -> Result<Stamps, String> {
                 let pid: u32 = pid.parse().map_err(|_| bad(line))?;
                 let i = *by_pid.get(&pid).ok_or_else(|| bad(line))?;
                 stamps.runs[i].end = Some((num(ns)?, (*how).to_owned()));
+            }
+            ["due", pid, ns] => {
+                let pid: u32 = pid.parse().map_err(|_| bad(line))?;
+                let i = *by_pid.get(&pid).ok_or_else(|| bad(line))?;
+                stamps.runs[i].due = Some(num(ns)?);
             }
             ["window", open, reset] => stamps.windows.push((num(open)?, num(reset)?)),
             _ => return Err(bad(line)),
