@@ -5,6 +5,7 @@ mod job_claims;
 mod job_lists;
 mod jobs;
 mod migrations;
+mod migrations_v8;
 mod open;
 mod owners;
 mod pg_queue;
