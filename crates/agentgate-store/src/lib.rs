@@ -41,6 +41,7 @@ mod owner;
 mod postgres;
 mod queue_watch;
 mod records;
+mod reopen;
 mod run_files;
 mod run_id;
 mod run_store;

@@ -54,6 +54,29 @@ pub trait RunStore: Send + Sync {
     /// Finishing a run again replaces the outcome.
     fn finish_run(&self, run_id: &str, envelope: &Envelope) -> Result<(), StoreError>;
 
+    /// Makes a run that ended (any final status) or was abandoned (stored
+    /// `running`, its owner process gone: see [`crate::effective_status`])
+    /// `running` again, owned by the calling process
+    /// ([`crate::RunOwner::current`]), with its end cleared: `ended_at`,
+    /// `duration_ms`, `exit_code`, `error_type`, `error` and the envelope.
+    /// Its record, attempts and events are kept. This is how a later
+    /// process resumes a run (a workflow, whose events are its checkpoint):
+    /// `reopen_run`, then writing its events on after the stored ones, then
+    /// [`RunStore::finish_run`].
+    ///
+    /// Fails with [`StoreError::RunStillRunning`] if the run is running
+    /// and its owner is alive, runs on another host (where it cannot be
+    /// checked) or was never recorded; with [`StoreError::RunNotFound`] if
+    /// there is no such run.
+    ///
+    /// A compare-and-swap: the write names the status and owner columns
+    /// read just before it, so of two processes reopening the same run at
+    /// once exactly one succeeds; the other gets
+    /// [`StoreError::RunStillRunning`] (or
+    /// [`StoreError::RunChangedWhileReopening`] if what came between left
+    /// the run not running).
+    fn reopen_run(&self, run_id: &str) -> Result<(), StoreError>;
+
     /// Runs, newest first (by start time), skipping `offset`, at most
     /// `limit`. A running run whose owner is gone reads as abandoned (see
     /// [`crate::effective_status`]), here and in every other read.

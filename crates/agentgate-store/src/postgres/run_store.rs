@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agentgate_protocol::{Envelope, Usage};
 
 use super::events::{self, PgEventSink};
-use super::{PgStore, quota, runs, session_locks, sessions, thread_totals};
+use super::{PgStore, quota, reopen, runs, session_locks, sessions, thread_totals};
 use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::owner::RunOwner;
@@ -37,6 +37,20 @@ impl RunStore for PgStore {
         let now = jiff::Timestamp::now();
         self.transaction("finish run", move |tx| {
             Box::pin(async move { runs::finish_run(tx, &run_id, &envelope, now).await })
+        })
+    }
+
+    fn reopen_run(&self, run_id: &str) -> Result<(), StoreError> {
+        validate_run_id(run_id)?;
+        let me = RunOwner::current();
+        let owned = run_id.to_owned();
+        self.transaction("reopen run", move |tx| {
+            Box::pin(async move { reopen::reopen_run(tx, &owned, &me).await })
+        })?
+        .into_result(run_id, || StoreError::RunNotFound {
+            op: "reopen run",
+            run_id: run_id.to_owned(),
+            path: self.database().into(),
         })
     }
 

@@ -116,7 +116,7 @@ macro_rules! on_both_backends {
 
 /// What a test body run by [`on_both_backends_fallible!`] returns: its
 /// steps use `?`, and the `#[test]` function fails on an error.
-pub type TestResult = Result<(), Box<dyn std::error::Error>>;
+pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
 /// [`on_both_backends!`] for bodies `fn name(store: &TestStore) ->
 /// TestResult`: each `#[test]` function fails on the error its body
