@@ -61,8 +61,8 @@ pub trait RunStore: Send + Sync {
     /// `duration_ms`, `exit_code`, `error_type`, `error` and the envelope.
     /// Its record, attempts and events are kept. This is how a later
     /// process resumes a run (a workflow, whose events are its checkpoint):
-    /// `reopen_run`, then writing its events on after the stored ones, then
-    /// [`RunStore::finish_run`].
+    /// `reopen_run`, then [`RunStore::reopen_run_files`] to append to its
+    /// events, then [`RunStore::finish_run`].
     ///
     /// Fails with [`StoreError::RunStillRunning`] if the run is running
     /// and its owner is alive, runs on another host (where it cannot be
@@ -171,6 +171,28 @@ pub trait RunStore: Send + Sync {
     /// opened before: one run, one writer.
     fn create_run_files(&self, run_id: &str) -> Result<RunFiles, StoreError> {
         RunFiles::create(self.run_dir(run_id)?, run_id)
+    }
+
+    /// Opens the folder of a run that has run before, to continue writing
+    /// it: its event log for appending after the events stored, and its
+    /// `stderr.log` for appending (created if missing). Returns the files
+    /// and the `seq` the next event takes: the highest stored `seq` plus
+    /// one, 0 when there is none.
+    ///
+    /// Only for a caller that has just made the run its own with
+    /// [`RunStore::reopen_run`]: one run, one writer. Nothing checks that
+    /// no one else writes the run's events; the previous writer must be
+    /// gone (its process died) or have synced and dropped its files, or
+    /// events it has not stored yet are not counted.
+    ///
+    /// `events.jsonl` (this default) is opened as it is, never created anew
+    /// (created empty if missing, as [`RunStore::create_run_files`] would).
+    /// A last line without its newline, a write cut short by a crash, is
+    /// cut off first, so the next event starts on a line of its own; the
+    /// event it held was never reported written. The folder stays mode
+    /// 700 and the files 600 on Unix.
+    fn reopen_run_files(&self, run_id: &str) -> Result<(RunFiles, u64), StoreError> {
+        RunFiles::reopen(self.run_dir(run_id)?)
     }
 
     /// The file to follow to see the run's events as they are written, or

@@ -178,6 +178,18 @@ impl RunStore for PgStore {
         RunFiles::with_events(self.run_dir(run_id)?, run_id, Box::new(sink))
     }
 
+    /// The run's folder, created if missing (the run may continue on
+    /// another host), with its `stderr.log` appended to; the events go on
+    /// in `run_events` after the highest stored `seq`, through a writer
+    /// task as in [`RunStore::create_run_files`].
+    fn reopen_run_files(&self, run_id: &str) -> Result<(RunFiles, u64), StoreError> {
+        validate_run_id(run_id)?;
+        let next_seq = events::next_seq(self, run_id)?;
+        let sink = PgEventSink::start(self, run_id);
+        let files = RunFiles::reopen_with_events(self.run_dir(run_id)?, Box::new(sink))?;
+        Ok((files, next_seq))
+    }
+
     /// Events are rows, not a file: follow them with
     /// [`RunStore::read_event_lines`].
     fn events_file(&self, run_id: &str) -> Result<Option<PathBuf>, StoreError> {

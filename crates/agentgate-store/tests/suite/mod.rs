@@ -13,6 +13,7 @@ mod postgres_events;
 mod postgres_schema;
 mod postgres_tls;
 mod queue_watch;
+mod reopen_files;
 mod reopen_runs;
 mod runs;
 mod schema_doc;
