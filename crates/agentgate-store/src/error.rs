@@ -175,6 +175,32 @@ pub enum StoreError {
         path: PathBuf,
     },
 
+    /// The run cannot be reopened: it is running, and its owner process is
+    /// alive (or runs on another host, where it cannot be checked, or was
+    /// never recorded).
+    #[error(
+        "failed to reopen run `{run_id}`: it is still running, owned by {owner}; wait for it \
+         to end (or for that process to die) and reopen it then"
+    )]
+    RunStillRunning {
+        /// The run id.
+        run_id: String,
+        /// Who runs it, e.g. `pid 123 on host build-1`.
+        owner: String,
+    },
+
+    /// The run changed between the read and the write of a reopen, and is
+    /// not running now (another process finished it, or changed it back):
+    /// nothing was written.
+    #[error(
+        "failed to reopen run `{run_id}`: it changed while it was being reopened (another \
+         process wrote it at the same time); read it again and retry"
+    )]
+    RunChangedWhileReopening {
+        /// The run id.
+        run_id: String,
+    },
+
     /// The job does not exist.
     #[error(
         "failed to {op}: there is no job `{job_id}` in the run store {}",

@@ -9,7 +9,9 @@
 //! - [`RunFiles`]: a run's folder, `runs/<run_id>/` next to the database,
 //!   with `events.jsonl` (the run's events, one per line) and `stderr.log`
 //!   (the provider CLIs' stderr, raw): the audit trail.
-//!   [`RunStore::read_events`] reads the events back.
+//!   [`RunStore::read_events`] reads the events back;
+//!   [`RunStore::reopen_run`] and [`RunStore::reopen_run_files`] let a later
+//!   process continue a run that ended or was abandoned.
 //! - [`records`](RunRecord): the plain structs stored and returned.
 //! - [`JobQueue`]: the queue `agentgate serve` executes runs from: jobs
 //!   with priorities, leases and idempotency keys (see its module doc for
@@ -41,6 +43,7 @@ mod owner;
 mod postgres;
 mod queue_watch;
 mod records;
+mod reopen;
 mod run_files;
 mod run_id;
 mod run_store;

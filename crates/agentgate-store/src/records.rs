@@ -30,8 +30,8 @@ pub struct RunRecord {
     pub cwd: Option<String>,
     /// Size of the prompt in bytes (the prompt itself is not stored).
     pub prompt_bytes: u64,
-    /// What ran: an agent CLI, or a deterministic tool. For a tool run,
-    /// `providers` holds the tool's name and `prompt_bytes` is 0.
+    /// What ran: an agent CLI, a deterministic tool or a workflow. For a
+    /// tool run, `providers` holds the tool's name and `prompt_bytes` is 0.
     #[serde(default)]
     pub kind: RunKind,
     /// The run that started this one: the agent run whose CLI called the
@@ -49,17 +49,21 @@ pub enum RunKind {
     Agent,
     /// A deterministic tool (`agentgate tool`, a call through `agentgate mcp`).
     Tool,
+    /// A workflow: a run of a workflow file's steps whose event history is
+    /// its checkpoint, so that a later process can resume it.
+    Workflow,
 }
 
 impl RunKind {
     /// Every kind.
-    pub const ALL: [RunKind; 2] = [Self::Agent, Self::Tool];
+    pub const ALL: [RunKind; 3] = [Self::Agent, Self::Tool, Self::Workflow];
 
     /// The stored name, e.g. `"tool"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Agent => "agent",
             Self::Tool => "tool",
+            Self::Workflow => "workflow",
         }
     }
 }

@@ -2,12 +2,13 @@
 //! table where the backend keeps them: [`EventSink`]) and `stderr.log`.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use agentgate_protocol::Event;
 
 use crate::error::StoreError;
+use crate::event_log::EventLog;
 
 /// File name of a run's event log inside its folder.
 pub const EVENTS_FILE_NAME: &str = "events.jsonl";
@@ -127,6 +128,70 @@ impl RunFiles {
                 file: stderr,
                 path: stderr_path,
             },
+        })
+    }
+
+    /// Opens an existing run's folder to continue writing it (see
+    /// [`RunStore::reopen_run_files`](crate::RunStore::reopen_run_files),
+    /// for the caller that has just reopened the run): `events.jsonl` and
+    /// `stderr.log` for appending, each created private if missing, never
+    /// truncated. A last line of `events.jsonl` with no newline (a write
+    /// cut short) is cut off first, and the cut synced, so the next event
+    /// starts on its own line. Returns the files and the `seq` of the next
+    /// event: the highest in the file plus one, 0 if it has none.
+    ///
+    /// The folder is created if missing; on Unix it is made mode 700 and
+    /// the files 600, whatever they were.
+    pub fn reopen(dir: PathBuf) -> Result<(Self, u64), StoreError> {
+        open_run_dir(&dir)?;
+        let events_path = dir.join(EVENTS_FILE_NAME);
+        let io_err = |op: &'static str| {
+            let path = events_path.clone();
+            move |source| StoreError::Io { op, path, source }
+        };
+        let mut file = open_existing(&events_path, true)
+            .map_err(io_err("open the events file to continue it"))?;
+        let len = cut_torn_tail(&mut file).map_err(io_err("cut the torn last line of"))?;
+        let log = EventLog::read_file(&events_path)?;
+        let next_seq = match log.events.iter().map(|event| event.seq).max() {
+            None => 0,
+            Some(last) => last.checked_add(1).ok_or_else(|| {
+                io_err("continue")(io::Error::other(
+                    "its last event has the highest seq there is: no event can follow",
+                ))
+            })?,
+        };
+        let stderr = open_stderr_to_continue(&dir)?;
+        let events = EventsWriter {
+            file,
+            path: events_path,
+            len,
+        };
+        Ok((
+            Self {
+                dir,
+                events: Box::new(events),
+                stderr,
+            },
+            next_seq,
+        ))
+    }
+
+    /// Opens an existing run's folder to continue writing it, with `events`
+    /// as its event log: for a backend that keeps events elsewhere than
+    /// `events.jsonl`. The folder and `stderr.log` are created if missing
+    /// (a run can continue on another host) and made private as in
+    /// [`RunFiles::reopen`]; `stderr.log` is appended to.
+    pub fn reopen_with_events(
+        dir: PathBuf,
+        events: Box<dyn EventSink>,
+    ) -> Result<Self, StoreError> {
+        open_run_dir(&dir)?;
+        let stderr = open_stderr_to_continue(&dir)?;
+        Ok(Self {
+            dir,
+            events,
+            stderr,
         })
     }
 
@@ -273,6 +338,70 @@ fn create_run_dir(dir: &Path) -> Result<(), StoreError> {
         path: dir.to_path_buf(),
         source,
     })
+}
+
+/// Creates a run's folder if missing and makes it private to the user.
+fn open_run_dir(dir: &Path) -> Result<(), StoreError> {
+    create_private_dir(dir)
+        .and_then(|()| make_private(dir))
+        .map_err(|source| StoreError::Io {
+            op: "open the run folder",
+            path: dir.to_path_buf(),
+            source,
+        })
+}
+
+/// The run's `stderr.log`, opened for appending (created if missing) and
+/// private.
+fn open_stderr_to_continue(dir: &Path) -> Result<StderrWriter, StoreError> {
+    let path = dir.join(STDERR_FILE_NAME);
+    let file = open_existing(&path, false).map_err(|source| StoreError::Io {
+        op: "open the stderr file to continue it",
+        path: path.clone(),
+        source,
+    })?;
+    Ok(StderrWriter { file, path })
+}
+
+/// `path` opened for appending (and reading, with `read`), created mode 600
+/// if missing, never truncated; made private if it was not.
+fn open_existing(path: &Path, read: bool) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(read).append(true).create(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(path)?;
+    make_private(path)?;
+    Ok(file)
+}
+
+/// Cuts the file back to just after its last `\n` if bytes follow it (a
+/// last line cut short; with no `\n` at all, to empty), and syncs the cut
+/// so a power loss cannot bring the bytes back in front of the next event.
+/// The file's length after.
+fn cut_torn_tail(file: &mut File) -> io::Result<u64> {
+    const CHUNK: u64 = 8192;
+    let len = file.metadata()?.len();
+    let mut buf = vec![0; CHUNK as usize];
+    let mut end = len;
+    let keep = loop {
+        if end == 0 {
+            break 0;
+        }
+        let start = end.saturating_sub(CHUNK);
+        let chunk = &mut buf[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(chunk)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            break start + i as u64 + 1;
+        }
+        end = start;
+    };
+    if keep < len {
+        file.set_len(keep)?;
+        file.sync_all()?;
+    }
+    Ok(keep)
 }
 
 /// Creates `dir` and its missing parents, private to the user on Unix.

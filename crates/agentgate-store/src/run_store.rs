@@ -54,6 +54,29 @@ pub trait RunStore: Send + Sync {
     /// Finishing a run again replaces the outcome.
     fn finish_run(&self, run_id: &str, envelope: &Envelope) -> Result<(), StoreError>;
 
+    /// Makes a run that ended (any final status) or was abandoned (stored
+    /// `running`, its owner process gone: see [`crate::effective_status`])
+    /// `running` again, owned by the calling process
+    /// ([`crate::RunOwner::current`]), with its end cleared: `ended_at`,
+    /// `duration_ms`, `exit_code`, `error_type`, `error` and the envelope.
+    /// Its record, attempts and events are kept. This is how a later
+    /// process resumes a run (a workflow, whose events are its checkpoint):
+    /// `reopen_run`, then [`RunStore::reopen_run_files`] to append to its
+    /// events, then [`RunStore::finish_run`].
+    ///
+    /// Fails with [`StoreError::RunStillRunning`] if the run is running
+    /// and its owner is alive, runs on another host (where it cannot be
+    /// checked) or was never recorded; with [`StoreError::RunNotFound`] if
+    /// there is no such run.
+    ///
+    /// A compare-and-swap: the write names the status and owner columns
+    /// read just before it, so of two processes reopening the same run at
+    /// once exactly one succeeds; the other gets
+    /// [`StoreError::RunStillRunning`] (or
+    /// [`StoreError::RunChangedWhileReopening`] if what came between left
+    /// the run not running).
+    fn reopen_run(&self, run_id: &str) -> Result<(), StoreError>;
+
     /// Runs, newest first (by start time), skipping `offset`, at most
     /// `limit`. A running run whose owner is gone reads as abandoned (see
     /// [`crate::effective_status`]), here and in every other read.
@@ -148,6 +171,28 @@ pub trait RunStore: Send + Sync {
     /// opened before: one run, one writer.
     fn create_run_files(&self, run_id: &str) -> Result<RunFiles, StoreError> {
         RunFiles::create(self.run_dir(run_id)?, run_id)
+    }
+
+    /// Opens the folder of a run that has run before, to continue writing
+    /// it: its event log for appending after the events stored, and its
+    /// `stderr.log` for appending (created if missing). Returns the files
+    /// and the `seq` the next event takes: the highest stored `seq` plus
+    /// one, 0 when there is none.
+    ///
+    /// Only for a caller that has just made the run its own with
+    /// [`RunStore::reopen_run`]: one run, one writer. Nothing checks that
+    /// no one else writes the run's events; the previous writer must be
+    /// gone (its process died) or have synced and dropped its files, or
+    /// events it has not stored yet are not counted.
+    ///
+    /// `events.jsonl` (this default) is opened as it is, never created anew
+    /// (created empty if missing, as [`RunStore::create_run_files`] would).
+    /// A last line without its newline, a write cut short by a crash, is
+    /// cut off first, so the next event starts on a line of its own; the
+    /// event it held was never reported written. The folder stays mode
+    /// 700 and the files 600 on Unix.
+    fn reopen_run_files(&self, run_id: &str) -> Result<(RunFiles, u64), StoreError> {
+        RunFiles::reopen(self.run_dir(run_id)?)
     }
 
     /// The file to follow to see the run's events as they are written, or

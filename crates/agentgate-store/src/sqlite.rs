@@ -5,6 +5,7 @@ mod job_queue;
 mod jobs;
 mod migrations;
 mod quota;
+mod reopen;
 mod runs;
 mod session_locks;
 mod sessions;
@@ -180,6 +181,17 @@ impl RunStore for SqliteStore {
         self.write("finish run", |tx| {
             runs::finish_run(tx, run_id, envelope, jiff::Timestamp::now())
         })
+    }
+
+    fn reopen_run(&self, run_id: &str) -> Result<(), StoreError> {
+        crate::run_id::validate_run_id(run_id)?;
+        let me = crate::owner::RunOwner::current();
+        self.write("reopen run", |tx| reopen::reopen_run(tx, run_id, &me))?
+            .into_result(run_id, || StoreError::RunNotFound {
+                op: "reopen run",
+                run_id: run_id.to_owned(),
+                path: self.path.clone(),
+            })
     }
 
     fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError> {

@@ -238,6 +238,28 @@ pub(super) fn read_event_lines(
     })
 }
 
+/// The `seq` the run's next event takes: the highest stored plus one, 0
+/// when it has none.
+pub(super) fn next_seq(store: &PgStore, run_id: &str) -> Result<u64, StoreError> {
+    let run_id = run_id.to_owned();
+    store.call("read the run's last event", move |client| {
+        Box::pin(async move {
+            let highest: Option<i64> = client
+                .query_one(
+                    "SELECT max(seq) FROM run_events WHERE run_id = $1",
+                    &[&run_id],
+                )
+                .await?
+                .try_get(0)?;
+            match highest {
+                None => Ok(0),
+                // A bigint's highest plus one always fits a u64.
+                Some(highest) => Ok(from_bigint("run_events.seq", highest)? + 1),
+            }
+        })
+    })
+}
+
 /// Every event of the run, parsed. Types this version does not know are
 /// kept (`EventBody::Unknown`), as the file reader keeps them; a row that is
 /// not an event at all is [`StoreError::BadEventLine`], numbered from 1 in

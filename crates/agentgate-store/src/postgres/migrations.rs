@@ -24,6 +24,7 @@ const MIGRATIONS: &[&[&str]] = &[
     &[include_str!("schema/v3_workers.sql")],
     &[include_str!("schema/v4_notify.sql")],
     &[include_str!("schema/v5_tool_runs.sql")],
+    &[include_str!("schema/v6_workflow_runs.sql")],
 ];
 
 /// The schema version this agentgate writes.

@@ -58,6 +58,7 @@ mod jobs;
 mod listen;
 mod migrations;
 mod quota;
+mod reopen;
 mod run_store;
 mod runs;
 mod session_locks;

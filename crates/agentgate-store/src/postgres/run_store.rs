@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agentgate_protocol::{Envelope, Usage};
 
 use super::events::{self, PgEventSink};
-use super::{PgStore, quota, runs, session_locks, sessions, thread_totals};
+use super::{PgStore, quota, reopen, runs, session_locks, sessions, thread_totals};
 use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::owner::RunOwner;
@@ -37,6 +37,20 @@ impl RunStore for PgStore {
         let now = jiff::Timestamp::now();
         self.transaction("finish run", move |tx| {
             Box::pin(async move { runs::finish_run(tx, &run_id, &envelope, now).await })
+        })
+    }
+
+    fn reopen_run(&self, run_id: &str) -> Result<(), StoreError> {
+        validate_run_id(run_id)?;
+        let me = RunOwner::current();
+        let owned = run_id.to_owned();
+        self.transaction("reopen run", move |tx| {
+            Box::pin(async move { reopen::reopen_run(tx, &owned, &me).await })
+        })?
+        .into_result(run_id, || StoreError::RunNotFound {
+            op: "reopen run",
+            run_id: run_id.to_owned(),
+            path: self.database().into(),
         })
     }
 
@@ -162,6 +176,18 @@ impl RunStore for PgStore {
         validate_run_id(run_id)?;
         let sink = PgEventSink::start(self, run_id);
         RunFiles::with_events(self.run_dir(run_id)?, run_id, Box::new(sink))
+    }
+
+    /// The run's folder, created if missing (the run may continue on
+    /// another host), with its `stderr.log` appended to; the events go on
+    /// in `run_events` after the highest stored `seq`, through a writer
+    /// task as in [`RunStore::create_run_files`].
+    fn reopen_run_files(&self, run_id: &str) -> Result<(RunFiles, u64), StoreError> {
+        validate_run_id(run_id)?;
+        let next_seq = events::next_seq(self, run_id)?;
+        let sink = PgEventSink::start(self, run_id);
+        let files = RunFiles::reopen_with_events(self.run_dir(run_id)?, Box::new(sink))?;
+        Ok((files, next_seq))
     }
 
     /// Events are rows, not a file: follow them with

@@ -178,20 +178,98 @@ ALTER TABLE runs ADD COLUMN parent_run_id TEXT;
 CREATE INDEX runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
 ";
 
+/// Version 8: workflow runs (kind `workflow`). SQLite cannot alter a
+/// CHECK, so `runs` is rebuilt as SQLite documents
+/// (<https://www.sqlite.org/lang_altertable.html#otheralter>): a new table
+/// with the wider CHECK, every row copied, the old table dropped, the new
+/// one renamed, its indexes made again. Same columns in the same order.
+/// [`migrate`] turns foreign keys off around the transaction, so dropping
+/// the old table does not cascade to `attempts`, and checks them before it
+/// commits.
+const V8: &str = "
+CREATE TABLE runs_v8 (
+    run_id                      TEXT PRIMARY KEY NOT NULL,
+    status                      TEXT NOT NULL
+                                CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
+    started_at                  TEXT NOT NULL,
+    ended_at                    TEXT,
+    providers                   TEXT NOT NULL,
+    model                       TEXT,
+    session_name                TEXT,
+    cwd                         TEXT,
+    prompt_bytes                INTEGER NOT NULL,
+    provider                    TEXT,
+    final_model                 TEXT,
+    session_id                  TEXT,
+    duration_ms                 INTEGER,
+    exit_code                   INTEGER,
+    error_type                  TEXT,
+    error                       TEXT,
+    input_tokens                INTEGER,
+    output_tokens               INTEGER,
+    cache_read_input_tokens     INTEGER,
+    cache_creation_input_tokens INTEGER,
+    reasoning_tokens            INTEGER,
+    total_tokens                INTEGER,
+    cost_usd                    REAL,
+    context_tokens              INTEGER,
+    tokens_estimated            INTEGER,
+    envelope                    TEXT,
+    owner_pid                   INTEGER,
+    owner_start_ticks           INTEGER,
+    owner_boot_id               TEXT,
+    owner_host                  TEXT,
+    kind                        TEXT NOT NULL DEFAULT 'agent'
+                                CHECK (kind IN ('agent', 'tool', 'workflow')),
+    parent_run_id               TEXT
+) STRICT;
+INSERT INTO runs_v8 (run_id, status, started_at, ended_at, providers, model, session_name, cwd,
+    prompt_bytes, provider, final_model, session_id, duration_ms, exit_code, error_type, error,
+    input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens,
+    reasoning_tokens, total_tokens, cost_usd, context_tokens, tokens_estimated, envelope,
+    owner_pid, owner_start_ticks, owner_boot_id, owner_host, kind, parent_run_id)
+SELECT run_id, status, started_at, ended_at, providers, model, session_name, cwd,
+    prompt_bytes, provider, final_model, session_id, duration_ms, exit_code, error_type, error,
+    input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens,
+    reasoning_tokens, total_tokens, cost_usd, context_tokens, tokens_estimated, envelope,
+    owner_pid, owner_start_ticks, owner_boot_id, owner_host, kind, parent_run_id
+FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v8 RENAME TO runs;
+CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
+CREATE INDEX runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Brings the file to [`SCHEMA_VERSION`]; refuses a newer file.
+///
+/// Foreign keys are off while the migrations run (a table rebuild drops
+/// `runs`, which would otherwise delete every attempt through their
+/// `ON DELETE CASCADE`); the transaction commits only if
+/// `PRAGMA foreign_key_check` finds nothing, and they are on again after.
+/// The pragma is a no-op inside a transaction, hence around it.
 pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     let found = user_version(conn).map_err(|e| super::open_error(path, e))?;
     check_not_newer(path, found)?;
     if found == SCHEMA_VERSION {
         return Ok(());
     }
+    conn.pragma_update(None, "foreign_keys", false)
+        .map_err(|e| super::open_error(path, e))?;
+    let migrated = migrate_without_foreign_keys(conn, path);
+    let restored = conn
+        .pragma_update(None, "foreign_keys", true)
+        .map_err(|e| super::open_error(path, e));
+    migrated.and(restored)
+}
+
+fn migrate_without_foreign_keys(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| super::open_error(path, e))?;
@@ -209,12 +287,39 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
                 source,
             })?;
     }
+    check_foreign_keys(&tx).map_err(|source| StoreError::Migrate {
+        path: path.to_path_buf(),
+        from,
+        to: SCHEMA_VERSION,
+        source,
+    })?;
     tx.commit().map_err(|source| StoreError::Migrate {
         path: path.to_path_buf(),
         from,
         to: SCHEMA_VERSION,
         source,
     })
+}
+
+/// Fails, naming the first offending row, if a foreign key points nowhere.
+fn check_foreign_keys(conn: &Connection) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare("PRAGMA foreign_key_check")?;
+    let mut rows = stmt.query([])?;
+    match rows.next()? {
+        None => Ok(()),
+        Some(row) => {
+            let table: String = row.get(0)?;
+            let rowid: Option<i64> = row.get(1)?;
+            let parent: String = row.get(2)?;
+            Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY),
+                Some(format!(
+                    "row {} of `{table}` refers to a missing row of `{parent}`",
+                    rowid.map_or_else(|| "?".to_owned(), |r| r.to_string())
+                )),
+            ))
+        }
+    }
 }
 
 fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

@@ -7,7 +7,7 @@ use super::support::ts;
 
 /// The schema of version 1 as it was released: a fixture, kept verbatim, not
 /// derived from the crate's migrations.
-const V1_SCHEMA: &str = "
+pub(super) const V1_SCHEMA: &str = "
 CREATE TABLE runs (
     run_id TEXT PRIMARY KEY NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
@@ -103,7 +103,7 @@ fn a_version_1_database_is_migrated_and_keeps_its_data() {
 }
 
 /// What versions 2 and 3 added, as released: a fixture, kept verbatim.
-const V2_V3_SCHEMA: &str = "
+pub(super) const V2_V3_SCHEMA: &str = "
 CREATE TABLE thread_totals (
     provider TEXT NOT NULL, thread_id TEXT NOT NULL, usage TEXT NOT NULL,
     updated_at TEXT NOT NULL, PRIMARY KEY (provider, thread_id)
@@ -137,8 +137,8 @@ fn a_version_3_database_gets_the_job_queue_the_claim_rules_and_the_workers_and_k
         .unwrap()
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap();
-    assert_eq!(version, 7);
-    assert_eq!(SCHEMA_VERSION, 7);
+    assert_eq!(version, 8);
+    assert_eq!(SCHEMA_VERSION, 8);
 
     assert!(store.get_run("run_old").unwrap().is_some());
     let quota = store.get_quota("codex").unwrap().unwrap();

@@ -1,9 +1,11 @@
 //! Runs and attempts: round trips, listing, prefix lookup.
 
 use agentgate_protocol::{ErrorKind, Usage};
-use agentgate_store::{AttemptRecord, RunStatus, StoreError};
+use agentgate_store::{AttemptRecord, RunKind, RunStatus, StoreError};
 
-use super::support::{Backend, TestStore, failure_envelope, run_record, success_envelope, ts};
+use super::support::{
+    Backend, TestResult, TestStore, failure_envelope, run_record, success_envelope, ts,
+};
 
 crate::on_both_backends!(
     a_started_run_reads_back_as_running_with_nothing_else,
@@ -21,6 +23,54 @@ crate::on_both_backends!(
     counts_above_the_bigint_range_are_refused_not_wrapped,
     a_tool_run_keeps_its_kind_and_parent,
 );
+
+crate::on_both_backends_fallible!(a_workflow_run_is_stored_listed_and_found_with_its_kind);
+
+fn a_workflow_run_is_stored_listed_and_found_with_its_kind(store: &TestStore) -> TestResult {
+    let workflow = agentgate_store::RunRecord {
+        providers: vec!["release.yaml".to_owned()],
+        kind: RunKind::Workflow,
+        ..run_record("run_flow", "2026-05-01T12:00:00Z")
+    };
+    store.insert_run(&workflow)?;
+    store.insert_run(&run_record("run_step", "2026-05-01T12:00:01Z"))?;
+    store.finish_run("run_flow", &success_envelope("run_flow"))?;
+
+    let read = store.get_run("run_flow")?.ok_or("no run_flow")?.summary;
+    assert_eq!(read.record.kind, RunKind::Workflow);
+    assert_eq!(read.record.providers, ["release.yaml"]);
+    assert_eq!(read.status, RunStatus::Succeeded);
+    let kinds: Vec<(String, RunKind)> = store
+        .list_runs(10, 0)?
+        .into_iter()
+        .map(|r| (r.record.run_id, r.record.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("run_step".to_owned(), RunKind::Agent),
+            ("run_flow".to_owned(), RunKind::Workflow)
+        ]
+    );
+    let found = store.find_run("run_fl")?.ok_or("run_fl found nothing")?;
+    assert_eq!(found.summary.record.kind, RunKind::Workflow);
+    Ok(())
+}
+
+#[test]
+fn a_run_kind_is_named_workflow_when_stored_and_serialized() {
+    assert_eq!(RunKind::Workflow.as_str(), "workflow");
+    assert_eq!("workflow".parse::<RunKind>().unwrap(), RunKind::Workflow);
+    assert_eq!(
+        serde_json::to_string(&RunKind::Workflow).unwrap(),
+        "\"workflow\""
+    );
+    assert_eq!(
+        RunKind::ALL.map(RunKind::as_str),
+        ["agent", "tool", "workflow"]
+    );
+    assert!("workflows".parse::<RunKind>().is_err());
+}
 
 fn a_tool_run_keeps_its_kind_and_parent(store: &TestStore) {
     store

@@ -114,6 +114,37 @@ macro_rules! on_both_backends {
     };
 }
 
+/// What a test body run by [`on_both_backends_fallible!`] returns: its
+/// steps use `?`, and the `#[test]` function fails on an error.
+pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
+/// [`on_both_backends!`] for bodies `fn name(store: &TestStore) ->
+/// TestResult`: each `#[test]` function fails on the error its body
+/// returns.
+#[macro_export]
+macro_rules! on_both_backends_fallible {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn sqlite() {
+                    super::$name(&$crate::suite::support::TestStore::new(
+                        $crate::suite::support::Backend::Sqlite,
+                    ))
+                    .unwrap();
+                }
+                #[test]
+                fn postgres() {
+                    super::$name(&$crate::suite::support::TestStore::new(
+                        $crate::suite::support::Backend::Postgres,
+                    ))
+                    .unwrap();
+                }
+            }
+        )*
+    };
+}
+
 /// The test cluster's URL, from `AGENTGATE_TEST_POSTGRES` (set by
 /// scripts/test.sh, which starts a throwaway cluster with
 /// scripts/pg-cluster.sh). Missing is a failure, not a skip.
