@@ -103,6 +103,7 @@ pub fn request_for(
         args,
         limits,
         refusal,
+        run_id: None,
         parent_run_id: None,
         resume_from: None,
         trace_id: None,

@@ -30,6 +30,9 @@ pub struct RunOptions {
     /// (`--tools`, an agent's `tools:`); without it such a step fails
     /// with `invalid_input` before its CLI starts.
     pub tool_server: Option<super::ToolServer>,
+    /// The run that started this one (a workflow), recorded as the run's
+    /// `parent_run_id`.
+    pub parent_run_id: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -41,6 +44,7 @@ impl Default for RunOptions {
             result_grace: Duration::from_secs(5),
             run_id: None,
             tool_server: None,
+            parent_run_id: None,
         }
     }
 }

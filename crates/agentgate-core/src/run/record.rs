@@ -33,6 +33,7 @@ pub(super) fn open_run(
     run_id: &str,
     plan: &Plan,
     redactor: &Redactor,
+    parent_run_id: Option<&str>,
 ) -> Option<RunFiles> {
     let first = plan.steps.first();
     let text = |s: &str| redactor.redact_str(s).into_owned();
@@ -49,7 +50,7 @@ pub(super) fn open_run(
         cwd: first.map(|s| text(&s.request.cwd.display().to_string())),
         prompt_bytes: first.map_or(0, |s| s.request.prompt.len() as u64),
         kind: RunKind::Agent,
-        parent_run_id: None,
+        parent_run_id: parent_run_id.map(str::to_owned),
     };
     match store
         .insert_run(&record)

@@ -187,6 +187,7 @@ impl ServerHandler for McpToolServer {
             args,
             limits: tool.limits.clone(),
             refusal: tool.refusal.clone(),
+            run_id: None,
             parent_run_id: self.parent_run_id.clone(),
             resume_from: None,
             trace_id: self.parent_run_id.clone(),

@@ -92,7 +92,12 @@ pub struct ToolRunRequest {
     /// The policy's refusal, if it refused: the run is recorded as refused
     /// and nothing starts.
     pub refusal: Option<String>,
-    /// The agent run that asked for this one.
+    /// The run's id, chosen by the caller (a workflow names its step's run
+    /// before it starts); `None`: a new one. It must be a valid run id not
+    /// used before.
+    pub run_id: Option<String>,
+    /// The run that asked for this one (an agent run through MCP, a
+    /// workflow).
     pub parent_run_id: Option<String>,
     /// An earlier run of the same tool whose workspace (with its
     /// checkpoints) this run continues in.

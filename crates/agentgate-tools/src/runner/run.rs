@@ -43,7 +43,7 @@ pub async fn run_tool(
 ) -> Result<ToolEnvelope, ToolRunError> {
     let started = Instant::now();
     let manifest = &req.target.manifest;
-    let run_id = new_run_id();
+    let run_id = req.run_id.clone().unwrap_or_else(new_run_id);
     let dir = store.run_dir(&run_id)?;
     let workspace = match &req.resume_from {
         None => dir.join("work"),
