@@ -3,5 +3,9 @@
 //! orchestrator and run state machine).
 //!
 //! - [`definition`]: the workflow file's types.
+//! - [`refs`]: `${...}` references and the templates that hold them.
+//! - [`condition`]: a step's `when:`.
 
+pub mod condition;
 pub mod definition;
+pub mod refs;
