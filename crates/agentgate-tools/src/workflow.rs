@@ -5,7 +5,11 @@
 //! - [`definition`]: the workflow file's types.
 //! - [`refs`]: `${...}` references and the templates that hold them.
 //! - [`condition`]: a step's `when:`.
+//! - [`agent`]: an `agent:` mapping as a run request.
 
+pub mod agent;
 pub mod condition;
 pub mod definition;
 pub mod refs;
+
+pub use agent::agent_request;
