@@ -6,10 +6,20 @@
 //! - [`refs`]: `${...}` references and the templates that hold them.
 //! - [`condition`]: a step's `when:`.
 //! - [`agent`]: an `agent:` mapping as a run request.
+//! - [`load`]: reading and checking a workflow (`check.rs`: the checks;
+//!   `graph.rs`: dependencies and cycles).
 
 pub mod agent;
+mod check;
 pub mod condition;
 pub mod definition;
+mod graph;
+pub mod load;
 pub mod refs;
 
 pub use agent::agent_request;
+pub use check::{MAX_STEP_ID_LEN, is_step_id};
+pub use load::{Workflow, WorkflowError};
+
+#[cfg(test)]
+mod tests;
