@@ -8,6 +8,7 @@
 //! - [`agent`]: an `agent:` mapping as a run request.
 //! - [`load`]: reading and checking a workflow (`check.rs`: the checks;
 //!   `graph.rs`: dependencies and cycles).
+//! - [`schema`]: the file's JSON Schema.
 
 pub mod agent;
 mod check;
@@ -16,10 +17,12 @@ pub mod definition;
 mod graph;
 pub mod load;
 pub mod refs;
+pub mod schema;
 
 pub use agent::agent_request;
 pub use check::{MAX_STEP_ID_LEN, is_step_id};
 pub use load::{Workflow, WorkflowError};
+pub use schema::workflow_schema;
 
 #[cfg(test)]
 mod tests;
