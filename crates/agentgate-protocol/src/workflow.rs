@@ -149,7 +149,8 @@ pub struct TaskSubmittedEvent {
     pub payload: Option<Value>,
 }
 
-/// Body of `task_started`: one try of a step started.
+/// Body of `task_started`: a try of a step started a run (or, for a step
+/// that runs nothing itself, a `parallel` group, started).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TaskStartedEvent {
     /// The step's id.
@@ -157,9 +158,13 @@ pub struct TaskStartedEvent {
     /// The try, from 1 (not `attempt`: that is the event header's provider
     /// attempt).
     pub step_attempt: u32,
-    /// The run this try is (a tool or agent run), if it is one.
+    /// The run this try starts (a tool or agent run), if it starts one. A
+    /// decision's try starts several: its agent's, then its tool's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub child_run_id: Option<String>,
+    /// What the run is: `tool` or `agent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child_kind: Option<String>,
     /// The earlier run whose workspace (and checkpoints) it continues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<String>,

@@ -20,6 +20,7 @@ mod table;
 mod tool_cmd;
 mod tools_cmd;
 mod worker_cmd;
+mod workflow_cmd;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -99,6 +100,10 @@ enum Command {
     /// policy, heartbeats, cancellation) and print its result envelope.
     #[command(after_long_help = tool_cmd::AFTER_HELP)]
     Tool(tool_cmd::Args),
+    /// Run workflows of tool, agent, parallel and decision steps,
+    /// checkpointed in the store and resumable; list and show their runs.
+    #[command(after_long_help = workflow_cmd::AFTER_HELP)]
+    Workflow(workflow_cmd::Args),
     /// Serve the tool registry over the Model Context Protocol on stdio.
     #[command(after_long_help = mcp_cmd::AFTER_HELP)]
     Mcp(mcp_cmd::Args),
@@ -176,6 +181,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo_cmd::run(args),
         Command::Tools(args) => tools_cmd::run(args, config.as_deref()),
         Command::Tool(args) => tool_cmd::run(args, config.as_deref(), store.as_deref()),
+        Command::Workflow(args) => workflow_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Mcp(args) => mcp_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Serve(args) => serve_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Worker(args) => worker_cmd::run(args, config.as_deref(), store.as_deref()),

@@ -39,7 +39,15 @@ pub async fn run(
     let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
     let started = Instant::now();
     let redactor = plan.redactor();
-    let mut files = store.and_then(|s| record::open_run(s, &run_id, plan, &redactor, options.parent_run_id.as_deref()));
+    let mut files = store.and_then(|s| {
+        record::open_run(
+            s,
+            &run_id,
+            plan,
+            &redactor,
+            options.parent_run_id.as_deref(),
+        )
+    });
     // `workspace: worktree`: the steps that ask for it work in the run's
     // own git worktree (`worktree.rs`), made before any CLI starts.
     let run_dir = files.as_ref().map(|f| f.dir().to_path_buf());

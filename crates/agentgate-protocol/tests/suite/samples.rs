@@ -243,6 +243,7 @@ pub fn bodies() -> Vec<EventBody> {
             task_id: "scan".to_owned(),
             step_attempt: 1,
             child_run_id: Some("run_02".to_owned()),
+            child_kind: Some("tool".to_owned()),
             resumed_from: None,
         }),
         EventBody::TaskProgress(TaskProgressEvent {

@@ -51,3 +51,6 @@ mod webdriver;
 mod worker;
 mod worker_events;
 mod worker_notify;
+mod workflow_e2e;
+mod workflow_resume;
+mod workflow_support;

@@ -11,7 +11,6 @@ use crate::actions::{Ledger, fire_key};
 use crate::evidence::{CliRun, Sampled, Stamps};
 use crate::http::request;
 
-
 /// The counts the drill prints.
 #[derive(Debug, Default)]
 pub struct Counts {

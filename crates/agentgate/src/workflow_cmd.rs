@@ -1,0 +1,334 @@
+//! `agentgate workflow run|validate|runs|show|resume|schema`: workflows of
+//! tool, agent, parallel and decision steps ([`agentgate_tools::workflow`]
+//! does the work; this parses and prints).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use agentgate_core::config::Config;
+use agentgate_core::read_limit::{MIB, read_text_file};
+use agentgate_protocol::Event;
+use agentgate_store::StoreBackend;
+use agentgate_tools::registry::Registry;
+use agentgate_tools::runner::RunnerSetup;
+use agentgate_tools::workflow::listing::{list_workflows, show_workflow};
+use agentgate_tools::workflow::workflow_schema;
+use agentgate_tools::workflow::{
+    Workflow, WorkflowEnv, WorkflowObserver, WorkflowOutcome, WorkflowStart, resume_workflow,
+    run_workflow, stored_workflow,
+};
+use anyhow::Context as _;
+use serde_json::Value;
+
+use crate::output::{Stdout, exit_code};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    /// Run a workflow file and print its result envelope (its `workflow`
+    /// lists every step); exit 0 completed, 1 failed, 75 failed with a
+    /// recoverable error, 124 a deadline passed, 130 cancelled, 2 invalid.
+    Run {
+        /// The workflow file (YAML, `version: 1`).
+        file: PathBuf,
+        /// The workflow's input, JSON (`${input.NAME}` in the steps).
+        #[arg(long, value_name = "JSON", conflicts_with = "input_file")]
+        input: Option<String>,
+        /// Read the input from this JSON file.
+        #[arg(long, value_name = "FILE")]
+        input_file: Option<PathBuf>,
+        /// Print the workflow's events as JSON lines while it runs (each
+        /// step's runs' events nested in `task_progress`; the last event,
+        /// `result`, carries the envelope) instead of the envelope.
+        #[arg(long)]
+        stream: bool,
+        /// Pretty-print the envelope (default: when stdout is a terminal).
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Check a workflow file (kinds, ids, references, cycles, agents'
+    /// requests) without running it; exit 2 with the line and the reason
+    /// when it is invalid.
+    Validate {
+        /// The workflow file.
+        file: PathBuf,
+    },
+    /// List workflow runs, newest first: id, name, state, start.
+    Runs {
+        /// Print JSON lines instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// At most this many.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Show a workflow run and its steps (an id or a unique prefix).
+    Show {
+        /// The run.
+        run: String,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Continue a workflow run that failed, was cancelled or whose process
+    /// died: its finished steps are kept, the others run again (a tool
+    /// step that was running continues in its workspace).
+    Resume {
+        /// The run (an id or a unique prefix).
+        run: String,
+        /// Print the events as JSON lines, as `run --stream`.
+        #[arg(long)]
+        stream: bool,
+        /// Pretty-print the envelope.
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Print the JSON Schema of the workflow file.
+    Schema,
+}
+
+/// Examples, for `agentgate workflow --help`.
+pub const AFTER_HELP: &str = "\
+A workflow's steps run in file order; a `parallel` group runs its members
+at once (at most max_concurrency), each waiting only for the steps it
+`needs` or refers to. Tools come from the registry (see `agentgate tools`),
+agents from the config; the registry is found from the workflow file's
+folder. Each step's end is stored as it happens, so `workflow resume`
+continues a workflow that failed or whose process died. See
+docs/workflows.md.
+
+EXAMPLES
+  agentgate workflow validate triage.yaml
+  agentgate workflow run triage.yaml --input '{\"files\": [\"a.json\"]}'
+  agentgate workflow run triage.yaml --stream
+  agentgate workflow runs
+  agentgate workflow show r20261125T120000-1a2b3c4d
+  agentgate workflow resume r20261125T120000-1a2b3c4d";
+
+/// Run `agentgate workflow`.
+pub fn run(
+    args: Args,
+    config_flag: Option<&Path>,
+    store_flag: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let mut out = Stdout::new();
+    match args.command {
+        Sub::Validate { file } => {
+            let wf = Workflow::load_file(&file).map_err(usage)?;
+            out.line(format_args!(
+                "{}: workflow `{}` is valid ({} steps)",
+                file.display(),
+                wf.def.name,
+                wf.ids().len()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Sub::Schema => {
+            out.json(&workflow_schema(), Some(true))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Sub::Runs { json, limit } => {
+            let (_, store) = open(config_flag, store_flag)?;
+            let runs = list_workflows(store.as_ref(), limit)?;
+            if json {
+                for r in &runs {
+                    out.json_line(r)?;
+                }
+            } else {
+                let rows: Vec<[String; 4]> = runs
+                    .iter()
+                    .map(|r| {
+                        [
+                            r.run_id.clone(),
+                            r.name.clone(),
+                            r.state.clone(),
+                            r.started_at.to_string(),
+                        ]
+                    })
+                    .collect();
+                out.text(&crate::table::aligned(
+                    ["RUN", "NAME", "STATE", "STARTED"],
+                    &rows,
+                ))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Sub::Show { run, json } => {
+            let (_, store) = open(config_flag, store_flag)?;
+            let view = show_workflow(store.as_ref(), &run)?;
+            if json {
+                out.json(&view, None)?;
+            } else {
+                let mut text = format!(
+                    "{}  {}  {}  (executions: {})\n",
+                    view.summary.run_id, view.summary.name, view.summary.state, view.executions
+                );
+                let rows: Vec<[String; 5]> = view
+                    .steps
+                    .iter()
+                    .map(|s| {
+                        let indent = if s.group.is_some() { "  " } else { "" };
+                        [
+                            format!("{indent}{}", s.id),
+                            s.kind.clone(),
+                            s.status.map_or("-", |st| st.as_str()).to_owned(),
+                            s.attempts.to_string(),
+                            s.run_ids.join(" "),
+                        ]
+                    })
+                    .collect();
+                text.push_str(&crate::table::aligned(
+                    ["STEP", "KIND", "STATUS", "TRIES", "RUNS"],
+                    &rows,
+                ));
+                out.text(&text)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Sub::Run {
+            file,
+            input,
+            input_file,
+            stream,
+            pretty,
+        } => {
+            let wf = Workflow::load_file(&file).map_err(usage)?;
+            let input = read_input(input, input_file)?;
+            let (cfg, store) = open(config_flag, store_flag)?;
+            let env = environment(cfg, &wf.base_dir, store_flag)?;
+            let start = WorkflowStart {
+                workflow: wf,
+                input,
+                run_id: None,
+            };
+            let outcome = drive(stream, |observer, cancel| async {
+                run_workflow(start, &env, store.as_ref(), observer, cancel).await
+            })?;
+            print_outcome(&mut out, &outcome, stream, pretty)
+        }
+        Sub::Resume {
+            run,
+            stream,
+            pretty,
+        } => {
+            let (cfg, store) = open(config_flag, store_flag)?;
+            let (wf, _) = stored_workflow(store.as_ref(), &run)?;
+            let env = environment(cfg, &wf.base_dir, store_flag)?;
+            let run_id = store
+                .find_run(&run)?
+                .map(|d| d.summary.record.run_id)
+                .unwrap_or(run);
+            let outcome = drive(stream, |observer, cancel| async {
+                resume_workflow(&run_id, &env, store.as_ref(), observer, cancel).await
+            })?;
+            print_outcome(&mut out, &outcome, stream, pretty)
+        }
+    }
+}
+
+/// An invalid workflow file: reported on stderr, exit 2.
+fn usage(e: agentgate_tools::workflow::WorkflowError) -> anyhow::Error {
+    anyhow::Error::new(e)
+}
+
+fn read_input(input: Option<String>, file: Option<PathBuf>) -> anyhow::Result<Value> {
+    let text = match (input, file) {
+        (Some(text), _) => text,
+        (None, Some(path)) => read_text_file(&path, 16 * MIB, "the workflow's input")
+            .with_context(|| format!("cannot read {}", path.display()))?,
+        (None, None) => return Ok(Value::Null),
+    };
+    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--input is not JSON: {e}"))
+}
+
+fn open(
+    config_flag: Option<&Path>,
+    store_flag: Option<&str>,
+) -> anyhow::Result<(Config, Arc<dyn StoreBackend>)> {
+    let cfg = Config::load(config_flag)?;
+    let (store, _) = crate::tool_cmd::runner(&cfg, store_flag)?;
+    Ok((cfg, store))
+}
+
+/// What the steps run with: the config, the registry found from the
+/// workflow's folder, this binary as the tools' sandbox and keeper, and
+/// agentgate's MCP server for agents with registry tools.
+fn environment(
+    cfg: Config,
+    base_dir: &Path,
+    store_flag: Option<&str>,
+) -> anyhow::Result<WorkflowEnv> {
+    let registry = Registry::discover(&cfg, base_dir).map_err(|e| e.to_string());
+    let location = agentgate_core::store_choice::choose(
+        agentgate_core::store_choice::given(store_flag)?,
+        cfg.store.as_ref(),
+    )?;
+    let tool_server = match crate::tool_cmd::tool_server(&cfg, Some(&location)) {
+        Ok(server) => Some(server),
+        Err(e) => {
+            tracing::debug!("no registry tools for agent steps: {e:#}");
+            None
+        }
+    };
+    Ok(WorkflowEnv {
+        config: cfg,
+        registry,
+        runner: RunnerSetup {
+            sandbox_program: std::env::current_exe().context("cannot find the agentgate binary")?,
+            keeper: crate::run::keeper_path(),
+        },
+        keeper: crate::run::keeper_path(),
+        tool_server,
+        caller_env: agentgate_tools::invoke::caller_env(),
+    })
+}
+
+/// Runs `work` on a runtime of its own, with SIGINT and SIGTERM as cancel
+/// requests, streaming the events when asked.
+fn drive<F, Fut>(stream: bool, work: F) -> anyhow::Result<WorkflowOutcome>
+where
+    F: FnOnce(
+        WorkflowObserver,
+        tokio::sync::mpsc::Receiver<agentgate_core::run::CancelRequest>,
+    ) -> Fut,
+    Fut: std::future::Future<
+            Output = Result<WorkflowOutcome, agentgate_tools::workflow::WorkflowRunError>,
+        >,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let (_forwarding, cancel) = crate::run::forward_signals()?;
+        let mut printer = Stdout::new();
+        let observer: WorkflowObserver = Box::new(move |event: &Event| {
+            if stream {
+                // A closed stdout stops the printing, not the workflow.
+                let _ = printer.json_line(event);
+            }
+        });
+        Ok(work(observer, cancel).await?)
+    })
+}
+
+fn print_outcome(
+    out: &mut Stdout,
+    outcome: &WorkflowOutcome,
+    stream: bool,
+    pretty: bool,
+) -> anyhow::Result<ExitCode> {
+    if !stream {
+        out.json(&outcome.envelope, pretty.then_some(true))?;
+    }
+    if let Some(failure) = out.failure() {
+        return Ok(failure.exit());
+    }
+    Ok(exit_code(outcome.exit_code))
+}
