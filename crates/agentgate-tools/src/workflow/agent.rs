@@ -72,6 +72,18 @@ pub fn agent_request(value: &Value, base_dir: &Path) -> Result<RunRequest, Reque
             "a step's run is queued with the workflow: give it to the workflow's own job",
         ));
     }
+    // The workflow file is stored with its run (its events carry it, so a
+    // resume runs the same workflow): a secret written in it would be
+    // stored too. Secrets reach the CLI from the environment.
+    if let Some(Value::Object(env)) = fields.get("env")
+        && let Some(name) = env.keys().find(|k| agentgate_core::redact::is_secret(k))
+    {
+        return Err(RequestError::new(
+            format!("env.{name}"),
+            "looks like a secret: the workflow is stored with its run, so give it in \
+             agentgate's environment instead (the agent CLI inherits it)",
+        ));
+    }
     absolute_paths(&mut fields, base_dir);
     let as_written = |mut e: RequestError| {
         if let Some((_, one)) = renamed.iter().find(|(many, _)| e.field == *many) {
@@ -184,6 +196,16 @@ mod tests {
             assert_eq!(e.field, field);
             assert!(e.message.contains("workflow's own job"), "{e}");
         }
+        let e = refused(json!({"prompt": "p", "env": {"LOG": "1", "GITHUB_TOKEN": "ghp_x"}}));
+        assert_eq!(e.field, "env.GITHUB_TOKEN");
+        assert!(e.message.contains("looks like a secret"), "{e}");
+        assert!(
+            agent_request(
+                &json!({"prompt": "p", "env": {"LOG": "1"}}),
+                Path::new(BASE)
+            )
+            .is_ok()
+        );
         let e = refused(json!({"prompt": "p", "colour": "red"}));
         assert_eq!(e.field, "colour");
         let e = refused(json!({"prompt": "p", "model": 3}));
