@@ -10,8 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ErrorInfo;
 use crate::workflow::{
-    TaskDoneEvent, TaskErrorEvent, TaskProgressEvent, TaskStartedEvent, TaskSubmittedEvent,
-    WorkflowStateEvent,
+    TaskDoneEvent, TaskErrorEvent, TaskStartedEvent, TaskSubmittedEvent, WorkflowStateEvent,
 };
 
 pub use payloads::{
@@ -264,4 +263,15 @@ impl<'de> Deserialize<'de> for EventBody {
             Ok(Self::Unknown(fields))
         }
     }
+}
+
+/// Body of `task_progress`: one event of a step's run, nested.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TaskProgressEvent {
+    /// The step's id.
+    pub task_id: String,
+    /// The run the event belongs to.
+    pub child_run_id: String,
+    /// The run's event as it wrote it.
+    pub event: Box<Event>,
 }

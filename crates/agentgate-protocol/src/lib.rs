@@ -40,8 +40,8 @@ pub use error::{ErrorInfo, ErrorKind, ErrorSource, ToolErrorCode, UnknownErrorKi
 pub use events::{
     CancelReason, CancelledEvent, EVENT_TYPES, Event, EventBody, HeartbeatEvent, LogEvent,
     LogLevel, MessageEvent, PROTOCOL_VERSION, RateLimitEvent, RateLimitStatus, RawEvent, RawStream,
-    ResultEvent, SessionEvent, StartEvent, StatusEvent, TextDeltaEvent, ThinkingEvent,
-    ToolMessageEvent, ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
+    ResultEvent, SessionEvent, StartEvent, StatusEvent, TaskProgressEvent, TextDeltaEvent,
+    ThinkingEvent, ToolMessageEvent, ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
 };
 pub use exit_code::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OUTPUT_CLOSED, EXIT_OUTPUT_FAILED,
@@ -59,7 +59,7 @@ pub use tool_protocol::{
 };
 pub use usage::Usage;
 pub use workflow::{
-    StepOutcome, StepReport, StepStatus, TaskDoneEvent, TaskErrorEvent, TaskProgressEvent,
-    TaskStartedEvent, TaskSubmittedEvent, WorkflowEnvelope, WorkflowState, WorkflowStateEvent,
+    StepOutcome, StepReport, StepStatus, TaskDoneEvent, TaskErrorEvent, TaskStartedEvent,
+    TaskSubmittedEvent, WorkflowEnvelope, WorkflowState, WorkflowStateEvent,
 };
 pub use workspace::{ChangedFile, WorkspaceReport};

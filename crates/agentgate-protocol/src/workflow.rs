@@ -10,8 +10,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::events::Event;
-
 /// Where a workflow is in its life (seed 002's run state machine):
 /// `queued → running → (waiting_ai → running)* → completed | failed |
 /// cancelled`.
@@ -168,17 +166,6 @@ pub struct TaskStartedEvent {
     /// The earlier run whose workspace (and checkpoints) it continues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<String>,
-}
-
-/// Body of `task_progress`: one event of a step's run, nested.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct TaskProgressEvent {
-    /// The step's id.
-    pub task_id: String,
-    /// The run the event belongs to.
-    pub child_run_id: String,
-    /// The run's event as it wrote it.
-    pub event: Box<Event>,
 }
 
 /// Body of `task_error`: one try of a step failed.

@@ -13,7 +13,8 @@
 //! - [`schema`]: the file's JSON Schema.
 //!
 //! Running one:
-//! - [`engine`]: a run and a resume; `step.rs` one step (its tries, a
+//! - [`engine`]: a run and a resume; `context.rs` what a run's steps
+//!   share, `step.rs` one step (its tries, a
 //!   `parallel` group's scheduling), `kinds.rs` the tool and agent runs a
 //!   step makes, `decision.rs` a decision step, `cancel.rs` the cancel
 //!   scopes, `journal.rs` the run's own events, `report.rs` its envelope.
@@ -29,6 +30,7 @@ pub mod agent;
 mod cancel;
 mod check;
 pub mod condition;
+mod context;
 mod decision;
 pub mod definition;
 pub mod engine;

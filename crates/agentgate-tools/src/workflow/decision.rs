@@ -12,13 +12,13 @@ use agentgate_protocol::{
 use serde_json::{Value, json};
 
 use super::cancel::Scope;
+use super::context::Ctx;
+use super::context::{TryEnd, step_timeout};
 use super::definition::{AnswerTo, DecisionDef, StepDef};
-use super::engine::Ctx;
 use super::kinds::{
     AgentChild, ToolChild, agent_end, render, run_agent_child, run_tool_child, tool_end,
     tool_outcome,
 };
-use super::step::{TryEnd, step_timeout};
 
 /// The most rounds when the decision sets no `max_rounds`.
 const DEFAULT_MAX_ROUNDS: u32 = 3;

@@ -11,58 +11,28 @@
 //! resume keeps come from those (`history.rs`).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use agentgate_core::config::Config;
-use agentgate_core::run::{CancelRequest, ToolServer, new_run_id};
+use agentgate_core::run::{CancelRequest, new_run_id};
 use agentgate_core::settings::parse_duration;
 use agentgate_protocol::{
-    Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, ResultEvent, StepOutcome, StepStatus,
-    WorkflowState, WorkflowStateEvent,
+    Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, ResultEvent, StepStatus, WorkflowState,
+    WorkflowStateEvent,
 };
 use agentgate_store::{RunKind, RunRecord, RunStore, StoreError};
 use jiff::Timestamp;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::cancel::{Canceller, Scope};
+pub use super::context::WorkflowEnv;
+use super::context::{Ctx, StepEnd, Tally, lock};
 use super::history::History;
 use super::journal::{Journal, WorkflowObserver};
 use super::load::{Workflow, WorkflowError};
 use super::refs;
 use super::report::{envelope_of, exit_code_of};
-use crate::registry::Registry;
-use crate::runner::RunnerSetup;
-
-/// What a workflow's steps run with.
-pub struct WorkflowEnv {
-    /// The config: agents, chains, providers for `agent` steps.
-    pub config: Config,
-    /// The tool registry for `tool` steps, or why there is none (a tool
-    /// step then fails with it).
-    pub registry: Result<Registry, String>,
-    /// How this process runs tools.
-    pub runner: RunnerSetup,
-    /// The keeper put in front of agent CLIs.
-    pub keeper: Option<PathBuf>,
-    /// agentgate's MCP server, for agent steps with registry tools.
-    pub tool_server: Option<ToolServer>,
-    /// The environment tools take their scoped environment from.
-    pub caller_env: Vec<(String, String)>,
-}
-
-impl std::fmt::Debug for WorkflowEnv {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Not the caller's environment: it holds secrets.
-        f.debug_struct("WorkflowEnv")
-            .field("registry", &self.registry.as_ref().map(|r| r.root.clone()))
-            .field("runner", &self.runner)
-            .field("keeper", &self.keeper)
-            .finish_non_exhaustive()
-    }
-}
 
 /// A new workflow run.
 #[derive(Debug)]
@@ -102,131 +72,6 @@ pub enum WorkflowRunError {
     /// The stored workflow no longer loads.
     #[error(transparent)]
     Invalid(#[from] WorkflowError),
-}
-
-/// How a step ended (or, restored, ended in an earlier execution).
-#[derive(Debug, Clone)]
-pub(super) struct StepEnd {
-    pub status: StepStatus,
-    pub outcome: StepOutcome,
-    pub reason: Option<String>,
-    /// The error a failed step ended with.
-    pub error: Option<ErrorInfo>,
-    /// The execution that ended it.
-    pub execution: u32,
-}
-
-impl StepEnd {
-    pub(super) fn skipped(execution: u32, reason: impl Into<String>) -> Self {
-        StepEnd {
-            status: StepStatus::Skipped,
-            outcome: StepOutcome::default(),
-            reason: Some(reason.into()),
-            error: None,
-            execution,
-        }
-    }
-
-    pub(super) fn cancelled(execution: u32, reason: impl Into<String>) -> Self {
-        StepEnd {
-            status: StepStatus::Cancelled,
-            outcome: StepOutcome::default(),
-            reason: Some(reason.into()),
-            error: None,
-            execution,
-        }
-    }
-}
-
-/// Tries and runs of each step, over every execution.
-#[derive(Debug, Default)]
-pub(super) struct Tally {
-    pub tries: BTreeMap<String, u32>,
-    pub runs: BTreeMap<String, Vec<String>>,
-    pub last_tool_run: BTreeMap<String, String>,
-}
-
-/// One execution of a workflow run: what every step shares.
-pub(super) struct Ctx<'a> {
-    pub wf: &'a Workflow,
-    pub env: &'a WorkflowEnv,
-    pub store: &'a dyn RunStore,
-    pub journal: Journal,
-    pub input: Value,
-    pub execution: u32,
-    pub ends: Mutex<BTreeMap<String, StepEnd>>,
-    pub tally: Mutex<Tally>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Ctx<'_> {
-    pub(super) fn run_id(&self) -> &str {
-        self.journal.run_id()
-    }
-
-    /// The end of `id`, if it ended (in this execution or a kept one).
-    pub(super) fn end_of(&self, id: &str) -> Option<StepEnd> {
-        lock(&self.ends).get(id).cloned()
-    }
-
-    pub(super) fn record_end(&self, id: &str, end: StepEnd) {
-        lock(&self.ends).insert(id.to_owned(), end);
-    }
-
-    pub(super) fn tally(&self) -> MutexGuard<'_, Tally> {
-        lock(&self.tally)
-    }
-
-    /// What references see now.
-    pub(super) fn scope(&self) -> refs::Scope {
-        let ends = lock(&self.ends);
-        let steps = ends
-            .iter()
-            .map(|(id, end)| {
-                let mut v = Map::new();
-                v.insert("status".into(), json!(end.status.as_str()));
-                v.insert("result".into(), end.outcome.result.clone());
-                v.insert("output".into(), end.outcome.output.clone());
-                v.insert(
-                    "run_id".into(),
-                    end.outcome
-                        .run_id
-                        .clone()
-                        .map_or(Value::Null, Value::String),
-                );
-                v.insert(
-                    "action".into(),
-                    end.outcome.action.clone().unwrap_or(Value::Null),
-                );
-                (id.clone(), Value::Object(v))
-            })
-            .collect();
-        refs::Scope {
-            input: self.input.clone(),
-            workflow: json!({"run_id": self.run_id(), "name": self.wf.def.name}),
-            steps,
-            action: None,
-            answer: None,
-        }
-    }
-
-    /// Writes the workflow's state.
-    pub(super) fn state(&self, state: WorkflowState, step: Option<&str>, reason: Option<String>) {
-        self.journal
-            .emit(EventBody::WorkflowState(WorkflowStateEvent {
-                state,
-                name: None,
-                execution: None,
-                definition: None,
-                input: None,
-                base_dir: None,
-                step: step.map(str::to_owned),
-                reason,
-            }));
-    }
 }
 
 /// Records a new workflow run in `store` and runs it. `observer` sees

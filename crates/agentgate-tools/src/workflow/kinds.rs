@@ -21,11 +21,11 @@ use serde_json::{Value, json};
 
 use super::agent::agent_request;
 use super::cancel::Scope;
+use super::context::Ctx;
+use super::context::{TryEnd, started, step_timeout};
 use super::definition::StepDef;
-use super::engine::Ctx;
 use super::journal::Journal;
 use super::refs;
-use super::step::{TryEnd, started, step_timeout};
 use crate::invoke::{RunOverrides, request_for};
 use crate::runner::{ToolRunError, run_tool};
 

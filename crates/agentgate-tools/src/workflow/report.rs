@@ -19,7 +19,7 @@ use agentgate_protocol::{
 };
 use serde_json::{Map, Value};
 
-use super::engine::{Ctx, StepEnd};
+use super::context::{Ctx, StepEnd};
 
 /// The run's envelope.
 pub(super) fn envelope_of(

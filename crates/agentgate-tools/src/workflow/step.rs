@@ -20,46 +20,13 @@ use serde_json::{Map, Value, json};
 
 use super::cancel::Scope;
 use super::condition::Condition;
+use super::context::{Ctx, StepEnd, TryEnd};
 use super::definition::{OnFailure, ParallelDef, StepDef, StepKind};
-use super::engine::{Ctx, StepEnd};
 
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
 /// The wait before the first retry when the step sets no `backoff`.
 const DEFAULT_BACKOFF: Duration = Duration::from_secs(1);
-
-/// How one try ended.
-pub(super) enum TryEnd {
-    /// It succeeded.
-    Ok(StepOutcome),
-    /// It failed.
-    Failed {
-        /// What it produced all the same (a failed tool's envelope).
-        outcome: StepOutcome,
-        /// The error; `recoverable` says whether a retry may help.
-        error: ErrorInfo,
-        /// The code to report: a tool's, or the agent's error type.
-        code: Option<String>,
-        /// The run that failed.
-        child: Option<String>,
-    },
-    /// It was cancelled.
-    Cancelled(StepOutcome),
-    /// There was nothing to do (a decision whose tool asked nothing).
-    Skipped(String),
-}
-
-impl TryEnd {
-    /// A failure before any run started: not retryable.
-    pub(super) fn invalid(message: impl Into<String>) -> TryEnd {
-        TryEnd::Failed {
-            outcome: StepOutcome::default(),
-            error: ErrorInfo::new(ErrorKind::InvalidInput, ErrorSource::Internal, message),
-            code: Some("invalid_input".to_owned()),
-            child: None,
-        }
-    }
-}
 
 /// Runs `step` (a member of `group`, if given) within `scope`.
 pub(super) fn run_step<'s>(
@@ -177,37 +144,6 @@ fn failed_end(ctx: &Ctx<'_>, end: TryEnd) -> StepEnd {
             execution: ctx.execution,
         },
     }
-}
-
-/// Notes that a try of `step_id` started the run `child` (of `kind`).
-pub(super) fn started(
-    ctx: &Ctx<'_>,
-    step_id: &str,
-    attempt: u32,
-    child: &str,
-    kind: &str,
-    resumed_from: Option<&str>,
-) {
-    {
-        let mut tally = ctx.tally();
-        tally
-            .runs
-            .entry(step_id.to_owned())
-            .or_default()
-            .push(child.to_owned());
-        if kind == "tool" {
-            tally
-                .last_tool_run
-                .insert(step_id.to_owned(), child.to_owned());
-        }
-    }
-    ctx.journal.emit(EventBody::TaskStarted(TaskStartedEvent {
-        task_id: step_id.to_owned(),
-        step_attempt: attempt,
-        child_run_id: Some(child.to_owned()),
-        child_kind: Some(kind.to_owned()),
-        resumed_from: resumed_from.map(str::to_owned),
-    }));
 }
 
 /// Tries a tool, agent or decision step.
@@ -440,9 +376,4 @@ fn group_end(
         error: None,
         execution: ctx.execution,
     }
-}
-
-/// The duration of a step's `timeout`, if it sets one.
-pub(super) fn step_timeout(step: &StepDef) -> Option<Duration> {
-    step.timeout.as_deref().and_then(|t| parse_duration(t).ok())
 }
