@@ -52,5 +52,6 @@ mod worker;
 mod worker_events;
 mod worker_notify;
 mod workflow_e2e;
+mod workflow_policies;
 mod workflow_resume;
 mod workflow_support;

@@ -1,0 +1,110 @@
+//! A parallel group's failure policies and the workflow's deadline, with
+//! stand-in tools: `fail_fast` cancels the running members and starts no
+//! more; `collect` runs every member that can run; a member whose sibling
+//! failed is not run; the workflow's `timeout` cancels what runs and fails
+//! the workflow with exit 124.
+
+use std::collections::BTreeMap;
+
+use super::workflow_support::{envelope, project, step, tool_runs, workflow};
+
+/// `broken`: fails for good (an error no registry entry makes retryable).
+const BROKEN: &str = r#"#!/bin/bash
+echo '{"v":1,"type":"error","code":"E_INPUT_NOT_FOUND","msg":"no input"}'
+exit 1
+"#;
+
+/// `napper`: a minute of work with heartbeats.
+const NAPPER: &str = r#"#!/bin/bash
+for i in $(seq 1 60); do sleep 1; echo '{"v":1,"type":"heartbeat"}'; done
+echo '{"v":1,"type":"result","status":"ok"}'
+"#;
+
+fn group(on_failure: &str, second: &str) -> String {
+    format!(
+        "version: 1\nname: group\nsteps:\n  - id: g\n    parallel:\n      on_failure: {on_failure}\n      steps:\n        - {{id: bad, tool: broken}}\n        - {{id: other, tool: {second}}}\n        - {{id: later, tool: fixer, needs: [bad]}}\n  - id: after\n    tool: publisher\n"
+    )
+}
+
+fn counts(p: &super::tool_support::Project, run: &str) -> BTreeMap<String, usize> {
+    tool_runs(p, run)
+}
+
+#[test]
+fn fail_fast_cancels_the_running_members_and_collect_lets_them_finish() {
+    let p = project();
+    p.tool("broken", "", BROKEN);
+    p.tool("napper", "", NAPPER);
+    std::fs::write(p.root().join("fast.yaml"), group("fail_fast", "napper")).unwrap();
+    std::fs::write(p.root().join("all.yaml"), group("collect", "fixer")).unwrap();
+
+    let fast = workflow(&p, &["run", "fast.yaml"], &[]);
+    let env = envelope(&fast);
+    assert_eq!(fast.code, Some(1), "{env:#}\n{}", fast.stderr);
+    assert_eq!(env["workflow"]["state"], "failed");
+    assert_eq!(env["workflow"]["failed_step"], "g");
+    let status = |id: &str| step(&env, id)["status"].clone();
+    assert_eq!(status("bad"), "failed", "{env:#}");
+    assert_eq!(
+        status("other"),
+        "cancelled",
+        "the napper was stopped: {env:#}"
+    );
+    assert_eq!(status("later"), "cancelled", "{env:#}");
+    assert!(status("after").is_null(), "{env:#}");
+    assert!(
+        env["duration_ms"].as_u64().unwrap() < 30_000,
+        "the napper ran its minute: {env:#}"
+    );
+    let run = env["run_id"].as_str().unwrap();
+    let c = counts(&p, run);
+    assert_eq!(
+        (
+            c.get("broken"),
+            c.get("napper"),
+            c.get("fixer"),
+            c.get("publisher")
+        ),
+        (Some(&1), Some(&1), None, None),
+        "{c:?}"
+    );
+
+    let all = workflow(&p, &["run", "all.yaml"], &[]);
+    let env = envelope(&all);
+    assert_eq!(all.code, Some(1), "{env:#}\n{}", all.stderr);
+    let status = |id: &str| step(&env, id)["status"].clone();
+    assert_eq!(status("bad"), "failed", "{env:#}");
+    assert_eq!(status("other"), "ok", "collect lets it finish: {env:#}");
+    assert_eq!(
+        status("later"),
+        "cancelled",
+        "it needs the failed one: {env:#}"
+    );
+    assert!(
+        step(&env, "later")["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("`bad`")),
+        "{env:#}"
+    );
+    let c = counts(&p, env["run_id"].as_str().unwrap());
+    assert_eq!(c.get("fixer"), Some(&1), "{c:?}");
+}
+
+#[test]
+fn the_workflows_deadline_cancels_what_runs_and_exits_124() {
+    let p = project();
+    p.tool("napper", "", NAPPER);
+    std::fs::write(
+        p.root().join("late.yaml"),
+        "version: 1\nname: late\ntimeout: 2s\nsteps:\n  - id: nap\n    tool: napper\n  - id: after\n    tool: publisher\n",
+    )
+    .unwrap();
+    let run = workflow(&p, &["run", "late.yaml"], &[]);
+    let env = envelope(&run);
+    assert_eq!(run.code, Some(124), "{env:#}\n{}", run.stderr);
+    assert_eq!(env["error_type"], "timeout", "{env:#}");
+    assert_eq!(env["workflow"]["state"], "failed", "{env:#}");
+    assert_eq!(step(&env, "nap")["status"], "cancelled", "{env:#}");
+    assert!(step(&env, "after")["status"].is_null(), "{env:#}");
+    assert!(env["duration_ms"].as_u64().unwrap() < 30_000, "{env:#}");
+}
