@@ -32,7 +32,9 @@
 //! runs: a later run's event has the id of its `seq` plus one more than
 //! the last id of the run before, so `Last-Event-ID` resumes anywhere. The
 //! first run's ids are its seqs. The stream ends once the job is final:
-//! after its last `result`, or with `end`.
+//! after its last `result`, or with `end`. A workflow job runs again in
+//! its own run (a resume): its events continue the same file after the
+//! `requeued` message, ids still their seqs.
 //!
 //! ## The end, with or without a `result` event
 //!
@@ -475,6 +477,10 @@ impl Follower {
             }
         }
         if head.kind != "result" {
+            // A run that goes on after its `result` (a workflow resumed
+            // in its own run): the job's next turn.
+            self.saw_result = false;
+            self.told_requeued = false;
             return Step::More;
         }
         self.saw_result = true;

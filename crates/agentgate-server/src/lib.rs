@@ -23,6 +23,9 @@
 //! - `POST /v1/runs` and `POST /v1/runs/{id}/cancel` (`run_routes.rs`):
 //!   the job queue, run by the [`executor`] within the config's `queue:`
 //!   limits;
+//! - `POST /v1/workflows` (`workflow_routes.rs`): a workflow queued as a
+//!   job whose run is the workflow run, started or resumed by the executor
+//!   ([`executor::workflow_job`]);
 //! - the config's `schedules:` and `watch:` ([`automation`]): jobs created
 //!   at each cron fire and for each new file of a watched folder;
 //! - the dashboard at `/` (open; the page asks for the token), and the
@@ -65,6 +68,7 @@ pub mod token;
 pub mod views;
 pub mod worker;
 mod workers_route;
+mod workflow_routes;
 
 pub use error::{ApiError, ErrorBody, ErrorDetail, ServeError};
 pub use router::{MAX_BODY_BYTES, router};
@@ -76,3 +80,4 @@ pub use server::{
 };
 pub use signals::{StopSignals, shutdown_signal};
 pub use state::{AppState, DEFAULT_KEEP_ALIVE, EventStreamOptions, HEALTH_TTL};
+pub use workflow_routes::WorkflowSubmission;

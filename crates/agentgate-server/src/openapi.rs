@@ -28,7 +28,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::error::ErrorBody;
 use crate::views::StreamEnd;
-use crate::{events, info, routes, run_routes, runs, workers_route};
+use crate::{events, info, routes, run_routes, runs, workers_route, workflow_routes};
 
 /// The document's definition: every route, the shared schemas, bearer auth
 /// on everything but `/healthz`.
@@ -50,6 +50,7 @@ use crate::{events, info, routes, run_routes, runs, workers_route};
         runs::get_run,
         run_routes::cancel,
         events::run_events,
+        workflow_routes::submit_workflow,
         info::queue,
         info::list_sessions,
         info::delete_session,
@@ -63,6 +64,7 @@ use crate::{events, info, routes, run_routes, runs, workers_route};
     security(("bearer" = [])),
     tags(
         (name = "runs", description = "Runs: list, one, their events, the queue"),
+        (name = "workflows", description = "Workflows: tool, agent, parallel and decision steps run as one job (then followed as a run)"),
         (name = "sessions", description = "Logical sessions (`--session`)"),
         (name = "providers", description = "The agent CLIs: installed, healthy, their quota"),
         (name = "workers", description = "The executors sharing the store: `agentgate worker`s and `serve`"),

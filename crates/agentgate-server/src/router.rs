@@ -22,7 +22,7 @@ use crate::error::ApiError;
 use crate::metrics::endpoint as metrics;
 use crate::state::AppState;
 use crate::token::Token;
-use crate::{events, info, openapi, routes, run_routes, runs, workers_route};
+use crate::{events, info, openapi, routes, run_routes, runs, workers_route, workflow_routes};
 
 /// The largest request body accepted, on every route.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -36,6 +36,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/runs/{id}/cancel", post(run_routes::cancel))
         .route("/runs/{id}", get(runs::get_run))
         .route("/runs/{id}/events", get(events::run_events))
+        .route("/workflows", post(workflow_routes::submit_workflow))
         .route("/queue", get(info::queue))
         .route("/sessions", get(info::list_sessions))
         .route("/sessions/{name}", delete(info::delete_session))

@@ -68,7 +68,7 @@ pub struct RunAccepted {
 }
 
 impl RunAccepted {
-    fn of(job: JobRecord, created: bool) -> RunAccepted {
+    pub(crate) fn of(job: JobRecord, created: bool) -> RunAccepted {
         RunAccepted {
             run_id: job.job_id,
             status: job.state.into(),
@@ -214,7 +214,7 @@ pub async fn cancel(
     Ok((status, Json(RunAccepted::of(job, false))))
 }
 
-fn refused(e: RequestError) -> ApiError {
+pub(crate) fn refused(e: RequestError) -> ApiError {
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,
         "invalid_request",

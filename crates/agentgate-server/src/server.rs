@@ -76,6 +76,9 @@ pub struct ServeOptions {
     /// How the runs' agents get registry tools (see
     /// `agentgate_core::run::RunOptions::tool_server`).
     pub tool_server: Option<agentgate_core::run::ToolServer>,
+    /// How workflow jobs run their tool steps (the agentgate binary as
+    /// the tools' sandbox); `None`: their tool steps fail.
+    pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
     /// How often an idle event stream gets a keep-alive comment.
     pub keep_alive: Duration,
     /// Run the queue's executor (the default); `false` (`--no-executor`):
@@ -93,6 +96,7 @@ impl Default for ServeOptions {
             grace: DEFAULT_GRACE,
             keeper: None,
             tool_server: None,
+            tool_runner: None,
             keep_alive: crate::state::DEFAULT_KEEP_ALIVE,
             executor: true,
         }
@@ -149,6 +153,7 @@ impl Server {
                     ExecutorOptions {
                         keeper: options.keeper.clone(),
                         tool_server: options.tool_server.clone(),
+                        tool_runner: options.tool_runner.clone(),
                         ..ExecutorOptions::default()
                     },
                 )

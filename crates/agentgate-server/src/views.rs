@@ -50,6 +50,9 @@ impl From<JobState> for RunState {
 pub struct RunView {
     /// The run's id (its events are under this id too).
     pub run_id: String,
+    /// What it runs: `run` (`POST /v1/runs`) or `workflow` (`POST
+    /// /v1/workflows`; its envelope's `workflow` holds the steps).
+    pub kind: String,
     /// Where it is.
     pub status: RunState,
     /// Higher is claimed first.
@@ -99,8 +102,14 @@ pub(crate) fn envelope_or_null() -> utoipa::openapi::RefOr<utoipa::openapi::Sche
 
 impl From<JobRecord> for RunView {
     fn from(job: JobRecord) -> Self {
+        let kind = if crate::executor::workflow_job::is_workflow_request(&job.request) {
+            "workflow"
+        } else {
+            "run"
+        };
         RunView {
             run_id: job.job_id,
+            kind: kind.to_owned(),
             status: job.state.into(),
             priority: job.priority,
             created_at: job.created_at,

@@ -53,6 +53,9 @@ pub struct WorkerOptions {
     /// How the runs' agents get registry tools (see
     /// `agentgate_core::run::RunOptions::tool_server`).
     pub tool_server: Option<agentgate_core::run::ToolServer>,
+    /// How workflow jobs run their tool steps (see
+    /// [`crate::ServeOptions::tool_runner`]).
+    pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
     /// `--metrics-listen`: serve `GET /metrics` on this `IP:PORT`; `None`:
     /// no listener.
     pub metrics_listen: Option<String>,
@@ -114,6 +117,7 @@ impl Worker {
                 ExecutorOptions {
                     keeper: options.keeper,
                     tool_server: options.tool_server,
+                    tool_runner: options.tool_runner,
                     concurrency: options.concurrency,
                     providers: providers.clone(),
                     ..ExecutorOptions::default()

@@ -21,6 +21,7 @@ mod tool_cmd;
 mod tools_cmd;
 mod worker_cmd;
 mod workflow_cmd;
+mod workflow_submit;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -112,6 +112,7 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
         tool_server: crate::tool_cmd::service_tool_server(config, store)?,
+        tool_runner: crate::tool_cmd::tool_runner(),
         keep_alive: Duration::from_secs_f64(args.sse_keep_alive),
         executor: !args.no_executor,
     })

@@ -147,11 +147,17 @@ pub(crate) fn runner(
 )> {
     let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
     let store = store_choice::open(&location).context("failed to open the run store")?;
-    let setup = RunnerSetup {
-        sandbox_program: std::env::current_exe().context("cannot find the agentgate binary")?,
-        keeper: crate::run::keeper_path(),
-    };
+    let setup = tool_runner().context("cannot find the agentgate binary")?;
     Ok((store, setup))
+}
+
+/// How this binary runs tools: itself as the sandbox, its keeper; `None`
+/// when its own path cannot be read.
+pub(crate) fn tool_runner() -> Option<RunnerSetup> {
+    Some(RunnerSetup {
+        sandbox_program: std::env::current_exe().ok()?,
+        keeper: crate::run::keeper_path(),
+    })
 }
 
 /// How a run's agents get registry tools: this binary's `mcp` over the

@@ -89,6 +89,7 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
         tool_server: crate::tool_cmd::service_tool_server(config, store)?,
+        tool_runner: crate::tool_cmd::tool_runner(),
         metrics_listen: args.metrics_listen,
         token_file: args.token_file,
     };

@@ -1,4 +1,4 @@
-//! `agentgate workflow run|validate|runs|show|resume|schema`: workflows of
+//! `agentgate workflow run|validate|runs|show|resume|submit|schema`: workflows of
 //! tool, agent, parallel and decision steps ([`agentgate_tools::workflow`]
 //! does the work; this parses and prints).
 
@@ -11,7 +11,6 @@ use agentgate_core::read_limit::{MIB, read_text_file};
 use agentgate_protocol::Event;
 use agentgate_store::StoreBackend;
 use agentgate_tools::registry::Registry;
-use agentgate_tools::runner::RunnerSetup;
 use agentgate_tools::workflow::listing::{list_workflows, show_workflow};
 use agentgate_tools::workflow::workflow_schema;
 use agentgate_tools::workflow::{
@@ -89,6 +88,10 @@ enum Sub {
         #[arg(long)]
         pretty: bool,
     },
+    /// Queue a workflow on an `agentgate serve` (POST /v1/workflows):
+    /// print the server's answer, or with --wait / --stream follow it to
+    /// its end; SIGINT or SIGTERM while waiting cancels it on the server.
+    Submit(crate::workflow_submit::Args),
     /// Print the JSON Schema of the workflow file.
     Schema,
 }
@@ -109,7 +112,8 @@ EXAMPLES
   agentgate workflow run triage.yaml --stream
   agentgate workflow runs
   agentgate workflow show r20261125T120000-1a2b3c4d
-  agentgate workflow resume r20261125T120000-1a2b3c4d";
+  agentgate workflow resume r20261125T120000-1a2b3c4d
+  agentgate workflow submit triage.yaml --wait    (to the server at $AGENTGATE_SERVER)";
 
 /// Run `agentgate workflow`.
 pub fn run(
@@ -119,6 +123,7 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let mut out = Stdout::new();
     match args.command {
+        Sub::Submit(args) => crate::workflow_submit::run(args),
         Sub::Validate { file } => {
             let wf = Workflow::load_file(&file).map_err(usage)?;
             out.line(format_args!(
@@ -279,10 +284,7 @@ fn environment(
     Ok(WorkflowEnv {
         config: cfg,
         registry,
-        runner: RunnerSetup {
-            sandbox_program: std::env::current_exe().context("cannot find the agentgate binary")?,
-            keeper: crate::run::keeper_path(),
-        },
+        runner: crate::tool_cmd::tool_runner().context("cannot find the agentgate binary")?,
         keeper: crate::run::keeper_path(),
         tool_server,
         caller_env: agentgate_tools::invoke::caller_env(),

@@ -137,6 +137,16 @@ impl ApiClient {
         Ok((value, status == 201))
     }
 
+    /// `POST /v1/workflows` with `body` (a [`crate::WorkflowSubmission`]'s
+    /// JSON): the answer, and whether it created the run.
+    pub async fn submit_workflow(&self, body: &Value) -> Result<(Value, bool), ClientError> {
+        let body = serde_json::to_vec(body).map_err(|e| self.protocol(e.to_string()))?;
+        let (status, value) = self
+            .json(Method::POST, "/v1/workflows", Some(body))
+            .await?;
+        Ok((value, status == 201))
+    }
+
     /// `GET /v1/runs/{id}`.
     pub async fn run(&self, run_id: &str) -> Result<Value, ClientError> {
         let path = format!("/v1/runs/{}", path_segment(run_id));

@@ -170,7 +170,7 @@ async function loadRuns(more) {
   runsCursor = page.next_cursor || null;
   $("runs-more").hidden = !runsCursor;
   fillTable($("runs"),
-    [["run_id", "Run"], ["status", "Status"], ["providers", "Providers"],
+    [["run_id", "Run"], ["kind", "Kind"], ["status", "Status"], ["providers", "Providers"],
      ["session", "Session"], ["priority", "Priority"], ["attempts", "Attempts"],
      ["created_at", "Created"]],
     runRows, (row) => showRun(row.run_id));
@@ -208,6 +208,9 @@ async function showRun(id) {
   $("run-tools").replaceChildren();
   $("run-events").replaceChildren();
   $("run-usage").replaceChildren();
+  $("run-steps").replaceChildren();
+  $("run-steps-state").textContent = "";
+  $("run-workflow").hidden = true;
   try {
     const run = await api("/v1/runs/" + encodeURIComponent(id));
     setStatus(run.status);
@@ -220,11 +223,105 @@ async function showRun(id) {
   });
 }
 
+// --- a workflow's steps, as a tree ---------------------------------------------
+// Drawn from the definition in the workflow's first workflow_state (every
+// step `pending`, a group's members under it), then updated by the task
+// events (task_submitted, task_started, task_error, task_done), so it is
+// live while the workflow runs and complete when its events are replayed.
+
+function stepItem(id) {
+  return document.querySelector(`#run-steps li[data-step="${CSS.escape(id)}"]`);
+}
+
+function kindOf(step) {
+  return ["tool", "agent", "parallel", "decision"].find((k) => step[k] != null) || "step";
+}
+
+function planSteps(steps, group) {
+  for (const step of steps || []) {
+    addStep({ task_id: step.id, kind: kindOf(step), group }, "pending");
+    if (step.parallel) planSteps(step.parallel.steps, step.id);
+  }
+}
+
+function addStep(event, status) {
+  let li = stepItem(event.task_id);
+  if (!li) {
+    li = document.createElement("li");
+    li.dataset.step = event.task_id;
+    const label = document.createElement("span");
+    label.className = "step-label";
+    const status = document.createElement("span");
+    status.className = "status";
+    const note = document.createElement("span");
+    note.className = "step-note muted";
+    li.append(label, " ", status, " ", note);
+    const parent = event.group ? stepItem(event.group) : null;
+    let list = $("run-steps");
+    if (parent) {
+      list = parent.querySelector(":scope > ul");
+      if (!list) {
+        list = document.createElement("ul");
+        parent.appendChild(list);
+      }
+    }
+    list.appendChild(li);
+  }
+  li.dataset.kind = event.kind;
+  li.querySelector(".step-label").textContent = `${event.task_id} (${event.kind})`;
+  setStepStatus(li, status, "");
+  return li;
+}
+
+function setStepStatus(li, status, note) {
+  li.dataset.status = status;
+  const el = li.querySelector(":scope > .status");
+  el.textContent = status;
+  el.className = "status " + ({ ok: "succeeded", failed: "failed", running: "running" }[status] || status);
+  li.querySelector(":scope > .step-note").textContent = note;
+}
+
+function onWorkflowEvent(event) {
+  if (event.type === "workflow_state") {
+    $("run-workflow").hidden = false;
+    const execution = event.execution ? ` (execution ${event.execution})` : "";
+    $("run-steps-state").textContent = event.state + execution;
+    if (event.definition && !$("run-steps").firstChild) planSteps(event.definition.steps, null);
+    return;
+  }
+  if (event.type === "task_submitted") {
+    addStep(event, "submitted");
+    return;
+  }
+  if (!event.task_id) return;
+  const li = stepItem(event.task_id) || addStep({ task_id: event.task_id, kind: "step" }, "");
+  switch (event.type) {
+    case "task_started":
+      setStepStatus(li, "running",
+        event.child_run_id ? `try ${event.step_attempt}: ${event.child_run_id}` : "");
+      break;
+    case "task_error":
+      setStepStatus(li, event.retry_in_ms != null ? "retrying" : "failed",
+        `${event.code || ""} ${event.message || ""}`.trim());
+      break;
+    case "task_done": {
+      const tries = !event.attempts ? "" : (event.attempts === 1 ? "1 try" : `${event.attempts} tries`);
+      setStepStatus(li, event.status, [tries, event.reason].filter(Boolean).join(", "));
+      break;
+    }
+  }
+}
+
 function onEvent(run, event) {
   const li = document.createElement("li");
-  li.textContent = `${event.seq} ${event.type}` + (event.provider ? ` (${event.provider})` : "");
+  let label = `${event.seq} ${event.type}`;
+  if (event.provider) label += ` (${event.provider})`;
+  if (event.task_id) label += ` ${event.task_id}`;
+  if (event.type === "task_progress" && event.event) label += `: ${event.event.type}`;
+  li.textContent = label;
   li.dataset.type = event.type;
   $("run-events").appendChild(li);
+  onWorkflowEvent(event);
   switch (event.type) {
     case "start":
       setStatus("running");

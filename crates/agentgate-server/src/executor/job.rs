@@ -38,6 +38,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::facts::{JobFacts, plan_job, plan_providers};
 use super::limits::{RunningJob, backoff, jitter};
+use super::workflow_job::{self, WorkflowTurn};
 use super::{Inner, Slot, lock};
 use crate::metrics::registry::RunEnd;
 
@@ -190,6 +191,9 @@ impl Job {
     async fn execute(&self, cancel_rx: tokio::sync::mpsc::Receiver<CancelRequest>) {
         let inner = &self.inner;
         let job = &self.claimed.job;
+        if let Some(workflow) = workflow_job::workflow_of(job) {
+            return self.execute_workflow(workflow, cancel_rx).await;
+        }
         let (plan, request) = match plan_job(&inner.config, job, inner.clock.now()) {
             Ok((plan, request)) => match &inner.providers {
                 None => (plan, request),
@@ -206,19 +210,7 @@ impl Job {
                 },
             },
             Err(refusal) => {
-                let error = ErrorInfo::new(
-                    ErrorKind::InvalidInput,
-                    ErrorSource::Internal,
-                    refusal.to_string(),
-                );
-                let outcome = JobOutcome {
-                    state: FinalState::Failed,
-                    envelope: Some(error_envelope(&job.job_id, &error)),
-                    error: Some(refusal.to_string()),
-                };
-                self.write("finish", |s, t, now| {
-                    s.finish(&job.job_id, t, &outcome, now).map(drop)
-                });
+                self.refused(&refusal);
                 return;
             }
         };
@@ -256,12 +248,84 @@ impl Job {
             .run_finished(&provider, end, duration, &tokens);
     }
 
+    /// A workflow job's turn: its workflow run started or resumed (see
+    /// `workflow_job.rs`), ended as a run's would be.
+    async fn execute_workflow(
+        &self,
+        workflow: Result<(agentgate_tools::workflow::Workflow, serde_json::Value), RequestError>,
+        cancel_rx: tokio::sync::mpsc::Receiver<CancelRequest>,
+    ) {
+        let inner = &self.inner;
+        let job = &self.claimed.job;
+        let workflow = match workflow {
+            Ok(w) => w,
+            Err(refusal) => {
+                self.refused(&refusal);
+                return;
+            }
+        };
+        let turn = workflow_job::run_job(
+            &job.job_id,
+            workflow,
+            &inner.config,
+            &inner.workflow_tools,
+            inner.store.as_ref(),
+            cancel_rx,
+        );
+        let (turn, lost) = self.with_heartbeat(turn).await;
+        let outcome = match turn {
+            WorkflowTurn::Busy(why) => {
+                // Its earlier holder stops at its next renewal (the lease
+                // is this executor's now) and ends the run: try then.
+                let lease = SignedDuration::try_from(inner.config.queue.lease)
+                    .unwrap_or(SignedDuration::MAX);
+                let now = inner.clock.now();
+                let at = now.checked_add(lease).unwrap_or(Timestamp::MAX);
+                tracing::info!(job = job.job_id, %at, "the workflow run is still held: {why}");
+                self.write("release", |s, t, now| {
+                    s.release(&job.job_id, t, at, Some("workflow run held"), now)
+                        .map(drop)
+                });
+                return;
+            }
+            WorkflowTurn::Ran(outcome) => outcome,
+        };
+        let duration = Duration::from_millis(outcome.envelope.duration_ms);
+        let tokens = outcome.envelope.tokens_used.clone();
+        let end = if lost {
+            tracing::warn!(job = job.job_id, "lost the job's lease: its workflow was stopped");
+            inner.metrics.lease_lost();
+            RunEnd::LeaseLost
+        } else {
+            self.conclude(outcome, &[], true)
+        };
+        inner
+            .metrics
+            .run_finished(workflow_job::WORKFLOW_KIND, end, duration, &tokens);
+    }
+
+    /// The job's request no longer plans (or loads): it fails, with the
+    /// refusal.
+    fn refused(&self, refusal: &RequestError) {
+        let job = &self.claimed.job;
+        let error = ErrorInfo::new(
+            ErrorKind::InvalidInput,
+            ErrorSource::Internal,
+            refusal.to_string(),
+        );
+        let outcome = JobOutcome {
+            state: FinalState::Failed,
+            envelope: Some(error_envelope(&job.job_id, &error)),
+            error: Some(refusal.to_string()),
+        };
+        self.write("finish", |s, t, now| {
+            s.finish(&job.job_id, t, &outcome, now).map(drop)
+        });
+    }
+
     /// Drive `run`, renewing the lease; the run's outcome, and whether the
     /// lease was lost meanwhile (the run was then stopped at once).
-    async fn with_heartbeat(
-        &self,
-        run: impl std::future::Future<Output = RunOutcome>,
-    ) -> (RunOutcome, bool) {
+    async fn with_heartbeat<T>(&self, run: impl std::future::Future<Output = T>) -> (T, bool) {
         let inner = &self.inner;
         let lease = inner.config.queue.lease;
         let mut beat = tokio::time::interval(lease / 3);

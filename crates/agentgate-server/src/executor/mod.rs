@@ -61,6 +61,7 @@ mod job;
 pub mod limits;
 mod notify;
 mod take_back;
+pub mod workflow_job;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -114,6 +115,9 @@ pub struct ExecutorOptions {
     pub providers: Option<Vec<String>>,
     /// The process's counters the executor adds to (`GET /metrics`).
     pub metrics: Arc<Metrics>,
+    /// How workflow jobs' tool steps are run (the agentgate binary as
+    /// their sandbox); `None`: their tool steps fail.
+    pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
 }
 
 /// Which jobs an executor limited to some providers claims, and how it runs
@@ -156,6 +160,8 @@ struct Inner {
     owner: String,
     keeper: Option<PathBuf>,
     tool_server: Option<agentgate_core::run::ToolServer>,
+    /// What workflow jobs' steps run with.
+    workflow_tools: workflow_job::WorkflowTools,
     concurrency: Option<usize>,
     providers: Option<ProviderFilter>,
     /// The longest the claim thread sleeps: [`TICK`] (or [`POLL_ENV`]).
@@ -222,6 +228,11 @@ impl Executor {
             config,
             clock,
             owner,
+            workflow_tools: workflow_job::WorkflowTools {
+                runner: options.tool_runner,
+                keeper: options.keeper.clone(),
+                tool_server: options.tool_server.clone(),
+            },
             keeper: options.keeper,
             tool_server: options.tool_server,
             concurrency: options.concurrency,
@@ -491,16 +502,26 @@ impl Inner {
         shared
             .planned
             .entry(job.job_id.clone())
-            .or_insert_with(|| match facts::plan_job(&self.config, job, now) {
-                Ok((plan, request)) => {
-                    let f = facts_of(job, &plan, &request);
-                    Planned::Ok {
-                        providers: f.providers,
-                        writes_in: f.writes_in,
-                        ignore_quota: f.ignore_quota,
+            .or_insert_with(|| match workflow_job::workflow_of(job) {
+                // A workflow names no provider: it takes one slot of
+                // `max_running` (see `workflow_job.rs`).
+                Some(Ok(_)) => Planned::Ok {
+                    providers: Vec::new(),
+                    writes_in: None,
+                    ignore_quota: true,
+                },
+                Some(Err(e)) => Planned::Refused(e),
+                None => match facts::plan_job(&self.config, job, now) {
+                    Ok((plan, request)) => {
+                        let f = facts_of(job, &plan, &request);
+                        Planned::Ok {
+                            providers: f.providers,
+                            writes_in: f.writes_in,
+                            ignore_quota: f.ignore_quota,
+                        }
                     }
-                }
-                Err(e) => Planned::Refused(e),
+                    Err(e) => Planned::Refused(e),
+                },
             })
             .clone()
     }

@@ -145,3 +145,81 @@ fn the_page_follows_a_run_live_and_cancels_another() {
         std::fs::copy(&shot, super::support::workspace_root().join(to)).unwrap();
     }
 }
+
+/// `gate FILE`: says its pid, then waits (with heartbeats) until FILE
+/// exists.
+const GATE: &str = r#"#!/bin/bash
+echo "{\"v\":1,\"type\":\"progress\",\"pct\":1,\"msg\":\"pid $$\"}"
+for i in $(seq 1 1200); do [ -e "$1" ] && break; sleep 0.1; echo '{"v":1,"type":"heartbeat"}'; done
+echo '{"v":1,"type":"result","status":"ok","metrics":{"opened":true}}'
+"#;
+
+#[test]
+fn the_page_shows_a_workflow_as_a_live_tree_of_steps() {
+    use super::serve_workflow::{TOKEN as WF_TOKEN, post, serve, wait_for_run};
+    let p = super::workflow_support::project();
+    p.tool("gate", "", GATE);
+    let release = p.root().join("release");
+    let tree = format!(
+        "version: 1\nname: tree\nsteps:\n  - id: scan\n    tool: scanner\n    args: [--input, data.json]\n    copy_in: [data.json]\n  - id: fix\n    parallel:\n      max_concurrency: 2\n      steps:\n        - {{id: fix_a, tool: fixer, args: [a]}}\n        - {{id: fix_b, tool: fixer, args: [b]}}\n  - id: gate\n    tool: gate\n    args: [\"{}\"]\n  - id: publish\n    when: \"${{steps.scan.output.files}} == 0\"\n    tool: publisher\n",
+        release.display()
+    );
+    let server = serve(&p);
+    let browser = Browser::start();
+    browser.goto(&format!("{}/", server.url));
+    browser.type_into("#token-input", WF_TOKEN);
+    browser.click("#token-form button");
+    browser.wait_text("#server-state", "connected", |t| t == "connected");
+
+    let body = serde_json::json!({"workflow": tree, "base_dir": p.root().display().to_string()});
+    let accepted = post(&server.url, "/v1/workflows", &body);
+    assert_eq!(accepted.status, 201, "{}", accepted.body);
+    let id = accepted.json()["run_id"].as_str().unwrap().to_owned();
+    let row = format!("tr[data-run-id='{id}']");
+    browser.wait_text(&row, "the workflow's row", |t| t.contains("workflow"));
+    click_in_page(&browser, &row);
+    browser.wait_text("#run-id", "the run shown", |t| t == id);
+
+    // Live: the gate step runs while the steps before it are done.
+    let status_of = |step: &str| {
+        browser.script(
+            "const li = document.querySelector(`#run-steps li[data-step=\"${arguments[0]}\"]`); return li ? li.dataset.status : null;",
+            serde_json::json!([step]),
+        )
+    };
+    browser.wait_text("#run-steps-state", "running", |t| t.starts_with("running"));
+    let start = std::time::Instant::now();
+    while status_of("gate") != serde_json::json!("running") {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "the gate step never showed running"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(status_of("scan"), serde_json::json!("ok"));
+    assert_eq!(status_of("publish"), serde_json::json!("pending"));
+    std::fs::write(&release, "").unwrap();
+    browser.wait_text("#run-steps-state", "completed", |t| t.starts_with("completed"));
+    wait_for_run(&server.url, &id, |r| r["status"] == "succeeded");
+
+    // The tree: the group's members under it, each step's end.
+    let items = browser.script(
+        "return [...document.querySelectorAll('#run-steps li')].map(li => [li.dataset.step, li.dataset.kind, li.dataset.status, (li.parentElement.closest('li') || {dataset: {}}).dataset.step || null]);",
+        serde_json::json!([]),
+    );
+    assert_eq!(
+        items,
+        serde_json::json!([
+            ["scan", "tool", "ok", null],
+            ["fix", "parallel", "ok", null],
+            ["fix_a", "tool", "ok", "fix"],
+            ["fix_b", "tool", "ok", "fix"],
+            ["gate", "tool", "ok", null],
+            ["publish", "tool", "skipped", null],
+        ])
+    );
+    let steps = browser.text("#run-steps");
+    assert!(steps.contains("1 try"), "{steps}");
+    assert!(steps.contains("is false"), "the skip's reason: {steps}");
+    browser.screenshot(&artifact("dashboard-workflow.png"));
+}

@@ -38,6 +38,7 @@ mod serve_queue;
 mod serve_queue_support;
 mod serve_shared_queue;
 mod serve_support;
+mod serve_workflow;
 mod sse_client;
 mod store_postgres;
 mod stream_breaks;

@@ -19,7 +19,7 @@ use super::workflow_support::{envelope, project, step, tool_runs, workflow, work
 /// `slow HOLD`: continues from its checkpoint when it finds one (a run
 /// resumed in its workspace); otherwise writes it, says its pid, and works
 /// HOLD seconds with heartbeats.
-const SLOW: &str = r#"#!/bin/bash
+pub const SLOW: &str = r#"#!/bin/bash
 if [ -f "$WORKSPACE/checkpoint" ]; then
   echo '{"v":1,"type":"result","status":"ok","metrics":{"resumed":true}}'
   exit 0
@@ -30,7 +30,7 @@ for i in $(seq 1 "$1"); do sleep 1; echo '{"v":1,"type":"heartbeat"}'; done
 echo '{"v":1,"type":"result","status":"ok","metrics":{"resumed":false}}'
 "#;
 
-const NIGHTLY: &str = r#"version: 1
+pub const NIGHTLY: &str = r#"version: 1
 name: nightly
 steps:
   - id: scan
@@ -198,7 +198,7 @@ fn a_workflow_killed_mid_way_resumes_without_running_finished_steps_again() {
 }
 
 /// `sleeper`: says its pid, then works two minutes with heartbeats.
-const SLEEPER: &str = r#"#!/bin/bash
+pub const SLEEPER: &str = r#"#!/bin/bash
 echo "{\"v\":1,\"type\":\"progress\",\"pct\":1,\"msg\":\"pid $$\"}"
 for i in $(seq 1 120); do sleep 1; echo '{"v":1,"type":"heartbeat"}'; done
 echo '{"v":1,"type":"result","status":"ok"}'

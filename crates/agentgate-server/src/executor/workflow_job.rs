@@ -1,0 +1,177 @@
+//! A queued workflow (`POST /v1/workflows`): the job's stored request, and
+//! its run, which is the workflow run itself (job id = run id).
+//!
+//! A claim of a workflow job whose run is not stored yet starts the
+//! workflow ([`run_workflow`]); a claim of one whose run exists resumes it
+//! ([`resume_workflow`]): the steps that finished are kept, the others run
+//! again, tools in their last run's workspace. That covers every way a job
+//! comes back: a server killed mid-run (its lease taken back), a server
+//! stopped (its running jobs cancelled and handed back), and a retry after
+//! a recoverable failure. The run's events continue in one stream.
+//!
+//! A workflow job names no provider: the queue counts it as one running
+//! job against `queue.max_running` and no provider's limit; its agent
+//! steps run inside it (with failover, and retries per step), not through
+//! the queue. Executors that claim only some providers (`agentgate worker
+//! --providers`) leave workflow jobs to the others.
+//!
+//! Kept apart from `job.rs` (which calls it) so that the queue's run path
+//! and the workflow engine meet in this one file.
+
+use std::path::PathBuf;
+
+use agentgate_core::config::Config;
+use agentgate_core::request::RequestError;
+use agentgate_core::run::{CancelRequest, RunOutcome, ToolServer};
+use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
+use agentgate_store::{JobRecord, RunStore, StoreError};
+use agentgate_tools::registry::Registry;
+use agentgate_tools::runner::RunnerSetup;
+use agentgate_tools::workflow::definition::WorkflowDef;
+use agentgate_tools::workflow::{
+    Workflow, WorkflowEnv, WorkflowRunError, WorkflowStart, resume_workflow, run_workflow,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// The `kind` of a workflow job's stored request.
+pub const WORKFLOW_KIND: &str = "workflow";
+
+/// A workflow job's request as the store keeps it (the job's `request`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowJobRequest {
+    /// Always [`WORKFLOW_KIND`]: tells a workflow job from a run's.
+    pub kind: String,
+    /// The workflow, checked when it was submitted.
+    pub workflow: WorkflowDef,
+    /// Its input (`${input...}`).
+    #[serde(default)]
+    pub input: Value,
+    /// The folder its relative paths, and the tool registry, are found
+    /// from (absolute).
+    pub base_dir: PathBuf,
+    /// Higher is claimed first.
+    #[serde(default)]
+    pub priority: i64,
+    /// The caller's key, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+    /// Not started before this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<jiff::Timestamp>,
+}
+
+/// Whether `request` (a job's) is a workflow's.
+pub fn is_workflow_request(request: &Value) -> bool {
+    request.get("kind").and_then(Value::as_str) == Some(WORKFLOW_KIND)
+}
+
+/// The workflow of `job`: `None` for a run's job; `Some(Err)` when the
+/// stored workflow no longer loads.
+pub fn workflow_of(job: &JobRecord) -> Option<Result<(Workflow, Value), RequestError>> {
+    if !is_workflow_request(&job.request) {
+        return None;
+    }
+    Some(load(&job.request))
+}
+
+fn load(request: &Value) -> Result<(Workflow, Value), RequestError> {
+    let stored: WorkflowJobRequest = serde_json::from_value(request.clone())
+        .map_err(|e| RequestError::new("workflow", format!("the stored workflow job: {e}")))?;
+    let wf = Workflow::from_def(stored.workflow, &stored.base_dir)
+        .map_err(|e| RequestError::new("workflow", e.to_string()))?;
+    Ok((wf, stored.input))
+}
+
+/// What a workflow job's steps run with, besides the config and store.
+#[derive(Debug, Clone, Default)]
+pub struct WorkflowTools {
+    /// How tool steps are run; `None`: tool steps fail (this executor
+    /// cannot run tools).
+    pub runner: Option<RunnerSetup>,
+    /// The keeper in front of agent CLIs.
+    pub keeper: Option<PathBuf>,
+    /// agentgate's MCP server for agent steps with registry tools.
+    pub tool_server: Option<ToolServer>,
+}
+
+/// How a workflow job's turn ended.
+#[derive(Debug)]
+pub enum WorkflowTurn {
+    /// The workflow ran (to its end, a failure or a cancel).
+    Ran(RunOutcome),
+    /// Its run is still held by another process (one on another host whose
+    /// lease was taken back but whose run has not ended yet): try later.
+    Busy(String),
+}
+
+/// Run (or resume) the workflow `wf` as run `job_id`.
+pub async fn run_job(
+    job_id: &str,
+    (wf, input): (Workflow, Value),
+    config: &Config,
+    tools: &WorkflowTools,
+    store: &dyn RunStore,
+    cancel: mpsc::Receiver<CancelRequest>,
+) -> WorkflowTurn {
+    let env = environment(config, &wf, tools);
+    // The observer is the store: SSE clients read the run's events there.
+    let observer = Box::new(|_: &agentgate_protocol::Event| {});
+    let ran = match store.get_run(job_id) {
+        Ok(None) => {
+            let start = WorkflowStart {
+                workflow: wf,
+                input,
+                run_id: Some(job_id.to_owned()),
+            };
+            run_workflow(start, &env, store, observer, cancel).await
+        }
+        Ok(Some(_)) => resume_workflow(job_id, &env, store, observer, cancel).await,
+        Err(e) => Err(WorkflowRunError::Store(e)),
+    };
+    match ran {
+        Ok(outcome) => WorkflowTurn::Ran(RunOutcome {
+            envelope: outcome.envelope,
+            exit_code: outcome.exit_code,
+        }),
+        Err(WorkflowRunError::Store(e @ StoreError::RunStillRunning { .. })) => {
+            WorkflowTurn::Busy(e.to_string())
+        }
+        Err(e) => {
+            let error = ErrorInfo::new(ErrorKind::Unknown, ErrorSource::Internal, e.to_string());
+            let code = exit_code_for(Some(error.kind), false);
+            WorkflowTurn::Ran(RunOutcome {
+                envelope: Envelope::new(job_id).with_error(&error, code),
+                exit_code: code,
+            })
+        }
+    }
+}
+
+/// The steps' environment: the registry found from the workflow's folder
+/// (as `agentgate workflow run` finds it), this server's tool runner,
+/// keeper and MCP server, and its own environment for the tools' scoped
+/// one.
+fn environment(config: &Config, wf: &Workflow, tools: &WorkflowTools) -> WorkflowEnv {
+    let registry = Registry::discover(config, &wf.base_dir).map_err(|e| e.to_string());
+    let (registry, runner) = match &tools.runner {
+        Some(runner) => (registry, runner.clone()),
+        None => (
+            Err("this executor runs no tools (no tool runner was given)".to_owned()),
+            RunnerSetup {
+                sandbox_program: PathBuf::new(),
+                keeper: None,
+            },
+        ),
+    };
+    WorkflowEnv {
+        config: config.clone(),
+        registry,
+        runner,
+        keeper: tools.keeper.clone(),
+        tool_server: tools.tool_server.clone(),
+        caller_env: agentgate_tools::invoke::caller_env(),
+    }
+}

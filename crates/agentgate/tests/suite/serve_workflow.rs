@@ -1,0 +1,293 @@
+//! Workflows submitted to a real `agentgate serve` (issue 15, "where it
+//! runs"): `POST /v1/workflows` and `agentgate workflow submit` queue a job
+//! whose run is the workflow; its events stream over SSE; the server killed
+//! with `kill -9` mid-step and started again resumes it without running
+//! finished steps again; a cancel (the client's Ctrl-C) ends every running
+//! step; an invalid workflow is refused with its line, nothing queued.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use agentgate_protocol::{Event, EventBody, ToolMessageBody};
+use serde_json::{Value, json};
+
+use super::serve_support::{Env, Response, Serve, get, request};
+use super::sse_client::{Message, stream};
+use super::tool_support::{Project, alive};
+use super::workflow_resume::{NIGHTLY, SLEEPER, SLOW};
+use super::workflow_support::{project, step, tool_runs, workflow_command};
+
+pub const TOKEN: &str = "workflow-serve-token-0123456789";
+const PATIENCE: Duration = Duration::from_secs(120);
+
+pub fn serve(p: &Project) -> Serve {
+    let bin = p.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    Serve::start(
+        &Env {
+            home: p.root(),
+            bin: &bin,
+            vars: vec![
+                ("AGENTGATE_HOME", p.home().display().to_string()),
+                ("AGENTGATE_TOKEN", TOKEN.to_owned()),
+            ],
+        },
+        &[],
+    )
+}
+
+pub fn post(url: &str, path: &str, body: &Value) -> Response {
+    let body = body.to_string();
+    request(
+        url,
+        "POST",
+        path,
+        &[
+            format!("Authorization: Bearer {TOKEN}"),
+            "Content-Type: application/json".to_owned(),
+            format!("Content-Length: {}", body.len()),
+        ],
+        body.as_bytes(),
+    )
+}
+
+/// `agentgate workflow ARGS` as a client of `url`.
+fn client(p: &Project, url: &str, args: &[&str]) -> std::process::Command {
+    let env = [
+        ("AGENTGATE_SERVER".to_owned(), url.to_owned()),
+        ("AGENTGATE_TOKEN".to_owned(), TOKEN.to_owned()),
+    ];
+    workflow_command(p, args, &env)
+}
+
+/// The run `id` once `done` says so, polled at most [`PATIENCE`].
+pub fn wait_for_run(url: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let start = Instant::now();
+    loop {
+        let run = get(url, &format!("/v1/runs/{id}"), Some(TOKEN)).json();
+        if done(&run) {
+            return run;
+        }
+        assert!(start.elapsed() < PATIENCE, "run {id} never got there: {run:#}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The pid a tool of `task` says in its first progress message.
+fn pid_of(event: &Event, task: &str) -> Option<u32> {
+    if let EventBody::TaskProgress(t) = &event.body
+        && t.task_id == task
+        && let EventBody::ToolMessage(m) = &t.event.body
+        && let ToolMessageBody::Progress(p) = &m.message.body
+    {
+        return p.msg.as_deref()?.strip_prefix("pid ")?.parse().ok();
+    }
+    None
+}
+
+/// Reads the run's SSE stream until `n` tools of `tasks` said their pids.
+fn pids_from_stream(url: &str, id: &str, tasks: &[&str]) -> Vec<u32> {
+    let mut events = stream(url, &format!("/v1/runs/{id}/events"), TOKEN, None);
+    let mut pids = Vec::new();
+    let start = Instant::now();
+    while pids.len() < tasks.len() {
+        assert!(start.elapsed() < PATIENCE, "no pids from {tasks:?}");
+        let Some(message) = events.next_event() else {
+            panic!("the stream ended before {tasks:?} started");
+        };
+        if message.event.is_some() {
+            continue;
+        }
+        let event: Event = serde_json::from_value(message.json()).unwrap();
+        pids.extend(tasks.iter().filter_map(|t| pid_of(&event, t)));
+    }
+    pids
+}
+
+fn gone_within(pid: u32, limit: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if !alive(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn a_workflow_job_resumes_after_its_server_is_killed() {
+    let p = project();
+    p.tool("slow", "", SLOW);
+    std::fs::write(p.root().join("nightly.yaml"), NIGHTLY).unwrap();
+    let first = serve(&p);
+    let submitted = super::support::run_bounded(
+        client(
+            &p,
+            &first.url,
+            &["submit", "nightly.yaml", "--input", r#"{"hold": 120}"#],
+        ),
+        PATIENCE,
+    );
+    assert_eq!(submitted.code, Some(0), "{}", submitted.all_output());
+    let answer: Value = serde_json::from_str(submitted.stdout.trim()).unwrap();
+    assert_eq!(answer["created"], true, "{answer:#}");
+    let id = answer["run_id"].as_str().unwrap().to_owned();
+
+    // The workflow runs as a job of kind workflow; its step `slow` starts.
+    let pid = pids_from_stream(&first.url, &id, &["slow"])[0];
+    let listed = get(&first.url, "/v1/runs", Some(TOKEN)).json();
+    assert_eq!(listed["runs"][0]["run_id"], id.as_str(), "{listed:#}");
+    assert_eq!(listed["runs"][0]["kind"], "workflow", "{listed:#}");
+    assert_eq!(listed["runs"][0]["status"], "running", "{listed:#}");
+
+    first.stop("KILL");
+    assert!(
+        gone_within(pid, Duration::from_secs(20)),
+        "the running tool {pid} outlived its server"
+    );
+    assert_eq!(tool_runs(&p, &id).get("slow"), Some(&1));
+
+    // A new server takes the dead one's job back and resumes its run.
+    let second = serve(&p);
+    let run = wait_for_run(&second.url, &id, |r| r["status"] == "succeeded");
+    let env = &run["envelope"];
+    assert_eq!(env["run_id"], id.as_str(), "{run:#}");
+    assert_eq!(env["workflow"]["state"], "completed", "{env:#}");
+    assert_eq!(env["workflow"]["executions"], 2, "{env:#}");
+    assert_eq!(step(env, "scan")["execution"], 1, "kept: {env:#}");
+    assert_eq!(step(env, "slow")["execution"], 2, "{env:#}");
+    assert_eq!(
+        env["workflow"]["outputs"],
+        json!({"files": 3, "published": true})
+    );
+    let counts = tool_runs(&p, &id);
+    let counts: Vec<(&str, usize)> = counts.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(counts, [("publisher", 1), ("scanner", 1), ("slow", 2)]);
+
+    // One stream over both servers' executions: ids are the seqs, gap-free,
+    // to the final result.
+    let messages: Vec<Message> =
+        stream(&second.url, &format!("/v1/runs/{id}/events"), TOKEN, None).rest();
+    let events: Vec<Event> = messages
+        .iter()
+        .filter(|m| m.event.is_none())
+        .map(|m| serde_json::from_value(m.json()).unwrap())
+        .collect();
+    for (i, (m, e)) in messages.iter().zip(&events).enumerate() {
+        assert_eq!(e.seq, i as u64);
+        assert_eq!(m.id.as_deref(), Some(i.to_string().as_str()));
+    }
+    let states: Vec<(String, Option<u32>)> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::WorkflowState(s) => Some((s.state.as_str().to_owned(), s.execution)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("running".to_owned(), Some(1)),
+            ("running".to_owned(), Some(2)),
+            ("completed".to_owned(), None),
+        ],
+        "{events:#?}"
+    );
+    assert!(matches!(
+        events.last().map(|e| &e.body),
+        Some(EventBody::Result(_))
+    ));
+}
+
+#[test]
+fn cancelling_a_submitted_workflow_ends_every_running_step() {
+    let p = project();
+    p.tool("sleeper", "", SLEEPER);
+    std::fs::write(
+        p.root().join("wait.yaml"),
+        "version: 1\nname: wait\nsteps:\n  - id: both\n    parallel:\n      steps:\n        - {id: one, tool: sleeper}\n        - {id: two, tool: sleeper}\n  - id: after\n    tool: publisher\n",
+    )
+    .unwrap();
+    let server = serve(&p);
+    // `workflow submit --wait`, interrupted: the client cancels the job.
+    let waiting = client(&p, &server.url, &["submit", "wait.yaml", "--wait"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let id = loop {
+        let listed = get(&server.url, "/v1/runs", Some(TOKEN)).json();
+        if let Some(id) = listed["runs"][0]["run_id"].as_str() {
+            break id.to_owned();
+        }
+        assert!(start.elapsed() < PATIENCE, "nothing was queued");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let pids = pids_from_stream(&server.url, &id, &["one", "two"]);
+    let signalled = std::process::Command::new("kill")
+        .args(["-INT", &waiting.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let run = wait_for_run(&server.url, &id, |r| r["status"] == "cancelled");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(waiting.wait_with_output());
+    });
+    let out = rx.recv_timeout(PATIENCE).unwrap().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stdout}\n{stderr}");
+    let printed: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(printed["workflow"]["state"], "cancelled", "{printed:#}");
+
+    let env = &run["envelope"];
+    assert_eq!(env["workflow"]["state"], "cancelled", "{env:#}");
+    for id in ["both", "one", "two"] {
+        assert_eq!(step(env, id)["status"], "cancelled", "{id}: {env:#}");
+    }
+    assert!(step(env, "after")["status"].is_null(), "{env:#}");
+    for pid in pids {
+        assert!(
+            gone_within(pid, Duration::from_secs(20)),
+            "tool {pid} survived"
+        );
+    }
+    assert_eq!(tool_runs(&p, &id).get("publisher"), None);
+}
+
+#[test]
+fn an_invalid_workflow_is_refused_with_its_line_and_nothing_is_queued() {
+    let p = project();
+    let cycle = "version: 1\nname: x\nsteps:\n  - id: a\n    tool: scanner\n    args: [\"${steps.b.output.n}\"]\n  - id: b\n    tool: fixer\n";
+    std::fs::write(p.root().join("cycle.yaml"), cycle).unwrap();
+    let server = serve(&p);
+    let base = p.root().display().to_string();
+    for body in [
+        json!({"workflow": cycle, "base_dir": base}),
+        json!({"file": p.root().join("cycle.yaml").display().to_string()}),
+    ] {
+        let refused = post(&server.url, "/v1/workflows", &body);
+        assert_eq!(refused.status, 422, "{}", refused.body);
+        let error = &refused.json()["error"];
+        assert_eq!(error["field"], "workflow", "{error:#}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("line 4") && message.contains("a cycle"),
+            "{message}"
+        );
+    }
+    let refused = post(&server.url, "/v1/workflows", &json!({"workflow": cycle}));
+    assert_eq!(refused.status, 422);
+    assert_eq!(refused.json()["error"]["field"], "base_dir");
+    let submitted = super::support::run_bounded(
+        client(&p, &server.url, &["submit", "cycle.yaml"]),
+        PATIENCE,
+    );
+    assert_eq!(submitted.code, Some(2), "{}", submitted.all_output());
+    assert!(submitted.stderr.contains("line 4"), "{}", submitted.stderr);
+    let listed = get(&server.url, "/v1/runs", Some(TOKEN)).json();
+    assert_eq!(listed["runs"], json!([]), "{listed:#}");
+}
