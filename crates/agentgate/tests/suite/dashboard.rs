@@ -146,17 +146,9 @@ fn the_page_follows_a_run_live_and_cancels_another() {
     }
 }
 
-/// `gate FILE`: says its pid, then waits (with heartbeats) until FILE
-/// exists.
-const GATE: &str = r#"#!/bin/bash
-echo "{\"v\":1,\"type\":\"progress\",\"pct\":1,\"msg\":\"pid $$\"}"
-for i in $(seq 1 1200); do [ -e "$1" ] && break; sleep 0.1; echo '{"v":1,"type":"heartbeat"}'; done
-echo '{"v":1,"type":"result","status":"ok","metrics":{"opened":true}}'
-"#;
-
 #[test]
 fn the_page_shows_a_workflow_as_a_live_tree_of_steps() {
-    use super::serve_workflow::{TOKEN as WF_TOKEN, post, serve, wait_for_run};
+    use super::serve_workflow::{GATE, TOKEN as WF_TOKEN, post, serve, wait_for_run};
     let p = super::workflow_support::project();
     p.tool("gate", "", GATE);
     let release = p.root().join("release");

@@ -3,7 +3,9 @@
 //! whose run is the workflow; its events stream over SSE; the server killed
 //! with `kill -9` mid-step and started again resumes it without running
 //! finished steps again; a cancel (the client's Ctrl-C) ends every running
-//! step; an invalid workflow is refused with its line, nothing queued.
+//! step; a job handed back by a stopping worker, twice, is followed live
+//! over one SSE connection to its end; an invalid workflow is refused with
+//! its line, nothing queued.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -18,6 +20,14 @@ use super::workflow_resume::{NIGHTLY, SLEEPER, SLOW};
 use super::workflow_support::{project, step, tool_runs, workflow_command};
 
 pub const TOKEN: &str = "workflow-serve-token-0123456789";
+
+/// `gate FILE`: says its pid, then waits (with heartbeats) until FILE
+/// exists.
+pub const GATE: &str = r#"#!/bin/bash
+echo "{\"v\":1,\"type\":\"progress\",\"pct\":1,\"msg\":\"pid $$\"}"
+for i in $(seq 1 1200); do [ -e "$1" ] && break; sleep 0.1; echo '{"v":1,"type":"heartbeat"}'; done
+echo '{"v":1,"type":"result","status":"ok","metrics":{"opened":true}}'
+"#;
 const PATIENCE: Duration = Duration::from_secs(120);
 
 pub fn serve(p: &Project) -> Serve {
@@ -290,4 +300,140 @@ fn an_invalid_workflow_is_refused_with_its_line_and_nothing_is_queued() {
     assert!(submitted.stderr.contains("line 4"), "{}", submitted.stderr);
     let listed = get(&server.url, "/v1/runs", Some(TOKEN)).json();
     assert_eq!(listed["runs"], json!([]), "{listed:#}");
+}
+
+/// `agentgate worker --grace 0` on the project's store; stopped with
+/// SIGTERM, its running jobs are cancelled and handed back at once.
+fn worker(p: &Project) -> std::process::Child {
+    let bin = p.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::process::Command::new(env!("CARGO_BIN_EXE_agentgate"))
+        .args(["worker", "--grace", "0"])
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("HOME", p.root())
+        .env("AGENTGATE_HOME", p.home())
+        .current_dir(p.root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn stop(mut worker: std::process::Child) {
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &worker.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let start = Instant::now();
+    while worker.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < PATIENCE, "the worker did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_workflow_job_handed_back_twice_is_followed_live_to_its_end() {
+    let p = project();
+    p.tool("gate", "", GATE);
+    let release = p.root().join("release");
+    std::fs::write(
+        p.root().join("gated.yaml"),
+        format!(
+            "version: 1\nname: gated\nsteps:\n  - id: scan\n    tool: scanner\n    args: [--input, data.json]\n    copy_in: [data.json]\n  - id: gate\n    tool: gate\n    args: [\"{}\"]\n",
+            release.display()
+        ),
+    )
+    .unwrap();
+    let bin = p.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let api = Serve::start(
+        &Env {
+            home: p.root(),
+            bin: &bin,
+            vars: vec![
+                ("AGENTGATE_HOME", p.home().display().to_string()),
+                ("AGENTGATE_TOKEN", TOKEN.to_owned()),
+            ],
+        },
+        &["--no-executor"],
+    );
+    let body = json!({"file": p.root().join("gated.yaml").display().to_string()});
+    let accepted = post(&api.url, "/v1/workflows", &body);
+    assert_eq!(accepted.status, 201, "{}", accepted.body);
+    let id = accepted.json()["run_id"].as_str().unwrap().to_owned();
+    let mut events = stream(&api.url, &format!("/v1/runs/{id}/events"), TOKEN, None);
+    let mut messages: Vec<Message> = Vec::new();
+    let mut read_until = |what: &str, done: &dyn Fn(&Message) -> bool| {
+        let start = Instant::now();
+        loop {
+            assert!(start.elapsed() < PATIENCE, "no {what}: {messages:#?}");
+            let message = events
+                .next_event()
+                .unwrap_or_else(|| panic!("the stream ended before {what}: {messages:#?}"));
+            let hit = done(&message);
+            messages.push(message);
+            if hit {
+                return;
+            }
+        }
+    };
+    let gate_started = |m: &Message| {
+        m.event.is_none()
+            && serde_json::from_value::<Event>(m.json())
+                .is_ok_and(|e| pid_of(&e, "gate").is_some())
+    };
+    let requeued = |m: &Message| m.event.as_deref() == Some("requeued");
+    // Two workers stopped while the gate waits: each hands the job back.
+    for _ in 0..2 {
+        let w = worker(&p);
+        read_until("the gate's start", &gate_started);
+        stop(w);
+        read_until("requeued", &requeued);
+    }
+    let w = worker(&p);
+    read_until("the gate's start", &gate_started);
+    std::fs::write(&release, "").unwrap();
+    let start = Instant::now();
+    while let Some(m) = events.next_event() {
+        assert!(start.elapsed() < PATIENCE, "the stream does not end");
+        messages.push(m);
+    }
+    stop(w);
+
+    let run = get(&api.url, &format!("/v1/runs/{id}"), Some(TOKEN)).json();
+    assert_eq!(run["status"], "succeeded", "{run:#}");
+    assert_eq!(run["envelope"]["workflow"]["executions"], 3, "{run:#}");
+    assert_eq!(step(&run["envelope"], "scan")["execution"], 1, "{run:#}");
+    assert_eq!(tool_runs(&p, &id).get("scanner"), Some(&1));
+    assert_eq!(tool_runs(&p, &id).get("gate"), Some(&3));
+    // One `requeued` per hand-back; every other message is an event whose
+    // id is its seq, gap-free; the last is the final result.
+    let kinds: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m.event.as_deref())
+        .collect();
+    assert_eq!(kinds, ["requeued", "requeued"], "{messages:#?}");
+    let events: Vec<Event> = messages
+        .iter()
+        .filter(|m| m.event.is_none())
+        .map(|m| serde_json::from_value(m.json()).unwrap())
+        .collect();
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e.seq, i as u64, "{messages:#?}");
+    }
+    let results: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Result(r) => Some(
+                r.envelope
+                    .workflow
+                    .as_ref()
+                    .map_or("-".to_owned(), |w| w.state.as_str().to_owned()),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results, ["cancelled", "cancelled", "completed"]);
 }
