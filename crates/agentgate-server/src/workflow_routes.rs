@@ -159,9 +159,8 @@ fn check_queue_fields(s: &WorkflowSubmission) -> Result<(), RequestError> {
 
 /// The submitted workflow, loaded and checked.
 fn load(s: &WorkflowSubmission) -> Result<Workflow, RequestError> {
-    let invalid = |e: agentgate_tools::workflow::WorkflowError| {
-        RequestError::new("workflow", e.to_string())
-    };
+    let invalid =
+        |e: agentgate_tools::workflow::WorkflowError| RequestError::new("workflow", e.to_string());
     match (&s.workflow, &s.file, &s.base_dir) {
         (Some(_), Some(_), _) => Err(RequestError::new(
             "file",
@@ -271,7 +270,10 @@ mod tests {
         }
         for (body, field) in [
             (serde_json::json!({"priority": 1001}), "priority"),
-            (serde_json::json!({"idempotency_key": ""}), "idempotency_key"),
+            (
+                serde_json::json!({"idempotency_key": ""}),
+                "idempotency_key",
+            ),
         ] {
             let err = check_queue_fields(&submission(body.clone())).unwrap_err();
             assert_eq!(err.field, field, "{body}");

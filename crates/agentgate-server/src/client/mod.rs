@@ -141,9 +141,7 @@ impl ApiClient {
     /// JSON): the answer, and whether it created the run.
     pub async fn submit_workflow(&self, body: &Value) -> Result<(Value, bool), ClientError> {
         let body = serde_json::to_vec(body).map_err(|e| self.protocol(e.to_string()))?;
-        let (status, value) = self
-            .json(Method::POST, "/v1/workflows", Some(body))
-            .await?;
+        let (status, value) = self.json(Method::POST, "/v1/workflows", Some(body)).await?;
         Ok((value, status == 201))
     }
 

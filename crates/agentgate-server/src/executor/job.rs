@@ -288,12 +288,15 @@ impl Job {
                 });
                 return;
             }
-            WorkflowTurn::Ran(outcome) => outcome,
+            WorkflowTurn::Ran(outcome) => *outcome,
         };
         let duration = Duration::from_millis(outcome.envelope.duration_ms);
         let tokens = outcome.envelope.tokens_used.clone();
         let end = if lost {
-            tracing::warn!(job = job.job_id, "lost the job's lease: its workflow was stopped");
+            tracing::warn!(
+                job = job.job_id,
+                "lost the job's lease: its workflow was stopped"
+            );
             inner.metrics.lease_lost();
             RunEnd::LeaseLost
         } else {

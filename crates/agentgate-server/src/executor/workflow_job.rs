@@ -101,7 +101,7 @@ pub struct WorkflowTools {
 #[derive(Debug)]
 pub enum WorkflowTurn {
     /// The workflow ran (to its end, a failure or a cancel).
-    Ran(RunOutcome),
+    Ran(Box<RunOutcome>),
     /// Its run is still held by another process (one on another host whose
     /// lease was taken back but whose run has not ended yet): try later.
     Busy(String),
@@ -132,20 +132,20 @@ pub async fn run_job(
         Err(e) => Err(WorkflowRunError::Store(e)),
     };
     match ran {
-        Ok(outcome) => WorkflowTurn::Ran(RunOutcome {
+        Ok(outcome) => WorkflowTurn::Ran(Box::new(RunOutcome {
             envelope: outcome.envelope,
             exit_code: outcome.exit_code,
-        }),
+        })),
         Err(WorkflowRunError::Store(e @ StoreError::RunStillRunning { .. })) => {
             WorkflowTurn::Busy(e.to_string())
         }
         Err(e) => {
             let error = ErrorInfo::new(ErrorKind::Unknown, ErrorSource::Internal, e.to_string());
             let code = exit_code_for(Some(error.kind), false);
-            WorkflowTurn::Ran(RunOutcome {
+            WorkflowTurn::Ran(Box::new(RunOutcome {
                 envelope: Envelope::new(job_id).with_error(&error, code),
                 exit_code: code,
-            })
+            }))
         }
     }
 }

@@ -191,7 +191,9 @@ fn the_page_shows_a_workflow_as_a_live_tree_of_steps() {
     assert_eq!(status_of("scan"), serde_json::json!("ok"));
     assert_eq!(status_of("publish"), serde_json::json!("pending"));
     std::fs::write(&release, "").unwrap();
-    browser.wait_text("#run-steps-state", "completed", |t| t.starts_with("completed"));
+    browser.wait_text("#run-steps-state", "completed", |t| {
+        t.starts_with("completed")
+    });
     wait_for_run(&server.url, &id, |r| r["status"] == "succeeded");
 
     // The tree: the group's members under it, each step's end.

@@ -78,7 +78,10 @@ pub fn wait_for_run(url: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value
         if done(&run) {
             return run;
         }
-        assert!(start.elapsed() < PATIENCE, "run {id} never got there: {run:#}");
+        assert!(
+            start.elapsed() < PATIENCE,
+            "run {id} never got there: {run:#}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -292,10 +295,8 @@ fn an_invalid_workflow_is_refused_with_its_line_and_nothing_is_queued() {
     let refused = post(&server.url, "/v1/workflows", &json!({"workflow": cycle}));
     assert_eq!(refused.status, 422);
     assert_eq!(refused.json()["error"]["field"], "base_dir");
-    let submitted = super::support::run_bounded(
-        client(&p, &server.url, &["submit", "cycle.yaml"]),
-        PATIENCE,
-    );
+    let submitted =
+        super::support::run_bounded(client(&p, &server.url, &["submit", "cycle.yaml"]), PATIENCE);
     assert_eq!(submitted.code, Some(2), "{}", submitted.all_output());
     assert!(submitted.stderr.contains("line 4"), "{}", submitted.stderr);
     let listed = get(&server.url, "/v1/runs", Some(TOKEN)).json();
@@ -381,8 +382,7 @@ fn a_workflow_job_handed_back_twice_is_followed_live_to_its_end() {
     };
     let gate_started = |m: &Message| {
         m.event.is_none()
-            && serde_json::from_value::<Event>(m.json())
-                .is_ok_and(|e| pid_of(&e, "gate").is_some())
+            && serde_json::from_value::<Event>(m.json()).is_ok_and(|e| pid_of(&e, "gate").is_some())
     };
     let requeued = |m: &Message| m.event.as_deref() == Some("requeued");
     // Two workers stopped while the gate waits: each hands the job back.
@@ -410,10 +410,7 @@ fn a_workflow_job_handed_back_twice_is_followed_live_to_its_end() {
     assert_eq!(tool_runs(&p, &id).get("gate"), Some(&3));
     // One `requeued` per hand-back; every other message is an event whose
     // id is its seq, gap-free; the last is the final result.
-    let kinds: Vec<&str> = messages
-        .iter()
-        .filter_map(|m| m.event.as_deref())
-        .collect();
+    let kinds: Vec<&str> = messages.iter().filter_map(|m| m.event.as_deref()).collect();
     assert_eq!(kinds, ["requeued", "requeued"], "{messages:#?}");
     let events: Vec<Event> = messages
         .iter()
