@@ -2,7 +2,7 @@
 //! stand-in tools: `fail_fast` cancels the running members and starts no
 //! more; `collect` runs every member that can run; a member whose sibling
 //! failed is not run; the workflow's `timeout` cancels what runs and fails
-//! the workflow with exit 124.
+//! the workflow with exit 124, and so does a group's own `timeout`.
 
 use std::collections::BTreeMap;
 
@@ -107,4 +107,37 @@ fn the_workflows_deadline_cancels_what_runs_and_exits_124() {
     assert_eq!(step(&env, "nap")["status"], "cancelled", "{env:#}");
     assert!(step(&env, "after")["status"].is_null(), "{env:#}");
     assert!(env["duration_ms"].as_u64().unwrap() < 30_000, "{env:#}");
+}
+
+#[test]
+fn a_groups_timeout_cancels_its_members_and_fails_the_workflow_with_124() {
+    let p = project();
+    p.tool("napper", "", NAPPER);
+    std::fs::write(
+        p.root().join("slow_group.yaml"),
+        "version: 1\nname: slow_group\nsteps:\n  - id: g\n    timeout: 2s\n    parallel:\n      max_concurrency: 1\n      steps:\n        - {id: first, tool: napper}\n        - {id: second, tool: napper}\n  - id: after\n    tool: publisher\n",
+    )
+    .unwrap();
+    let run = workflow(&p, &["run", "slow_group.yaml"], &[]);
+    let env = envelope(&run);
+    assert_eq!(run.code, Some(124), "{env:#}\n{}", run.stderr);
+    assert_eq!(env["error_type"], "timeout", "{env:#}");
+    assert_eq!(env["workflow"]["failed_step"], "g", "{env:#}");
+    let g = step(&env, "g");
+    assert_eq!(g["status"], "failed", "{env:#}");
+    assert!(
+        g["reason"].as_str().unwrap().contains("timeout (2s)"),
+        "{env:#}"
+    );
+    assert_eq!(step(&env, "first")["status"], "cancelled", "{env:#}");
+    let second = step(&env, "second");
+    assert_eq!(second["status"], "cancelled", "{env:#}");
+    assert_eq!(second["attempts"], 0, "never started: {env:#}");
+    assert!(step(&env, "after")["status"].is_null(), "{env:#}");
+    assert!(env["duration_ms"].as_u64().unwrap() < 30_000, "{env:#}");
+    let run_id = env["run_id"].as_str().unwrap();
+    assert_eq!(
+        counts(&p, run_id),
+        BTreeMap::from([("napper".to_owned(), 1)])
+    );
 }
