@@ -3,7 +3,8 @@
 //! measured from the tools' own clocks); an agent step with the REAL
 //! Claude Code against `agentgate fake-llm` whose structured answer picks
 //! the branch; a decision step whose agent (Claude again) answers a
-//! tool's `action_required`, the answer going back to the tool; a tool
+//! tool's `action_required`, the answer going back to the tool (and
+//! another, `answer: next`, whose answer goes to the step after); a tool
 //! that fails with a retryable error and succeeds on retry; a `when:` that
 //! skips a step. Checked from the envelope, the store (each tool's runs,
 //! linked to the workflow) and the workflow's events.
@@ -17,6 +18,8 @@ use super::support::{Client, FakeServer};
 use super::workflow_support::{envelope, event_names, project, step, tool_runs, workflow};
 
 const SCRIPT: &str = r#"turns:
+  - match: {contains: "Route the plan"}
+    text: '{"choice": "fast", "reason": "the next step applies it"}'
   - match: {contains: "pick a branch"}
     text: '{"branch": "fix", "approve": true}'
   - match: {contains: "choose_strategy"}
@@ -67,10 +70,27 @@ steps:
         prompt: "The migrator asks ${{action.action}} for ${{action.context.files}} files. Answer JSON."
       choices: [careful, fast]
       args: [--strategy, "${{answer.choice}}"]
+  - id: plan_b
+    tool: migrator
+    args: [--plan]
+  - id: route
+    decision:
+      for: plan_b
+      answer: next
+      agent:
+        provider: claude
+        binary: {claude}
+        model: {model}
+        prompt: "Route the plan: ${{action.action}}. Answer JSON."
+      choices: [careful, fast]
+  - id: apply
+    tool: migrator
+    args: [--strategy, "${{steps.route.output.choice}}"]
 outputs:
   files: "${{steps.scan.output.files}}"
   branch: "${{steps.review.output.branch}}"
   strategy: "${{steps.choose.result.metrics.strategy}}"
+  routed: "${{steps.apply.output.strategy}}"
 "#
     )
 }
@@ -103,12 +123,13 @@ fn a_workflow_runs_tool_parallel_agent_decision_retry_and_when_steps() {
     assert_eq!(wf["state"], "completed", "{context}");
     assert_eq!(
         wf["outputs"],
-        serde_json::json!({"files": 3, "branch": "fix", "strategy": "careful"}),
+        serde_json::json!({"files": 3, "branch": "fix", "strategy": "careful", "routed": "fast"}),
         "{context}"
     );
     let status = |id: &str| step(&env_json, id)["status"].clone();
     for id in [
         "scan", "fix", "fix_a", "fix_b", "fix_c", "review", "on_fix", "migrate", "choose",
+        "plan_b", "route", "apply",
     ] {
         assert_eq!(status(id), "ok", "{id}: {context}");
     }
@@ -121,7 +142,7 @@ fn a_workflow_runs_tool_parallel_agent_decision_retry_and_when_steps() {
     let workflow_run = env_json["run_id"].as_str().unwrap().to_owned();
     let counts = tool_runs(&p, &workflow_run);
     let expected: Vec<(&str, usize)> =
-        vec![("fixer", 3), ("flaky", 2), ("migrator", 2), ("scanner", 1)];
+        vec![("fixer", 3), ("flaky", 2), ("migrator", 4), ("scanner", 1)];
     assert_eq!(
         counts
             .iter()
@@ -199,6 +220,33 @@ fn a_workflow_runs_tool_parallel_agent_decision_retry_and_when_steps() {
         .to_owned();
     assert_eq!(tool_env.resumed_from.as_deref(), Some(migrate_run.as_str()));
 
+    // `answer: next`: the decision's only run is the agent's (the tool
+    // that asked is not run again); the step after took the answer.
+    let route = step(&env_json, "route");
+    assert_eq!(route["run_ids"].as_array().unwrap().len(), 1, "{route:#}");
+    assert_eq!(
+        step(&env_json, "plan_b")["run_ids"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let applied = step(&env_json, "apply")["run_ids"][0].as_str().unwrap();
+    let applied = p
+        .events(applied)
+        .iter()
+        .rev()
+        .find_map(|e| match &e.body {
+            EventBody::Result(r) => r.envelope.tool.clone(),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(applied.metrics["strategy"], "fast");
+    assert_eq!(
+        applied.metrics["stdin_choice"], "",
+        "no answer on its stdin"
+    );
+
     // The stream: the state machine, the task events, nested child events.
     let events = p.events(&workflow_run);
     let names = event_names(&events);
@@ -222,7 +270,14 @@ fn a_workflow_runs_tool_parallel_agent_decision_retry_and_when_steps() {
         .collect();
     assert_eq!(
         states,
-        ["running", "waiting_ai", "running", "completed"],
+        [
+            "running",
+            "waiting_ai",
+            "running",
+            "waiting_ai",
+            "running",
+            "completed"
+        ],
         "{names:#?}"
     );
     let retry = events
