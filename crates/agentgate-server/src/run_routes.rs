@@ -136,6 +136,15 @@ pub async fn submit(
     })
     .await
     .map_err(|e| ApiError::internal(format!("the enqueue failed: {e}")))??;
+    Ok(accepted(&state, enqueued))
+}
+
+/// The answer to a submit: 201 and the executor woken when `enqueued`
+/// created the job, else 200 (an idempotency key repeated).
+pub(crate) fn accepted(
+    state: &AppState,
+    enqueued: agentgate_store::Enqueued,
+) -> (StatusCode, Json<RunAccepted>) {
     if enqueued.created
         && let Some(executor) = &state.queue
     {
@@ -146,10 +155,10 @@ pub async fn submit(
     } else {
         StatusCode::OK
     };
-    Ok((
+    (
         status,
         Json(RunAccepted::of(enqueued.job, enqueued.created)),
-    ))
+    )
 }
 
 /// `POST /v1/runs/{id}/cancel`: a queued run is cancelled at once, a

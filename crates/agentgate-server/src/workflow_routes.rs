@@ -31,7 +31,7 @@ use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::executor::workflow_job::{WORKFLOW_KIND, WorkflowJobRequest};
-use crate::run_routes::{RunAccepted, refused};
+use crate::run_routes::{RunAccepted, accepted, refused};
 use crate::state::AppState;
 
 /// The body of `POST /v1/workflows`.
@@ -118,20 +118,7 @@ pub async fn submit_workflow(
     })
     .await
     .map_err(|e| ApiError::internal(format!("the enqueue failed: {e}")))??;
-    if enqueued.created
-        && let Some(executor) = &state.queue
-    {
-        executor.wake();
-    }
-    let status = if enqueued.created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    Ok((
-        status,
-        Json(RunAccepted::of(enqueued.job, enqueued.created)),
-    ))
+    Ok(accepted(&state, enqueued))
 }
 
 fn check_queue_fields(s: &WorkflowSubmission) -> Result<(), RequestError> {

@@ -35,6 +35,21 @@ impl ServerArgs {
     }
 }
 
+/// The queue's own flags of a submission.
+#[derive(Debug, clap::Args)]
+pub struct QueueArgs {
+    /// Higher runs first (-1000 to 1000).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    pub priority: i64,
+    /// A repeated key returns the run the first submission created (and
+    /// queues nothing).
+    #[arg(long, value_name = "KEY")]
+    pub idempotency_key: Option<String>,
+    /// Do not start the run before this time (RFC 3339).
+    #[arg(long, value_name = "TIME")]
+    pub not_before: Option<jiff::Timestamp>,
+}
+
 /// The exit code for a client error, after saying it on stderr: the server
 /// unreachable is worth retrying (75, as a run whose providers all failed
 /// recoverably), a refused request is a usage error (2), the rest 1.

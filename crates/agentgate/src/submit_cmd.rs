@@ -7,10 +7,9 @@ use std::process::ExitCode;
 
 use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
 use anyhow::Context;
-use jiff::Timestamp;
 
 use crate::output::{Stdout, note};
-use crate::remote::{Follow, OnSignal, ServerArgs, client_failed, follow, runtime};
+use crate::remote::{Follow, OnSignal, QueueArgs, ServerArgs, client_failed, follow, runtime};
 use crate::run::{self, TaskText};
 
 #[derive(Debug, clap::Args)]
@@ -22,16 +21,8 @@ pub struct Args {
     /// run` would (--stream waits too, printing every event).
     #[arg(long)]
     wait: bool,
-    /// Higher runs first (-1000 to 1000).
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
-    priority: i64,
-    /// A repeated key returns the run the first submission created (and
-    /// queues nothing).
-    #[arg(long, value_name = "KEY")]
-    idempotency_key: Option<String>,
-    /// Do not start the run before this time (RFC 3339).
-    #[arg(long, value_name = "TIME")]
-    not_before: Option<Timestamp>,
+    #[command(flatten)]
+    queue: QueueArgs,
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -66,9 +57,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let task = read_task_text(&args.run)?;
     let cwd = std::env::current_dir().context("failed to read the working directory")?;
     let mut request = args.run.request(task, &cwd);
-    request.priority = args.priority;
-    request.idempotency_key = args.idempotency_key.clone();
-    request.not_before = args.not_before;
+    request.priority = args.queue.priority;
+    request.idempotency_key = args.queue.idempotency_key.clone();
+    request.not_before = args.queue.not_before;
     let client = match args.server.client() {
         Ok(c) => c,
         Err(e) => return Ok(client_failed(&e)),

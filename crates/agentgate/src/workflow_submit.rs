@@ -8,11 +8,10 @@ use std::process::ExitCode;
 use agentgate_core::read_limit::{MIB, read_text_file};
 use agentgate_tools::workflow::Workflow;
 use anyhow::Context as _;
-use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::output::{Stdout, note};
-use crate::remote::{Follow, OnSignal, ServerArgs, client_failed, follow, runtime};
+use crate::remote::{Follow, OnSignal, QueueArgs, ServerArgs, client_failed, follow, runtime};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -36,15 +35,8 @@ pub struct Args {
     /// Pretty-print the answer or the envelope.
     #[arg(long)]
     pretty: bool,
-    /// Higher runs first (-1000 to 1000).
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
-    priority: i64,
-    /// A repeated key returns the run the first submission created.
-    #[arg(long, value_name = "KEY")]
-    idempotency_key: Option<String>,
-    /// Do not start before this time (RFC 3339).
-    #[arg(long, value_name = "TIME")]
-    not_before: Option<Timestamp>,
+    #[command(flatten)]
+    queue: QueueArgs,
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -66,12 +58,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "workflow": text,
         "base_dir": wf.base_dir.display().to_string(),
         "input": input,
-        "priority": args.priority,
+        "priority": args.queue.priority,
     });
-    if let Some(key) = &args.idempotency_key {
+    if let Some(key) = &args.queue.idempotency_key {
         body["idempotency_key"] = json!(key);
     }
-    if let Some(at) = args.not_before {
+    if let Some(at) = args.queue.not_before {
         body["not_before"] = json!(at);
     }
     let client = match args.server.client() {

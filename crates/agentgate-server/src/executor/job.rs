@@ -225,27 +225,36 @@ impl Job {
         let run = agentgate_core::run::run(&plan, &options, Some(store), &mut sink, cancel_rx);
         let (outcome, lost) = self.with_heartbeat(run).await;
         let providers = plan_providers(&plan);
-        let envelope = &outcome.envelope;
-        let provider = envelope
+        let provider = outcome
+            .envelope
             .provider
             .clone()
             .or_else(|| providers.first().cloned())
             .unwrap_or_default();
-        let duration = Duration::from_millis(envelope.duration_ms);
-        let tokens = envelope.tokens_used.clone();
+        self.end(outcome, lost, &provider, &providers, request.ignore_quota);
+    }
+
+    /// The job's end after its run (see the module notes), counted under
+    /// `provider`; a lost lease writes nothing.
+    fn end(
+        &self,
+        outcome: RunOutcome,
+        lost: bool,
+        provider: &str,
+        providers: &[String],
+        ignore_quota: bool,
+    ) {
+        let inner = &self.inner;
+        let duration = Duration::from_millis(outcome.envelope.duration_ms);
+        let tokens = outcome.envelope.tokens_used.clone();
         let end = if lost {
-            tracing::warn!(
-                job = job.job_id,
-                "lost the job's lease: its run was stopped"
-            );
+            tracing::warn!(job = self.id(), "lost the job's lease: its run was stopped");
             inner.metrics.lease_lost();
             RunEnd::LeaseLost
         } else {
-            self.conclude(outcome, &providers, request.ignore_quota)
+            self.conclude(outcome, providers, ignore_quota)
         };
-        inner
-            .metrics
-            .run_finished(&provider, end, duration, &tokens);
+        inner.metrics.run_finished(provider, end, duration, &tokens);
     }
 
     /// A workflow job's turn: its workflow run started or resumed (see
@@ -290,21 +299,7 @@ impl Job {
             }
             WorkflowTurn::Ran(outcome) => *outcome,
         };
-        let duration = Duration::from_millis(outcome.envelope.duration_ms);
-        let tokens = outcome.envelope.tokens_used.clone();
-        let end = if lost {
-            tracing::warn!(
-                job = job.job_id,
-                "lost the job's lease: its workflow was stopped"
-            );
-            inner.metrics.lease_lost();
-            RunEnd::LeaseLost
-        } else {
-            self.conclude(outcome, &[], true)
-        };
-        inner
-            .metrics
-            .run_finished(workflow_job::WORKFLOW_KIND, end, duration, &tokens);
+        self.end(outcome, lost, workflow_job::WORKFLOW_KIND, &[], true);
     }
 
     /// The job's request no longer plans (or loads): it fails, with the

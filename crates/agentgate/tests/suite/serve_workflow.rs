@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 
 use super::serve_support::{Env, Response, Serve, get, request};
 use super::sse_client::{Message, stream};
-use super::tool_support::{Project, alive};
-use super::workflow_resume::{NIGHTLY, SLEEPER, SLOW};
+use super::tool_support::Project;
+use super::workflow_resume::{NIGHTLY, SLEEPER, SLOW, gone_within};
 use super::workflow_support::{project, step, tool_runs, workflow_command};
 
 pub const TOKEN: &str = "workflow-serve-token-0123456789";
@@ -115,17 +115,6 @@ fn pids_from_stream(url: &str, id: &str, tasks: &[&str]) -> Vec<u32> {
         pids.extend(tasks.iter().filter_map(|t| pid_of(&event, t)));
     }
     pids
-}
-
-fn gone_within(pid: u32, limit: Duration) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if !alive(pid) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
 }
 
 #[test]

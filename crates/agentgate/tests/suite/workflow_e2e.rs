@@ -160,15 +160,7 @@ fn a_workflow_runs_tool_parallel_agent_decision_retry_and_when_steps() {
                 .as_str()
                 .unwrap()
                 .to_owned();
-            let events = p.events(&run_id);
-            let result = events
-                .iter()
-                .rev()
-                .find_map(|e| match &e.body {
-                    EventBody::Result(r) => r.envelope.tool.clone(),
-                    _ => None,
-                })
-                .unwrap();
+            let result = tool_envelope(&p, &run_id);
             let n = |k: &str| result.metrics[k].as_u64().unwrap() as u128;
             (n("start_ns"), n("end_ns"))
         })
@@ -202,15 +194,7 @@ fn a_workflow_runs_tool_parallel_agent_decision_retry_and_when_steps() {
         "an agent run, then the tool's: {choose:#}"
     );
     let tool_run = answered[1].as_str().unwrap();
-    let tool_env = p
-        .events(tool_run)
-        .iter()
-        .rev()
-        .find_map(|e| match &e.body {
-            EventBody::Result(r) => r.envelope.tool.clone(),
-            _ => None,
-        })
-        .unwrap();
+    let tool_env = tool_envelope(&p, tool_run);
     assert_eq!(tool_env.metrics["strategy"], "careful");
     assert_eq!(tool_env.metrics["stdin_choice"], "careful");
     assert_eq!(tool_env.metrics["stdin_action"], "choose_strategy");
@@ -232,15 +216,7 @@ fn a_workflow_runs_tool_parallel_agent_decision_retry_and_when_steps() {
         1
     );
     let applied = step(&env_json, "apply")["run_ids"][0].as_str().unwrap();
-    let applied = p
-        .events(applied)
-        .iter()
-        .rev()
-        .find_map(|e| match &e.body {
-            EventBody::Result(r) => r.envelope.tool.clone(),
-            _ => None,
-        })
-        .unwrap();
+    let applied = tool_envelope(&p, applied);
     assert_eq!(applied.metrics["strategy"], "fast");
     assert_eq!(
         applied.metrics["stdin_choice"], "",
@@ -315,6 +291,21 @@ fn a_workflow_runs_tool_parallel_agent_decision_retry_and_when_steps() {
         .unwrap();
     assert_eq!(review["parent_run_id"], workflow_run.as_str(), "{review:#}");
     assert_eq!(review["kind"], "agent");
+}
+
+/// The result envelope of the tool run `run_id`.
+fn tool_envelope(
+    p: &super::tool_support::Project,
+    run_id: &str,
+) -> Box<agentgate_protocol::ToolEnvelope> {
+    p.events(run_id)
+        .iter()
+        .rev()
+        .find_map(|e| match &e.body {
+            EventBody::Result(r) => r.envelope.tool.clone(),
+            _ => None,
+        })
+        .unwrap()
 }
 
 /// The most intervals alive at one instant.

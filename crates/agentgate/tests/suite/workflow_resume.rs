@@ -78,7 +78,7 @@ fn wait_for_pid(
     panic!("no pid from {task}: {seen:#?}");
 }
 
-fn gone_within(pid: u32, limit: Duration) -> bool {
+pub fn gone_within(pid: u32, limit: Duration) -> bool {
     let start = Instant::now();
     while start.elapsed() < limit {
         if !alive(pid) {
