@@ -37,12 +37,16 @@ for a in "$@"; do
   prev="$a"
 done
 cat > /dev/null
+# Whether to hold is read before `started` is written: the test removes
+# `hold` as soon as it sees `started`.
+held=""
+[ -e "$dir/hold" ] && held=1
 echo "$$" >> "$dir/started"
 if [ -z "$id" ]; then
   id="sess-$$-$RANDOM"
   echo "$id" >> "$dir/created"
 fi
-if [ -e "$dir/hold" ]; then
+if [ -n "$held" ]; then
   for _ in $(seq 1 600); do
     [ -e "$dir/release" ] && break
     sleep 0.1
