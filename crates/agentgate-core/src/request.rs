@@ -28,6 +28,35 @@ pub const IDEMPOTENCY_KEY_MAX: usize = 256;
 /// The range of `priority` (higher runs first).
 pub const PRIORITY_RANGE: std::ops::RangeInclusive<i64> = -1000..=1000;
 
+/// The queue's own fields of a submission (a run's, a workflow's): the
+/// priority within [`PRIORITY_RANGE`], a key of 1 to
+/// [`IDEMPOTENCY_KEY_MAX`] bytes.
+pub fn check_queue_fields(
+    priority: i64,
+    idempotency_key: Option<&str>,
+) -> Result<(), RequestError> {
+    if !PRIORITY_RANGE.contains(&priority) {
+        return Err(RequestError::new(
+            "priority",
+            format!(
+                "{} is out of range ({} to {})",
+                priority,
+                PRIORITY_RANGE.start(),
+                PRIORITY_RANGE.end()
+            ),
+        ));
+    }
+    if let Some(key) = idempotency_key
+        && (key.is_empty() || key.len() > IDEMPOTENCY_KEY_MAX)
+    {
+        return Err(RequestError::new(
+            "idempotency_key",
+            format!("must be 1 to {IDEMPOTENCY_KEY_MAX} bytes"),
+        ));
+    }
+    Ok(())
+}
+
 /// A run asked for as data. `None` or an empty list leaves the choice to
 /// the config and the defaults, as an absent flag does.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -378,26 +407,7 @@ impl RunRequest {
     }
 
     fn check_queue_fields(&self) -> Result<(), RequestError> {
-        if !PRIORITY_RANGE.contains(&self.priority) {
-            return Err(RequestError::new(
-                "priority",
-                format!(
-                    "{} is out of range ({} to {})",
-                    self.priority,
-                    PRIORITY_RANGE.start(),
-                    PRIORITY_RANGE.end()
-                ),
-            ));
-        }
-        if let Some(key) = &self.idempotency_key
-            && (key.is_empty() || key.len() > IDEMPOTENCY_KEY_MAX)
-        {
-            return Err(RequestError::new(
-                "idempotency_key",
-                format!("must be 1 to {IDEMPOTENCY_KEY_MAX} bytes"),
-            ));
-        }
-        Ok(())
+        check_queue_fields(self.priority, self.idempotency_key.as_deref())
     }
 
     /// Every path the request holds, with its field.

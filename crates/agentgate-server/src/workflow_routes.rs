@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agentgate_core::request::{IDEMPOTENCY_KEY_MAX, PRIORITY_RANGE, RequestError};
+use agentgate_core::request::RequestError;
 use agentgate_store::NewJob;
 use agentgate_tools::workflow::Workflow;
 use agentgate_tools::workflow::definition::WorkflowDef;
@@ -26,7 +26,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use jiff::Timestamp;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ApiError;
@@ -35,27 +35,33 @@ use crate::run_routes::{RunAccepted, accepted, refused};
 use crate::state::AppState;
 
 /// The body of `POST /v1/workflows`.
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorkflowSubmission {
     /// The workflow: the file's text (YAML or JSON), or the workflow as a
     /// JSON object. Give it with `base_dir`, or give `file` instead.
     #[schema(value_type = Value)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workflow: Option<Value>,
     /// With `workflow`: the absolute folder its relative paths (and the
     /// tool registry) are found from, as a file's own folder would be.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub base_dir: Option<String>,
     /// Instead of `workflow`: the absolute path of a workflow file on the
     /// server's machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// The workflow's input (`${input...}`).
     #[schema(value_type = Value)]
+    #[serde(skip_serializing_if = "Value::is_null")]
     pub input: Value,
     /// Higher runs first (-1000 to 1000).
     pub priority: i64,
     /// A repeated key returns the run the first submission created.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<String>,
     /// Not started before this time.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub not_before: Option<Timestamp>,
 }
 
@@ -122,26 +128,7 @@ pub async fn submit_workflow(
 }
 
 fn check_queue_fields(s: &WorkflowSubmission) -> Result<(), RequestError> {
-    if !PRIORITY_RANGE.contains(&s.priority) {
-        return Err(RequestError::new(
-            "priority",
-            format!(
-                "{} is out of range ({} to {})",
-                s.priority,
-                PRIORITY_RANGE.start(),
-                PRIORITY_RANGE.end()
-            ),
-        ));
-    }
-    if let Some(key) = &s.idempotency_key
-        && (key.is_empty() || key.len() > IDEMPOTENCY_KEY_MAX)
-    {
-        return Err(RequestError::new(
-            "idempotency_key",
-            format!("must be 1 to {IDEMPOTENCY_KEY_MAX} bytes"),
-        ));
-    }
-    Ok(())
+    agentgate_core::request::check_queue_fields(s.priority, s.idempotency_key.as_deref())
 }
 
 /// The submitted workflow, loaded and checked.

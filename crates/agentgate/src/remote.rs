@@ -97,6 +97,40 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("failed to start the async runtime")
 }
 
+/// After a submission: the refusal's exit code, or (with `stream` or
+/// `wait`) the run followed to its end as `follow` does (SIGINT cancels
+/// it on the server), else the server's answer printed, exit 0.
+pub async fn after_submit(
+    client: &ApiClient,
+    submitted: Result<(serde_json::Value, bool), ClientError>,
+    stream: bool,
+    wait: bool,
+    pretty: Option<bool>,
+) -> anyhow::Result<ExitCode> {
+    let (answer, created) = match submitted {
+        Ok(a) => a,
+        Err(e) => return Ok(client_failed(&e)),
+    };
+    let run_id = answer["run_id"]
+        .as_str()
+        .context("the server's answer has no run_id")?
+        .to_owned();
+    if !created {
+        note!(
+            "agentgate: {run_id}: the run an earlier submission with this idempotency key created"
+        );
+    }
+    let how = if stream {
+        Follow::Stream
+    } else if wait {
+        Follow::Envelope { pretty }
+    } else {
+        Stdout::new().json(&answer, pretty)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    follow(client, &run_id, None, how, OnSignal::CancelRun).await
+}
+
 /// Follow `run_id`'s events to its end (a job that runs again, to its last
 /// run's `result`), print them as `how` says, then
 /// the audit line on stderr; the exit code is the run's, as `agentgate run`

@@ -8,8 +8,7 @@ use std::process::ExitCode;
 use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
 use anyhow::Context;
 
-use crate::output::{Stdout, note};
-use crate::remote::{Follow, OnSignal, QueueArgs, ServerArgs, client_failed, follow, runtime};
+use crate::remote::{QueueArgs, ServerArgs, after_submit, client_failed, runtime};
 use crate::run::{self, TaskText};
 
 #[derive(Debug, clap::Args)]
@@ -65,28 +64,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => return Ok(client_failed(&e)),
     };
     runtime()?.block_on(async {
-        let (answer, created) = match client.submit(&request).await {
-            Ok(a) => a,
-            Err(e) => return Ok(client_failed(&e)),
-        };
-        let run_id = answer["run_id"]
-            .as_str()
-            .context("the server's answer has no run_id")?
-            .to_owned();
-        if !created {
-            note!("agentgate: {run_id}: the run an earlier submission with this idempotency key created");
-        }
-        let how = if args.run.stream {
-            Follow::Stream
-        } else if args.wait {
-            Follow::Envelope {
-                pretty: args.run.pretty(),
-            }
-        } else {
-            Stdout::new().json(&answer, args.run.pretty())?;
-            return Ok(ExitCode::SUCCESS);
-        };
-        follow(&client, &run_id, None, how, OnSignal::CancelRun).await
+        let submitted = client.submit(&request).await;
+        after_submit(
+            &client,
+            submitted,
+            args.run.stream,
+            args.wait,
+            args.run.pretty(),
+        )
+        .await
     })
 }
 

@@ -7,10 +7,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use agentgate_core::config::Config;
-use agentgate_core::read_limit::{MIB, read_text_file};
 use agentgate_protocol::Event;
 use agentgate_store::StoreBackend;
-use agentgate_tools::registry::Registry;
 use agentgate_tools::workflow::listing::{list_workflows, show_workflow};
 use agentgate_tools::workflow::workflow_schema;
 use agentgate_tools::workflow::{
@@ -18,9 +16,9 @@ use agentgate_tools::workflow::{
     run_workflow, stored_workflow,
 };
 use anyhow::Context as _;
-use serde_json::Value;
 
 use crate::output::{Stdout, exit_code};
+use crate::workflow_submit::read_input;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -242,16 +240,6 @@ fn usage(e: agentgate_tools::workflow::WorkflowError) -> anyhow::Error {
     anyhow::Error::new(e)
 }
 
-fn read_input(input: Option<String>, file: Option<PathBuf>) -> anyhow::Result<Value> {
-    let text = match (input, file) {
-        (Some(text), _) => text,
-        (None, Some(path)) => read_text_file(&path, 16 * MIB, "the workflow's input")
-            .with_context(|| format!("cannot read {}", path.display()))?,
-        (None, None) => return Ok(Value::Null),
-    };
-    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--input is not JSON: {e}"))
-}
-
 fn open(
     config_flag: Option<&Path>,
     store_flag: Option<&str>,
@@ -269,7 +257,6 @@ fn environment(
     base_dir: &Path,
     store_flag: Option<&str>,
 ) -> anyhow::Result<WorkflowEnv> {
-    let registry = Registry::discover(&cfg, base_dir).map_err(|e| e.to_string());
     let location = agentgate_core::store_choice::choose(
         agentgate_core::store_choice::given(store_flag)?,
         cfg.store.as_ref(),
@@ -281,14 +268,14 @@ fn environment(
             None
         }
     };
-    Ok(WorkflowEnv {
-        config: cfg,
-        registry,
-        runner: crate::tool_cmd::tool_runner().context("cannot find the agentgate binary")?,
-        keeper: crate::run::keeper_path(),
+    let runner = crate::tool_cmd::tool_runner().context("cannot find the agentgate binary")?;
+    Ok(WorkflowEnv::new(
+        cfg,
+        base_dir,
+        Some(runner),
+        crate::run::keeper_path(),
         tool_server,
-        caller_env: agentgate_tools::invoke::caller_env(),
-    })
+    ))
 }
 
 /// Runs `work` on a runtime of its own, with SIGINT and SIGTERM as cancel

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agentgate_core::read_limit::{MIB, read_text_file};
+use agentgate_server::WorkflowSubmission;
 use agentgate_tools::workflow::Workflow;
 use anyhow::Context as _;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::output::{Stdout, note};
-use crate::remote::{Follow, OnSignal, QueueArgs, ServerArgs, client_failed, follow, runtime};
+use crate::remote::{QueueArgs, ServerArgs, after_submit, client_failed, runtime};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -42,61 +42,43 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    // Checked here first: the error names this file and its line.
+    // Checked here first: the error names this file and its line. The
+    // server gets the checked definition and the file's folder.
     let wf = Workflow::load_file(&args.file)?;
-    let text = read_text_file(&args.file, 4 * MIB, "a workflow file")
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let input = match (&args.input, &args.input_file) {
-        (Some(text), _) => parse_input(text)?,
-        (None, Some(path)) => parse_input(
-            &read_text_file(path, 16 * MIB, "the workflow's input")
-                .with_context(|| format!("cannot read {}", path.display()))?,
-        )?,
-        (None, None) => Value::Null,
+    let submission = WorkflowSubmission {
+        workflow: Some(serde_json::to_value(&wf.def).context("cannot encode the workflow")?),
+        base_dir: Some(wf.base_dir.display().to_string()),
+        input: read_input(args.input, args.input_file)?,
+        priority: args.queue.priority,
+        idempotency_key: args.queue.idempotency_key,
+        not_before: args.queue.not_before,
+        ..WorkflowSubmission::default()
     };
-    let mut body = json!({
-        "workflow": text,
-        "base_dir": wf.base_dir.display().to_string(),
-        "input": input,
-        "priority": args.queue.priority,
-    });
-    if let Some(key) = &args.queue.idempotency_key {
-        body["idempotency_key"] = json!(key);
-    }
-    if let Some(at) = args.queue.not_before {
-        body["not_before"] = json!(at);
-    }
     let client = match args.server.client() {
         Ok(c) => c,
         Err(e) => return Ok(client_failed(&e)),
     };
-    let pretty = args.pretty.then_some(true);
     runtime()?.block_on(async {
-        let (answer, created) = match client.submit_workflow(&body).await {
-            Ok(a) => a,
-            Err(e) => return Ok(client_failed(&e)),
-        };
-        let run_id = answer["run_id"]
-            .as_str()
-            .context("the server's answer has no run_id")?
-            .to_owned();
-        if !created {
-            note!(
-                "agentgate: {run_id}: the run an earlier submission with this idempotency key created"
-            );
-        }
-        let how = if args.stream {
-            Follow::Stream
-        } else if args.wait {
-            Follow::Envelope { pretty }
-        } else {
-            Stdout::new().json(&answer, pretty)?;
-            return Ok(ExitCode::SUCCESS);
-        };
-        follow(&client, &run_id, None, how, OnSignal::CancelRun).await
+        let submitted = client.submit_workflow(&submission).await;
+        after_submit(
+            &client,
+            submitted,
+            args.stream,
+            args.wait,
+            args.pretty.then_some(true),
+        )
+        .await
     })
 }
 
-fn parse_input(text: &str) -> anyhow::Result<Value> {
-    serde_json::from_str(text).map_err(|e| anyhow::anyhow!("--input is not JSON: {e}"))
+/// The workflow's input: `--input` JSON, or the JSON of `--input-file`;
+/// `null` without either.
+pub(crate) fn read_input(input: Option<String>, file: Option<PathBuf>) -> anyhow::Result<Value> {
+    let text = match (input, file) {
+        (Some(text), _) => text,
+        (None, Some(path)) => read_text_file(&path, 16 * MIB, "the workflow's input")
+            .with_context(|| format!("cannot read {}", path.display()))?,
+        (None, None) => return Ok(Value::Null),
+    };
+    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--input is not JSON: {e}"))
 }

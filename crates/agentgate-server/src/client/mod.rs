@@ -137,10 +137,12 @@ impl ApiClient {
         Ok((value, status == 201))
     }
 
-    /// `POST /v1/workflows` with `body` (a [`crate::WorkflowSubmission`]'s
-    /// JSON): the answer, and whether it created the run.
-    pub async fn submit_workflow(&self, body: &Value) -> Result<(Value, bool), ClientError> {
-        let body = serde_json::to_vec(body).map_err(|e| self.protocol(e.to_string()))?;
+    /// `POST /v1/workflows`: the answer, and whether it created the run.
+    pub async fn submit_workflow(
+        &self,
+        submission: &crate::WorkflowSubmission,
+    ) -> Result<(Value, bool), ClientError> {
+        let body = serde_json::to_vec(submission).map_err(|e| self.protocol(e.to_string()))?;
         let (status, value) = self.json(Method::POST, "/v1/workflows", Some(body)).await?;
         Ok((value, status == 201))
     }

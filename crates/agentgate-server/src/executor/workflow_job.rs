@@ -25,7 +25,6 @@ use agentgate_core::request::RequestError;
 use agentgate_core::run::{CancelRequest, RunOutcome, ToolServer};
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
 use agentgate_store::{JobRecord, RunStore, StoreError};
-use agentgate_tools::registry::Registry;
 use agentgate_tools::runner::RunnerSetup;
 use agentgate_tools::workflow::definition::WorkflowDef;
 use agentgate_tools::workflow::{
@@ -116,7 +115,13 @@ pub async fn run_job(
     store: &dyn RunStore,
     cancel: mpsc::Receiver<CancelRequest>,
 ) -> WorkflowTurn {
-    let env = environment(config, &wf, tools);
+    let env = WorkflowEnv::new(
+        config.clone(),
+        &wf.base_dir,
+        tools.runner.clone(),
+        tools.keeper.clone(),
+        tools.tool_server.clone(),
+    );
     // The observer is the store: SSE clients read the run's events there.
     let observer = Box::new(|_: &agentgate_protocol::Event| {});
     let ran = match store.get_run(job_id) {
@@ -147,31 +152,5 @@ pub async fn run_job(
                 exit_code: code,
             }))
         }
-    }
-}
-
-/// The steps' environment: the registry found from the workflow's folder
-/// (as `agentgate workflow run` finds it), this server's tool runner,
-/// keeper and MCP server, and its own environment for the tools' scoped
-/// one.
-fn environment(config: &Config, wf: &Workflow, tools: &WorkflowTools) -> WorkflowEnv {
-    let registry = Registry::discover(config, &wf.base_dir).map_err(|e| e.to_string());
-    let (registry, runner) = match &tools.runner {
-        Some(runner) => (registry, runner.clone()),
-        None => (
-            Err("this executor runs no tools (no tool runner was given)".to_owned()),
-            RunnerSetup {
-                sandbox_program: PathBuf::new(),
-                keeper: None,
-            },
-        ),
-    };
-    WorkflowEnv {
-        config: config.clone(),
-        registry,
-        runner,
-        keeper: tools.keeper.clone(),
-        tool_server: tools.tool_server.clone(),
-        caller_env: agentgate_tools::invoke::caller_env(),
     }
 }

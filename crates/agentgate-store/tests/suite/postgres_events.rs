@@ -3,22 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use agentgate_protocol::{Event, EventBody, TextDeltaEvent};
 use agentgate_store::StoreError;
 
 use super::files::events;
-use super::support::{Backend, TestStore, with_pg_client};
-
-fn delta(run_id: &str, seq: u64) -> Event {
-    Event::new(
-        run_id,
-        seq,
-        "2026-05-01T12:00:00Z",
-        EventBody::TextDelta(TextDeltaEvent {
-            text: format!("part {seq}"),
-        }),
-    )
-}
+use super::support::{Backend, PgLock, TestStore, delta, with_pg_client};
 
 #[test]
 fn events_written_by_one_handle_are_read_by_another() {
@@ -66,29 +54,14 @@ fn events_written_by_one_handle_are_read_by_another() {
 #[test]
 fn events_are_batched_and_stored_in_seq_order() {
     let store = TestStore::new(Backend::Postgres);
-    let url = store.location.clone();
     let mut files = store.create_run_files("run_many").unwrap();
     // Hold the table so the first insert waits while the rest arrive.
-    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
-    let (release_tx, release_rx) = tokio::sync::oneshot::channel::<()>();
-    let holder = std::thread::spawn(move || {
-        with_pg_client(&url, async |client| {
-            client
-                .batch_execute("BEGIN; LOCK TABLE run_events IN EXCLUSIVE MODE")
-                .await
-                .unwrap();
-            locked_tx.send(()).unwrap();
-            let _ = tokio::time::timeout(Duration::from_secs(60), release_rx).await;
-            client.batch_execute("COMMIT").await.unwrap();
-        })
-    });
-    locked_rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    let lock = PgLock::hold(&store.location, "LOCK TABLE run_events IN EXCLUSIVE MODE");
     for seq in 0..1000 {
         files.write_event(&delta("run_many", seq)).unwrap();
     }
-    release_tx.send(()).unwrap();
+    lock.release();
     files.sync().unwrap();
-    holder.join().unwrap();
 
     let lines = store.read_event_lines("run_many", None, 2000).unwrap();
     assert_eq!(lines.len(), 1000);

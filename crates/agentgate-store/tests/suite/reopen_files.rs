@@ -9,7 +9,9 @@ use std::path::Path;
 use agentgate_protocol::{Event, EventBody, TextDeltaEvent};
 use agentgate_store::{RunStore, StoreError};
 
-use super::support::{Backend, TestResult, TestStore, run_record, success_envelope, temp_store};
+use super::support::{
+    Backend, TestResult, TestStore, delta, run_record, success_envelope, temp_store,
+};
 
 crate::on_both_backends_fallible!(
     a_reopened_runs_events_go_on_after_the_stored_ones_gap_free,
@@ -17,17 +19,6 @@ crate::on_both_backends_fallible!(
 );
 #[cfg(unix)]
 crate::on_both_backends_fallible!(the_folder_stays_700_and_the_files_600);
-
-fn delta(run_id: &str, seq: u64) -> Event {
-    Event::new(
-        run_id,
-        seq,
-        "2026-05-01T12:00:00Z",
-        EventBody::TextDelta(TextDeltaEvent {
-            text: format!("part {seq}"),
-        }),
-    )
-}
 
 /// The `seq` of every stored event, read both ways, which must agree;
 /// and the events themselves.

@@ -10,7 +10,8 @@ use agentgate_store::{RunOwner, RunStatus, StoreBackend, StoreError};
 use rusqlite::Connection;
 
 use super::support::{
-    Backend, TestResult, TestStore, failure_envelope, run_record, success_envelope, with_pg_client,
+    Backend, PgLock, TestResult, TestStore, failure_envelope, run_record, success_envelope,
+    with_pg_client,
 };
 
 crate::on_both_backends_fallible!(
@@ -263,21 +264,10 @@ fn a_reopen_that_read_before_another_wrote_changes_nothing_on_postgres() {
     let store = TestStore::new(Backend::Postgres);
     finished(&store, "run_x", RunStatus::Failed).unwrap();
     let other = store.reopen();
-    let url = store.location.clone();
-    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
-    let (release_tx, release_rx) = tokio::sync::oneshot::channel::<()>();
-    let holder = std::thread::spawn(move || {
-        with_pg_client(&url, async |client| {
-            client
-                .batch_execute("BEGIN; SELECT 1 FROM runs WHERE run_id = 'run_x' FOR UPDATE")
-                .await
-                .unwrap();
-            locked_tx.send(()).unwrap();
-            let _ = tokio::time::timeout(Duration::from_secs(60), release_rx).await;
-            client.batch_execute("COMMIT").await.unwrap();
-        })
-    });
-    locked_rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    let lock = PgLock::hold(
+        &store.location,
+        "SELECT 1 FROM runs WHERE run_id = 'run_x' FOR UPDATE",
+    );
 
     let handles = [Arc::clone(&store.store), other];
     let racers = std::thread::spawn(move || race(&handles, "run_x"));
@@ -305,8 +295,7 @@ fn a_reopen_that_read_before_another_wrote_changes_nothing_on_postgres() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    release_tx.send(()).unwrap();
-    holder.join().unwrap();
+    lock.release();
     let results = racers.join().unwrap();
 
     assert_one_winner(&results, "run_x").unwrap();

@@ -330,3 +330,50 @@ pub fn with_pg_client<T>(url: &str, f: impl AsyncFnOnce(&tokio_postgres::Client)
         value
     })
 }
+
+/// A `text_delta` event `part SEQ` of `run_id`.
+pub fn delta(run_id: &str, seq: u64) -> agentgate_protocol::Event {
+    use agentgate_protocol::{Event, EventBody, TextDeltaEvent};
+    Event::new(
+        run_id,
+        seq,
+        "2026-05-01T12:00:00Z",
+        EventBody::TextDelta(TextDeltaEvent {
+            text: format!("part {seq}"),
+        }),
+    )
+}
+
+/// A PostgreSQL transaction that took a lock (`lock_sql`, after `BEGIN`)
+/// and holds it until [`PgLock::release`] (at most a minute).
+pub struct PgLock {
+    release: tokio::sync::oneshot::Sender<()>,
+    holder: std::thread::JoinHandle<()>,
+}
+
+impl PgLock {
+    /// Take the lock on `url`; returns once it is held.
+    pub fn hold(url: &str, lock_sql: &str) -> PgLock {
+        let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+        let (release, release_rx) = tokio::sync::oneshot::channel::<()>();
+        let (url, sql) = (url.to_owned(), format!("BEGIN; {lock_sql}"));
+        let holder = std::thread::spawn(move || {
+            with_pg_client(&url, async |client| {
+                client.batch_execute(&sql).await.unwrap();
+                locked_tx.send(()).unwrap();
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(60), release_rx).await;
+                client.batch_execute("COMMIT").await.unwrap();
+            })
+        });
+        locked_rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap();
+        PgLock { release, holder }
+    }
+
+    /// Commit the transaction and wait for it.
+    pub fn release(self) {
+        self.release.send(()).unwrap();
+        self.holder.join().unwrap();
+    }
+}

@@ -24,10 +24,14 @@ pub(super) struct Canceller {
 }
 
 impl Canceller {
-    /// Cancels the scope (a later request replaces an earlier one, so an
-    /// `immediate` one is seen).
+    /// Cancels the scope. A request to a scope cancelled already, whoever
+    /// asked first (the caller, the deadline, a failed member), is a
+    /// second request: it kills at once.
     pub(super) fn cancel(&self, request: CancelRequest) {
-        self.tx.send_replace(Some(request));
+        self.tx.send_modify(|now| {
+            let immediate = request.immediate || now.is_some();
+            *now = Some(CancelRequest { immediate });
+        });
     }
 }
 

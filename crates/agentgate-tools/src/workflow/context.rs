@@ -31,11 +31,9 @@ use crate::runner::RunnerSetup;
 pub struct WorkflowEnv {
     /// The config: agents, chains, providers for `agent` steps.
     pub config: Config,
-    /// The tool registry for `tool` steps, or why there is none (a tool
-    /// step then fails with it).
-    pub registry: Result<Registry, String>,
-    /// How this process runs tools.
-    pub runner: RunnerSetup,
+    /// The tool registry for `tool` steps and how this process runs tools,
+    /// or why it cannot (a tool step then fails with it).
+    pub tools: Result<(Registry, RunnerSetup), String>,
     /// The keeper put in front of agent CLIs.
     pub keeper: Option<PathBuf>,
     /// agentgate's MCP server, for agent steps with registry tools.
@@ -44,12 +42,44 @@ pub struct WorkflowEnv {
     pub caller_env: Vec<(String, String)>,
 }
 
+impl WorkflowEnv {
+    /// The environment of a workflow whose folder is `base_dir`: the
+    /// registry found from that folder (as `agentgate tool` finds it from
+    /// its own), tools run by `runner` (`None`: this process runs none),
+    /// agent CLIs behind `keeper`, this process's environment for the
+    /// tools' scoped one.
+    pub fn new(
+        config: Config,
+        base_dir: &std::path::Path,
+        runner: Option<RunnerSetup>,
+        keeper: Option<PathBuf>,
+        tool_server: Option<ToolServer>,
+    ) -> WorkflowEnv {
+        let tools = match runner {
+            Some(runner) => Registry::discover(&config, base_dir)
+                .map(|registry| (registry, runner))
+                .map_err(|e| format!("there is no tool registry: {e}")),
+            None => Err("this process runs no tools".to_owned()),
+        };
+        WorkflowEnv {
+            config,
+            tools,
+            keeper,
+            tool_server,
+            caller_env: crate::invoke::caller_env(),
+        }
+    }
+}
+
 impl std::fmt::Debug for WorkflowEnv {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Not the caller's environment: it holds secrets.
+        let tools = self
+            .tools
+            .as_ref()
+            .map(|(registry, runner)| (registry.root.clone(), runner));
         f.debug_struct("WorkflowEnv")
-            .field("registry", &self.registry.as_ref().map(|r| r.root.clone()))
-            .field("runner", &self.runner)
+            .field("tools", &tools)
             .field("keeper", &self.keeper)
             .finish_non_exhaustive()
     }

@@ -233,16 +233,13 @@ async fn execute(
     }
     if failure.is_none() {
         let steps = run_top_level(&ctx, &scope);
-        let watch = watch_cancel(&mut cancel, &canceller, deadline);
+        let watch = watch_cancel(&mut cancel, &canceller, deadline, &mut timed_out);
         tokio::pin!(steps);
-        tokio::pin!(watch);
+        // The watch never ends: it passes cancels on while the steps run,
+        // after the deadline too (a second one kills them at once).
         failure = tokio::select! {
             out = &mut steps => out,
-            fired = &mut watch => {
-                timed_out |= fired;
-                // Keep waiting for the steps: they end cancelled.
-                steps.await
-            }
+            () = watch => None,
         };
     }
     let ends = lock(&ctx.ends).clone();
@@ -353,14 +350,14 @@ async fn run_top_level(ctx: &Ctx<'_>, scope: &Scope) -> Option<(String, ErrorInf
     None
 }
 
-/// Passes the caller's cancel requests (and the workflow's deadline) to
-/// the root scope; resolves `true` when the deadline fired, and never
-/// otherwise once the caller's channel is closed.
+/// Passes the caller's cancel requests, and the workflow's deadline
+/// (setting `timed_out`), to the root scope, for as long as it is polled.
 async fn watch_cancel(
     cancel: &mut mpsc::Receiver<CancelRequest>,
     canceller: &Canceller,
     deadline: Option<Duration>,
-) -> bool {
+    timed_out: &mut bool,
+) {
     let timer = async {
         match deadline {
             Some(d) => tokio::time::sleep(d).await,
@@ -375,10 +372,11 @@ async fn watch_cancel(
                 Some(req) => canceller.cancel(req),
                 None => open = false,
             },
-            () = &mut timer => {
+            () = &mut timer, if !*timed_out => {
+                *timed_out = true;
                 canceller.cancel(CancelRequest { immediate: false });
-                return true;
             }
+            else => std::future::pending::<()>().await,
         }
     }
 }

@@ -85,14 +85,9 @@ pub(super) async fn run_tool_child(
     child: ToolChild<'_>,
     scope: &Scope,
 ) -> Result<ToolEnvelope, TryEnd> {
-    let registry = match &ctx.env.registry {
-        Ok(r) => r,
-        Err(e) => {
-            return Err(TryEnd::invalid(format!(
-                "tool `{}`: there is no tool registry: {e}",
-                child.tool
-            )));
-        }
+    let (registry, setup) = match &ctx.env.tools {
+        Ok((registry, setup)) => (registry, setup),
+        Err(e) => return Err(TryEnd::invalid(format!("tool `{}`: {e}", child.tool))),
     };
     let overrides = RunOverrides {
         timeout: child.timeout,
@@ -130,7 +125,6 @@ pub(super) async fn run_tool_child(
         earlier.as_deref(),
     );
     let mut observer = Nest::new(&ctx.journal, child.step_id, &run_id);
-    let setup = &ctx.env.runner;
     let store = ctx.store;
     let observer = &mut observer;
     let out = scope

@@ -279,9 +279,12 @@ async fn run_group(ctx: &Ctx<'_>, step: &StepDef, group: &ParallelDef, scope: &S
             }
         };
         let Some((i, end)) = next else { break };
+        // Once the group's deadline cancelled it, a failing member is not
+        // a second request (which would kill the others at once).
         if end.status == StepStatus::Failed
             && group.on_failure == OnFailure::FailFast
             && stopped_by.is_none()
+            && !timed_out
         {
             stopped_by = Some(members[i].id.clone());
             stop.cancel(CancelRequest { immediate: false });

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::support::run_bounded;
+use super::support::agentgate_ok;
 
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 
@@ -23,22 +23,6 @@ echo '{"type":"system","subtype":"init","session_id":"sess-half","model":"fake-m
 echo '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"half an answer"}]},"session_id":"sess-half"}'
 exec sleep 1000
 "#;
-
-fn agentgate(home: &Path, args: &[&str]) -> super::support::Run {
-    let mut cmd = Command::new(AGENTGATE);
-    cmd.args(args)
-        .env("AGENTGATE_HOME", home)
-        .env_remove("AGENTGATE_LOG")
-        .stdin(Stdio::null());
-    let run = run_bounded(cmd, Duration::from_secs(30));
-    assert_eq!(
-        run.code,
-        Some(0),
-        "agentgate {args:?}: {}",
-        run.all_output()
-    );
-    run
-}
 
 /// The events file of the only run in `home`, once it holds `needle`.
 fn wait_for_event(home: &Path, needle: &str) -> String {
@@ -88,7 +72,7 @@ fn a_sigkilled_run_reads_abandoned_and_keeps_its_events() {
     let run_id = wait_for_event(home.path(), "half an answer");
 
     // While agentgate lives, the run is running.
-    let before = agentgate(home.path(), &["runs", "--json"]);
+    let before = agentgate_ok(home.path(), &["runs", "--json"]);
     let listed: Value = serde_json::from_str(before.stdout.trim()).unwrap();
     assert_eq!(listed["status"], "running", "{}", before.stdout);
 
@@ -96,7 +80,7 @@ fn a_sigkilled_run_reads_abandoned_and_keeps_its_events() {
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(9));
 
-    let table = agentgate(home.path(), &["runs"]);
+    let table = agentgate_ok(home.path(), &["runs"]);
     let row = table
         .stdout
         .lines()
@@ -104,12 +88,12 @@ fn a_sigkilled_run_reads_abandoned_and_keeps_its_events() {
         .unwrap_or_else(|| panic!("no row for {run_id}:\n{}", table.stdout));
     assert!(row.contains("abandoned"), "{row}");
 
-    let listed = agentgate(home.path(), &["runs", "--json"]);
+    let listed = agentgate_ok(home.path(), &["runs", "--json"]);
     let listed: Value = serde_json::from_str(listed.stdout.trim()).unwrap();
     assert_eq!(listed["status"], "abandoned");
     assert_eq!(listed["owner"]["pid"], child.id());
 
-    let shown = agentgate(home.path(), &["runs", "show", &run_id]);
+    let shown = agentgate_ok(home.path(), &["runs", "show", &run_id]);
     let shown: Value = serde_json::from_str(&shown.stdout).unwrap();
     assert_eq!(shown["run"]["summary"]["status"], "abandoned", "{shown}");
     let texts: Vec<&str> = shown["events"]
@@ -120,7 +104,7 @@ fn a_sigkilled_run_reads_abandoned_and_keeps_its_events() {
         .collect();
     assert!(texts.contains(&"half an answer"), "{shown}");
 
-    let events = agentgate(home.path(), &["runs", "show", &run_id, "--events"]);
+    let events = agentgate_ok(home.path(), &["runs", "show", &run_id, "--events"]);
     assert!(
         events.stdout.lines().any(|l| l.contains("sess-half")),
         "{}",

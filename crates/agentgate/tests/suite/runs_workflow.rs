@@ -1,35 +1,11 @@
 //! A workflow run in the store (kind `workflow`) is listed and shown by
 //! `agentgate runs` like any other run.
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Duration;
-
 use agentgate_protocol::{Envelope, Event, EventBody, TextDeltaEvent};
 use agentgate_store::{RunKind, RunRecord, RunStore, Store};
 use serde_json::Value;
 
-use super::support::{Run, run_bounded};
-
-const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
-
-/// `agentgate ARGS` on the store in `home`; it must succeed.
-fn agentgate(home: &Path, args: &[&str]) -> Run {
-    let mut cmd = Command::new(AGENTGATE);
-    cmd.args(args)
-        .env("AGENTGATE_HOME", home)
-        .env_remove("AGENTGATE_STORE")
-        .env_remove("AGENTGATE_LOG")
-        .stdin(Stdio::null());
-    let run = run_bounded(cmd, Duration::from_secs(30));
-    assert_eq!(
-        run.code,
-        Some(0),
-        "agentgate {args:?}: {}",
-        run.all_output()
-    );
-    run
-}
+use super::support::agentgate_ok;
 
 #[test]
 fn a_workflow_run_is_listed_and_shown_by_agentgate_runs() {
@@ -65,13 +41,13 @@ fn a_workflow_run_is_listed_and_shown_by_agentgate_runs() {
     store.finish_run(run_id, &Envelope::new(run_id)).unwrap();
     drop(store);
 
-    let listed = agentgate(home.path(), &["runs", "--json"]);
+    let listed = agentgate_ok(home.path(), &["runs", "--json"]);
     let listed: Value = serde_json::from_str(listed.stdout.trim()).unwrap();
     assert_eq!(listed["record"]["run_id"], run_id, "{listed}");
     assert_eq!(listed["record"]["kind"], "workflow", "{listed}");
     assert_eq!(listed["status"], "succeeded", "{listed}");
 
-    let table = agentgate(home.path(), &["runs"]);
+    let table = agentgate_ok(home.path(), &["runs"]);
     let row = table
         .stdout
         .lines()
@@ -79,7 +55,7 @@ fn a_workflow_run_is_listed_and_shown_by_agentgate_runs() {
         .unwrap_or_else(|| panic!("no row for {run_id}:\n{}", table.stdout));
     assert!(row.contains("succeeded"), "{row}");
 
-    let shown = agentgate(home.path(), &["runs", "show", "run_flow"]);
+    let shown = agentgate_ok(home.path(), &["runs", "show", "run_flow"]);
     let shown: Value = serde_json::from_str(&shown.stdout).unwrap();
     assert_eq!(
         shown["run"]["summary"]["record"]["kind"], "workflow",

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use agentgate_store::{JobQueue, JobRecord, JobState, RunStore, Store};
 use serde_json::{Value, json};
 
-use super::serve_support::{Env, LIMIT, Response, Serve, request};
+use super::serve_support::{Env, LIMIT, Response, Serve};
 
 pub const TOKEN: &str = "queue-test-token";
 
@@ -230,17 +230,7 @@ pub fn process_alive(pid: u32) -> bool {
 
 /// POST `path` with a JSON body and the token.
 pub fn post(url: &str, path: &str, body: &str) -> Response {
-    request(
-        url,
-        "POST",
-        path,
-        &[
-            format!("Authorization: Bearer {TOKEN}"),
-            "Content-Type: application/json".to_owned(),
-            format!("Content-Length: {}", body.len()),
-        ],
-        body.as_bytes(),
-    )
+    super::serve_support::post_json(url, path, TOKEN, body)
 }
 
 /// Submit a run of the stand-in with `prompt` and the extra `fields`; its

@@ -219,6 +219,21 @@ pub fn request_raw(
     raw
 }
 
+/// POST `path` with a JSON body and the bearer `token`.
+pub fn post_json(url: &str, path: &str, token: &str, body: &str) -> Response {
+    request(
+        url,
+        "POST",
+        path,
+        &[
+            format!("Authorization: Bearer {token}"),
+            "Content-Type: application/json".to_owned(),
+            format!("Content-Length: {}", body.len()),
+        ],
+        body.as_bytes(),
+    )
+}
+
 /// GET `path`, with `Authorization: Bearer TOKEN` when a token is given.
 pub fn get(url: &str, path: &str, token: Option<&str>) -> Response {
     let headers: Vec<String> = token

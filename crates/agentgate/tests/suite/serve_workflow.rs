@@ -10,14 +10,14 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use agentgate_protocol::{Event, EventBody, ToolMessageBody};
+use agentgate_protocol::{Event, EventBody};
 use serde_json::{Value, json};
 
-use super::serve_support::{Env, Response, Serve, get, request};
+use super::serve_support::{Env, Response, Serve, get};
 use super::sse_client::{Message, stream};
 use super::tool_support::Project;
-use super::workflow_resume::{NIGHTLY, SLEEPER, SLOW, gone_within};
-use super::workflow_support::{project, step, tool_runs, workflow_command};
+use super::workflow_resume::{NIGHTLY, SLEEPER, SLOW, WAIT, gone_within};
+use super::workflow_support::{project, step, tool_pid, tool_runs, workflow_command};
 
 pub const TOKEN: &str = "workflow-serve-token-0123456789";
 
@@ -31,6 +31,11 @@ echo '{"v":1,"type":"result","status":"ok","metrics":{"opened":true}}'
 const PATIENCE: Duration = Duration::from_secs(120);
 
 pub fn serve(p: &Project) -> Serve {
+    serve_with(p, &[])
+}
+
+/// `agentgate serve ARGS` on the project's store, with the test's token.
+fn serve_with(p: &Project, args: &[&str]) -> Serve {
     let bin = p.root().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     Serve::start(
@@ -42,23 +47,12 @@ pub fn serve(p: &Project) -> Serve {
                 ("AGENTGATE_TOKEN", TOKEN.to_owned()),
             ],
         },
-        &[],
+        args,
     )
 }
 
 pub fn post(url: &str, path: &str, body: &Value) -> Response {
-    let body = body.to_string();
-    request(
-        url,
-        "POST",
-        path,
-        &[
-            format!("Authorization: Bearer {TOKEN}"),
-            "Content-Type: application/json".to_owned(),
-            format!("Content-Length: {}", body.len()),
-        ],
-        body.as_bytes(),
-    )
+    super::serve_support::post_json(url, path, TOKEN, &body.to_string())
 }
 
 /// `agentgate workflow ARGS` as a client of `url`.
@@ -86,18 +80,6 @@ pub fn wait_for_run(url: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value
     }
 }
 
-/// The pid a tool of `task` says in its first progress message.
-fn pid_of(event: &Event, task: &str) -> Option<u32> {
-    if let EventBody::TaskProgress(t) = &event.body
-        && t.task_id == task
-        && let EventBody::ToolMessage(m) = &t.event.body
-        && let ToolMessageBody::Progress(p) = &m.message.body
-    {
-        return p.msg.as_deref()?.strip_prefix("pid ")?.parse().ok();
-    }
-    None
-}
-
 /// Reads the run's SSE stream until `n` tools of `tasks` said their pids.
 fn pids_from_stream(url: &str, id: &str, tasks: &[&str]) -> Vec<u32> {
     let mut events = stream(url, &format!("/v1/runs/{id}/events"), TOKEN, None);
@@ -112,7 +94,7 @@ fn pids_from_stream(url: &str, id: &str, tasks: &[&str]) -> Vec<u32> {
             continue;
         }
         let event: Event = serde_json::from_value(message.json()).unwrap();
-        pids.extend(tasks.iter().filter_map(|t| pid_of(&event, t)));
+        pids.extend(tasks.iter().filter_map(|t| tool_pid(&event, Some(t))));
     }
     pids
 }
@@ -206,11 +188,7 @@ fn a_workflow_job_resumes_after_its_server_is_killed() {
 fn cancelling_a_submitted_workflow_ends_every_running_step() {
     let p = project();
     p.tool("sleeper", "", SLEEPER);
-    std::fs::write(
-        p.root().join("wait.yaml"),
-        "version: 1\nname: wait\nsteps:\n  - id: both\n    parallel:\n      steps:\n        - {id: one, tool: sleeper}\n        - {id: two, tool: sleeper}\n  - id: after\n    tool: publisher\n",
-    )
-    .unwrap();
+    std::fs::write(p.root().join("wait.yaml"), WAIT).unwrap();
     let server = serve(&p);
     // `workflow submit --wait`, interrupted: the client cancels the job.
     let waiting = client(&p, &server.url, &["submit", "wait.yaml", "--wait"])
@@ -336,19 +314,7 @@ fn a_workflow_job_handed_back_twice_is_followed_live_to_its_end() {
         ),
     )
     .unwrap();
-    let bin = p.root().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let api = Serve::start(
-        &Env {
-            home: p.root(),
-            bin: &bin,
-            vars: vec![
-                ("AGENTGATE_HOME", p.home().display().to_string()),
-                ("AGENTGATE_TOKEN", TOKEN.to_owned()),
-            ],
-        },
-        &["--no-executor"],
-    );
+    let api = serve_with(&p, &["--no-executor"]);
     let body = json!({"file": p.root().join("gated.yaml").display().to_string()});
     let accepted = post(&api.url, "/v1/workflows", &body);
     assert_eq!(accepted.status, 201, "{}", accepted.body);
@@ -371,7 +337,8 @@ fn a_workflow_job_handed_back_twice_is_followed_live_to_its_end() {
     };
     let gate_started = |m: &Message| {
         m.event.is_none()
-            && serde_json::from_value::<Event>(m.json()).is_ok_and(|e| pid_of(&e, "gate").is_some())
+            && serde_json::from_value::<Event>(m.json())
+                .is_ok_and(|e| tool_pid(&e, Some("gate")).is_some())
     };
     let requeued = |m: &Message| m.event.as_deref() == Some("requeued");
     // Two workers stopped while the gate waits: each hands the job back.

@@ -209,3 +209,22 @@ impl Client {
         run_bounded(self.setup.command(&self.program, prompt), limit)
     }
 }
+
+/// `agentgate ARGS` on the store in `home` (no store or log setting
+/// inherited), bounded; it must succeed.
+pub fn agentgate_ok(home: &Path, args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    cmd.args(args)
+        .env("AGENTGATE_HOME", home)
+        .env_remove("AGENTGATE_STORE")
+        .env_remove("AGENTGATE_LOG")
+        .stdin(Stdio::null());
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(
+        run.code,
+        Some(0),
+        "agentgate {args:?}: {}",
+        run.all_output()
+    );
+    run
+}

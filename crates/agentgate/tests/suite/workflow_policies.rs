@@ -141,3 +141,61 @@ fn a_groups_timeout_cancels_its_members_and_fails_the_workflow_with_124() {
         BTreeMap::from([("napper".to_owned(), 1)])
     );
 }
+
+/// `deaf`: says its pid, then ignores SIGINT, SIGTERM and its cancel file.
+const DEAF: &str = r#"#!/bin/bash
+trap '' INT TERM
+echo "{\"v\":1,\"type\":\"progress\",\"pct\":1,\"msg\":\"pid $$\"}"
+while :; do echo '{"v":1,"type":"heartbeat"}'; sleep 0.2; done
+"#;
+
+#[test]
+fn after_the_deadline_a_second_interrupt_still_kills_the_steps_at_once() {
+    use std::io::{BufRead as _, BufReader};
+    use std::time::{Duration, Instant};
+    let p = project();
+    p.tool("deaf", "", DEAF);
+    std::fs::write(
+        p.root().join("deaf.yaml"),
+        "version: 1\nname: deaf\ntimeout: 1s\nsteps:\n  - id: hold\n    tool: deaf\n",
+    )
+    .unwrap();
+    let mut child =
+        super::workflow_support::workflow_command(&p, &["run", "deaf.yaml", "--stream"], &[])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let pid = loop {
+        let line = lines.next().unwrap().unwrap();
+        let event: agentgate_protocol::Event = serde_json::from_str(&line).unwrap();
+        if let Some(pid) = super::workflow_support::tool_pid(&event, Some("hold")) {
+            break pid;
+        }
+    };
+    // The deadline has passed: the deaf tool is in its cancel grace (10 s),
+    // then the termination table. A second interrupt kills it now.
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(super::tool_support::alive(pid), "still in its grace");
+    let sent = Instant::now();
+    let signalled = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    let waited = sent.elapsed();
+    assert_eq!(status.code(), Some(124), "the deadline stays the cause");
+    assert!(
+        waited < Duration::from_secs(5),
+        "the interrupt did not cut the grace short ({waited:?})"
+    );
+    assert!(!super::tool_support::alive(pid), "the tool {pid} survived");
+    let last: agentgate_protocol::Event = serde_json::from_str(rest.last().unwrap()).unwrap();
+    assert!(matches!(
+        last.body,
+        agentgate_protocol::EventBody::Result(_)
+    ));
+}

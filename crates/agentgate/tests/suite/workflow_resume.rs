@@ -10,11 +10,13 @@ use std::io::{BufRead as _, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use agentgate_protocol::{Event, EventBody, ToolMessageBody};
+use agentgate_protocol::{Event, EventBody};
 use serde_json::{Value, json};
 
 use super::tool_support::{Project, alive};
-use super::workflow_support::{envelope, project, step, tool_runs, workflow, workflow_command};
+use super::workflow_support::{
+    envelope, project, step, tool_pid, tool_runs, workflow, workflow_command,
+};
 
 /// `slow HOLD`: continues from its checkpoint when it finds one (a run
 /// resumed in its workspace); otherwise writes it, says its pid, and works
@@ -65,13 +67,8 @@ fn wait_for_pid(
     while start.elapsed() < Duration::from_secs(120) {
         let Some(Ok(line)) = lines.next() else { break };
         let event: Event = serde_json::from_str(&line).unwrap();
-        if let EventBody::TaskProgress(t) = &event.body
-            && t.task_id == task
-            && let EventBody::ToolMessage(m) = &t.event.body
-            && let ToolMessageBody::Progress(p) = &m.message.body
-            && let Some(pid) = p.msg.as_deref().and_then(|m| m.strip_prefix("pid "))
-        {
-            return (pid.parse().unwrap(), event.run_id.clone());
+        if let Some(pid) = tool_pid(&event, Some(task)) {
+            return (pid, event.run_id.clone());
         }
         seen.push(line);
     }
@@ -204,15 +201,15 @@ for i in $(seq 1 120); do sleep 1; echo '{"v":1,"type":"heartbeat"}'; done
 echo '{"v":1,"type":"result","status":"ok"}'
 "#;
 
+/// A group of two sleepers, then a step that must never run once the
+/// workflow is cancelled.
+pub const WAIT: &str = "version: 1\nname: wait\nsteps:\n  - id: both\n    parallel:\n      steps:\n        - {id: one, tool: sleeper}\n        - {id: two, tool: sleeper}\n  - id: after\n    tool: publisher\n";
+
 #[test]
 fn cancelling_a_workflow_ends_every_running_step() {
     let p = project();
     p.tool("sleeper", "", SLEEPER);
-    std::fs::write(
-        p.root().join("wait.yaml"),
-        "version: 1\nname: wait\nsteps:\n  - id: both\n    parallel:\n      steps:\n        - {id: one, tool: sleeper}\n        - {id: two, tool: sleeper}\n  - id: after\n    tool: publisher\n",
-    )
-    .unwrap();
+    std::fs::write(p.root().join("wait.yaml"), WAIT).unwrap();
     let mut child = workflow_command(&p, &["run", "wait.yaml", "--stream"], &[])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -226,13 +223,7 @@ fn cancelling_a_workflow_ends_every_running_step() {
         let Some(Ok(line)) = lines.next() else { break };
         let event: Event = serde_json::from_str(&line).unwrap();
         run_id = event.run_id.clone();
-        if let EventBody::TaskProgress(t) = &event.body
-            && let EventBody::ToolMessage(m) = &t.event.body
-            && let ToolMessageBody::Progress(pr) = &m.message.body
-            && let Some(pid) = pr.msg.as_deref().and_then(|m| m.strip_prefix("pid "))
-        {
-            pids.push(pid.parse::<u32>().unwrap());
-        }
+        pids.extend(tool_pid(&event, None));
     }
     assert_eq!(pids.len(), 2, "both members started");
     let signalled = std::process::Command::new("kill")

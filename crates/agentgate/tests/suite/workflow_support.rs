@@ -168,3 +168,16 @@ pub fn event_names(events: &[Event]) -> Vec<String> {
         })
         .collect()
 }
+
+/// The pid a tool of a workflow step says in a progress message (`pid N`),
+/// nested in the workflow's `task_progress`; only `task`'s when given.
+pub fn tool_pid(event: &Event, task: Option<&str>) -> Option<u32> {
+    if let EventBody::TaskProgress(t) = &event.body
+        && task.is_none_or(|task| t.task_id == task)
+        && let EventBody::ToolMessage(m) = &t.event.body
+        && let agentgate_protocol::ToolMessageBody::Progress(p) = &m.message.body
+    {
+        return p.msg.as_deref()?.strip_prefix("pid ")?.parse().ok();
+    }
+    None
+}
