@@ -2,7 +2,8 @@
 //! runs"): `POST /v1/workflows` and `agentgate workflow submit` queue a job
 //! whose run is the workflow; its events stream over SSE; the server killed
 //! with `kill -9` mid-step and started again resumes it without running
-//! finished steps again; a cancel (the client's Ctrl-C) ends every running
+//! finished steps again; a workflow that failed recoverably is retried by
+//! the queue as a resume; a cancel (the client's Ctrl-C) ends every running
 //! step; a job handed back by a stopping worker, twice, is followed live
 //! over one SSE connection to its end; an invalid workflow is refused with
 //! its line, nothing queued.
@@ -182,6 +183,43 @@ fn a_workflow_job_resumes_after_its_server_is_killed() {
         events.last().map(|e| &e.body),
         Some(EventBody::Result(_))
     ));
+}
+
+#[test]
+fn a_workflow_that_failed_recoverably_is_retried_by_the_queue_as_a_resume() {
+    let p = project();
+    // Two tries per job, one second apart; the step itself has no retries.
+    std::fs::write(
+        p.root().join("agentgate.yaml"),
+        "version: 1\nqueue:\n  max_attempts: 2\n  backoff: 1s\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.root().join("shaky.yaml"),
+        "version: 1\nname: shaky\nsteps:\n  - id: scan\n    tool: scanner\n    args: [--input, data.json]\n    copy_in: [data.json]\n  - id: net\n    tool: flaky\n",
+    )
+    .unwrap();
+    let server = serve(&p);
+    let body = json!({"file": p.root().join("shaky.yaml").display().to_string()});
+    let accepted = post(&server.url, "/v1/workflows", &body);
+    assert_eq!(accepted.status, 201, "{}", accepted.body);
+    let id = accepted.json()["run_id"].as_str().unwrap().to_owned();
+    let run = wait_for_run(&server.url, &id, |r| {
+        matches!(r["status"].as_str(), Some("succeeded" | "failed"))
+    });
+    assert_eq!(run["status"], "succeeded", "{run:#}");
+    assert_eq!(run["attempts"], 2, "{run:#}");
+    let env = &run["envelope"];
+    assert_eq!(
+        env["workflow"]["executions"], 2,
+        "one run, resumed: {env:#}"
+    );
+    assert_eq!(step(env, "scan")["execution"], 1, "kept: {env:#}");
+    assert_eq!(step(env, "net")["execution"], 2, "{env:#}");
+    // The flaky tool's second run continued in its first run's workspace.
+    let counts = tool_runs(&p, &id);
+    let counts: Vec<(&str, usize)> = counts.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(counts, [("flaky", 2), ("scanner", 1)]);
 }
 
 #[test]
