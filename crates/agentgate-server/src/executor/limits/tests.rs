@@ -269,3 +269,38 @@ fn an_executor_of_some_providers_passes_over_the_others_jobs() {
         .unwrap();
     assert_eq!(e, "codex");
 }
+
+/// A workflow job names no provider: it takes a slot of `max_running`
+/// and no provider's, an executor of every provider starts it, and one
+/// limited to some providers (`agentgate worker --providers`) leaves it to
+/// the others, as `ProviderFilter::claims` decides.
+#[test]
+fn a_job_of_no_provider_takes_a_slot_and_is_left_by_an_executor_of_some() {
+    let mut flow = job("flow", 1);
+    flow.providers = Vec::new();
+    let queued = [flow, job("a", 2), job("b", 3)];
+    // One claude slot, two in all: the workflow and one claude run start.
+    let d = choose(
+        &queued,
+        &[],
+        &limits(2, &[("claude", 1)]),
+        t(10),
+        NONE_EXHAUSTED,
+    );
+    assert_eq!(started(&d), ["flow", "a"]);
+    assert!(
+        d.iter()
+            .any(|x| matches!(x, Decision::Start { job_id, provider: None } if job_id == "flow"))
+    );
+    let only_claude = crate::executor::ProviderFilter(vec!["claude".to_owned()]);
+    let claims: &dyn Fn(Option<&str>) -> bool = &|p| only_claude.claims(p);
+    let d = choose_claimable(
+        &queued,
+        &[],
+        &limits(10, &[]),
+        t(10),
+        NONE_EXHAUSTED,
+        claims,
+    );
+    assert_eq!(started(&d), ["a", "b"]);
+}
