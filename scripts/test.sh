@@ -5,7 +5,8 @@
 # cluster on a Unix socket in a temporary folder (AGENTGATE_TEST_POSTGRES:
 # the store's tests run on SQLite and on it), then checks formatting and
 # lints, then runs every test, including the end-to-end tests that drive the
-# real CLIs against `agentgate fake-llm`.
+# real CLIs against `agentgate fake-llm`, and the fault drill last, alone.
+# Arguments go to one `cargo test --workspace` instead.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -19,4 +20,13 @@ AGENTGATE_TEST_POSTGRES=$(scripts/pg-cluster.sh start "$pg_dir")
 export AGENTGATE_TEST_POSTGRES
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo test --workspace --locked "$@"
+if [ "$#" -gt 0 ]; then
+  cargo test --workspace --locked "$@"
+  exit
+fi
+# The fault drill times processes against each other (kills, leases,
+# stamps of when each stand-in started and ended): it runs on its own
+# after the rest, so the load of the real CLIs' tests beside it does not
+# decide its timings.
+cargo test --workspace --locked -- --skip suite::fault_drill::
+cargo test -p agentgate --test all --locked -- suite::fault_drill::

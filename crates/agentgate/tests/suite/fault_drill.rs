@@ -33,6 +33,39 @@ fn counts(stdout: &str) -> HashMap<String, String> {
         .collect()
 }
 
+/// The drill's verdict (its failed assertions, its counts in a line),
+/// written to this process's own stderr, which the test harness does not
+/// capture: a CI log that keeps only the lines around a `FAILED` then
+/// still says which assertion failed, where the panic's message comes
+/// much later.
+fn tell_the_terminal(stdout: &str) {
+    use std::io::Write as _;
+    let failed: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("  - ") || l.contains("could not run") || l.contains("kept in"))
+        .take(8)
+        .collect();
+    let figures: Vec<String> = counts(stdout)
+        .into_iter()
+        .filter(|(name, _)| name != "fault drill" && name != "---")
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "fault-drill failed: {}", failed.join(" | "));
+    let _ = writeln!(err, "fault-drill counts: {}", figures.join(", "));
+}
+
+/// Tells the terminal the drill's verdict when an assertion below fails.
+struct OnFailure<'a>(&'a str);
+
+impl Drop for OnFailure<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            tell_the_terminal(self.0);
+        }
+    }
+}
+
 #[test]
 fn the_fault_drill_holds_every_assertion_on_postgres() {
     let admin = std::env::var("AGENTGATE_TEST_POSTGRES").unwrap_or_else(|_| {
@@ -57,6 +90,7 @@ fn the_fault_drill_holds_every_assertion_on_postgres() {
         .arg(&cli)
         .stdin(Stdio::null());
     let run = run_bounded(cmd, LIMIT);
+    let _verdict = OnFailure(&run.stdout);
     assert_eq!(run.code, Some(0), "{}", run.all_output());
     assert!(
         run.stdout.contains("fault-drill: seed 20261125"),
