@@ -10,6 +10,7 @@
 //! is safe, and the run is written to the store.
 
 pub mod accumulate;
+pub mod approvals;
 pub mod classify;
 pub mod config;
 pub mod cron;

@@ -131,6 +131,11 @@ pub struct Envelope {
     /// `null` for any other run.
     #[serde(default)]
     pub workflow: Option<Box<crate::workflow::WorkflowEnvelope>>,
+    /// The permission requests of a run in `ask` mode, counted (each is an
+    /// `approval_request` and an `approval_decision` event); `null` for a
+    /// run whose CLI was never asked to ask.
+    #[serde(default)]
+    pub approvals: Option<crate::approval::ApprovalCounts>,
 }
 
 impl Envelope {

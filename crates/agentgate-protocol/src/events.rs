@@ -8,6 +8,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::approval::{ApprovalDecisionEvent, ApprovalRequestEvent};
 use crate::error::ErrorInfo;
 use crate::workflow::{
     TaskDoneEvent, TaskErrorEvent, TaskStartedEvent, TaskSubmittedEvent, WorkflowStateEvent,
@@ -52,6 +53,8 @@ pub const EVENT_TYPES: &[&str] = &[
     "task_progress",
     "task_error",
     "task_done",
+    "approval_request",
+    "approval_decision",
 ];
 
 /// One event of a run's stream: the common header plus a typed body.
@@ -197,6 +200,12 @@ pub enum EventBody {
     /// A workflow's step ended.
     #[serde(rename = "task_done")]
     TaskDone(TaskDoneEvent),
+    /// The CLI asked permission before a tool call.
+    #[serde(rename = "approval_request")]
+    ApprovalRequest(ApprovalRequestEvent),
+    /// agentgate answered a permission request.
+    #[serde(rename = "approval_decision")]
+    ApprovalDecision(ApprovalDecisionEvent),
     /// An event whose `type` this version does not know (written by a newer
     /// agentgate): all its body fields, `type` included, kept as they came.
     /// It serializes back unchanged. Never written by this version, so it is
@@ -233,6 +242,8 @@ impl EventBody {
             Self::TaskProgress(_) => "task_progress",
             Self::TaskError(_) => "task_error",
             Self::TaskDone(_) => "task_done",
+            Self::ApprovalRequest(_) => "approval_request",
+            Self::ApprovalDecision(_) => "approval_decision",
             Self::Unknown(fields) => fields.get("type").and_then(Value::as_str).unwrap_or(""),
         }
     }

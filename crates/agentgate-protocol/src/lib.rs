@@ -13,6 +13,8 @@
 //!   deterministic tools speak, and the result of a tool run.
 //! - [`WorkflowStateEvent`], the task events and [`WorkflowEnvelope`]: a
 //!   workflow run's stream and result.
+//! - [`ApprovalRequestEvent`], [`ApprovalDecisionEvent`] and
+//!   [`ApprovalCounts`]: a CLI's permission requests and their answers.
 //! - [`schemas`]: JSON Schemas generated from these types; the checked-in
 //!   copies live in `schemas/` next to this crate's `Cargo.toml`.
 //!
@@ -21,6 +23,7 @@
 //! `null` for what is unknown (its shape is stable), see [`Envelope`].
 #![warn(missing_docs)]
 
+mod approval;
 mod envelope;
 mod error;
 mod events;
@@ -32,6 +35,7 @@ mod usage;
 mod workflow;
 mod workspace;
 
+pub use approval::{ApprovalCounts, ApprovalDecisionEvent, ApprovalRequestEvent, DecidedBy};
 pub use envelope::{
     ActivityClass, Attempt, Envelope, Metadata, ReasoningAbsentReason, ReasoningSource, Survivor,
     TokensUsed, ToolActivity, estimate_output_tokens,

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::agent::{self, RawAgent};
+use super::approvals::{self, RawApprovals};
 use super::automation::{self, RawSchedule, RawWatch};
 use super::chain::{self, RawChain};
 use super::custom::{self, RawProvider};
@@ -41,6 +42,7 @@ struct RawFile {
     #[serde(default)]
     watch: Entries<RawWatch>,
     tools: Option<Spanned<RawTools>>,
+    approvals: Option<RawApprovals>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -179,6 +181,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     if let Some(t) = &raw.tools {
         out.tools = tools::convert(&t.value, t.referenced.line(), base)?;
+    }
+    if let Some(a) = &raw.approvals {
+        out.approvals = approvals::convert(a)?;
     }
     Ok(out)
 }

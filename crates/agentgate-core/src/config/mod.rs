@@ -28,6 +28,7 @@
 
 mod accounts;
 mod agent;
+mod approvals;
 mod automation;
 mod chain;
 mod cli_agents;
@@ -104,6 +105,9 @@ pub struct Config {
     /// `tools:`: where the deterministic tools are (the registry, the
     /// policy file) and the tools the file defines itself.
     pub tools: ToolsSpec,
+    /// `approvals:`: how permission requests of runs in mode `ask` are
+    /// answered (no section: every request denied).
+    pub approvals: crate::approvals::ApprovalPolicy,
     /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
     /// by provider; they win over the file's `account:` (see
     /// [`Config::account`]).
@@ -165,6 +169,7 @@ impl Config {
             schedules: p.schedules,
             watches: p.watches,
             tools: p.tools,
+            approvals: p.approvals,
             account_env: Vec::new(),
         })
     }

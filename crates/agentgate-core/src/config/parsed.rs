@@ -29,6 +29,7 @@ pub(super) struct Parsed {
     pub schedules: Vec<ScheduleSpec>,
     pub watches: Vec<WatchSpec>,
     pub tools: ToolsSpec,
+    pub approvals: crate::approvals::ApprovalPolicy,
 }
 
 /// Check the version a file declares.

@@ -196,3 +196,51 @@ fn store_names_a_postgres_url_or_a_sqlite_file_beside_the_config() {
         "{message}"
     );
 }
+
+#[test]
+fn approvals_are_read_in_order_with_their_lines() {
+    use crate::approvals::{Decision, ToolClass};
+    let cfg = super::tests::parse(
+        "version: 1\napprovals:\n  default: ask\n  ask_timeout: 90s\n  rules:\n    - {class: read, decision: allow}\n    - {class: write, path: \"src/**\", decision: allow}\n    - {command: \"git status*\", decision: allow}\n",
+    )
+    .unwrap();
+    let a = &cfg.approvals;
+    assert_eq!(a.default, Decision::Ask);
+    assert_eq!(a.ask_timeout, std::time::Duration::from_secs(90));
+    assert_eq!(a.rules.len(), 3);
+    assert_eq!(a.rules[0].class, Some(ToolClass::Read));
+    assert_eq!(a.rules[1].path.as_deref(), Some("src/**"));
+    assert_eq!(a.rules[2].decision, Decision::Allow);
+    assert_eq!(a.rules[1].label, "approvals.rules[1] (line 7)");
+    // Without the section every request is denied.
+    let none = super::tests::parse("version: 1\n").unwrap();
+    assert_eq!(none.approvals.default, Decision::Deny);
+    assert!(none.approvals.rules.is_empty());
+}
+
+#[test]
+fn bad_approvals_are_located() {
+    for (text, line, says) in [
+        (
+            "version: 1\napprovals:\n  rules:\n    - {decision: allow}\n",
+            4,
+            "at least one of class, tool, path, command",
+        ),
+        (
+            "version: 1\napprovals:\n  rules:\n    - {class: files, decision: allow}\n",
+            4,
+            "files",
+        ),
+        (
+            "version: 1\napprovals:\n  rules:\n    - {class: read, decision: maybe}\n",
+            4,
+            "maybe",
+        ),
+        ("version: 1\napprovals:\n  ask_timeout: 0s\n", 3, "above 0"),
+        ("version: 1\napprovals:\n  mode: ask\n", 3, "mode"),
+    ] {
+        let (at, message) = super::tests::invalid(text);
+        assert_eq!(at, Some(line), "{text}: {message}");
+        assert!(message.contains(says), "{text}: {message}");
+    }
+}

@@ -61,6 +61,7 @@ const AGENTGATE_FIELDS: &[&str] = &[
     "workspace",
     "tool",
     "workflow",
+    "approvals",
 ];
 
 fn has(value: &Value, path: &[&str]) -> bool {
@@ -138,6 +139,7 @@ fn success_wire_shape() {
             "workspace": null,
             "tool": null,
             "workflow": null,
+            "approvals": null,
         })
     );
 }
@@ -202,6 +204,7 @@ fn failure_wire_shape() {
             "workspace": null,
             "tool": null,
             "workflow": null,
+            "approvals": null,
         })
     );
 }

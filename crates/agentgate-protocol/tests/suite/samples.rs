@@ -8,6 +8,7 @@ use agentgate_protocol::{
     ThinkingEvent, TokensUsed, ToolActivity, ToolClass, ToolMessage, ToolMessageBody,
     ToolMessageEvent, ToolResultEvent, ToolUseEvent, Usage, UsageEvent, UsageScope,
 };
+use agentgate_protocol::{ApprovalDecisionEvent, ApprovalRequestEvent, DecidedBy};
 use agentgate_protocol::{
     StepOutcome, StepStatus, TaskDoneEvent, TaskErrorEvent, TaskProgressEvent, TaskStartedEvent,
     TaskSubmittedEvent, WorkflowState, WorkflowStateEvent,
@@ -280,6 +281,22 @@ pub fn bodies() -> Vec<EventBody> {
                 run_id: Some("run_03".to_owned()),
             },
             reason: None,
+        }),
+        EventBody::ApprovalRequest(ApprovalRequestEvent {
+            request_id: "ap-1".to_owned(),
+            tool: "Write".to_owned(),
+            class: "write".to_owned(),
+            paths: vec!["notes.txt".to_owned()],
+            command: None,
+            input: json!({"file_path": "notes.txt", "content": "x"}),
+            tool_use_id: Some("toolu_01".to_owned()),
+        }),
+        EventBody::ApprovalDecision(ApprovalDecisionEvent {
+            request_id: "ap-1".to_owned(),
+            decision: "deny".to_owned(),
+            by: DecidedBy::Policy,
+            rule: Some("approvals.rules[1] (line 7)".to_owned()),
+            message: Some("denied by approvals.rules[1]".to_owned()),
         }),
     ]
 }
