@@ -32,4 +32,5 @@ pub mod run;
 pub mod settings;
 pub mod store_choice;
 pub mod supervise;
+pub mod warm;
 pub mod workspace;

@@ -1,0 +1,14 @@
+//! Warm sessions: a CLI kept alive across turns in its long-lived mode.
+//!
+//! - [`protocol`]: what every long-lived mode offers the host, as lines
+//!   ([`WarmProtocol`], [`Inbound`]);
+//! - [`claude`]: Claude Code's stream-json input with stdio permission
+//!   requests.
+//!
+//! Work in progress for issue 16: the process, the pool, the turn engine
+//! and the other CLIs' protocols come next.
+
+pub mod claude;
+pub mod protocol;
+
+pub use protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};
