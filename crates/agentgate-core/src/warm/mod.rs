@@ -3,12 +3,15 @@
 //! - [`protocol`]: what every long-lived mode offers the host, as lines
 //!   ([`WarmProtocol`], [`Inbound`]);
 //! - [`claude`]: Claude Code's stream-json input with stdio permission
-//!   requests.
+//!   requests;
+//! - [`codex`]: `codex app-server` (JSON-RPC threads and turns, command and
+//!   file change approvals).
 //!
 //! Work in progress for issue 16: the process, the pool, the turn engine
 //! and the other CLIs' protocols come next.
 
 pub mod claude;
+pub mod codex;
 pub mod protocol;
 
 pub use protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};

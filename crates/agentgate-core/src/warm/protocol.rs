@@ -49,6 +49,14 @@ pub enum Inbound {
     /// A line to write back at once (e.g. the refusal of a request the
     /// host does not support).
     Reply(String),
+    /// The session is open (the CLI named it): turns may start.
+    Opened {
+        /// The CLI's native session id.
+        session_id: String,
+    },
+    /// The CLI refused one of the host's requests (the session could not
+    /// be opened, a turn could not start): its words.
+    Refused(String),
     /// Nothing for the host (an answer to its own request).
     Nothing,
 }
@@ -57,6 +65,10 @@ pub enum Inbound {
 pub trait WarmProtocol: Send + std::fmt::Debug {
     /// The lines to write once the process started, before the first turn.
     fn open(&mut self) -> Vec<String>;
+    /// Whether a turn may start without waiting for [`Inbound::Opened`].
+    fn opened_at_start(&self) -> bool {
+        true
+    }
     /// The lines that start a turn with `prompt`.
     fn turn(&mut self, prompt: &str) -> Vec<String>;
     /// What `line` (one stdout line, without its terminator) means.
