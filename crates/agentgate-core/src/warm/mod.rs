@@ -4,12 +4,14 @@
 //!   ([`WarmProtocol`], [`Inbound`]);
 //! - [`claude`]: Claude Code's stream-json input with stdio permission
 //!   requests;
+//! - [`acp`]: the Agent Client Protocol of Gemini CLI and Qwen Code;
 //! - [`codex`]: `codex app-server` (JSON-RPC threads and turns, command and
 //!   file change approvals).
 //!
 //! Work in progress for issue 16: the process, the pool, the turn engine
 //! and the other CLIs' protocols come next.
 
+pub mod acp;
 pub mod claude;
 pub mod codex;
 pub mod protocol;
