@@ -21,6 +21,8 @@ mod keeper;
 mod output;
 #[path = "supervise/signals.rs"]
 mod signals;
+#[path = "supervise/streaming.rs"]
+mod streaming;
 #[path = "supervise/survivors.rs"]
 mod survivors;
 #[path = "supervise/termination.rs"]

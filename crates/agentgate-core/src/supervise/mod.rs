@@ -33,5 +33,5 @@ pub use invocation::Invocation;
 pub use keeper::{KEEPER_SUBCOMMAND, keeper_main};
 pub use lines::{MAX_LINE_BYTES, OutputLine, Stream};
 pub use report::{EndReason, ExitReport, ExitStatusInfo, SignalSent, Survivor};
-pub use run::supervise;
+pub use run::{supervise, supervise_with_stdin};
 pub use warm::WarmKeeper;

@@ -47,7 +47,22 @@ pub async fn supervise(
     inv: Invocation,
     cfg: SupervisorConfig,
     lines: mpsc::Sender<OutputLine>,
+    control: mpsc::Receiver<Control>,
+) -> Result<ExitReport, SuperviseError> {
+    supervise_with_stdin(inv, cfg, lines, control, None).await
+}
+
+/// [`supervise`] for a CLI that keeps reading its stdin (a warm session):
+/// after the invocation's stdin bytes (give `Some(vec![])` for none, which
+/// still pipes stdin), every chunk received on `more` is written to it, in
+/// order; the child sees end of file once `more`'s senders are all dropped.
+/// With `more` `None` this is [`supervise`].
+pub async fn supervise_with_stdin(
+    inv: Invocation,
+    cfg: SupervisorConfig,
+    lines: mpsc::Sender<OutputLine>,
     mut control: mpsc::Receiver<Control>,
+    more: Option<mpsc::Receiver<Vec<u8>>>,
 ) -> Result<ExitReport, SuperviseError> {
     let Spawned {
         mut child,
@@ -59,7 +74,9 @@ pub async fn supervise(
     let mut guard = KillOnDrop::new(group, keeper);
 
     let _stdin_task = match (stdin, inv.stdin) {
-        (Some(pipe), Some(bytes)) => Some(AbortOnDrop(tokio::spawn(write_stdin(pipe, bytes)))),
+        (Some(pipe), Some(bytes)) => {
+            Some(AbortOnDrop(tokio::spawn(write_stdin(pipe, bytes, more))))
+        }
         _ => None,
     };
     let activity = Arc::new(Notify::new());
@@ -168,10 +185,23 @@ pub async fn supervise(
     })
 }
 
-async fn write_stdin(mut pipe: StdinWriter, bytes: Vec<u8>) {
+async fn write_stdin(mut pipe: StdinWriter, bytes: Vec<u8>, more: Option<mpsc::Receiver<Vec<u8>>>) {
     if let Err(e) = pipe.write_all(&bytes).await {
         // A child that exits or closes stdin early is not an error of ours.
         tracing::debug!("failed to write the child's stdin: {e}");
+        return;
+    }
+    if let Some(mut more) = more {
+        while let Some(chunk) = more.recv().await {
+            let written = match pipe.write_all(&chunk).await {
+                Ok(()) => pipe.flush().await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = written {
+                tracing::debug!("failed to write the child's stdin: {e}");
+                return;
+            }
+        }
     }
     // Dropping the pipe (or the warm keeper's socket, whose only other
     // end is the child's stdin) closes it: the child sees end of file.
