@@ -6,7 +6,8 @@
 //!   requests;
 //! - [`acp`]: the Agent Client Protocol of Gemini CLI and Qwen Code;
 //! - [`codex`]: `codex app-server` (JSON-RPC threads and turns, command and
-//!   file change approvals).
+//!   file change approvals), and [`codex_decode`] its notifications as
+//!   the events of a cold Codex run.
 //!
 //! Work in progress for issue 16: the process, the pool, the turn engine
 //! and the other CLIs' protocols come next.
@@ -14,6 +15,7 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
+pub mod codex_decode;
 pub mod protocol;
 
 pub use protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};
