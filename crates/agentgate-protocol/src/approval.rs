@@ -29,8 +29,8 @@ pub struct ApprovalRequestEvent {
     pub request_id: String,
     /// The tool's name as the CLI gave it.
     pub tool: String,
-    /// Its class: read, write, shell, web, browser or other.
-    pub class: String,
+    /// Its class.
+    pub class: crate::tool::ToolClass,
     /// The paths it reads or writes, as given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,

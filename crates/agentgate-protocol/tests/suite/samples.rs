@@ -285,7 +285,7 @@ pub fn bodies() -> Vec<EventBody> {
         EventBody::ApprovalRequest(ApprovalRequestEvent {
             request_id: "ap-1".to_owned(),
             tool: "Write".to_owned(),
-            class: "write".to_owned(),
+            class: ToolClass::Write,
             paths: vec!["notes.txt".to_owned()],
             command: None,
             input: json!({"file_path": "notes.txt", "content": "x"}),
