@@ -4,7 +4,8 @@
 //!   ([`WarmProtocol`], [`Inbound`]);
 //! - [`claude`]: Claude Code's stream-json input with stdio permission
 //!   requests;
-//! - [`acp`]: the Agent Client Protocol of Gemini CLI and Qwen Code;
+//! - [`acp`]: the Agent Client Protocol of Gemini CLI and Qwen Code, and
+//!   [`acp_decode`] a turn's updates as events;
 //! - [`codex`]: `codex app-server` (JSON-RPC threads and turns, command and
 //!   file change approvals), and [`codex_decode`] its notifications as
 //!   the events of a cold Codex run.
@@ -13,6 +14,7 @@
 //! and the other CLIs' protocols come next.
 
 pub mod acp;
+pub mod acp_decode;
 pub mod claude;
 pub mod codex;
 pub mod codex_decode;
