@@ -10,6 +10,9 @@
 //!   file change approvals), and [`codex_decode`] its notifications as
 //!   the events of a cold Codex run.
 //!
+//! - [`process`]: one warm process under the supervisor, driven a turn at
+//!   a time, its steps handed to the caller.
+//!
 //! Work in progress for issue 16: the process, the pool, the turn engine
 //! and the other CLIs' protocols come next.
 
@@ -18,6 +21,7 @@ pub mod acp_decode;
 pub mod claude;
 pub mod codex;
 pub mod codex_decode;
+pub mod process;
 pub mod protocol;
 
 pub use protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};

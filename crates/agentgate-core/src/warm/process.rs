@@ -1,0 +1,308 @@
+//! One warm CLI process: started under the supervisor (and its keeper)
+//! with stdin kept open, opened with its protocol's lines, then driven one
+//! turn at a time. The caller owns the decisions: [`WarmProcess::next`]
+//! hands it each step of the running turn (decoded output, a permission
+//! request, the turn's end, or the process's death), and it answers a
+//! request with [`WarmProcess::answer`] (from a policy, or after asking a
+//! human) and stops a turn with [`WarmProcess::interrupt`]. Nothing here
+//! waits on a human or keeps time: deadlines are the caller's.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};
+use crate::decode::{Decoded, Decoder};
+use crate::supervise::{
+    Control, ExitReport, Invocation, OutputLine, Stream, SuperviseError, SupervisorConfig,
+    supervise_with_stdin,
+};
+
+/// What a warm process is started with.
+pub struct WarmStart {
+    /// The CLI in its long-lived mode (its stdin is kept open).
+    pub invocation: Invocation,
+    /// The supervisor's settings: give it the keeper; no wall clock or
+    /// idle timeout (the process lives across turns).
+    pub supervisor: SupervisorConfig,
+    /// The CLI's protocol.
+    pub protocol: Box<dyn WarmProtocol>,
+    /// Its output decoder.
+    pub decoder: Box<dyn Decoder>,
+    /// How long opening may take before the process is given up.
+    pub open_timeout: Duration,
+}
+
+impl std::fmt::Debug for WarmStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WarmStart")
+            .field("program", &self.invocation.program)
+            .field("protocol", &self.protocol)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A step of a running turn.
+#[derive(Debug)]
+pub enum Step {
+    /// Output, decoded (events, the final record, errors).
+    Output(Vec<Decoded>),
+    /// The CLI asks before a tool call: answer it.
+    Ask(PermissionAsk),
+    /// The CLI withdrew a request (its id).
+    Withdrawn(Value),
+    /// The turn ended.
+    TurnEnd,
+    /// The process is gone: how it ended (or why that is unknown).
+    Died(Option<ExitReport>),
+}
+
+/// Why a warm process could not be started or used.
+#[derive(Debug, thiserror::Error)]
+pub enum WarmError {
+    /// The supervisor could not start it.
+    #[error(transparent)]
+    Spawn(#[from] SuperviseError),
+    /// It did not open its session in time.
+    #[error("the CLI did not open its session within {0:?}")]
+    OpenTimeout(Duration),
+    /// It refused to open its session.
+    #[error("the CLI refused to open the session: {0}")]
+    Refused(String),
+    /// It died before or while opening.
+    #[error("the CLI exited while opening its session")]
+    DiedOpening,
+    /// Its stdin is closed: it is gone or going.
+    #[error("the CLI no longer reads its input")]
+    Gone,
+}
+
+/// A running warm process.
+pub struct WarmProcess {
+    protocol: Box<dyn WarmProtocol>,
+    decoder: Box<dyn Decoder>,
+    stdin: mpsc::Sender<Vec<u8>>,
+    lines: mpsc::Receiver<OutputLine>,
+    control: mpsc::Sender<Control>,
+    task: Option<JoinHandle<Result<ExitReport, SuperviseError>>>,
+    session_id: Option<String>,
+    /// Steps read but not handed out yet.
+    queued: std::collections::VecDeque<Step>,
+    turns: u32,
+}
+
+impl std::fmt::Debug for WarmProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WarmProcess")
+            .field("protocol", &self.protocol)
+            .field("session_id", &self.session_id)
+            .field("turns", &self.turns)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WarmProcess {
+    /// Start the process and open its session (waiting for the CLI to
+    /// name it when its protocol needs that).
+    pub async fn start(start: WarmStart) -> Result<WarmProcess, WarmError> {
+        let WarmStart {
+            mut invocation,
+            supervisor,
+            protocol,
+            decoder,
+            open_timeout,
+        } = start;
+        if invocation.stdin.is_none() {
+            invocation.stdin = Some(Vec::new());
+        }
+        let (lines_tx, lines) = mpsc::channel(256);
+        let (control, control_rx) = mpsc::channel(8);
+        let (stdin, more) = mpsc::channel(64);
+        let task = tokio::spawn(supervise_with_stdin(
+            invocation,
+            supervisor,
+            lines_tx,
+            control_rx,
+            Some(more),
+        ));
+        let mut process = WarmProcess {
+            protocol,
+            decoder,
+            stdin,
+            lines,
+            control,
+            task: Some(task),
+            session_id: None,
+            queued: std::collections::VecDeque::new(),
+            turns: 0,
+        };
+        let open = process.protocol.open();
+        process.write(open).await?;
+        if !process.protocol.opened_at_start() {
+            match tokio::time::timeout(open_timeout, process.wait_opened()).await {
+                Ok(result) => result?,
+                Err(_) => {
+                    process.kill().await;
+                    return Err(WarmError::OpenTimeout(open_timeout));
+                }
+            }
+        }
+        Ok(process)
+    }
+
+    async fn wait_opened(&mut self) -> Result<(), WarmError> {
+        loop {
+            let Some(line) = self.lines.recv().await else {
+                return Err(WarmError::DiedOpening);
+            };
+            if line.stream != Stream::Stdout {
+                continue;
+            }
+            for inbound in self.protocol.read(&line.bytes) {
+                match inbound {
+                    Inbound::Opened { session_id } => {
+                        self.session_id = Some(session_id);
+                        return Ok(());
+                    }
+                    Inbound::Refused(why) => return Err(WarmError::Refused(why)),
+                    Inbound::Reply(reply) => self.write(vec![reply]).await?,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    async fn write(&mut self, lines: Vec<String>) -> Result<(), WarmError> {
+        for mut line in lines {
+            line.push('\n');
+            self.stdin
+                .send(line.into_bytes())
+                .await
+                .map_err(|_| WarmError::Gone)?;
+        }
+        Ok(())
+    }
+
+    /// The CLI's session id, once it named it.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// Turns started so far in this process.
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+
+    /// Whether the process may still take a turn.
+    pub fn is_alive(&self) -> bool {
+        self.task.as_ref().is_some_and(|t| !t.is_finished()) && !self.stdin.is_closed()
+    }
+
+    /// Start a turn with `prompt`; then read its steps with [`Self::next`].
+    pub async fn send_turn(&mut self, prompt: &str) -> Result<(), WarmError> {
+        self.turns += 1;
+        let lines = self.protocol.turn(prompt);
+        self.write(lines).await
+    }
+
+    /// The next step of the running turn.
+    pub async fn next(&mut self) -> Step {
+        loop {
+            if let Some(step) = self.queued.pop_front() {
+                return step;
+            }
+            let Some(line) = self.lines.recv().await else {
+                let report = match self.task.take() {
+                    Some(task) => task.await.ok().and_then(Result::ok),
+                    None => None,
+                };
+                return Step::Died(report);
+            };
+            let mut decoded = Vec::new();
+            if line.stream == Stream::Stderr {
+                self.decoder.stderr_line(&line.bytes, &mut decoded);
+                if !decoded.is_empty() {
+                    self.queued.push_back(Step::Output(decoded));
+                }
+                continue;
+            }
+            for inbound in self.protocol.read(&line.bytes) {
+                match inbound {
+                    Inbound::Output(bytes) => {
+                        let mut out = Vec::new();
+                        self.decoder.stdout_line(&bytes, &mut out);
+                        if !out.is_empty() {
+                            self.queued.push_back(Step::Output(out));
+                        }
+                    }
+                    Inbound::Ask(ask) => self.queued.push_back(Step::Ask(ask)),
+                    Inbound::Withdrawn(id) => self.queued.push_back(Step::Withdrawn(id)),
+                    Inbound::TurnEnd => self.queued.push_back(Step::TurnEnd),
+                    Inbound::Reply(reply) => {
+                        // A refusal the CLI waits for; a write failure
+                        // shows as the process's death next.
+                        let _ = self.write(vec![reply]).await;
+                    }
+                    Inbound::Opened { session_id } => self.session_id = Some(session_id),
+                    Inbound::Refused(why) => {
+                        self.queued
+                            .push_back(Step::Output(vec![Decoded::ProviderError(
+                                crate::decode::ProviderError {
+                                    message: why,
+                                    http_status: None,
+                                    code: None,
+                                    terminal: true,
+                                },
+                            )]));
+                        self.queued.push_back(Step::TurnEnd);
+                    }
+                    Inbound::Nothing => {}
+                }
+            }
+        }
+    }
+
+    /// Answer `ask`.
+    pub async fn answer(&mut self, ask: &PermissionAsk, answer: &Answer) -> Result<(), WarmError> {
+        let lines = self.protocol.answer(ask, answer);
+        self.write(lines).await
+    }
+
+    /// Interrupt the running turn (it still ends with [`Step::TurnEnd`]).
+    pub async fn interrupt(&mut self) -> Result<(), WarmError> {
+        let lines = self.protocol.interrupt();
+        self.write(lines).await
+    }
+
+    /// End the process now (SIGKILL to everything it started) and wait
+    /// for it.
+    pub async fn kill(&mut self) -> Option<ExitReport> {
+        let _ = self.control.send(Control::Cancel { immediate: true }).await;
+        self.wait().await
+    }
+
+    /// Close its input (the CLI ends by itself), running the termination
+    /// table after `grace` if it does not, and wait for it.
+    pub async fn close(mut self, grace: Duration) -> Option<ExitReport> {
+        let (closed, _) = mpsc::channel(1);
+        drop(std::mem::replace(&mut self.stdin, closed));
+        let task = self.task.take()?;
+        tokio::pin!(task);
+        tokio::select! {
+            done = &mut task => done.ok().and_then(Result::ok),
+            () = tokio::time::sleep(grace) => {
+                let _ = self.control.send(Control::Cancel { immediate: false }).await;
+                task.await.ok().and_then(Result::ok)
+            }
+        }
+    }
+
+    async fn wait(&mut self) -> Option<ExitReport> {
+        // Drain the output so the supervisor is never blocked on it.
+        while self.lines.recv().await.is_some() {}
+        let task = self.task.take()?;
+        task.await.ok().and_then(Result::ok)
+    }
+}
