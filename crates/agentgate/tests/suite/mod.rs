@@ -48,6 +48,7 @@ mod tool_mcp;
 mod tool_runner;
 mod tool_support;
 mod tools_cmd;
+mod warm_real;
 mod webdriver;
 mod worker;
 mod worker_events;

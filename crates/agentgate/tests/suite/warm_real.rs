@@ -1,0 +1,178 @@
+//! The warm engine against the REAL CLIs and `agentgate fake-llm`: one
+//! process serves three turns (the model server sees each turn carry the
+//! earlier ones), and each turn's usage is the script's. (Work in progress for issue 16: the
+//! engine's pieces driven directly; `agentgate run --warm` comes next.)
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agentgate_core::decode::Decoded;
+use agentgate_core::supervise::{Invocation, SupervisorConfig};
+use agentgate_core::warm::process::{Step, WarmProcess, WarmStart};
+use agentgate_core::warm::{Answer, PermissionAsk, WarmProtocol};
+use agentgate_fakellm::clients::Cli;
+use agentgate_protocol::{EventBody, Usage};
+
+use super::support::{Client, FakeServer};
+
+const THREE_TURNS: &str = r#"turns:
+  - match: {contains: "turn ONE"}
+    text: "reply-one"
+    usage: {input: 100, output: 10}
+  - match: {contains: "turn TWO"}
+    text: "reply-two"
+    usage: {input: 200, output: 20}
+  - match: {contains: "turn THREE"}
+    text: "reply-three"
+    usage: {input: 300, output: 30}
+"#;
+
+/// What one turn gave.
+#[derive(Debug, Default)]
+struct Turn {
+    answer: Option<String>,
+    usage: Vec<Usage>,
+    asks: Vec<PermissionAsk>,
+    session: Option<String>,
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn invocation(client: &Client, args: Vec<String>) -> Invocation {
+    let mut inv = Invocation::new(&client.program).args(args);
+    inv.env_clear = true;
+    inv.env = client
+        .setup
+        .env
+        .iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+    inv.cwd = Some(client.setup.workdir.clone());
+    inv
+}
+
+async fn start(
+    inv: Invocation,
+    protocol: Box<dyn WarmProtocol>,
+    decoder: Box<dyn agentgate_core::decode::Decoder>,
+) -> WarmProcess {
+    WarmProcess::start(WarmStart {
+        invocation: inv,
+        supervisor: SupervisorConfig {
+            timeout: None,
+            idle_timeout: None,
+            keeper: Some(PathBuf::from(env!("CARGO_BIN_EXE_agentgate"))),
+            ..SupervisorConfig::default()
+        },
+        protocol,
+        decoder,
+        open_timeout: Duration::from_secs(60),
+    })
+    .await
+    .unwrap()
+}
+
+async fn turn(
+    p: &mut WarmProcess,
+    prompt: &str,
+    answer: impl Fn(&PermissionAsk) -> Answer,
+) -> Turn {
+    p.send_turn(prompt).await.unwrap();
+    let mut t = Turn::default();
+    loop {
+        let step = tokio::time::timeout(Duration::from_secs(120), p.next())
+            .await
+            .unwrap();
+        match step {
+            Step::Output(items) => {
+                for item in items {
+                    match item {
+                        Decoded::Final(f) => {
+                            t.answer = f.text;
+                            t.session = f.session_id;
+                            if let Some(u) = f.usage {
+                                t.usage.push(u);
+                            }
+                        }
+                        Decoded::Event(EventBody::Usage(u)) => t.usage.push(u.usage),
+                        _ => {}
+                    }
+                }
+            }
+            Step::Ask(ask) => {
+                p.answer(&ask, &answer(&ask)).await.unwrap();
+                t.asks.push(ask);
+            }
+            Step::TurnEnd => return t,
+            Step::Withdrawn(_) => {}
+            Step::Died(report) => panic!("the CLI died: {report:?}"),
+        }
+    }
+}
+
+#[test]
+fn claude_code_serves_three_turns_from_one_process() {
+    use agentgate_core::providers::claude::ClaudeDecoder;
+    use agentgate_core::warm::claude::{ClaudeWarm, warm_args};
+    let server = FakeServer::start(THREE_TURNS);
+    let client = Client::new(Cli::Claude, &server);
+    let args = warm_args(Some(&client.setup.model), None, false, "bypassPermissions");
+    runtime().block_on(async {
+        let mut p = start(
+            invocation(&client, args),
+            Box::new(ClaudeWarm::new()),
+            Box::new(ClaudeDecoder::new()),
+        )
+        .await;
+        let mut turns = Vec::new();
+        for prompt in ["turn ONE", "turn TWO", "turn THREE"] {
+            turns.push(turn(&mut p, prompt, |_| Answer::Allow).await);
+        }
+        let answers: Vec<Option<String>> = turns.iter().map(|t| t.answer.clone()).collect();
+        assert_eq!(
+            answers,
+            [
+                Some("reply-one".to_owned()),
+                Some("reply-two".to_owned()),
+                Some("reply-three".to_owned())
+            ]
+        );
+        assert_eq!(p.turns(), 3);
+        assert!(p.is_alive(), "one process served all three");
+        let sessions: Vec<&Option<String>> = turns.iter().map(|t| &t.session).collect();
+        assert!(sessions[0].is_some() && sessions.iter().all(|s| *s == sessions[0]));
+        // Claude's `result.usage` in a long-lived process counts from the
+        // process's start: a turn's figures are the difference between
+        // its result and the one before.
+        let totals: Vec<(u64, u64)> = turns
+            .iter()
+            .map(|t| {
+                let u = t.usage.last().unwrap();
+                (u.input_tokens, u.output_tokens)
+            })
+            .collect();
+        assert_eq!(totals, [(100, 10), (300, 30), (600, 60)]);
+        let per_turn: Vec<(u64, u64)> = totals
+            .iter()
+            .scan((0, 0), |prev, &(i, o)| {
+                let d = (i - prev.0, o - prev.1);
+                *prev = (i, o);
+                Some(d)
+            })
+            .collect();
+        assert_eq!(per_turn, [(100, 10), (200, 20), (300, 30)], "the script's");
+        p.close(Duration::from_secs(10)).await;
+    });
+    // The model server saw each turn carry the earlier ones.
+    let requests = server.turn_requests();
+    let last = requests.last().unwrap().to_string();
+    assert!(
+        last.contains("turn ONE") && last.contains("reply-two") && last.contains("turn THREE"),
+        "{last}"
+    );
+}
