@@ -176,3 +176,60 @@ fn claude_code_serves_three_turns_from_one_process() {
         "{last}"
     );
 }
+
+#[test]
+fn codex_app_server_serves_three_turns_from_one_process() {
+    use agentgate_core::warm::codex::{CodexThread, CodexWarm};
+    use agentgate_core::warm::codex_decode::CodexAppServerDecoder;
+    let server = FakeServer::start(THREE_TURNS);
+    let client = Client::new(Cli::Codex, &server);
+    let thread = CodexThread {
+        cwd: client.setup.workdir.display().to_string(),
+        resume: None,
+        model: Some(client.setup.model.clone()),
+        ask: false,
+        sandbox: "read-only".into(),
+    };
+    runtime().block_on(async {
+        let mut p = start(
+            invocation(&client, vec!["app-server".to_owned()]),
+            Box::new(CodexWarm::new(thread)),
+            Box::new(CodexAppServerDecoder::new()),
+        )
+        .await;
+        let session = p.session_id().map(str::to_owned);
+        assert!(session.is_some(), "the thread is named at open");
+        let mut turns = Vec::new();
+        for prompt in ["turn ONE", "turn TWO", "turn THREE"] {
+            turns.push(turn(&mut p, prompt, |_| Answer::Allow).await);
+        }
+        let answers: Vec<Option<String>> = turns.iter().map(|t| t.answer.clone()).collect();
+        assert_eq!(
+            answers,
+            [
+                Some("reply-one".to_owned()),
+                Some("reply-two".to_owned()),
+                Some("reply-three".to_owned())
+            ]
+        );
+        assert!(p.is_alive(), "one process served all three");
+        // Each turn's usage events are that turn's model request, as
+        // scripted.
+        let per_turn: Vec<(u64, u64)> = turns
+            .iter()
+            .map(|t| {
+                t.usage.iter().fold((0, 0), |(i, o), u| {
+                    (i + u.input_tokens, o + u.output_tokens)
+                })
+            })
+            .collect();
+        assert_eq!(per_turn, [(100, 10), (200, 20), (300, 30)]);
+        p.close(Duration::from_secs(10)).await;
+    });
+    let requests = server.turn_requests();
+    let last = requests.last().unwrap().to_string();
+    assert!(
+        last.contains("turn ONE") && last.contains("reply-two") && last.contains("turn THREE"),
+        "{last}"
+    );
+}
