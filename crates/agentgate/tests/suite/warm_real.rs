@@ -233,3 +233,68 @@ fn codex_app_server_serves_three_turns_from_one_process() {
         "{last}"
     );
 }
+
+/// An ACP agent (Gemini CLI, Qwen Code) served three turns by one process.
+fn acp_three_turns(cli: Cli, args: Vec<String>, usage_each_turn: bool) {
+    use agentgate_core::warm::acp::AcpWarm;
+    use agentgate_core::warm::acp_decode::AcpDecoder;
+    let server = FakeServer::start(THREE_TURNS);
+    let client = Client::new(cli, &server);
+    let cwd = client.setup.workdir.display().to_string();
+    runtime().block_on(async {
+        let mut p = start(
+            invocation(&client, args),
+            Box::new(AcpWarm::new(&cwd, None)),
+            Box::new(AcpDecoder::new(None)),
+        )
+        .await;
+        assert!(p.session_id().is_some(), "the session is named at open");
+        let mut turns = Vec::new();
+        for prompt in ["turn ONE", "turn TWO", "turn THREE"] {
+            turns.push(turn(&mut p, prompt, |_| Answer::Allow).await);
+        }
+        let answers: Vec<Option<String>> = turns.iter().map(|t| t.answer.clone()).collect();
+        assert_eq!(
+            answers,
+            [
+                Some("reply-one".to_owned()),
+                Some("reply-two".to_owned()),
+                Some("reply-three".to_owned())
+            ],
+            "{cli:?}"
+        );
+        assert!(p.is_alive(), "one process served all three");
+        if usage_each_turn {
+            let per_turn: Vec<(u64, u64)> = turns
+                .iter()
+                .map(|t| {
+                    let u = t.usage.last().unwrap();
+                    (u.input_tokens, u.output_tokens)
+                })
+                .collect();
+            assert_eq!(per_turn, [(100, 10), (200, 20), (300, 30)], "{cli:?}");
+        }
+        p.close(Duration::from_secs(10)).await;
+    });
+    let requests = server.turn_requests();
+    let last = requests.last().unwrap().to_string();
+    assert!(
+        last.contains("turn ONE") && last.contains("reply-two") && last.contains("turn THREE"),
+        "{cli:?}: {last}"
+    );
+}
+
+#[test]
+fn gemini_cli_serves_three_turns_from_one_process_over_acp() {
+    let model = Cli::Gemini.default_model().to_owned();
+    acp_three_turns(Cli::Gemini, vec!["--acp".into(), "-m".into(), model], true);
+}
+
+#[test]
+fn qwen_code_serves_three_turns_from_one_process_over_acp() {
+    acp_three_turns(
+        Cli::Qwen,
+        vec!["--acp".into(), "--auth-type".into(), "openai".into()],
+        true,
+    );
+}
