@@ -298,3 +298,91 @@ fn qwen_code_serves_three_turns_from_one_process_over_acp() {
         true,
     );
 }
+
+/// A read outside the folder, then a write, each asked of agentgate.
+const READ_THEN_WRITE: &str = r#"turns:
+  - match: {contains: "READ"}
+    tool_call: {name: Read, args: {file_path: "/etc/hostname"}}
+  - match: {tool_result: true}
+    text: "read done: {{tool_output}}"
+  - match: {contains: "WRITE"}
+    tool_call: {name: Write, args: {file_path: "@DIR@/denied.txt", content: "should not exist\n"}}
+  - match: {tool_result: true}
+    text: "write done: {{tool_output}}"
+"#;
+
+#[test]
+fn claude_codes_permission_requests_are_answered_by_the_policy() {
+    use agentgate_core::approvals::{ApprovalPolicy, Decision, Rule, ToolClass};
+    use agentgate_core::providers::claude::ClaudeDecoder;
+    use agentgate_core::warm::claude::{ClaudeWarm, warm_args};
+    // The write goes to a folder of its own, named in the script.
+    let target = tempfile::tempdir().unwrap();
+    let server =
+        FakeServer::start(&READ_THEN_WRITE.replace("@DIR@", &target.path().display().to_string()));
+    let client = Client::new(Cli::Claude, &server);
+    let workdir = client.setup.workdir.clone();
+    let policy = ApprovalPolicy {
+        rules: vec![Rule {
+            class: Some(ToolClass::Read),
+            tool: None,
+            path: None,
+            command: None,
+            decision: Decision::Allow,
+            label: "approvals.rules[0]".into(),
+        }],
+        ..ApprovalPolicy::default()
+    };
+    let args = warm_args(Some(&client.setup.model), None, true, "default");
+    runtime().block_on(async {
+        let mut p = start(
+            invocation(&client, args),
+            Box::new(ClaudeWarm::new()),
+            Box::new(ClaudeDecoder::new()),
+        )
+        .await;
+        let decide = |ask: &PermissionAsk| {
+            let verdict = policy.decide(&ask.call, &workdir);
+            match verdict.decision {
+                Decision::Allow => Answer::Allow,
+                _ => Answer::Deny {
+                    message: format!("denied by {}", verdict.rule),
+                },
+            }
+        };
+        let read = turn(&mut p, "READ it", decide).await;
+        assert_eq!(read.asks.len(), 1, "{read:?}");
+        assert_eq!(read.asks[0].call.class, Some(ToolClass::Read));
+        assert!(
+            read.answer
+                .as_deref()
+                .unwrap_or_default()
+                .starts_with("read done:"),
+            "{read:?}"
+        );
+        assert!(
+            !read
+                .answer
+                .as_deref()
+                .unwrap_or_default()
+                .contains("denied"),
+            "{read:?}"
+        );
+        let write = turn(&mut p, "WRITE it", decide).await;
+        assert_eq!(write.asks.len(), 1, "{write:?}");
+        assert_eq!(write.asks[0].call.class, Some(ToolClass::Write));
+        assert!(
+            write
+                .answer
+                .as_deref()
+                .unwrap_or_default()
+                .contains("denied by default"),
+            "the agent was told why: {write:?}"
+        );
+        p.close(Duration::from_secs(10)).await;
+    });
+    assert!(
+        !target.path().join("denied.txt").exists(),
+        "the denied write did not happen"
+    );
+}
