@@ -386,3 +386,76 @@ fn claude_codes_permission_requests_are_answered_by_the_policy() {
         "the denied write did not happen"
     );
 }
+
+/// Codex: a reading command, then a writing one.
+const CODEX_READ_THEN_WRITE: &str = r#"turns:
+  - match: {contains: "READ"}
+    tool_call: {name: shell, command: "cat input.txt"}
+  - match: {tool_result: true}
+    times: 1
+    text: "read done"
+  - match: {contains: "WRITE"}
+    tool_call: {name: shell, command: "echo hi > denied.txt"}
+  - match: {tool_result: true}
+    text: "write done: {{tool_output}}"
+"#;
+
+#[test]
+fn codexs_approval_requests_are_answered_by_the_policy() {
+    use agentgate_core::approvals::{ApprovalPolicy, Decision, Rule, ToolClass};
+    use agentgate_core::warm::codex::{CodexThread, CodexWarm};
+    use agentgate_core::warm::codex_decode::CodexAppServerDecoder;
+    let server = FakeServer::start(CODEX_READ_THEN_WRITE);
+    let client = Client::new(Cli::Codex, &server);
+    let workdir = client.setup.workdir.clone();
+    std::fs::write(workdir.join("input.txt"), "hello world\n").unwrap();
+    let policy = ApprovalPolicy {
+        rules: vec![Rule {
+            class: None,
+            tool: None,
+            path: None,
+            command: Some("cat *".into()),
+            decision: Decision::Allow,
+            label: "approvals.rules[0]".into(),
+        }],
+        ..ApprovalPolicy::default()
+    };
+    let thread = CodexThread {
+        cwd: workdir.display().to_string(),
+        resume: None,
+        model: Some(client.setup.model.clone()),
+        ask: true,
+        sandbox: "read-only".into(),
+    };
+    runtime().block_on(async {
+        let mut p = start(
+            invocation(&client, vec!["app-server".to_owned()]),
+            Box::new(CodexWarm::new(thread)),
+            Box::new(CodexAppServerDecoder::new()),
+        )
+        .await;
+        let decide = |ask: &PermissionAsk| match policy.decide(&ask.call, &workdir).decision {
+            Decision::Allow => Answer::Allow,
+            _ => Answer::Deny {
+                message: "denied".into(),
+            },
+        };
+        let read = turn(&mut p, "READ it", decide).await;
+        assert_eq!(read.asks.len(), 1, "{read:?}");
+        assert_eq!(read.asks[0].call.command.as_deref(), Some("cat input.txt"));
+        assert_eq!(read.answer.as_deref(), Some("read done"), "{read:?}");
+        let write = turn(&mut p, "WRITE it", decide).await;
+        assert_eq!(write.asks.len(), 1, "{write:?}");
+        assert_eq!(write.asks[0].call.class, Some(ToolClass::Shell));
+        assert!(
+            write
+                .answer
+                .as_deref()
+                .unwrap_or_default()
+                .contains("rejected"),
+            "the agent was told: {write:?}"
+        );
+        p.close(Duration::from_secs(10)).await;
+    });
+    assert!(!workdir.join("denied.txt").exists());
+}
