@@ -459,3 +459,82 @@ fn codexs_approval_requests_are_answered_by_the_policy() {
     });
     assert!(!workdir.join("denied.txt").exists());
 }
+
+/// An ACP agent asked to write a file: asked, refused, not written.
+fn acp_write_is_refused(cli: Cli, args: Vec<String>, absolute: bool) {
+    use agentgate_core::approvals::{ApprovalPolicy, Decision, ToolClass};
+    use agentgate_core::warm::acp::AcpWarm;
+    use agentgate_core::warm::acp_decode::AcpDecoder;
+    // Gemini refuses any path outside its folder without asking, so it
+    // gets a relative one; Qwen wants an absolute one: a folder of its own.
+    let target = tempfile::tempdir().unwrap();
+    let path = if absolute {
+        target.path().join("denied.txt").display().to_string()
+    } else {
+        "denied.txt".to_owned()
+    };
+    let script = format!(
+        "turns:\n  - match: {{contains: \"WRITE\"}}\n    tool_call: {{name: write_file, args: {{file_path: \"{path}\", content: \"no\"}}}}\n  - match: {{tool_result: true}}\n    text: \"after: {{{{tool_output}}}}\"\n"
+    );
+    let server = FakeServer::start(&script);
+    let client = Client::new(cli, &server);
+    let workdir = client.setup.workdir.clone();
+    let file = if absolute {
+        target.path().join("denied.txt")
+    } else {
+        workdir.join("denied.txt")
+    };
+    let cwd = workdir.display().to_string();
+    let policy = ApprovalPolicy::default();
+    runtime().block_on(async {
+        let mut p = start(
+            invocation(&client, args),
+            Box::new(AcpWarm::new(&cwd, None)),
+            Box::new(AcpDecoder::new(None)),
+        )
+        .await;
+        let decide = |ask: &PermissionAsk| match policy.decide(&ask.call, &workdir).decision {
+            Decision::Allow => Answer::Allow,
+            _ => Answer::Deny {
+                message: "denied".into(),
+            },
+        };
+        let write = turn(&mut p, "WRITE it", decide).await;
+        assert_eq!(write.asks.len(), 1, "{cli:?}: {write:?}");
+        assert_eq!(write.asks[0].call.class, Some(ToolClass::Write), "{cli:?}");
+        assert!(
+            write.asks[0]
+                .call
+                .paths
+                .iter()
+                .all(|p| p.ends_with("denied.txt")),
+            "{cli:?}: {:?}",
+            write.asks[0].call.paths
+        );
+        assert!(
+            write
+                .answer
+                .as_deref()
+                .unwrap_or_default()
+                .contains("cancel"),
+            "{cli:?}: the agent was told: {write:?}"
+        );
+        p.close(Duration::from_secs(10)).await;
+    });
+    assert!(!file.exists(), "{cli:?} wrote the refused file");
+}
+
+#[test]
+fn gemini_clis_permission_requests_are_answered_by_the_policy() {
+    let model = Cli::Gemini.default_model().to_owned();
+    acp_write_is_refused(Cli::Gemini, vec!["--acp".into(), "-m".into(), model], false);
+}
+
+#[test]
+fn qwen_codes_permission_requests_are_answered_by_the_policy() {
+    acp_write_is_refused(
+        Cli::Qwen,
+        vec!["--acp".into(), "--auth-type".into(), "openai".into()],
+        true,
+    );
+}
