@@ -13,6 +13,9 @@
 //! - [`process`]: one warm process under the supervisor, driven a turn at
 //!   a time, its steps handed to the caller.
 //!
+//! - [`pool`]: the warm processes a holder keeps (per-provider limit, least
+//!   recently used ended first, idle end).
+//!
 //! Work in progress for issue 16: the process, the pool, the turn engine
 //! and the other CLIs' protocols come next.
 
@@ -21,6 +24,7 @@ pub mod acp_decode;
 pub mod claude;
 pub mod codex;
 pub mod codex_decode;
+pub mod pool;
 pub mod process;
 pub mod protocol;
 
