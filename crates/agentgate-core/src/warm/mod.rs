@@ -13,6 +13,9 @@
 //! - [`process`]: one warm process under the supervisor, driven a turn at
 //!   a time, its steps handed to the caller.
 //!
+//! - [`approve`]: a turn's permission requests answered (the policy, a
+//!   person within the ask timeout, never the same refused call twice),
+//!   as events;
 //! - [`pool`]: the warm processes a holder keeps (per-provider limit, least
 //!   recently used ended first, idle end).
 //!
@@ -21,6 +24,7 @@
 
 pub mod acp;
 pub mod acp_decode;
+pub mod approve;
 pub mod claude;
 pub mod codex;
 pub mod codex_decode;
