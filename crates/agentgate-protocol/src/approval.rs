@@ -20,6 +20,8 @@ pub enum DecidedBy {
     /// The same call was denied before in this turn and asked again: denied
     /// without asking, and the turn stopped (an ask never loops).
     Repeat,
+    /// The run was cancelled while the request waited: denied.
+    Cancelled,
 }
 
 /// Body of `approval_request`: the CLI asks before a tool call.

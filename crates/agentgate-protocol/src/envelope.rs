@@ -136,6 +136,10 @@ pub struct Envelope {
     /// run whose CLI was never asked to ask.
     #[serde(default)]
     pub approvals: Option<crate::approval::ApprovalCounts>,
+    /// The process that served a turn of a warm session (`--warm`);
+    /// `null` for a run whose CLI was started for it alone.
+    #[serde(default)]
+    pub warm: Option<crate::warm::WarmReport>,
 }
 
 impl Envelope {

@@ -32,6 +32,7 @@ mod schema;
 mod tool;
 mod tool_protocol;
 mod usage;
+mod warm;
 mod workflow;
 mod workspace;
 
@@ -62,6 +63,7 @@ pub use tool_protocol::{
     ToolStatus,
 };
 pub use usage::Usage;
+pub use warm::{WarmProcessState, WarmReport};
 pub use workflow::{
     StepOutcome, StepReport, StepStatus, TaskDoneEvent, TaskErrorEvent, TaskStartedEvent,
     TaskSubmittedEvent, WorkflowEnvelope, WorkflowState, WorkflowStateEvent,

@@ -62,6 +62,7 @@ const AGENTGATE_FIELDS: &[&str] = &[
     "tool",
     "workflow",
     "approvals",
+    "warm",
 ];
 
 fn has(value: &Value, path: &[&str]) -> bool {
@@ -140,6 +141,7 @@ fn success_wire_shape() {
             "tool": null,
             "workflow": null,
             "approvals": null,
+            "warm": null,
         })
     );
 }
@@ -205,6 +207,7 @@ fn failure_wire_shape() {
             "tool": null,
             "workflow": null,
             "approvals": null,
+            "warm": null,
         })
     );
 }
