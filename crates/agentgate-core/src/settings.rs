@@ -10,8 +10,10 @@ use std::time::Duration;
 
 use crate::retry_on::RetryOn;
 
-/// How much the agent may do without asking (it never can ask: runs are
-/// unattended, so what needs approval is refused by the CLI).
+/// How much the agent may do without asking. In every mode but `Ask` the
+/// CLI cannot ask (runs are unattended), so what needs approval is refused
+/// by the CLI; in `Ask` it asks agentgate, which answers from the approval
+/// policy (`approvals:` in the config) through the CLI's long-lived mode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum PermissionMode {
     /// The CLI's default: edits and commands need approval, so they are refused.
@@ -23,6 +25,9 @@ pub enum PermissionMode {
     AcceptEdits,
     /// Everything is allowed, without a sandbox (`--yolo`).
     Bypass,
+    /// The CLI asks before each tool call that needs approval, and the
+    /// approval policy answers (only providers with a long-lived mode).
+    Ask,
 }
 
 impl PermissionMode {
@@ -33,6 +38,7 @@ impl PermissionMode {
             PermissionMode::Plan => "plan",
             PermissionMode::AcceptEdits => "acceptEdits",
             PermissionMode::Bypass => "bypass",
+            PermissionMode::Ask => "ask",
         }
     }
 }
@@ -45,8 +51,9 @@ impl FromStr for PermissionMode {
             "plan" => Ok(PermissionMode::Plan),
             "acceptEdits" | "accept-edits" | "accept_edits" => Ok(PermissionMode::AcceptEdits),
             "bypass" | "bypassPermissions" | "yolo" => Ok(PermissionMode::Bypass),
+            "ask" => Ok(PermissionMode::Ask),
             other => Err(format!(
-                "unknown permission mode `{other}` (expected default, plan, acceptEdits or bypass)"
+                "unknown permission mode `{other}` (expected default, plan, acceptEdits, bypass or ask)"
             )),
         }
     }

@@ -82,6 +82,7 @@ fn describe(binary: &'static str) -> Description {
         post_run: None,
         errors: &ERRORS,
         final_record: Some("its closing `result` record"),
+        warm: None,
         login: LoginFacts {
             probes: &[
                 LoginProbe::Credentials {

@@ -201,6 +201,7 @@ fn permission_name(m: PermissionMode) -> &'static str {
         PermissionMode::Plan => "plan",
         PermissionMode::AcceptEdits => "acceptEdits",
         PermissionMode::Bypass => "bypass",
+        PermissionMode::Ask => "ask",
     }
 }
 

@@ -87,6 +87,8 @@ impl Modes {
             PermissionMode::Plan => self.plan.as_ref(),
             PermissionMode::AcceptEdits => self.accept_edits.as_ref(),
             PermissionMode::Bypass => self.bypass.as_ref(),
+            // The CLI's default mode is the one in which it asks.
+            PermissionMode::Ask => self.default.as_ref(),
         }
     }
 }
@@ -307,7 +309,7 @@ impl Walk<'_> {
             },
             Part::ModeFlag(flag, names) => {
                 let name = match req.permission_mode {
-                    PermissionMode::Default => names[0],
+                    PermissionMode::Default | PermissionMode::Ask => names[0],
                     PermissionMode::Plan => names[1],
                     PermissionMode::AcceptEdits => names[2],
                     PermissionMode::Bypass => names[3],
@@ -379,6 +381,7 @@ pub fn mode_name(mode: PermissionMode) -> (&'static str, &'static str) {
         PermissionMode::Plan => ("plan", "plan"),
         PermissionMode::AcceptEdits => ("acceptEdits", "accept_edits"),
         PermissionMode::Bypass => ("bypass", "bypass"),
+        PermissionMode::Ask => ("ask", "default"),
     }
 }
 

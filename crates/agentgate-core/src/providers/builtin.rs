@@ -8,7 +8,8 @@ use std::path::Path;
 use super::argv::{self, Part, PromptInput};
 use super::login::LoginFacts;
 use super::provider::{
-    CliCommand, CommandError, Features, PostRun, Provider, RunRequest, Verification,
+    CliCommand, CommandError, Features, PostRun, Provider, RunRequest, Verification, WarmCommand,
+    WarmWire,
 };
 use super::scratch::Scratch;
 use crate::classify::ProviderTable;
@@ -44,6 +45,23 @@ pub struct Description {
     pub final_record: Option<&'static str>,
     /// Where it keeps its login.
     pub login: LoginFacts,
+    /// Its long-lived mode, if agentgate drives one.
+    pub warm: Option<WarmMode>,
+}
+
+/// A CLI's long-lived mode: its wire and command line (read by
+/// [`argv::command`] with no prompt; the session it resumes and the turns
+/// go over the wire, except where the table passes `{session}`).
+#[derive(Debug, Clone, Copy)]
+pub struct WarmMode {
+    /// The wire.
+    pub wire: WarmWire,
+    /// The command line.
+    pub argv: &'static [Part],
+    /// See [`WarmCommand::cumulative_usage`].
+    pub cumulative_usage: bool,
+    /// See [`WarmCommand::load_needs_a_later_minute`].
+    pub load_needs_a_later_minute: bool,
 }
 
 impl Provider for Description {
@@ -74,6 +92,31 @@ impl Provider for Description {
 
     fn decoder(&self) -> Box<dyn Decoder> {
         (self.decoder)()
+    }
+
+    fn warm_command(
+        &self,
+        req: &RunRequest,
+        program: &Path,
+        scratch: &Scratch,
+    ) -> Option<Result<WarmCommand, CommandError>> {
+        let warm = self.warm?;
+        Some(
+            argv::command(
+                self.name,
+                warm.argv,
+                PromptInput::Argv,
+                req,
+                program,
+                scratch,
+            )
+            .map(|command| WarmCommand {
+                command,
+                wire: warm.wire,
+                cumulative_usage: warm.cumulative_usage,
+                load_needs_a_later_minute: warm.load_needs_a_later_minute,
+            }),
+        )
     }
 
     fn exposes_reasoning(&self) -> bool {

@@ -62,7 +62,7 @@ pub use custom::CustomProvider;
 pub use mcp::McpServer;
 pub use provider::{
     BinaryNotFound, CliCommand, CommandError, Features, PostRun, Provider, RunRequest,
-    Verification, binary_env_for, locate_binary, provider_env_var,
+    Verification, WarmCommand, WarmWire, binary_env_for, locate_binary, provider_env_var,
 };
 
 pub use registry::{BUILTIN, builtin, builtin_names, builtins, description, error_table};

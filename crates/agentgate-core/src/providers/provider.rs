@@ -81,6 +81,35 @@ impl CliCommand {
     }
 }
 
+/// The wire of a CLI's long-lived mode (see `crate::warm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarmWire {
+    /// Claude Code's `--input-format stream-json`, with permission
+    /// requests as `can_use_tool` control requests on stdio.
+    ClaudeStreamJson,
+    /// `codex app-server`: JSON-RPC threads and turns, approval requests.
+    CodexAppServer,
+    /// The Agent Client Protocol (`--acp`) of Gemini CLI and Qwen Code.
+    Acp,
+}
+
+/// The command line of a warm process: the CLI in its long-lived mode
+/// (stdin kept open, no prompt: turns are written to it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WarmCommand {
+    /// The command line (its `stdin` is `None`).
+    pub command: CliCommand,
+    /// Its wire.
+    pub wire: WarmWire,
+    /// Its usage figures count from the process's start (Claude Code's
+    /// `result.usage`): a turn's are the difference from the turn before.
+    pub cumulative_usage: bool,
+    /// Loading a session in the wall-clock minute it was created in
+    /// destroys it (Gemini CLI 0.61, gemini-cli #28775): a new process
+    /// resumes such a session only in a later minute.
+    pub load_needs_a_later_minute: bool,
+}
+
 /// A request an adapter cannot turn into an invocation.
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
@@ -188,6 +217,18 @@ pub trait Provider: Send + Sync + fmt::Debug {
 
     /// A fresh decoder for one invocation's output.
     fn decoder(&self) -> Box<dyn Decoder>;
+
+    /// The command line of a warm process for `req` (its prompt unused),
+    /// or `None` when agentgate drives no long-lived mode of this CLI.
+    fn warm_command(
+        &self,
+        req: &RunRequest,
+        program: &Path,
+        scratch: &Scratch,
+    ) -> Option<Result<WarmCommand, CommandError>> {
+        let _ = (req, program, scratch);
+        None
+    }
 
     /// Whether the CLI reports reasoning at all (in its output or a session
     /// file agentgate reads).

@@ -80,9 +80,12 @@ pub struct Args {
     /// or `fast` (its `model_fast`).
     #[arg(long, value_parser = ["thinking", "fast"])]
     pub tier: Option<String>,
-    /// What the agent may do unattended: default, plan, acceptEdits or
-    /// bypass (no approvals, no sandbox). Default: the agent's, else plan for
-    /// a `classify` agent, acceptEdits for an `edit` agent, else default.
+    /// What the agent may do unattended: default, plan, acceptEdits,
+    /// bypass (no approvals, no sandbox) or ask (the CLI asks before a tool
+    /// call and the config's `approvals:` policy answers; claude, codex,
+    /// gemini and qwen, through their long-lived modes). Default: the
+    /// agent's, else plan for a `classify` agent, acceptEdits for an `edit`
+    /// agent, else default.
     #[arg(long, value_parser = parse_mode)]
     pub permission_mode: Option<PermissionMode>,
     /// Same as --permission-mode bypass.

@@ -58,6 +58,7 @@ pub static AGY: Description = Description {
     post_run: Some(recovered),
     errors: &ERRORS,
     final_record: Some("an answer on stdout"),
+    warm: None,
     login: LoginFacts {
         probes: &[LoginProbe::Hint(".gemini/antigravity-cli")],
         otherwise: LoginState::Unknown,

@@ -10,10 +10,10 @@ pub use errors::ERRORS;
 use std::ffi::OsString;
 
 use super::argv::{Context, Part, PromptInput, args, each_dir, env, mode_flag, optional};
-use super::builtin::Description;
+use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::mcp;
-use super::provider::{CliCommand, CommandError, Features, Verification};
+use super::provider::{CliCommand, CommandError, Features, Verification, WarmWire};
 use crate::settings::PermissionMode;
 
 /// Claude Code.
@@ -29,6 +29,12 @@ pub static CLAUDE: Description = Description {
     post_run: None,
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
+    warm: Some(WarmMode {
+        wire: WarmWire::ClaudeStreamJson,
+        argv: WARM_ARGV,
+        cumulative_usage: true,
+        load_needs_a_later_minute: false,
+    }),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {
@@ -63,6 +69,40 @@ static ARGV: &[Part] = &[
 /// Claude refuses bypassPermissions as root unless it is told it runs in a
 /// sandbox. The caller asked for bypass explicitly, and agentgate runs
 /// agents unattended (containers run as root), so say so.
+/// The long-lived mode: user messages as JSON lines on stdin; in
+/// `--permission-mode ask`, tool calls asked about on stdio.
+static WARM_ARGV: &[Part] = &[
+    args(&[
+        "-p",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ]),
+    Part::Code(mcp_servers),
+    mode_flag(
+        "--permission-mode",
+        ["default", "plan", "acceptEdits", "bypassPermissions"],
+    ),
+    Part::Code(ask_on_stdio),
+    optional(&["--model", "{model}"]),
+    optional(&["--append-system-prompt", "{system}"]),
+    each_dir(&["--add-dir", "{dir}"]),
+    optional(&["--resume", "{session}"]),
+    Part::Extra,
+    env("CLAUDE_CODE_MAX_RETRIES", "{max_retries}"),
+    Part::Code(sandbox_when_root),
+];
+
+fn ask_on_stdio(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    if ctx.request.permission_mode == PermissionMode::Ask {
+        cmd.args.push(OsString::from("--permission-prompt-tool"));
+        cmd.args.push(OsString::from("stdio"));
+    }
+    Ok(())
+}
+
 fn sandbox_when_root(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     if ctx.request.permission_mode == PermissionMode::Bypass && nix::unistd::geteuid().is_root() {
         cmd.env

@@ -12,10 +12,10 @@ use std::ffi::OsString;
 use super::argv::{
     Context, Modes, Part, Parts, PromptInput, args, each_dir, fresh, mode, optional, resuming,
 };
-use super::builtin::Description;
+use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState, Probe};
 use super::mcp;
-use super::provider::{CliCommand, CommandError, Features, Verification};
+use super::provider::{CliCommand, CommandError, Features, Verification, WarmWire};
 
 /// Codex.
 pub static CODEX: Description = Description {
@@ -33,6 +33,12 @@ pub static CODEX: Description = Description {
     post_run: None,
     errors: &ERRORS,
     final_record: Some("its closing `turn.completed` record"),
+    warm: Some(WarmMode {
+        wire: WarmWire::CodexAppServer,
+        argv: WARM_ARGV,
+        cumulative_usage: false,
+        load_needs_a_later_minute: false,
+    }),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {
@@ -46,6 +52,16 @@ pub static CODEX: Description = Description {
         otherwise: LoginState::NoneFound,
     },
 };
+
+/// `codex app-server`: the thread (resumed or new), its model, sandbox and
+/// approval policy go over the wire; the configuration overrides here.
+static WARM_ARGV: &[Part] = &[
+    args(&["app-server"]),
+    Part::Code(developer_instructions),
+    Part::Code(mcp_servers),
+    Part::RefuseDirs("add directories to a warm app-server thread"),
+    Part::Extra,
+];
 
 static ARGV: &[Part] = &[
     args(&["exec"]),

@@ -51,6 +51,7 @@ pub static CURSOR: Description = Description {
     post_run: None,
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
+    warm: None,
     login: LoginFacts {
         probes: &[
             LoginProbe::ApiKey("CURSOR_API_KEY"),

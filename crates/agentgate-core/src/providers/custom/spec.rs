@@ -76,6 +76,7 @@ impl PermissionArgs {
             PermissionMode::Plan => self.plan.as_deref(),
             PermissionMode::AcceptEdits => self.accept_edits.as_deref(),
             PermissionMode::Bypass => self.bypass.as_deref(),
+            PermissionMode::Ask => self.default.as_deref(),
         }
     }
 

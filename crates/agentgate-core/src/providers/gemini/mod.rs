@@ -13,9 +13,9 @@ use session::recovered_thoughts;
 use std::ffi::OsString;
 
 use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, mode, optional};
-use super::builtin::Description;
+use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState};
-use super::provider::{CliCommand, CommandError, Features, PostRun, Verification};
+use super::provider::{CliCommand, CommandError, Features, PostRun, Verification, WarmWire};
 use crate::decode::Decoded;
 
 /// Gemini CLI.
@@ -34,6 +34,12 @@ pub static GEMINI: Description = Description {
     post_run: Some(thoughts),
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
+    warm: Some(WarmMode {
+        wire: WarmWire::Acp,
+        argv: WARM_ARGV,
+        cumulative_usage: false,
+        load_needs_a_later_minute: true,
+    }),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {
@@ -49,21 +55,35 @@ pub static GEMINI: Description = Description {
     },
 };
 
+/// The approval mode's flags (in `ask`, the default, in which it asks).
+const MODES: Part = Part::Mode(Modes {
+    default: mode![args(&["--approval-mode", "default"])],
+    plan: mode![args(&["--approval-mode", "plan"])],
+    accept_edits: mode![args(&["--approval-mode", "auto_edit", "--skip-trust"])],
+    bypass: mode![args(&["--approval-mode", "yolo", "--skip-trust"])],
+});
+
 static ARGV: &[Part] = &[
     args(&["--output-format", "stream-json"]),
     Part::Code(mcp_home::mcp_home),
-    Part::Mode(Modes {
-        default: mode![args(&["--approval-mode", "default"])],
-        plan: mode![args(&["--approval-mode", "plan"])],
-        accept_edits: mode![args(&["--approval-mode", "auto_edit", "--skip-trust"])],
-        bypass: mode![args(&["--approval-mode", "yolo", "--skip-trust"])],
-    }),
+    MODES,
     optional(&["-m", "{model}"]),
     optional(&["--resume", "{session}"]),
     each_dir(&["--include-directories", "{dir}"]),
     Part::Extra,
     // Headless mode with the prompt on stdin: an empty `-p`.
     args(&["-p", ""]),
+    Part::Code(system_file),
+];
+
+/// `--acp`: the session (new or loaded) and the turns go over the wire.
+static WARM_ARGV: &[Part] = &[
+    args(&["--acp"]),
+    Part::Code(mcp_home::mcp_home),
+    MODES,
+    optional(&["-m", "{model}"]),
+    each_dir(&["--include-directories", "{dir}"]),
+    Part::Extra,
     Part::Code(system_file),
 ];
 

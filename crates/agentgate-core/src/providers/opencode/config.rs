@@ -27,7 +27,7 @@ pub(super) fn permission_rules(
         rules.insert(tool.to_owned(), Value::from(action));
     };
     match mode {
-        PermissionMode::Default => {
+        PermissionMode::Default | PermissionMode::Ask => {
             set("edit", "ask");
             set("bash", "ask");
         }

@@ -61,6 +61,7 @@ pub static OPENCODE: Description = Description {
     post_run: None,
     errors: &ERRORS,
     final_record: Some("a `step_finish` record that ends the turn"),
+    warm: None,
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {

@@ -16,10 +16,10 @@ pub use decode::{QwenDecoder, find_session_file, is_api_error, session_totals};
 pub use errors::ERRORS;
 
 use super::argv::{Context, Part, PromptInput, args, each_dir, mode_flag, optional};
-use super::builtin::Description;
+use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::mcp;
-use super::provider::{CliCommand, CommandError, Features, PostRun, Verification};
+use super::provider::{CliCommand, CommandError, Features, PostRun, Verification, WarmWire};
 use super::system_settings::{SystemSettings, object_at};
 use crate::decode::Decoded;
 
@@ -42,6 +42,12 @@ pub static QWEN: Description = Description {
     post_run: Some(session_usage),
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
+    warm: Some(WarmMode {
+        wire: WarmWire::Acp,
+        argv: WARM_ARGV,
+        cumulative_usage: false,
+        load_needs_a_later_minute: false,
+    }),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {
@@ -55,6 +61,18 @@ pub static QWEN: Description = Description {
         otherwise: LoginState::NoneFound,
     },
 };
+
+/// `--acp`: the session (new or loaded) and the turns go over the wire.
+static WARM_ARGV: &[Part] = &[
+    args(&["--acp"]),
+    Part::Code(allowed_mcp_servers),
+    mode_flag("--approval-mode", ["default", "plan", "auto-edit", "yolo"]),
+    optional(&["-m", "{model}"]),
+    optional(&["--append-system-prompt", "{system}"]),
+    each_dir(&["--include-directories", "{dir}"]),
+    Part::Extra,
+    Part::Code(system_settings),
+];
 
 static ARGV: &[Part] = &[
     Part::Code(prompt_fits_stdin),

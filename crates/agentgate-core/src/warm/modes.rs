@@ -1,0 +1,223 @@
+//! From a provider and a request to a warm process's start: the provider's
+//! long-lived command line ([`Provider::warm_command`]) and, by its wire,
+//! the protocol (with the session to resume, the model and the approval
+//! settings that wire takes over the wire) and the decoder of its output.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::acp::AcpWarm;
+use super::acp_decode::AcpDecoder;
+use super::claude::ClaudeWarm;
+use super::codex::{CodexThread, CodexWarm};
+use super::codex_decode::CodexAppServerDecoder;
+use super::process::WarmStart;
+use super::protocol::WarmProtocol;
+use crate::decode::Decoder;
+use crate::providers::{CommandError, Provider, RunRequest, Scratch, WarmCommand, WarmWire};
+use crate::settings::PermissionMode;
+use crate::supervise::{Invocation, SupervisorConfig};
+
+/// How long a warm process may take to open its session.
+pub const OPEN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A warm process ready to start, and what its turns need to know.
+#[derive(Debug)]
+pub struct WarmPlan {
+    /// What [`super::process::WarmProcess::start`] takes.
+    pub start: WarmStart,
+    /// See [`WarmCommand::cumulative_usage`].
+    pub cumulative_usage: bool,
+    /// See [`WarmCommand::load_needs_a_later_minute`].
+    pub load_needs_a_later_minute: bool,
+    /// Files the command wrote for the CLI (its MCP configuration, a
+    /// system prompt file): removed when the process ends.
+    pub files: Vec<std::path::PathBuf>,
+}
+
+/// Whether `provider` has a long-lived mode agentgate drives.
+pub fn has_warm_mode(provider: &dyn Provider, req: &RunRequest, program: &Path) -> bool {
+    // A scratch that is never asked for its path writes nothing.
+    let scratch = Scratch::temporary();
+    provider.warm_command(req, program, &scratch).is_some()
+}
+
+/// The warm process of `provider` for `req` (`req.resume`: the native
+/// session to resume), under `supervisor`; `None` when the provider has no
+/// long-lived mode.
+pub fn warm_plan(
+    provider: &dyn Provider,
+    req: &RunRequest,
+    program: &Path,
+    scratch: &Scratch,
+    supervisor: SupervisorConfig,
+) -> Option<Result<WarmPlan, CommandError>> {
+    let cmd = match provider.warm_command(req, program, scratch)? {
+        Ok(c) => c,
+        Err(e) => return Some(Err(e)),
+    };
+    let WarmCommand {
+        command,
+        wire,
+        cumulative_usage,
+        load_needs_a_later_minute,
+    } = cmd;
+    let (protocol, decoder) = wire_parts(wire, provider, req);
+    let mut invocation = Invocation::new(command.program).args(command.args);
+    invocation.env = command.env;
+    invocation
+        .env
+        .extend(req.env.iter().map(|(k, v)| (k.into(), v.into())));
+    invocation.env_clear = req.env_clear;
+    invocation.cwd = Some(command.cwd);
+    Some(Ok(WarmPlan {
+        start: WarmStart {
+            invocation,
+            supervisor,
+            protocol,
+            decoder,
+            open_timeout: OPEN_TIMEOUT,
+        },
+        cumulative_usage,
+        load_needs_a_later_minute,
+        files: command.files,
+    }))
+}
+
+fn wire_parts(
+    wire: WarmWire,
+    provider: &dyn Provider,
+    req: &RunRequest,
+) -> (Box<dyn WarmProtocol>, Box<dyn Decoder>) {
+    let cwd = req.cwd.display().to_string();
+    let resume = req.resume.as_deref().filter(|s| !s.is_empty());
+    match wire {
+        // The session to resume is on the command line; the output is the
+        // one-shot mode's.
+        WarmWire::ClaudeStreamJson => (Box::new(ClaudeWarm::new()), provider.decoder()),
+        WarmWire::CodexAppServer => (
+            Box::new(CodexWarm::new(CodexThread {
+                cwd,
+                resume: resume.map(str::to_owned),
+                model: req.model.clone(),
+                ask: req.permission_mode == PermissionMode::Ask,
+                sandbox: codex_sandbox(req.permission_mode).to_owned(),
+            })),
+            Box::new(CodexAppServerDecoder::new()),
+        ),
+        WarmWire::Acp => (
+            Box::new(AcpWarm::new(&cwd, resume)),
+            Box::new(AcpDecoder::new(resume.map(str::to_owned))),
+        ),
+    }
+}
+
+/// The sandbox of an app-server thread, as `codex exec` gets it for the
+/// same mode.
+fn codex_sandbox(mode: PermissionMode) -> &'static str {
+    match mode {
+        PermissionMode::Plan => "read-only",
+        PermissionMode::Bypass => "danger-full-access",
+        PermissionMode::Default | PermissionMode::AcceptEdits | PermissionMode::Ask => {
+            "workspace-write"
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::providers::builtin;
+
+    fn request(mode: PermissionMode) -> RunRequest {
+        RunRequest {
+            prompt: "unused".into(),
+            model: Some("m1".into()),
+            permission_mode: mode,
+            cwd: PathBuf::from("/work/here"),
+            resume: Some("sess-1".into()),
+            ..RunRequest::default()
+        }
+    }
+
+    fn argv(name: &str, mode: PermissionMode) -> Vec<String> {
+        let p = builtin(name).unwrap();
+        let scratch = Scratch::temporary();
+        let plan = warm_plan(
+            p.as_ref(),
+            &request(mode),
+            Path::new("/bin/cli"),
+            &scratch,
+            SupervisorConfig::default(),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(plan.start.invocation.stdin.is_none(), "turns go on stdin");
+        plan.start
+            .invocation
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn claude_asks_on_stdio_only_in_ask_mode_and_resumes_on_its_command_line() {
+        let ask = argv("claude", PermissionMode::Ask).join(" ");
+        assert!(ask.contains("--input-format stream-json"), "{ask}");
+        assert!(ask.contains("--permission-mode default"), "{ask}");
+        assert!(ask.contains("--permission-prompt-tool stdio"), "{ask}");
+        assert!(ask.contains("--resume sess-1"), "{ask}");
+        assert!(ask.contains("--model m1"), "{ask}");
+        let bypass = argv("claude", PermissionMode::Bypass).join(" ");
+        assert!(
+            bypass.contains("--permission-mode bypassPermissions"),
+            "{bypass}"
+        );
+        assert!(!bypass.contains("--permission-prompt-tool"), "{bypass}");
+    }
+
+    #[test]
+    fn codex_gemini_and_qwen_take_their_sessions_over_the_wire() {
+        assert_eq!(argv("codex", PermissionMode::Ask), ["app-server"]);
+        let gemini = argv("gemini", PermissionMode::Ask).join(" ");
+        assert_eq!(gemini, "--acp --approval-mode default -m m1");
+        let qwen = argv("qwen", PermissionMode::Bypass).join(" ");
+        assert_eq!(qwen, "--acp --approval-mode yolo -m m1");
+    }
+
+    #[test]
+    fn a_cli_without_a_long_lived_mode_has_none() {
+        for name in ["opencode", "cursor", "agy"] {
+            let p = builtin(name).unwrap();
+            assert!(
+                !has_warm_mode(
+                    p.as_ref(),
+                    &request(PermissionMode::Ask),
+                    Path::new("/bin/cli")
+                ),
+                "{name}"
+            );
+        }
+        for name in ["claude", "codex", "gemini", "qwen"] {
+            let p = builtin(name).unwrap();
+            assert!(
+                has_warm_mode(
+                    p.as_ref(),
+                    &request(PermissionMode::Ask),
+                    Path::new("/bin/cli")
+                ),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn codex_threads_get_the_sandbox_of_their_mode() {
+        assert_eq!(codex_sandbox(PermissionMode::Plan), "read-only");
+        assert_eq!(codex_sandbox(PermissionMode::Ask), "workspace-write");
+        assert_eq!(codex_sandbox(PermissionMode::Bypass), "danger-full-access");
+    }
+}
