@@ -40,6 +40,10 @@ pub struct SupervisorConfig {
     /// starting `keeper` when it runs the same program and is still
     /// waiting. Ignored without `keeper`.
     pub warm_keeper: Option<WarmKeeper>,
+    /// Set to the process group's id (its leader's pid: the keeper, or
+    /// the CLI without one) once it is spawned, for a caller that names
+    /// or watches the process while it runs (a warm session's).
+    pub spawned: Option<std::sync::Arc<std::sync::OnceLock<u32>>>,
 }
 
 impl Default for SupervisorConfig {
@@ -52,6 +56,7 @@ impl Default for SupervisorConfig {
             drain_timeout: Duration::from_secs(2),
             keeper: None,
             warm_keeper: None,
+            spawned: None,
         }
     }
 }

@@ -69,6 +69,9 @@ pub async fn supervise_with_stdin(
         group,
         stdin,
     } = spawn(&inv, cfg.keeper.as_deref(), cfg.warm_keeper.as_ref())?;
+    if let Some(spawned) = &cfg.spawned {
+        let _ = spawned.set(group.id());
+    }
     let started = Instant::now();
     let keeper = cfg.keeper.is_some();
     let mut guard = KillOnDrop::new(group, keeper);

@@ -12,7 +12,10 @@
 //! capability (tools use the disk themselves) and refuses any request of
 //! the agent other than a permission request. While a `session/load`
 //! replays the history, its updates are not the turn's: they are dropped
-//! until the load's response.
+//! until the load's response, and after it until the process reports the
+//! replay done (Gemini CLI goes on replaying after its response; the
+//! process waits for the output to go quiet, see
+//! [`WarmProtocol::replays_after_open`]).
 
 use std::collections::BTreeSet;
 
@@ -35,6 +38,8 @@ pub struct AcpWarm {
     next_id: u64,
     /// The agent's permission requests not answered yet.
     pending: BTreeSet<String>,
+    /// A loaded session's replay may still be arriving.
+    replaying: bool,
 }
 
 impl AcpWarm {
@@ -47,11 +52,12 @@ impl AcpWarm {
             prompt_id: None,
             next_id: OPEN_ID + 1,
             pending: BTreeSet::new(),
+            replaying: false,
         }
     }
 
     fn loading(&self) -> bool {
-        self.resume.is_some() && self.session_id.is_none()
+        (self.resume.is_some() && self.session_id.is_none()) || self.replaying
     }
 }
 
@@ -94,7 +100,16 @@ impl WarmProtocol for AcpWarm {
         false
     }
 
+    fn replays_after_open(&self) -> bool {
+        self.replaying
+    }
+
+    fn replay_done(&mut self) {
+        self.replaying = false;
+    }
+
     fn turn(&mut self, prompt: &str) -> Vec<String> {
+        self.replaying = false;
         let id = self.next_id;
         self.next_id += 1;
         self.prompt_id = Some(id);
@@ -184,6 +199,7 @@ impl WarmProtocol for AcpWarm {
                         .or_else(|| self.resume.clone())
                         .unwrap_or_default();
                     self.session_id = Some(session.clone());
+                    self.replaying = self.resume.is_some();
                     return vec![Inbound::Opened {
                         session_id: session,
                     }];
@@ -292,6 +308,16 @@ mod tests {
                 session_id: "s-1".into()
             }]
         );
+        // Gemini goes on replaying after its response, until the process
+        // reports the output quiet.
+        assert!(p.replays_after_open());
+        assert_eq!(
+            p.read(CHUNK.as_bytes()),
+            [Inbound::Nothing],
+            "still a replay"
+        );
+        p.replay_done();
+        assert!(!p.replays_after_open());
         assert_eq!(
             p.read(CHUNK.as_bytes()),
             [Inbound::Output(CHUNK.as_bytes().to_vec())]

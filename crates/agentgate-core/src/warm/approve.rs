@@ -10,24 +10,12 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use super::desk::Seat;
+use super::protocol::{Answer, PermissionAsk};
+use crate::approvals::{ApprovalPolicy, Decision};
 use agentgate_protocol::{
     ApprovalCounts, ApprovalDecisionEvent, ApprovalRequestEvent, DecidedBy, ToolClass,
 };
-use tokio::sync::mpsc;
-
-use super::protocol::{Answer, PermissionAsk};
-use crate::approvals::{ApprovalPolicy, Decision};
-
-/// A human's answer to a request, by agentgate's request id.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HumanAnswer {
-    /// The `request_id` of the `approval_request` event.
-    pub request_id: String,
-    /// Allow it?
-    pub allow: bool,
-    /// Why, for the agent (a denial).
-    pub message: Option<String>,
-}
 
 /// How one request was answered.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,13 +78,14 @@ impl Approver {
     }
 
     /// Decide the request `request` (made by [`Self::request`] for `ask`);
-    /// `humans` carries answers from people, `None` when nobody can answer
+    /// `humans` is the run's seat at the desk where people's answers
+    /// arrive, `None` when nobody can answer
     /// in this run (an `ask` is then denied at once).
     pub async fn decide(
         &mut self,
         ask: &PermissionAsk,
         request: &ApprovalRequestEvent,
-        humans: Option<&mut mpsc::Receiver<HumanAnswer>>,
+        humans: Option<&mut Seat>,
     ) -> Decided {
         let key = format!("{}\u{0}{}", ask.call.tool, ask.input);
         if self.denied.contains(&key) {
@@ -133,7 +122,12 @@ impl Approver {
                             false,
                         )
                     }
-                    Some(rx) => self.wait_for_human(request, rule, rx).await,
+                    Some(seat) => {
+                        seat.waiting_for(&request.request_id);
+                        let decided = self.wait_for_human(request, rule, seat).await;
+                        seat.done_with(&request.request_id);
+                        decided
+                    }
                 }
             }
         };
@@ -143,15 +137,26 @@ impl Approver {
         decided
     }
 
+    /// The run was cancelled while `request` waited for its decision.
+    pub fn cancelled(&mut self, request: &ApprovalRequestEvent) -> Decided {
+        self.deny(
+            request,
+            DecidedBy::Cancelled,
+            None,
+            "the run was cancelled".to_owned(),
+            false,
+        )
+    }
+
     async fn wait_for_human(
         &mut self,
         request: &ApprovalRequestEvent,
         rule: Option<String>,
-        rx: &mut mpsc::Receiver<HumanAnswer>,
+        seat: &mut Seat,
     ) -> Decided {
         let deadline = tokio::time::Instant::now() + self.policy.ask_timeout;
         loop {
-            match tokio::time::timeout_at(deadline, rx.recv()).await {
+            match tokio::time::timeout_at(deadline, seat.answers.recv()).await {
                 Ok(Some(a)) if a.request_id == request.request_id => {
                     return if a.allow {
                         self.allow(request, DecidedBy::Human, rule)
@@ -232,6 +237,7 @@ mod tests {
 
     use super::*;
     use crate::approvals::{Rule, ToolCall};
+    use crate::warm::desk::{ApprovalDesk, HumanAnswer};
 
     fn ask(tool: &str, class: ToolClass, path: &str) -> PermissionAsk {
         PermissionAsk {
@@ -311,38 +317,44 @@ mod tests {
             },
             ..ask("Bash", ToolClass::Shell, "")
         };
-        let (tx, mut rx) = mpsc::channel(4);
+        let desk = ApprovalDesk::new();
+        let mut seat = desk.open("run_1");
         let req = a.request(&shell);
-        // An answer to another request is not this one's.
-        tx.send(HumanAnswer {
-            request_id: "other".into(),
-            allow: true,
-            message: None,
-        })
-        .await
-        .unwrap();
-        tx.send(HumanAnswer {
-            request_id: req.request_id.clone(),
-            allow: true,
-            message: None,
-        })
-        .await
-        .unwrap();
-        let d = a.decide(&shell, &req, Some(&mut rx)).await;
+        let answer = {
+            let desk = desk.clone();
+            let id = req.request_id.clone();
+            tokio::spawn(async move {
+                // Until the run waits for it, the request is not pending.
+                loop {
+                    let a = HumanAnswer {
+                        request_id: id.clone(),
+                        allow: true,
+                        message: None,
+                    };
+                    if desk.answer("run_1", a).is_ok() {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            })
+        };
+        let d = a.decide(&shell, &req, Some(&mut seat)).await;
+        answer.await.unwrap();
         assert_eq!(d.answer, Answer::Allow);
         assert_eq!(d.event.by, DecidedBy::Human);
         // Unanswered: denied when the timeout passes (the clock is paused
         // and advances by itself).
         let req = a.request(&shell);
         let started = tokio::time::Instant::now();
-        let d = a.decide(&shell, &req, Some(&mut rx)).await;
+        let d = a.decide(&shell, &req, Some(&mut seat)).await;
         assert_eq!(d.event.by, DecidedBy::Timeout);
+        assert!(desk.pending("run_1").is_empty(), "no longer waited for");
         assert!(matches!(d.answer, Answer::Deny { .. }));
         assert_eq!(started.elapsed(), Duration::from_secs(30));
         // Asked again in this turn: refused without asking.
         let req = a.request(&shell);
         assert_eq!(
-            a.decide(&shell, &req, Some(&mut rx)).await.event.by,
+            a.decide(&shell, &req, Some(&mut seat)).await.event.by,
             DecidedBy::Repeat
         );
         // Nobody to ask at all (next turn): denied at once.

@@ -28,8 +28,11 @@ pub mod approve;
 pub mod claude;
 pub mod codex;
 pub mod codex_decode;
+pub mod desk;
+pub mod modes;
 pub mod pool;
 pub mod process;
 pub mod protocol;
+pub mod sessions;
 
 pub use protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};

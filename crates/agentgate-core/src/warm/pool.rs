@@ -120,6 +120,20 @@ impl<T> Pool<T> {
             .collect()
     }
 
+    /// Count `session` as out for a turn before it has a process (its
+    /// first one is starting).
+    pub fn reserve(&mut self, session: &str, provider: &str) {
+        self.out.insert(session.to_owned(), provider.to_owned());
+    }
+
+    /// The sessions held or out for a turn, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.held.keys().chain(self.out.keys()).cloned().collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// When the next held process falls idle, if any.
     pub fn next_idle(&self) -> Option<Instant> {
         self.held.values().map(|h| h.last_used + h.idle).min()
@@ -156,6 +170,7 @@ mod tests {
         assert_eq!(pool.take("a"), Some(1));
         assert!(pool.is_out("a"));
         assert_eq!(pool.take("a"), None, "out for its turn");
+        assert_eq!(pool.names(), ["a"]);
         assert!(pool.put("a", "claude", 1, t0, IDLE).is_empty());
         assert!(!pool.is_out("a"));
         assert_eq!(pool.len(), 1);

@@ -20,6 +20,13 @@ use crate::supervise::{
     supervise_with_stdin,
 };
 
+/// How long a loaded session's output must stay quiet before its replay
+/// is taken to be over.
+pub const REPLAY_QUIET: Duration = Duration::from_millis(300);
+
+/// The longest a replay is read before the first turn.
+pub const REPLAY_LIMIT: Duration = Duration::from_secs(10);
+
 /// What a warm process is started with.
 pub struct WarmStart {
     /// The CLI in its long-lived mode (its stdin is kept open).
@@ -91,6 +98,7 @@ pub struct WarmProcess {
     /// Steps read but not handed out yet.
     queued: std::collections::VecDeque<Step>,
     turns: u32,
+    group: std::sync::Arc<std::sync::OnceLock<u32>>,
 }
 
 impl std::fmt::Debug for WarmProcess {
@@ -109,7 +117,7 @@ impl WarmProcess {
     pub async fn start(start: WarmStart) -> Result<WarmProcess, WarmError> {
         let WarmStart {
             mut invocation,
-            supervisor,
+            mut supervisor,
             protocol,
             decoder,
             open_timeout,
@@ -120,6 +128,8 @@ impl WarmProcess {
         let (lines_tx, lines) = mpsc::channel(256);
         let (control, control_rx) = mpsc::channel(8);
         let (stdin, more) = mpsc::channel(64);
+        let group = std::sync::Arc::new(std::sync::OnceLock::new());
+        supervisor.spawned = Some(group.clone());
         let task = tokio::spawn(supervise_with_stdin(
             invocation,
             supervisor,
@@ -137,6 +147,7 @@ impl WarmProcess {
             session_id: None,
             queued: std::collections::VecDeque::new(),
             turns: 0,
+            group,
         };
         let open = process.protocol.open();
         process.write(open).await?;
@@ -149,7 +160,34 @@ impl WarmProcess {
                 }
             }
         }
+        if process.protocol.replays_after_open() {
+            process.drop_replay().await?;
+        }
         Ok(process)
+    }
+
+    /// Read and drop what the CLI prints after opening until it has been
+    /// quiet for [`REPLAY_QUIET`] (at most [`REPLAY_LIMIT`]).
+    async fn drop_replay(&mut self) -> Result<(), WarmError> {
+        let until = tokio::time::Instant::now() + REPLAY_LIMIT;
+        loop {
+            let quiet = (tokio::time::Instant::now() + REPLAY_QUIET).min(until);
+            match tokio::time::timeout_at(quiet, self.lines.recv()).await {
+                Ok(Some(line)) => {
+                    if line.stream == Stream::Stdout {
+                        for inbound in self.protocol.read(&line.bytes) {
+                            if let Inbound::Reply(reply) = inbound {
+                                self.write(vec![reply]).await?;
+                            }
+                        }
+                    }
+                }
+                Ok(None) => return Err(WarmError::DiedOpening),
+                Err(_) => break,
+            }
+        }
+        self.protocol.replay_done();
+        Ok(())
     }
 
     async fn wait_opened(&mut self) -> Result<(), WarmError> {
@@ -188,6 +226,11 @@ impl WarmProcess {
     /// The CLI's session id, once it named it.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
+    }
+
+    /// The process group's id (its leader's pid), once spawned.
+    pub fn process_group(&self) -> Option<u32> {
+        self.group.get().copied()
     }
 
     /// Turns started so far in this process.

@@ -69,6 +69,15 @@ pub trait WarmProtocol: Send + std::fmt::Debug {
     fn opened_at_start(&self) -> bool {
         true
     }
+    /// Whether the session just opened may still print lines of its own
+    /// (a loaded session's history, replayed after the load's response):
+    /// the process reads and drops them until its output goes quiet, then
+    /// calls [`Self::replay_done`].
+    fn replays_after_open(&self) -> bool {
+        false
+    }
+    /// The replay after opening is over: what comes next is the turns'.
+    fn replay_done(&mut self) {}
     /// The lines that start a turn with `prompt`.
     fn turn(&mut self, prompt: &str) -> Vec<String>;
     /// What `line` (one stdout line, without its terminator) means.

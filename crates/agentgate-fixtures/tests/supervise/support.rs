@@ -41,6 +41,7 @@ pub fn config() -> SupervisorConfig {
         drain_timeout: Duration::from_millis(500),
         keeper: None,
         warm_keeper: None,
+        spawned: None,
     }
 }
 

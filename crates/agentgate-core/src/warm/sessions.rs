@@ -1,0 +1,254 @@
+//! A holder's warm sessions: the processes kept alive between turns (the
+//! [`Pool`]'s rules: per-provider limit, least recently used ended first,
+//! idle end), shared by the runs of one holder (a session host, `serve`).
+//!
+//! A turn takes its session's process out ([`WarmSessions::take`]) and
+//! gives it back after ([`WarmSessions::put_back`]), or drops it when it
+//! died; a process ended to keep a provider within its limit, or idle past
+//! its time ([`WarmSessions::end_idle`], driven by the task
+//! [`WarmSessions::watch_idle`] starts), is closed in the background. Every
+//! process runs under the keeper, so none outlives the holder, even when
+//! the holder is killed.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use agentgate_protocol::Usage;
+
+use super::pool::Pool;
+use super::process::WarmProcess;
+
+/// How long a process closed by the holder may take to exit after its
+/// input is closed before it is terminated.
+pub const CLOSE_GRACE: Duration = Duration::from_secs(3);
+
+/// A holder's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarmSettings {
+    /// Warm processes kept per provider (at least one).
+    pub max_per_provider: usize,
+    /// How long a process may stay idle when its run names no time.
+    pub idle: Duration,
+}
+
+impl Default for WarmSettings {
+    fn default() -> Self {
+        WarmSettings {
+            max_per_provider: 4,
+            idle: Duration::from_secs(600),
+        }
+    }
+}
+
+/// A warm process with what its turns need.
+#[derive(Debug)]
+pub struct Warm {
+    /// The process.
+    pub process: WarmProcess,
+    /// What it was started for (provider, program, model, mode, folder,
+    /// system prompt, servers): a turn that asks for something else gets a
+    /// new process that resumes the session.
+    pub fingerprint: String,
+    /// Its usage figures count from its start (see
+    /// [`crate::providers::WarmCommand::cumulative_usage`]).
+    pub cumulative_usage: bool,
+    /// Those figures after its last turn, to subtract.
+    pub totals: Option<Usage>,
+    /// Its cost after its last turn (cumulative CLIs), to subtract.
+    pub cost: Option<f64>,
+    /// Files written for it, removed when it is dropped.
+    pub files: crate::providers::RemovedOnDrop,
+}
+
+impl Warm {
+    /// A new process's.
+    pub fn new(
+        process: WarmProcess,
+        fingerprint: String,
+        cumulative_usage: bool,
+        files: Vec<PathBuf>,
+    ) -> Self {
+        Warm {
+            process,
+            fingerprint,
+            cumulative_usage,
+            totals: None,
+            cost: None,
+            files: crate::providers::RemovedOnDrop(files),
+        }
+    }
+}
+
+/// What [`WarmSessions::take`] found.
+#[derive(Debug)]
+pub enum Taken {
+    /// The session's process, out for this turn.
+    Held(Box<Warm>),
+    /// No process: start one.
+    None,
+    /// Another turn of the session has its process now.
+    Busy,
+}
+
+/// The warm sessions of one holder (cheap to clone: shared).
+#[derive(Debug, Clone)]
+pub struct WarmSessions {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    pool: Mutex<Pool<Box<Warm>>>,
+    settings: WarmSettings,
+    /// When a process of this holder created each session's native id.
+    born: Mutex<std::collections::HashMap<String, std::time::SystemTime>>,
+}
+
+impl WarmSessions {
+    /// An empty holder.
+    pub fn new(settings: WarmSettings) -> Self {
+        WarmSessions {
+            shared: Arc::new(Shared {
+                pool: Mutex::new(Pool::new(settings.max_per_provider)),
+                settings,
+                born: Mutex::default(),
+            }),
+        }
+    }
+
+    /// Its settings.
+    pub fn settings(&self) -> WarmSettings {
+        self.shared.settings
+    }
+
+    fn pool(&self) -> MutexGuard<'_, Pool<Box<Warm>>> {
+        // A panic while holding the lock left the pool as it was.
+        self.shared
+            .pool
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The process of `session`, taken out for a turn.
+    pub fn take(&self, session: &str) -> Taken {
+        let mut pool = self.pool();
+        if pool.is_out(session) {
+            return Taken::Busy;
+        }
+        match pool.take(session) {
+            Some(w) => Taken::Held(w),
+            None => Taken::None,
+        }
+    }
+
+    /// Mark `session` as having a turn in progress while its first process
+    /// starts (so a second turn waits or is refused instead of starting
+    /// another).
+    pub fn reserve(&self, session: &str, provider: &str) {
+        self.pool().reserve(session, provider);
+    }
+
+    /// Give back `session`'s process after a turn, to be ended once idle
+    /// for `idle` (the holder's default when `None`). Processes ended to
+    /// keep `provider` within its limit are closed in the background.
+    pub fn put_back(&self, session: &str, provider: &str, warm: Box<Warm>, idle: Option<Duration>) {
+        let idle = idle.unwrap_or(self.shared.settings.idle);
+        let evicted = self
+            .pool()
+            .put(session, provider, warm, Instant::now(), idle);
+        for (name, w) in evicted {
+            tracing::info!(
+                session = name,
+                provider,
+                "ending the least recently used warm process"
+            );
+            close_in_background(w);
+        }
+    }
+
+    /// Forget `session`'s process (it died, or the turn ended it).
+    pub fn forget(&self, session: &str) {
+        self.pool().forget(session);
+    }
+
+    /// A process of this holder created `native_id` now.
+    pub fn born(&self, native_id: &str) {
+        let mut born = self
+            .shared
+            .born
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        born.insert(native_id.to_owned(), std::time::SystemTime::now());
+    }
+
+    /// When a process of this holder created `native_id`, if one did.
+    pub fn born_at(&self, native_id: &str) -> Option<std::time::SystemTime> {
+        let born = self
+            .shared
+            .born
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        born.get(native_id).copied()
+    }
+
+    /// The sessions with a warm process now (out for a turn or not).
+    pub fn sessions(&self) -> Vec<String> {
+        self.pool().names()
+    }
+
+    /// End the processes idle past their time; how many.
+    pub fn end_idle(&self) -> usize {
+        let due = self.pool().idle(Instant::now());
+        let n = due.len();
+        for (name, w) in due {
+            tracing::info!(session = name, "ending an idle warm process");
+            close_in_background(w);
+        }
+        n
+    }
+
+    /// A task ending idle processes at their time, until the holder is
+    /// dropped everywhere else.
+    pub fn watch_idle(&self) -> tokio::task::JoinHandle<()> {
+        let weak = Arc::downgrade(&self.shared);
+        tokio::spawn(async move {
+            loop {
+                let next = {
+                    let Some(shared) = weak.upgrade() else {
+                        return;
+                    };
+                    let sessions = WarmSessions { shared };
+                    sessions.end_idle();
+                    sessions.pool().next_idle()
+                };
+                let wait = next
+                    .map(|at| at.saturating_duration_since(Instant::now()))
+                    .unwrap_or(Duration::from_secs(1))
+                    .clamp(Duration::from_millis(20), Duration::from_secs(1));
+                tokio::time::sleep(wait).await;
+            }
+        })
+    }
+
+    /// End every held process and wait for them (the holder stops).
+    pub async fn end_all(&self) {
+        let all = self.pool().drain();
+        for (_, w) in all {
+            let _ = w.process.close(CLOSE_GRACE).await;
+        }
+    }
+}
+
+fn close_in_background(w: Box<Warm>) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => {
+            handle.spawn(async move {
+                let _ = w.process.close(CLOSE_GRACE).await;
+            });
+        }
+        // No runtime: dropping it ends the supervisor's task, and the
+        // keeper ends the CLI.
+        Err(_) => drop(w),
+    }
+}
