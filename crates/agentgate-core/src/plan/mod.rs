@@ -59,6 +59,12 @@ pub struct Plan {
     /// Values never to print or store (the config's `redact:`), besides
     /// the secrets of the run's environment (see [`Plan::redactor`]).
     pub redact: Vec<String>,
+    /// How a CLI's permission requests are answered (permission mode
+    /// `ask`): the config's `approvals:`.
+    pub approvals: crate::approvals::ApprovalPolicy,
+    /// How long a warm process of this run's session may stay idle
+    /// before it is ended (`--warm-idle`); `None`: the holder's default.
+    pub warm_idle: Option<std::time::Duration>,
 }
 
 impl Plan {
@@ -76,6 +82,8 @@ impl Plan {
             home: std::env::var_os("HOME").map(PathBuf::from),
             warnings: Vec::new(),
             redact: Vec::new(),
+            approvals: crate::approvals::ApprovalPolicy::default(),
+            warm_idle: None,
         }
     }
 
@@ -160,5 +168,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         home,
         warnings,
         redact: cfg.redact.clone(),
+        approvals: cfg.approvals.clone(),
+        warm_idle: None,
     })
 }

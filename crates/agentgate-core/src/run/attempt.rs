@@ -45,13 +45,19 @@ pub(super) struct AttemptOutcome {
     pub(super) started_at: Timestamp,
 }
 
-/// Run one attempt of `packet` to its end.
+/// Run one attempt of `packet` to its end: a turn of a warm process when
+/// the run keeps its session warm or asks for approvals
+/// (`warm_attempt.rs`), else the CLI started for it alone.
 pub(super) async fn attempt(
     ctx: RunContext<'_>,
     packet: AttemptPacket<'_>,
     em: &mut Emitter<'_>,
     cancel: &mut mpsc::Receiver<CancelRequest>,
 ) -> AttemptOutcome {
+    let warm = ctx.options.warm.is_some() && ctx.plan.session.is_some();
+    if warm || packet.request.permission_mode == crate::settings::PermissionMode::Ask {
+        return super::warm_attempt::warm_attempt(ctx, packet, em, cancel).await;
+    }
     let AttemptPacket {
         step,
         request,
@@ -72,15 +78,12 @@ pub(super) async fn attempt(
     }));
 
     let fail = |acc: &Accumulator, em: &mut Emitter<'_>, kind: ErrorKind, message: String| {
-        let end = AttemptEnd {
-            error: Some(ErrorInfo::new(kind, ErrorSource::Internal, message)),
-            previous_totals: None,
-            stderr_tail: None,
-            survivors: Vec::new(),
-            started,
-            started_at,
-        };
-        finish_attempt(packet, acc, end, em)
+        finish_attempt(
+            packet,
+            acc,
+            AttemptEnd::failed(kind, message, started, started_at),
+            em,
+        )
     };
 
     let program = match locate_binary(adapter, step.binary.as_deref()) {
@@ -398,7 +401,7 @@ enum Unstarted {
 }
 
 /// How an attempt ended, for [`finish_attempt`].
-struct AttemptEnd {
+pub(super) struct AttemptEnd {
     error: Option<ErrorInfo>,
     /// The thread's totals before this turn (Codex), to subtract.
     previous_totals: Option<Usage>,
@@ -407,6 +410,34 @@ struct AttemptEnd {
     survivors: Vec<Survivor>,
     started: Instant,
     started_at: Timestamp,
+}
+
+impl AttemptEnd {
+    /// An attempt that failed before its CLI could run.
+    pub(super) fn failed(
+        kind: ErrorKind,
+        message: String,
+        started: Instant,
+        started_at: Timestamp,
+    ) -> Self {
+        AttemptEnd::turn(
+            Some(ErrorInfo::new(kind, ErrorSource::Internal, message)),
+            started,
+            started_at,
+        )
+    }
+
+    /// A warm turn's end (no exit, no tails: the process lives on).
+    pub(super) fn turn(error: Option<ErrorInfo>, started: Instant, started_at: Timestamp) -> Self {
+        AttemptEnd {
+            error,
+            previous_totals: None,
+            stderr_tail: None,
+            survivors: Vec::new(),
+            started,
+            started_at,
+        }
+    }
 }
 
 impl AttemptOutcome {
@@ -425,7 +456,7 @@ impl AttemptOutcome {
 }
 
 /// The attempt's envelope, its `usage` event and its attempt record.
-fn finish_attempt(
+pub(super) fn finish_attempt(
     packet: AttemptPacket<'_>,
     acc: &Accumulator,
     end: AttemptEnd,
@@ -541,7 +572,7 @@ fn report_survivors(found: &[supervise::Survivor], em: &mut Emitter<'_>) -> Vec<
         .collect()
 }
 
-fn humanize(d: Duration) -> String {
+pub(super) fn humanize(d: Duration) -> String {
     let ms = d.as_millis();
     if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)

@@ -25,6 +25,7 @@ mod session_gate;
 mod step;
 mod tail;
 mod tool_server;
+mod warm_attempt;
 mod worktree;
 
 pub use audit::{append_audit, audit_line};

@@ -33,6 +33,12 @@ pub struct RunOptions {
     /// The run that started this one (a workflow), recorded as the run's
     /// `parent_run_id`.
     pub parent_run_id: Option<String>,
+    /// The holder of warm sessions: with it, a run with a `--session`
+    /// sends its turn to the session's living process (`--warm`).
+    pub warm: Option<crate::warm::sessions::WarmSessions>,
+    /// Where people answer `ask` decisions of the approval policy (a
+    /// server's route); without it an `ask` is refused at once.
+    pub approval_desk: Option<crate::warm::desk::ApprovalDesk>,
 }
 
 impl Default for RunOptions {
@@ -45,6 +51,8 @@ impl Default for RunOptions {
             run_id: None,
             tool_server: None,
             parent_run_id: None,
+            warm: None,
+            approval_desk: None,
         }
     }
 }

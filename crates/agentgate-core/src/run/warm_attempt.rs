@@ -1,0 +1,532 @@
+//! One attempt as a turn of a warm process (`--warm` with a session, or
+//! permission mode `ask`): the session's process is taken from the
+//! holder and reused when it is alive and was started for the same
+//! settings, else a new one is started (resuming the session's native id:
+//! the envelope's `warm` says `started` or `replaced`). The turn's output
+//! goes through the same accumulator and events as a cold attempt's, its
+//! permission requests through the [`Approver`] (each an event), and it
+//! ends like one: the same envelope, the same error kinds.
+//!
+//! What differs from a cold attempt:
+//! - a turn ends at its protocol's turn end, not at the CLI's exit: the
+//!   process is given back to the holder for the next turn (or closed,
+//!   without a holder);
+//! - the process dying during the turn is a recoverable `provider_error`
+//!   (the next turn replaces it by resuming the session);
+//! - cancel, `--timeout` and `--idle-timeout` interrupt the turn over the
+//!   wire first, and kill the process when it does not end the turn
+//!   within [`INTERRUPT_GRACE`];
+//! - a CLI whose usage counts from its start (Claude Code) has the
+//!   previous turn's figures subtracted.
+
+use std::time::{Duration, Instant};
+
+use agentgate_protocol::{
+    CancelReason, CancelledEvent, ErrorInfo, ErrorKind, ErrorSource, EventBody, HeartbeatEvent,
+    StartEvent, WarmProcessState, WarmReport,
+};
+use jiff::Timestamp;
+use tokio::sync::mpsc;
+
+use super::attempt::{AttemptEnd, AttemptOutcome, AttemptPacket, finish_attempt, humanize};
+use super::emitter::Emitter;
+use super::options::{CancelRequest, RunContext};
+use crate::accumulate::{Accumulator, delta};
+use crate::classify::{self, ClassifyInput, StdoutSeen};
+use crate::decode::Decoded;
+use crate::providers::{Provider, RunRequest, locate_binary};
+use crate::supervise::{ExitReport, SupervisorConfig};
+use crate::warm::approve::Approver;
+use crate::warm::modes::warm_plan;
+use crate::warm::process::{Step, WarmProcess};
+use crate::warm::sessions::{Taken, Warm};
+
+/// How long an interrupted turn may take to end before its process is
+/// killed.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+
+/// How the turn ended.
+enum TurnEnd {
+    /// The protocol's turn end.
+    Ended,
+    /// The process is gone.
+    Died(Option<ExitReport>),
+}
+
+/// Why agentgate stopped the turn.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    Cancelled,
+    Timeout,
+    IdleTimeout,
+    Refused,
+}
+
+/// Run one attempt of `packet` as a warm turn.
+pub(super) async fn warm_attempt(
+    ctx: RunContext<'_>,
+    packet: AttemptPacket<'_>,
+    em: &mut Emitter<'_>,
+    cancel: &mut mpsc::Receiver<CancelRequest>,
+) -> AttemptOutcome {
+    let AttemptPacket { step, request, .. } = packet;
+    let started_at = Timestamp::now();
+    let started = Instant::now();
+    let provider = step.provider.clone();
+    let mut acc = Accumulator::new(provider.name());
+    em.emit(EventBody::Start(StartEvent {
+        agent: step.agent.clone(),
+        model: request.model.clone(),
+        resume_session_id: request.resume.clone(),
+        cwd: Some(request.cwd.display().to_string()),
+        ..StartEvent::default()
+    }));
+    let fail = |acc: &Accumulator, em: &mut Emitter<'_>, kind: ErrorKind, message: String| {
+        let end = AttemptEnd::failed(kind, message, started, started_at);
+        finish_attempt(packet, acc, end, em)
+    };
+    let program = match locate_binary(provider.as_ref(), step.binary.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
+    };
+    let fingerprint = fingerprint(provider.name(), &program, request);
+    let holder = ctx.options.warm.as_ref();
+    let session = ctx.plan.session.as_deref().filter(|_| holder.is_some());
+
+    // The session's process: reused, replaced or started.
+    let mut replaced_because = None;
+    let mut resume = request.resume.clone();
+    let mut reused = None;
+    if let (Some(h), Some(name)) = (holder, session) {
+        match h.take(name) {
+            Taken::Busy => {
+                return fail(
+                    &acc,
+                    em,
+                    ErrorKind::SessionBusy,
+                    format!("a turn of session `{name}` runs in its warm process now"),
+                );
+            }
+            Taken::Held(w) if w.process.is_alive() && w.fingerprint == fingerprint => {
+                reused = Some(w);
+            }
+            Taken::Held(mut w) => {
+                replaced_because = Some(if w.process.is_alive() {
+                    "the turn asks for other settings (model, mode, folder, system prompt or servers)"
+                        .to_owned()
+                } else {
+                    "its process had ended".to_owned()
+                });
+                if let Some(id) = w.process.session_id() {
+                    resume = Some(id.to_owned());
+                }
+                let _ = w.process.kill().await;
+            }
+            Taken::None => h.reserve(name, provider.name()),
+        }
+    }
+    let forget = || {
+        if let (Some(h), Some(name)) = (holder, session) {
+            h.forget(name);
+        }
+    };
+    let (mut warm, state) = match reused {
+        Some(w) => (w, WarmProcessState::Reused),
+        None => {
+            let mut req = request.clone();
+            req.resume = resume.clone();
+            match start(ctx, provider.as_ref(), &req, &program, fingerprint, em).await {
+                Ok(w) => {
+                    let state = match replaced_because {
+                        Some(_) => WarmProcessState::Replaced,
+                        None => WarmProcessState::Started,
+                    };
+                    (w, state)
+                }
+                Err((kind, message)) => {
+                    forget();
+                    return fail(&acc, em, kind, message);
+                }
+            }
+        }
+    };
+
+    let mut seat = ctx
+        .options
+        .approval_desk
+        .as_ref()
+        .map(|d| d.open(&em.run_id));
+    let mut approver = Approver::new(ctx.plan.approvals.clone(), request.cwd.clone(), &em.run_id);
+    let asks = request.permission_mode == crate::settings::PermissionMode::Ask;
+
+    let turn_started = Instant::now();
+    let mut stopped: Option<Stopped> = None;
+    let mut interrupted_at: Option<Instant> = None;
+    let mut last_output = Instant::now();
+    let opts = ctx.options;
+    let mut heartbeat = tokio::time::interval(opts.heartbeat.max(Duration::from_millis(100)));
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut cancel_open = true;
+    let ended = match warm.process.send_turn(&request.prompt).await {
+        Err(_) => TurnEnd::Died(None),
+        Ok(()) => loop {
+            let wall = step.timeout.map(|t| turn_started + t);
+            let idle = step.idle_timeout.map(|t| last_output + t);
+            let kill_at = interrupted_at.map(|t| t + INTERRUPT_GRACE);
+            let next_deadline = [wall, idle, kill_at].into_iter().flatten().min();
+            tokio::select! {
+                next = warm.process.next() => {
+                    last_output = Instant::now();
+                    match next {
+                        Step::Output(items) => observe(&mut acc, em, &mut warm, items),
+                        Step::Ask(ask) => {
+                            let req_event = approver.request(&ask);
+                            em.emit(EventBody::ApprovalRequest(req_event.clone()));
+                            let (decided, cancelled) = tokio::select! {
+                                d = approver.decide(&ask, &req_event, seat.as_mut()) => (d, false),
+                                Some(_) = cancel.recv(), if cancel_open => (approver.cancelled(&req_event), true),
+                            };
+                            em.emit(EventBody::ApprovalDecision(decided.event.clone()));
+                            let _ = warm.process.answer(&ask, &decided.answer).await;
+                            if cancelled {
+                                stop(em, &mut warm, &mut stopped, &mut interrupted_at, Stopped::Cancelled).await;
+                            } else if decided.stop_turn && stopped.is_none() {
+                                stop(em, &mut warm, &mut stopped, &mut interrupted_at, Stopped::Refused).await;
+                            }
+                        }
+                        Step::Withdrawn(_) => {}
+                        Step::TurnEnd => break TurnEnd::Ended,
+                        Step::Died(report) => break TurnEnd::Died(report),
+                    }
+                }
+                req = cancel.recv(), if cancel_open => match req {
+                    Some(req) => {
+                        if req.immediate || interrupted_at.is_some() {
+                            if stopped.is_none() {
+                                stopped = Some(Stopped::Cancelled);
+                                em.emit(EventBody::Cancelled(CancelledEvent { reason: CancelReason::Signal, signal: None }));
+                            }
+                            break TurnEnd::Died(warm.process.kill().await);
+                        }
+                        stop(em, &mut warm, &mut stopped, &mut interrupted_at, Stopped::Cancelled).await;
+                    }
+                    None => cancel_open = false,
+                },
+                () = sleep_until(next_deadline), if next_deadline.is_some() => {
+                    let now = Instant::now();
+                    if kill_at.is_some_and(|t| now >= t) {
+                        break TurnEnd::Died(warm.process.kill().await);
+                    }
+                    let why = if wall.is_some_and(|t| now >= t) { Stopped::Timeout } else { Stopped::IdleTimeout };
+                    stop(em, &mut warm, &mut stopped, &mut interrupted_at, why).await;
+                }
+                _ = heartbeat.tick() => {
+                    let idle = last_output.elapsed();
+                    if idle >= opts.heartbeat {
+                        em.emit(EventBody::Heartbeat(HeartbeatEvent {
+                            elapsed_ms: started.elapsed().as_millis() as u64,
+                            idle_ms: idle.as_millis() as u64,
+                        }));
+                    }
+                }
+            }
+        },
+    };
+    drop(seat.take());
+
+    let error = turn_error(ctx, step, &acc, &ended, stopped);
+    let alive = matches!(ended, TurnEnd::Ended) && warm.process.is_alive();
+    let report = WarmReport {
+        process: state,
+        pgid: warm.process.process_group(),
+        turn: warm.process.turns(),
+        replaced_because,
+    };
+    let mut outcome = finish_attempt(
+        packet,
+        &acc,
+        AttemptEnd::turn(error, started, started_at),
+        em,
+    );
+    if outcome.envelope.session_id.is_none() {
+        outcome.envelope.session_id = warm.process.session_id().map(str::to_owned);
+        outcome.attempt.session_id = outcome.envelope.session_id.clone();
+    }
+    if let (Some(h), WarmProcessState::Started | WarmProcessState::Replaced) = (holder, state)
+        && resume.is_none()
+        && let Some(id) = outcome.envelope.session_id.as_deref()
+    {
+        h.born(id);
+    }
+    outcome.envelope.warm = Some(report);
+    if asks {
+        outcome.envelope.approvals = Some(approver.counts().clone());
+    }
+    match (holder, session, alive) {
+        (Some(h), Some(name), true) => h.put_back(name, provider.name(), warm, ctx.plan.warm_idle),
+        (_, _, true) => {
+            let _ = warm.process.close(crate::warm::sessions::CLOSE_GRACE).await;
+        }
+        (_, _, false) => {
+            let _ = warm.process.kill().await;
+            forget();
+        }
+    }
+    outcome
+}
+
+/// Start the warm process for `req`.
+async fn start(
+    ctx: RunContext<'_>,
+    provider: &dyn Provider,
+    req: &RunRequest,
+    program: &std::path::Path,
+    fingerprint: String,
+    em: &mut Emitter<'_>,
+) -> Result<Box<Warm>, (ErrorKind, String)> {
+    let supervisor = SupervisorConfig {
+        keeper: ctx.options.keeper.clone(),
+        ..SupervisorConfig::default()
+    };
+    let plan = match warm_plan(provider, req, program, ctx.scratch, supervisor) {
+        None => {
+            return Err((
+                ErrorKind::InvalidInput,
+                format!(
+                    "{} has no long-lived mode agentgate drives (--warm and --permission-mode ask need one: claude, codex, gemini or qwen)",
+                    provider.name()
+                ),
+            ));
+        }
+        Some(Err(e)) => return Err((ErrorKind::InvalidInput, e.to_string())),
+        Some(Ok(plan)) => plan,
+    };
+    let cumulative = plan.cumulative_usage;
+    let files = plan.files;
+    if plan.load_needs_a_later_minute
+        && let (Some(h), Some(id)) = (ctx.options.warm.as_ref(), req.resume.as_deref())
+        && let Some(born) = h.born_at(id)
+    {
+        wait_for_a_later_minute(born, provider.name(), em).await;
+    }
+    match WarmProcess::start(plan.start).await {
+        Ok(process) => Ok(Box::new(Warm::new(process, fingerprint, cumulative, files))),
+        Err(crate::warm::process::WarmError::Spawn(
+            e @ crate::supervise::SuperviseError::ProgramNotFound { .. },
+        )) => Err((
+            ErrorKind::InvalidInput,
+            format!("failed to run {}: {e}", program.display()),
+        )),
+        Err(e) => Err((
+            ErrorKind::ProviderError,
+            format!("{}'s warm process could not start: {e}", provider.name()),
+        )),
+    }
+}
+
+/// Wait until the wall clock is past the minute `born` is in (see
+/// [`crate::providers::WarmCommand::load_needs_a_later_minute`]).
+async fn wait_for_a_later_minute(
+    born: std::time::SystemTime,
+    provider: &str,
+    em: &mut Emitter<'_>,
+) {
+    let minute = |t: std::time::SystemTime| {
+        t.duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() / 60)
+            .unwrap_or(0)
+    };
+    let now = std::time::SystemTime::now();
+    if minute(now) != minute(born) {
+        return;
+    }
+    let into = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() % 60_000)
+        .unwrap_or(0) as u64;
+    let wait = Duration::from_millis(60_000 - into + 100);
+    em.notice(format!(
+        "waiting {}s to resume the session: {provider} destroys a session loaded in the minute it was created in (gemini-cli #28775)",
+        wait.as_secs()
+    ));
+    tokio::time::sleep(wait).await;
+}
+
+/// Feed a step's output to the accumulator and the events; a CLI whose
+/// usage counts from its start has the earlier turns' taken off.
+fn observe(acc: &mut Accumulator, em: &mut Emitter<'_>, warm: &mut Warm, items: Vec<Decoded>) {
+    for mut d in items {
+        if warm.cumulative_usage
+            && let Decoded::Final(f) = &mut d
+            && let Some(total) = f.usage.take()
+        {
+            f.usage = Some(match &warm.totals {
+                Some(before) => delta(&total, before),
+                None => total.clone(),
+            });
+            warm.totals = Some(total);
+        }
+        acc.observe(&d);
+        if let Decoded::Event(body) = d {
+            em.emit(body);
+        }
+    }
+}
+
+/// Interrupt the turn over the wire, once, saying why.
+async fn stop(
+    em: &mut Emitter<'_>,
+    warm: &mut Warm,
+    stopped: &mut Option<Stopped>,
+    interrupted_at: &mut Option<Instant>,
+    why: Stopped,
+) {
+    if stopped.is_none() {
+        *stopped = Some(why);
+        if why == Stopped::Cancelled {
+            em.emit(EventBody::Cancelled(CancelledEvent {
+                reason: CancelReason::Signal,
+                signal: None,
+            }));
+        }
+    }
+    if interrupted_at.is_none() {
+        *interrupted_at = Some(Instant::now());
+        let _ = warm.process.interrupt().await;
+    }
+}
+
+/// The turn's error, as a cold attempt's would be.
+fn turn_error(
+    ctx: RunContext<'_>,
+    step: &crate::plan::Step,
+    acc: &Accumulator,
+    ended: &TurnEnd,
+    stopped: Option<Stopped>,
+) -> Option<ErrorInfo> {
+    let name = step.provider.name();
+    let internal =
+        |kind, message: String| Some(ErrorInfo::new(kind, ErrorSource::Internal, message));
+    match stopped {
+        Some(Stopped::Cancelled) => {
+            return internal(ErrorKind::Cancelled, "the run was cancelled".into());
+        }
+        Some(Stopped::Timeout) => {
+            return internal(
+                ErrorKind::Timeout,
+                format!(
+                    "{name} did not finish the turn within --timeout {}",
+                    humanize(step.timeout.unwrap_or_default())
+                ),
+            );
+        }
+        Some(Stopped::IdleTimeout) => {
+            return internal(
+                ErrorKind::IdleTimeout,
+                format!(
+                    "{name} printed nothing for --idle-timeout {}",
+                    humanize(step.idle_timeout.unwrap_or_default())
+                ),
+            );
+        }
+        Some(Stopped::Refused) | None => {}
+    }
+    if let TurnEnd::Died(report) = ended {
+        let how = match report {
+            Some(r) => match (r.status.code, r.status.signal) {
+                (_, Some(sig)) => format!("killed by signal {sig}"),
+                (Some(code), _) => format!("exit code {code}"),
+                _ => "no exit status".to_owned(),
+            },
+            None => "its end unknown".to_owned(),
+        };
+        return Some(ErrorInfo::new(
+            ErrorKind::ProviderError,
+            ErrorSource::ExitStatus,
+            format!(
+                "the warm {name} process ended during the turn ({how}); the next turn resumes the session in a new one"
+            ),
+        ));
+    }
+    if stopped == Some(Stopped::Refused) {
+        return Some(ErrorInfo::new(
+            ErrorKind::Policy,
+            ErrorSource::Internal,
+            format!(
+                "{name} asked again for a tool call the approval policy refused in this turn: the turn was stopped"
+            ),
+        ));
+    }
+    classify::classify(&ClassifyInput {
+        provider: name,
+        table: step.provider.errors(),
+        errors: acc.errors(),
+        final_: acc.final_record(),
+        final_expected: None,
+        stdout_seen: StdoutSeen::default(),
+        exit_code: Some(if acc.errors().is_empty() { 0 } else { 1 }),
+        signal: None,
+        stdout_tail: "",
+        stderr_tail: "",
+        now: ctx.plan.now(),
+        tz: None,
+    })
+}
+
+/// What a warm process was started for: a turn asking for anything else
+/// gets a new one.
+fn fingerprint(provider: &str, program: &std::path::Path, req: &RunRequest) -> String {
+    let servers: Vec<String> = req.mcp_servers.iter().map(|s| s.name.clone()).collect();
+    serde_json::json!({
+        "provider": provider,
+        "program": program,
+        "model": req.model,
+        "mode": req.permission_mode.as_str(),
+        "cwd": req.cwd,
+        "system": req.system,
+        "dirs": req.add_dirs,
+        "servers": servers,
+        "extra": req.extra_args,
+        "env": req.env.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+    })
+    .to_string()
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fingerprint_changes_with_the_settings_that_need_a_new_process() {
+        let req = RunRequest {
+            model: Some("m1".into()),
+            cwd: "/w".into(),
+            ..RunRequest::default()
+        };
+        let p = std::path::Path::new("/bin/claude");
+        let same = RunRequest {
+            prompt: "another prompt".into(),
+            resume: Some("s1".into()),
+            ..req.clone()
+        };
+        assert_eq!(
+            fingerprint("claude", p, &req),
+            fingerprint("claude", p, &same)
+        );
+        let other = RunRequest {
+            model: Some("m2".into()),
+            ..req.clone()
+        };
+        assert_ne!(
+            fingerprint("claude", p, &req),
+            fingerprint("claude", p, &other)
+        );
+    }
+}
