@@ -238,9 +238,17 @@ impl WarmProcess {
         self.turns
     }
 
-    /// Whether the process may still take a turn.
+    /// Whether the process may still take a turn: its supervisor still
+    /// runs, its input is open, and its process group still has a member
+    /// (a group killed a moment ago is seen before the supervisor is).
     pub fn is_alive(&self) -> bool {
-        self.task.as_ref().is_some_and(|t| !t.is_finished()) && !self.stdin.is_closed()
+        let group = match self.process_group() {
+            Some(pgid) => i32::try_from(pgid).is_ok_and(|g| {
+                nix::sys::signal::killpg(nix::unistd::Pid::from_raw(g), None).is_ok()
+            }),
+            None => true,
+        };
+        group && self.task.as_ref().is_some_and(|t| !t.is_finished()) && !self.stdin.is_closed()
     }
 
     /// Start a turn with `prompt`; then read its steps with [`Self::next`].

@@ -12,6 +12,7 @@ mod output_errors;
 mod prompt_cli;
 mod quota_accounts;
 mod real_clis;
+mod run_ask;
 mod run_chain;
 mod run_custom;
 mod run_e2e;

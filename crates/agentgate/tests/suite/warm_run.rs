@@ -231,7 +231,7 @@ fn killed_between_turns(cli: Cli) {
     // Between turns: Claude Code writes a turn to its transcript a moment
     // after the turn ends (under 300 ms here); a process killed before
     // that loses the turn, and the next one recreates the session.
-    std::thread::sleep(Duration::from_secs(1));
+    std::thread::sleep(Duration::from_secs(2));
     std::process::Command::new("kill")
         .args(["-KILL", "--", &format!("-{pgid}")])
         .status()
