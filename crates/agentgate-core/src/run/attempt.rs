@@ -45,19 +45,14 @@ pub(super) struct AttemptOutcome {
     pub(super) started_at: Timestamp,
 }
 
-/// Run one attempt of `packet` to its end: a turn of a warm process when
-/// the run keeps its session warm or asks for approvals
-/// (`warm_attempt.rs`), else the CLI started for it alone.
+/// Run one attempt of `packet` to its end, the CLI started for it alone
+/// (a turn of a warm process is `warm_attempt.rs`'s).
 pub(super) async fn attempt(
     ctx: RunContext<'_>,
     packet: AttemptPacket<'_>,
     em: &mut Emitter<'_>,
     cancel: &mut mpsc::Receiver<CancelRequest>,
 ) -> AttemptOutcome {
-    let warm = ctx.options.warm.is_some() && ctx.plan.session.is_some();
-    if warm || packet.request.permission_mode == crate::settings::PermissionMode::Ask {
-        return super::warm_attempt::warm_attempt(ctx, packet, em, cancel).await;
-    }
     let AttemptPacket {
         step,
         request,

@@ -15,6 +15,7 @@ use super::emitter::Emitter;
 use super::handoff::Transcript;
 use super::options::{CancelRequest, RunContext};
 use super::record;
+use super::warm_attempt::warm_attempt;
 use crate::config::Handoff;
 use crate::config::split_quota_key;
 use crate::plan::{EditScope, Step};
@@ -186,7 +187,15 @@ impl StepRunner<'_> {
                 request: &request,
                 home: home.as_deref(),
             };
-            let mut outcome: AttemptOutcome = attempt(self.ctx, packet, em, cancel).await;
+            // A turn of a warm process when the run keeps its session warm
+            // or asks for approvals, else the CLI started for it alone.
+            let warm = self.ctx.options.warm.is_some() && self.ctx.plan.session.is_some();
+            let mut outcome: AttemptOutcome =
+                if warm || request.permission_mode == crate::settings::PermissionMode::Ask {
+                    warm_attempt(self.ctx, packet, em, cancel).await
+                } else {
+                    attempt(self.ctx, packet, em, cancel).await
+                };
             changes = changes_since(snapshot.as_ref()).await;
             checks::check(step, &mut outcome, changes.as_ref());
             self.record_attempt(&outcome.attempt, outcome.started_at, step);

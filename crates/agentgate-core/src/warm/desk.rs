@@ -2,7 +2,7 @@
 //! them: a run in permission mode `ask` opens its place at the desk
 //! ([`ApprovalDesk::open`]) for as long as it runs, and a server's route
 //! (`POST /v1/runs/{id}/approvals/{request_id}`) hands an answer in with
-//! [`ApprovalDesk::answer`]. The run's [`super::approve::Approver`] reads
+//! [`ApprovalDesk::answer`]. The run's approver (`approve.rs`) reads
 //! them; an answer to a request nobody waits for any more is refused by
 //! the approver's check of the id, never applied to another request.
 

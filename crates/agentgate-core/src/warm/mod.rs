@@ -19,8 +19,15 @@
 //! - [`pool`]: the warm processes a holder keeps (per-provider limit, least
 //!   recently used ended first, idle end).
 //!
-//! Work in progress for issue 16: the process, the pool, the turn engine
-//! and the other CLIs' protocols come next.
+//! - [`modes`]: a provider's long-lived command line and wire, as a
+//!   process's start;
+//! - [`sessions`]: a holder's warm sessions (the pool shared by its runs,
+//!   the idle watch);
+//! - [`desk`]: where people's answers to `ask` decisions reach the run
+//!   waiting for them.
+//!
+//! The turn itself (an attempt of the run engine) is
+//! `crate::run`'s `warm_attempt.rs`.
 
 pub mod acp;
 pub mod acp_decode;

@@ -1,7 +1,9 @@
 //! The warm engine against the REAL CLIs and `agentgate fake-llm`: one
 //! process serves three turns (the model server sees each turn carry the
-//! earlier ones), and each turn's usage is the script's. (Work in progress for issue 16: the
-//! engine's pieces driven directly; `agentgate run --warm` comes next.)
+//! earlier ones), and each turn's usage is the script's; each CLI's
+//! permission requests answered by a policy. These drive the protocols and
+//! `WarmProcess` directly, below the run engine (`warm_run.rs` goes
+//! through it).
 
 use std::path::PathBuf;
 use std::time::Duration;
