@@ -2,35 +2,10 @@
 //! (none included), `?` is one character, everything else is itself.
 //! Used for tool names, `host:port` entries and variable names.
 
-/// Whether `text` matches `pattern` in full.
+/// Whether `text` matches `pattern` in full: the same language as the
+/// approval rules' tool names and commands, so one matcher serves both.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    // Iterative matching with one backtrack point (the last `*`): linear
-    // in practice, never exponential.
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        match p.get(pi) {
-            Some('*') => {
-                star = Some((pi, ti));
-                pi += 1;
-            }
-            Some(c) if *c == '?' || *c == t[ti] => {
-                pi += 1;
-                ti += 1;
-            }
-            _ => match star {
-                Some((sp, st)) => {
-                    pi = sp + 1;
-                    ti = st + 1;
-                    star = Some((sp, st + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
+    agentgate_core::approvals::pattern::text_glob(pattern, text)
 }
 
 #[cfg(test)]

@@ -64,13 +64,7 @@ pub(super) async fn attempt(
     let provider = step.provider.clone();
     let adapter: &dyn Provider = provider.as_ref();
     let mut acc = Accumulator::new(provider.name());
-    em.emit(EventBody::Start(StartEvent {
-        agent: step.agent.clone(),
-        model: request.model.clone(),
-        resume_session_id: request.resume.clone(),
-        cwd: Some(request.cwd.display().to_string()),
-        ..StartEvent::default()
-    }));
+    em.emit(start_event(packet));
 
     let fail = |acc: &Accumulator, em: &mut Emitter<'_>, kind: ErrorKind, message: String| {
         finish_attempt(
@@ -384,6 +378,18 @@ pub(super) async fn attempt(
         started_at,
     };
     finish_attempt(packet, &acc, end, em).with_exit(report.status.code)
+}
+
+/// The `start` event of an attempt of `packet`.
+pub(super) fn start_event(packet: AttemptPacket<'_>) -> EventBody {
+    let AttemptPacket { step, request, .. } = packet;
+    EventBody::Start(StartEvent {
+        agent: step.agent.clone(),
+        model: request.model.clone(),
+        resume_session_id: request.resume.clone(),
+        cwd: Some(request.cwd.display().to_string()),
+        ..StartEvent::default()
+    })
 }
 
 /// Why the CLI could not be run (or followed) at all.

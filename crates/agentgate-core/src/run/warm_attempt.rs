@@ -23,12 +23,14 @@ use std::time::{Duration, Instant};
 
 use agentgate_protocol::{
     CancelReason, CancelledEvent, ErrorInfo, ErrorKind, ErrorSource, EventBody, HeartbeatEvent,
-    StartEvent, WarmProcessState, WarmReport,
+    WarmProcessState, WarmReport,
 };
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
-use super::attempt::{AttemptEnd, AttemptOutcome, AttemptPacket, finish_attempt, humanize};
+use super::attempt::{
+    AttemptEnd, AttemptOutcome, AttemptPacket, finish_attempt, humanize, start_event,
+};
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
 use crate::accumulate::{Accumulator, delta};
@@ -74,13 +76,7 @@ pub(super) async fn warm_attempt(
     let started = Instant::now();
     let provider = step.provider.clone();
     let mut acc = Accumulator::new(provider.name());
-    em.emit(EventBody::Start(StartEvent {
-        agent: step.agent.clone(),
-        model: request.model.clone(),
-        resume_session_id: request.resume.clone(),
-        cwd: Some(request.cwd.display().to_string()),
-        ..StartEvent::default()
-    }));
+    em.emit(start_event(packet));
     let fail = |acc: &Accumulator, em: &mut Emitter<'_>, kind: ErrorKind, message: String| {
         let end = AttemptEnd::failed(kind, message, started, started_at);
         finish_attempt(packet, acc, end, em)
@@ -122,12 +118,19 @@ pub(super) async fn warm_attempt(
                 }
                 let _ = w.process.kill().await;
             }
+            Taken::Gone { why, native_id } => {
+                replaced_because = Some(why);
+                if resume.is_none() {
+                    resume = native_id;
+                }
+                h.reserve(name, provider.name());
+            }
             Taken::None => h.reserve(name, provider.name()),
         }
     }
-    let forget = || {
+    let forget = |why: Option<(&str, Option<&str>)>| {
         if let (Some(h), Some(name)) = (holder, session) {
-            h.forget(name);
+            h.forget(name, why);
         }
     };
     let (mut warm, state) = match reused {
@@ -144,7 +147,7 @@ pub(super) async fn warm_attempt(
                     (w, state)
                 }
                 Err((kind, message)) => {
-                    forget();
+                    forget(None);
                     return fail(&acc, em, kind, message);
                 }
             }
@@ -268,8 +271,12 @@ pub(super) async fn warm_attempt(
             let _ = warm.process.close(crate::warm::sessions::CLOSE_GRACE).await;
         }
         (_, _, false) => {
+            let id = warm.process.session_id().map(str::to_owned);
             let _ = warm.process.kill().await;
-            forget();
+            forget(Some((
+                "its process ended during the last turn",
+                id.as_deref(),
+            )));
         }
     }
     outcome

@@ -87,6 +87,14 @@ pub enum Taken {
     Held(Box<Warm>),
     /// No process: start one.
     None,
+    /// The session's process was ended since its last turn: start one
+    /// that resumes the session (`why`, and its native id if known).
+    Gone {
+        /// Why it ended.
+        why: String,
+        /// The session's native id, as the ended process knew it.
+        native_id: Option<String>,
+    },
     /// Another turn of the session has its process now.
     Busy,
 }
@@ -103,6 +111,9 @@ struct Shared {
     settings: WarmSettings,
     /// When a process of this holder created each session's native id.
     born: Mutex<std::collections::HashMap<String, std::time::SystemTime>>,
+    /// Sessions whose process this holder ended or saw die since their
+    /// last turn: why, and the native id.
+    gone: Mutex<std::collections::HashMap<String, (String, Option<String>)>>,
 }
 
 impl WarmSessions {
@@ -113,6 +124,7 @@ impl WarmSessions {
                 pool: Mutex::new(Pool::new(settings.max_per_provider)),
                 settings,
                 born: Mutex::default(),
+                gone: Mutex::default(),
             }),
         }
     }
@@ -138,8 +150,23 @@ impl WarmSessions {
         }
         match pool.take(session) {
             Some(w) => Taken::Held(w),
-            None => Taken::None,
+            None => match self.gone().remove(session) {
+                Some((why, native_id)) => Taken::Gone { why, native_id },
+                None => Taken::None,
+            },
         }
+    }
+
+    fn gone(&self) -> MutexGuard<'_, std::collections::HashMap<String, (String, Option<String>)>> {
+        self.shared
+            .gone
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn ended(&self, session: &str, why: &str, w: &Warm) {
+        let id = w.process.session_id().map(str::to_owned);
+        self.gone().insert(session.to_owned(), (why.to_owned(), id));
     }
 
     /// Mark `session` as having a turn in progress while its first process
@@ -163,13 +190,23 @@ impl WarmSessions {
                 provider,
                 "ending the least recently used warm process"
             );
+            self.ended(
+                &name,
+                "it was ended to keep its provider within the warm limit",
+                &w,
+            );
             close_in_background(w);
         }
     }
 
-    /// Forget `session`'s process (it died, or the turn ended it).
-    pub fn forget(&self, session: &str) {
+    /// Forget `session`'s process (it died, or the turn ended it); `why`
+    /// and its native id are remembered for the next turn's envelope.
+    pub fn forget(&self, session: &str, why: Option<(&str, Option<&str>)>) {
         self.pool().forget(session);
+        if let Some((why, id)) = why {
+            self.gone()
+                .insert(session.to_owned(), (why.to_owned(), id.map(str::to_owned)));
+        }
     }
 
     /// A process of this holder created `native_id` now.
@@ -203,6 +240,7 @@ impl WarmSessions {
         let n = due.len();
         for (name, w) in due {
             tracing::info!(session = name, "ending an idle warm process");
+            self.ended(&name, "it had been idle past its time", &w);
             close_in_background(w);
         }
         n

@@ -17,7 +17,7 @@ use agentgate_protocol::{EventBody, Usage};
 
 use super::support::{Client, FakeServer};
 
-const THREE_TURNS: &str = r#"turns:
+pub(super) const THREE_TURNS: &str = r#"turns:
   - match: {contains: "turn ONE"}
     text: "reply-one"
     usage: {input: 100, output: 10}

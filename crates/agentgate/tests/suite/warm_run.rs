@@ -5,8 +5,9 @@
 //! group, each turn's usage the script's); a process killed between turns
 //! is replaced by resuming the session (the next request carries the
 //! earlier turn); a process idle past its time is ended; one killed during
-//! a turn fails that turn recoverably; an `ask` nobody answers is refused
-//! after its timeout, and the turn ends.
+//! a turn fails that turn recoverably (exit 75) and the next turn resumes
+//! the session in a new one; an `ask` nobody answers is refused after its
+//! timeout, and the turn ends.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -26,18 +27,7 @@ use agentgate_store::{RunStore, SqliteStore};
 use serde_json::Value;
 
 use super::support::{Client, FakeServer};
-
-const THREE_TURNS: &str = r#"turns:
-  - match: {contains: "turn ONE"}
-    text: "reply-one"
-    usage: {input: 100, output: 10}
-  - match: {contains: "turn TWO"}
-    text: "reply-two"
-    usage: {input: 200, output: 20}
-  - match: {contains: "turn THREE"}
-    text: "reply-three"
-    usage: {input: 300, output: 30}
-"#;
+use super::warm_real::THREE_TURNS;
 
 #[derive(Default)]
 struct Events(Vec<Value>);
@@ -290,8 +280,73 @@ fn idle_end(cli: Cli) {
     // The next turn starts a new process that resumes the session.
     let (outcome, next) = b.turn("turn TWO");
     assert_eq!(outcome.exit_code, 0, "{cli}: {next:#}");
-    assert_eq!(next["warm"]["process"], "started", "{cli}");
+    assert_eq!(next["warm"]["process"], "replaced", "{cli}");
+    assert_eq!(
+        next["warm"]["replaced_because"], "it had been idle past its time",
+        "{cli}"
+    );
     assert_eq!(next["session_id"], env["session_id"], "{cli}");
+}
+
+/// The second turn's model answer comes after 8 s: long enough to kill
+/// the process while the turn runs.
+const SLOW_SECOND: &str = r#"turns:
+  - match: {contains: "turn ONE"}
+    text: "reply-one"
+  - match: {contains: "turn TWO"}
+    delay_ms: 8000
+    text: "reply-two"
+  - match: {contains: "turn THREE"}
+    text: "reply-three"
+"#;
+
+fn killed_during_a_turn(cli: Cli) {
+    let b = Bench::new(cli, SLOW_SECOND);
+    let (_, first) = b.turn("turn ONE");
+    let pgid = pgid_of(&first);
+    std::thread::sleep(Duration::from_secs(2));
+    let (outcome, second) = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            // Once the model server holds the second turn's request.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while Instant::now() < deadline
+                && !b
+                    .server
+                    .turn_requests()
+                    .iter()
+                    .any(|r| r.to_string().contains("turn TWO"))
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pgid}")])
+                .status()
+                .unwrap();
+        });
+        b.turn("turn TWO")
+    });
+    assert_eq!(outcome.exit_code, 75, "{cli}: {second:#}");
+    assert_eq!(second["error_type"], "provider_error", "{cli}: {second:#}");
+    assert_eq!(second["recoverable"], true, "{cli}");
+    assert!(
+        second["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("ended during the turn")),
+        "{cli}: {second:#}"
+    );
+    assert_eq!(second["warm"]["process"], "reused", "{cli}");
+    // The next turn: a new process resuming the session.
+    let (outcome, third) = b.turn("turn THREE");
+    assert_eq!(outcome.exit_code, 0, "{cli}: {third:#}");
+    assert_eq!(third["response"], "reply-three", "{cli}");
+    assert_eq!(third["warm"]["process"], "replaced", "{cli}: {third:#}");
+    assert_eq!(
+        third["warm"]["replaced_because"], "its process ended during the last turn",
+        "{cli}"
+    );
+    assert_ne!(pgid_of(&third), pgid, "{cli}");
+    let last = b.server.turn_requests().last().unwrap().to_string();
+    assert!(last.contains("reply-one"), "{cli}: resumed: {last}");
 }
 
 /// A tool call the policy asks a person about; nobody answers.
@@ -372,6 +427,11 @@ macro_rules! per_cli {
             #[test]
             fn a_process_killed_between_turns_is_replaced_by_resume() {
                 killed_between_turns($cli);
+            }
+
+            #[test]
+            fn a_process_killed_during_a_turn_fails_it_recoverably() {
+                killed_during_a_turn($cli);
             }
 
             #[test]
