@@ -27,7 +27,7 @@
 //!   waiting for them.
 //!
 //! The turn itself (an attempt of the run engine) is
-//! `crate::run`'s `warm_attempt.rs`.
+//! the run engine's `run/warm_attempt.rs`.
 
 pub mod acp;
 pub mod acp_decode;
