@@ -59,3 +59,16 @@ pub struct ProviderError {
     /// notice it will retry after).
     pub terminal: bool,
 }
+
+/// What each decoded item is, in a word a test can compare: an event's
+/// type, `final:<text>` for the final record, the debug form otherwise.
+#[cfg(test)]
+pub(crate) fn labels(out: &[Decoded]) -> Vec<String> {
+    out.iter()
+        .map(|d| match d {
+            Decoded::Event(b) => b.type_name().to_owned(),
+            Decoded::Final(f) => format!("final:{}", f.text.clone().unwrap_or_default()),
+            other => format!("{other:?}"),
+        })
+        .collect()
+}

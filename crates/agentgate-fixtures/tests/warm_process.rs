@@ -23,7 +23,8 @@ use agentgate_core::warm::{Answer, PermissionAsk};
 use agentgate_protocol::EventBody;
 
 /// Reads user lines; `ASK` asks to write a file and reports the answer;
-/// `HANG` waits for an interrupt; anything else is echoed. Each turn ends
+/// `TWICE` asks the same write twice, then waits; `HANG` waits for an
+/// interrupt; anything else is echoed. Each turn ends
 /// with a `result` naming the process.
 const STAND_IN: &str = r#"#!/bin/bash
 sid="sess-$$"
@@ -45,6 +46,13 @@ while IFS= read -r line; do
         *) verdict=malformed;;
       esac
       echo "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"$verdict\",\"session_id\":\"$sid\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}";;
+    *TWICE*)
+      # The same call asked twice in one turn; then it waits for the
+      # interrupt, as Claude does when its call was refused.
+      for id in req-1 req-2; do
+        echo "{\"type\":\"control_request\",\"request_id\":\"$id\",\"request\":{\"subtype\":\"can_use_tool\",\"tool_name\":\"Write\",\"input\":{\"file_path\":\"notes.txt\",\"content\":\"x\"},\"tool_use_id\":\"toolu_1\"}}"
+        IFS= read -r answer
+      done;;
     *HANG*) ;;
     *)
       echo "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"pid $$\",\"session_id\":\"$sid\",\"usage\":{\"input_tokens\":10,\"output_tokens\":2}}";;
@@ -190,4 +198,58 @@ async fn an_interrupted_turn_ends_and_a_killed_process_is_seen_dead() {
     assert!(report.is_some());
     assert!(!p.is_alive());
     assert!(matches!(p.next().await, Step::Died(_)));
+}
+
+#[derive(Default)]
+struct Events(Vec<agentgate_protocol::Event>);
+
+impl agentgate_core::run::EventSink for Events {
+    fn emit(&mut self, event: &agentgate_protocol::Event) {
+        self.0.push(event.clone());
+    }
+}
+
+/// Through the run engine (permission mode `ask`, the default policy that
+/// denies everything): a call the policy refused, asked again in the same
+/// turn, is refused without asking, the turn is interrupted and ends with
+/// a `policy` error; both decisions are events and counted.
+#[tokio::test]
+async fn a_refused_call_asked_again_stops_the_turn() {
+    use agentgate_core::plan::{Plan, Step};
+    use agentgate_core::providers::{PermissionMode, RunRequest, builtin};
+    use agentgate_core::run::{RunOptions, run};
+    use agentgate_protocol::{DecidedBy, ErrorKind};
+
+    let (dir, program) = stand_in();
+    let request = RunRequest {
+        prompt: "TWICE".into(),
+        permission_mode: PermissionMode::Ask,
+        cwd: dir.path().to_path_buf(),
+        ..RunRequest::default()
+    };
+    let mut step = Step::new(builtin("claude").unwrap(), request);
+    step.binary = Some(program);
+    step.timeout = Some(Duration::from_secs(30));
+    let plan = Plan::single(step);
+    let options = RunOptions {
+        keeper: Some(PathBuf::from(env!("CARGO_BIN_EXE_keeper"))),
+        ..RunOptions::default()
+    };
+    let mut events = Events::default();
+    let (_cancel, rx) = tokio::sync::mpsc::channel(1);
+    let outcome = run(&plan, &options, None, &mut events, rx).await;
+    let env = &outcome.envelope;
+    let bys: Vec<DecidedBy> = events
+        .0
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ApprovalDecision(d) => Some(d.by),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bys, [DecidedBy::Policy, DecidedBy::Repeat], "{env:#?}");
+    assert_eq!(env.error_type, Some(ErrorKind::Policy), "{env:#?}");
+    let counts = env.approvals.clone().unwrap();
+    assert_eq!((counts.requested, counts.denied), (2, 2));
+    assert!(!dir.path().join("notes.txt").exists());
 }

@@ -18,7 +18,7 @@ use super::error::PlanError;
 use super::flags::RunFlags;
 use super::{Plan, Step};
 use crate::prompt::estimate_tokens;
-use crate::providers::{Scratch, locate_binary};
+use crate::providers::{CommandError, Scratch, locate_binary};
 use crate::quota::exhausted_quota;
 use crate::redact::{is_secret, mask_secret_flags, secret_flag_values};
 use crate::settings::WorkspaceMode;
@@ -161,7 +161,18 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
         }
     };
     let scratch = Scratch::temporary();
-    match step.provider.command(&request, &program, &scratch) {
+    // In mode `ask` the CLI runs in its long-lived mode, the prompt a turn
+    // written to its stdin.
+    let asks = request.permission_mode == crate::settings::PermissionMode::Ask;
+    let command = match asks {
+        false => step.provider.command(&request, &program, &scratch),
+        true => step
+            .provider
+            .warm_command(&request, &program, &scratch)
+            .unwrap_or_else(|| Err(CommandError::no_long_lived_mode(step.provider.name())))
+            .map(|w| w.command),
+    };
+    match command {
         Ok(cmd) => {
             let mut argv = vec![cmd.program.display().to_string()];
             argv.extend(cmd.display_args());
@@ -185,7 +196,7 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
             }
             out["env"] = Value::Object(env);
             out["cwd"] = json!(cmd.cwd.display().to_string());
-            out["prompt_on_stdin"] = json!(cmd.stdin.is_some());
+            out["prompt_on_stdin"] = json!(cmd.stdin.is_some() || asks);
         }
         Err(e) => error(&mut out, e.to_string()),
     }

@@ -132,6 +132,9 @@ pub enum Part {
     Resuming(Parts),
     /// These parts only on a fresh run.
     Fresh(Parts),
+    /// These parts, always: a run of parts two tables of one CLI share
+    /// (its one-shot and long-lived command lines).
+    Shared(Parts),
     /// The parts of the run's permission mode.
     Mode(Modes),
     /// The permission mode as one flag whose value names it
@@ -294,6 +297,7 @@ impl Walk<'_> {
                 }
                 out.args.extend(group);
             }
+            Part::Shared(parts) => self.parts(parts, out)?,
             Part::Resuming(parts) if self.ctx.resuming => self.parts(parts, out)?,
             Part::Fresh(parts) if !self.ctx.resuming => self.parts(parts, out)?,
             Part::Resuming(_) | Part::Fresh(_) => {}
@@ -392,7 +396,7 @@ pub(crate) fn templates(parts: &[Part]) -> Vec<Template> {
     for p in parts {
         match p {
             Part::Args(w) | Part::Optional(w) | Part::EachDir(w) => out.extend(w.templates()),
-            Part::Resuming(p) | Part::Fresh(p) => out.extend(templates(p)),
+            Part::Resuming(p) | Part::Fresh(p) | Part::Shared(p) => out.extend(templates(p)),
             Part::Mode(m) => {
                 for p in [&m.default, &m.plan, &m.accept_edits, &m.bypass]
                     .into_iter()

@@ -134,6 +134,17 @@ pub enum CommandError {
     Scratch(#[from] ScratchError),
 }
 
+impl CommandError {
+    /// `provider` has no long-lived mode agentgate drives, which permission
+    /// mode `ask` and warm sessions need.
+    pub fn no_long_lived_mode(provider: &str) -> CommandError {
+        CommandError::Unsupported {
+            provider: provider.to_owned(),
+            what: "ask for permission or keep a session warm: agentgate drives no long-lived mode of it (claude, codex, gemini and qwen have one)".to_owned(),
+        }
+    }
+}
+
 /// Where the post-run hook may look.
 #[derive(Debug, Clone)]
 pub struct PostRun<'a> {

@@ -108,7 +108,7 @@ pub(super) async fn warm_attempt(
             }
             Taken::Held(mut w) => {
                 replaced_because = Some(if w.process.is_alive() {
-                    "the turn asks for other settings (model, mode, folder, system prompt or servers)"
+                    "the turn asks for other settings (model, mode, folder, system prompt, servers, arguments or environment)"
                         .to_owned()
                 } else {
                     "its process had ended".to_owned()
@@ -288,7 +288,7 @@ async fn start(
     provider: &dyn Provider,
     req: &RunRequest,
     program: &std::path::Path,
-    fingerprint: String,
+    fingerprint: u64,
     em: &mut Emitter<'_>,
 ) -> Result<Box<Warm>, (ErrorKind, String)> {
     let supervisor = SupervisorConfig {
@@ -297,13 +297,8 @@ async fn start(
     };
     let plan = match warm_plan(provider, req, program, ctx.scratch, supervisor) {
         None => {
-            return Err((
-                ErrorKind::InvalidInput,
-                format!(
-                    "{} has no long-lived mode agentgate drives (--warm and --permission-mode ask need one: claude, codex, gemini or qwen)",
-                    provider.name()
-                ),
-            ));
+            let e = crate::providers::CommandError::no_long_lived_mode(provider.name());
+            return Err((ErrorKind::InvalidInput, e.to_string()));
         }
         Some(Err(e)) => return Err((ErrorKind::InvalidInput, e.to_string())),
         Some(Ok(plan)) => plan,
@@ -480,23 +475,33 @@ fn turn_error(
     })
 }
 
-/// What a warm process was started for: a turn asking for anything else
-/// gets a new one.
-fn fingerprint(provider: &str, program: &std::path::Path, req: &RunRequest) -> String {
-    let servers: Vec<String> = req.mcp_servers.iter().map(|s| s.name.clone()).collect();
-    serde_json::json!({
-        "provider": provider,
-        "program": program,
-        "model": req.model,
-        "mode": req.permission_mode.as_str(),
-        "cwd": req.cwd,
-        "system": req.system,
-        "dirs": req.add_dirs,
-        "servers": servers,
-        "extra": req.extra_args,
-        "env": req.env.iter().map(|(k, _)| k).collect::<Vec<_>>(),
-    })
-    .to_string()
+/// What a warm process was started for, as a hash (the request's
+/// environment may hold secrets, which are not kept): a turn asking for
+/// anything else (another model, mode, folder, system prompt, servers,
+/// arguments or environment) gets a new one. The prompt and the session
+/// to resume are not part of it.
+fn fingerprint(provider: &str, program: &std::path::Path, req: &RunRequest) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let settings = format!(
+        "{:?}",
+        (
+            provider,
+            program,
+            &req.model,
+            req.permission_mode,
+            &req.cwd,
+            &req.system,
+            &req.add_dirs,
+            &req.mcp_servers,
+            &req.extra_args,
+            &req.env,
+            req.env_clear,
+            req.max_provider_retries,
+        )
+    );
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    settings.hash(&mut hasher);
+    hasher.finish()
 }
 
 async fn sleep_until(at: Option<Instant>) {
@@ -534,6 +539,15 @@ mod tests {
         assert_ne!(
             fingerprint("claude", p, &req),
             fingerprint("claude", p, &other)
+        );
+        // Another value of the same variable (a key for another account).
+        let with_key = |v: &str| RunRequest {
+            env: vec![("ANTHROPIC_API_KEY".into(), v.into())],
+            ..req.clone()
+        };
+        assert_ne!(
+            fingerprint("claude", p, &with_key("k1")),
+            fingerprint("claude", p, &with_key("k2"))
         );
     }
 }

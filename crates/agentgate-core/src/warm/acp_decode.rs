@@ -253,14 +253,7 @@ mod tests {
         ];
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
         let out = decode(&refs);
-        let kinds: Vec<String> = out
-            .iter()
-            .map(|d| match d {
-                Decoded::Event(b) => b.type_name().to_owned(),
-                Decoded::Final(f) => format!("final:{}", f.text.clone().unwrap_or_default()),
-                other => format!("{other:?}"),
-            })
-            .collect();
+        let kinds = crate::decoded::labels(&out);
         assert_eq!(
             kinds,
             [

@@ -15,50 +15,6 @@ use serde_json::{Value, json};
 use super::protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};
 use crate::approvals::{ToolCall, class_of_tool};
 
-/// The arguments of a warm Claude Code process after the binary: `model`,
-/// the session (`Some(id)` resumes it, `None` lets Claude make one), and
-/// whether tool calls are asked about on stdio (else `permission_mode` is
-/// passed as given).
-pub fn warm_args(
-    model: Option<&str>,
-    resume: Option<&str>,
-    ask: bool,
-    permission_mode: &str,
-) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "-p",
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    if let Some(m) = model {
-        args.extend(["--model".to_owned(), m.to_owned()]);
-    }
-    if let Some(id) = resume {
-        args.extend(["--resume".to_owned(), id.to_owned()]);
-    }
-    if ask {
-        args.extend(
-            [
-                "--permission-mode",
-                "default",
-                "--permission-prompt-tool",
-                "stdio",
-            ]
-            .iter()
-            .map(|s| (*s).to_owned()),
-        );
-    } else {
-        args.extend(["--permission-mode".to_owned(), permission_mode.to_owned()]);
-    }
-    args
-}
-
 /// Claude Code's stream-json protocol (see the module notes).
 #[derive(Debug, Default)]
 pub struct ClaudeWarm {
@@ -263,24 +219,5 @@ mod tests {
         let b: Value = serde_json::from_str(&p.interrupt()[0]).unwrap();
         assert_eq!(a["request"]["subtype"], "interrupt");
         assert_ne!(a["request_id"], b["request_id"]);
-        assert_eq!(
-            warm_args(Some("m"), Some("sid"), true, "default"),
-            [
-                "-p",
-                "--input-format",
-                "stream-json",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-                "--model",
-                "m",
-                "--resume",
-                "sid",
-                "--permission-mode",
-                "default",
-                "--permission-prompt-tool",
-                "stdio"
-            ]
-        );
     }
 }

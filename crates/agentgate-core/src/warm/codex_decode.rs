@@ -180,14 +180,7 @@ mod tests {
             USAGE_1,
             r#"{"method":"turn/completed","params":{"turn":{"id":"u","status":"completed","error":null}}}"#,
         ]);
-        let texts: Vec<String> = out
-            .iter()
-            .map(|d| match d {
-                Decoded::Event(b) => b.type_name().to_owned(),
-                Decoded::Final(f) => format!("final:{}", f.text.clone().unwrap_or_default()),
-                other => format!("{other:?}"),
-            })
-            .collect();
+        let texts = crate::decoded::labels(&out);
         assert_eq!(
             texts,
             [

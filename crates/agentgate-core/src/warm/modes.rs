@@ -35,13 +35,6 @@ pub struct WarmPlan {
     pub files: Vec<std::path::PathBuf>,
 }
 
-/// Whether `provider` has a long-lived mode agentgate drives.
-pub fn has_warm_mode(provider: &dyn Provider, req: &RunRequest, program: &Path) -> bool {
-    // A scratch that is never asked for its path writes nothing.
-    let scratch = Scratch::temporary();
-    provider.warm_command(req, program, &scratch).is_some()
-}
-
 /// The warm process of `provider` for `req` (`req.resume`: the native
 /// session to resume), under `supervisor`; `None` when the provider has no
 /// long-lived mode.
@@ -166,7 +159,10 @@ mod tests {
     #[test]
     fn claude_asks_on_stdio_only_in_ask_mode_and_resumes_on_its_command_line() {
         let ask = argv("claude", PermissionMode::Ask).join(" ");
-        assert!(ask.contains("--input-format stream-json"), "{ask}");
+        assert!(
+            ask.starts_with("-p --input-format stream-json --output-format stream-json --verbose"),
+            "{ask}"
+        );
         assert!(ask.contains("--permission-mode default"), "{ask}");
         assert!(ask.contains("--permission-prompt-tool stdio"), "{ask}");
         assert!(ask.contains("--resume sess-1"), "{ask}");
@@ -188,29 +184,25 @@ mod tests {
         assert_eq!(qwen, "--acp --approval-mode yolo -m m1");
     }
 
+    fn warm(p: &dyn Provider) -> bool {
+        let scratch = Scratch::temporary();
+        p.warm_command(
+            &request(PermissionMode::Ask),
+            Path::new("/bin/cli"),
+            &scratch,
+        )
+        .is_some()
+    }
+
     #[test]
     fn a_cli_without_a_long_lived_mode_has_none() {
         for name in ["opencode", "cursor", "agy"] {
             let p = builtin(name).unwrap();
-            assert!(
-                !has_warm_mode(
-                    p.as_ref(),
-                    &request(PermissionMode::Ask),
-                    Path::new("/bin/cli")
-                ),
-                "{name}"
-            );
+            assert!(!warm(p.as_ref()), "{name}");
         }
         for name in ["claude", "codex", "gemini", "qwen"] {
             let p = builtin(name).unwrap();
-            assert!(
-                has_warm_mode(
-                    p.as_ref(),
-                    &request(PermissionMode::Ask),
-                    Path::new("/bin/cli")
-                ),
-                "{name}"
-            );
+            assert!(warm(p.as_ref()), "{name}");
         }
     }
 

@@ -46,10 +46,10 @@ impl Default for WarmSettings {
 pub struct Warm {
     /// The process.
     pub process: WarmProcess,
-    /// What it was started for (provider, program, model, mode, folder,
-    /// system prompt, servers): a turn that asks for something else gets a
-    /// new process that resumes the session.
-    pub fingerprint: String,
+    /// A hash of what it was started for (provider, program, model, mode,
+    /// folder, system prompt, servers, environment): a turn that asks for
+    /// something else gets a new process that resumes the session.
+    pub fingerprint: u64,
     /// Its usage figures count from its start (see
     /// [`crate::providers::WarmCommand::cumulative_usage`]).
     pub cumulative_usage: bool,
@@ -65,7 +65,7 @@ impl Warm {
     /// A new process's.
     pub fn new(
         process: WarmProcess,
-        fingerprint: String,
+        fingerprint: u64,
         cumulative_usage: bool,
         files: Vec<PathBuf>,
     ) -> Self {
@@ -127,11 +127,6 @@ impl WarmSessions {
                 gone: Mutex::default(),
             }),
         }
-    }
-
-    /// Its settings.
-    pub fn settings(&self) -> WarmSettings {
-        self.shared.settings
     }
 
     fn pool(&self) -> MutexGuard<'_, Pool<Box<Warm>>> {
@@ -288,5 +283,49 @@ fn close_in_background(w: Box<Warm>) {
         // No runtime: dropping it ends the supervisor's task, and the
         // keeper ends the CLI.
         Err(_) => drop(w),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_whose_first_process_starts_is_busy_for_another_turn() {
+        let holder = WarmSessions::new(WarmSettings::default());
+        assert!(matches!(holder.take("s"), Taken::None));
+        holder.reserve("s", "claude");
+        assert!(matches!(holder.take("s"), Taken::Busy));
+        assert_eq!(holder.sessions(), ["s"]);
+        holder.forget("s", None);
+        assert!(matches!(holder.take("s"), Taken::None), "nothing to say");
+        assert!(holder.sessions().is_empty());
+    }
+
+    #[test]
+    fn a_session_whose_process_died_is_gone_once_with_its_reason() {
+        let holder = WarmSessions::new(WarmSettings::default());
+        holder.reserve("s", "claude");
+        holder.forget(
+            "s",
+            Some(("its process ended during the last turn", Some("sid-1"))),
+        );
+        match holder.take("s") {
+            Taken::Gone { why, native_id } => {
+                assert_eq!(why, "its process ended during the last turn");
+                assert_eq!(native_id.as_deref(), Some("sid-1"));
+            }
+            other => panic!("gone expected: {other:?}"),
+        }
+        assert!(matches!(holder.take("s"), Taken::None), "said once");
+    }
+
+    #[test]
+    fn a_session_born_here_is_remembered_by_its_native_id() {
+        let holder = WarmSessions::new(WarmSettings::default());
+        assert!(holder.born_at("sid-1").is_none());
+        let before = std::time::SystemTime::now();
+        holder.born("sid-1");
+        assert!(holder.born_at("sid-1").is_some_and(|t| t >= before));
     }
 }

@@ -188,3 +188,70 @@ fn gemini_asks_and_the_policy_answers() {
 fn qwen_asks_and_the_policy_answers() {
     reads_allowed_writes_refused(Cli::Qwen);
 }
+
+/// A CLI with no long-lived mode agentgate drives cannot ask: the run is
+/// refused before any process starts, saying which CLIs can.
+#[test]
+fn a_cli_without_a_long_lived_mode_cannot_ask() {
+    let store = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    cmd.args([
+        "run",
+        "--provider",
+        "opencode",
+        "--binary",
+        "/bin/true",
+        "--permission-mode",
+        "ask",
+        "--compact",
+        "hello",
+    ])
+    .env("AGENTGATE_HOME", store.path())
+    .stdin(Stdio::null());
+    let run = run_bounded(cmd, Duration::from_secs(60));
+    let env: Value = run
+        .stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no envelope: {}", run.all_output()));
+    assert_eq!(env["error_type"], "invalid_input", "{env:#}");
+    assert!(
+        env["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("opencode cannot ask for permission")),
+        "{env:#}"
+    );
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+}
+
+/// `--dry-run` shows the command line that mode `ask` runs: the CLI's
+/// long-lived one, asking on stdio.
+#[test]
+fn a_dry_run_in_ask_mode_shows_the_long_lived_command() {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    cmd.args([
+        "run",
+        "--dry-run",
+        "--provider",
+        "claude",
+        "--binary",
+        "/bin/true",
+        "--permission-mode",
+        "ask",
+        "hello",
+    ])
+    .stdin(Stdio::null());
+    let run = run_bounded(cmd, Duration::from_secs(60));
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let argv = report.to_string();
+    assert!(
+        argv.contains("\"--input-format\",\"stream-json\""),
+        "{report:#}"
+    );
+    assert!(
+        argv.contains("\"--permission-prompt-tool\",\"stdio\""),
+        "{report:#}"
+    );
+}

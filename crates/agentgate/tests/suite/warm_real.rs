@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use agentgate_core::decode::Decoded;
+use agentgate_core::providers::{PermissionMode, RunRequest, Scratch, builtin};
 use agentgate_core::supervise::{Invocation, SupervisorConfig};
 use agentgate_core::warm::process::{Step, WarmProcess, WarmStart};
 use agentgate_core::warm::{Answer, PermissionAsk, WarmProtocol};
@@ -56,6 +57,33 @@ fn invocation(client: &Client, args: Vec<String>) -> Invocation {
         .collect();
     inv.cwd = Some(client.setup.workdir.clone());
     inv
+}
+
+/// Claude Code's long-lived command line, as its provider builds it.
+fn claude_warm_args(client: &Client, mode: PermissionMode) -> Vec<String> {
+    let request = RunRequest {
+        model: Some(client.setup.model.clone()),
+        permission_mode: mode,
+        cwd: client.setup.workdir.clone(),
+        ..RunRequest::default()
+    };
+    let claude = builtin("claude").unwrap();
+    let command = claude
+        .warm_command(&request, &client.program, &Scratch::temporary())
+        .unwrap()
+        .unwrap()
+        .command;
+    command.display_args()
+}
+
+/// The model server's last request carried the earlier turns of the
+/// three (`THREE_TURNS`).
+pub(super) fn carries_the_earlier_turns(server: &FakeServer, context: &str) {
+    let last = server.turn_requests().last().unwrap().to_string();
+    assert!(
+        last.contains("turn ONE") && last.contains("reply-two") && last.contains("turn THREE"),
+        "{context}: {last}"
+    );
 }
 
 async fn start(
@@ -120,10 +148,10 @@ async fn turn(
 #[test]
 fn claude_code_serves_three_turns_from_one_process() {
     use agentgate_core::providers::claude::ClaudeDecoder;
-    use agentgate_core::warm::claude::{ClaudeWarm, warm_args};
+    use agentgate_core::warm::claude::ClaudeWarm;
     let server = FakeServer::start(THREE_TURNS);
     let client = Client::new(Cli::Claude, &server);
-    let args = warm_args(Some(&client.setup.model), None, false, "bypassPermissions");
+    let args = claude_warm_args(&client, PermissionMode::Bypass);
     runtime().block_on(async {
         let mut p = start(
             invocation(&client, args),
@@ -171,12 +199,7 @@ fn claude_code_serves_three_turns_from_one_process() {
         p.close(Duration::from_secs(10)).await;
     });
     // The model server saw each turn carry the earlier ones.
-    let requests = server.turn_requests();
-    let last = requests.last().unwrap().to_string();
-    assert!(
-        last.contains("turn ONE") && last.contains("reply-two") && last.contains("turn THREE"),
-        "{last}"
-    );
+    carries_the_earlier_turns(&server, "claude");
 }
 
 #[test]
@@ -228,12 +251,7 @@ fn codex_app_server_serves_three_turns_from_one_process() {
         assert_eq!(per_turn, [(100, 10), (200, 20), (300, 30)]);
         p.close(Duration::from_secs(10)).await;
     });
-    let requests = server.turn_requests();
-    let last = requests.last().unwrap().to_string();
-    assert!(
-        last.contains("turn ONE") && last.contains("reply-two") && last.contains("turn THREE"),
-        "{last}"
-    );
+    carries_the_earlier_turns(&server, "codex");
 }
 
 /// An ACP agent (Gemini CLI, Qwen Code) served three turns by one process.
@@ -278,12 +296,7 @@ fn acp_three_turns(cli: Cli, args: Vec<String>, usage_each_turn: bool) {
         }
         p.close(Duration::from_secs(10)).await;
     });
-    let requests = server.turn_requests();
-    let last = requests.last().unwrap().to_string();
-    assert!(
-        last.contains("turn ONE") && last.contains("reply-two") && last.contains("turn THREE"),
-        "{cli:?}: {last}"
-    );
+    carries_the_earlier_turns(&server, &format!("{cli:?}"));
 }
 
 #[test]
@@ -317,7 +330,7 @@ const READ_THEN_WRITE: &str = r#"turns:
 fn claude_codes_permission_requests_are_answered_by_the_policy() {
     use agentgate_core::approvals::{ApprovalPolicy, Decision, Rule, ToolClass};
     use agentgate_core::providers::claude::ClaudeDecoder;
-    use agentgate_core::warm::claude::{ClaudeWarm, warm_args};
+    use agentgate_core::warm::claude::ClaudeWarm;
     // The write goes to a folder of its own, named in the script.
     let target = tempfile::tempdir().unwrap();
     let server =
@@ -335,7 +348,7 @@ fn claude_codes_permission_requests_are_answered_by_the_policy() {
         }],
         ..ApprovalPolicy::default()
     };
-    let args = warm_args(Some(&client.setup.model), None, true, "default");
+    let args = claude_warm_args(&client, PermissionMode::Ask);
     runtime().block_on(async {
         let mut p = start(
             invocation(&client, args),

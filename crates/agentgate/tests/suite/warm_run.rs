@@ -27,7 +27,7 @@ use agentgate_store::{RunStore, SqliteStore};
 use serde_json::Value;
 
 use super::support::{Client, FakeServer};
-use super::warm_real::THREE_TURNS;
+use super::warm_real::{THREE_TURNS, carries_the_earlier_turns};
 
 #[derive(Default)]
 struct Events(Vec<Value>);
@@ -206,11 +206,7 @@ fn three_turns(cli: Cli) {
         assert_eq!(run.summary.status.to_string(), "succeeded", "{cli}");
     }
     // The model server saw the last turn carry the earlier ones.
-    let last = b.server.turn_requests().last().unwrap().to_string();
-    assert!(
-        last.contains("turn ONE") && last.contains("reply-two") && last.contains("turn THREE"),
-        "{cli}: {last}"
-    );
+    carries_the_earlier_turns(&b.server, &cli.to_string());
 }
 
 fn killed_between_turns(cli: Cli) {

@@ -9,7 +9,7 @@ pub use errors::ERRORS;
 
 use std::ffi::OsString;
 
-use super::argv::{Context, Part, PromptInput, args, each_dir, env, mode_flag, optional};
+use super::argv::{Context, Part, Parts, PromptInput, args, each_dir, env, mode_flag, optional};
 use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::mcp;
@@ -50,6 +50,11 @@ pub static CLAUDE: Description = Description {
 
 static ARGV: &[Part] = &[
     args(&["-p", "--output-format", "stream-json", "--verbose"]),
+    Part::Shared(Parts::Static(SHARED)),
+];
+
+/// What the one-shot and the long-lived command lines share.
+static SHARED: &[Part] = &[
     // Before a flag: `--mcp-config` and `--allowedTools` take every word
     // after them.
     Part::Code(mcp_servers),
@@ -66,9 +71,6 @@ static ARGV: &[Part] = &[
     Part::Code(sandbox_when_root),
 ];
 
-/// Claude refuses bypassPermissions as root unless it is told it runs in a
-/// sandbox. The caller asked for bypass explicitly, and agentgate runs
-/// agents unattended (containers run as root), so say so.
 /// The long-lived mode: user messages as JSON lines on stdin; in
 /// `--permission-mode ask`, tool calls asked about on stdio.
 static WARM_ARGV: &[Part] = &[
@@ -80,19 +82,8 @@ static WARM_ARGV: &[Part] = &[
         "stream-json",
         "--verbose",
     ]),
-    Part::Code(mcp_servers),
-    mode_flag(
-        "--permission-mode",
-        ["default", "plan", "acceptEdits", "bypassPermissions"],
-    ),
     Part::Code(ask_on_stdio),
-    optional(&["--model", "{model}"]),
-    optional(&["--append-system-prompt", "{system}"]),
-    each_dir(&["--add-dir", "{dir}"]),
-    optional(&["--resume", "{session}"]),
-    Part::Extra,
-    env("CLAUDE_CODE_MAX_RETRIES", "{max_retries}"),
-    Part::Code(sandbox_when_root),
+    Part::Shared(Parts::Static(SHARED)),
 ];
 
 fn ask_on_stdio(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
@@ -103,6 +94,9 @@ fn ask_on_stdio(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandEr
     Ok(())
 }
 
+/// Claude refuses bypassPermissions as root unless it is told it runs in a
+/// sandbox. The caller asked for bypass explicitly, and agentgate runs
+/// agents unattended (containers run as root), so say so.
 fn sandbox_when_root(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     if ctx.request.permission_mode == PermissionMode::Bypass && nix::unistd::geteuid().is_root() {
         cmd.env
