@@ -131,6 +131,16 @@ enum Command {
     /// on 127.0.0.1, to run agent CLIs offline and deterministically.
     #[command(after_long_help = agentgate_fakellm::SCRIPT_HELP)]
     FakeLlm(fake_llm::Args),
+    /// Internal: the session host of `agentgate run --warm`.
+    #[command(name = "__session-host", hide = true)]
+    SessionHost {
+        /// Its folder.
+        #[arg(long)]
+        dir: std::path::PathBuf,
+        /// Its key (see `HostAddress`).
+        #[arg(long)]
+        key: String,
+    },
     /// Internal: leads the agent's process group and kills it if agentgate dies.
     #[command(name = "__keeper", hide = true)]
     Keeper {
@@ -190,6 +200,7 @@ fn main() -> ExitCode {
         Command::Cancel(args) => remote_cmd::cancel(args),
         Command::Tail(args) => remote_cmd::tail(args),
         Command::FakeLlm(args) => fake_llm::run(args),
+        Command::SessionHost { dir, key } => run::serve_session_host(dir, key),
         Command::Keeper { .. } => Ok(ExitCode::SUCCESS),
     };
     match result {

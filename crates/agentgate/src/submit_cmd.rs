@@ -2,14 +2,12 @@
 //! `agentgate serve` to be queued; with `--wait` or `--stream`, followed
 //! to its end and printed as `agentgate run` prints it.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
 use anyhow::Context;
 
 use crate::remote::{QueueArgs, ServerArgs, after_submit, client_failed, runtime};
-use crate::run::{self, TaskText};
+use crate::run::{self, read_task_text};
 
 #[derive(Debug, clap::Args)]
 #[group(id = "submit_flags")]
@@ -48,6 +46,11 @@ ENVIRONMENT
   AGENTGATE_TOKEN     the token (else --token-file, else the default file)";
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.run.warm {
+        anyhow::bail!(
+            "--warm is `agentgate run`'s (its session host is this machine's): a server's runs are its own"
+        );
+    }
     if args.run.dry_run || args.run.no_store {
         anyhow::bail!(
             "--dry-run and --no-store are `agentgate run`'s: a server always records its runs"
@@ -74,29 +77,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
         .await
     })
-}
-
-/// The prompt argument, or stdin: a JSON task input object, else text.
-fn read_task_text(args: &run::Args) -> anyhow::Result<TaskText> {
-    let text = match args.prompt.as_deref() {
-        Some(p) if p != "-" => return Ok(TaskText::Prompt(p.to_owned())),
-        _ => {
-            if std::io::stdin().is_terminal() {
-                anyhow::bail!("no prompt: give it as an argument, or pipe it on stdin");
-            }
-            let limit = args
-                .prompt_max_bytes
-                .and_then(|n| u64::try_from(n).ok())
-                .map_or(STDIN_PROMPT_MAX_BYTES, |n| n.max(STDIN_PROMPT_MAX_BYTES));
-            read_text(std::io::stdin().lock(), limit, "a prompt on stdin")
-                .context("failed to read the prompt from stdin")?
-        }
-    };
-    let trimmed = text.trim();
-    if trimmed.starts_with('{')
-        && let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(trimmed)
-    {
-        return Ok(TaskText::Task(fields));
-    }
-    Ok(TaskText::Prompt(text))
 }

@@ -123,7 +123,14 @@ impl Config {
     /// It also reads the accounts the environment names
     /// (`AGENTGATE_<PROVIDER>_ACCOUNT`).
     pub fn load(flag: Option<&Path>) -> Result<Config, ConfigError> {
-        let mut config = Config::discover(&Discovery::from_process(flag)?)?;
+        Config::load_source(Discovery::from_process(flag)?.find()?)
+    }
+
+    /// The config at `source`, found before (the session host reads the
+    /// file its client found), with the account variables of this
+    /// process's environment.
+    pub fn load_source(source: ConfigSource) -> Result<Config, ConfigError> {
+        let mut config = Config::read(source)?;
         config.read_account_env(&|name| std::env::var(name).ok())?;
         Ok(config)
     }

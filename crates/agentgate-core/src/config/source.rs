@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 pub const CONFIG_VERSION: u32 = 1;
 
 /// Where the config came from.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "found_by", content = "path", rename_all = "snake_case")]
 pub enum ConfigSource {
     /// `--config FILE`.
     Flag(PathBuf),

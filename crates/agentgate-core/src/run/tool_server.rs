@@ -14,7 +14,7 @@ use crate::providers::McpServer;
 /// with its first arguments (e.g. `agentgate mcp --registry DIR`) and its
 /// variables (the store, the config). [`ToolServer::for_step`] adds
 /// `--tools NAME,...` and `--parent-run RUN`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolServer {
     /// The program (the agentgate binary).
     pub command: PathBuf,

@@ -306,8 +306,8 @@ async fn start(
     let cumulative = plan.cumulative_usage;
     let files = plan.files;
     if plan.load_needs_a_later_minute
-        && let (Some(h), Some(id)) = (ctx.options.warm.as_ref(), req.resume.as_deref())
-        && let Some(born) = h.born_at(id)
+        && let Some(id) = req.resume.as_deref()
+        && let Some(born) = born_at(ctx, provider.name(), id)
     {
         wait_for_a_later_minute(born, provider.name(), em).await;
     }
@@ -324,6 +324,18 @@ async fn start(
             format!("{}'s warm process could not start: {e}", provider.name()),
         )),
     }
+}
+
+/// When session `native_id` was created: as this holder saw it, else (a
+/// holder that started after it, such as a new session host) when the
+/// store first recorded the session's name, which is no earlier.
+fn born_at(ctx: RunContext<'_>, provider: &str, native_id: &str) -> Option<std::time::SystemTime> {
+    if let Some(born) = ctx.options.warm.as_ref().and_then(|h| h.born_at(native_id)) {
+        return Some(born);
+    }
+    let name = ctx.plan.session.as_deref()?;
+    let record = ctx.store?.get_session(name, provider).ok()??;
+    (record.native_session_id == native_id).then(|| std::time::SystemTime::from(record.created_at))
 }
 
 /// Wait until the wall clock is past the minute `born` is in (see

@@ -37,6 +37,16 @@ AGENTS AND CHAINS
   attempt left the workspace clean (--on-dirty). A provider whose quota is
   known exhausted is skipped until its reset time (--ignore-quota).
 
+WARM SESSIONS
+  --warm --session NAME sends the turn to a session host: one process per
+  user, data folder and environment, started by the first such run
+  (detached; its files, socket and log are in $AGENTGATE_HOME/warm/). It
+  keeps the CLI alive after the turn; the session's next --warm run is sent
+  to the living process (the envelope's `warm` says started, reused or
+  replaced). An idle process ends after --warm-idle, at most 4 per provider
+  are kept, and the host exits 10s after it holds none. Ctrl-C cancels the
+  turn, not the process. Killing the host ends every CLI it held.
+
 AUDIT
   Every run ends with one logfmt line on stderr (and, with the store, in
   $AGENTGATE_HOME/audit.log): run, chain, agent, provider, model, exit,
@@ -147,6 +157,16 @@ pub struct Args {
     /// a time keeps one native session and an exact turn count.
     #[arg(long, value_parser = parse_session_busy, default_value = "wait", requires = "session")]
     pub session_busy: SessionBusy,
+    /// Keep the CLI running after the turn, in its long-lived mode, and
+    /// send the session's next turn to it (Claude Code, Codex, Gemini CLI,
+    /// Qwen Code): the per-user session host holds it across invocations
+    /// (see WARM SESSIONS).
+    #[arg(long, requires = "session", conflicts_with_all = ["dry_run", "no_store"])]
+    pub warm: bool,
+    /// With --warm: end the session's process after it has been idle this
+    /// long (default 10m).
+    #[arg(long, value_parser = parse_duration, requires = "warm", value_name = "DUR")]
+    pub warm_idle: Option<Duration>,
     /// Resume the provider's native session id directly (one provider only).
     #[arg(long)]
     pub resume: Option<String>,

@@ -7,6 +7,7 @@ mod args;
 mod print;
 mod progress;
 mod request;
+mod warm_client;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -26,7 +27,7 @@ use anyhow::Context;
 use tokio::sync::mpsc;
 
 pub use args::{AFTER_HELP, Args};
-pub use request::TaskText;
+pub use request::read_task_text;
 
 use crate::output::{Stdout, note};
 use print::CliSink;
@@ -34,6 +35,9 @@ use progress::Progress;
 
 /// Run `agentgate run`.
 pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
+    if args.warm {
+        return warm_client::run(&args, config, store);
+    }
     let task = read_task(&args)?;
     let given = store_choice::given(store)?;
     // Opening the store (a fresh process replays SQLite's write-ahead log)
@@ -152,6 +156,14 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     }
     printed?;
     Ok(ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1)))
+}
+
+/// Run the session host at `dir` with `key` (started by `run --warm`).
+pub fn serve_session_host(dir: std::path::PathBuf, key: String) -> anyhow::Result<ExitCode> {
+    use agentgate_core::session_host::{HostAddress, server};
+    let setup = server::HostSetup::new(HostAddress { dir, key }, keeper_path());
+    server::serve(setup)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// One thread drives the run: the engine's own work is small (decoding

@@ -8,6 +8,11 @@ use std::path::{Path, PathBuf};
 use agentgate_core::request::RunRequest;
 use agentgate_core::settings::PermissionMode;
 
+use std::io::IsTerminal;
+
+use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
+use anyhow::Context;
+
 use super::Args;
 
 /// What the prompt was: an argument or stdin text, or a JSON task input.
@@ -92,6 +97,31 @@ impl Args {
             not_before: None,
         }
     }
+}
+
+/// The prompt argument, or stdin: a JSON task input object, else text.
+pub fn read_task_text(args: &Args) -> anyhow::Result<TaskText> {
+    let text = match args.prompt.as_deref() {
+        Some(p) if p != "-" => return Ok(TaskText::Prompt(p.to_owned())),
+        _ => {
+            if std::io::stdin().is_terminal() {
+                anyhow::bail!("no prompt: give it as an argument, or pipe it on stdin");
+            }
+            let limit = args
+                .prompt_max_bytes
+                .and_then(|n| u64::try_from(n).ok())
+                .map_or(STDIN_PROMPT_MAX_BYTES, |n| n.max(STDIN_PROMPT_MAX_BYTES));
+            read_text(std::io::stdin().lock(), limit, "a prompt on stdin")
+                .context("failed to read the prompt from stdin")?
+        }
+    };
+    let trimmed = text.trim();
+    if trimmed.starts_with('{')
+        && let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(trimmed)
+    {
+        return Ok(TaskText::Task(fields));
+    }
+    Ok(TaskText::Prompt(text))
 }
 
 /// A duration as the request takes it: seconds, exact to the millisecond.

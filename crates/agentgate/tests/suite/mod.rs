@@ -49,6 +49,7 @@ mod tool_mcp;
 mod tool_runner;
 mod tool_support;
 mod tools_cmd;
+mod warm_host;
 mod warm_real;
 mod warm_run;
 mod webdriver;

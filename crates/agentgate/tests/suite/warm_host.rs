@@ -1,0 +1,242 @@
+//! `agentgate run --warm --session NAME` across separate invocations, with
+//! the REAL Claude Code and Codex against `agentgate fake-llm`: the first
+//! run starts the session host, the second run's turn goes to the same
+//! living process, `kill -9` of the host leaves no CLI behind, the next run
+//! starts a new host whose process resumes the session, and a host with
+//! nothing left to hold exits by itself.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use agentgate_fakellm::clients::Cli;
+use serde_json::Value;
+
+use super::support::{Client, FakeServer, run_bounded};
+use super::warm_real::{THREE_TURNS, carries_the_earlier_turns};
+
+/// One CLI, one fake-llm, one data folder (the host's).
+struct HostBench {
+    cli: Cli,
+    server: FakeServer,
+    client: Client,
+    home: tempfile::TempDir,
+}
+
+impl HostBench {
+    fn new(cli: Cli) -> HostBench {
+        let server = FakeServer::start(THREE_TURNS);
+        let client = Client::new(cli, &server);
+        // A short folder: the host's socket lives in it.
+        let home = tempfile::Builder::new().prefix("agh").tempdir().unwrap();
+        HostBench {
+            cli,
+            server,
+            client,
+            home,
+        }
+    }
+
+    /// `agentgate run --warm --session chat PROMPT`: its envelope and its
+    /// whole output.
+    fn turn(&self, prompt: &str, idle: &str) -> (Value, String) {
+        let setup = &self.client.setup;
+        let model = match self.cli {
+            Cli::Codex => "agentgate-fake-model".to_owned(),
+            _ => setup.model.clone(),
+        };
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        cmd.args(["run", "--warm", "--session", "chat", "--warm-idle", idle])
+            .args(["--provider", self.cli.binary(), "--model", &model])
+            .args(["--timeout", "120s", "--yolo"])
+            .arg("--binary")
+            .arg(&self.client.program)
+            .arg(prompt)
+            .env_clear()
+            .envs(setup.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("AGENTGATE_HOME", self.home.path())
+            .current_dir(&setup.workdir)
+            .stdin(Stdio::null());
+        let run = run_bounded(cmd, Duration::from_secs(180));
+        let all = format!("{}: {}", self.cli, run.all_output());
+        assert_eq!(run.code, Some(0), "{all}");
+        let env: Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("not an envelope ({e}): {all}"));
+        (env, all)
+    }
+
+    fn host_files(&self, ext: &str) -> Vec<PathBuf> {
+        let dir = self.home.path().join("warm");
+        std::fs::read_dir(&dir)
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == ext))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The running host's pid, from its pid file.
+    fn host_pid(&self) -> Option<u32> {
+        let files = self.host_files("pid");
+        let text = std::fs::read_to_string(files.first()?).ok()?;
+        text.trim().parse().ok()
+    }
+}
+
+impl Drop for HostBench {
+    fn drop(&mut self) {
+        if let Some(pid) = self.host_pid() {
+            signal("-TERM", &pid.to_string());
+        }
+    }
+}
+
+fn signal(sig: &str, target: &str) -> bool {
+    Command::new("kill")
+        .args([sig, "--", target])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn group_alive(pgid: u64) -> bool {
+    signal("-0", &format!("-{pgid}"))
+}
+
+fn process_alive(pid: u32) -> bool {
+    // A zombie (exited, not yet reaped by whoever adopted it) is not alive.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done()
+}
+
+fn warm(env: &Value) -> (&str, u64, u64) {
+    let w = &env["warm"];
+    (
+        w["process"].as_str().unwrap_or(""),
+        w["pgid"].as_u64().unwrap_or(0),
+        w["turn"].as_u64().unwrap_or(0),
+    )
+}
+
+fn across_invocations(cli: Cli) {
+    let b = HostBench::new(cli);
+    let (first, all) = b.turn("turn ONE", "60s");
+    assert_eq!(first["response"], "reply-one", "{all}");
+    let (process, pgid, turn) = warm(&first);
+    assert_eq!((process, turn), ("started", 1), "{all}");
+    let host = b
+        .host_pid()
+        .unwrap_or_else(|| panic!("no host pid file: {all}"));
+    assert!(process_alive(host), "{all}");
+    assert!(
+        group_alive(pgid),
+        "{cli}: the CLI lives after the run ended: {all}"
+    );
+
+    // A second invocation: the same process answers, in the same session.
+    let (second, all) = b.turn("turn TWO", "60s");
+    assert_eq!(second["response"], "reply-two", "{all}");
+    assert_eq!(warm(&second), ("reused", pgid, 2), "{all}");
+    assert_eq!(second["session_id"], first["session_id"], "{all}");
+    assert_eq!(
+        b.host_pid(),
+        Some(host),
+        "{cli}: one host served both: {all}"
+    );
+    let sock: Vec<PathBuf> = b.host_files("sock");
+    assert_eq!(sock.len(), 1, "{all}");
+    assert_private(&sock[0], 0o600);
+    assert_private(&b.home.path().join("warm"), 0o700);
+
+    // kill -9 of the host: its keeper ends the CLI's whole group.
+    assert!(signal("-KILL", &host.to_string()));
+    assert!(
+        wait_until(Duration::from_secs(15), || !group_alive(pgid)),
+        "{cli}: the warm CLI (group {pgid}) survived kill -9 of its host"
+    );
+
+    // The next invocation starts a new host; its process resumes the
+    // session: the request carries the earlier turns.
+    let (third, all) = b.turn("turn THREE", "1s");
+    assert_eq!(third["response"], "reply-three", "{all}");
+    let (process, new_pgid, _) = warm(&third);
+    assert_eq!(process, "started", "{all}");
+    assert_ne!(new_pgid, pgid, "{all}");
+    assert_eq!(third["session_id"], first["session_id"], "{all}");
+    carries_the_earlier_turns(&b.server, &all);
+    let new_host = b.host_pid().unwrap_or_else(|| panic!("no new host: {all}"));
+    assert_ne!(new_host, host, "{all}");
+
+    // Idle 1 s, then the host's linger: the CLI and the host end, and the
+    // host's socket and pid file are gone.
+    assert!(
+        wait_until(Duration::from_secs(40), || !process_alive(new_host)),
+        "{cli}: the host did not exit with nothing to hold"
+    );
+    assert!(
+        !group_alive(new_pgid),
+        "{cli}: the CLI outlived its idle time"
+    );
+    assert!(b.host_files("sock").is_empty() && b.host_files("pid").is_empty());
+}
+
+fn assert_private(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    let got = std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(got, mode, "{}", path.display());
+}
+
+#[test]
+fn claude_turns_of_separate_runs_share_the_hosts_warm_process() {
+    across_invocations(Cli::Claude);
+}
+
+#[test]
+fn codex_turns_of_separate_runs_share_the_hosts_warm_process() {
+    across_invocations(Cli::Codex);
+}
+
+#[test]
+fn a_warm_run_without_a_session_is_refused_before_any_host_starts() {
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_agentgate"))
+        .args(["run", "--warm", "--provider", "claude", "hello"])
+        .env("AGENTGATE_HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--session"), "{err}");
+    assert!(!home.path().join("warm").exists(), "no host was started");
+}
+
+#[test]
+fn gemini_turns_of_separate_runs_share_the_hosts_warm_process() {
+    // The third turn's new host knows the session's birth only from the
+    // store: it waits for a later minute before loading it.
+    across_invocations(Cli::Gemini);
+}
+
+#[test]
+fn qwen_turns_of_separate_runs_share_the_hosts_warm_process() {
+    across_invocations(Cli::Qwen);
+}
