@@ -28,7 +28,9 @@ use utoipa::{Modify, OpenApi};
 
 use crate::error::ErrorBody;
 use crate::views::StreamEnd;
-use crate::{events, info, routes, run_routes, runs, workers_route, workflow_routes};
+use crate::{
+    approval_routes, events, info, routes, run_routes, runs, workers_route, workflow_routes,
+};
 
 /// The document's definition: every route, the shared schemas, bearer auth
 /// on everything but `/healthz`.
@@ -49,6 +51,8 @@ use crate::{events, info, routes, run_routes, runs, workers_route, workflow_rout
         run_routes::submit,
         runs::get_run,
         run_routes::cancel,
+        approval_routes::pending,
+        approval_routes::answer,
         events::run_events,
         workflow_routes::submit_workflow,
         info::queue,

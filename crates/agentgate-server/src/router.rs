@@ -22,7 +22,10 @@ use crate::error::ApiError;
 use crate::metrics::endpoint as metrics;
 use crate::state::AppState;
 use crate::token::Token;
-use crate::{events, info, openapi, routes, run_routes, runs, workers_route, workflow_routes};
+use crate::{
+    approval_routes, events, info, openapi, routes, run_routes, runs, workers_route,
+    workflow_routes,
+};
 
 /// The largest request body accepted, on every route.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -34,6 +37,11 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/health", get(routes::v1_health))
         .route("/runs", get(runs::list_runs).post(run_routes::submit))
         .route("/runs/{id}/cancel", post(run_routes::cancel))
+        .route("/runs/{id}/approvals", get(approval_routes::pending))
+        .route(
+            "/runs/{id}/approvals/{request_id}",
+            post(approval_routes::answer),
+        )
         .route("/runs/{id}", get(runs::get_run))
         .route("/runs/{id}/events", get(events::run_events))
         .route("/workflows", post(workflow_routes::submit_workflow))

@@ -124,6 +124,13 @@ impl ApprovalDesk {
             .map_err(|_| DeskError::NoSuchRun(run_id.to_owned()))
     }
 
+    /// The runs with a place at the desk now, by id.
+    pub fn runs(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.lock().runs.keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+
     /// The requests `run_id` waits on a person for now.
     pub fn pending(&self, run_id: &str) -> Vec<String> {
         self.lock()

@@ -218,6 +218,7 @@ impl Job {
             keeper: inner.keeper.clone(),
             tool_server: inner.tool_server.clone(),
             run_id: Some(next_run_id(inner.store.as_ref(), &job.job_id)),
+            approval_desk: Some(inner.approvals.clone()),
             ..RunOptions::default()
         };
         let store: &dyn RunStore = inner.store.as_ref();

@@ -63,6 +63,7 @@ mod notify;
 mod take_back;
 pub mod workflow_job;
 
+use agentgate_core::warm::desk::ApprovalDesk;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -160,6 +161,8 @@ struct Inner {
     owner: String,
     keeper: Option<PathBuf>,
     tool_server: Option<agentgate_core::run::ToolServer>,
+    /// Where people answer the `ask` decisions of runs executing here.
+    approvals: ApprovalDesk,
     /// What workflow jobs' steps run with.
     workflow_tools: workflow_job::WorkflowTools,
     concurrency: Option<usize>,
@@ -235,6 +238,7 @@ impl Executor {
             },
             keeper: options.keeper,
             tool_server: options.tool_server,
+            approvals: ApprovalDesk::new(),
             concurrency: options.concurrency,
             providers: options.providers.map(ProviderFilter),
             poll,
@@ -288,6 +292,11 @@ impl Executor {
     /// back running jobs.
     pub fn handed_back(&self) -> bool {
         self.inner.stopping_runs.load(Ordering::SeqCst)
+    }
+
+    /// Where people answer the `ask` decisions of the runs it executes.
+    pub fn approvals(&self) -> &ApprovalDesk {
+        &self.inner.approvals
     }
 
     /// The counters this executor adds to.

@@ -32,6 +32,7 @@ mod sandbox_network;
 mod secrets;
 mod serve;
 mod serve_api;
+mod serve_approvals;
 mod serve_automation;
 mod serve_clients;
 mod serve_events;

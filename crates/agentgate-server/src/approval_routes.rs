@@ -1,0 +1,207 @@
+//! A person's answers to the `ask` decisions of the approval policy:
+//! `GET /v1/runs/{id}/approvals` (what the run waits on now) and `POST
+//! /v1/runs/{id}/approvals/{request_id}` (allow or deny one).
+//!
+//! A run in permission mode `ask` executing in this server opens its place
+//! at the executor's approval desk; its `approval_request` events with
+//! `decision: ask` are the requests a person may answer, each until the
+//! policy's `ask_timeout` (then it is denied by `timeout`). An answer to a
+//! request the run does not wait on now (answered already, timed out, or
+//! never asked) is refused with 409 and changes nothing. A job executed
+//! again after a takeover runs as `<id>.<n>`: the job's id reaches it.
+//! Runs executed by `agentgate worker` processes have no desk: their
+//! `ask` decisions end by timeout.
+
+use std::sync::Arc;
+
+use agentgate_core::warm::desk::{ApprovalDesk, DeskError, HumanAnswer};
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// A person's answer.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalAnswer {
+    /// `allow` or `deny`.
+    pub decision: String,
+    /// Why (given to the agent with a denial).
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// An answer taken.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ApprovalAnswered {
+    /// The run (the job's id).
+    pub run_id: String,
+    /// The request answered.
+    pub request_id: String,
+    /// `allow` or `deny`.
+    pub decision: String,
+}
+
+/// What a run waits on a person for.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PendingApprovals {
+    /// The run (the job's id).
+    pub run_id: String,
+    /// The `request_id`s of its `approval_request` events that wait for
+    /// an answer now.
+    pub pending: Vec<String>,
+}
+
+/// `GET /v1/runs/{id}/approvals`: the requests the run waits on now.
+#[utoipa::path(
+    get,
+    path = "/v1/runs/{id}/approvals",
+    tag = "runs",
+    params(("id" = String, Path, description = "The run's id")),
+    responses(
+        (status = 200, description = "The requests waiting for a person (empty when none, or when the run does not execute here)", body = PendingApprovals),
+        (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
+        (status = 404, description = "No run has this id", body = crate::error::ErrorBody),
+    ),
+)]
+pub async fn pending(
+    State(state): State<Arc<AppState>>,
+    Path(run_id): Path<String>,
+) -> Result<Json<PendingApprovals>, ApiError> {
+    known_job(&state, &run_id).await?;
+    let pending = state
+        .queue
+        .as_ref()
+        .and_then(|executor| {
+            let desk = executor.approvals();
+            place_of(desk, &run_id).map(|place| desk.pending(&place))
+        })
+        .unwrap_or_default();
+    Ok(Json(PendingApprovals { run_id, pending }))
+}
+
+/// `POST /v1/runs/{id}/approvals/{request_id}`: allow or deny one request.
+#[utoipa::path(
+    post,
+    path = "/v1/runs/{id}/approvals/{request_id}",
+    tag = "runs",
+    params(
+        ("id" = String, Path, description = "The run's id"),
+        ("request_id" = String, Path, description = "The `request_id` of its `approval_request` event"),
+    ),
+    request_body(content = ApprovalAnswer, description = "The decision"),
+    responses(
+        (status = 200, description = "Taken: the run goes on with it (an `approval_decision` event by `human`)", body = ApprovalAnswered),
+        (status = 400, description = "The body is not JSON", body = crate::error::ErrorBody),
+        (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
+        (status = 404, description = "No run has this id", body = crate::error::ErrorBody),
+        (status = 409, description = "The run does not wait on this request now (answered, timed out, never asked, ended, or not executing in this server); nothing changed", body = crate::error::ErrorBody),
+        (status = 422, description = "`decision` is not `allow` or `deny`", body = crate::error::ErrorBody),
+    ),
+)]
+pub async fn answer(
+    State(state): State<Arc<AppState>>,
+    Path((run_id, request_id)): Path<(String, String)>,
+    body: Bytes,
+) -> Result<Json<ApprovalAnswered>, ApiError> {
+    let answer: ApprovalAnswer = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("the body is not an answer ({{\"decision\": \"allow\" | \"deny\"}}): {e}"),
+        )
+        .with_field("decision")
+    })?;
+    let allow = match answer.decision.as_str() {
+        "allow" => true,
+        "deny" => false,
+        other => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_request",
+                format!("decision `{other}` is neither `allow` nor `deny`"),
+            )
+            .with_field("decision"));
+        }
+    };
+    known_job(&state, &run_id).await?;
+    let Some(executor) = &state.queue else {
+        return Err(conflict(format!(
+            "run {run_id} is not executed by this server (it runs without an executor): \
+             its ask decisions end by timeout"
+        )));
+    };
+    let desk = executor.approvals();
+    let place = place_of(desk, &run_id)
+        .ok_or_else(|| conflict(DeskError::NoSuchRun(run_id.clone()).to_string()))?;
+    desk.answer(
+        &place,
+        HumanAnswer {
+            request_id: request_id.clone(),
+            allow,
+            message: answer.message,
+        },
+    )
+    .map_err(|e| conflict(e.to_string()))?;
+    Ok(Json(ApprovalAnswered {
+        run_id,
+        request_id,
+        decision: answer.decision,
+    }))
+}
+
+/// The desk's place of job `run_id`'s execution: the job's id, or
+/// `<id>.<n>` when the job was executed again.
+fn place_of(desk: &ApprovalDesk, run_id: &str) -> Option<String> {
+    let again = format!("{run_id}.");
+    desk.runs().into_iter().find(|place| {
+        place == run_id
+            || place
+                .strip_prefix(&again)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+/// 404 unless the store has a job `run_id`.
+async fn known_job(state: &Arc<AppState>, run_id: &str) -> Result<(), ApiError> {
+    let store = state.store.clone();
+    let id = run_id.to_owned();
+    let job = tokio::task::spawn_blocking(move || store.get_job(&id))
+        .await
+        .map_err(|e| ApiError::internal(format!("the lookup failed: {e}")))?
+        .map_err(|e| ApiError::internal(format!("failed to read the run: {e}")))?;
+    match job {
+        Some(_) => Ok(()),
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no run {run_id}"),
+        )),
+    }
+}
+
+fn conflict(message: String) -> ApiError {
+    ApiError::new(StatusCode::CONFLICT, "conflict", message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jobs_place_is_its_id_or_a_later_execution_of_it() {
+        let desk = ApprovalDesk::new();
+        let _a = desk.open("run_a.2");
+        let _b = desk.open("run_b");
+        let _c = desk.open("run_ab");
+        assert_eq!(place_of(&desk, "run_a").as_deref(), Some("run_a.2"));
+        assert_eq!(place_of(&desk, "run_b").as_deref(), Some("run_b"));
+        assert_eq!(place_of(&desk, "run_c"), None);
+        let _x = desk.open("run_d.x");
+        assert_eq!(place_of(&desk, "run_d"), None, "not an execution number");
+    }
+}
