@@ -206,6 +206,7 @@ async function showRun(id) {
   $("run-id").textContent = id;
   $("run-text").textContent = "";
   $("run-tools").replaceChildren();
+  $("run-approvals").replaceChildren();
   $("run-events").replaceChildren();
   $("run-usage").replaceChildren();
   $("run-steps").replaceChildren();
@@ -345,6 +346,12 @@ function onEvent(run, event) {
       if (tool) tool.textContent += event.ok ? "  ✓" : "  ✗";
       break;
     }
+    case "approval_request":
+      addApproval(run, event);
+      break;
+    case "approval_decision":
+      decideApproval(event);
+      break;
     case "usage":
       showUsage(event.usage || {});
       break;
@@ -356,6 +363,53 @@ function onEvent(run, event) {
       break;
     }
   }
+}
+
+// --- permission requests: a person answers while the run waits -------------
+// Each approval_request is listed with Allow and Deny; its approval_decision
+// (by the policy at once, or by a person, a timeout, a cancel) replaces the
+// buttons with the outcome. An answer the run no longer waits for is refused
+// by the server (409) and shown as an error.
+
+function approvalItem(id) {
+  return document.querySelector(`#run-approvals li[data-request="${CSS.escape(id)}"]`);
+}
+
+function addApproval(run, event) {
+  const li = document.createElement("li");
+  li.dataset.request = event.request_id;
+  const what = event.command || (event.paths || []).join(" ") || "";
+  const label = document.createElement("span");
+  label.textContent = `${event.tool} (${event.class}) ${what}`;
+  li.append(label);
+  for (const decision of ["allow", "deny"]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.decision = decision;
+    button.textContent = decision === "allow" ? "Allow" : "Deny";
+    button.addEventListener("click", async () => {
+      for (const b of li.querySelectorAll("button")) b.disabled = true;
+      try {
+        await api(`/v1/runs/${encodeURIComponent(run.id)}/approvals/${encodeURIComponent(event.request_id)}`,
+          { method: "POST", body: JSON.stringify({ decision }) });
+      } catch (e) {
+        failed(e);
+      }
+    });
+    li.append(button);
+  }
+  $("run-approvals").appendChild(li);
+}
+
+function decideApproval(event) {
+  const li = approvalItem(event.request_id);
+  if (!li) return;
+  for (const b of li.querySelectorAll("button")) b.remove();
+  const outcome = document.createElement("span");
+  outcome.className = "decided-" + event.decision;
+  outcome.textContent = `  ${event.decision} by ${event.by}` + (event.rule ? ` (${event.rule})` : "");
+  li.dataset.decision = event.decision;
+  li.append(outcome);
 }
 
 // Read the SSE stream to the result event, resuming after a dropped

@@ -13,6 +13,7 @@ use super::serve_queue_support::{TOKEN, wait_until};
 use super::serve_support::{Env, Serve, get, post_json};
 use super::sse_client::stream;
 use super::support::{Client, FakeServer};
+use super::webdriver::Browser;
 
 const CONFIG: &str = "version: 1\napprovals:\n  default: ask\n  ask_timeout: 2m\n";
 
@@ -34,16 +35,24 @@ fn script(target: &std::path::Path) -> String {
 
 /// The run's pending requests, once there is one other than `after`.
 fn next_pending(url: &str, run: &str, after: Option<&str>) -> String {
-    wait_until("a pending approval", || {
+    let start = std::time::Instant::now();
+    loop {
         let r = get(url, &format!("/v1/runs/{run}/approvals"), Some(TOKEN));
         assert_eq!(r.status, 200, "{}", r.body);
         let pending = r.json()["pending"].as_array().cloned().unwrap_or_default();
-        pending
+        if let Some(id) = pending
             .iter()
             .filter_map(Value::as_str)
             .find(|id| Some(*id) != after)
-            .map(str::to_owned)
-    })
+        {
+            return id.to_owned();
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let state = get(url, &format!("/v1/runs/{run}"), Some(TOKEN)).body;
+            panic!("no pending approval after 60s; the run: {state}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 fn answer(url: &str, run: &str, request: &str, body: Value) -> (u16, Value) {
@@ -56,49 +65,99 @@ fn answer(url: &str, run: &str, request: &str, body: Value) -> (u16, Value) {
     (r.status, r.json())
 }
 
+/// A served run in mode `ask` with the real Claude Code, started.
+struct AskRun {
+    serve: Serve,
+    run: String,
+    target: tempfile::TempDir,
+    _server: FakeServer,
+    _client: Client,
+    _home: tempfile::TempDir,
+}
+
+impl AskRun {
+    fn start() -> AskRun {
+        let target = tempfile::tempdir().unwrap();
+        let server = FakeServer::start(&script(target.path()));
+        let client = Client::new(Cli::Claude, &server);
+        let home = tempfile::tempdir().unwrap();
+        let bin = home.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let config = home.path().join("agentgate.yaml");
+        std::fs::write(&config, CONFIG).unwrap();
+        let mut vars: Vec<(&str, String)> = client
+            .setup
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        vars.push(("AGENTGATE_TOKEN", TOKEN.to_owned()));
+        let serve = Serve::start(
+            &Env {
+                home: home.path(),
+                bin: &bin,
+                vars,
+            },
+            &["--config", config.to_str().unwrap()],
+        );
+        let submitted = post_json(
+            &serve.url,
+            "/v1/runs",
+            TOKEN,
+            &json!({
+                "prompt": "please WRITE two files",
+                "providers": ["claude"],
+                "permission_mode": "ask",
+                "model": client.setup.model,
+                "binary": client.program,
+                "cwd": client.setup.workdir,
+                "timeout": "150s",
+            })
+            .to_string(),
+        );
+        assert_eq!(submitted.status, 201, "{}", submitted.body);
+        let run = submitted.json()["run_id"].as_str().unwrap().to_owned();
+        AskRun {
+            serve,
+            run,
+            target,
+            _server: server,
+            _client: client,
+            _home: home,
+        }
+    }
+
+    /// The run's envelope, once it ended.
+    fn envelope(&self) -> Value {
+        wait_until("the run's end", || {
+            let r = get(
+                &self.serve.url,
+                &format!("/v1/runs/{}", self.run),
+                Some(TOKEN),
+            );
+            let v = r.json();
+            (!v["envelope"].is_null()).then(|| v["envelope"].clone())
+        })
+    }
+
+    /// The first write was made, the second not.
+    fn assert_files(&self, context: &str) {
+        let t = self.target.path();
+        assert_eq!(
+            std::fs::read_to_string(t.join("allowed.txt"))
+                .ok()
+                .as_deref(),
+            Some("yes"),
+            "{context}"
+        );
+        assert!(!t.join("denied.txt").exists(), "{context}");
+    }
+}
+
 #[test]
 fn a_person_allows_one_write_and_denies_another_through_the_api() {
-    let target = tempfile::tempdir().unwrap();
-    let server = FakeServer::start(&script(target.path()));
-    let client = Client::new(Cli::Claude, &server);
-    let home = tempfile::tempdir().unwrap();
-    let bin = home.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let config = home.path().join("agentgate.yaml");
-    std::fs::write(&config, CONFIG).unwrap();
-    let mut vars: Vec<(&str, String)> = client
-        .setup
-        .env
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.clone()))
-        .collect();
-    vars.push(("AGENTGATE_TOKEN", TOKEN.to_owned()));
-    let serve = Serve::start(
-        &Env {
-            home: home.path(),
-            bin: &bin,
-            vars,
-        },
-        &["--config", config.to_str().unwrap()],
-    );
-    let url = serve.url.clone();
-    let submitted = post_json(
-        &url,
-        "/v1/runs",
-        TOKEN,
-        &json!({
-            "prompt": "please WRITE two files",
-            "providers": ["claude"],
-            "permission_mode": "ask",
-            "model": client.setup.model,
-            "binary": client.program,
-            "cwd": client.setup.workdir,
-            "timeout": "150s",
-        })
-        .to_string(),
-    );
-    assert_eq!(submitted.status, 201, "{}", submitted.body);
-    let run = submitted.json()["run_id"].as_str().unwrap().to_owned();
+    let ask = AskRun::start();
+    let (url, run) = (ask.serve.url.clone(), ask.run.clone());
 
     // Answers that cannot apply: an unknown run, a bad decision.
     let (status, _) = answer(&url, "run_nope", "r1", json!({"decision": "allow"}));
@@ -124,24 +183,13 @@ fn a_person_allows_one_write_and_denies_another_through_the_api() {
     );
     assert_eq!(status, 200, "{body}");
 
-    let envelope = wait_until("the run's end", || {
-        let r = get(&url, &format!("/v1/runs/{run}"), Some(TOKEN));
-        let v = r.json();
-        (!v["envelope"].is_null()).then(|| v["envelope"].clone())
-    });
+    let envelope = ask.envelope();
     let context = format!("{envelope:#}");
     assert_eq!(envelope["response"], "done", "{context}");
     assert_eq!(envelope["approvals"]["asked"], 2, "{context}");
     assert_eq!(envelope["approvals"]["allowed"], 1, "{context}");
     assert_eq!(envelope["approvals"]["denied"], 1, "{context}");
-    assert_eq!(
-        std::fs::read_to_string(target.path().join("allowed.txt"))
-            .ok()
-            .as_deref(),
-        Some("yes"),
-        "{context}"
-    );
-    assert!(!target.path().join("denied.txt").exists(), "{context}");
+    ask.assert_files(&context);
 
     // The events: both decisions by a human, for the requests answered.
     let mut events = stream(&url, &format!("/v1/runs/{run}/events"), TOKEN, None);
@@ -177,5 +225,38 @@ fn a_person_allows_one_write_and_denies_another_through_the_api() {
     );
     let pending = get(&url, &format!("/v1/runs/{run}/approvals"), Some(TOKEN)).json();
     assert_eq!(pending["pending"], json!([]), "nothing waits after the end");
-    drop(serve);
+}
+
+#[test]
+fn the_dashboard_answers_with_its_allow_and_deny_buttons() {
+    let ask = AskRun::start();
+    let browser = Browser::start();
+    browser.goto(&format!("{}/", ask.serve.url));
+    browser.type_into("#token-input", TOKEN);
+    browser.click("#token-form button");
+    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    let row = format!("tr[data-run-id='{}']", ask.run);
+    browser.find(&row);
+    let clicked = browser.script(
+        "const e = document.querySelector(arguments[0]); if (!e) return false; e.click(); return true;",
+        json!([row]),
+    );
+    assert_eq!(clicked, json!(true));
+    // Each request in turn: its button, pressed once it is there.
+    for (n, decision) in [(1, "allow"), (2, "deny")] {
+        let button = format!("#run-approvals li:nth-child({n}) button[data-decision='{decision}']");
+        browser.find(&button);
+        browser.click(&button);
+        browser.wait_text(
+            &format!("#run-approvals li:nth-child({n})"),
+            "the decision shown",
+            |t| t.contains(&format!("{decision} by human")),
+        );
+    }
+    browser.wait_text("#run-status", "succeeded", |t| t == "succeeded");
+    let envelope = ask.envelope();
+    let context = format!("{envelope:#}");
+    assert_eq!(envelope["approvals"]["allowed"], 1, "{context}");
+    assert_eq!(envelope["approvals"]["denied"], 1, "{context}");
+    ask.assert_files(&context);
 }
