@@ -140,6 +140,14 @@ pub struct RunRequest {
     /// `wait` or `fail` (`--session-busy`; needs `session`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_busy: Option<SessionBusy>,
+    /// `--warm` (needs `session`): keep the CLI running for the session's
+    /// next turn (a server's turns go to its own warm processes).
+    #[serde(skip_serializing_if = "is_false")]
+    pub warm: bool,
+    /// `--warm-idle` (needs `warm`): end the warm process after this long
+    /// idle, e.g. `"10m"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_idle: Option<String>,
     /// `--resume`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resume: Option<String>,
@@ -226,6 +234,11 @@ impl RequestError {
 }
 
 impl RunRequest {
+    /// `warm_idle` as a duration.
+    pub fn warm_idle(&self) -> Result<Option<std::time::Duration>, RequestError> {
+        duration("warm_idle", self.warm_idle.as_deref())
+    }
+
     /// Parse a request from JSON text. Text that is not JSON is a
     /// [`RequestError`] on the field `request`; see [`RunRequest::from_value`]
     /// for the rest.
@@ -279,6 +292,13 @@ impl RunRequest {
         if self.session_busy.is_some() && self.session.is_none() {
             return Err(RequestError::new("session_busy", "needs a session"));
         }
+        if self.warm && self.session.is_none() {
+            return Err(RequestError::new("warm", "needs a session"));
+        }
+        if self.warm_idle.is_some() && !self.warm {
+            return Err(RequestError::new("warm_idle", "needs warm"));
+        }
+        self.warm_idle()?;
         if let Some(name) = self.env.keys().find(|k| k.is_empty() || k.contains('=')) {
             return Err(RequestError::new(
                 "env",

@@ -46,11 +46,6 @@ ENVIRONMENT
   AGENTGATE_TOKEN     the token (else --token-file, else the default file)";
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.run.warm {
-        anyhow::bail!(
-            "--warm is `agentgate run`'s (its session host is this machine's): a server's runs are its own"
-        );
-    }
     if args.run.dry_run || args.run.no_store {
         anyhow::bail!(
             "--dry-run and --no-store are `agentgate run`'s: a server always records its runs"

@@ -166,8 +166,6 @@ pub struct HostRequest {
     pub config: ConfigSource,
     /// The store the client chose, as `--store` takes it.
     pub store: String,
-    /// `--warm-idle`: end the session's process after this long idle.
-    pub warm_idle_ms: Option<u64>,
     /// The MCP server of registry tools, when a step asks for tools.
     pub tool_server: Option<ToolServer>,
 }
@@ -309,11 +307,12 @@ mod tests {
             request: RunRequest {
                 prompt: Some("p".into()),
                 session: Some("s".into()),
+                warm: true,
+                warm_idle: Some("1500ms".into()),
                 ..RunRequest::default()
             },
             config: ConfigSource::Flag("/c.yaml".into()),
             store: "/s.db".into(),
-            warm_idle_ms: Some(1500),
             tool_server: None,
         }));
         let text = serde_json::to_string(&run).unwrap();
@@ -322,8 +321,11 @@ mod tests {
             panic!("not a run: {text}")
         };
         assert_eq!(back.request.session.as_deref(), Some("s"));
+        assert_eq!(
+            back.request.warm_idle().unwrap(),
+            Some(Duration::from_millis(1500))
+        );
         assert_eq!(back.config, ConfigSource::Flag("/c.yaml".into()));
-        assert_eq!(back.warm_idle_ms, Some(1500));
         let refused = HostLine::Refused {
             message: "m".into(),
             exit_code: 2,

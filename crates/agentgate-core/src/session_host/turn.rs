@@ -6,7 +6,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use agentgate_protocol::{EXIT_USAGE, Event};
 use agentgate_store::{RunStore, StoreBackend, StoreLocation};
@@ -113,7 +112,7 @@ fn prepare(host: &Host, request: &HostRequest) -> Result<(Plan, Arc<dyn StoreBac
     }
     flags.now = now_from_env()?;
     let mut plan = plan::plan(&config, &flags, task).map_err(|e| e.to_string())?;
-    plan.warm_idle = request.warm_idle_ms.map(Duration::from_millis);
+    plan.warm_idle = request.request.warm_idle().map_err(|e| e.to_string())?;
     let store = host.store(&request.store).map_err(|e| {
         format!(
             "--session needs the run store (it maps the name to the provider's session id): {e}"

@@ -117,6 +117,31 @@ fn field_of_flag(what: &str) -> String {
     }
 }
 
+/// Which jobs an executor limited to some providers claims, and how it runs
+/// them: a job is claimed only when the provider the limits choose for it
+/// (its first provider whose quota is not known exhausted) is one of them,
+/// and its run tries only those providers: the steps of a failover chain
+/// whose provider this host does not have are left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderFilter(pub(super) Vec<String>);
+
+impl ProviderFilter {
+    /// Whether a job counted against `provider` may be claimed.
+    pub fn claims(&self, provider: Option<&str>) -> bool {
+        provider.is_some_and(|p| self.0.iter().any(|q| q == p))
+    }
+
+    /// `plan` without the steps of other providers; `None` when none is left.
+    pub fn restrict(
+        &self,
+        mut plan: agentgate_core::plan::Plan,
+    ) -> Option<agentgate_core::plan::Plan> {
+        plan.steps
+            .retain(|step| self.0.iter().any(|p| p == step.provider.name()));
+        (!plan.steps.is_empty()).then_some(plan)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

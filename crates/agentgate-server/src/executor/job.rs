@@ -174,12 +174,18 @@ impl Job {
     }
 
     fn run(self, cancel_rx: tokio::sync::mpsc::Receiver<CancelRequest>) {
-        match tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        {
-            Ok(rt) => rt.block_on(self.execute(cancel_rx)),
-            Err(e) => tracing::error!("failed to start a runtime for job {}: {e}", self.id()),
+        // A warm session's turn runs on the warm runtime, where its process
+        // lives on after the turn (see `warm_hold.rs`).
+        let warm = self.claimed.job.request.get("warm") == Some(&serde_json::Value::Bool(true));
+        match (warm, self.inner.warm.handle()) {
+            (true, Some(handle)) => handle.block_on(self.execute(cancel_rx)),
+            _ => match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt.block_on(self.execute(cancel_rx)),
+                Err(e) => tracing::error!("failed to start a runtime for job {}: {e}", self.id()),
+            },
         }
         // Whatever happened, the slot is free now.
         let inner = &self.inner;
@@ -194,7 +200,7 @@ impl Job {
         if let Some(workflow) = workflow_job::workflow_of(job) {
             return self.execute_workflow(workflow, cancel_rx).await;
         }
-        let (plan, request) = match plan_job(&inner.config, job, inner.clock.now()) {
+        let (mut plan, request) = match plan_job(&inner.config, job, inner.clock.now()) {
             Ok((plan, request)) => match &inner.providers {
                 None => (plan, request),
                 Some(only) => match only.restrict(plan) {
@@ -214,11 +220,14 @@ impl Job {
                 return;
             }
         };
+        // Checked when it was submitted.
+        plan.warm_idle = request.warm_idle().ok().flatten();
         let options = RunOptions {
             keeper: inner.keeper.clone(),
             tool_server: inner.tool_server.clone(),
             run_id: Some(next_run_id(inner.store.as_ref(), &job.job_id)),
             approval_desk: Some(inner.approvals.clone()),
+            warm: request.warm.then(|| inner.warm.sessions.clone()),
             ..RunOptions::default()
         };
         let store: &dyn RunStore = inner.store.as_ref();

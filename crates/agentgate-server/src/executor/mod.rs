@@ -61,6 +61,7 @@ mod job;
 pub mod limits;
 mod notify;
 mod take_back;
+mod warm_hold;
 pub mod workflow_job;
 
 use agentgate_core::warm::desk::ApprovalDesk;
@@ -78,7 +79,7 @@ use agentgate_core::run::CancelRequest;
 use agentgate_store::{ExpiryPolicy, JobFilter, JobRecord, JobState, RunOwner, StoreBackend};
 use jiff::Timestamp;
 
-pub use facts::{JobFacts, facts_of, plan_providers, plan_request};
+pub use facts::{JobFacts, ProviderFilter, facts_of, plan_providers, plan_request};
 pub use job::error_envelope;
 use limits::{Decision, RunningJob};
 
@@ -121,31 +122,6 @@ pub struct ExecutorOptions {
     pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
 }
 
-/// Which jobs an executor limited to some providers claims, and how it runs
-/// them: a job is claimed only when the provider the limits choose for it
-/// (its first provider whose quota is not known exhausted) is one of them,
-/// and its run tries only those providers: the steps of a failover chain
-/// whose provider this host does not have are left out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderFilter(Vec<String>);
-
-impl ProviderFilter {
-    /// Whether a job counted against `provider` may be claimed.
-    pub fn claims(&self, provider: Option<&str>) -> bool {
-        provider.is_some_and(|p| self.0.iter().any(|q| q == p))
-    }
-
-    /// `plan` without the steps of other providers; `None` when none is left.
-    pub fn restrict(
-        &self,
-        mut plan: agentgate_core::plan::Plan,
-    ) -> Option<agentgate_core::plan::Plan> {
-        plan.steps
-            .retain(|step| self.0.iter().any(|p| p == step.provider.name()));
-        (!plan.steps.is_empty()).then_some(plan)
-    }
-}
-
 /// The running executor (see the module notes).
 #[derive(Debug)]
 pub struct Executor {
@@ -163,6 +139,8 @@ struct Inner {
     tool_server: Option<agentgate_core::run::ToolServer>,
     /// Where people answer the `ask` decisions of runs executing here.
     approvals: ApprovalDesk,
+    /// The warm processes of `warm: true` sessions.
+    warm: warm_hold::WarmHold,
     /// What workflow jobs' steps run with.
     workflow_tools: workflow_job::WorkflowTools,
     concurrency: Option<usize>,
@@ -239,6 +217,7 @@ impl Executor {
             keeper: options.keeper,
             tool_server: options.tool_server,
             approvals: ApprovalDesk::new(),
+            warm: warm_hold::WarmHold::start()?,
             concurrency: options.concurrency,
             providers: options.providers.map(ProviderFilter),
             poll,
@@ -338,6 +317,7 @@ impl Executor {
             let _ = claimer.join();
         }
         if self.inner.wait_until_idle(grace, true) {
+            self.inner.warm.end_all();
             return;
         }
         self.inner.stopping_runs.store(true, Ordering::SeqCst);
@@ -354,6 +334,7 @@ impl Executor {
         if !self.inner.wait_until_idle(CANCEL_WAIT, false) {
             tracing::warn!("jobs still running after the cancel; their leases will expire");
         }
+        self.inner.warm.end_all();
     }
 }
 

@@ -46,6 +46,7 @@ WARM SESSIONS
   replaced). An idle process ends after --warm-idle, at most 4 per provider
   are kept, and the host exits 10s after it holds none. Ctrl-C cancels the
   turn, not the process. Killing the host ends every CLI it held.
+  `agentgate submit --warm` asks the server to hold the process instead.
 
 AUDIT
   Every run ends with one logfmt line on stderr (and, with the store, in

@@ -74,6 +74,8 @@ impl Args {
             cwd: Some(self.cwd.as_ref().map_or_else(|| cwd.to_path_buf(), abs)),
             session: self.session.clone(),
             session_busy: self.session.as_ref().map(|_| self.session_busy),
+            warm: self.warm,
+            warm_idle: self.warm_idle.map(seconds),
             resume: self.resume.clone(),
             timeout: self.timeout.map(seconds),
             idle_timeout: self.idle_timeout.map(seconds),

@@ -50,9 +50,6 @@ pub(super) fn run(
         request,
         config: cfg.source.clone(),
         store: location_text(&location),
-        warm_idle_ms: args
-            .warm_idle
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
         tool_server,
     }));
     let address = HostAddress::for_this_process()?;

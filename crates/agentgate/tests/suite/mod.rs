@@ -40,6 +40,7 @@ mod serve_queue;
 mod serve_queue_support;
 mod serve_shared_queue;
 mod serve_support;
+mod serve_warm;
 mod serve_workflow;
 mod sse_client;
 mod store_postgres;

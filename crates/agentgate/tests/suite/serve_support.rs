@@ -90,6 +90,11 @@ impl Serve {
         }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Send `signal` (TERM, INT) and wait for the exit, bounded; returns
     /// the status, what stdout had after the URL line, and stderr.
     pub fn stop(mut self, signal: &str) -> (ExitStatus, String, String) {
