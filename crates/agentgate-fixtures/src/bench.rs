@@ -204,3 +204,27 @@ pub fn percentile_ms(ns: &[u128], q: f64) -> f64 {
 pub fn median_ms(ns: &[u128]) -> f64 {
     percentile_ms(ns, 0.5)
 }
+
+/// The first three fields of `/proc/loadavg`, or "unknown".
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// CPU count and model, for the record.
+pub fn machine() -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    format!("{cpus} CPUs, {model}, {}", std::env::consts::ARCH)
+}

@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
+use agentgate_fixtures::bench::{load_average, machine};
 use agentgate_protocol::Envelope;
 use nix::sys::resource::{UsageWho, getrusage};
 
@@ -605,30 +606,6 @@ const ADDED_TARGET_MS: f64 = 2.0;
 
 fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "MISSED" }
-}
-
-/// The first three fields of `/proc/loadavg`, or "unknown".
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .filter(|l| !l.is_empty())
-        .unwrap_or_else(|| "unknown".into())
-}
-
-/// CPU count and model, for the record.
-fn machine() -> String {
-    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, m)| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    format!("{cpus} CPUs, {model}, {}", std::env::consts::ARCH)
 }
 
 #[cfg(test)]
