@@ -10,7 +10,7 @@ use agentgate_fakellm::clients::Cli;
 use serde_json::{Value, json};
 
 use super::serve_queue_support::{TOKEN, wait_until};
-use super::serve_support::{Env, Serve, get, post_json};
+use super::serve_support::{Serve, get, post_json, serve_with_cli_env};
 use super::sse_client::stream;
 use super::support::{Client, FakeServer};
 use super::webdriver::Browser;
@@ -81,23 +81,12 @@ impl AskRun {
         let server = FakeServer::start(&script(target.path()));
         let client = Client::new(Cli::Claude, &server);
         let home = tempfile::tempdir().unwrap();
-        let bin = home.path().join("bin");
-        std::fs::create_dir_all(&bin).unwrap();
         let config = home.path().join("agentgate.yaml");
         std::fs::write(&config, CONFIG).unwrap();
-        let mut vars: Vec<(&str, String)> = client
-            .setup
-            .env
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.clone()))
-            .collect();
-        vars.push(("AGENTGATE_TOKEN", TOKEN.to_owned()));
-        let serve = Serve::start(
-            &Env {
-                home: home.path(),
-                bin: &bin,
-                vars,
-            },
+        let serve = serve_with_cli_env(
+            home.path(),
+            &client.setup.env,
+            TOKEN,
             &["--config", config.to_str().unwrap()],
         );
         let submitted = post_json(

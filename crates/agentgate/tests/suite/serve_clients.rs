@@ -11,7 +11,7 @@ use agentgate_store::{JobFilter, JobQueue, JobState};
 use serde_json::{Value, json};
 
 use super::serve_queue_support::{QueueHome, TOKEN, wait_until};
-use super::serve_support::{Env, Serve};
+use super::serve_support::serve_with_cli_env;
 use super::sse_client::stream;
 use super::support::{Client, FakeServer, run_bounded};
 
@@ -101,27 +101,7 @@ fn submit_wait_matches_run(cli: Cli, serve_args: &[&str]) {
     let served_server = FakeServer::start(TOOL_SCRIPT);
     let client = Client::new(cli, &served_server);
     let serve_home = tempfile::tempdir().unwrap();
-    let bin = serve_home.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let mut vars: Vec<(&str, String)> = client
-        .setup
-        .env
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.clone()))
-        .collect();
-    vars.push(("AGENTGATE_TOKEN", TOKEN.to_owned()));
-    vars.push((
-        "AGENTGATE_HOME",
-        serve_home.path().join("data").display().to_string(),
-    ));
-    let serve = Serve::start(
-        &Env {
-            home: serve_home.path(),
-            bin: &bin,
-            vars,
-        },
-        serve_args,
-    );
+    let serve = serve_with_cli_env(serve_home.path(), &client.setup.env, TOKEN, serve_args);
     let mut args = vec![
         "submit".to_owned(),
         "--server".to_owned(),

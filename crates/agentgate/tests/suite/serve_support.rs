@@ -119,6 +119,31 @@ impl Drop for Serve {
     }
 }
 
+/// `agentgate serve ARGS` in `home` (data in `home/data`), with a CLI's
+/// environment `cli_env` (its home pointed at fake-llm) and `token`.
+pub fn serve_with_cli_env(
+    home: &Path,
+    cli_env: &[(String, String)],
+    token: &str,
+    args: &[&str],
+) -> Serve {
+    let bin = home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let mut vars: Vec<(&str, String)> = cli_env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    vars.push(("AGENTGATE_TOKEN", token.to_owned()));
+    Serve::start(
+        &Env {
+            home,
+            bin: &bin,
+            vars,
+        },
+        args,
+    )
+}
+
 /// Run `agentgate serve ARGS` that is expected to exit by itself.
 pub fn serve_exits(env: &Env<'_>, args: &[&str]) -> (ExitStatus, String, String) {
     let mut child = command(env, args)

@@ -10,7 +10,7 @@ use agentgate_fakellm::clients::Cli;
 use serde_json::{Value, json};
 
 use super::serve_queue_support::{TOKEN, wait_until};
-use super::serve_support::{Env, Serve, get, post_json};
+use super::serve_support::{Serve, get, post_json, serve_with_cli_env};
 use super::support::{Client, FakeServer};
 use super::warm_real::THREE_TURNS;
 
@@ -55,23 +55,7 @@ fn a_served_warm_session_keeps_one_process_and_it_dies_with_the_server() {
     let server = FakeServer::start(THREE_TURNS);
     let client = Client::new(Cli::Claude, &server);
     let home = tempfile::tempdir().unwrap();
-    let bin = home.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let mut vars: Vec<(&str, String)> = client
-        .setup
-        .env
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.clone()))
-        .collect();
-    vars.push(("AGENTGATE_TOKEN", TOKEN.to_owned()));
-    let serve = Serve::start(
-        &Env {
-            home: home.path(),
-            bin: &bin,
-            vars,
-        },
-        &[],
-    );
+    let serve = serve_with_cli_env(home.path(), &client.setup.env, TOKEN, &[]);
 
     // A request for warm without a session is refused, naming the field.
     let refused = post_json(
