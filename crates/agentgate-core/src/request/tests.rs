@@ -110,6 +110,15 @@ fn every_refusal_names_its_field() {
             "providers",
         ),
         (r#"{"prompt": "p", "session_busy": "fail"}"#, "session_busy"),
+        (r#"{"prompt": "p", "warm": true}"#, "warm"),
+        (
+            r#"{"prompt": "p", "session": "s", "warm_idle": "1m"}"#,
+            "warm_idle",
+        ),
+        (
+            r#"{"prompt": "p", "session": "s", "warm": true, "warm_idle": "idle"}"#,
+            "warm_idle",
+        ),
         (
             r#"{"prompt": "p", "session": "s", "resume": "id"}"#,
             "resume",

@@ -2,7 +2,7 @@
 
 use std::cell::Cell;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -44,29 +44,25 @@ pub fn serve(setup: HostSetup) -> Result<(), HostError> {
     let address = &setup.address;
     private_dir(&address.dir)?;
     let lock_path = address.lock();
-    let io = |what, path: &PathBuf| {
-        let path = path.clone();
-        move |source| HostError::Io { what, path, source }
-    };
     let lock_file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .mode(0o600)
         .open(&lock_path)
-        .map_err(io("lock", &lock_path))?;
+        .map_err(|e| io_error("lock", &lock_path, e))?;
     let _lock = match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
         Ok(lock) => lock,
         Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
             tracing::info!("another session host serves {}", address.socket().display());
             return Ok(());
         }
-        Err((_, errno)) => return Err(io("lock", &lock_path)(errno.into())),
+        Err((_, errno)) => return Err(io_error("lock", &lock_path, errno.into())),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(io("runtime", &address.dir))?;
+        .map_err(|e| io_error("runtime", &address.dir, e))?;
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, serve_locked(&setup))
 }
@@ -131,14 +127,10 @@ async fn serve_locked(setup: &HostSetup) -> Result<(), HostError> {
 }
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> Result<tokio::signal::unix::Signal, HostError> {
-    tokio::signal::unix::signal(kind).map_err(|source| HostError::Io {
-        what: "signal handler",
-        path: PathBuf::new(),
-        source,
-    })
+    tokio::signal::unix::signal(kind).map_err(|e| io_error("signal handler", Path::new(""), e))
 }
 
-fn io_error(what: &'static str, path: &std::path::Path, source: std::io::Error) -> HostError {
+fn io_error(what: &'static str, path: &Path, source: std::io::Error) -> HostError {
     HostError::Io {
         what,
         path: path.to_path_buf(),

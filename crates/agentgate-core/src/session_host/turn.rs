@@ -105,11 +105,12 @@ pub(super) async fn run_turn(
 
 /// The plan and the store of `request`, or why there is none.
 fn prepare(host: &Host, request: &HostRequest) -> Result<(Plan, Arc<dyn StoreBackend>), String> {
-    let config = Config::load_source(request.config.clone()).map_err(|e| e.to_string())?;
-    let (mut flags, task) = request.request.to_flags().map_err(|e| e.to_string())?;
-    if flags.session.is_none() {
-        return Err("a warm run needs --session NAME".to_owned());
+    if !request.request.warm {
+        return Err("the session host runs warm runs only (--warm --session NAME)".to_owned());
     }
+    let config = Config::load_source(request.config.clone()).map_err(|e| e.to_string())?;
+    // A warm request without a session is refused here.
+    let (mut flags, task) = request.request.to_flags().map_err(|e| e.to_string())?;
     flags.now = now_from_env()?;
     let mut plan = plan::plan(&config, &flags, task).map_err(|e| e.to_string())?;
     plan.warm_idle = request.request.warm_idle().map_err(|e| e.to_string())?;

@@ -16,7 +16,6 @@ use std::process::ExitCode;
 use agentgate_core::config::Config;
 use agentgate_core::plan::{self, now_from_env, report};
 use agentgate_core::prompt::{TaskInput, task_from_stdin};
-use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
 use agentgate_core::run::{CancelRequest, RunOptions, append_audit, audit_line};
 use agentgate_core::supervise::{Control, SignalForwarding, WarmKeeper, install_signal_forwarding};
 use std::sync::Arc;
@@ -217,19 +216,7 @@ fn read_task(args: &Args) -> anyhow::Result<TaskInput> {
             prompt: p.to_owned(),
             ..TaskInput::default()
         },
-        _ => {
-            if std::io::stdin().is_terminal() {
-                anyhow::bail!("no prompt: give it as an argument, or pipe it on stdin");
-            }
-            // A larger --prompt-max-bytes raises the limit with it.
-            let limit = args
-                .prompt_max_bytes
-                .and_then(|n| u64::try_from(n).ok())
-                .map_or(STDIN_PROMPT_MAX_BYTES, |n| n.max(STDIN_PROMPT_MAX_BYTES));
-            let text = read_text(std::io::stdin().lock(), limit, "a prompt on stdin")
-                .context("failed to read the prompt from stdin")?;
-            task_from_stdin(&text)?
-        }
+        _ => task_from_stdin(&request::read_stdin_prompt(args)?)?,
     };
     if task.prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");

@@ -105,17 +105,7 @@ impl Args {
 pub fn read_task_text(args: &Args) -> anyhow::Result<TaskText> {
     let text = match args.prompt.as_deref() {
         Some(p) if p != "-" => return Ok(TaskText::Prompt(p.to_owned())),
-        _ => {
-            if std::io::stdin().is_terminal() {
-                anyhow::bail!("no prompt: give it as an argument, or pipe it on stdin");
-            }
-            let limit = args
-                .prompt_max_bytes
-                .and_then(|n| u64::try_from(n).ok())
-                .map_or(STDIN_PROMPT_MAX_BYTES, |n| n.max(STDIN_PROMPT_MAX_BYTES));
-            read_text(std::io::stdin().lock(), limit, "a prompt on stdin")
-                .context("failed to read the prompt from stdin")?
-        }
+        _ => read_stdin_prompt(args)?,
     };
     let trimmed = text.trim();
     if trimmed.starts_with('{')
@@ -124,6 +114,20 @@ pub fn read_task_text(args: &Args) -> anyhow::Result<TaskText> {
         return Ok(TaskText::Task(fields));
     }
     Ok(TaskText::Prompt(text))
+}
+
+/// Stdin, as the prompt (text or a JSON task input), bounded; refused on
+/// a terminal. A larger --prompt-max-bytes raises the limit with it.
+pub(super) fn read_stdin_prompt(args: &Args) -> anyhow::Result<String> {
+    if std::io::stdin().is_terminal() {
+        anyhow::bail!("no prompt: give it as an argument, or pipe it on stdin");
+    }
+    let limit = args
+        .prompt_max_bytes
+        .and_then(|n| u64::try_from(n).ok())
+        .map_or(STDIN_PROMPT_MAX_BYTES, |n| n.max(STDIN_PROMPT_MAX_BYTES));
+    read_text(std::io::stdin().lock(), limit, "a prompt on stdin")
+        .context("failed to read the prompt from stdin")
 }
 
 /// A duration as the request takes it: seconds, exact to the millisecond.

@@ -25,7 +25,11 @@ struct HostBench {
 
 impl HostBench {
     fn new(cli: Cli) -> HostBench {
-        let server = FakeServer::start(THREE_TURNS);
+        HostBench::with_script(cli, THREE_TURNS)
+    }
+
+    fn with_script(cli: Cli, script: &str) -> HostBench {
+        let server = FakeServer::start(script);
         let client = Client::new(cli, &server);
         // A short folder: the host's socket lives in it.
         let home = tempfile::Builder::new().prefix("agh").tempdir().unwrap();
@@ -40,6 +44,16 @@ impl HostBench {
     /// `agentgate run --warm --session chat PROMPT`: its envelope and its
     /// whole output.
     fn turn(&self, prompt: &str, idle: &str) -> (Value, String) {
+        let run = run_bounded(self.command(prompt, idle), Duration::from_secs(180));
+        let all = format!("{}: {}", self.cli, run.all_output());
+        assert_eq!(run.code, Some(0), "{all}");
+        let env: Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("not an envelope ({e}): {all}"));
+        (env, all)
+    }
+
+    /// The command of one turn.
+    fn command(&self, prompt: &str, idle: &str) -> Command {
         let setup = &self.client.setup;
         let model = match self.cli {
             Cli::Codex => "agentgate-fake-model".to_owned(),
@@ -57,12 +71,21 @@ impl HostBench {
             .env("AGENTGATE_HOME", self.home.path())
             .current_dir(&setup.workdir)
             .stdin(Stdio::null());
-        let run = run_bounded(cmd, Duration::from_secs(180));
-        let all = format!("{}: {}", self.cli, run.all_output());
-        assert_eq!(run.code, Some(0), "{all}");
-        let env: Value = serde_json::from_str(&run.stdout)
-            .unwrap_or_else(|e| panic!("not an envelope ({e}): {all}"));
-        (env, all)
+        cmd
+    }
+
+    /// The status of every run in the store (`agentgate runs --json`).
+    fn run_statuses(&self) -> Vec<String> {
+        let out = Command::new(env!("CARGO_BIN_EXE_agentgate"))
+            .args(["runs", "--json"])
+            .env("AGENTGATE_HOME", self.home.path())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .map(|r| r["status"].as_str().unwrap_or("").to_owned())
+            .collect()
     }
 
     fn host_files(&self, ext: &str) -> Vec<PathBuf> {
@@ -239,4 +262,88 @@ fn gemini_turns_of_separate_runs_share_the_hosts_warm_process() {
 #[test]
 fn qwen_turns_of_separate_runs_share_the_hosts_warm_process() {
     across_invocations(Cli::Qwen);
+}
+
+/// Every "turn TWO" is answered after 8 s: long enough to cancel the turn
+/// while the model holds it (a turn answered instead would be recorded
+/// `succeeded`).
+const SLOW_SECOND: &str = r#"turns:
+  - match: {contains: "turn ONE"}
+    text: "reply-one"
+  - match: {contains: "turn THREE"}
+    text: "reply-three"
+  - match: {contains: "turn TWO"}
+    repeat: true
+    delay_ms: 8000
+    text: "reply-two"
+"#;
+
+/// Ctrl-C of a client, and a client killed outright, each cancel its turn
+/// only: the host interrupts the CLI, which answers the session's next
+/// turn from the same process.
+#[test]
+fn a_clients_ctrl_c_or_death_cancels_its_turn_and_the_process_lives_on() {
+    let b = HostBench::with_script(Cli::Claude, SLOW_SECOND);
+    let (first, all) = b.turn("turn ONE", "60s");
+    let (_, pgid, _) = warm(&first);
+    let held = |n: usize| {
+        wait_until(Duration::from_secs(60), || {
+            b.server
+                .turn_requests()
+                .iter()
+                .filter(|r| r.to_string().contains("turn TWO"))
+                .count()
+                >= n
+        })
+    };
+    let spawn = || {
+        b.command("turn TWO", "60s")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+
+    // Ctrl-C: the client ends with 130 and the envelope says cancelled.
+    let client = spawn();
+    assert!(held(1), "the second turn never reached the model: {all}");
+    assert!(signal("-INT", &client.id().to_string()));
+    let out = client.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let context = format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(130), "{context}");
+    let cancelled: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {context}"));
+    assert_eq!(cancelled["error_type"], "cancelled", "{context}");
+    assert!(
+        group_alive(pgid),
+        "the process was killed, not interrupted: {context}"
+    );
+
+    // A client killed outright: its turn is cancelled as well.
+    let mut client = spawn();
+    assert!(held(2), "the retried turn never reached the model");
+    assert!(signal("-KILL", &client.id().to_string()));
+    let _ = client.wait();
+    // Its run ends cancelled (not answered 8 s later): two cancelled runs.
+    let statuses = || b.run_statuses();
+    assert!(
+        wait_until(Duration::from_secs(60), || !statuses()
+            .iter()
+            .any(|s| s == "running")),
+        "a run still runs: {:?}",
+        statuses()
+    );
+    let statuses = statuses();
+    assert_eq!(
+        statuses.iter().filter(|s| *s == "cancelled").count(),
+        2,
+        "{statuses:?}"
+    );
+
+    // The next turn: the same process answers.
+    let (third, all) = b.turn("turn THREE", "60s");
+    assert_eq!(third["response"], "reply-three", "{all}");
+    assert_eq!(warm(&third).0, "reused", "{all}");
+    assert_eq!(warm(&third).1, pgid, "{all}");
 }
