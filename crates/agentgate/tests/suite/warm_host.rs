@@ -100,6 +100,13 @@ impl HostBench {
             .unwrap_or_default()
     }
 
+    /// Whether a file under the CLI's home (where each CLI keeps its
+    /// sessions) holds `text`.
+    fn cli_wrote(&self, text: &str) -> bool {
+        let home = self.client.setup.env.iter().find(|(k, _)| k == "HOME");
+        home.is_some_and(|(_, home)| tree_holds(Path::new(home), text.as_bytes(), 6))
+    }
+
     /// The running host's pid, from its pid file.
     fn host_pid(&self) -> Option<u32> {
         let files = self.host_files("pid");
@@ -114,6 +121,23 @@ impl Drop for HostBench {
             signal("-TERM", &pid.to_string());
         }
     }
+}
+
+/// Whether a regular file under `dir` (at most `depth` folders down)
+/// holds `needle`.
+fn tree_holds(dir: &Path, needle: &[u8], depth: usize) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).any(|e| {
+        let path = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() => depth > 0 && tree_holds(&path, needle, depth - 1),
+            Ok(t) if t.is_file() => std::fs::read(&path)
+                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle)),
+            _ => false,
+        }
+    })
 }
 
 fn signal(sig: &str, target: &str) -> bool {
@@ -189,6 +213,14 @@ fn across_invocations(cli: Cli) {
     assert_private(&sock[0], 0o600);
     assert_private(&b.home.path().join("warm"), 0o700);
 
+    // A CLI writes its session history after it reports the turn (Qwen
+    // Code's write comes when its response stream is next read): a host
+    // killed in that moment loses the turn from the history, as the README
+    // says. The crash comes once the CLI has written the second reply.
+    assert!(
+        wait_until(Duration::from_secs(30), || b.cli_wrote("reply-two")),
+        "{cli}: the CLI never wrote the second reply to its session: {all}"
+    );
     // kill -9 of the host: its keeper ends the CLI's whole group.
     assert!(signal("-KILL", &host.to_string()));
     assert!(
