@@ -66,7 +66,7 @@ pub use provider::{
 };
 
 pub use registry::{BUILTIN, builtin, builtin_names, builtins, description, error_table};
-pub use scratch::{RemovedOnDrop, Scratch, ScratchError};
+pub use scratch::{RemovedOnDrop, Scratch, ScratchError, private_tmpdir};
 
 #[cfg(test)]
 mod tests {

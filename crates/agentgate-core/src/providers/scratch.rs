@@ -98,15 +98,41 @@ impl From<&Path> for Scratch {
     }
 }
 
-/// Files removed when dropped (a missing one is not an error): what a
-/// command wrote for its CLI, once the CLI has exited.
+/// A temp folder of the CLI's own, for a CLI that leaves files in its temp
+/// folder at every start (see `CliCommand::private_tmpdir`), to give it as
+/// `TMPDIR`: `Ok(None)` when the request's `env` sets `TMPDIR` itself; the
+/// error names the folder it could not be made in.
+pub fn private_tmpdir(env: &[(String, String)]) -> Result<Option<tempfile::TempDir>, String> {
+    if env.iter().any(|(k, _)| k == "TMPDIR") {
+        return Ok(None);
+    }
+    let parent = std::env::temp_dir();
+    tempfile::Builder::new()
+        .prefix("agentgate-tmp-")
+        .tempdir_in(&parent)
+        .map(Some)
+        .map_err(|e| {
+            format!(
+                "could not make a temp folder for the CLI in {}: {e}; it uses that folder itself",
+                parent.display()
+            )
+        })
+}
+
+/// Files and folders removed when dropped (a missing one is not an
+/// error): what a command wrote for its CLI, once the CLI has exited.
 #[derive(Debug)]
 pub struct RemovedOnDrop(pub Vec<PathBuf>);
 
 impl Drop for RemovedOnDrop {
     fn drop(&mut self) {
         for path in &self.0 {
-            if let Err(e) = std::fs::remove_file(path)
+            // A folder (a CLI's own temp folder) goes with what is in it.
+            let removed = match std::fs::symlink_metadata(path) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+                _ => std::fs::remove_file(path),
+            };
+            if let Err(e) = removed
                 && e.kind() != std::io::ErrorKind::NotFound
             {
                 tracing::warn!("failed to remove {}: {e}", path.display());

@@ -20,7 +20,9 @@ use crate::accumulate::{Accumulator, Finish};
 use crate::classify::{self, ClassifyInput, StdoutSeen};
 use crate::decode::{Decoded, ProviderError};
 use crate::plan::Step;
-use crate::providers::{PostRun, Provider, RemovedOnDrop, RunRequest, locate_binary};
+use crate::providers::{
+    PostRun, Provider, RemovedOnDrop, RunRequest, locate_binary, private_tmpdir,
+};
 use crate::supervise::{
     self, Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
     SupervisorConfig, supervise,
@@ -108,9 +110,16 @@ pub(super) async fn attempt(
     // removed when the attempt ends: the CLI has read them by then.
     let _written = RemovedOnDrop(cmd.files);
     // Removed when the attempt ends, after the CLI's processes are gone.
-    let _own_tmpdir = match cmd.private_tmpdir {
-        true => private_tmpdir(request, &mut inv, em),
-        false => None,
+    let _own_tmpdir = match cmd.private_tmpdir.then(|| private_tmpdir(&request.env)) {
+        Some(Ok(Some(dir))) => {
+            inv.env.push(("TMPDIR".into(), dir.path().into()));
+            Some(dir)
+        }
+        Some(Err(why)) => {
+            em.log(LogLevel::Warn, why);
+            None
+        }
+        Some(Ok(None)) | None => None,
     };
     let cfg = SupervisorConfig {
         timeout: step.timeout,
@@ -212,6 +221,13 @@ pub(super) async fn attempt(
             }
             req = cancel.recv(), if cancel_open => {
                 match req {
+                    // The CLI has given its answer: the run is complete and
+                    // a cancel changes nothing (the CLI ends by itself, or
+                    // after the result grace); a second one still kills.
+                    Some(req) if result_seen && !req.immediate => em.log(
+                        LogLevel::Info,
+                        format!("a cancel came after {} gave its result, which stands", provider.name()),
+                    ),
                     Some(req) => {
                         if !cancelled {
                             em.emit(EventBody::Cancelled(CancelledEvent { reason: CancelReason::Signal, signal: None }));
@@ -293,6 +309,21 @@ pub(super) async fn attempt(
         }
     }
 
+    // A cancel sent as the CLI finished: it exited 0 by itself after its
+    // final record, which stands.
+    let cancel_came_too_late = report.ended_by == EndReason::Cancelled
+        && stopped_for_retries.is_none()
+        && result_seen
+        && report.status.code == Some(0);
+    if cancel_came_too_late {
+        em.log(
+            LogLevel::Info,
+            format!(
+                "the cancel came as {} finished: it exited 0 after its result, which stands",
+                provider.name()
+            ),
+        );
+    }
     let error = match report.ended_by {
         EndReason::Timeout => Some(ErrorInfo::new(
             ErrorKind::Timeout,
@@ -312,11 +343,15 @@ pub(super) async fn attempt(
                 humanize(step.idle_timeout.unwrap_or_default())
             ),
         )),
-        EndReason::Cancelled if stopped_for_retries.is_none() || cancelled => Some(ErrorInfo::new(
-            ErrorKind::Cancelled,
-            ErrorSource::Internal,
-            "the run was cancelled",
-        )),
+        EndReason::Cancelled
+            if !cancel_came_too_late && (stopped_for_retries.is_none() || cancelled) =>
+        {
+            Some(ErrorInfo::new(
+                ErrorKind::Cancelled,
+                ErrorSource::Internal,
+                "the run was cancelled",
+            ))
+        }
         _ => {
             let mut errors: Vec<ProviderError> = acc.errors().to_vec();
             if let Some(stop) = &stopped_for_retries {
@@ -524,36 +559,6 @@ pub(super) fn finish_attempt(
 
 /// Names each process that could not be ended in a `log` event (level
 /// `warn`), and returns them for the attempt's `survivors`.
-/// A temp folder of the CLI's own, as its `TMPDIR`, for a CLI that leaves
-/// files in its temp folder (see `CliCommand::private_tmpdir`); `None` when
-/// the request sets `TMPDIR` itself, or when the folder cannot be made (a
-/// warning: the CLI then runs with the shared one).
-fn private_tmpdir(
-    request: &RunRequest,
-    inv: &mut Invocation,
-    em: &mut Emitter<'_>,
-) -> Option<tempfile::TempDir> {
-    if request.env.iter().any(|(k, _)| k == "TMPDIR") {
-        return None;
-    }
-    match tempfile::Builder::new().prefix("agentgate-tmp-").tempdir() {
-        Ok(dir) => {
-            inv.env.push(("TMPDIR".into(), dir.path().into()));
-            Some(dir)
-        }
-        Err(e) => {
-            em.log(
-                LogLevel::Warn,
-                format!(
-                    "could not make a temp folder for the CLI in {}: {e}; it uses that folder itself",
-                    std::env::temp_dir().display()
-                ),
-            );
-            None
-        }
-    }
-}
-
 fn report_survivors(found: &[supervise::Survivor], em: &mut Emitter<'_>) -> Vec<Survivor> {
     found
         .iter()

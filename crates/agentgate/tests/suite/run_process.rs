@@ -390,6 +390,27 @@ fn a_clean_exit_takes_its_lingering_grandchildren_along() {
 }
 
 #[test]
+fn a_cancel_after_the_result_leaves_the_run_succeeded() {
+    // The answer is out, then the CLI takes a second to exit (deaf to
+    // SIGINT and SIGTERM, as one busy saving its session): the cancel
+    // that comes meanwhile changes nothing, whether agentgate read the
+    // result before it (no signal is sent) or after (the CLI still exits
+    // 0 by itself).
+    let cli = FakeCli::new(
+        "init\nresult 'answered before the cancel'\ntrap '' INT TERM\ntree\nsleep 1\nexit 0",
+    );
+    let running = Running::spawn(cli.command(&[]));
+    let pids = cli.wait_ready(&running);
+    running.signal("INT");
+    let out = running.finish(Duration::from_secs(60));
+    let env = envelope(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(env["response"], "answered before the cancel", "{env:#}");
+    assert!(env.get("error_type").is_none(), "{env:#}");
+    assert_all_gone(&pids, "after a cancel that came after the result");
+}
+
+#[test]
 fn a_result_then_a_hang_is_a_success_and_the_process_goes() {
     // Deaf to SIGINT and SIGTERM: only the table's SIGKILL ends it.
     let cli =
