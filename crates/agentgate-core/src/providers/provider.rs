@@ -89,8 +89,17 @@ pub enum WarmWire {
     ClaudeStreamJson,
     /// `codex app-server`: JSON-RPC threads and turns, approval requests.
     CodexAppServer,
-    /// The Agent Client Protocol (`--acp`) of Gemini CLI and Qwen Code.
+    /// The Agent Client Protocol (`--acp`) of Gemini CLI and Qwen Code:
+    /// an earlier session is taken up with `session/load`, which replays
+    /// its history.
     Acp,
+    /// The Agent Client Protocol as `opencode acp` speaks it: an earlier
+    /// session is taken up with `session/resume`, which replays nothing
+    /// (opencode's `session/load` stops mid-replay until more input
+    /// arrives), and the model, set through its config, is checked in the
+    /// session's `configOptions` (opencode falls back to another model,
+    /// perhaps a paid one on the network, when it does not know it).
+    OpencodeAcp,
 }
 
 /// The command line of a warm process: the CLI in its long-lived mode
@@ -140,7 +149,7 @@ impl CommandError {
     pub fn no_long_lived_mode(provider: &str) -> CommandError {
         CommandError::Unsupported {
             provider: provider.to_owned(),
-            what: "ask for permission or keep a session warm: agentgate drives no long-lived mode of it (claude, codex, gemini and qwen have one)".to_owned(),
+            what: "ask for permission or keep a session warm: agentgate drives no long-lived mode of it (claude, codex, gemini, qwen and opencode have one)".to_owned(),
         }
     }
 }

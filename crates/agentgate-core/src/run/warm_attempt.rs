@@ -304,7 +304,8 @@ async fn start(
         Some(Ok(plan)) => plan,
     };
     let cumulative = plan.cumulative_usage;
-    let files = plan.files;
+    // Removed here unless the process starts and takes them.
+    let mut files = crate::providers::RemovedOnDrop(plan.files);
     if plan.load_needs_a_later_minute
         && let Some(id) = req.resume.as_deref()
         && let Some(born) = born_at(ctx, provider.name(), id)
@@ -312,12 +313,19 @@ async fn start(
         wait_for_a_later_minute(born, provider.name(), em).await;
     }
     match WarmProcess::start(plan.start).await {
-        Ok(process) => Ok(Box::new(Warm::new(process, fingerprint, cumulative, files))),
+        Ok(process) => {
+            let files = std::mem::take(&mut files.0);
+            Ok(Box::new(Warm::new(process, fingerprint, cumulative, files)))
+        }
         Err(crate::warm::process::WarmError::Spawn(
             e @ crate::supervise::SuperviseError::ProgramNotFound { .. },
         )) => Err((
             ErrorKind::InvalidInput,
             format!("failed to run {}: {e}", program.display()),
+        )),
+        Err(e @ crate::warm::process::WarmError::WrongModel(_)) => Err((
+            ErrorKind::InvalidModel,
+            format!("{}'s warm process could not start: {e}", provider.name()),
         )),
         Err(e) => Err((
             ErrorKind::ProviderError,

@@ -1,7 +1,8 @@
-//! The Agent Client Protocol, as Gemini CLI (`gemini --acp`) and Qwen
-//! Code (`qwen --acp`) speak it: JSON-RPC 2.0 over stdio, one message per
-//! line. The host opens with `initialize` and `session/new` (or
-//! `session/load` by session id), starts each turn with `session/prompt`,
+//! The Agent Client Protocol, as Gemini CLI (`gemini --acp`), Qwen Code
+//! (`qwen --acp`) and opencode (`opencode acp`) speak it: JSON-RPC 2.0
+//! over stdio, one message per line. The host opens with `initialize` and
+//! `session/new` (or, by session id, `session/load`; for opencode
+//! `session/resume`, see [`Reopen`]), starts each turn with `session/prompt`,
 //! whose response (a `stopReason`, or an error) ends the turn; in between
 //! the agent sends `session/update` notifications. Before a tool call it
 //! may send `session/request_permission` with options; the host answers by
@@ -27,11 +28,26 @@ use crate::approvals::{ToolCall, ToolClass, class_of_acp_kind};
 /// The id of the host's `session/new` or `session/load` request.
 const OPEN_ID: u64 = 2;
 
+/// How an agent takes up an earlier session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reopen {
+    /// `session/load`, which replays the history (Gemini CLI, Qwen Code).
+    Load,
+    /// `session/resume`, which replays nothing (opencode, whose
+    /// `session/load` stops mid-replay until more input arrives).
+    Resume,
+}
+
 /// An ACP agent's protocol (see the module notes).
 #[derive(Debug)]
 pub struct AcpWarm {
     cwd: String,
     resume: Option<String>,
+    reopen: Reopen,
+    /// The model the session must have (`provider/model`), checked in the
+    /// open response's `configOptions` (opencode takes its model from its
+    /// config, and falls back to another one it knows).
+    model: Option<String>,
     session_id: Option<String>,
     /// The id of the running `session/prompt`.
     prompt_id: Option<u64>,
@@ -48,12 +64,41 @@ impl AcpWarm {
         AcpWarm {
             cwd: cwd.to_owned(),
             resume: resume.map(str::to_owned),
+            reopen: Reopen::Load,
+            model: None,
             session_id: None,
             prompt_id: None,
             next_id: OPEN_ID + 1,
             pending: BTreeSet::new(),
             replaying: false,
         }
+    }
+
+    /// opencode's: `resume` is taken up with `session/resume`, and the
+    /// session must have `model` when one is asked for.
+    pub fn opencode(cwd: &str, resume: Option<&str>, model: Option<&str>) -> Self {
+        AcpWarm {
+            reopen: Reopen::Resume,
+            model: model.map(str::to_owned),
+            ..AcpWarm::new(cwd, resume)
+        }
+    }
+
+    /// Why the open response's session cannot be used: its model is not
+    /// the one asked for.
+    fn wrong_model(&self, result: Option<&Value>) -> Option<String> {
+        let wanted = self.model.as_deref()?;
+        let options = result?.get("configOptions")?.as_array()?;
+        let current = options
+            .iter()
+            .find(|o| o.get("id").and_then(Value::as_str) == Some("model"))?
+            .get("currentValue")?
+            .as_str()?;
+        (current != wanted).then(|| {
+            format!(
+                "the model is unknown: the session got `{current}`, not `{wanted}` (a model is `provider/model` of a provider in the CLI's config)"
+            )
+        })
     }
 
     fn loading(&self) -> bool {
@@ -79,8 +124,12 @@ fn option_of(params: &Value, kinds: &[&str]) -> Option<String> {
 
 impl WarmProtocol for AcpWarm {
     fn open(&mut self) -> Vec<String> {
+        let reopen = match self.reopen {
+            Reopen::Load => "session/load",
+            Reopen::Resume => "session/resume",
+        };
         let open = match &self.resume {
-            Some(id) => json!({"jsonrpc": "2.0", "id": OPEN_ID, "method": "session/load",
+            Some(id) => json!({"jsonrpc": "2.0", "id": OPEN_ID, "method": reopen,
                 "params": {"sessionId": id, "cwd": self.cwd, "mcpServers": []}}),
             None => json!({"jsonrpc": "2.0", "id": OPEN_ID, "method": "session/new",
                 "params": {"cwd": self.cwd, "mcpServers": []}}),
@@ -192,6 +241,9 @@ impl WarmProtocol for AcpWarm {
                             .to_owned();
                         return vec![Inbound::Refused(message)];
                     }
+                    if let Some(why) = self.wrong_model(msg.get("result")) {
+                        return vec![Inbound::WrongModel(why)];
+                    }
                     let session = msg
                         .pointer("/result/sessionId")
                         .and_then(Value::as_str)
@@ -199,7 +251,7 @@ impl WarmProtocol for AcpWarm {
                         .or_else(|| self.resume.clone())
                         .unwrap_or_default();
                     self.session_id = Some(session.clone());
-                    self.replaying = self.resume.is_some();
+                    self.replaying = self.resume.is_some() && self.reopen == Reopen::Load;
                     return vec![Inbound::Opened {
                         session_id: session,
                     }];
@@ -293,6 +345,51 @@ mod tests {
             p.read(DONE.as_bytes()),
             [Inbound::Output(DONE.as_bytes().to_vec()), Inbound::TurnEnd]
         );
+    }
+
+    #[test]
+    fn opencode_resumes_without_a_replay_and_checks_the_sessions_model() {
+        // As opencode 1.18.33 answered (trimmed).
+        let opened = |model: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"result":{{"sessionId":"ses_1","configOptions":[{{"id":"model","category":"model","type":"select","currentValue":"{model}","options":[]}}]}}}}"#
+            )
+        };
+        let mut p = AcpWarm::opencode("/w", Some("ses_1"), Some("fake/m1"));
+        let open = lines(p.open());
+        assert_eq!(open[1]["method"], "session/resume");
+        assert_eq!(open[1]["params"]["sessionId"], "ses_1");
+        assert_eq!(
+            p.read(opened("fake/m1").as_bytes()),
+            [Inbound::Opened {
+                session_id: "ses_1".into()
+            }]
+        );
+        assert!(!p.replays_after_open(), "session/resume replays nothing");
+        assert_eq!(
+            p.read(CHUNK.as_bytes()),
+            [Inbound::Output(CHUNK.as_bytes().to_vec())]
+        );
+        // A model opencode does not know: it falls back to another one,
+        // and the session is refused.
+        let mut q = AcpWarm::opencode("/w", None, Some("fake/m1"));
+        assert_eq!(lines(q.open())[1]["method"], "session/new");
+        match q.read(opened("opencode/big-pickle").as_bytes()).as_slice() {
+            [Inbound::WrongModel(why)] => {
+                assert!(
+                    why.contains("`opencode/big-pickle`, not `fake/m1`"),
+                    "{why}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // No model asked for: whatever its config chose.
+        let mut r = AcpWarm::opencode("/w", None, None);
+        r.open();
+        assert!(matches!(
+            r.read(opened("opencode/big-pickle").as_bytes()).as_slice(),
+            [Inbound::Opened { .. }]
+        ));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Decoding an ACP agent's turn (Gemini CLI, Qwen Code): `session/update`
+//! Decoding an ACP agent's turn (Gemini CLI, Qwen Code, opencode): `session/update`
 //! notifications and the `session/prompt` response, as the events a cold
 //! run of the same CLI gives.
 //!
@@ -9,7 +9,7 @@
 //! | `tool_call` | `tool_use` (id `toolCallId`, name from `_meta.toolName`, else the title; class from `kind`) |
 //! | `tool_call_update` completed / failed | `tool_result` (a call first seen here gets its `tool_use` too) |
 //! | a chunk's `_meta.usage` (Qwen, once per model call) | `usage`, per turn |
-//! | response `stopReason: end_turn` | the final record; Gemini's `_meta.quota.token_count` as the turn's total usage |
+//! | response `stopReason: end_turn` | the final record; opencode's `usage` (see [`opencode_usage`]), else Gemini's `_meta.quota.token_count`, as the turn's total usage |
 //! | response `stopReason` cancelled, max_tokens, max_turn_requests, refusal | a terminal provider error naming it |
 //! | error response | a terminal provider error (its code as the HTTP status when it is one) |
 //!
@@ -32,6 +32,8 @@ use crate::decode::{Decoded, JsonLinesDecoder, ProviderError, ProviderFinal, Und
 #[derive(Debug, Default)]
 pub struct AcpDecoder {
     session_id: Option<String>,
+    /// The response's `usage` is the turn's (opencode).
+    response_usage: bool,
     answer: String,
     started: HashSet<String>,
 }
@@ -42,6 +44,14 @@ impl AcpDecoder {
         AcpDecoder {
             session_id,
             ..AcpDecoder::default()
+        }
+    }
+
+    /// opencode's: the `session/prompt` response's `usage` is the turn's.
+    pub fn opencode(session_id: Option<String>) -> Self {
+        AcpDecoder {
+            response_usage: true,
+            ..AcpDecoder::new(session_id)
         }
     }
 
@@ -143,7 +153,15 @@ impl AcpDecoder {
         let Some(result) = msg.get("result") else {
             return Understood::No;
         };
-        if let Some(t) = result.pointer("/_meta/quota/token_count") {
+        if let Some(usage) = result
+            .get("usage")
+            .filter(|u| self.response_usage && u.is_object())
+        {
+            out.push(event(EventBody::Usage(UsageEvent {
+                scope: UsageScope::Total,
+                usage: opencode_usage(usage),
+            })));
+        } else if let Some(t) = result.pointer("/_meta/quota/token_count") {
             let n = |k: &str| t.get(k).and_then(Value::as_u64).unwrap_or(0);
             let (input, output) = (n("input_tokens"), n("output_tokens"));
             out.push(event(EventBody::Usage(UsageEvent {
@@ -179,6 +197,31 @@ impl AcpDecoder {
     }
 }
 
+/// opencode's turn usage (the `session/prompt` response's `usage`): its
+/// `inputTokens` leave out the cache's reads and writes and its
+/// `outputTokens` the reasoning (`thoughtTokens`); agentgate's figures
+/// include them (`totalTokens` is the sum of all five).
+fn opencode_usage(u: &Value) -> Usage {
+    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let (read, write, thought) = (
+        n("cachedReadTokens"),
+        n("cachedWriteTokens"),
+        n("thoughtTokens"),
+    );
+    let input = n("inputTokens").saturating_add(read).saturating_add(write);
+    let output = n("outputTokens").saturating_add(thought);
+    Usage {
+        input_tokens: input,
+        output_tokens: output,
+        cache_read_input_tokens: read,
+        cache_creation_input_tokens: write,
+        reasoning_tokens: thought,
+        total_tokens: input.saturating_add(output),
+        ..Usage::default()
+    }
+}
+
+/// Qwen's usage of one model call (a chunk's `_meta.usage`).
 fn qwen_usage(u: &Value) -> Usage {
     let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
     let (input, output) = (n("inputTokens"), n("outputTokens"));
@@ -291,6 +334,40 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn opencodes_response_usage_is_the_turns_with_cache_and_reasoning_counted_in() {
+        // As opencode 1.18.33 printed it: input 100 besides 40 cache reads
+        // and 5 writes, output 10 besides 3 of reasoning.
+        let done = r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn","usage":{"inputTokens":100,"outputTokens":10,"totalTokens":158,"thoughtTokens":3,"cachedReadTokens":40,"cachedWriteTokens":5},"_meta":{}}}"#;
+        let mut d = AcpDecoder::opencode(Some("ses_1".into()));
+        let mut out = Vec::new();
+        d.stdout_line(done.as_bytes(), &mut out);
+        let usage = out.iter().find_map(|x| match x {
+            Decoded::Event(EventBody::Usage(u)) => Some(u.clone()),
+            _ => None,
+        });
+        let u = usage.unwrap_or_else(|| panic!("no usage: {out:?}"));
+        assert_eq!(u.scope, UsageScope::Total);
+        assert_eq!(
+            (
+                u.usage.input_tokens,
+                u.usage.output_tokens,
+                u.usage.total_tokens
+            ),
+            (145, 13, 158)
+        );
+        assert_eq!(u.usage.cache_read_input_tokens, 40);
+        assert_eq!(u.usage.cache_creation_input_tokens, 5);
+        assert_eq!(u.usage.reasoning_tokens, 3);
+        // Another agent's response usage is not read as the turn's.
+        let out = decode(&[done]);
+        assert!(
+            !out.iter()
+                .any(|x| matches!(x, Decoded::Event(EventBody::Usage(_)))),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!   ([`WarmProtocol`], [`Inbound`]);
 //! - [`claude`]: Claude Code's stream-json input with stdio permission
 //!   requests;
-//! - [`acp`]: the Agent Client Protocol of Gemini CLI and Qwen Code, and
+//! - [`acp`]: the Agent Client Protocol of Gemini CLI, Qwen Code and
+//!   opencode (`opencode acp`), and
 //!   [`acp_decode`] a turn's updates as events;
 //! - [`codex`]: `codex app-server` (JSON-RPC threads and turns, command and
 //!   file change approvals), and [`codex_decode`] its notifications as

@@ -14,7 +14,9 @@ use super::codex_decode::CodexAppServerDecoder;
 use super::process::WarmStart;
 use super::protocol::WarmProtocol;
 use crate::decode::Decoder;
-use crate::providers::{CommandError, Provider, RunRequest, Scratch, WarmCommand, WarmWire};
+use crate::providers::{
+    CommandError, Provider, RunRequest, Scratch, WarmCommand, WarmWire, private_tmpdir,
+};
 use crate::settings::PermissionMode;
 use crate::supervise::{Invocation, SupervisorConfig};
 
@@ -63,6 +65,18 @@ pub fn warm_plan(
         .extend(req.env.iter().map(|(k, v)| (k.into(), v.into())));
     invocation.env_clear = req.env_clear;
     invocation.cwd = Some(command.cwd);
+    let mut files = command.files;
+    // A CLI that leaves files in its temp folder at every start gets one
+    // of its own, removed with the process.
+    match command.private_tmpdir.then(|| private_tmpdir(&req.env)) {
+        Some(Ok(Some(dir))) => {
+            let dir = dir.keep();
+            invocation.env.push(("TMPDIR".into(), dir.clone().into()));
+            files.push(dir);
+        }
+        Some(Err(why)) => tracing::warn!("{why}"),
+        Some(Ok(None)) | None => {}
+    }
     Some(Ok(WarmPlan {
         start: WarmStart {
             invocation,
@@ -73,7 +87,7 @@ pub fn warm_plan(
         },
         cumulative_usage,
         load_needs_a_later_minute,
-        files: command.files,
+        files,
     }))
 }
 
@@ -101,6 +115,11 @@ fn wire_parts(
         WarmWire::Acp => (
             Box::new(AcpWarm::new(&cwd, resume)),
             Box::new(AcpDecoder::new(resume.map(str::to_owned))),
+        ),
+        // The model is in the config the command line gave it.
+        WarmWire::OpencodeAcp => (
+            Box::new(AcpWarm::opencode(&cwd, resume, req.model.as_deref())),
+            Box::new(AcpDecoder::opencode(resume.map(str::to_owned))),
         ),
     }
 }
@@ -195,12 +214,85 @@ mod tests {
     }
 
     #[test]
+    fn opencode_takes_its_model_and_mode_through_its_config() {
+        let env = |mode: PermissionMode, key: &str| -> serde_json::Value {
+            let p = builtin("opencode").unwrap();
+            let scratch = Scratch::temporary();
+            let plan = warm_plan(
+                p.as_ref(),
+                &request(mode),
+                Path::new("/bin/cli"),
+                &scratch,
+                SupervisorConfig::default(),
+            )
+            .unwrap()
+            .unwrap();
+            let value = plan
+                .start
+                .invocation
+                .env
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+                .unwrap_or_else(|| panic!("no {key}"));
+            serde_json::from_str(&value).unwrap()
+        };
+        assert_eq!(
+            argv("opencode", PermissionMode::Ask).join(" "),
+            "acp --print-logs --log-level ERROR"
+        );
+        let config = env(PermissionMode::Ask, "OPENCODE_CONFIG_CONTENT");
+        assert_eq!(config["model"], "m1");
+        assert_eq!(config["agent"]["title"]["disable"], true);
+        assert!(config.get("default_agent").is_none(), "{config}");
+        assert_eq!(
+            env(PermissionMode::Plan, "OPENCODE_CONFIG_CONTENT")["default_agent"],
+            "plan"
+        );
+        // What asks is asked over the wire; a bypass, with no --auto,
+        // allows by rule.
+        let ask = env(PermissionMode::Ask, "OPENCODE_PERMISSION");
+        assert_eq!((&ask["edit"], &ask["bash"]), (&"ask".into(), &"ask".into()));
+        let bypass = env(PermissionMode::Bypass, "OPENCODE_PERMISSION");
+        for tool in ["edit", "bash", "webfetch", "external_directory"] {
+            assert_eq!(bypass[tool], "allow", "{bypass}");
+        }
+    }
+
+    #[test]
+    fn opencode_gets_a_temp_folder_of_its_own_removed_with_the_process() {
+        let p = builtin("opencode").unwrap();
+        let scratch = Scratch::temporary();
+        let plan = warm_plan(
+            p.as_ref(),
+            &request(PermissionMode::Ask),
+            Path::new("/bin/cli"),
+            &scratch,
+            SupervisorConfig::default(),
+        )
+        .unwrap()
+        .unwrap();
+        let tmp = plan
+            .start
+            .invocation
+            .env
+            .iter()
+            .find(|(k, _)| k == "TMPDIR")
+            .map(|(_, v)| PathBuf::from(v))
+            .expect("a TMPDIR");
+        assert!(tmp.is_dir(), "{}", tmp.display());
+        assert!(plan.files.contains(&tmp));
+        drop(crate::providers::RemovedOnDrop(plan.files));
+        assert!(!tmp.exists(), "removed with the process's files");
+    }
+
+    #[test]
     fn a_cli_without_a_long_lived_mode_has_none() {
-        for name in ["opencode", "cursor", "agy"] {
+        for name in ["cursor", "agy"] {
             let p = builtin(name).unwrap();
             assert!(!warm(p.as_ref()), "{name}");
         }
-        for name in ["claude", "codex", "gemini", "qwen"] {
+        for name in ["claude", "codex", "gemini", "qwen", "opencode"] {
             let p = builtin(name).unwrap();
             assert!(warm(p.as_ref()), "{name}");
         }

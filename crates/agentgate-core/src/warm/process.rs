@@ -78,6 +78,9 @@ pub enum WarmError {
     /// It refused to open its session.
     #[error("the CLI refused to open the session: {0}")]
     Refused(String),
+    /// Its session has another model than the one asked for.
+    #[error("{0}")]
+    WrongModel(String),
     /// It died before or while opening.
     #[error("the CLI exited while opening its session")]
     DiedOpening,
@@ -205,6 +208,7 @@ impl WarmProcess {
                         return Ok(());
                     }
                     Inbound::Refused(why) => return Err(WarmError::Refused(why)),
+                    Inbound::WrongModel(why) => return Err(WarmError::WrongModel(why)),
                     Inbound::Reply(reply) => self.write(vec![reply]).await?,
                     _ => {}
                 }
@@ -297,7 +301,7 @@ impl WarmProcess {
                         let _ = self.write(vec![reply]).await;
                     }
                     Inbound::Opened { session_id } => self.session_id = Some(session_id),
-                    Inbound::Refused(why) => {
+                    Inbound::Refused(why) | Inbound::WrongModel(why) => {
                         self.queued
                             .push_back(Step::Output(vec![Decoded::ProviderError(
                                 crate::decode::ProviderError {

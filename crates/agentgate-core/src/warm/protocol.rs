@@ -57,6 +57,9 @@ pub enum Inbound {
     /// The CLI refused one of the host's requests (the session could not
     /// be opened, a turn could not start): its words.
     Refused(String),
+    /// The session opened with another model than the one asked for (the
+    /// CLI does not know it): why.
+    WrongModel(String),
     /// Nothing for the host (an answer to its own request).
     Nothing,
 }

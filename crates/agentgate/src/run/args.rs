@@ -38,9 +38,10 @@ AGENTS AND CHAINS
   known exhausted is skipped until its reset time (--ignore-quota).
 
 WARM SESSIONS
-  --warm --session NAME sends the turn to a session host: one process per
-  user, data folder and environment, started by the first such run
-  (detached; its files, socket and log are in $AGENTGATE_HOME/warm/). It
+  --warm --session NAME (claude, codex, gemini, qwen, opencode) sends the
+  turn to a session host: one process per user, data folder and
+  environment, started by the first such run (detached; its files,
+  socket and log are in $AGENTGATE_HOME/warm/). It
   keeps the CLI alive after the turn; the session's next --warm run is sent
   to the living process (the envelope's `warm` says started, reused or
   replaced). An idle process ends after --warm-idle, at most 4 per provider
@@ -94,7 +95,7 @@ pub struct Args {
     /// What the agent may do unattended: default, plan, acceptEdits,
     /// bypass (no approvals, no sandbox) or ask (the CLI asks before a tool
     /// call and the config's `approvals:` policy answers; claude, codex,
-    /// gemini and qwen, through their long-lived modes). Default: the
+    /// gemini, qwen and opencode, through their long-lived modes). Default: the
     /// agent's, else plan for a `classify` agent, acceptEdits for an `edit`
     /// agent, else default.
     #[arg(long, value_parser = parse_mode)]

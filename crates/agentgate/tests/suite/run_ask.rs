@@ -39,6 +39,12 @@ fn script(cli: Cli, target: &Path) -> String {
             "{name: shell, command: \"cat input.txt\"}".to_owned(),
             "{name: shell, command: \"echo hi > denied.txt\"}".to_owned(),
         ),
+        // opencode asks about a path outside its folder first, apart; it
+        // reads without asking.
+        Cli::Opencode => (
+            "{name: read, args: {filePath: \"input.txt\"}}".to_owned(),
+            "{name: write, args: {filePath: \"denied.txt\", content: \"no\"}}".to_owned(),
+        ),
         Cli::Gemini => (
             "{name: read_file, args: {file_path: \"input.txt\"}}".to_owned(),
             "{name: write_file, args: {file_path: \"denied.txt\", content: \"no\"}}".to_owned(),
@@ -83,6 +89,7 @@ fn reads_allowed_writes_refused(cli: Cli) {
     .arg(&client.program);
     match cli {
         Cli::Codex => cmd.args(["--model", "agentgate-fake-model"]),
+        Cli::Opencode => cmd.args(["--model", &format!("fake/{}", client.setup.model)]),
         _ => cmd.args(["--model", &client.setup.model]),
     };
     cmd.arg("please READ then write")
@@ -132,7 +139,10 @@ fn reads_allowed_writes_refused(cli: Cli) {
         })
         .collect();
     assert_eq!(run.code, Some(0), "{context}");
-    assert_eq!(env["response"], "done", "{context}");
+    // opencode ends its turn when a permission is refused, without
+    // asking the model again; the others go on to the scripted answer.
+    let answer = if cli == Cli::Opencode { "" } else { "done" };
+    assert_eq!(env["response"], answer, "{context}");
     assert_eq!(decisions.len(), requests.len(), "{context}");
     // The write was asked about and refused by the default; what the CLI
     // asked about its read (a read, or Codex's `cat`) was allowed by a rule.
@@ -189,6 +199,11 @@ fn qwen_asks_and_the_policy_answers() {
     reads_allowed_writes_refused(Cli::Qwen);
 }
 
+#[test]
+fn opencode_asks_and_the_policy_answers() {
+    reads_allowed_writes_refused(Cli::Opencode);
+}
+
 /// A CLI with no long-lived mode agentgate drives cannot ask: the run is
 /// refused before any process starts, saying which CLIs can.
 #[test]
@@ -198,7 +213,7 @@ fn a_cli_without_a_long_lived_mode_cannot_ask() {
     cmd.args([
         "run",
         "--provider",
-        "opencode",
+        "cursor",
         "--binary",
         "/bin/true",
         "--permission-mode",
@@ -219,7 +234,7 @@ fn a_cli_without_a_long_lived_mode_cannot_ask() {
     assert!(
         env["error"]
             .as_str()
-            .is_some_and(|e| e.contains("opencode cannot ask for permission")),
+            .is_some_and(|e| e.contains("cursor cannot ask for permission")),
         "{env:#}"
     );
     assert_eq!(run.code, Some(2), "{}", run.all_output());

@@ -1,5 +1,6 @@
 //! `agentgate run --warm --session NAME` across separate invocations, with
-//! the REAL Claude Code and Codex against `agentgate fake-llm`: the first
+//! the REAL Claude Code, Codex, Gemini CLI, Qwen Code and opencode against
+//! `agentgate fake-llm`: the first
 //! run starts the session host, the second run's turn goes to the same
 //! living process, `kill -9` of the host leaves no CLI behind, the next run
 //! starts a new host whose process resumes the session, and a host with
@@ -57,6 +58,7 @@ impl HostBench {
         let setup = &self.client.setup;
         let model = match self.cli {
             Cli::Codex => "agentgate-fake-model".to_owned(),
+            Cli::Opencode => format!("fake/{}", setup.model),
             _ => setup.model.clone(),
         };
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
@@ -294,6 +296,11 @@ fn gemini_turns_of_separate_runs_share_the_hosts_warm_process() {
 #[test]
 fn qwen_turns_of_separate_runs_share_the_hosts_warm_process() {
     across_invocations(Cli::Qwen);
+}
+
+#[test]
+fn opencode_turns_of_separate_runs_share_the_hosts_warm_process() {
+    across_invocations(Cli::Opencode);
 }
 
 /// Every "turn TWO" is answered after 8 s: long enough to cancel the turn

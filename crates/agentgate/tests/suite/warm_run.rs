@@ -82,6 +82,7 @@ impl Bench {
         let setup = &self.client.setup;
         let model = match self.cli {
             Cli::Codex => Some("agentgate-fake-model".to_owned()),
+            Cli::Opencode => Some(format!("fake/{}", setup.model)),
             _ => Some(setup.model.clone()),
         };
         let flags = RunFlags {
@@ -358,6 +359,10 @@ fn unanswered_ask(cli: Cli) {
         Cli::Gemini => {
             "{name: write_file, args: {file_path: \"denied.txt\", content: \"no\"}}".to_owned()
         }
+        // opencode asks about a path outside its folder first, apart.
+        Cli::Opencode => {
+            "{name: write, args: {filePath: \"denied.txt\", content: \"no\"}}".to_owned()
+        }
         _ => format!(
             "{{name: write_file, args: {{file_path: \"{}/denied.txt\", content: \"no\"}}}}",
             target.path().display()
@@ -448,4 +453,5 @@ per_cli! {
     codex: Cli::Codex,
     gemini: Cli::Gemini,
     qwen: Cli::Qwen,
+    opencode: Cli::Opencode,
 }

@@ -16,11 +16,30 @@ pub(super) const PERMISSION_ENV: &str = "OPENCODE_PERMISSION";
 /// The environment variable opencode reads as one more config file.
 pub(super) const CONFIG_ENV: &str = "OPENCODE_CONFIG_CONTENT";
 
+/// The permissions a bypass allows by rule, in a mode of opencode's
+/// without `--auto` (`opencode acp`): every one that can ask.
+const BYPASS_ALLOWS: [&str; 6] = [
+    "edit",
+    "bash",
+    "webfetch",
+    "websearch",
+    "external_directory",
+    "doom_loop",
+];
+
+/// How a bypass is given: `opencode run`'s `--auto`, or rules (`acp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Bypass {
+    Flag,
+    Rules,
+}
+
 /// The `permission` entries a mode sets, plus the extra directories; `None`
 /// when there are none.
 pub(super) fn permission_rules(
     mode: PermissionMode,
     add_dirs: &[PathBuf],
+    bypass: Bypass,
 ) -> Option<Map<String, Value>> {
     let mut rules = Map::new();
     let mut set = |tool: &str, action: &str| {
@@ -39,9 +58,15 @@ pub(super) fn permission_rules(
             set("edit", "deny");
             set("bash", "deny");
         }
-        PermissionMode::Bypass => {}
+        PermissionMode::Bypass => {
+            if bypass == Bypass::Rules {
+                for tool in BYPASS_ALLOWS {
+                    set(tool, "allow");
+                }
+            }
+        }
     }
-    if !add_dirs.is_empty() {
+    if !add_dirs.is_empty() && !rules.contains_key("external_directory") {
         let mut dirs = Map::new();
         for d in add_dirs {
             let d = d.display().to_string();

@@ -26,11 +26,13 @@
 //!   (`$XDG_DATA_HOME/opencode/opencode.db`, `opencode export <id>` prints
 //!   one); `-s ID` of a session that is not there exits 1 with "Session not
 //!   found".
+//! - Warm sessions and mode `ask` run `opencode acp` instead (`warm.rs`).
 
 mod config;
 mod decode;
 mod errors;
 mod unfinished;
+mod warm;
 
 pub use decode::{MAX_RETRIES, OpencodeDecoder};
 pub use errors::ERRORS;
@@ -40,12 +42,12 @@ use std::ffi::OsString;
 use serde_json::{Map, json};
 
 use super::argv::{Context, Modes, Part, PromptInput, args, mode, optional};
-use super::builtin::Description;
+use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState, Probe};
 use super::mcp;
-use super::provider::{CliCommand, CommandError, Features, Verification};
+use super::provider::{CliCommand, CommandError, Features, Verification, WarmWire};
 use config::{
-    CONFIG_ENV, PERMISSION_ENV, has_env, merge_into, own_env, permission_rules, system_file,
+    Bypass, CONFIG_ENV, PERMISSION_ENV, has_env, merge_into, own_env, permission_rules, system_file,
 };
 
 /// opencode.
@@ -61,7 +63,12 @@ pub static OPENCODE: Description = Description {
     post_run: None,
     errors: &ERRORS,
     final_record: Some("a `step_finish` record that ends the turn"),
-    warm: None,
+    warm: Some(WarmMode {
+        wire: WarmWire::OpencodeAcp,
+        argv: warm::WARM_ARGV,
+        cumulative_usage: false,
+        load_needs_a_later_minute: false,
+    }),
     login: LoginFacts {
         probes: &[
             LoginProbe::Credentials {
@@ -107,8 +114,16 @@ static ARGV: &[Part] = &[
 /// `OPENCODE_PERMISSION`: the mode's rules and the extra directories,
 /// merged over the inherited value; an explicit `--env` one wins.
 fn permissions(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    set_permissions(ctx, cmd, Bypass::Flag)
+}
+
+fn set_permissions(
+    ctx: &Context<'_>,
+    cmd: &mut CliCommand,
+    bypass: Bypass,
+) -> Result<(), CommandError> {
     let req = ctx.request;
-    if let Some(rules) = permission_rules(req.permission_mode, &req.add_dirs)
+    if let Some(rules) = permission_rules(req.permission_mode, &req.add_dirs, bypass)
         && !has_env(req, PERMISSION_ENV)
     {
         let merged = merge_into(own_env(req, PERMISSION_ENV), rules).map_err(|what| {
@@ -124,20 +139,34 @@ fn permissions(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
 /// as a file in the run's folder listed in its `instructions`, and the
 /// request's MCP servers as its `mcp` (local servers).
 fn config_content(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    set_config_content(ctx, cmd, Map::new(), Vec::new())
+}
+
+/// [`config_content`] with `extra` entries besides, which `taking` names
+/// for an error.
+fn set_config_content(
+    ctx: &Context<'_>,
+    cmd: &mut CliCommand,
+    mut extra: Map<String, serde_json::Value>,
+    mut taking: Vec<&str>,
+) -> Result<(), CommandError> {
     let req = ctx.request;
     let servers = mcp::checked(ctx)?;
-    let what = match (&req.system, servers.is_empty()) {
-        (None, true) => return Ok(()),
-        (Some(_), true) => "take --system",
-        (None, false) => "take MCP servers",
-        (Some(_), false) => "take --system and MCP servers",
-    };
+    if req.system.is_some() {
+        taking.push("--system");
+    }
+    if !servers.is_empty() {
+        taking.push("MCP servers");
+    }
+    if taking.is_empty() {
+        return Ok(());
+    }
+    let what = format!("take {}", taking.join(" and "));
     if has_env(req, CONFIG_ENV) {
         return Err(ctx.unsupported(format!(
             "{what} while --env sets {CONFIG_ENV} (list the instructions file in that config's `instructions`, the servers in its `mcp`, instead)"
         )));
     }
-    let mut extra = Map::new();
     if let Some(system) = &req.system {
         let path = system_file(&ctx.scratch.path()?, system)?;
         extra.insert("instructions".into(), json!([path.display().to_string()]));

@@ -3,7 +3,7 @@
 //!
 //! `bench-warm [--cli NAME]... [--turns N] [--requests N] [--agentgate
 //! PATH] [--clis DIR]` starts, per CLI (Claude Code, Codex, Gemini CLI,
-//! Qwen Code), an in-process fake-llm (`agentgate_fakellm::FakeLlm`) that
+//! Qwen Code, opencode), an in-process fake-llm (`agentgate_fakellm::FakeLlm`) that
 //! answers every turn with the same scripted text, an isolated home for the
 //! CLI pointed at it (`agentgate_fakellm::clients::prepare`) and a fresh
 //! `AGENTGATE_HOME`. Every run is `agentgate run --session NAME --provider
@@ -65,7 +65,7 @@ use probe::{
 const USAGE: &str = "\
 usage: bench-warm [--cli NAME]... [--turns N] [--requests N] [--agentgate PATH] [--clis DIR]
 
-  --cli NAME        claude, codex, gemini or qwen; repeat or comma-separate
+  --cli NAME        claude, codex, gemini, qwen or opencode; repeat or comma-separate
                     (default: all four)
   --turns N         timed iterations per CLI, each a cold and a warm session
                     of two turns (default 10)
@@ -147,6 +147,7 @@ impl Config {
                             "codex" => Cli::Codex,
                             "gemini" => Cli::Gemini,
                             "qwen" => Cli::Qwen,
+                            "opencode" => Cli::Opencode,
                             other => return Err(format!("no warm mode for CLI `{other}`")),
                         };
                         if !clis.contains(&cli) {
@@ -161,7 +162,13 @@ impl Config {
             return Err("--turns and --requests must be at least 1".into());
         }
         if clis.is_empty() {
-            clis = vec![Cli::Claude, Cli::Codex, Cli::Gemini, Cli::Qwen];
+            clis = vec![
+                Cli::Claude,
+                Cli::Codex,
+                Cli::Gemini,
+                Cli::Qwen,
+                Cli::Opencode,
+            ];
         }
         if !agentgate.is_file() {
             return Err(format!(
@@ -380,14 +387,23 @@ impl<'a> Subject<'a> {
     /// `n` scripted requests straight to the server, their wall times.
     fn sample_server(&self, n: usize, into: &mut Vec<u128>) -> Result<(), String> {
         let addr = self.server()?.addr();
-        let model = self.model();
+        let model = self.wire_model();
         for _ in 0..n {
             into.push(server_request(&addr.to_string(), self.cli.api(), &model)?);
         }
         Ok(())
     }
 
+    /// The model a run names (opencode's is `provider/model`).
     fn model(&self) -> String {
+        match self.cli {
+            Cli::Opencode => format!("fake/{}", self.setup.model),
+            _ => self.wire_model(),
+        }
+    }
+
+    /// The model a request to the server names.
+    fn wire_model(&self) -> String {
         match self.cli {
             Cli::Codex => "agentgate-fake-model".to_owned(),
             _ => self.setup.model.clone(),
