@@ -102,11 +102,17 @@ impl HostBench {
             .unwrap_or_default()
     }
 
-    /// Whether a file under the CLI's home (where each CLI keeps its
-    /// sessions) holds `text`.
-    fn cli_wrote(&self, text: &str) -> bool {
+    /// Whether the CLI's session history (under its home) holds the reply
+    /// `text`: for Qwen Code, on an assistant record of its chat file (its
+    /// telemetry record of the model's response, written first, quotes the
+    /// text too); for the others, anywhere.
+    fn cli_wrote_reply(&self, text: &str) -> bool {
+        let needles: Vec<&[u8]> = match self.cli {
+            Cli::Qwen => vec![br#""type":"assistant""#, text.as_bytes()],
+            _ => vec![text.as_bytes()],
+        };
         let home = self.client.setup.env.iter().find(|(k, _)| k == "HOME");
-        home.is_some_and(|(_, home)| tree_holds(Path::new(home), text.as_bytes(), 6))
+        home.is_some_and(|(_, home)| tree_has_line(Path::new(home), &needles, 6))
     }
 
     /// The running host's pid, from its pid file.
@@ -125,18 +131,22 @@ impl Drop for HostBench {
     }
 }
 
-/// Whether a regular file under `dir` (at most `depth` folders down)
-/// holds `needle`.
-fn tree_holds(dir: &Path, needle: &[u8], depth: usize) -> bool {
+/// Whether a regular file under `dir` (at most `depth` folders down) has
+/// a line holding every one of `needles`.
+fn tree_has_line(dir: &Path, needles: &[&[u8]], depth: usize) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
     };
+    let holds = |line: &[u8], needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
     entries.filter_map(Result::ok).any(|e| {
         let path = e.path();
         match e.file_type() {
-            Ok(t) if t.is_dir() => depth > 0 && tree_holds(&path, needle, depth - 1),
-            Ok(t) if t.is_file() => std::fs::read(&path)
-                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle)),
+            Ok(t) if t.is_dir() => depth > 0 && tree_has_line(&path, needles, depth - 1),
+            Ok(t) if t.is_file() => std::fs::read(&path).is_ok_and(|bytes| {
+                bytes
+                    .split(|b| *b == b'\n')
+                    .any(|line| needles.iter().all(|n| holds(line, n)))
+            }),
             _ => false,
         }
     })
@@ -220,7 +230,7 @@ fn across_invocations(cli: Cli) {
     // killed in that moment loses the turn from the history, as the README
     // says. The crash comes once the CLI has written the second reply.
     assert!(
-        wait_until(Duration::from_secs(30), || b.cli_wrote("reply-two")),
+        wait_until(Duration::from_secs(30), || b.cli_wrote_reply("reply-two")),
         "{cli}: the CLI never wrote the second reply to its session: {all}"
     );
     // kill -9 of the host: its keeper ends the CLI's whole group.
