@@ -415,6 +415,40 @@ fn unanswered_ask(cli: Cli) {
     }
 }
 
+/// opencode replaces a model it does not know by another one (perhaps a
+/// paid one on the network): its warm process is refused as
+/// `invalid_model` before any turn, and the run retries once with the
+/// CLI's own default model, as for any invalid model.
+#[test]
+fn opencode_with_a_model_it_does_not_know_is_refused_before_any_turn() {
+    let b = Bench::new(Cli::Opencode, THREE_TURNS);
+    let mut plan = b.plan("turn ONE", PermissionMode::Bypass, &Config::default());
+    for step in &mut plan.steps {
+        step.request.model = Some("fake/no-such-model".into());
+    }
+    let (outcome, _) = b.turn_with(&plan);
+    let env = serde_json::to_value(&outcome.envelope).unwrap();
+    let first = &env["attempts"][0];
+    assert_eq!(first["error_type"], "invalid_model", "{env:#}");
+    let error = first["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("`opencode/big-pickle`, not `fake/no-such-model`"),
+        "{env:#}"
+    );
+    assert!(
+        env["model_resolution"]
+            .as_str()
+            .is_some_and(|r| r.contains("rejected as invalid")),
+        "{env:#}"
+    );
+    // The retry with the config's model answered; no request went to the
+    // model opencode had chosen instead.
+    assert_eq!(env["response"], "reply-one", "{env:#}");
+    let requests = b.server.turn_requests();
+    assert_eq!(requests.len(), 1, "{env:#}");
+    assert_eq!(requests[0]["model"], "fake-model", "{env:#}");
+}
+
 macro_rules! per_cli {
     ($($name:ident: $cli:expr),* $(,)?) => {$(
         mod $name {
