@@ -309,11 +309,13 @@ pub(super) async fn attempt(
         }
     }
 
-    // A cancel sent as the CLI finished: it exited 0 by itself after its
-    // final record, which stands.
+    // A cancel sent as the CLI finished: it exited 0 by itself after a
+    // final record that reports no error, which stands. (Claude Code
+    // answers SIGINT with an error result and exit 0: a cancel.)
     let cancel_came_too_late = report.ended_by == EndReason::Cancelled
         && stopped_for_retries.is_none()
         && result_seen
+        && acc.errors().is_empty()
         && report.status.code == Some(0);
     if cancel_came_too_late {
         em.log(
