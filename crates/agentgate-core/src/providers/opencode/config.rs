@@ -1,13 +1,18 @@
-//! What opencode is told through its environment: the permission rules of
-//! a mode (merged over an inherited `OPENCODE_PERMISSION`), and the system
-//! instructions file listed in `OPENCODE_CONFIG_CONTENT`.
+//! What opencode is told through its environment, for `opencode run` and
+//! `opencode acp` alike: the permission rules of a mode (merged over an
+//! inherited `OPENCODE_PERMISSION`), the entries of
+//! `OPENCODE_CONFIG_CONTENT` (the system instructions file, MCP servers,
+//! and what `acp` takes there), and a `TMPDIR` of its own.
 
+use std::ffi::OsString;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::providers::provider::{CommandError, RunRequest};
+use crate::providers::argv::Context;
+use crate::providers::mcp;
+use crate::providers::provider::{CliCommand, CommandError, RunRequest};
 use crate::settings::PermissionMode;
 
 /// The environment variable opencode merges over its `permission` config.
@@ -133,4 +138,72 @@ fn merge(into: &mut Map<String, Value>, extra: Map<String, Value>) {
             }
         }
     }
+}
+
+/// Sets `OPENCODE_PERMISSION` (see `permissions` in `mod.rs`), a bypass
+/// given as `bypass` says.
+pub(super) fn set_permissions(
+    ctx: &Context<'_>,
+    cmd: &mut CliCommand,
+    bypass: Bypass,
+) -> Result<(), CommandError> {
+    let req = ctx.request;
+    if let Some(rules) = permission_rules(req.permission_mode, &req.add_dirs, bypass)
+        && !has_env(req, PERMISSION_ENV)
+    {
+        let merged = merge_into(own_env(req, PERMISSION_ENV), rules).map_err(|what| {
+            ctx.unsupported(format!("apply --permission-mode: {PERMISSION_ENV} {what}"))
+        })?;
+        cmd.env
+            .push((OsString::from(PERMISSION_ENV), OsString::from(merged)));
+    }
+    Ok(())
+}
+
+/// Sets `OPENCODE_CONFIG_CONTENT`: `extra` entries (which `taking` names
+/// for an error), `--system` as a file listed in its `instructions`, and
+/// the request's MCP servers as its `mcp`, merged over the inherited value.
+pub(super) fn set_config_content(
+    ctx: &Context<'_>,
+    cmd: &mut CliCommand,
+    mut extra: Map<String, Value>,
+    mut taking: Vec<&str>,
+) -> Result<(), CommandError> {
+    let req = ctx.request;
+    let servers = mcp::checked(ctx)?;
+    if req.system.is_some() {
+        taking.push("--system");
+    }
+    if !servers.is_empty() {
+        taking.push("MCP servers");
+    }
+    if taking.is_empty() {
+        return Ok(());
+    }
+    let what = format!("take {}", taking.join(" and "));
+    if has_env(req, CONFIG_ENV) {
+        return Err(ctx.unsupported(format!(
+            "{what} while --env sets {CONFIG_ENV} (list the instructions file in that config's `instructions`, the servers in its `mcp`, instead)"
+        )));
+    }
+    if let Some(system) = &req.system {
+        let path = system_file(&ctx.scratch.path()?, system)?;
+        extra.insert("instructions".into(), json!([path.display().to_string()]));
+        cmd.files.push(path);
+    }
+    if !servers.is_empty() {
+        extra.insert("mcp".into(), mcp::opencode_mcp_object(servers));
+    }
+    let merged = merge_into(own_env(req, CONFIG_ENV), extra)
+        .map_err(|e| ctx.unsupported(format!("{what}: {CONFIG_ENV} {e}")))?;
+    cmd.env
+        .push((OsString::from(CONFIG_ENV), OsString::from(merged)));
+    Ok(())
+}
+
+/// Bun unpacks a native library into `TMPDIR` at every start and never
+/// removes it: the run gives opencode a temp folder of its own.
+pub(super) fn private_tmpdir(_: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    cmd.private_tmpdir = true;
+    Ok(())
 }

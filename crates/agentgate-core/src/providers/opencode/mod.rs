@@ -37,18 +37,13 @@ mod warm;
 pub use decode::{MAX_RETRIES, OpencodeDecoder};
 pub use errors::ERRORS;
 
-use std::ffi::OsString;
-
-use serde_json::{Map, json};
+use serde_json::Map;
 
 use super::argv::{Context, Modes, Part, PromptInput, args, mode, optional};
 use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState, Probe};
-use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, Verification, WarmWire};
-use config::{
-    Bypass, CONFIG_ENV, PERMISSION_ENV, has_env, merge_into, own_env, permission_rules, system_file,
-};
+use config::{Bypass, private_tmpdir, set_config_content, set_permissions};
 
 /// opencode.
 pub static OPENCODE: Description = Description {
@@ -117,76 +112,11 @@ fn permissions(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
     set_permissions(ctx, cmd, Bypass::Flag)
 }
 
-fn set_permissions(
-    ctx: &Context<'_>,
-    cmd: &mut CliCommand,
-    bypass: Bypass,
-) -> Result<(), CommandError> {
-    let req = ctx.request;
-    if let Some(rules) = permission_rules(req.permission_mode, &req.add_dirs, bypass)
-        && !has_env(req, PERMISSION_ENV)
-    {
-        let merged = merge_into(own_env(req, PERMISSION_ENV), rules).map_err(|what| {
-            ctx.unsupported(format!("apply --permission-mode: {PERMISSION_ENV} {what}"))
-        })?;
-        cmd.env
-            .push((OsString::from(PERMISSION_ENV), OsString::from(merged)));
-    }
-    Ok(())
-}
-
 /// `OPENCODE_CONFIG_CONTENT`, merged over the inherited value: `--system`
 /// as a file in the run's folder listed in its `instructions`, and the
 /// request's MCP servers as its `mcp` (local servers).
 fn config_content(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     set_config_content(ctx, cmd, Map::new(), Vec::new())
-}
-
-/// [`config_content`] with `extra` entries besides, which `taking` names
-/// for an error.
-fn set_config_content(
-    ctx: &Context<'_>,
-    cmd: &mut CliCommand,
-    mut extra: Map<String, serde_json::Value>,
-    mut taking: Vec<&str>,
-) -> Result<(), CommandError> {
-    let req = ctx.request;
-    let servers = mcp::checked(ctx)?;
-    if req.system.is_some() {
-        taking.push("--system");
-    }
-    if !servers.is_empty() {
-        taking.push("MCP servers");
-    }
-    if taking.is_empty() {
-        return Ok(());
-    }
-    let what = format!("take {}", taking.join(" and "));
-    if has_env(req, CONFIG_ENV) {
-        return Err(ctx.unsupported(format!(
-            "{what} while --env sets {CONFIG_ENV} (list the instructions file in that config's `instructions`, the servers in its `mcp`, instead)"
-        )));
-    }
-    if let Some(system) = &req.system {
-        let path = system_file(&ctx.scratch.path()?, system)?;
-        extra.insert("instructions".into(), json!([path.display().to_string()]));
-        cmd.files.push(path);
-    }
-    if !servers.is_empty() {
-        extra.insert("mcp".into(), mcp::opencode_mcp_object(servers));
-    }
-    let merged = merge_into(own_env(req, CONFIG_ENV), extra)
-        .map_err(|e| ctx.unsupported(format!("{what}: {CONFIG_ENV} {e}")))?;
-    cmd.env
-        .push((OsString::from(CONFIG_ENV), OsString::from(merged)));
-    Ok(())
-}
-
-/// Bun unpacks a native library into `TMPDIR` at every start and never
-/// removes it: the run gives opencode a temp folder of its own.
-fn private_tmpdir(_: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
-    cmd.private_tmpdir = true;
-    Ok(())
 }
 
 /// opencode's config files may give a provider's `apiKey`.
@@ -212,7 +142,9 @@ fn config_api_keys(p: &mut Probe<'_>) {
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use serde_json::Value;
+    use serde_json::{Value, json};
+
+    use super::config::{CONFIG_ENV, PERMISSION_ENV, merge_into, own_env};
 
     use super::*;
     use crate::providers::provider::{Provider, RunRequest};

@@ -18,8 +18,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::config::Bypass;
-use super::{private_tmpdir, set_config_content, set_permissions};
+use super::config::{Bypass, private_tmpdir, set_config_content, set_permissions};
 use crate::providers::argv::{Context, Part, args};
 use crate::providers::provider::{CliCommand, CommandError};
 use crate::settings::PermissionMode;
