@@ -154,10 +154,11 @@ mod tests {
         }
     }
 
-    fn argv(name: &str, mode: PermissionMode) -> Vec<String> {
+    /// `name`'s warm plan for a request in `mode`.
+    fn plan_of(name: &str, mode: PermissionMode) -> WarmPlan {
         let p = builtin(name).unwrap();
         let scratch = Scratch::temporary();
-        let plan = warm_plan(
+        warm_plan(
             p.as_ref(),
             &request(mode),
             Path::new("/bin/cli"),
@@ -165,7 +166,11 @@ mod tests {
             SupervisorConfig::default(),
         )
         .unwrap()
-        .unwrap();
+        .unwrap()
+    }
+
+    fn argv(name: &str, mode: PermissionMode) -> Vec<String> {
+        let plan = plan_of(name, mode);
         assert!(plan.start.invocation.stdin.is_none(), "turns go on stdin");
         plan.start
             .invocation
@@ -216,18 +221,7 @@ mod tests {
     #[test]
     fn opencode_takes_its_model_and_mode_through_its_config() {
         let env = |mode: PermissionMode, key: &str| -> serde_json::Value {
-            let p = builtin("opencode").unwrap();
-            let scratch = Scratch::temporary();
-            let plan = warm_plan(
-                p.as_ref(),
-                &request(mode),
-                Path::new("/bin/cli"),
-                &scratch,
-                SupervisorConfig::default(),
-            )
-            .unwrap()
-            .unwrap();
-            let value = plan
+            let value = plan_of("opencode", mode)
                 .start
                 .invocation
                 .env
@@ -261,17 +255,7 @@ mod tests {
 
     #[test]
     fn opencode_gets_a_temp_folder_of_its_own_removed_with_the_process() {
-        let p = builtin("opencode").unwrap();
-        let scratch = Scratch::temporary();
-        let plan = warm_plan(
-            p.as_ref(),
-            &request(PermissionMode::Ask),
-            Path::new("/bin/cli"),
-            &scratch,
-            SupervisorConfig::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let plan = plan_of("opencode", PermissionMode::Ask);
         let tmp = plan
             .start
             .invocation

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use agentgate_fakellm::clients::Cli;
 use serde_json::Value;
 
+use super::serve_queue_support::process_alive;
 use super::support::{Client, FakeServer, run_bounded};
 use super::warm_real::{THREE_TURNS, carries_the_earlier_turns};
 
@@ -162,17 +163,6 @@ fn signal(sig: &str, target: &str) -> bool {
 
 fn group_alive(pgid: u64) -> bool {
     signal("-0", &format!("-{pgid}"))
-}
-
-fn process_alive(pid: u32) -> bool {
-    // A zombie (exited, not yet reaped by whoever adopted it) is not alive.
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        !s.rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z')
-    })
 }
 
 fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
