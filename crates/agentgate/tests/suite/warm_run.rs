@@ -195,6 +195,21 @@ fn three_turns(cli: Cli) {
         [(100, 10), (200, 20), (300, 30)],
         "{cli}: the script's"
     );
+    if cli == Cli::Opencode {
+        // Its title agent is off, so no request escapes the envelope's
+        // count; ACP reports tokens but no cost.
+        let side: Vec<Value> = b
+            .server
+            .requests()
+            .into_iter()
+            .filter(|r| r.get("side").is_some())
+            .collect();
+        assert!(side.is_empty(), "{cli}: {side:?}");
+        assert!(
+            envs.iter().all(|e| e["tokens_used"]["cost_usd"].is_null()),
+            "{cli}"
+        );
+    }
     // One session id, and each turn a run of its own in the store.
     let sessions: Vec<&Value> = envs.iter().map(|e| &e["session_id"]).collect();
     assert!(
