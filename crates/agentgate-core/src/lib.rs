@@ -18,6 +18,7 @@ pub mod decode;
 pub mod decoded;
 pub mod health;
 pub mod output_schema;
+pub mod own_env;
 pub mod plan;
 pub mod prompt;
 pub mod provider_listing;

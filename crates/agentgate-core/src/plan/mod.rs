@@ -123,6 +123,31 @@ impl Plan {
     }
 }
 
+/// A step whose environment, or an MCP server's, names one of
+/// agentgate's own variables is refused (see [`crate::own_env`]): a user
+/// who set one meant something that cannot happen, so it is said rather
+/// than dropped in silence.
+fn refuse_own_variables(step: &Step) -> Result<(), PlanError> {
+    let own = |place: String, names: Vec<&str>| match crate::own_env::first_own_name(names) {
+        Some(name) => Err(PlanError::OwnVariable {
+            place,
+            name: name.to_owned(),
+        }),
+        None => Ok(()),
+    };
+    own(
+        "the run's environment".to_owned(),
+        step.request.env.iter().map(|(k, _)| k.as_str()).collect(),
+    )?;
+    for server in &step.request.mcp_servers {
+        own(
+            format!("MCP server `{}`", server.name),
+            server.env.iter().map(|(k, _)| k.as_str()).collect(),
+        )?;
+    }
+    Ok(())
+}
+
 /// Plan the run `flags` ask for, with `cfg`, for `task`. Reads the files
 /// the prompt is made of; runs nothing.
 pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, PlanError> {
@@ -144,6 +169,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
     let mut warnings = Vec::new();
     for m in &members {
         let (step, prompt_warnings) = build::build_step(&mut shared, cfg, chain, m)?;
+        refuse_own_variables(&step)?;
         warnings.extend(prompt_warnings);
         steps.push(step);
     }
