@@ -30,6 +30,7 @@ pub mod redact;
 pub mod request;
 pub mod retry_on;
 pub mod run;
+pub mod sealed;
 pub mod session_host;
 pub mod settings;
 pub mod store_choice;

@@ -23,6 +23,6 @@ mod host;
 mod relay;
 mod server;
 
-pub use host::{CallOutcome, ListedTool, Progress, ToolCall, ToolHost};
+pub use host::{CallOutcome, ListedTool, McpTool, Progress, ToolCall, ToolHost};
 pub use relay::{RelayClient, RelayLine, RelayRequest, ToolRelay};
-pub use server::{McpTool, McpToolServer, serve_stdio};
+pub use server::{McpToolServer, serve_stdio};

@@ -127,6 +127,13 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
             note!("agentgate: token file: {} (created)", p.display());
         }
     }
+    match server.queue_key_file() {
+        (p, true) => note!(
+            "agentgate: queue key file: {} (created; workers on other hosts need a copy)",
+            p.display()
+        ),
+        (p, false) => note!("agentgate: queue key file: {}", p.display()),
+    }
     match server.run(stop).await? {
         Stopped::Drained => {}
         Stopped::GraceExpired => {

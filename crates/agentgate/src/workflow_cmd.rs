@@ -221,7 +221,7 @@ pub fn run(
             pretty,
         } => {
             let (cfg, store) = open(config_flag, store_flag)?;
-            let (wf, _) = stored_workflow(store.as_ref(), &run)?;
+            let (wf, _) = stored_workflow(store.as_ref(), &run, None)?;
             let (env, _tool_relay) = environment(cfg, &wf.base_dir, store_flag)?;
             let run_id = store
                 .find_run(&run)?
@@ -270,13 +270,18 @@ fn environment(
         }
     };
     let runner = crate::tool_cmd::tool_runner().context("cannot find the agentgate binary")?;
-    let env = WorkflowEnv::new(
+    // The agents' secrets are sealed in the run's events with the queue's
+    // key (made on first use), as a queued workflow's are.
+    let key_file = agentgate_core::sealed::key_file(cfg.queue.key_file.as_deref())?;
+    let (keys, _) = agentgate_core::sealed::KeyRing::load_or_create(&key_file)?;
+    let mut env = WorkflowEnv::new(
         cfg,
         base_dir,
         Some(runner),
         crate::run::keeper_path(),
         tool_server,
     );
+    env.keys = keys;
     Ok((env, relay))
 }
 

@@ -14,8 +14,21 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
-use super::server::McpTool;
-use crate::runner::{ClassifyCode, RunnerSetup, ToolRunRequest, run_tool};
+use crate::runner::{ClassifyCode, RunLimits, RunnerSetup, ToolRunRequest, ToolTarget, run_tool};
+
+/// One tool the server offers.
+#[derive(Debug, Clone)]
+pub struct McpTool {
+    /// What to run.
+    pub target: ToolTarget,
+    /// Its limits, after the policy.
+    pub limits: RunLimits,
+    /// The policy's refusal, if it refused the tool: a call is then
+    /// recorded as refused and answered with the refusal.
+    pub refusal: Option<String>,
+    /// The input schema (a JSON Schema object) made from its manifest.
+    pub input_schema: Map<String, Value>,
+}
 
 /// One tool as a client lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,26 +10,10 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt as _};
-use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::host::{CallOutcome, Progress, ToolCall, ToolHost};
 use super::relay::RelayClient;
-use crate::runner::{RunLimits, ToolTarget};
-
-/// One tool the server offers.
-#[derive(Debug, Clone)]
-pub struct McpTool {
-    /// What to run.
-    pub target: ToolTarget,
-    /// Its limits, after the policy.
-    pub limits: RunLimits,
-    /// The policy's refusal, if it refused the tool: a call is then
-    /// recorded as refused and answered with the refusal.
-    pub refusal: Option<String>,
-    /// The input schema (a JSON Schema object) made from its manifest.
-    pub input_schema: Map<String, Value>,
-}
 
 /// Where the server's calls run: here, or in the agentgate process that
 /// runs the agent, through its relay (`relay.rs`).
