@@ -57,6 +57,8 @@ ROUTES
                                `field` is named)
   POST /v1/runs/{id}/cancel    a queued run: cancelled (200); a running one: stopped
                                (202); ended: 409 (200 if it was cancelled); unknown: 404
+  GET|POST /v1/runs/{id}/approvals[/{request_id}]
+                               what an `ask` run waits on; a person's allow or deny
   GET /v1/runs                 runs, newest first (?status=&provider=&session=&limit=&cursor=)
   GET /v1/runs/{id}            one run, with its envelope once it ended
   GET /v1/runs/{id}/events     its events as Server-Sent Events (Last-Event-ID), live
@@ -77,7 +79,16 @@ ROUTES
 TOKEN
   $AGENTGATE_TOKEN when set, else the token file (see --token-file). Its
   path is printed on stderr at start, never the token. A token file that
-  the group or others can access is refused: chmod 600 it.
+  the group or others can access is refused: chmod 600 it. No agent CLI or
+  tool gets the token, AGENTGATE_* or the store's URL; an approval answer
+  sent from a run's own processes is refused (403).
+
+SECRETS
+  The env values (and secret flags) of queued requests are stored sealed
+  with the queue key file: $AGENTGATE_QUEUE_KEY_FILE, else the config's
+  queue.key_file, else queue.key in the data folder (created at the first
+  start, mode 0600; its path is printed on stderr). Workers on other hosts
+  need the same file.
 
 QUEUE
   Runs are executed within the config's `queue:` limits (max_running, per

@@ -176,7 +176,18 @@ impl agentgate_core::run::ToolServerSource for HostTools {
         cwd: &Path,
         store: &str,
     ) -> Result<agentgate_core::run::ToolServer, String> {
-        let key = format!("{config:?}\n{}\n{store}", cwd.display());
+        let found = (|| {
+            let cfg = Config::load_source(config.clone())?;
+            Ok((
+                Registry::discover(&cfg, cwd)?,
+                agentgate_store::StoreLocation::parse(store)?,
+            ))
+        })()
+        .map_err(|e: anyhow::Error| format!("{e:#}"))?;
+        let (registry, location) = found;
+        // One relay per config, registry and store, however many folders
+        // its clients run in.
+        let key = format!("{config:?}\n{:?}\n{store}", registry.root);
         let mut relays = self
             .relays
             .lock()
@@ -184,13 +195,7 @@ impl agentgate_core::run::ToolServerSource for HostTools {
         if let Some((_, server, _)) = relays.iter().find(|(k, _, _)| *k == key) {
             return Ok(server.clone());
         }
-        let made = (|| {
-            let cfg = Config::load_source(config.clone())?;
-            let registry = Registry::discover(&cfg, cwd)?;
-            let location = agentgate_store::StoreLocation::parse(store)?;
-            relay_for(&registry, location)
-        })()
-        .map_err(|e: anyhow::Error| format!("{e:#}"))?;
+        let made = relay_for(&registry, location).map_err(|e| format!("{e:#}"))?;
         let server = made.0.clone();
         relays.push((key, made.0, made.1));
         Ok(server)

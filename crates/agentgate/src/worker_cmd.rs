@@ -49,6 +49,14 @@ STORE
   shared by workers on many hosts; a SQLite file only by processes of one
   host.
 
+SECRETS
+  Queued requests keep their env values sealed: the worker opens them with
+  the queue key file ($AGENTGATE_QUEUE_KEY_FILE, else the config's
+  queue.key_file, else queue.key in the data folder), a copy of the one of
+  the `serve` that queued them. It never creates one: a job sealed with a
+  key it lacks stays queued for a worker that has it (logged once). No
+  CLI it runs gets AGENTGATE_* variables or the store's URL.
+
 PRESENCE
   The worker registers in the store at start (stdout's first line is its
   id), heartbeats, and is listed by `GET /v1/workers` with its host, pid,

@@ -198,3 +198,45 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         warm_idle: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigSource;
+    use crate::request::RunRequest;
+
+    fn planned(request: &str, config: &str) -> Result<Plan, PlanError> {
+        let cfg = Config::parse(config, ConfigSource::Default).unwrap();
+        let (flags, task) = RunRequest::from_json(request).unwrap().to_flags().unwrap();
+        plan(&cfg, &flags, task)
+    }
+
+    #[test]
+    fn a_run_that_names_an_agentgate_variable_is_refused_naming_it() {
+        let dir = std::env::temp_dir().display().to_string();
+        let request = |env: &str| {
+            format!(r#"{{"prompt": "p", "providers": ["claude"], "cwd": "{dir}", "env": {env}}}"#)
+        };
+        let e = planned(
+            &request(r#"{"A": "1", "AGENTGATE_HOME": "/x"}"#),
+            "version: 1\n",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, PlanError::OwnVariable { name, .. } if name == "AGENTGATE_HOME"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("never reach"), "{e}");
+        // From the config's `env:` too.
+        let e = planned(
+            &request("{}"),
+            "version: 1\nproviders:\n  claude:\n    env: {AGENTGATE_TOKEN: t}\n",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, PlanError::OwnVariable { name, .. } if name == "AGENTGATE_TOKEN"),
+            "{e:?}"
+        );
+        assert!(planned(&request(r#"{"MY_AGENTGATE_X": "1"}"#), "version: 1\n").is_ok());
+    }
+}

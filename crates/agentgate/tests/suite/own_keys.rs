@@ -150,6 +150,19 @@ fn no_agentgate_variable_reaches_a_cli_or_tool_of_serve_or_its_workflows() {
         },
         &[],
     );
+    // A run naming one of agentgate's variables itself is refused.
+    let refused = post_json(
+        &serve.url,
+        "/v1/runs",
+        TOKEN,
+        &json!({
+            "prompt": "tag-refused", "providers": ["claude"], "binary": claude,
+            "env": {"AGENTGATE_HOME": "/elsewhere"},
+        })
+        .to_string(),
+    );
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert_eq!(refused.json()["error"]["field"], "env", "{}", refused.body);
     // A run whose agent gets the registry tools: its CLI is given agentgate's
     // MCP server.
     let run = post_json(
@@ -250,12 +263,164 @@ fn no_agentgate_variable_reaches_the_cli_of_a_run_cold_or_warm() {
             "hello",
         ],
     );
+    let _host = HostStopper(p.home());
     assert_eq!(warm.code, Some(0), "{}", warm.all_output());
     assert_no_own(
         "run --warm's CLI (started by the session host)",
         &read(&p.root().join("env-warm")),
         &[TOKEN],
     );
+}
+
+/// Stops the session hosts of a data folder when dropped (their pid files).
+struct HostStopper(PathBuf);
+
+impl Drop for HostStopper {
+    fn drop(&mut self) {
+        let Ok(files) = std::fs::read_dir(self.0.join("warm")) else {
+            return;
+        };
+        for file in files.flatten() {
+            let path = file.path();
+            if path.extension().is_some_and(|e| e == "pid")
+                && let Ok(pid) = std::fs::read_to_string(&path)
+            {
+                let _ = Command::new("kill").arg("-TERM").arg(pid.trim()).status();
+            }
+        }
+    }
+}
+
+/// A minimal MCP client: starts the server of the entry saved in
+/// `argv[1]`, initializes, calls `envdump`, prints the result's
+/// structured content.
+const MCP_CLIENT: &str = r#"
+import json, subprocess, sys
+entry = json.load(open(sys.argv[1]))
+server = subprocess.Popen([entry["command"]] + entry["args"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+def send(message):
+    server.stdin.write(json.dumps(message) + "\n")
+    server.stdin.flush()
+def answer(id):
+    while True:
+        line = server.stdout.readline()
+        if not line:
+            sys.exit("the server closed its output")
+        message = json.loads(line)
+        if message.get("id") == id:
+            return message
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-03-26", "capabilities": {},
+    "clientInfo": {"name": "stand-in", "version": "1"}}})
+answer(1)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+      "params": {"name": "envdump", "arguments": {}}})
+print(json.dumps(answer(2)["result"]["structuredContent"]))
+server.stdin.close()
+server.wait()
+"#;
+
+/// A warm Claude Code stand-in that keeps the `agentgate` MCP server entry
+/// it was started with (in `DIR/server-PID.json`: its file goes when the
+/// attempt ends, as the real CLI reads it once) and calls `envdump`
+/// through it on every turn, writing the result to `DIR/call-TAG` (TAG:
+/// the `tag-...` word of the turn's prompt).
+const WARM_TOOL_USER: &str = r#"#!/bin/bash
+dir='@DIR@'
+prev=""; config=""
+for a in "$@"; do [ "$prev" = "--mcp-config" ] && config="$a"; prev="$a"; done
+python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["mcpServers"]["agentgate"]))' "$config" > "$dir/server-$$.json"
+while IFS= read -r line; do
+  case "$line" in
+    *'"type":"user"'*)
+      n=$(printf '%s' "$line" | grep -o 'tag-[a-z]*' | head -1)
+      python3 "$dir/mcp_client.py" "$dir/server-$$.json" > "$dir/call-$n.tmp" 2> "$dir/call-$n.err"
+      mv "$dir/call-$n.tmp" "$dir/call-$n"
+      echo '{"type":"system","subtype":"init","session_id":"sess-t","model":"fake-model"}'
+      echo '{"type":"result","subtype":"success","is_error":false,"result":"called","session_id":"sess-t","num_turns":1}'
+      ;;
+  esac
+done
+"#;
+
+#[test]
+fn warm_clis_call_registry_tools_through_the_session_hosts_relay() {
+    let (p, _) = project();
+    let cli = p.root().join("warm-tool-user");
+    script(&cli, WARM_TOOL_USER, p.root());
+    std::fs::write(p.root().join("mcp_client.py"), MCP_CLIENT).unwrap();
+    let _host = HostStopper(p.home());
+    let turn = |prompt: &str| {
+        run(
+            &p,
+            &[
+                "--provider",
+                "claude",
+                "--binary",
+                cli.to_str().unwrap(),
+                "--tools",
+                "envdump",
+                "--warm",
+                "--warm-idle",
+                "120s",
+                "--session",
+                "tools",
+                prompt,
+            ],
+        )
+    };
+    // Two separate clients, one after the other. Each turn's CLI (a new
+    // one: the `--parent-run` of its MCP server differs) calls the tool
+    // through the host's relay, which outlives the client that made it.
+    for tag in ["tag-one", "tag-two"] {
+        let client = turn(tag);
+        assert_eq!(client.code, Some(0), "{tag}: {}", client.all_output());
+        let path = p.root().join(format!("call-{tag}"));
+        wait_until(&format!("{}", path.display()), || {
+            path.exists().then_some(())
+        });
+        let text = std::fs::read_to_string(&path).unwrap();
+        let call: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+            let err = std::fs::read_to_string(p.root().join(format!("call-{tag}.err")));
+            panic!("{tag}: no tool result ({e}): {text:?} {err:?}")
+        });
+        assert_eq!(call["status"], "ok", "{tag}: {call:#}");
+        assert_eq!(call["tool"], "envdump", "{tag}: {call:#}");
+    }
+    let relays: Vec<String> = std::fs::read_dir(p.root())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("server-"))
+        .map(|e| {
+            let entry: Value =
+                serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
+            assert!(entry.get("env").is_none(), "{entry:#}");
+            let args: Vec<&str> = entry["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap())
+                .collect();
+            let at = args.iter().position(|a| *a == "--relay").unwrap();
+            args[at + 1].to_owned()
+        })
+        .collect();
+    assert_eq!(relays.len(), 2, "{relays:?}");
+    assert_eq!(
+        relays[0], relays[1],
+        "both clients' CLIs were given the session host's one relay"
+    );
+    let dumps = tool_dumps(&p.home());
+    assert_eq!(dumps.len(), 2, "{dumps:?}");
+    for dump in dumps {
+        assert_no_own(
+            "a tool an agent called",
+            &std::fs::read_to_string(dump).unwrap(),
+            &[TOKEN],
+        );
+    }
 }
 
 #[test]
@@ -368,14 +533,18 @@ fn a_run_cannot_answer_its_own_approval_but_a_person_can() {
     assert_eq!(submitted.status, 201, "{}", submitted.body);
     let id = submitted.json()["run_id"].as_str().unwrap().to_owned();
 
+    // The accomplice's answer comes back, or (were it taken) reaches the
+    // CLI, which then ends the turn and its processes.
+    wait_until("the agent's own answer", || {
+        (dir.join("self-answer").exists() || dir.join("decision").exists()).then_some(())
+    });
+    if let Ok(decision) = std::fs::read_to_string(dir.join("decision")) {
+        panic!("the agent's own answer reached the CLI: {decision}");
+    }
     let self_answer = read(&dir.join("self-answer"));
     assert!(
         self_answer.starts_with("403 ") && self_answer.contains("cannot answer approval requests"),
         "the run answered its own request: {self_answer}"
-    );
-    assert!(
-        !dir.join("decision").exists(),
-        "the agent's answer reached the CLI"
     );
     let pending = get(
         &server.url,
