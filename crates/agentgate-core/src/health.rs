@@ -61,7 +61,9 @@ pub enum ProbeError {
 /// Run `program --version` in its own process group, killing the group at
 /// `timeout` (and whatever it left behind when it exits).
 pub fn probe_version(program: &Path, timeout: Duration) -> Result<Version, ProbeError> {
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    crate::own_env::scrub_command(&mut command);
+    let mut child = command
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -33,14 +33,18 @@ pub fn choose(
     given: Option<StoreLocation>,
     configured: Option<&StoreLocation>,
 ) -> Result<StoreLocation, StoreError> {
-    match given.or_else(|| configured.cloned()) {
-        Some(location) => Ok(location),
-        None => StoreLocation::default_sqlite(),
-    }
+    let location = match given.or_else(|| configured.cloned()) {
+        Some(location) => location,
+        None => StoreLocation::default_sqlite()?,
+    };
+    // Whoever chose it may start CLIs: its URL never reaches them.
+    crate::own_env::hold_store(&location);
+    Ok(location)
 }
 
 /// Opens `location` with [`COMMAND_POOL_SIZE`] connections.
 pub fn open(location: &StoreLocation) -> Result<Arc<dyn StoreBackend>, StoreError> {
+    crate::own_env::hold_store(location);
     agentgate_store::open_store(location, COMMAND_POOL_SIZE)
 }
 

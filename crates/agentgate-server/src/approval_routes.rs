@@ -11,16 +11,24 @@
 //! again after a takeover runs as `<id>.<n>`: the job's id reaches it.
 //! Runs executed by `agentgate worker` processes have no desk: their
 //! `ask` decisions end by timeout.
+//!
+//! A run cannot answer its own requests: an answer sent from a process of
+//! a run seated at the desk (its CLI, anything the CLI started, even a
+//! daemon that left its group) is refused with 403, whatever token it
+//! presents (`answer_origin.rs` says how, and what it cannot see).
 
 use std::sync::Arc;
 
 use agentgate_core::warm::desk::{ApprovalDesk, DeskError, HumanAnswer};
+use std::net::SocketAddr;
+
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{Extensions, StatusCode};
 use serde::{Deserialize, Serialize};
 
+use crate::answer_origin::{self, Origin};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -98,6 +106,7 @@ pub async fn pending(
         (status = 200, description = "Taken: the run goes on with it (an `approval_decision` event by `human`)", body = ApprovalAnswered),
         (status = 400, description = "The body is not JSON", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
+        (status = 403, description = "The answer was sent from a process of a run waiting for approvals (an agent answering for itself), or from a connection that cannot be attributed; nothing changed", body = crate::error::ErrorBody),
         (status = 404, description = "No run has this id", body = crate::error::ErrorBody),
         (status = 409, description = "The run does not wait on this request now (answered, timed out, never asked, ended, or not executing in this server); nothing changed", body = crate::error::ErrorBody),
         (status = 422, description = "`decision` is not `allow` or `deny`", body = crate::error::ErrorBody),
@@ -106,6 +115,7 @@ pub async fn pending(
 pub async fn answer(
     State(state): State<Arc<AppState>>,
     Path((run_id, request_id)): Path<(String, String)>,
+    extensions: Extensions,
     body: Bytes,
 ) -> Result<Json<ApprovalAnswered>, ApiError> {
     let answer: ApprovalAnswer = serde_json::from_slice(&body).map_err(|e| {
@@ -136,6 +146,13 @@ pub async fn answer(
         )));
     };
     let desk = executor.approvals();
+    let peer = extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0)
+        .ok_or_else(|| {
+            forbidden("cannot tell who sent this answer: the connection's address is unknown")
+        })?;
+    refuse_a_runs_own(peer, desk.process_groups()).await?;
     let place = place_of(desk, &run_id)
         .ok_or_else(|| conflict(DeskError::NoSuchRun(run_id.clone()).to_string()))?;
     desk.answer(
@@ -182,6 +199,39 @@ async fn known_job(state: &Arc<AppState>, run_id: &str) -> Result<(), ApiError> 
             format!("no run {run_id}"),
         )),
     }
+}
+
+/// 403 when the answer from `peer` comes from a process of a run seated
+/// at the desk (`groups`: each run's CLI process group), or from a socket
+/// of this host that no process holds.
+async fn refuse_a_runs_own(peer: SocketAddr, groups: Vec<(String, u32)>) -> Result<(), ApiError> {
+    let seated = format!("{groups:?}");
+    let origin = tokio::task::spawn_blocking(move || answer_origin::origin(peer, &groups))
+        .await
+        .map_err(|e| ApiError::internal(format!("the check of the answer's origin failed: {e}")))?;
+    tracing::debug!(%peer, ?origin, seated, "the origin of an approval answer");
+    match origin {
+        Origin::Outside => Ok(()),
+        Origin::Run { run_id, pid } => {
+            tracing::warn!(
+                run = %run_id,
+                pid,
+                "refused an approval answer sent from a run's own processes"
+            );
+            Err(forbidden(&format!(
+                "this answer comes from process {pid}, one of run {run_id}'s: a run cannot answer \
+                 approval requests (a person answers from outside the runs)"
+            )))
+        }
+        Origin::Unattributable => Err(forbidden(
+            "this answer comes from a connection of this host that no process holds any more, \
+             so it cannot be told from a run's own: answer from a client that waits for the reply",
+        )),
+    }
+}
+
+fn forbidden(message: &str) -> ApiError {
+    ApiError::new(StatusCode::FORBIDDEN, "forbidden", message.to_owned())
 }
 
 fn conflict(message: String) -> ApiError {

@@ -84,6 +84,9 @@ pub enum ServeError {
     /// The accept loop failed.
     #[error("the server failed: {0}")]
     Io(std::io::Error),
+    /// The queue key file is unusable (see `agentgate_core::sealed`).
+    #[error(transparent)]
+    QueueKey(#[from] agentgate_core::sealed::KeyFileError),
 }
 
 /// An error answer: its status and the `error` object.
@@ -105,7 +108,7 @@ pub struct ErrorBody {
 /// What went wrong: a stable `type` to match on and a message for people.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
-    /// `unauthorized`, `not_found`, `method_not_allowed`,
+    /// `unauthorized`, `forbidden`, `not_found`, `method_not_allowed`,
     /// `payload_too_large`, `bad_request`, `invalid_parameter`,
     /// `invalid_request`, `conflict` or `internal`.
     #[serde(rename = "type")]

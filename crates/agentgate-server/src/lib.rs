@@ -46,6 +46,7 @@
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 
+mod answer_origin;
 mod approval_routes;
 pub mod automation;
 pub mod client;

@@ -119,7 +119,7 @@ pub async fn submit(
     let planning = state.clone();
     let enqueued = tokio::task::spawn_blocking(move || {
         let plan = plan_request(&planning.config, &request, now).map_err(refused)?;
-        let job = NewJob {
+        let mut job = NewJob {
             job_id: agentgate_core::run::new_run_id(),
             request: serde_json::to_value(&request)
                 .map_err(|e| ApiError::internal(format!("failed to store the request: {e}")))?,
@@ -129,6 +129,9 @@ pub async fn submit(
             providers: plan_providers(&plan),
             session: request.session.clone(),
         };
+        // The store never holds a secret of the request in clear.
+        crate::executor::sealing::seal_job(&mut job, &planning.keys)
+            .map_err(|e| ApiError::internal(format!("failed to queue the run: {e}")))?;
         planning
             .store
             .enqueue(&job, now)

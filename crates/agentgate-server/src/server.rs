@@ -109,6 +109,8 @@ pub struct Server {
     listener: TcpListener,
     addr: SocketAddr,
     token_source: TokenSource,
+    /// The queue key file, and whether this start created it.
+    queue_key: (PathBuf, bool),
     state: Arc<AppState>,
     grace: Duration,
     /// The schedules and watched folders, stopped when `run` returns.
@@ -138,6 +140,10 @@ impl Server {
         let location =
             agentgate_core::store_choice::choose(options.store.clone(), config.store.as_ref())?;
         let store = agentgate_store::open_store(&location, STORE_POOL_SIZE)?;
+        // This server seals what it queues: the key file is made if missing.
+        let key_file = agentgate_core::sealed::key_file(config.queue.key_file.as_deref())?;
+        let (keys, created) = agentgate_core::sealed::KeyRing::load_or_create(&key_file)?;
+        let queue_key = (key_file, created);
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
@@ -154,6 +160,7 @@ impl Server {
                         keeper: options.keeper.clone(),
                         tool_server: options.tool_server.clone(),
                         tool_runner: options.tool_runner.clone(),
+                        keys: keys.clone(),
                         ..ExecutorOptions::default()
                     },
                 )
@@ -175,16 +182,18 @@ impl Server {
             tracing::info!("no executor: the workers sharing the store run the jobs");
             (None, None)
         };
-        let automation = start_automation(&config, store.clone(), clock.clone())?;
+        let automation = start_automation(&config, store.clone(), clock.clone(), &keys)?;
         Ok(Server {
             listener,
             addr,
             token_source,
+            queue_key,
             state: Arc::new(AppState {
                 event_streams: EventStreamOptions {
                     keep_alive: options.keep_alive,
                     ..EventStreamOptions::default()
                 },
+                keys,
                 ..AppState::new(token, config, store, clock, executor)
             }),
             grace: options.grace,
@@ -208,6 +217,12 @@ impl Server {
         &self.token_source
     }
 
+    /// The key file that seals the secrets of queued requests, and whether
+    /// this start created it (workers on other hosts need a copy).
+    pub fn queue_key_file(&self) -> (&std::path::Path, bool) {
+        (&self.queue_key.0, self.queue_key.1)
+    }
+
     /// Serve until `shutdown` completes, then stop (see the module notes).
     pub async fn run<S>(self, shutdown: S) -> Result<Stopped, ServeError>
     where
@@ -221,11 +236,16 @@ impl Server {
         let app = router(self.state);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let mut serving = tokio::spawn(async move {
-            axum::serve(self.listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stop_rx.await;
-                })
-                .await
+            // The peer's address reaches the routes (the approvals route
+            // tells a run's own processes from a person by it).
+            axum::serve(
+                self.listener,
+                app.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(async move {
+                let _ = stop_rx.await;
+            })
+            .await
         });
         tokio::select! {
             () = shutdown => {}
@@ -272,12 +292,13 @@ fn start_automation(
     config: &Config,
     store: Arc<dyn agentgate_store::StoreBackend>,
     clock: Arc<dyn Clock>,
+    keys: &agentgate_core::sealed::KeyRing,
 ) -> Result<Option<Automation>, ServeError> {
     if config.schedules.is_empty() && config.watches.is_empty() {
         return Ok(None);
     }
     let queue: Arc<dyn JobQueue> = store;
-    Ok(Automation::start(config, queue, clock)?)
+    Ok(Automation::start(config, queue, clock, keys)?)
 }
 
 /// `IP:PORT`, or `localhost:PORT` for 127.0.0.1.

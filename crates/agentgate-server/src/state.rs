@@ -44,6 +44,10 @@ pub struct AppState {
     pub health_ttl: Duration,
     /// The bound on each CLI's `--version` probe.
     pub probe_timeout: Duration,
+    /// The keys that seal the secrets of the jobs this server queues (see
+    /// `sealing.rs`); empty in [`AppState::new`]: a request with secrets
+    /// is then refused.
+    pub keys: agentgate_core::sealed::KeyRing,
 }
 
 impl AppState {
@@ -72,6 +76,7 @@ impl AppState {
             health: Mutex::new(None),
             health_ttl: HEALTH_TTL,
             probe_timeout: agentgate_core::health::DEFAULT_PROBE_TIMEOUT,
+            keys: agentgate_core::sealed::KeyRing::default(),
         }
     }
 }

@@ -158,7 +158,21 @@ pub fn read_file(path: &Path) -> Result<Option<Token>, ServeError> {
 /// `serve` and `worker --metrics-listen` both choose their token here;
 /// `loopback` says whether `addr` is a loopback address
 /// ([`crate::is_loopback`]).
+///
+/// The token chosen is held as one of this process's own secrets
+/// ([`agentgate_core::own_env::hold`]): no CLI or tool it starts gets a
+/// variable holding it.
 pub fn choose(
+    addr: std::net::SocketAddr,
+    loopback: bool,
+    given: Option<PathBuf>,
+) -> Result<(Token, TokenSource), ServeError> {
+    let chosen = choose_unheld(addr, loopback, given)?;
+    agentgate_core::own_env::hold(&chosen.0.0);
+    Ok(chosen)
+}
+
+fn choose_unheld(
     addr: std::net::SocketAddr,
     loopback: bool,
     given: Option<PathBuf>,

@@ -81,7 +81,8 @@ pub struct RunView {
     pub ended_at: Option<Timestamp>,
     /// The run request, as submitted, with secrets hidden: the values of
     /// `env` variables whose names say they hold a secret and of secret
-    /// flags in `extra_args` read `[redacted:NAME]`.
+    /// flags in `extra_args` read `[redacted:NAME]`, and every other `env`
+    /// value `[sealed]` (the queue keeps them encrypted).
     #[schema(value_type = Object)]
     pub request: serde_json::Value,
     /// The result envelope (as `agentgate run` prints it) once the run ended
@@ -122,7 +123,7 @@ impl From<JobRecord> for RunView {
             cancel_requested: job.cancel_requested,
             error: job.error,
             ended_at: job.ended_at,
-            request: without_secrets(job.request),
+            request: without_secrets(crate::executor::sealing::without_sealed(job.request)),
             envelope: job.envelope,
         }
     }

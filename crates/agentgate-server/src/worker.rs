@@ -107,6 +107,11 @@ impl Worker {
             None => None,
         };
         let store = agentgate_store::open_store(&location, WORKER_POOL_SIZE)?;
+        // A worker opens what a `serve` sealed: it reads the key file, and
+        // makes none (an absent file: jobs with secrets wait for a worker
+        // that has the key).
+        let key_file = agentgate_core::sealed::key_file(config.queue.key_file.as_deref())?;
+        let keys = agentgate_core::sealed::KeyRing::load(&key_file)?;
         crate::signals::raise_open_files_limit();
         let lease = config.queue.lease;
         let executor = Arc::new(
@@ -120,6 +125,7 @@ impl Worker {
                     tool_runner: options.tool_runner,
                     concurrency: options.concurrency,
                     providers: providers.clone(),
+                    keys,
                     ..ExecutorOptions::default()
                 },
             )

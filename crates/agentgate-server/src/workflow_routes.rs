@@ -107,7 +107,7 @@ pub async fn submit_workflow(
             idempotency_key: submission.idempotency_key.clone(),
             not_before: submission.not_before,
         };
-        let job = NewJob {
+        let mut job = NewJob {
             job_id: agentgate_core::run::new_run_id(),
             request: serde_json::to_value(&stored)
                 .map_err(|e| ApiError::internal(format!("failed to store the workflow: {e}")))?,
@@ -117,6 +117,9 @@ pub async fn submit_workflow(
             providers: Vec::new(),
             session: None,
         };
+        // The agents' secrets are sealed, as a run's are.
+        crate::executor::sealing::seal_job(&mut job, &enqueuing.keys)
+            .map_err(|e| ApiError::internal(format!("failed to queue the workflow: {e}")))?;
         enqueuing
             .store
             .enqueue(&job, now)

@@ -14,6 +14,15 @@
 //! as a normal result whose `actions` list the decisions the tool asks
 //! for, for the agent to answer by calling it again.
 
+//!
+//! Started for an agent by agentgate (`agentgate mcp --relay SOCKET`), the
+//! server runs nothing itself: the agentgate process that runs the agent
+//! runs the tools and records them (`relay.rs` says why).
+
+mod host;
+mod relay;
 mod server;
 
-pub use server::{McpTool, McpToolServer, serve_stdio};
+pub use host::{CallOutcome, ListedTool, McpTool, Progress, ToolCall, ToolHost};
+pub use relay::{RelayClient, RelayLine, RelayRequest, ToolRelay};
+pub use server::{McpToolServer, serve_stdio};

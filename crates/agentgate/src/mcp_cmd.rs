@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use agentgate_tools::invoke::{classifier, mcp_tools};
-use agentgate_tools::mcp::{McpToolServer, serve_stdio};
+use agentgate_tools::mcp::{McpToolServer, ToolHost, serve_stdio};
 use anyhow::Context as _;
 
 #[derive(Debug, clap::Args)]
@@ -22,8 +22,14 @@ pub struct Args {
     /// `tools/registry` found upwards from the working directory (set by
     /// `agentgate run --tools`: the CLI starts the server in its own
     /// working directory).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "relay")]
     registry: Option<std::path::PathBuf>,
+    /// Run nothing here: relay each listing and call to the agentgate
+    /// process listening on SOCKET, which runs and records the tools (set
+    /// by agentgate for an agent's CLI, so that the CLI's configuration
+    /// holds no store or token; no config is read).
+    #[arg(long, value_name = "SOCKET")]
+    relay: Option<std::path::PathBuf>,
 }
 
 /// How to use it, for `agentgate mcp --help`.
@@ -45,21 +51,28 @@ pub fn run(
     config_flag: Option<&Path>,
     store_flag: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let mut cfg = agentgate_core::config::Config::load(config_flag)?;
-    if let Some(dir) = args.registry {
-        cfg.tools.registry = Some(dir);
-    }
-    let registry = crate::tool_cmd::registry_of(&cfg)?;
-    let tools = mcp_tools(&registry, &args.tools)?;
-    let (store, setup) = crate::tool_cmd::runner(&cfg, store_flag)?;
-    let server = McpToolServer::new(
-        tools,
-        setup,
-        store,
-        args.parent_run,
-        agentgate_tools::invoke::caller_env(),
-        classifier(&registry),
-    );
+    let server = match args.relay {
+        Some(socket) => McpToolServer::relayed(
+            socket,
+            args.tools,
+            args.parent_run,
+            agentgate_tools::invoke::caller_env(),
+        ),
+        None => {
+            let mut cfg = agentgate_core::config::Config::load(config_flag)?;
+            if let Some(dir) = args.registry {
+                cfg.tools.registry = Some(dir);
+            }
+            let registry = crate::tool_cmd::registry_of(&cfg)?;
+            let tools = mcp_tools(&registry, &args.tools)?;
+            let (store, setup) = crate::tool_cmd::runner(&cfg, store_flag)?;
+            McpToolServer::local(
+                ToolHost::new(tools, setup, store, classifier(&registry)),
+                args.parent_run,
+                agentgate_tools::invoke::caller_env(),
+            )
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

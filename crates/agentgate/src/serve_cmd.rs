@@ -57,6 +57,8 @@ ROUTES
                                `field` is named)
   POST /v1/runs/{id}/cancel    a queued run: cancelled (200); a running one: stopped
                                (202); ended: 409 (200 if it was cancelled); unknown: 404
+  GET|POST /v1/runs/{id}/approvals[/{request_id}]
+                               what an `ask` run waits on; a person's allow or deny
   GET /v1/runs                 runs, newest first (?status=&provider=&session=&limit=&cursor=)
   GET /v1/runs/{id}            one run, with its envelope once it ended
   GET /v1/runs/{id}/events     its events as Server-Sent Events (Last-Event-ID), live
@@ -77,7 +79,16 @@ ROUTES
 TOKEN
   $AGENTGATE_TOKEN when set, else the token file (see --token-file). Its
   path is printed on stderr at start, never the token. A token file that
-  the group or others can access is refused: chmod 600 it.
+  the group or others can access is refused: chmod 600 it. No agent CLI or
+  tool gets the token, AGENTGATE_* or the store's URL; an approval answer
+  sent from a run's own processes is refused (403).
+
+SECRETS
+  The env values (and secret flags) of queued requests are stored sealed
+  with the queue key file: $AGENTGATE_QUEUE_KEY_FILE, else the config's
+  queue.key_file, else queue.key in the data folder (created at the first
+  start, mode 0600; its path is printed on stderr). Workers on other hosts
+  need the same file.
 
 QUEUE
   Runs are executed within the config's `queue:` limits (max_running, per
@@ -104,6 +115,8 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
     // Installed before the URL is printed: a stop sent as soon as the URL is
     // read is a clean shutdown.
     let stop = agentgate_server::shutdown_signal()?;
+    // Its relay runs the agents' tool calls as long as this serves.
+    let tool_server = crate::tool_cmd::service_tool_server(config, store)?;
     let server = Server::bind(ServeOptions {
         listen: args.listen,
         token_file: args.token_file,
@@ -111,7 +124,7 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
         store: agentgate_core::store_choice::given(store)?,
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
-        tool_server: crate::tool_cmd::service_tool_server(config, store)?,
+        tool_server: tool_server.as_ref().map(|(server, _)| server.clone()),
         tool_runner: crate::tool_cmd::tool_runner(),
         keep_alive: Duration::from_secs_f64(args.sse_keep_alive),
         executor: !args.no_executor,
@@ -124,6 +137,13 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
         TokenSource::Created(p) => {
             note!("agentgate: token file: {} (created)", p.display());
         }
+    }
+    match server.queue_key_file() {
+        (p, true) => note!(
+            "agentgate: queue key file: {} (created; workers on other hosts need a copy)",
+            p.display()
+        ),
+        (p, false) => note!("agentgate: queue key file: {}", p.display()),
     }
     match server.run(stop).await? {
         Stopped::Drained => {}

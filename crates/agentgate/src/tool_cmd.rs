@@ -10,6 +10,7 @@ use agentgate_core::config::Config;
 use agentgate_core::settings::parse_duration;
 use agentgate_core::store_choice;
 use agentgate_tools::invoke::{RunOverrides, request_for};
+use agentgate_tools::mcp::ToolRelay;
 use agentgate_tools::registry::Registry;
 use agentgate_tools::runner::{RunnerSetup, run_tool};
 use anyhow::Context as _;
@@ -160,26 +161,67 @@ pub(crate) fn tool_runner() -> Option<RunnerSetup> {
     })
 }
 
-/// How a run's agents get registry tools: this binary's `mcp` over the
-/// registry of `cfg`, recording into `store` (see
-/// [`agentgate_tools::for_agents`]).
+/// The session host's registry tools: one relay per config, folder and
+/// store its clients named, kept while the host runs (a warm CLI keeps
+/// its MCP server, hence its relay, across turns).
+#[derive(Debug, Default)]
+pub(crate) struct HostTools {
+    relays: std::sync::Mutex<Vec<(String, agentgate_core::run::ToolServer, ToolRelay)>>,
+}
+
+impl agentgate_core::run::ToolServerSource for HostTools {
+    fn tool_server(
+        &self,
+        config: &agentgate_core::config::ConfigSource,
+        cwd: &Path,
+        store: &str,
+    ) -> Result<agentgate_core::run::ToolServer, String> {
+        let found = (|| {
+            let cfg = Config::load_source(config.clone())?;
+            Ok((
+                Registry::discover(&cfg, cwd)?,
+                agentgate_store::StoreLocation::parse(store)?,
+            ))
+        })()
+        .map_err(|e: anyhow::Error| format!("{e:#}"))?;
+        let (registry, location) = found;
+        // One relay per config, registry and store, however many folders
+        // its clients run in.
+        let key = format!("{config:?}\n{:?}\n{store}", registry.root);
+        let mut relays = self
+            .relays
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, server, _)) = relays.iter().find(|(k, _, _)| *k == key) {
+            return Ok(server.clone());
+        }
+        let made = relay_for(&registry, location).map_err(|e| format!("{e:#}"))?;
+        let server = made.0.clone();
+        relays.push((key, made.0, made.1));
+        Ok(server)
+    }
+}
+
+/// How a run's agents get registry tools: this binary's `mcp --relay`,
+/// relaying to the returned relay, which runs the tools of `cfg`'s
+/// registry and records them into `store` (see
+/// [`agentgate_tools::for_agents`]). Keep the relay while agents may call
+/// tools.
 pub(crate) fn tool_server(
     cfg: &Config,
-    store: Option<&agentgate_store::StoreLocation>,
-) -> anyhow::Result<agentgate_core::run::ToolServer> {
-    let registry = registry_of(cfg)?;
+    store: &agentgate_store::StoreLocation,
+) -> anyhow::Result<(agentgate_core::run::ToolServer, ToolRelay)> {
+    relay_for(&registry_of(cfg)?, store.clone())
+}
+
+fn relay_for(
+    registry: &Registry,
+    store: agentgate_store::StoreLocation,
+) -> anyhow::Result<(agentgate_core::run::ToolServer, ToolRelay)> {
     let program = std::env::current_exe().context("cannot find the agentgate binary")?;
-    let config_file = cfg
-        .source
-        .path()
-        .map(std::path::absolute)
-        .transpose()
-        .context("cannot make the config file's path absolute")?;
+    let runner = tool_runner().context("cannot find the agentgate binary")?;
     Ok(agentgate_tools::for_agents::tool_server(
-        &registry,
-        program,
-        config_file.as_deref(),
-        store,
+        registry, program, runner, store,
     )?)
 }
 
@@ -190,10 +232,10 @@ pub(crate) fn tool_server(
 pub(crate) fn service_tool_server(
     config_flag: Option<&Path>,
     store_flag: Option<&str>,
-) -> anyhow::Result<Option<agentgate_core::run::ToolServer>> {
+) -> anyhow::Result<Option<(agentgate_core::run::ToolServer, ToolRelay)>> {
     let cfg = Config::load(config_flag)?;
     let store = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
-    match tool_server(&cfg, Some(&store)) {
+    match tool_server(&cfg, &store) {
         Ok(server) => Ok(Some(server)),
         Err(e) => match cfg.agents.iter().find(|a| !a.tools.is_empty()) {
             Some(agent) => Err(e.context(format!(

@@ -49,6 +49,14 @@ STORE
   shared by workers on many hosts; a SQLite file only by processes of one
   host.
 
+SECRETS
+  Queued requests keep their env values sealed: the worker opens them with
+  the queue key file ($AGENTGATE_QUEUE_KEY_FILE, else the config's
+  queue.key_file, else queue.key in the data folder), a copy of the one of
+  the `serve` that queued them. It never creates one: a job sealed with a
+  key it lacks stays queued for a worker that has it (logged once). No
+  CLI it runs gets AGENTGATE_* variables or the store's URL.
+
 PRESENCE
   The worker registers in the store at start (stdout's first line is its
   id), heartbeats, and is listed by `GET /v1/workers` with its host, pid,
@@ -81,6 +89,8 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
     // Installed before the id is printed: a stop sent as soon as the id is
     // read is a clean drain.
     let signals = StopSignals::install()?;
+    // Its relay runs the agents' tool calls as long as this works.
+    let tool_server = crate::tool_cmd::service_tool_server(config, store)?;
     let options = WorkerOptions {
         config: config.map(Path::to_path_buf),
         store: agentgate_core::store_choice::given(store)?,
@@ -88,7 +98,7 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         providers: args.providers,
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
-        tool_server: crate::tool_cmd::service_tool_server(config, store)?,
+        tool_server: tool_server.as_ref().map(|(server, _)| server.clone()),
         tool_runner: crate::tool_cmd::tool_runner(),
         metrics_listen: args.metrics_listen,
         token_file: args.token_file,

@@ -204,7 +204,7 @@ pub fn run(
             let wf = Workflow::load_file(&file).map_err(usage)?;
             let input = read_input(input, input_file)?;
             let (cfg, store) = open(config_flag, store_flag)?;
-            let env = environment(cfg, &wf.base_dir, store_flag)?;
+            let (env, _tool_relay) = environment(cfg, &wf.base_dir, store_flag)?;
             let start = WorkflowStart {
                 workflow: wf,
                 input,
@@ -221,8 +221,8 @@ pub fn run(
             pretty,
         } => {
             let (cfg, store) = open(config_flag, store_flag)?;
-            let (wf, _) = stored_workflow(store.as_ref(), &run)?;
-            let env = environment(cfg, &wf.base_dir, store_flag)?;
+            let (wf, _) = stored_workflow(store.as_ref(), &run, None)?;
+            let (env, _tool_relay) = environment(cfg, &wf.base_dir, store_flag)?;
             let run_id = store
                 .find_run(&run)?
                 .map(|d| d.summary.record.run_id)
@@ -251,31 +251,38 @@ fn open(
 
 /// What the steps run with: the config, the registry found from the
 /// workflow's folder, this binary as the tools' sandbox and keeper, and
-/// agentgate's MCP server for agents with registry tools.
+/// agentgate's MCP server for agents with registry tools (with its relay,
+/// to keep while the workflow runs).
 fn environment(
     cfg: Config,
     base_dir: &Path,
     store_flag: Option<&str>,
-) -> anyhow::Result<WorkflowEnv> {
+) -> anyhow::Result<(WorkflowEnv, Option<agentgate_tools::mcp::ToolRelay>)> {
     let location = agentgate_core::store_choice::choose(
         agentgate_core::store_choice::given(store_flag)?,
         cfg.store.as_ref(),
     )?;
-    let tool_server = match crate::tool_cmd::tool_server(&cfg, Some(&location)) {
-        Ok(server) => Some(server),
+    let (tool_server, relay) = match crate::tool_cmd::tool_server(&cfg, &location) {
+        Ok((server, relay)) => (Some(server), Some(relay)),
         Err(e) => {
             tracing::debug!("no registry tools for agent steps: {e:#}");
-            None
+            (None, None)
         }
     };
     let runner = crate::tool_cmd::tool_runner().context("cannot find the agentgate binary")?;
-    Ok(WorkflowEnv::new(
+    // The agents' secrets are sealed in the run's events with the queue's
+    // key (made on first use), as a queued workflow's are.
+    let key_file = agentgate_core::sealed::key_file(cfg.queue.key_file.as_deref())?;
+    let (keys, _) = agentgate_core::sealed::KeyRing::load_or_create(&key_file)?;
+    let mut env = WorkflowEnv::new(
         cfg,
         base_dir,
         Some(runner),
         crate::run::keeper_path(),
         tool_server,
-    ))
+    );
+    env.keys = keys;
+    Ok((env, relay))
 }
 
 /// Runs `work` on a runtime of its own, with SIGINT and SIGTERM as cancel

@@ -11,6 +11,7 @@
 //!   backoff_max: 10m
 //!   lease: 30s
 //!   on_lease_expiry: requeue
+//!   key_file: /etc/agentgate/queue.key
 //! ```
 
 use std::time::Duration;
@@ -51,6 +52,10 @@ pub struct QueueSpec {
     pub lease: Duration,
     /// What becomes of a job whose lease expired.
     pub on_lease_expiry: LeaseExpiry,
+    /// The file of the keys that seal the secrets of queued requests
+    /// (absolute); `None`: `$AGENTGATE_QUEUE_KEY_FILE`, else `queue.key`
+    /// in the data folder (see [`crate::sealed`]).
+    pub key_file: Option<std::path::PathBuf>,
 }
 
 impl Default for QueueSpec {
@@ -63,6 +68,7 @@ impl Default for QueueSpec {
             backoff_max: Duration::from_secs(600),
             lease: Duration::from_secs(30),
             on_lease_expiry: LeaseExpiry::Requeue,
+            key_file: None,
         }
     }
 }
@@ -92,6 +98,7 @@ pub(super) struct RawQueue {
     backoff_max: Option<Spanned<Secs>>,
     lease: Option<Spanned<Secs>>,
     on_lease_expiry: Option<LeaseExpiry>,
+    key_file: Option<Spanned<String>>,
 }
 
 /// The shortest lease accepted: a shorter one would be renewed more often
@@ -156,6 +163,19 @@ pub(super) fn convert(
     if let Some(p) = raw.on_lease_expiry {
         q.on_lease_expiry = p;
     }
+    if let Some(path) = &raw.key_file {
+        let file = std::path::PathBuf::from(&path.value);
+        if !file.is_absolute() {
+            return Err(Fault::at(
+                path,
+                format!(
+                    "queue.key_file: `{}` is not an absolute path (every host that shares the queue reads it)",
+                    path.value
+                ),
+            ));
+        }
+        q.key_file = Some(file);
+    }
     Ok(q)
 }
 
@@ -180,7 +200,7 @@ mod tests {
         let cfg = parse(
             "version: 1\nqueue:\n  max_running: 3\n  providers: {Claude: 2, codex: 1}\n  \
              max_attempts: 4\n  backoff: 2s\n  backoff_max: 1m\n  lease: 5s\n  \
-             on_lease_expiry: abandon\n",
+             on_lease_expiry: abandon\n  key_file: /etc/agentgate/queue.key\n",
         )
         .unwrap();
         let q = &cfg.queue;
@@ -193,6 +213,10 @@ mod tests {
         assert_eq!(q.backoff_max, Duration::from_secs(60));
         assert_eq!(q.lease, Duration::from_secs(5));
         assert_eq!(q.on_lease_expiry, LeaseExpiry::Abandon);
+        assert_eq!(
+            q.key_file.as_deref(),
+            Some(std::path::Path::new("/etc/agentgate/queue.key"))
+        );
     }
 
     #[test]
@@ -234,6 +258,11 @@ mod tests {
             ),
             ("version: 1\nqueue:\n  on_lease_expiry: retry\n", 3, "retry"),
             ("version: 1\nqueue:\n  max_runing: 2\n", 3, "max_runing"),
+            (
+                "version: 1\nqueue:\n  key_file: keys/queue.key\n",
+                3,
+                "queue.key_file: `keys/queue.key` is not an absolute path",
+            ),
         ] {
             let (at, message) = invalid(text);
             assert_eq!(at, Some(line), "{text}: {message}");

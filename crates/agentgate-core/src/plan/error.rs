@@ -69,4 +69,16 @@ pub enum PlanError {
     /// An output schema that cannot be used.
     #[error(transparent)]
     OutputSchema(#[from] OutputSchemaError),
+    /// A variable the run's environment or an MCP server's would set is
+    /// one of agentgate's own (`AGENTGATE_*`), which never reach a CLI or
+    /// a tool ([`crate::own_env`]).
+    #[error(
+        "{place} sets `{name}`: agentgate's own variables (AGENTGATE_*) never reach an agent's CLI or its tools; remove it (from --env, the request's `env`, the config's `env:` or the MCP server's `env`)"
+    )]
+    OwnVariable {
+        /// Where: `the run's environment`, `MCP server NAME`.
+        place: String,
+        /// The variable.
+        name: String,
+    },
 }

@@ -123,6 +123,31 @@ impl Plan {
     }
 }
 
+/// A step whose environment, or an MCP server's, names one of
+/// agentgate's own variables is refused (see [`crate::own_env`]): a user
+/// who set one meant something that cannot happen, so it is said rather
+/// than dropped in silence.
+fn refuse_own_variables(step: &Step) -> Result<(), PlanError> {
+    let own = |place: String, names: Vec<&str>| match crate::own_env::first_own_name(names) {
+        Some(name) => Err(PlanError::OwnVariable {
+            place,
+            name: name.to_owned(),
+        }),
+        None => Ok(()),
+    };
+    own(
+        "the run's environment".to_owned(),
+        step.request.env.iter().map(|(k, _)| k.as_str()).collect(),
+    )?;
+    for server in &step.request.mcp_servers {
+        own(
+            format!("MCP server `{}`", server.name),
+            server.env.iter().map(|(k, _)| k.as_str()).collect(),
+        )?;
+    }
+    Ok(())
+}
+
 /// Plan the run `flags` ask for, with `cfg`, for `task`. Reads the files
 /// the prompt is made of; runs nothing.
 pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, PlanError> {
@@ -144,6 +169,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
     let mut warnings = Vec::new();
     for m in &members {
         let (step, prompt_warnings) = build::build_step(&mut shared, cfg, chain, m)?;
+        refuse_own_variables(&step)?;
         warnings.extend(prompt_warnings);
         steps.push(step);
     }
@@ -171,4 +197,46 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         approvals: cfg.approvals.clone(),
         warm_idle: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigSource;
+    use crate::request::RunRequest;
+
+    fn planned(request: &str, config: &str) -> Result<Plan, PlanError> {
+        let cfg = Config::parse(config, ConfigSource::Default).unwrap();
+        let (flags, task) = RunRequest::from_json(request).unwrap().to_flags().unwrap();
+        plan(&cfg, &flags, task)
+    }
+
+    #[test]
+    fn a_run_that_names_an_agentgate_variable_is_refused_naming_it() {
+        let dir = std::env::temp_dir().display().to_string();
+        let request = |env: &str| {
+            format!(r#"{{"prompt": "p", "providers": ["claude"], "cwd": "{dir}", "env": {env}}}"#)
+        };
+        let e = planned(
+            &request(r#"{"A": "1", "AGENTGATE_HOME": "/x"}"#),
+            "version: 1\n",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, PlanError::OwnVariable { name, .. } if name == "AGENTGATE_HOME"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("never reach"), "{e}");
+        // From the config's `env:` too.
+        let e = planned(
+            &request("{}"),
+            "version: 1\nproviders:\n  claude:\n    env: {AGENTGATE_TOKEN: t}\n",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, PlanError::OwnVariable { name, .. } if name == "AGENTGATE_TOKEN"),
+            "{e:?}"
+        );
+        assert!(planned(&request(r#"{"MY_AGENTGATE_X": "1"}"#), "version: 1\n").is_ok());
+    }
 }

@@ -35,4 +35,4 @@ pub use failover::run;
 pub use options::{CancelRequest, RunOptions, RunOutcome};
 pub use record::new_run_id;
 pub use tail::{STDERR_TAIL_BYTES, Tail};
-pub use tool_server::ToolServer;
+pub use tool_server::{ToolServer, ToolServerSource};

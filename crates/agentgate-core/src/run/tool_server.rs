@@ -11,16 +11,19 @@ use std::path::PathBuf;
 use crate::providers::McpServer;
 
 /// How to start agentgate's MCP server over the tool registry: a command
-/// with its first arguments (e.g. `agentgate mcp --registry DIR`) and its
-/// variables (the store, the config). [`ToolServer::for_step`] adds
-/// `--tools NAME,...` and `--parent-run RUN`.
+/// with its first arguments (`agentgate mcp --relay SOCKET`: the server
+/// relays each call to the process that runs the agent, so it needs no
+/// variable of agentgate's; see `agentgate_tools::mcp::relay`).
+/// [`ToolServer::for_step`] adds `--tools NAME,...` and `--parent-run
+/// RUN`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolServer {
     /// The program (the agentgate binary).
     pub command: PathBuf,
     /// Its first arguments.
     pub args: Vec<String>,
-    /// Variables it needs, set on top of what the CLI passes on.
+    /// Variables it needs, set on top of what the CLI passes on (none for
+    /// the relay: an entry's variables are readable by the agent).
     pub env: Vec<(String, String)>,
     /// The tools its registry offers: a step that asks for another fails
     /// with `invalid_input` before its CLI starts.
@@ -56,6 +59,23 @@ impl ToolServer {
             env: self.env.clone(),
         }
     }
+}
+
+/// Gives the [`ToolServer`] of a config and a store, for a process that
+/// runs agents for clients with configs and stores of their own (the
+/// session host): the binary implements it with `agentgate-tools`, which
+/// this crate cannot depend on. Whatever it returns must stay usable while
+/// the process runs (a warm CLI keeps its MCP server across turns).
+pub trait ToolServerSource: std::fmt::Debug + Send + Sync {
+    /// The server offering the registry tools of the config `config`
+    /// (the registry looked for from `cwd`), recording into the store
+    /// `store` (as `--store` takes it).
+    fn tool_server(
+        &self,
+        config: &crate::config::ConfigSource,
+        cwd: &std::path::Path,
+        store: &str,
+    ) -> Result<ToolServer, String>;
 }
 
 #[cfg(test)]

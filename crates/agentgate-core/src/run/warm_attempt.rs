@@ -158,7 +158,7 @@ pub(super) async fn warm_attempt(
         .options
         .approval_desk
         .as_ref()
-        .map(|d| d.open(&em.run_id));
+        .map(|d| d.open_for(&em.run_id, warm.process.process_group_cell()));
     let mut approver = Approver::new(ctx.plan.approvals.clone(), request.cwd.clone(), &em.run_id);
     let asks = request.permission_mode == crate::settings::PermissionMode::Ask;
 

@@ -44,7 +44,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::ConfigSource;
 use crate::request::RunRequest;
-use crate::run::ToolServer;
 
 /// How long a host that holds no warm process and serves no client
 /// stays, before it exits.
@@ -166,8 +165,13 @@ pub struct HostRequest {
     pub config: ConfigSource,
     /// The store the client chose, as `--store` takes it.
     pub store: String,
-    /// The MCP server of registry tools, when a step asks for tools.
-    pub tool_server: Option<ToolServer>,
+    /// When a step asks for registry tools, the folder the client looks
+    /// for the registry from (its working directory): the host then
+    /// offers the tools of `config`'s registry found from there, and runs
+    /// them itself (see [`server::HostSetup::tools`]), since a warm CLI's
+    /// MCP server outlives the client.
+    #[serde(default)]
+    pub tools_from: Option<PathBuf>,
 }
 
 /// What the host sends back: events, then one `end` or `refused`.
@@ -313,7 +317,7 @@ mod tests {
             },
             config: ConfigSource::Flag("/c.yaml".into()),
             store: "/s.db".into(),
-            tool_server: None,
+            tools_from: None,
         }));
         let text = serde_json::to_string(&run).unwrap();
         assert!(text.starts_with(r#"{"type":"run","#), "{text}");

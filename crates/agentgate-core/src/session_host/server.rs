@@ -4,6 +4,7 @@ use std::cell::Cell;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nix::fcntl::{Flock, FlockArg};
@@ -13,7 +14,7 @@ use tokio::sync::mpsc;
 
 use super::turn::{Host, run_turn};
 use super::{ClientLine, HOST_LINGER, HostAddress, HostError, HostLine, private_dir};
-use crate::run::CancelRequest;
+use crate::run::{CancelRequest, ToolServerSource};
 use crate::warm::sessions::{WarmSessions, WarmSettings};
 
 /// What a host is started with.
@@ -25,6 +26,10 @@ pub struct HostSetup {
     pub keeper: Option<PathBuf>,
     /// How long it stays with nothing to hold or serve.
     pub linger: Duration,
+    /// Where the registry tools of a client's config come from (this host
+    /// runs them, for as long as it runs); `None`: a run asking for tools
+    /// is refused.
+    pub tools: Option<Arc<dyn ToolServerSource>>,
 }
 
 impl HostSetup {
@@ -34,6 +39,7 @@ impl HostSetup {
             address,
             keeper,
             linger: HOST_LINGER,
+            tools: None,
         }
     }
 }
@@ -86,6 +92,7 @@ async fn serve_locked(setup: &HostSetup) -> Result<(), HostError> {
     let host = Rc::new(Host::new(
         WarmSessions::new(WarmSettings::default()),
         setup.keeper.clone(),
+        setup.tools.clone(),
     ));
     let _idle_watch = host.sessions.watch_idle();
     let clients = Rc::new(Cell::new(0_usize));

@@ -14,7 +14,9 @@ use tokio::sync::mpsc;
 use super::{HostLine, HostRequest};
 use crate::config::Config;
 use crate::plan::{self, Plan, now_from_env};
-use crate::run::{CancelRequest, EventSink, RunOptions, append_audit, audit_line};
+use crate::run::{
+    CancelRequest, EventSink, RunOptions, ToolServer, ToolServerSource, append_audit, audit_line,
+};
 use crate::warm::sessions::WarmSessions;
 
 /// What the host's connections share.
@@ -24,14 +26,35 @@ pub(super) struct Host {
     keeper: Option<PathBuf>,
     /// The stores clients chose, opened once each.
     stores: RefCell<HashMap<String, Arc<dyn StoreBackend>>>,
+    /// Where the registry tools come from.
+    tools: Option<Arc<dyn ToolServerSource>>,
 }
 
 impl Host {
-    pub fn new(sessions: WarmSessions, keeper: Option<PathBuf>) -> Self {
+    pub fn new(
+        sessions: WarmSessions,
+        keeper: Option<PathBuf>,
+        tools: Option<Arc<dyn ToolServerSource>>,
+    ) -> Self {
         Host {
             sessions,
             keeper,
             stores: RefCell::default(),
+            tools,
+        }
+    }
+
+    /// The tool server of `request`'s config and store, when it asks for
+    /// tools.
+    fn tool_server(&self, request: &HostRequest) -> Result<Option<ToolServer>, String> {
+        let Some(cwd) = &request.tools_from else {
+            return Ok(None);
+        };
+        match &self.tools {
+            Some(source) => source
+                .tool_server(&request.config, cwd, &request.store)
+                .map(Some),
+            None => Err("this session host cannot offer registry tools".to_owned()),
         }
     }
 
@@ -69,7 +92,9 @@ pub(super) async fn run_turn(
     out: mpsc::UnboundedSender<HostLine>,
     cancel: mpsc::Receiver<CancelRequest>,
 ) {
-    let (plan, store) = match prepare(host, &request) {
+    let ready = prepare(host, &request)
+        .and_then(|(plan, store)| Ok((plan, store, host.tool_server(&request)?)));
+    let (plan, store, tool_server) = match ready {
         Ok(ready) => ready,
         Err(message) => {
             let _ = out.send(HostLine::Refused {
@@ -84,7 +109,7 @@ pub(super) async fn run_turn(
     }
     let options = RunOptions {
         keeper: host.keeper.clone(),
-        tool_server: request.tool_server.clone(),
+        tool_server,
         warm: Some(host.sessions.clone()),
         ..RunOptions::default()
     };

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 ///
 /// The environment is built in this order: start from agentgate's own
 /// environment (or from nothing when `env_clear`), remove `env_remove`, then
-/// set `env` (a later pair wins over an earlier one with the same name).
+/// set `env` (a later pair wins over an earlier one with the same name);
+/// last, agentgate's own variables are removed, whoever set them (see
+/// [`crate::own_env`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Invocation {
     /// The executable: a path, or a bare name looked up on `PATH` (the `PATH`

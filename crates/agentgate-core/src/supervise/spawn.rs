@@ -112,15 +112,9 @@ pub(crate) fn spawn(
             (inv.program.clone(), cmd)
         }
     };
-    if inv.env_clear {
-        cmd.env_clear();
-    }
-    for name in &inv.env_remove {
-        cmd.env_remove(name);
-    }
-    for (name, value) in &inv.env {
-        cmd.env(name, value);
-    }
+    // The whole environment, built (and scrubbed of agentgate's own
+    // variables) in one place for cold and warm spawns alike.
+    cmd.env_clear().envs(child_env(inv));
     if let Some(cwd) = &inv.cwd {
         cmd.current_dir(cwd);
     }

@@ -73,7 +73,11 @@ impl WarmKeeper {
         ours.set_write_timeout(Some(SEND_TIMEOUT))
             .map_err(spawn_error)?;
         let mut cmd = Command::new(&keeper);
-        cmd.arg(KEEPER_SUBCOMMAND)
+        // The keeper needs no variable, and the CLI's come in its request:
+        // agentgate's own stay here (a CLI could read its parent's).
+        cmd.env_clear()
+            .envs(crate::own_env::scrub(std::env::vars_os().collect()))
+            .arg(KEEPER_SUBCOMMAND)
             .arg(std::process::id().to_string())
             .arg(WARM_FLAG)
             .stdin(Stdio::from(OwnedFd::from(theirs)))
@@ -161,9 +165,11 @@ impl PartialEq for WarmKeeper {
 
 impl Eq for WarmKeeper {}
 
-/// The CLI's whole environment, as a cold keeper's `Command` would have
-/// built it: agentgate's (unless cleared), minus the removed names, plus
-/// the invocation's values (the last one of a name wins).
+/// The CLI's (or tool's) whole environment: agentgate's (unless cleared),
+/// minus the removed names, plus the invocation's values (the last one of
+/// a name wins), and then without agentgate's own variables
+/// ([`crate::own_env`]): every spawn, cold or warm, with or without a
+/// keeper, takes its environment from here.
 pub(crate) fn child_env(inv: &Invocation) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> = if inv.env_clear {
         Vec::new()
@@ -177,7 +183,7 @@ pub(crate) fn child_env(inv: &Invocation) -> Vec<(OsString, OsString)> {
             None => env.push((name.clone(), value.clone())),
         }
     }
-    env
+    crate::own_env::scrub(env)
 }
 
 /// The keeper runs with the invocation's working directory, so a relative
@@ -223,5 +229,20 @@ mod tests {
         assert!(env.iter().all(|(n, _)| n != "PATH"));
         let inv = Invocation::new("x");
         assert!(child_env(&inv).contains(&("PATH".into(), path)));
+    }
+
+    #[test]
+    fn the_child_env_never_holds_agentgates_own_variables() {
+        let mut inv = Invocation::new("x");
+        inv.env.push(("AGENTGATE_TOKEN".into(), "t".into()));
+        inv.env.push(("AGENTGATE_HOME".into(), "/d".into()));
+        inv.env.push(("KEEP".into(), "1".into()));
+        let env = child_env(&inv);
+        assert!(
+            env.iter()
+                .all(|(n, _)| !n.as_encoded_bytes().starts_with(b"AGENTGATE_")),
+            "{env:?}"
+        );
+        assert!(env.contains(&("KEEP".into(), "1".into())));
     }
 }

@@ -5,6 +5,12 @@
 //! [`ApprovalDesk::answer`]. The run's approver (`approve.rs`) reads
 //! them; an answer to a request nobody waits for any more is refused by
 //! the approver's check of the id, never applied to another request.
+//!
+//! A place also knows the process group of the CLI whose requests it takes
+//! ([`ApprovalDesk::open_for`]): the server refuses an answer sent from
+//! inside a seated run's processes ([`ApprovalDesk::process_groups`]), so
+//! an agent that got hold of the API token still cannot allow its own
+//! requests.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -46,11 +52,17 @@ struct Desk {
     opened: u64,
 }
 
+/// Where a CLI's process group id is written once it is spawned (the
+/// supervisor's spawn sets it; a place may open before that).
+pub type ProcessGroupCell = Arc<std::sync::OnceLock<u32>>;
+
 #[derive(Debug)]
 struct Place {
     answers: mpsc::Sender<HumanAnswer>,
     pending: Vec<String>,
     number: u64,
+    /// The process group of the CLI (its keeper's), once it is spawned.
+    group: ProcessGroupCell,
 }
 
 /// The desk (cheap to clone: shared).
@@ -84,6 +96,12 @@ impl ApprovalDesk {
 
     /// Open `run_id`'s place (replacing an older one of the same id).
     pub fn open(&self, run_id: &str) -> Seat {
+        self.open_for(run_id, ProcessGroupCell::default())
+    }
+
+    /// Open `run_id`'s place for a CLI whose process group id is (or will
+    /// be) in `group` (replacing an older place of the same id).
+    pub fn open_for(&self, run_id: &str, group: ProcessGroupCell) -> Seat {
         let (tx, rx) = mpsc::channel(16);
         let mut desk = self.lock();
         desk.opened += 1;
@@ -94,6 +112,7 @@ impl ApprovalDesk {
                 answers: tx,
                 pending: Vec::new(),
                 number,
+                group,
             },
         );
         Seat {
@@ -129,6 +148,19 @@ impl ApprovalDesk {
         let mut ids: Vec<String> = self.lock().runs.keys().cloned().collect();
         ids.sort();
         ids
+    }
+
+    /// The process groups of the CLIs of every run seated now, by run:
+    /// answers sent from inside them are the agents', not a person's.
+    pub fn process_groups(&self) -> Vec<(String, u32)> {
+        let mut groups: Vec<(String, u32)> = self
+            .lock()
+            .runs
+            .iter()
+            .filter_map(|(id, p)| p.group.get().map(|g| (id.clone(), *g)))
+            .collect();
+        groups.sort();
+        groups
     }
 
     /// The requests `run_id` waits on a person for now.
@@ -181,6 +213,19 @@ mod tests {
             allow: true,
             message: None,
         }
+    }
+
+    #[test]
+    fn the_desk_knows_the_process_group_of_each_seated_cli() {
+        let desk = ApprovalDesk::new();
+        let group = ProcessGroupCell::default();
+        let a = desk.open_for("r_a", group.clone());
+        let _b = desk.open("r_b");
+        assert!(desk.process_groups().is_empty(), "not spawned yet");
+        group.set(4242).unwrap();
+        assert_eq!(desk.process_groups(), [("r_a".to_owned(), 4242)]);
+        drop(a);
+        assert!(desk.process_groups().is_empty(), "gone with its seat");
     }
 
     #[test]

@@ -237,6 +237,12 @@ impl WarmProcess {
         self.group.get().copied()
     }
 
+    /// Where the process group's id is written when the process is
+    /// spawned (which may come after this call returns).
+    pub fn process_group_cell(&self) -> std::sync::Arc<std::sync::OnceLock<u32>> {
+        self.group.clone()
+    }
+
     /// Turns started so far in this process.
     pub fn turns(&self) -> u32 {
         self.turns

@@ -86,6 +86,8 @@ pub(super) fn git_command<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Command {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // Its hooks are the repository's, which an agent may have written.
+    crate::own_env::scrub_command(&mut command);
     command
 }
 

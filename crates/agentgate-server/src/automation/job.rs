@@ -3,13 +3,20 @@
 use agentgate_core::config::Config;
 use agentgate_core::request::RunRequest;
 use agentgate_core::run::new_run_id;
+use agentgate_core::sealed::{KeyRing, SealError};
 use agentgate_store::NewJob;
 
 /// The job that runs `request` under `key`: a new run id, the request (with
 /// the key in it) as the job's request, its priority, and the providers it
 /// names (the agents' and the chain's providers resolved through `config`),
-/// for the queue's per-provider listing and limits.
-pub fn new_job(request: &RunRequest, key: &str, config: &Config) -> NewJob {
+/// for the queue's per-provider listing and limits; the request's secrets
+/// sealed with `keys` (see [`agentgate_core::sealed`]).
+pub fn new_job(
+    request: &RunRequest,
+    key: &str,
+    config: &Config,
+    keys: &KeyRing,
+) -> Result<NewJob, SealError> {
     let mut request = request.clone();
     request.idempotency_key = Some(key.to_owned());
     let providers = if !request.providers.is_empty() {
@@ -30,7 +37,7 @@ pub fn new_job(request: &RunRequest, key: &str, config: &Config) -> NewJob {
         }
         providers
     };
-    NewJob {
+    let mut job = NewJob {
         job_id: new_run_id(),
         // A RunRequest is plain data: serializing it cannot fail.
         request: serde_json::to_value(&request).unwrap_or(serde_json::Value::Null),
@@ -39,5 +46,10 @@ pub fn new_job(request: &RunRequest, key: &str, config: &Config) -> NewJob {
         idempotency_key: Some(key.to_owned()),
         providers,
         session: request.session.clone(),
+    };
+    // A run's request (automation queues no workflow).
+    if let Some(object) = job.request.as_object_mut() {
+        agentgate_core::sealed::seal_request(object, keys, &job.job_id)?;
     }
+    Ok(job)
 }

@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use agentgate_core::config::Config;
+use agentgate_core::sealed::KeyRing;
 use agentgate_store::JobQueue;
 
 use super::Clock;
@@ -77,12 +78,14 @@ pub struct Automation {
 
 impl Automation {
     /// Start the schedules and watched folders of `config` (`None` when it
-    /// has neither), creating jobs in `queue`, reading the time from
-    /// `clock`. Every watched folder must exist.
+    /// has neither), creating jobs in `queue` (their secrets sealed with
+    /// `keys`), reading the time from `clock`. Every watched folder must
+    /// exist.
     pub fn start(
         config: &Config,
         queue: Arc<dyn JobQueue>,
         clock: Arc<dyn Clock>,
+        keys: &KeyRing,
     ) -> Result<Option<Automation>, AutomationError> {
         if config.schedules.is_empty() && config.watches.is_empty() {
             return Ok(None);
@@ -105,7 +108,8 @@ impl Automation {
             threads: Vec::new(),
         };
         if !config.schedules.is_empty() {
-            let mut scheduler = Scheduler::new(config, Arc::clone(&queue), clock.now());
+            let mut scheduler =
+                Scheduler::new(config, Arc::clone(&queue), clock.now()).with_keys(keys.clone());
             let (stop, clock) = (Arc::clone(&stop), Arc::clone(&clock));
             automation.spawn("schedules".to_owned(), move || {
                 loop {
@@ -123,7 +127,8 @@ impl Automation {
             })?;
         }
         for w in &config.watches {
-            let mut watcher = FolderWatcher::new(w.clone(), config, Arc::clone(&queue));
+            let mut watcher =
+                FolderWatcher::new(w.clone(), config, Arc::clone(&queue)).with_keys(keys.clone());
             let (stop, clock) = (Arc::clone(&stop), Arc::clone(&clock));
             let name = format!("watch {}", w.name);
             automation.spawn(name, move || {

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use agentgate_core::config::{Config, Overlap, ScheduleSpec};
 use agentgate_core::cron::CronExpr;
+use agentgate_core::sealed::KeyRing;
 use agentgate_store::{JobFilter, JobQueue, JobState, StoreError};
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
@@ -87,6 +88,7 @@ pub struct Scheduler {
     entries: Vec<Entry>,
     queue: Arc<dyn JobQueue>,
     config: Config,
+    keys: KeyRing,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -125,7 +127,16 @@ impl Scheduler {
             entries,
             queue,
             config: config.clone(),
+            keys: KeyRing::default(),
         }
+    }
+
+    /// Seal the secrets of the jobs it creates with `keys` (without keys,
+    /// a schedule whose request sets `env` fails to fire).
+    #[must_use]
+    pub fn with_keys(mut self, keys: KeyRing) -> Scheduler {
+        self.keys = keys;
+        self
     }
 
     /// The earliest next fire of all schedules (`None`: none will fire).
@@ -179,10 +190,15 @@ impl Scheduler {
                 }
             }
         }
-        match self
-            .queue
-            .enqueue(&new_job(&spec.request, &key, &self.config), now)
-        {
+        let job = match new_job(&spec.request, &key, &self.config, &self.keys) {
+            Ok(job) => job,
+            Err(e) => {
+                return FireOutcome::Failed {
+                    error: e.to_string(),
+                };
+            }
+        };
+        match self.queue.enqueue(&job, now) {
             Ok(done) if done.created => FireOutcome::Enqueued {
                 job_id: done.job.job_id,
             },

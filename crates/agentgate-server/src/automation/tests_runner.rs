@@ -3,6 +3,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agentgate_core::sealed::KeyRing;
+
 use super::runner::{Automation, AutomationError};
 use super::test_support::{FakeClock, TestStore, config};
 
@@ -27,7 +29,7 @@ fn the_threads_fire_the_schedules_and_scan_the_folders_until_stopped() {
         inbox.path().display()
     ));
     let clock = FakeClock::at("2026-03-01T10:00:30Z");
-    let automation = Automation::start(&cfg, s.queue(), clock.clone())
+    let automation = Automation::start(&cfg, s.queue(), clock.clone(), &KeyRing::default())
         .unwrap()
         .unwrap();
 
@@ -55,9 +57,14 @@ fn nothing_starts_without_schedules_or_watched_folders() {
     let s = TestStore::new();
     let cfg = config("version: 1\n");
     assert!(
-        Automation::start(&cfg, s.queue(), FakeClock::at("2026-03-01T10:00:00Z"))
-            .unwrap()
-            .is_none()
+        Automation::start(
+            &cfg,
+            s.queue(),
+            FakeClock::at("2026-03-01T10:00:00Z"),
+            &KeyRing::default(),
+        )
+        .unwrap()
+        .is_none()
     );
 }
 
@@ -66,7 +73,13 @@ fn a_missing_watched_folder_is_refused_at_start() {
     let s = TestStore::new();
     let cfg =
         config("version: 1\nwatch:\n  inbox:\n    folder: /nonexistent/inbox\n    request: {}\n");
-    let err = Automation::start(&cfg, s.queue(), Arc::new(super::SystemClock)).unwrap_err();
+    let err = Automation::start(
+        &cfg,
+        s.queue(),
+        Arc::new(super::SystemClock),
+        &KeyRing::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, AutomationError::Folder { .. }));
     assert!(
         err.to_string()

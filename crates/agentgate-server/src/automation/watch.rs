@@ -29,6 +29,7 @@ use agentgate_core::config::{Config, WatchSpec};
 use agentgate_core::prompt::task_from_stdin;
 use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text_file};
 use agentgate_core::request::{IDEMPOTENCY_KEY_MAX, RunRequest};
+use agentgate_core::sealed::KeyRing;
 use agentgate_store::{JobQueue, JobRecord, JobState};
 use jiff::Timestamp;
 
@@ -69,6 +70,7 @@ pub struct FolderWatcher {
     config: Config,
     seen: HashMap<String, Seen>,
     taken: HashMap<String, Taken>,
+    keys: KeyRing,
 }
 
 impl std::fmt::Debug for FolderWatcher {
@@ -108,7 +110,16 @@ impl FolderWatcher {
             config: config.clone(),
             seen: HashMap::new(),
             taken: HashMap::new(),
+            keys: KeyRing::default(),
         }
+    }
+
+    /// Seal the secrets of the jobs it creates with `keys` (without keys,
+    /// a watch whose request sets `env` fails its files).
+    #[must_use]
+    pub fn with_keys(mut self, keys: KeyRing) -> FolderWatcher {
+        self.keys = keys;
+        self
     }
 
     /// The pause between scans.
@@ -180,10 +191,15 @@ impl FolderWatcher {
             }
         };
         let key = file_key(&self.spec.folder, name, &identity);
-        match self
-            .queue
-            .enqueue(&new_job(&request, &key, &self.config), now)
-        {
+        let job = match new_job(&request, &key, &self.config, &self.keys) {
+            Ok(job) => job,
+            Err(e) => {
+                self.seen.remove(name);
+                self.move_to_failed(name, None, "refused", Some(e.to_string()), report);
+                return;
+            }
+        };
+        match self.queue.enqueue(&job, now) {
             Ok(done) => {
                 self.seen.remove(name);
                 let job_id = done.job.job_id.clone();

@@ -99,6 +99,8 @@ fn plan_error_field(e: &PlanError) -> String {
         PlanError::Prompt(_) => "task".into(),
         PlanError::Read { what, .. } | PlanError::ReadInput { what, .. } => field_of_flag(what),
         PlanError::OneProviderOnly(_) => "request".into(),
+        PlanError::OwnVariable { place, .. } if place.starts_with("MCP") => "request".into(),
+        PlanError::OwnVariable { .. } => "env".into(),
     }
 }
 

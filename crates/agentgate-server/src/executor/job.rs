@@ -55,9 +55,10 @@ pub(super) fn start(
 ) -> Result<(), StoreError> {
     let rules = claim_rules(&inner.config.queue, provider.as_deref(), facts);
     let lease = inner.config.queue.lease;
-    let Some(claimed) = inner
-        .store
-        .claim_job_within(job_id, &inner.owner, lease, now, &rules)?
+    let Some(mut claimed) =
+        inner
+            .store
+            .claim_job_within(job_id, &inner.owner, lease, now, &rules)?
     else {
         tracing::debug!(
             job = job_id,
@@ -65,6 +66,14 @@ pub(super) fn start(
         );
         return Ok(());
     };
+    // Read again by the claim: its secrets opened as the pass opened them.
+    if let Err(e) = crate::executor::sealing::open_job(&mut claimed.job, &inner.keys) {
+        tracing::warn!(job = job_id, "handed back: {e}");
+        inner
+            .store
+            .release(job_id, &claimed.token, now, None, now)?;
+        return Ok(());
+    }
     inner.metrics.claimed();
     let (cancel_tx, cancel_rx) = tokio::sync::mpsc::channel(4);
     let cancelled = Arc::new(AtomicBool::new(false));

@@ -60,6 +60,7 @@ mod facts;
 mod job;
 pub mod limits;
 mod notify;
+pub(crate) mod sealing;
 mod take_back;
 mod warm_hold;
 pub mod workflow_job;
@@ -120,6 +121,8 @@ pub struct ExecutorOptions {
     /// How workflow jobs' tool steps are run (the agentgate binary as
     /// their sandbox); `None`: their tool steps fail.
     pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
+    /// The keys that open the jobs' sealed secrets (see `sealing.rs`).
+    pub keys: agentgate_core::sealed::KeyRing,
 }
 
 /// The running executor (see the module notes).
@@ -141,6 +144,8 @@ struct Inner {
     approvals: ApprovalDesk,
     /// The warm processes of `warm: true` sessions.
     warm: warm_hold::WarmHold,
+    /// The keys that open the jobs' sealed secrets.
+    keys: agentgate_core::sealed::KeyRing,
     /// What workflow jobs' steps run with.
     workflow_tools: workflow_job::WorkflowTools,
     concurrency: Option<usize>,
@@ -170,6 +175,9 @@ struct Shared {
     /// When this executor first saw each dead owner of this host (see
     /// `take_back.rs`).
     dead_owners: HashMap<String, Instant>,
+    /// The queued jobs sealed with a key this executor lacks (named once
+    /// in the log, left for an executor that has the key).
+    unopenable: std::collections::HashSet<String>,
 }
 
 /// A job of this executor that runs now.
@@ -213,7 +221,9 @@ impl Executor {
                 runner: options.tool_runner,
                 keeper: options.keeper.clone(),
                 tool_server: options.tool_server.clone(),
+                keys: options.keys.clone(),
             },
+            keys: options.keys,
             keeper: options.keeper,
             tool_server: options.tool_server,
             approvals: ApprovalDesk::new(),
@@ -374,8 +384,8 @@ impl Inner {
     /// One pass: decide and claim.
     fn schedule(self: &Arc<Self>) -> Result<(), agentgate_store::StoreError> {
         let now = self.clock.now();
-        let queued = all_jobs(self.store.as_ref(), JobState::Queued)?;
-        let running = all_jobs(self.store.as_ref(), JobState::Running)?;
+        let mut queued = all_jobs(self.store.as_ref(), JobState::Queued)?;
+        let mut running = all_jobs(self.store.as_ref(), JobState::Running)?;
         let mut facts = Vec::with_capacity(queued.len());
         let mut refused = Vec::new();
         let running_limits: Vec<RunningJob>;
@@ -387,6 +397,14 @@ impl Inner {
                 .map(|j| j.job_id.as_str())
                 .collect();
             shared.planned.retain(|id, _| live.contains(id.as_str()));
+            shared.unopenable.retain(|id| live.contains(id.as_str()));
+            drop(live);
+            queued.retain_mut(|job| self.open_queued(&mut shared, job));
+            for job in &mut running {
+                // Another executor's job counts by what its claim charged
+                // when its secrets do not open here.
+                let _ = sealing::open_job(job, &self.keys);
+            }
             for job in &queued {
                 match self.planned(&mut shared, job, now) {
                     Planned::Ok {

@@ -94,6 +94,8 @@ pub struct WorkflowTools {
     pub keeper: Option<PathBuf>,
     /// agentgate's MCP server for agent steps with registry tools.
     pub tool_server: Option<ToolServer>,
+    /// The queue's keys: they seal the agents' secrets in the run's events.
+    pub keys: agentgate_core::sealed::KeyRing,
 }
 
 /// How a workflow job's turn ended.
@@ -115,13 +117,14 @@ pub async fn run_job(
     store: &dyn RunStore,
     cancel: mpsc::Receiver<CancelRequest>,
 ) -> WorkflowTurn {
-    let env = WorkflowEnv::new(
+    let mut env = WorkflowEnv::new(
         config.clone(),
         &wf.base_dir,
         tools.runner.clone(),
         tools.keeper.clone(),
         tools.tool_server.clone(),
     );
+    env.keys = tools.keys.clone();
     // The observer is the store: SSE clients read the run's events there.
     let observer = Box::new(|_: &agentgate_protocol::Event| {});
     let ran = match store.get_run(job_id) {

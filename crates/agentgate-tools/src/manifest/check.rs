@@ -115,6 +115,14 @@ pub(crate) fn check(m: &Manifest) -> Result<(), Fault> {
         if !seen.insert(name.as_str()) {
             return Err(Fault::new(at(), format!("`{name}` is listed twice")));
         }
+        if agentgate_core::own_env::is_own_name(std::ffi::OsStr::new(name)) {
+            return Err(Fault::new(
+                at(),
+                format!(
+                    "`{name}` is one of agentgate's own variables (AGENTGATE_*), which never reach a tool"
+                ),
+            ));
+        }
     }
     for (field, value) in [
         ("cpu_seconds", m.resources.cpu_seconds),

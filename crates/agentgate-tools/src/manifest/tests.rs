@@ -185,6 +185,11 @@ fn every_fault_is_refused_with_its_line_and_says_what_is_wrong() {
             "`A` is listed twice",
         ),
         (
+            format!("{base}env:\n  require: [A, AGENTGATE_TOKEN]\n"),
+            5,
+            "`AGENTGATE_TOKEN` is one of agentgate's own variables",
+        ),
+        (
             format!("{base}resources: {{memory_mb: 0}}\n"),
             4,
             "resources.memory_mb: 0",

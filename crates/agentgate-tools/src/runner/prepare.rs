@@ -105,11 +105,19 @@ pub fn scoped_env(
     caller_env: &[(String, String)],
     seed: &SeedVars<'_>,
 ) -> Result<Vec<(String, String)>, Vec<String>> {
+    // agentgate's own variables are never passed on, even if a manifest
+    // (not checked by `manifest::check`) asked for one: it is then missing.
     let lookup = |name: &str| {
         caller_env
             .iter()
             .rev()
-            .find(|(k, _)| k == name)
+            .find(|(k, v)| {
+                k == name
+                    && !agentgate_core::own_env::is_own(
+                        std::ffi::OsStr::new(k),
+                        std::ffi::OsStr::new(v),
+                    )
+            })
             .map(|(_, v)| v.clone())
     };
     let missing: Vec<String> = require

@@ -40,6 +40,11 @@ pub struct WorkflowEnv {
     pub tool_server: Option<ToolServer>,
     /// The environment tools take their scoped environment from.
     pub caller_env: Vec<(String, String)>,
+    /// The keys that seal the agents' secrets in the run's events (and
+    /// open them on a resume): the queue's keys (see
+    /// [`agentgate_core::sealed`]). [`WorkflowEnv::new`] gives an empty
+    /// ring: a workflow whose agents set `env` then cannot start.
+    pub keys: agentgate_core::sealed::KeyRing,
 }
 
 impl WorkflowEnv {
@@ -67,6 +72,7 @@ impl WorkflowEnv {
             keeper,
             tool_server,
             caller_env: crate::invoke::caller_env(),
+            keys: agentgate_core::sealed::KeyRing::default(),
         }
     }
 }

@@ -72,6 +72,10 @@ pub enum WorkflowRunError {
     /// The stored workflow no longer loads.
     #[error(transparent)]
     Invalid(#[from] WorkflowError),
+    /// The secrets of the workflow's agent steps cannot be sealed for its
+    /// events, or opened from them.
+    #[error("workflow run `{0}`: {1}")]
+    Sealed(String, agentgate_core::sealed::SealError),
 }
 
 /// Records a new workflow run in `store` and runs it. `observer` sees
@@ -99,7 +103,10 @@ pub async fn run_workflow(
     })?;
     let files = store.create_run_files(&run_id)?;
     let journal = Journal::new(&run_id, files, 0, observer);
-    let definition = serde_json::to_value(&wf.def).unwrap_or(Value::Null);
+    // The events keep the agents' secrets sealed, as the queue does.
+    let mut definition = serde_json::to_value(&wf.def).unwrap_or(Value::Null);
+    agentgate_core::sealed::seal_workflow(&mut definition, &env.keys, &run_id)
+        .map_err(|e| WorkflowRunError::Sealed(run_id.clone(), e))?;
     let first = EventBody::WorkflowState(WorkflowStateEvent {
         state: WorkflowState::Running,
         name: Some(wf.def.name.clone()),
@@ -134,7 +141,7 @@ pub async fn resume_workflow(
     observer: WorkflowObserver,
     cancel: mpsc::Receiver<CancelRequest>,
 ) -> Result<WorkflowOutcome, WorkflowRunError> {
-    let (wf, history) = stored_workflow(store, run_id)?;
+    let (wf, history) = stored_workflow(store, run_id, Some(&env.keys))?;
     store.reopen_run(run_id)?;
     let (files, seq) = store.reopen_run_files(run_id)?;
     let journal = Journal::new(run_id, files, seq, observer);
@@ -183,10 +190,13 @@ pub async fn resume_workflow(
     Ok(execute(ctx, first, cancel).await)
 }
 
-/// The workflow a stored run runs, and its history.
+/// The workflow a stored run runs, and its history; its agents' sealed
+/// secrets opened with `keys`, or, without keys, left out (for showing
+/// it).
 pub fn stored_workflow(
     store: &dyn RunStore,
     run_id: &str,
+    keys: Option<&agentgate_core::sealed::KeyRing>,
 ) -> Result<(Workflow, History), WorkflowRunError> {
     let detail = store
         .find_run(run_id)?
@@ -202,7 +212,13 @@ pub fn stored_workflow(
     let log = store.read_events(run_id)?;
     let history = History::from_events(&log.events)
         .map_err(|e| WorkflowRunError::History(run_id.to_owned(), e))?;
-    let def = serde_json::from_value(history.definition.clone()).map_err(|e| {
+    let mut definition = history.definition.clone();
+    match keys {
+        Some(keys) => agentgate_core::sealed::open_workflow(&mut definition, keys, run_id)
+            .map_err(|e| WorkflowRunError::Sealed(run_id.to_owned(), e))?,
+        None => agentgate_core::sealed::strip_workflow(&mut definition),
+    }
+    let def = serde_json::from_value(definition).map_err(|e| {
         WorkflowRunError::History(run_id.to_owned(), format!("its stored workflow: {e}"))
     })?;
     let wf = Workflow::from_def(def, &history.base_dir)?;

@@ -105,7 +105,7 @@ pub fn show_workflow(store: &dyn RunStore, run_id: &str) -> Result<WorkflowView,
     let detail = store
         .find_run(run_id)?
         .ok_or_else(|| WorkflowRunError::NotFound(run_id.to_owned()))?;
-    let (wf, history) = stored_workflow(store, &detail.summary.record.run_id)?;
+    let (wf, history) = stored_workflow(store, &detail.summary.record.run_id, None)?;
     let summary = summary_of(store, &detail.summary);
     if let Some(done) = detail.envelope.as_ref().and_then(|e| e.workflow.as_ref()) {
         return Ok(WorkflowView {

@@ -89,12 +89,18 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     let wanted = (!args.dry_run && !args.no_store)
         .then(|| store_choice::choose(given.clone(), cfg.store.as_ref()))
         .transpose()?;
-    let tool_server = match plan.steps.iter().any(|s| !s.tools.is_empty()) {
-        false => None,
-        true if args.no_store => anyhow::bail!(
+    // The relay runs the agent's tool calls in this process until the run
+    // ends (it is dropped last).
+    let (tool_server, _tool_relay) = match (plan.steps.iter().any(|s| !s.tools.is_empty()), &wanted)
+    {
+        (false, _) => (None, None),
+        (true, None) => anyhow::bail!(
             "registry tools (--tools, an agent's tools:) are recorded as runs linked to this one: drop --no-store"
         ),
-        true => Some(crate::tool_cmd::tool_server(&cfg, wanted.as_ref())?),
+        (true, Some(store)) => {
+            let (server, relay) = crate::tool_cmd::tool_server(&cfg, store)?;
+            (Some(server), Some(relay))
+        }
     };
     let options = RunOptions {
         keeper,
@@ -160,7 +166,8 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
 /// Run the session host at `dir` with `key` (started by `run --warm`).
 pub fn serve_session_host(dir: std::path::PathBuf, key: String) -> anyhow::Result<ExitCode> {
     use agentgate_core::session_host::{HostAddress, server};
-    let setup = server::HostSetup::new(HostAddress { dir, key }, keeper_path());
+    let mut setup = server::HostSetup::new(HostAddress { dir, key }, keeper_path());
+    setup.tools = Some(std::sync::Arc::new(crate::tool_cmd::HostTools::default()));
     server::serve(setup)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -42,15 +42,20 @@ pub(super) fn run(
     let (flags, task) = request.to_flags()?;
     let planned = plan::plan(&cfg, &flags, task)?;
     let location = store_choice::choose(store_choice::given(store)?, cfg.store.as_ref())?;
-    let tool_server = match planned.steps.iter().any(|s| !s.tools.is_empty()) {
-        true => Some(crate::tool_cmd::tool_server(&cfg, Some(&location))?),
+    // The host runs the tools (its relay outlives this client, as the warm
+    // CLI's MCP server does); a registry that cannot be found is said here.
+    let tools_from = match planned.steps.iter().any(|s| !s.tools.is_empty()) {
+        true => {
+            crate::tool_cmd::registry_of(&cfg)?;
+            Some(cwd.clone())
+        }
         false => None,
     };
     let line = ClientLine::Run(Box::new(HostRequest {
         request,
         config: cfg.source.clone(),
         store: location_text(&location),
-        tool_server,
+        tools_from,
     }));
     let address = HostAddress::for_this_process()?;
     let exe = std::env::current_exe().context("cannot find the agentgate binary")?;

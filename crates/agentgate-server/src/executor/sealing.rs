@@ -1,0 +1,135 @@
+//! The queue's secrets, sealed (see [`agentgate_core::sealed`] for what
+//! and how): this server seals every job it enqueues (`POST /v1/runs`,
+//! `POST /v1/workflows`, schedules, watched folders) and its executor opens
+//! each job it reads before planning it.
+//!
+//! The keys: `serve` reads the key file or creates it (it seals); a worker
+//! only reads it (it opens what a `serve` sealed, and an absent file is an
+//! empty ring). A job sealed with a key this process lacks stays queued,
+//! named once in the log, for an executor that has the key; one whose
+//! sealed values do not open under their key fails with that reason.
+
+use agentgate_core::sealed::{self, KeyRing, SealError};
+use agentgate_store::{JobRecord, NewJob};
+use serde_json::Value;
+
+use super::workflow_job::is_workflow_request;
+use super::{Inner, Planned, Shared};
+
+impl Inner {
+    /// Open the sealed secrets of the queued `job` (see `sealing.rs`):
+    /// whether to consider it now. A job sealed with a key this executor
+    /// lacks is left queued for another (named once); one whose secrets do
+    /// not open under their key is refused (it fails, saying why).
+    pub(super) fn open_queued(&self, shared: &mut Shared, job: &mut JobRecord) -> bool {
+        match open_job(job, &self.keys) {
+            Ok(()) => true,
+            Err(e @ agentgate_core::sealed::SealError::MissingKey { .. }) => {
+                if shared.unopenable.insert(job.job_id.clone()) {
+                    tracing::warn!(job = %job.job_id, "not claimed: {e}");
+                }
+                false
+            }
+            Err(e) => {
+                shared.planned.insert(
+                    job.job_id.clone(),
+                    Planned::Refused(agentgate_core::request::RequestError::new(
+                        "env",
+                        e.to_string(),
+                    )),
+                );
+                true
+            }
+        }
+    }
+}
+
+/// Seal the secrets of `job`'s request in place.
+pub fn seal_job(job: &mut NewJob, keys: &KeyRing) -> Result<(), SealError> {
+    seal_request(&mut job.request, keys, &job.job_id)
+}
+
+/// Seal the secrets of a job's request (a run's or a workflow's).
+pub fn seal_request(request: &mut Value, keys: &KeyRing, job_id: &str) -> Result<(), SealError> {
+    if is_workflow_request(request) {
+        if let Some(def) = request.get_mut("workflow") {
+            sealed::seal_workflow(def, keys, job_id)?;
+        }
+        return Ok(());
+    }
+    match request.as_object_mut() {
+        Some(object) => sealed::seal_request(object, keys, job_id),
+        None => Ok(()),
+    }
+}
+
+/// Open the sealed secrets of `job`'s request in place.
+pub fn open_job(job: &mut JobRecord, keys: &KeyRing) -> Result<(), SealError> {
+    if is_workflow_request(&job.request) {
+        if let Some(def) = job.request.get_mut("workflow") {
+            sealed::open_workflow(def, keys, &job.job_id)?;
+        }
+        return Ok(());
+    }
+    match job.request.as_object_mut() {
+        Some(object) => sealed::open_request(object, keys, &job.job_id),
+        None => Ok(()),
+    }
+}
+
+/// A job's request as the API shows it: without its sealed values (each
+/// `env` value of a sealed request reads `[sealed]`).
+pub fn without_sealed(mut request: Value) -> Value {
+    if is_workflow_request(&request) {
+        if let Some(def) = request.get_mut("workflow") {
+            sealed::strip_workflow(def);
+        }
+    } else if let Some(object) = request.as_object_mut() {
+        object.remove(sealed::SEALED_FIELD);
+    }
+    request
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentgate_core::sealed::SealKey;
+    use serde_json::json;
+
+    #[test]
+    fn a_run_and_a_workflow_job_are_sealed_and_opened_again() {
+        let keys = KeyRing::of(vec![SealKey::new([5; 32])]);
+        let run = json!({"prompt": "p", "env": {"EXTRA_API_KEY": "sk-0123456789abc"}});
+        let agent = json!({"prompt": "p", "env": {"T": "tok-0123456789abc"}});
+        let workflow = json!({
+            "kind": "workflow", "base_dir": "/w", "input": null,
+            "workflow": {"version": 1, "name": "w", "steps": [{"id": "a", "agent": agent}]},
+        });
+        for (id, request, secret) in [
+            ("job_r", run, "sk-0123456789abc"),
+            ("job_w", workflow, "tok-0123456789abc"),
+        ] {
+            let mut job = NewJob {
+                job_id: id.to_owned(),
+                request: request.clone(),
+                priority: 0,
+                not_before: None,
+                idempotency_key: None,
+                providers: Vec::new(),
+                session: None,
+            };
+            seal_job(&mut job, &keys).unwrap();
+            let stored = job.request.to_string();
+            assert!(!stored.contains(secret), "{stored}");
+            let shown = without_sealed(job.request.clone()).to_string();
+            assert!(!shown.contains("\"sealed\":{"), "{shown}");
+            let mut opened = job.request.clone();
+            if is_workflow_request(&opened) {
+                sealed::open_workflow(opened.get_mut("workflow").unwrap(), &keys, id).unwrap();
+            } else {
+                sealed::open_request(opened.as_object_mut().unwrap(), &keys, id).unwrap();
+            }
+            assert_eq!(opened, request);
+        }
+    }
+}
