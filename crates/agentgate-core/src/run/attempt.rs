@@ -85,6 +85,13 @@ pub(super) async fn attempt(
         Ok(c) => c,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
+    // What the plan and the command could not do as asked, before the CLI
+    // starts: a mode mapped, a flag left out.
+    for detail in step.notices.iter().chain(&cmd.notices) {
+        em.emit(EventBody::Status(StatusEvent::Notice {
+            detail: detail.clone(),
+        }));
+    }
     // A secret the provider's command sets (a described CLI's `env:`) is
     // redacted too, from this attempt on.
     let mut more = em.redactor().to_builder();
