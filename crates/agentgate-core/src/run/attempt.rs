@@ -85,6 +85,13 @@ pub(super) async fn attempt(
         Ok(c) => c,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
+    tracing::info!(
+        provider = adapter.name(),
+        program = %cmd.program.display(),
+        cwd = %cmd.cwd.display(),
+        resuming = request.resume.is_some(),
+        "starting the CLI"
+    );
     // What the plan and the command could not do as asked, before the CLI
     // starts: a mode mapped, a flag left out.
     for detail in step.notices.iter().chain(&cmd.notices) {
