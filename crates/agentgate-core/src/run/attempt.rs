@@ -85,20 +85,7 @@ pub(super) async fn attempt(
         Ok(c) => c,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
-    tracing::info!(
-        provider = adapter.name(),
-        program = %cmd.program.display(),
-        cwd = %cmd.cwd.display(),
-        resuming = request.resume.is_some(),
-        "starting the CLI"
-    );
-    // What the plan and the command could not do as asked, before the CLI
-    // starts: a mode mapped, a flag left out.
-    for detail in step.notices.iter().chain(&cmd.notices) {
-        em.emit(EventBody::Status(StatusEvent::Notice {
-            detail: detail.clone(),
-        }));
-    }
+    em.starting(adapter.name(), &cmd, &step.notices);
     // A secret the provider's command sets (a described CLI's `env:`) is
     // redacted too, from this attempt on.
     let mut more = em.redactor().to_builder();

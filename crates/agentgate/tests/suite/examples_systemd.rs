@@ -146,8 +146,8 @@ impl Service {
         cmd.args(&argv[1..])
             .env_clear()
             // The host's user: its PATH (where the CLIs are) and home.
-            .env("PATH", &host_var(host, "PATH"))
-            .env("HOME", &host_var(host, "HOME"));
+            .env("PATH", host_var(host, "PATH"))
+            .env("HOME", host_var(host, "HOME"));
         for assignment in unit.all("Environment") {
             let (k, v) = assignment.split_once('=').unwrap();
             cmd.env(k, paths.map(v));
