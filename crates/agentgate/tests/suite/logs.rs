@@ -141,7 +141,7 @@ fn quiet_keeps_the_error_and_drops_the_audit_line() {
     assert!(
         verbose
             .stderr
-            .contains("INFO agentgate_core::run::attempt: starting the CLI provider=\"echo\""),
+            .contains("INFO agentgate_core::run::emitter: starting the CLI provider=\"echo\""),
         "{}",
         verbose.stderr
     );
