@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The project's test command (the README's, and what .ci/run calls):
 # installs the pinned real CLIs, Debian's Chromium (for the dashboard's
-# browser test) and Debian's PostgreSQL, starts a throwaway PostgreSQL
-# cluster on a Unix socket in a temporary folder (AGENTGATE_TEST_POSTGRES:
-# the store's tests run on SQLite and on it), then checks formatting and
+# browser test), Debian's PostgreSQL and systemd-analyze (for the example
+# units' test), starts a throwaway PostgreSQL cluster on a Unix socket in a
+# temporary folder (AGENTGATE_TEST_POSTGRES: the store's tests run on
+# SQLite and on it), then checks formatting and
 # lints, then runs every test, including the end-to-end tests that drive the
 # real CLIs against `agentgate fake-llm`, and the fault drill last, alone.
 # Arguments go to one `cargo test --workspace` instead.
@@ -14,6 +15,7 @@ cd "$root"
 scripts/install-clis.sh
 scripts/install-browser.sh
 scripts/install-postgres.sh
+scripts/install-systemd.sh
 pg_dir=$(mktemp -d /tmp/agentgate-pg.XXXXXX)
 trap 'scripts/pg-cluster.sh stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
 AGENTGATE_TEST_POSTGRES=$(scripts/pg-cluster.sh start "$pg_dir")

@@ -4,6 +4,7 @@ mod config_cmd;
 mod demo_cmd;
 mod fake_llm;
 mod health_cmd;
+mod logging;
 mod mcp_cmd;
 mod output;
 mod parse_cmd;
@@ -46,11 +47,28 @@ struct Cli {
     /// `store:`, else agentgate.db in agentgate's data folder.
     #[arg(long, global = true, value_name = "STORE")]
     store: Option<String>,
+    /// Log more on stderr: -v info, -vv debug, -vvv trace (agentgate's own
+    /// logs; other libraries stay at warn). Wins over $AGENTGATE_LOG.
+    /// stdout is never touched.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    verbose: u8,
+    /// Errors only on stderr: no warnings, notes, progress line or audit
+    /// line (the audit line is still appended to audit.log). Wins over
+    /// $AGENTGATE_LOG. stdout is unchanged.
+    #[arg(short, long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
 
 const OUTPUT_HELP: &str = "\
+LOGS (every command)
+  Logs go to stderr, never stdout. How much, first that applies: -q (errors
+  only), -v/-vv/-vvv (agentgate's info/debug/trace), $AGENTGATE_LOG (tracing
+  EnvFilter directives: `info`, `debug`, `agentgate_server=debug,sqlx=info`;
+  TARGET=LEVEL pairs and a bare default LEVEL, comma-separated), else
+  warnings and errors. A flag wins over the variable.
+
 OUTPUT ERRORS (every command)
   stdout closed (a pipe whose reader exited, `| head -1`): nothing more is
   printed, nothing on stderr, exit 141. Any other write error (a full disk):
@@ -168,19 +186,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let config = cli.config;
     let store = cli.store;
+    output::set_quiet(cli.quiet);
     let command = match cli.command {
         // Reached only with options before `__keeper`, which agentgate
         // never passes; still the keeper, before anything else.
         Command::Keeper { args } => agentgate_core::supervise::keeper_main(args),
         other => other,
     };
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("AGENTGATE_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    logging::init(cli.verbose, cli.quiet);
     let result = match command {
         Command::Run(args) => run::run(*args, config.as_deref(), store.as_deref()),
         Command::Runs(args) => runs_cmd::run(args, config.as_deref(), store.as_deref()),

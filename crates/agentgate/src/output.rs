@@ -1,5 +1,7 @@
 //! Everything the commands print goes through here: stdout through
-//! [`Stdout`], messages on stderr through [`note!`].
+//! [`Stdout`], messages on stderr through [`note!`] (warnings, notes, the
+//! audit line: not printed with `--quiet`) and [`error_note!`] (the error
+//! a command fails with: always printed).
 //!
 //! Rust starts every program with SIGPIPE ignored, so writing to a pipe
 //! whose reader is gone (`agentgate runs --json | head -1`) returns EPIPE
@@ -18,18 +20,44 @@
 use std::fmt;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use agentgate_protocol::{EXIT_OUTPUT_CLOSED, EXIT_OUTPUT_FAILED};
 use serde::Serialize;
 
-/// Print a message line on stderr; a write error is ignored (a message
-/// about a failure must not become a panic of its own).
+/// Print a message line on stderr unless `--quiet` was given; a write
+/// error is ignored (a message about a failure must not become a panic of
+/// its own).
 macro_rules! note {
+    ($($arg:tt)*) => {
+        if !$crate::output::quiet() {
+            $crate::output::note_line(format_args!($($arg)*))
+        }
+    };
+}
+pub(crate) use note;
+
+/// Print the error a command fails with on stderr, `--quiet` or not.
+macro_rules! error_note {
     ($($arg:tt)*) => {
         $crate::output::note_line(format_args!($($arg)*))
     };
 }
-pub(crate) use note;
+pub(crate) use error_note;
+
+/// `--quiet`: set once by `main`, before any command runs.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Make [`note!`] print nothing (`--quiet`: errors only).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given: stderr carries errors only (no warnings,
+/// notes, progress line or audit line).
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
 
 /// Writes `line` and a newline to stderr, ignoring write errors.
 pub fn note_line(line: fmt::Arguments<'_>) {
@@ -61,7 +89,7 @@ impl OutputError {
         match self {
             OutputError::Closed => exit_code(EXIT_OUTPUT_CLOSED),
             OutputError::Failed(_) => {
-                note!("agentgate: {self}");
+                error_note!("agentgate: {self}");
                 exit_code(EXIT_OUTPUT_FAILED)
             }
         }
@@ -176,7 +204,7 @@ pub fn exit_for_error(error: &anyhow::Error) -> ExitCode {
     match error.downcast_ref::<OutputError>() {
         Some(output) => output.exit(),
         None => {
-            note!("agentgate: {error:#}");
+            error_note!("agentgate: {error:#}");
             exit_code(agentgate_protocol::EXIT_USAGE)
         }
     }

@@ -13,7 +13,7 @@ use agentgate_protocol::{
 use agentgate_server::client::{ApiClient, ClientError, StreamItem};
 use anyhow::Context;
 
-use crate::output::{Stdout, exit_code, note};
+use crate::output::{Stdout, error_note, exit_code, note};
 
 /// Which server, and its token.
 #[derive(Debug, clap::Args)]
@@ -54,7 +54,7 @@ pub struct QueueArgs {
 /// unreachable is worth retrying (75, as a run whose providers all failed
 /// recoverably), a refused request is a usage error (2), the rest 1.
 pub fn client_failed(e: &ClientError) -> ExitCode {
-    note!("agentgate: {e}");
+    error_note!("agentgate: {e}");
     exit_code(match e {
         ClientError::Connect { .. } => EXIT_ALL_RECOVERABLE,
         ClientError::Url(_) | ClientError::NoToken | ClientError::TokenFile(_) => EXIT_USAGE,
@@ -168,7 +168,7 @@ pub async fn follow(
                 cancelling = true;
                 note!("agentgate: cancelling {run_id} on the server (again to stop waiting)");
                 if let Err(e) = client.cancel(run_id).await {
-                    note!("agentgate: {e}");
+                    error_note!("agentgate: {e}");
                 }
                 continue;
             }

@@ -6,7 +6,8 @@
 //! line, not a job that fails every time it fires. The queue fields that
 //! the server derives itself (`idempotency_key`, `not_before`) are refused.
 //! A watched folder's request has no `prompt` or `task`: the file is the
-//! task.
+//! task. The API takes absolute paths only; here a relative one is
+//! relative to the config file's folder, as every path of the file is.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
 use super::agent::check_name;
-use super::paths::resolve_path;
+use super::paths::{resolve_binary, resolve_path};
 use super::yaml::{At, Entries, Fault, Secs};
 use crate::cron::CronExpr;
 use crate::request::RunRequest;
@@ -119,8 +120,13 @@ pub(super) struct RawWatch {
     request: Spanned<Entries<serde_json::Value>>,
 }
 
-/// Check the schedule `name`.
-pub(super) fn schedule(name: &Spanned<String>, raw: &RawSchedule) -> Result<ScheduleSpec, Fault> {
+/// Check the schedule `name`; relative paths of its request are relative
+/// to `base`.
+pub(super) fn schedule(
+    name: &Spanned<String>,
+    raw: &RawSchedule,
+    base: &Path,
+) -> Result<ScheduleSpec, Fault> {
     check_name("schedule", name)?;
     let label = |m: String| format!("schedule `{}`: {m}", name.value);
     let cron = CronExpr::parse(&raw.cron.value)
@@ -149,7 +155,8 @@ pub(super) fn schedule(name: &Spanned<String>, raw: &RawSchedule) -> Result<Sche
             label("catch_up: at most 31 days (744h)".to_owned()),
         ));
     }
-    let request = request(&raw.request, false).map_err(|(at, m)| Fault::new(Some(at), label(m)))?;
+    let request =
+        request(&raw.request, false, base).map_err(|(at, m)| Fault::new(Some(at), label(m)))?;
     Ok(ScheduleSpec {
         name: name.value.clone(),
         cron,
@@ -192,7 +199,8 @@ pub(super) fn watch(
     {
         return Err(Fault::at(p, label("poll: at least 100ms".to_owned())));
     }
-    let request = request(&raw.request, true).map_err(|(at, m)| Fault::new(Some(at), label(m)))?;
+    let request =
+        request(&raw.request, true, base).map_err(|(at, m)| Fault::new(Some(at), label(m)))?;
     Ok(WatchSpec {
         name: name.value.clone(),
         folder: resolve_path(raw.folder.value.trim(), base),
@@ -204,11 +212,12 @@ pub(super) fn watch(
 }
 
 /// Read and check a request; `file_is_task`: a watched folder's, whose
-/// task is each file. A refusal points at the line of the field it names
-/// (else at the request).
+/// task is each file; its relative paths are made relative to `base`. A
+/// refusal points at the line of the field it names (else at the request).
 fn request(
     raw: &Spanned<Entries<serde_json::Value>>,
     file_is_task: bool,
+    base: &Path,
 ) -> Result<RunRequest, (At, String)> {
     let at_field = |field: &str| {
         let top = field.split(['.', '[']).next().unwrap_or(field);
@@ -226,8 +235,9 @@ fn request(
         .iter()
         .map(|(k, v)| (k.value.clone(), v.clone()))
         .collect();
-    let request = RunRequest::from_value(serde_json::Value::Object(object))
+    let mut request = RunRequest::from_value(serde_json::Value::Object(object))
         .map_err(|e| fail(&e.field, e.message))?;
+    anchor_paths(&mut request, base);
     for (field, given) in [
         ("idempotency_key", request.idempotency_key.is_some()),
         ("not_before", request.not_before.is_some()),
@@ -256,4 +266,44 @@ fn request(
     }
     checked.to_flags().map_err(|e| fail(&e.field, e.message))?;
     Ok(request)
+}
+
+/// The request's relative paths (and `task.files`), relative to `base`; a
+/// `binary` without a `/` stays a name (and is refused: the API takes a
+/// path).
+fn anchor_paths(r: &mut RunRequest, base: &Path) {
+    let anchor = |p: &mut PathBuf| {
+        if p.is_relative() {
+            *p = resolve_path(&p.to_string_lossy(), base);
+        }
+    };
+    let single = [
+        &mut r.system_file,
+        &mut r.agent_file,
+        &mut r.context_dir,
+        &mut r.cwd,
+        &mut r.output_schema,
+    ];
+    single.into_iter().flatten().for_each(anchor);
+    r.context
+        .iter_mut()
+        .chain(r.add_dirs.iter_mut())
+        .for_each(anchor);
+    if let Some(b) = &mut r.binary {
+        *b = PathBuf::from(resolve_binary(&b.to_string_lossy(), base));
+    }
+    if let Some(files) = r
+        .task
+        .as_mut()
+        .and_then(|t| t.get_mut("files"))
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        for f in files {
+            if let Some(s) = f.as_str()
+                && Path::new(s).is_relative()
+            {
+                *f = serde_json::Value::String(resolve_path(s, base).display().to_string());
+            }
+        }
+    }
 }

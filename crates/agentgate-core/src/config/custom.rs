@@ -176,7 +176,16 @@ pub(super) fn convert(
         None if uses_prompt => PromptInput::Argv,
         None => PromptInput::Stdin,
     };
-    let binary = raw.binary.as_ref().map(|b| resolve_binary(&b.value, base));
+    // A program given as a path (`./bin/mycli`, `~/bin/mycli`) is relative
+    // to the file's folder, as `binary:` is; a bare name is looked up on
+    // PATH.
+    let binary = match &raw.binary {
+        Some(b) => Some(resolve_binary(&b.value, base)),
+        None if program.contains('/') || program.starts_with("~/") => {
+            Some(resolve_binary(&program, base))
+        }
+        None => None,
+    };
     let spec = CustomProviderSpec {
         name: name.value.clone(),
         program,

@@ -5,7 +5,10 @@
 //! directory and then each of its ancestors; the user's
 //! `$XDG_CONFIG_HOME/agentgate/config.yaml` (else
 //! `~/.config/agentgate/config.yaml`); else none: built-in defaults.
-//! A file named by `--config` or the variable must exist.
+//! A file named by `--config` or the variable must exist; a relative name
+//! is made absolute against the working directory here, so that the file
+//! and the paths it holds mean the same wherever the config is read again
+//! (a session host runs in its own folder).
 
 use std::path::{Path, PathBuf};
 
@@ -50,13 +53,14 @@ impl Discovery {
         })
     }
 
-    /// The file to read, or [`ConfigSource::Default`]. Nothing is read.
+    /// The file to read (an absolute path when `cwd` is), or
+    /// [`ConfigSource::Default`]. Nothing is read.
     pub fn find(&self) -> Result<ConfigSource, ConfigError> {
         if let Some(p) = &self.flag {
-            return given(p, "--config").map(ConfigSource::Flag);
+            return given(&self.cwd.join(p), "--config").map(ConfigSource::Flag);
         }
         if let Some(p) = self.env.as_ref().filter(|p| !p.as_os_str().is_empty()) {
-            return given(p, CONFIG_ENV).map(ConfigSource::Env);
+            return given(&self.cwd.join(p), CONFIG_ENV).map(ConfigSource::Env);
         }
         for dir in self.cwd.ancestors() {
             for name in PROJECT_FILES {
@@ -160,6 +164,35 @@ mod tests {
         write(&flag_file);
         d.flag = Some(flag_file.clone());
         assert_eq!(d.find().unwrap(), ConfigSource::Flag(flag_file));
+    }
+
+    #[test]
+    fn a_relative_name_is_made_absolute_against_the_working_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        write(&root.join("cli_agents.yaml"));
+        write(&root.join("conf/env.yaml"));
+        let mut d = Discovery {
+            cwd: root.to_path_buf(),
+            env: Some(PathBuf::from("conf/env.yaml")),
+            ..Discovery::default()
+        };
+        assert_eq!(
+            d.find().unwrap(),
+            ConfigSource::Env(root.join("conf/env.yaml"))
+        );
+        d.flag = Some(PathBuf::from("cli_agents.yaml"));
+        assert_eq!(
+            d.find().unwrap(),
+            ConfigSource::Flag(root.join("cli_agents.yaml"))
+        );
+        // Not found: the message names the path as it was looked for.
+        d.flag = Some(PathBuf::from("missing.yaml"));
+        let e = d.find().unwrap_err().to_string();
+        assert!(
+            e.contains(&root.join("missing.yaml").display().to_string()),
+            "{e}"
+        );
     }
 
     #[test]

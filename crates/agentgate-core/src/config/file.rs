@@ -14,6 +14,7 @@ use super::chain::{self, RawChain};
 use super::custom::{self, RawProvider};
 use super::defaults;
 use super::parsed::{Parsed, check_version, defaults_keys};
+use super::paths::{config_folder, resolve_path};
 use super::queue::{self, RawQueue};
 use super::source::{CONFIG_VERSION, ConfigError, ConfigFormat};
 use super::tools::{self, RawTools};
@@ -78,7 +79,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Parsed, ConfigError> {
             format!("the file is empty: it starts with `version: {CONFIG_VERSION}`"),
         )));
     }
-    let base = path.parent().unwrap_or(Path::new("."));
+    let base = &config_folder(path);
     let format = detect(text);
     let parsed = match format {
         ConfigFormat::Native => native(text, base),
@@ -174,7 +175,7 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
         out.store = Some(store_location(store, base)?);
     }
     for (name, s) in &raw.schedules.0 {
-        out.schedules.push(automation::schedule(name, s)?);
+        out.schedules.push(automation::schedule(name, s, base)?);
     }
     for (name, w) in &raw.watch.0 {
         out.watches.push(automation::watch(name, w, base)?);
@@ -215,16 +216,16 @@ pub(super) fn provider_named(name: &str, custom: &[CustomProviderSpec]) -> Resul
     }
 }
 
-/// `store:`: a PostgreSQL URL, or a SQLite file (relative to the config's
-/// folder).
+/// `store:`: a PostgreSQL URL, or a SQLite file (`~/` is the home folder; a
+/// relative path is relative to the config's folder).
 fn store_location(
     value: &Spanned<String>,
     base: &Path,
 ) -> Result<agentgate_store::StoreLocation, Fault> {
     match agentgate_store::StoreLocation::parse(&value.value) {
-        Ok(agentgate_store::StoreLocation::Sqlite(path)) if path.is_relative() => {
-            Ok(agentgate_store::StoreLocation::Sqlite(base.join(path)))
-        }
+        Ok(agentgate_store::StoreLocation::Sqlite(path)) if path.is_relative() => Ok(
+            agentgate_store::StoreLocation::Sqlite(resolve_path(&path.to_string_lossy(), base)),
+        ),
         Ok(location) => Ok(location),
         Err(e) => Err(Fault::at(value, format!("store: {e}"))),
     }

@@ -151,7 +151,15 @@ impl Config {
                 reason: e,
             }
         })?;
-        Config::parse(&text, source)
+        let file = path.to_path_buf();
+        let config = Config::parse(&text, source)?;
+        tracing::info!(
+            file = %file.display(),
+            found_by = config.source.kind(),
+            format = config.format.as_str(),
+            "read the config file"
+        );
+        Ok(config)
     }
 
     /// Parse a config's text (any of the [`ConfigFormat`]s); `source`

@@ -73,6 +73,25 @@ fn a_full_description_loads() {
     assert_eq!(cfg.custom_providers().len(), 2);
 }
 
+/// A described CLI's program given as a path is relative to the file's
+/// folder, as `binary:` is (it was looked up on PATH, where `./bin/x` is
+/// never found); a bare name is still looked up on PATH.
+#[test]
+fn a_program_given_as_a_path_is_relative_to_the_file() {
+    let cfg = parse(
+        "version: 1\nproviders:\n  local:\n    command: [./bin/mycli, \"{prompt}\"]\n  named:\n    command: [mycli, \"{prompt}\"]\n  both:\n    command: [./bin/mycli]\n    binary: /opt/mycli\n",
+    )
+    .unwrap();
+    let binary = |name: &str| cfg.provider_spec(name).unwrap().binary.clone();
+    assert_eq!(binary("local").as_deref(), Some("/cfg/bin/mycli"));
+    assert_eq!(
+        cfg.provider_spec("local").unwrap().binary_name(),
+        "/cfg/bin/mycli"
+    );
+    assert_eq!(binary("named"), None);
+    assert_eq!(binary("both").as_deref(), Some("/opt/mycli"));
+}
+
 #[test]
 fn unknown_keys_are_errors_naming_the_key_and_the_line() {
     let (line, e) =

@@ -147,9 +147,9 @@ fn errors_name_the_entry_the_field_and_the_line() {
             "watch `w`: request.prompt: each file of the folder is the task",
         ),
         (
-            format!("{watch}    request: {{cwd: relative/dir}}\n"),
+            format!("{watch}    request: {{binary: mycli}}\n"),
             5,
-            "request.cwd: `relative/dir` is not an absolute path",
+            "request.binary: `mycli` is not an absolute path",
         ),
         (
             format!("{watch}    patterns: [\"a/*.md\"]\n    request: {{}}\n"),
@@ -171,6 +171,48 @@ fn errors_name_the_entry_the_field_and_the_line() {
         assert_eq!(line, Some(want_line), "{text}: {e}");
         assert!(e.contains(want), "{text}: {e}");
     }
+}
+
+/// A request's relative paths are relative to the config file's folder,
+/// as every path of the file is (the API itself takes absolute ones).
+#[test]
+fn relative_paths_of_a_request_are_relative_to_the_file() {
+    let text = r#"version: 1
+schedules:
+  nightly:
+    cron: "@daily"
+    request:
+      task: {prompt: review, files: [notes/a.md, /abs/b.md]}
+      cwd: .
+      add_dirs: [../shared]
+      context: [docs/x.md]
+      system_file: prompts/system.md
+      output_schema: ./schema.json
+      binary: bin/mycli
+watch:
+  inbox:
+    folder: inbox
+    request: {agent_file: agents/reviewer.md, context_dir: ctx}
+"#;
+    let c = parse(text).unwrap();
+    let r = &c.schedules[0].request;
+    assert_eq!(r.cwd, Some(PathBuf::from("/cfg")));
+    assert_eq!(r.add_dirs, [PathBuf::from("/cfg/../shared")]);
+    assert_eq!(r.context, [PathBuf::from("/cfg/docs/x.md")]);
+    assert_eq!(r.system_file, Some(PathBuf::from("/cfg/prompts/system.md")));
+    assert_eq!(r.output_schema, Some(PathBuf::from("/cfg/schema.json")));
+    assert_eq!(r.binary, Some(PathBuf::from("/cfg/bin/mycli")));
+    assert_eq!(
+        r.task.as_ref().unwrap()["files"],
+        serde_json::json!(["/cfg/notes/a.md", "/abs/b.md"])
+    );
+    let w = &c.watches[0];
+    assert_eq!(w.folder, PathBuf::from("/cfg/inbox"));
+    assert_eq!(
+        w.request.agent_file,
+        Some(PathBuf::from("/cfg/agents/reviewer.md"))
+    );
+    assert_eq!(w.request.context_dir, Some(PathBuf::from("/cfg/ctx")));
 }
 
 #[test]

@@ -200,6 +200,34 @@ fn cli_agents_yaml_errors_are_located() {
     assert!(e.contains("unsupported config version 2"), "{e}");
 }
 
+/// `agentgate --config cli_agents.yaml`: the file's folder is the working
+/// directory, so `working_dir: .` is that folder (it was the empty path,
+/// which no run could enter), and native `cwd: .` too.
+#[test]
+fn a_file_named_without_a_folder_anchors_paths_in_the_working_directory() {
+    let cwd = std::env::current_dir().unwrap();
+    let text = CLI_AGENTS.replace("working_dir: work", "working_dir: .");
+    let cfg = parse_at(&text, "cli_agents.yaml").unwrap();
+    let main = cfg.agent("main").unwrap();
+    assert_eq!(main.settings.cwd.as_deref(), Some(cwd.as_path()));
+    assert_eq!(
+        main.permissions_file.as_deref(),
+        Some(cwd.join("perms.json").as_path())
+    );
+    let native = parse_at(
+        "version: 1\nagents:\n  a:\n    provider: claude\n    cwd: .\n    agent_file: ./a.md\nstore: runs.db\n",
+        "agentgate.yaml",
+    )
+    .unwrap();
+    let a = native.agent("a").unwrap();
+    assert_eq!(a.settings.cwd.as_deref(), Some(cwd.as_path()));
+    assert_eq!(a.agent_file.as_deref(), Some(cwd.join("a.md").as_path()));
+    assert_eq!(
+        native.store,
+        Some(agentgate_store::StoreLocation::Sqlite(cwd.join("runs.db")))
+    );
+}
+
 #[test]
 fn the_examples_load() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");

@@ -9,13 +9,14 @@ use std::sync::Arc;
 use super::error::PlanError;
 use super::flags::{RunFlags, Tier};
 use super::members::Member;
+use super::modes;
 use super::step::{EditScope, PromptShape, Step};
 use crate::config::{AgentMode, ChainSpec, Config};
 use crate::output_schema::OutputSchema;
 use crate::prompt::{self, PromptParts, TaskInput};
 use crate::providers::RunRequest;
 use crate::read_limit::{SYSTEM_FILE_MAX_BYTES, read_text_file};
-use crate::settings::{PermissionMode, Settings};
+use crate::settings::Settings;
 
 /// What the steps of one run share: the flags with their paths made
 /// absolute and `--system-file` read, the base working directory, and the
@@ -141,14 +142,8 @@ pub(super) fn build_step(
     let prompt = prompt::assemble(&parts)?;
 
     let mode = agent.and_then(|a| a.mode.as_ref());
-    let permission_mode = settings
-        .permission_mode
-        .or(match mode {
-            Some(AgentMode::Classify) => Some(PermissionMode::Plan),
-            Some(AgentMode::Edit { .. }) => Some(PermissionMode::AcceptEdits),
-            None => None,
-        })
-        .unwrap_or_default();
+    let (permission_mode, mode_notice) =
+        modes::permission_mode(settings.permission_mode, agent, provider.as_ref());
     let edit_scope = match mode {
         None => EditScope::Any,
         Some(AgentMode::Classify) => EditScope::Nothing,
@@ -196,13 +191,18 @@ pub(super) fn build_step(
     step.edit_scope = edit_scope;
     step.workspace = settings.workspace.unwrap_or_default();
     step.quota_key = cfg.quota_key(&name);
+    let mut warnings = prompt.warnings;
+    if let Some(n) = mode_notice {
+        warnings.push(n.clone());
+        step.notices.push(n);
+    }
     step.tools = flags.tools.clone();
     for t in agent.map(|a| &a.tools[..]).unwrap_or_default() {
         if !step.tools.contains(t) {
             step.tools.push(t.clone());
         }
     }
-    Ok((step, prompt.warnings))
+    Ok((step, warnings))
 }
 
 fn current_dir() -> Result<PathBuf, PlanError> {

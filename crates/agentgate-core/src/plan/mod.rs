@@ -14,6 +14,7 @@ mod build;
 mod error;
 mod flags;
 mod members;
+mod modes;
 pub mod report;
 mod step;
 

@@ -3,7 +3,9 @@
 //! environment with secret-named values hidden, prompt parts,
 //! model and its resolution, the session it would resume, whether its
 //! quota would skip it, its workspace mode and, for `worktree`, the
-//! repository and commit it would check out), or why no plan could be made. Nothing runs and
+//! repository and commit it would check out, its permission mode and the
+//! notices the run would emit before it starts (a mode mapped onto one the
+//! CLI has, a flag left out)), or why no plan could be made. Nothing runs and
 //! nothing is written; a step's files (a system-prompt file) go to a
 //! folder made for them and removed after. Every secret the run would
 //! redact is redacted here too.
@@ -130,6 +132,8 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
         "workspace": step.workspace.as_str(),
         "worktree": null,
         "tools": step.tools,
+        "permission_mode": request.permission_mode.as_str(),
+        "notices": step.notices,
         "error": null,
     });
     let error = |out: &mut Value, message: String| {
@@ -197,6 +201,9 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
             out["env"] = Value::Object(env);
             out["cwd"] = json!(cmd.cwd.display().to_string());
             out["prompt_on_stdin"] = json!(cmd.stdin.is_some() || asks);
+            if let Some(notices) = out["notices"].as_array_mut() {
+                notices.extend(cmd.notices.iter().map(|n| json!(n)));
+            }
         }
         Err(e) => error(&mut out, e.to_string()),
     }

@@ -82,6 +82,10 @@ pub struct Step {
     /// the provider's name, or `provider@account` (see
     /// [`Config::quota_key`](crate::config::Config::quota_key)).
     pub quota_key: String,
+    /// What the caller must be told before the step runs (an agent's mode
+    /// mapped onto a permission mode its CLI has); each attempt emits them
+    /// as `status` notices.
+    pub notices: Vec<String>,
 }
 
 impl fmt::Debug for Step {
@@ -100,6 +104,7 @@ impl fmt::Debug for Step {
             .field("workspace", &self.workspace)
             .field("quota_key", &self.quota_key)
             .field("tools", &self.tools)
+            .field("notices", &self.notices)
             .finish_non_exhaustive()
     }
 }
@@ -126,6 +131,7 @@ impl Step {
             edit_scope: EditScope::Any,
             workspace: WorkspaceMode::Shared,
             tools: Vec::new(),
+            notices: Vec::new(),
         }
     }
 

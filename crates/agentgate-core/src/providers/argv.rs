@@ -261,6 +261,7 @@ pub fn command(
         cwd: req.cwd.clone(),
         files: Vec::new(),
         private_tmpdir: false,
+        notices: Vec::new(),
     };
     let walk = Walk { ctx: &ctx, values };
     walk.parts(parts, &mut out)?;

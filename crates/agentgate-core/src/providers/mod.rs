@@ -182,17 +182,46 @@ mod tests {
         let (key, file) = &plan.env[0];
         assert_eq!(key, "GEMINI_SYSTEM_MD");
         assert_eq!(std::fs::read_to_string(file).unwrap(), "Be \"brief\".");
-        // Codex refuses --add-dir on resume; say so rather than fail later.
-        let err = &CODEX
+        // `codex exec resume` has no --add-dir: the resumed turn runs
+        // without it, and a notice names what was left out.
+        let resumed = &CODEX
             .command(&r, Path::new("/bin/codex"), &dir.path().into())
-            .unwrap_err();
-        assert!(err.to_string().contains("--add-dir"), "{err}");
-        let r = RunRequest {
+            .unwrap();
+        assert!(
+            !resumed.display_args().contains(&"--add-dir".to_owned()),
+            "{:?}",
+            resumed.display_args()
+        );
+        assert_eq!(resumed.notices.len(), 1, "{:?}", resumed.notices);
+        assert!(
+            resumed.notices[0].contains("--add-dir /extra left out")
+                && resumed.notices[0].contains("`codex exec resume` has no --add-dir"),
+            "{:?}",
+            resumed.notices
+        );
+        let fresh = RunRequest {
+            resume: None,
+            ..r.clone()
+        };
+        let fresh = &CODEX
+            .command(&fresh, Path::new("/bin/codex"), &dir.path().into())
+            .unwrap();
+        assert!(fresh.display_args().join(" ").contains("--add-dir /extra"));
+        assert!(fresh.notices.is_empty());
+        let without_dirs = RunRequest {
             add_dirs: Vec::new(),
             ..r
         };
+        assert!(
+            CODEX
+                .command(&without_dirs, Path::new("/bin/codex"), &dir.path().into())
+                .unwrap()
+                .notices
+                .is_empty()
+        );
+        assert_eq!(resumed.display_args(), argv(&CODEX, &without_dirs));
         assert_eq!(
-            argv(&CODEX, &r),
+            argv(&CODEX, &without_dirs),
             [
                 "exec",
                 "resume",
@@ -289,23 +318,28 @@ mod tests {
             for t in argv::templates(d.argv) {
                 t.check().unwrap_or_else(|e| panic!("{}: {e}", d.name));
             }
-            // An extra directory reaches the CLI, or is refused: never
-            // dropped in silence.
-            let r = RunRequest {
-                add_dirs: vec![PathBuf::from("/extra/dir")],
-                ..req()
-            };
-            match d.command(&r, Path::new("/bin/cli"), &dir.path().into()) {
-                Ok(cmd) => {
-                    let said = cmd.display_args().join(" ")
-                        + &cmd
-                            .env
-                            .iter()
-                            .map(|(_, v)| v.to_string_lossy().into_owned())
-                            .collect::<String>();
-                    assert!(said.contains("/extra/dir"), "{}: {said}", d.name);
+            // An extra directory reaches the CLI, is refused, or is named
+            // in a notice of what was left out: never dropped in silence,
+            // on a fresh run or a resumed one.
+            for resume in [None, Some("S1".to_owned())] {
+                let r = RunRequest {
+                    add_dirs: vec![PathBuf::from("/extra/dir")],
+                    resume,
+                    ..req()
+                };
+                match d.command(&r, Path::new("/bin/cli"), &dir.path().into()) {
+                    Ok(cmd) => {
+                        let said = cmd.display_args().join(" ")
+                            + &cmd
+                                .env
+                                .iter()
+                                .map(|(_, v)| v.to_string_lossy().into_owned())
+                                .collect::<String>()
+                            + &cmd.notices.join(" ");
+                        assert!(said.contains("/extra/dir"), "{}: {said}", d.name);
+                    }
+                    Err(e) => assert!(e.to_string().contains("--add-dir"), "{}: {e}", d.name),
                 }
-                Err(e) => assert!(e.to_string().contains("--add-dir"), "{}: {e}", d.name),
             }
         }
     }

@@ -69,6 +69,10 @@ pub struct CliCommand {
     /// start): the attempt gives it a private `TMPDIR` and removes it once
     /// the CLI's processes are gone, unless the request sets `TMPDIR`.
     pub private_tmpdir: bool,
+    /// What the caller must be told of this command: a part of the request
+    /// the CLI cannot take here and that was left out (Codex's `exec
+    /// resume` has no `--add-dir`). A run emits each as a `status` notice.
+    pub notices: Vec<String>,
 }
 
 impl CliCommand {
@@ -237,6 +241,16 @@ pub trait Provider: Send + Sync + fmt::Debug {
 
     /// A fresh decoder for one invocation's output.
     fn decoder(&self) -> Box<dyn Decoder>;
+
+    /// Whether the CLI can be run in permission mode `mode`. A built-in
+    /// adapter maps every mode; a CLI described in the config only `default`
+    /// (which needs no flag) and the modes its `permission_modes` gives.
+    /// The planner reads it to map an agent's `mode:` onto a mode the CLI
+    /// has (see `plan/modes.rs`).
+    fn takes_permission_mode(&self, mode: PermissionMode) -> bool {
+        let _ = mode;
+        true
+    }
 
     /// The command line of a warm process for `req` (its prompt unused),
     /// or `None` when agentgate drives no long-lived mode of this CLI.

@@ -85,6 +85,7 @@ pub(super) async fn attempt(
         Ok(c) => c,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
+    em.starting(adapter.name(), &cmd, &step.notices);
     // A secret the provider's command sets (a described CLI's `env:`) is
     // redacted too, from this attempt on.
     let mut more = em.redactor().to_builder();

@@ -11,6 +11,7 @@ use agentgate_store::RunFiles;
 use jiff::Timestamp;
 
 use super::handoff::Transcript;
+use crate::providers::CliCommand;
 use crate::redact::Redactor;
 
 /// Receives the run's events as they happen.
@@ -132,6 +133,21 @@ impl<'a> Emitter<'a> {
             if let Err(e) = f.write_stderr(&bytes) {
                 tracing::warn!("failed to write stderr.log: {e}");
             }
+        }
+    }
+
+    /// The CLI of `provider` is about to run `cmd`: logged (info), and
+    /// what the plan (`step_notices`) and the command could not do as
+    /// asked (a mode mapped, a flag left out) emitted as `status` notices.
+    pub fn starting(&mut self, provider: &str, cmd: &CliCommand, step_notices: &[String]) {
+        tracing::info!(
+            provider,
+            program = %cmd.program.display(),
+            cwd = %cmd.cwd.display(),
+            "starting the CLI"
+        );
+        for detail in step_notices.iter().chain(&cmd.notices) {
+            self.notice(detail.clone());
         }
     }
 

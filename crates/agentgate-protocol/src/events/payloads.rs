@@ -224,7 +224,9 @@ pub enum StatusEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
-    /// Any other notice worth showing.
+    /// Any other notice worth showing: the provider's, or agentgate's own
+    /// before the CLI starts when it runs the CLI otherwise than asked (a
+    /// flag the CLI cannot take left out, a mode mapped onto one it has).
     #[serde(rename = "notice")]
     Notice {
         /// The notice text.

@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 pub use args::{AFTER_HELP, Args};
 pub use request::read_task_text;
 
-use crate::output::{Stdout, note};
+use crate::output::{Stdout, note, quiet};
 use print::CliSink;
 use progress::Progress;
 
@@ -134,7 +134,8 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
             "--session needs the run store (it maps the name to the provider's session id); drop --no-store"
         );
     }
-    let progress = (!args.stream && std::io::stderr().is_terminal()).then(Progress::start);
+    let progress =
+        (!args.stream && !quiet() && std::io::stderr().is_terminal()).then(Progress::start);
     let mut sink = CliSink::new(args.stream, progress);
     let outcome = rt.block_on(async {
         let (_forwarding, cancel) = forward_signals()?;

@@ -20,7 +20,7 @@ use anyhow::Context;
 use super::print::CliSink;
 use super::progress::Progress;
 use super::{Args, forward_signals, read_task_text, start_runtime};
-use crate::output::{Stdout, note};
+use crate::output::{Stdout, error_note, note, quiet};
 
 /// How long a client waits for a host it started to listen.
 const HOST_START_WAIT: Duration = Duration::from_secs(20);
@@ -59,7 +59,8 @@ pub(super) fn run(
     }));
     let address = HostAddress::for_this_process()?;
     let exe = std::env::current_exe().context("cannot find the agentgate binary")?;
-    let progress = (!args.stream && std::io::stderr().is_terminal()).then(Progress::start);
+    let progress =
+        (!args.stream && !quiet() && std::io::stderr().is_terminal()).then(Progress::start);
     let mut sink = CliSink::new(args.stream, progress);
     let rt = start_runtime()?;
     let ended = rt.block_on(async {
@@ -102,11 +103,11 @@ pub(super) fn run(
             Ok(ExitCode::from(u8::try_from(exit_code).unwrap_or(1)))
         }
         Some(HostLine::Refused { message, exit_code }) => {
-            note!("agentgate: {message}");
+            error_note!("agentgate: {message}");
             Ok(ExitCode::from(u8::try_from(exit_code).unwrap_or(2)))
         }
         _ => {
-            note!(
+            error_note!(
                 "agentgate: the session host ended before the run did (its log: {})",
                 address.log().display()
             );

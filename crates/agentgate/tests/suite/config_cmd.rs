@@ -87,8 +87,8 @@ fn cli_agents_yaml_shows_agents_and_the_default_chain() {
     let main = entity(&v, "agents", "claude-main");
     assert_eq!(main["fields"]["provider"]["value"], "claude");
     assert_eq!(main["fields"]["provider"]["source"], format!("{file}:7"));
-    assert_eq!(main["fields"]["model"]["value"], "claude-opus-4-1");
-    assert_eq!(main["model_choice"]["model"], "claude-opus-4-1");
+    assert_eq!(main["fields"]["model"]["value"], "claude-opus-4-8");
+    assert_eq!(main["model_choice"]["model"], "claude-opus-4-8");
     assert_eq!(main["model_choice"]["source"], "agent");
     assert_eq!(
         main["fields"]["retry_on"]["value"],

@@ -242,6 +242,45 @@ pub fn session(cli: Cli) {
     }
 }
 
+/// `--session X --add-dir D` on every turn, as a caller that always passes
+/// its folders does: Codex's first turn takes `--add-dir`; `codex exec
+/// resume` has none, so the second turn runs without it (it was refused
+/// before) and a `status` notice says what was left out and why.
+#[test]
+fn codex_resumes_a_session_without_add_dir_and_says_so() {
+    let server = FakeServer::start(
+        "turns:\n  - match: {contains: \"first\"}\n    text: \"One.\"\n  - match: {contains: \"second\"}\n    text: \"Two.\"\n",
+    );
+    let gate = Gate::new(Cli::Codex, &server);
+    let extra = tempfile::tempdir().unwrap();
+    let dir = extra.path().to_str().unwrap();
+    let args = ["--session", "work", "--add-dir", dir, "--stream"];
+    let notices = |run: &Run| -> Vec<String> {
+        run.stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|e| e["type"] == "status" && e["kind"] == "notice")
+            .map(|e| e["detail"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // With --stream the last line is the `result` event.
+    let (run1, result1) = gate.run(&args, "the first turn");
+    assert_eq!(run1.code, Some(0), "{}", run1.all_output());
+    assert!(notices(&run1).is_empty(), "{:?}", notices(&run1));
+    let (run2, result2) = gate.run(&args, "the second turn");
+    assert_eq!(run2.code, Some(0), "{}", run2.all_output());
+    let env2 = &result2["envelope"];
+    assert_eq!(env2["response"], "Two.", "{env2:#}");
+    assert_eq!(env2["session_id"], result1["envelope"]["session_id"]);
+    let said = notices(&run2);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains(&format!("--add-dir {dir} left out"))
+            && said[0].contains("`codex exec resume` has no --add-dir"),
+        "{said:?}"
+    );
+}
+
 /// The CLI forgot the session: the run starts a new one, once, and says so.
 pub fn vanished_session(cli: Cli) {
     let server = FakeServer::start("turns:\n  - text: \"Fresh answer.\"\n    repeat: true\n");

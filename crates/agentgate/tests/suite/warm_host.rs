@@ -271,6 +271,53 @@ fn codex_turns_of_separate_runs_share_the_hosts_warm_process() {
     across_invocations(Cli::Codex);
 }
 
+/// `agentgate --config agentgate.yaml run --warm ...`: the session host
+/// runs in its own folder, yet reads the config the client named by a
+/// relative path (discovery hands it the absolute one), so the config's
+/// alias resolves there too.
+#[test]
+fn a_relative_config_reaches_the_session_host() {
+    let b = HostBench::new(Cli::Claude);
+    let setup = &b.client.setup;
+    std::fs::write(
+        setup.workdir.join("agentgate.yaml"),
+        format!(
+            "version: 1\nproviders:\n  claude:\n    models: {{chatty: {}}}\n",
+            setup.model
+        ),
+    )
+    .unwrap();
+    let cmd = b.command("turn ONE", "60s");
+    let args: Vec<std::ffi::OsString> = cmd.get_args().map(ToOwned::to_owned).collect();
+    let mut relative = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    relative.args(["--config", "agentgate.yaml"]);
+    let mut rest = args.into_iter();
+    while let Some(a) = rest.next() {
+        if a == "--model" {
+            relative.args(["--model", "chatty"]);
+            rest.next();
+        } else {
+            relative.arg(a);
+        }
+    }
+    relative
+        .env_clear()
+        .envs(cmd.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .current_dir(&setup.workdir)
+        .stdin(Stdio::null());
+    let run = run_bounded(relative, Duration::from_secs(180));
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let env: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(env["response"], "reply-one", "{env:#}");
+    assert_eq!(env["model"], setup.model.as_str(), "{env:#}");
+    assert!(
+        env["model_resolution"]
+            .as_str()
+            .is_some_and(|r| r.contains("'chatty'")),
+        "{env:#}"
+    );
+}
+
 #[test]
 fn a_warm_run_without_a_session_is_refused_before_any_host_starts() {
     let home = tempfile::tempdir().unwrap();

@@ -82,8 +82,8 @@ static ARGV: &[Part] = &[
     optional(&["-m", "{model}"]),
     Part::Code(developer_instructions),
     Part::Code(mcp_servers),
-    Part::Code(no_dirs_on_resume),
-    each_dir(&["--add-dir", "{dir}"]),
+    fresh![each_dir(&["--add-dir", "{dir}"])],
+    Part::Code(dirs_left_out_on_resume),
     // Accepted by `codex exec` and `codex exec resume` alike; the path is
     // made absolute, since Codex runs in the request's working directory.
     optional(&["--output-schema", "{output_schema}"]),
@@ -154,11 +154,21 @@ fn mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
     Ok(())
 }
 
-/// `codex exec resume` rejects `--add-dir`: say so rather than fail later.
-fn no_dirs_on_resume(ctx: &Context<'_>, _: &mut CliCommand) -> Result<(), CommandError> {
+/// `codex exec resume` has no `--add-dir` (0.169): a resumed turn runs
+/// without the folders rather than not at all, and the run says which were
+/// left out (as the Hi-Boss spec leaves them out).
+fn dirs_left_out_on_resume(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     if ctx.resuming && !ctx.request.add_dirs.is_empty() {
-        return Err(ctx
-            .unsupported("take --add-dir when resuming a session (codex exec resume rejects it)"));
+        let dirs: Vec<String> = ctx
+            .request
+            .add_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        cmd.notices.push(format!(
+            "codex: --add-dir {} left out of this resumed turn: `codex exec resume` has no --add-dir, so the folders are not made writable for it",
+            dirs.join(", ")
+        ));
     }
     Ok(())
 }

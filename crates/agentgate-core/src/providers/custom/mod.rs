@@ -22,6 +22,7 @@ use super::provider::{CliCommand, CommandError, Features, Provider, RunRequest, 
 use super::scratch::Scratch;
 use super::template::{ArgTemplate, Placeholder};
 use crate::decode::Decoder;
+use crate::settings::PermissionMode;
 
 /// A provider described in the config file.
 #[derive(Debug, Clone)]
@@ -176,6 +177,17 @@ impl Provider for CustomProvider {
         Box::new(CustomDecoder::new(self.output.clone()))
     }
 
+    /// `default` always (without `permission_modes.default` it adds
+    /// nothing), another mode when `permission_modes` gives its arguments;
+    /// never `ask`, which needs a long-lived mode a description cannot give.
+    fn takes_permission_mode(&self, mode: PermissionMode) -> bool {
+        match mode {
+            PermissionMode::Default => true,
+            PermissionMode::Ask => false,
+            m => self.spec.permission_modes.get(m).is_some(),
+        }
+    }
+
     /// Every format promises an answer: `output: json` its document,
     /// `jsonl` with `final` a line matching it, `jsonl` without `final` a
     /// line matching `message`, `text` stdout that is not blank. A run
@@ -202,7 +214,6 @@ mod tests {
 
     use super::*;
     use crate::config::{Config, ConfigSource};
-    use crate::settings::PermissionMode;
 
     fn provider(yaml: &str) -> CustomProvider {
         let cfg = Config::parse(
