@@ -13,11 +13,15 @@ mod schema;
 mod types;
 
 pub(crate) use check::check;
-pub use check::{MAX_NAME_LEN, PROTOCOL_VERSION, WORKSPACE_VAR, is_safe_name, is_variable_name};
+pub use check::{
+    MAX_NAME_LEN, PROTOCOL_VERSION, WORKSPACE_VAR, is_agentgate_variable, is_safe_name,
+    is_variable_name,
+};
 pub(crate) use fault::Fault;
 pub(crate) use load::located;
 pub use load::{MANIFEST_MAX_BYTES, ManifestError};
 pub use schema::InputError;
+pub(crate) use types::result_required;
 pub use types::{
     EnvSpec, ExitCodes, FilesystemPermissions, Health, InputSpec, InputType, Manifest,
     NetworkPermissions, Permissions, Resources, Timeouts,

@@ -104,6 +104,8 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
     // Installed before the URL is printed: a stop sent as soon as the URL is
     // read is a clean shutdown.
     let stop = agentgate_server::shutdown_signal()?;
+    let tool_runner =
+        crate::tool_cmd::service_tool_runner(config, store, args.token_file.as_deref())?;
     let server = Server::bind(ServeOptions {
         listen: args.listen,
         token_file: args.token_file,
@@ -112,7 +114,7 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
         tool_server: crate::tool_cmd::service_tool_server(config, store)?,
-        tool_runner: crate::tool_cmd::tool_runner(),
+        tool_runner,
         keep_alive: Duration::from_secs_f64(args.sse_keep_alive),
         executor: !args.no_executor,
     })

@@ -94,6 +94,8 @@ pub fn run(
     request.resume_from = args.resume;
     request.parent_run_id = args.parent_run;
     request.copy_in = args.copy_in;
+    request.copy_in_base =
+        Some(std::env::current_dir().context("cannot read the working directory")?);
     let (store, setup) = runner(&cfg, store_flag)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -147,17 +149,44 @@ pub(crate) fn runner(
 )> {
     let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
     let store = store_choice::open(&location).context("failed to open the run store")?;
-    let setup = tool_runner().context("cannot find the agentgate binary")?;
+    let setup =
+        tool_runner(cfg, Some(&location), &[]).context("cannot find the agentgate binary")?;
     Ok((store, setup))
 }
 
-/// How this binary runs tools: itself as the sandbox, its keeper; `None`
-/// when its own path cannot be read.
-pub(crate) fn tool_runner() -> Option<RunnerSetup> {
+/// How this binary runs tools: itself as the sandbox, its keeper, and
+/// agentgate's own files kept from every tool (the data folder, the store
+/// of `location`, the config file of `cfg`, `token_files`); `None` when its
+/// own path cannot be read.
+pub(crate) fn tool_runner(
+    cfg: &Config,
+    location: Option<&agentgate_store::StoreLocation>,
+    token_files: &[std::path::PathBuf],
+) -> Option<RunnerSetup> {
+    let config_file = cfg.source.path().and_then(|p| std::path::absolute(p).ok());
     Some(RunnerSetup {
         sandbox_program: std::env::current_exe().ok()?,
         keeper: crate::run::keeper_path(),
+        private_paths: agentgate_tools::runner::private_paths(
+            config_file.as_deref(),
+            location,
+            token_files,
+        ),
     })
+}
+
+/// The [`tool_runner`] of `agentgate serve` and `agentgate worker`, over
+/// the config and store they start with, and their token file.
+pub(crate) fn service_tool_runner(
+    config_flag: Option<&Path>,
+    store_flag: Option<&str>,
+    token_file: Option<&Path>,
+) -> anyhow::Result<Option<RunnerSetup>> {
+    let cfg = Config::load(config_flag)?;
+    let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
+    let token_files: Vec<std::path::PathBuf> =
+        token_file.map(Path::to_path_buf).into_iter().collect();
+    Ok(tool_runner(&cfg, Some(&location), &token_files))
 }
 
 /// How a run's agents get registry tools: this binary's `mcp` over the

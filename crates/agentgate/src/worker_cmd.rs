@@ -81,6 +81,8 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
     // Installed before the id is printed: a stop sent as soon as the id is
     // read is a clean drain.
     let signals = StopSignals::install()?;
+    let tool_runner =
+        crate::tool_cmd::service_tool_runner(config, store, args.token_file.as_deref())?;
     let options = WorkerOptions {
         config: config.map(Path::to_path_buf),
         store: agentgate_core::store_choice::given(store)?,
@@ -89,7 +91,7 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
         tool_server: crate::tool_cmd::service_tool_server(config, store)?,
-        tool_runner: crate::tool_cmd::tool_runner(),
+        tool_runner,
         metrics_listen: args.metrics_listen,
         token_file: args.token_file,
     };

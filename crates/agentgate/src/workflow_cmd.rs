@@ -268,7 +268,8 @@ fn environment(
             None
         }
     };
-    let runner = crate::tool_cmd::tool_runner().context("cannot find the agentgate binary")?;
+    let runner = crate::tool_cmd::tool_runner(&cfg, Some(&location), &[])
+        .context("cannot find the agentgate binary")?;
     Ok(WorkflowEnv::new(
         cfg,
         base_dir,

@@ -45,6 +45,13 @@ pub fn is_variable_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// Whether `name` is one of agentgate's own variables (`AGENTGATE_*`):
+/// the store, its URL, the API token, the config. None reaches a tool,
+/// whatever its manifest requires.
+pub fn is_agentgate_variable(name: &str) -> bool {
+    name.starts_with("AGENTGATE_")
+}
+
 pub(crate) fn check(m: &Manifest) -> Result<(), Fault> {
     if !is_safe_name(&m.name) {
         return Err(Fault::new(
@@ -114,6 +121,14 @@ pub(crate) fn check(m: &Manifest) -> Result<(), Fault> {
         }
         if !seen.insert(name.as_str()) {
             return Err(Fault::new(at(), format!("`{name}` is listed twice")));
+        }
+        if is_agentgate_variable(name) {
+            return Err(Fault::new(
+                at(),
+                format!(
+                    "`{name}` is one of agentgate's own variables, which never reach a tool (they hold the store, its token and the config)"
+                ),
+            ));
         }
     }
     for (field, value) in [

@@ -193,6 +193,7 @@ impl ServerHandler for McpToolServer {
             trace_id: self.parent_run_id.clone(),
             stdin: None,
             copy_in: Vec::new(),
+            copy_in_base: None,
             caller_env: self.caller_env.as_ref().clone(),
             classify: self.classify.clone(),
         };
