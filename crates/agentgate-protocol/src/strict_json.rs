@@ -39,6 +39,55 @@ pub fn check_unique_keys(bytes: &[u8]) -> Result<(), serde_json::Error> {
     de.end()
 }
 
+/// The keys of the top-level object of `bytes`, in order, repeats
+/// included; empty when the document is not an object. For a caller that
+/// must tell which key a refused document repeats (a JSON-RPC server
+/// answers a request whose `id` is given once, and not one whose `id` is
+/// given twice).
+pub fn top_level_keys(bytes: &[u8]) -> Result<Vec<String>, serde_json::Error> {
+    struct Keys;
+    impl<'de> de::Visitor<'de> for Keys {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            while let Some(key) = map.next_key::<String>()? {
+                map.next_value::<de::IgnoredAny>()?;
+                keys.push(key);
+            }
+            Ok(keys)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+            Ok(Vec::new())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_unit<E>(self) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let keys = de.deserialize_any(Keys)?;
+    de.end()?;
+    Ok(keys)
+}
+
 /// Where a value is, for the message: the top, or under a key or an index
 /// of its parent.
 enum Place<'p> {
@@ -190,6 +239,16 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn the_top_level_keys_come_in_order_with_their_repeats() {
+        assert_eq!(
+            top_level_keys(br#"{"id":1,"x":{"id":2},"id":3}"#).unwrap(),
+            ["id", "x", "id"]
+        );
+        assert!(top_level_keys(b"[1,2]").unwrap().is_empty());
+        assert!(top_level_keys(b"{").is_err());
     }
 
     #[test]
