@@ -96,14 +96,16 @@ pub async fn submit_workflow(
     State(state): State<Arc<AppState>>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
-    let submission: WorkflowSubmission = serde_json::from_slice(&body).map_err(|e| {
-        let status = if e.is_data() {
-            StatusCode::UNPROCESSABLE_ENTITY
-        } else {
-            StatusCode::BAD_REQUEST
-        };
-        ApiError::new(status, "bad_request", format!("the body: {e}")).with_field("request")
-    })?;
+    // Read strictly: a key given twice is refused (422), naming it.
+    let submission: WorkflowSubmission = agentgate_protocol::strict_json::from_slice(&body)
+        .map_err(|e| {
+            let status = if e.is_data() {
+                StatusCode::UNPROCESSABLE_ENTITY
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            ApiError::new(status, "bad_request", format!("the body: {e}")).with_field("request")
+        })?;
     check_queue_fields(&submission).map_err(refused)?;
     let roots = WorkflowRoots::of(&state);
     let now = state.clock.now();

@@ -6,6 +6,7 @@ mod fake_llm_cli;
 mod fault_drill;
 mod health;
 mod input_limits;
+mod json_duplicates;
 mod mcp_servers;
 mod metrics;
 mod output_errors;
