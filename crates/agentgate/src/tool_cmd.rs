@@ -41,7 +41,9 @@ pub struct Args {
     #[arg(long, value_name = "RUN")]
     resume: Option<String>,
     /// Copy this file or folder into the run's workspace (under its own
-    /// name) before the tool starts; repeatable.
+    /// name) before the tool starts; repeatable. It must resolve (`..` and
+    /// symbolic links followed) into the working folder or the tool's own
+    /// read paths, and never into agentgate's own files.
     #[arg(long = "copy-in", value_name = "PATH")]
     copy_in: Vec<std::path::PathBuf>,
     /// Record the run as started by this agent run.
@@ -57,10 +59,16 @@ pub struct Args {
 /// Examples, for `agentgate tool --help`.
 pub const AFTER_HELP: &str = "\
 The tool runs in its own workspace (the run's folder in the store), with a
-scoped environment, under its manifest's limits and the tool policy; its
-run is recorded (`agentgate runs`). Prints the result envelope: status (ok,
-error, cancelled, action_required), code, class, retryable, artifacts (each
-checked against its SHA-256), metrics, limits and what enforced them.
+scoped environment (never an AGENTGATE_* variable), under its manifest's
+limits and the tool policy, in a PID namespace of its own (no other process
+visible) and without access to agentgate's own files (the data folder, the
+store, the config, token files); its run is recorded (`agentgate runs`).
+Prints the result envelope: status (ok, error, cancelled, action_required),
+code, class (the registry's, else the manifest's exit-code meaning, else the
+tool's own `retryable`), retryable, artifacts (each checked against its
+SHA-256), metrics, limits and what enforced them. Exiting ok without a
+valid `result` message is E_PROTOCOL unless the manifest says
+`result_required: false`.
 
 EXIT STATUS
   0 ok or action_required; 2 refused by the policy or bad usage; 124
