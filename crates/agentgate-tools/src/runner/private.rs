@@ -12,9 +12,12 @@ use agentgate_store::StoreLocation;
 /// data folder (`$AGENTGATE_HOME`, else `$XDG_DATA_HOME/agentgate`, else
 /// `~/.local/share/agentgate`: the default store, the default token file,
 /// the audit log, the warm sessions' sockets), a SQLite store elsewhere
-/// (its database file and the files SQLite keeps next to it), the config
-/// file, and token files given elsewhere (`--token-file`). The run adds
-/// the folder of every run of the store it records in.
+/// (its database file and the files SQLite keeps next to it; its whole
+/// folder when the file is `agentgate.db`, the name agentgate gives it in a
+/// data folder, which is then that folder: an `agentgate mcp` started by an
+/// agent's CLI knows its store, not the server's `AGENTGATE_HOME`), the
+/// config file, and token files given elsewhere (`--token-file`). The run
+/// adds the folder of every run of the store it records in.
 pub fn private_paths(
     config_file: Option<&Path>,
     store: Option<&StoreLocation>,
@@ -29,6 +32,13 @@ pub fn private_paths(
         paths.push(dir.to_path_buf());
     }
     if let Some(StoreLocation::Sqlite(db)) = store {
+        if db
+            .file_name()
+            .is_some_and(|n| n == agentgate_store::DB_FILE_NAME)
+            && let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty())
+        {
+            paths.push(dir.to_path_buf());
+        }
         paths.push(db.clone());
         for suffix in ["-wal", "-shm", "-journal"] {
             let mut sibling = db.clone().into_os_string();
@@ -72,5 +82,15 @@ mod tests {
             );
         }
         assert!(paths.iter().all(|p| p.is_absolute()), "{paths:?}");
+        assert!(!paths.contains(&PathBuf::from("/srv/data")), "{paths:?}");
+        // A store named as agentgate names it in a data folder: the folder.
+        let paths = private_paths(
+            None,
+            Some(&StoreLocation::Sqlite(PathBuf::from(
+                "/srv/home/agentgate.db",
+            ))),
+            &[],
+        );
+        assert!(paths.contains(&PathBuf::from("/srv/home")), "{paths:?}");
     }
 }
