@@ -645,3 +645,44 @@ fn the_environment_is_scoped_and_a_required_secret_is_redacted() {
     );
     assert_eq!(envelope.class, Some(ToolErrorClass::UserError));
 }
+
+/// Issue 31: a tool whose read paths hold agentgate's data folder (the
+/// store, the token) and its config file cannot read them, while the
+/// folder's other files stay readable.
+#[test]
+fn a_tool_that_reads_the_project_cannot_read_agentgates_own_files() {
+    let p = Project::new();
+    let root = std::fs::canonicalize(p.root()).unwrap();
+    std::fs::write(root.join("agentgate.yaml"), "version: 1\n# config-secret-41c7\n").unwrap();
+    std::fs::write(p.home().join("token"), "token-secret-9e02").unwrap();
+    std::fs::write(root.join("notes.txt"), "notes-readable").unwrap();
+    p.tool(
+        "nosy",
+        &format!("permissions:\n  filesystem:\n    read: [\"{}/**\"]\n", root.display()),
+        &format!(
+            "#!/bin/bash\nfor f in notes.txt agentgate.yaml home/token home/agentgate.db; do \
+             cat {root}/$f 2>&1; echo; done\n\
+             echo '{{\"v\":1,\"type\":\"result\",\"status\":\"ok\"}}'\n",
+            root = root.display()
+        ),
+    );
+    let (run, envelope) = p.run_tool(&["nosy"]);
+    assert_eq!(envelope.status, ToolStatus::Ok, "{}", run.all_output());
+    let said = non_json_logs(&p.events(&envelope.run_id)).join("\n");
+    assert!(said.contains("notes-readable"), "{said}");
+    for secret in ["config-secret-41c7", "token-secret-9e02", "SQLite"] {
+        assert!(!said.contains(secret), "{secret} leaked: {said}");
+    }
+    assert_eq!(said.matches("Permission denied").count(), 3, "{said}");
+    let limits = envelope.limits.unwrap();
+    assert_eq!(
+        limits.private_files.state,
+        agentgate_protocol::EnforcementState::Enforced,
+        "{:?}",
+        limits.private_files
+    );
+    assert_eq!(
+        limits.processes.state,
+        agentgate_protocol::EnforcementState::Enforced
+    );
+}
