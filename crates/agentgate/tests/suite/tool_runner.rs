@@ -653,12 +653,19 @@ fn the_environment_is_scoped_and_a_required_secret_is_redacted() {
 fn a_tool_that_reads_the_project_cannot_read_agentgates_own_files() {
     let p = Project::new();
     let root = std::fs::canonicalize(p.root()).unwrap();
-    std::fs::write(root.join("agentgate.yaml"), "version: 1\n# config-secret-41c7\n").unwrap();
+    std::fs::write(
+        root.join("agentgate.yaml"),
+        "version: 1\n# config-secret-41c7\n",
+    )
+    .unwrap();
     std::fs::write(p.home().join("token"), "token-secret-9e02").unwrap();
     std::fs::write(root.join("notes.txt"), "notes-readable").unwrap();
     p.tool(
         "nosy",
-        &format!("permissions:\n  filesystem:\n    read: [\"{}/**\"]\n", root.display()),
+        &format!(
+            "permissions:\n  filesystem:\n    read: [\"{}/**\"]\n",
+            root.display()
+        ),
         &format!(
             "#!/bin/bash\nfor f in notes.txt agentgate.yaml home/token home/agentgate.db; do \
              cat {root}/$f 2>&1; echo; done\n\
