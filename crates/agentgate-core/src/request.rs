@@ -239,12 +239,17 @@ impl RunRequest {
         duration("warm_idle", self.warm_idle.as_deref())
     }
 
-    /// Parse a request from JSON text. Text that is not JSON is a
-    /// [`RequestError`] on the field `request`; see [`RunRequest::from_value`]
-    /// for the rest.
+    /// Parse a request from JSON text. Text that is not JSON, or that gives
+    /// a key twice, is a [`RequestError`] on the field `request`; see
+    /// [`RunRequest::from_value`] for the rest.
     pub fn from_json(text: &str) -> Result<RunRequest, RequestError> {
-        let value = serde_json::from_str(text)
-            .map_err(|e| RequestError::new("request", format!("not JSON: {e}")))?;
+        let value = agentgate_protocol::strict_json::from_str(text).map_err(|e| {
+            if e.is_data() {
+                RequestError::new("request", e.to_string())
+            } else {
+                RequestError::new("request", format!("not JSON: {e}"))
+            }
+        })?;
         RunRequest::from_value(value)
     }
 

@@ -15,6 +15,8 @@
 //!   workflow run's stream and result.
 //! - [`ApprovalRequestEvent`], [`ApprovalDecisionEvent`] and
 //!   [`ApprovalCounts`]: a CLI's permission requests and their answers.
+//! - [`strict_json`]: JSON from outside read strictly (a repeated key is
+//!   refused).
 //! - [`schemas`]: JSON Schemas generated from these types; the checked-in
 //!   copies live in `schemas/` next to this crate's `Cargo.toml`.
 //!
@@ -29,6 +31,7 @@ mod error;
 mod events;
 mod exit_code;
 mod schema;
+pub mod strict_json;
 mod tool;
 mod tool_protocol;
 mod usage;

@@ -118,6 +118,17 @@ pub async fn answer(
     extensions: Extensions,
     body: Bytes,
 ) -> Result<Json<ApprovalAnswered>, ApiError> {
+    // Read strictly: a key given twice (`"decision"` twice) is refused.
+    if let Err(e) = agentgate_protocol::strict_json::check_unique_keys(&body)
+        && e.is_data()
+    {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_request",
+            format!("the body: {e}"),
+        )
+        .with_field("decision"));
+    }
     let answer: ApprovalAnswer = serde_json::from_slice(&body).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,

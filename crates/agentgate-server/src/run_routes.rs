@@ -104,14 +104,24 @@ pub async fn submit(
     State(state): State<Arc<AppState>>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
-    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "bad_request",
-            format!("the body is not JSON: {e}"),
-        )
-        .with_field("request")
-    })?;
+    // Read strictly: a key given twice is refused (422), naming it.
+    let value: serde_json::Value =
+        agentgate_protocol::strict_json::from_slice(&body).map_err(|e| {
+            if e.is_data() {
+                ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "invalid_request",
+                    format!("the body: {e}"),
+                )
+            } else {
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "bad_request",
+                    format!("the body is not JSON: {e}"),
+                )
+            }
+            .with_field("request")
+        })?;
     let request = RunRequest::from_value(value).map_err(refused)?;
     let now = state.clock.now();
     // Planning reads the request's files and enqueueing writes the store:

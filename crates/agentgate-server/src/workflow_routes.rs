@@ -13,6 +13,14 @@
 //! `agentgate workflow validate` does: refused with 422 naming the line
 //! and the reason, nothing queued. The job stores the checked definition,
 //! so a later change of the file does not change a queued or resumed run.
+//!
+//! The server reads and works in its own folders only ([`WorkflowRoots`]):
+//! a `file` (a `.yaml`, `.yml` or `.json` file) and a `base_dir` must
+//! lie, once `..` and symbolic links are resolved, in the folder the
+//! server was started in or in its config file's folder. Anything else is
+//! refused before it is read, so a client cannot have the server open an
+//! arbitrary path; and a file that does not parse is refused with its line
+//! and the kind of fault, never its text (see `Workflow::from_yaml`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,11 +52,15 @@ pub struct WorkflowSubmission {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workflow: Option<Value>,
     /// With `workflow`: the absolute folder its relative paths (and the
-    /// tool registry) are found from, as a file's own folder would be.
+    /// tool registry) are found from, as a file's own folder would be. It
+    /// must lie in the server's folders (the folder it was started in, its
+    /// config file's folder).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base_dir: Option<String>,
-    /// Instead of `workflow`: the absolute path of a workflow file on the
-    /// server's machine.
+    /// Instead of `workflow`: the absolute path of a workflow file (`.yaml`,
+    /// `.yml` or `.json`) on the server's machine, in the server's folders
+    /// (the folder it was started in, its config file's folder). A file
+    /// that does not parse is refused with its line, never its text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// The workflow's input (`${input...}`).
@@ -77,27 +89,30 @@ pub struct WorkflowSubmission {
         (status = 400, description = "The body is not JSON", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = crate::error::ErrorBody),
-        (status = 422, description = "The workflow is invalid (the message names the line and the reason) or a field is; nothing queued", body = crate::error::ErrorBody),
+        (status = 422, description = "The workflow is invalid (the message names the line and the kind of fault, never the file's text), a field is, or `file`/`base_dir` is outside the server's folders; nothing queued", body = crate::error::ErrorBody),
     ),
 )]
 pub async fn submit_workflow(
     State(state): State<Arc<AppState>>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
-    let submission: WorkflowSubmission = serde_json::from_slice(&body).map_err(|e| {
-        let status = if e.is_data() {
-            StatusCode::UNPROCESSABLE_ENTITY
-        } else {
-            StatusCode::BAD_REQUEST
-        };
-        ApiError::new(status, "bad_request", format!("the body: {e}")).with_field("request")
-    })?;
+    // Read strictly: a key given twice is refused (422), naming it.
+    let submission: WorkflowSubmission = agentgate_protocol::strict_json::from_slice(&body)
+        .map_err(|e| {
+            let status = if e.is_data() {
+                StatusCode::UNPROCESSABLE_ENTITY
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            ApiError::new(status, "bad_request", format!("the body: {e}")).with_field("request")
+        })?;
     check_queue_fields(&submission).map_err(refused)?;
+    let roots = WorkflowRoots::of(&state);
     let now = state.clock.now();
     // Loading reads files and enqueueing writes the store: both block.
     let enqueuing = state.clone();
     let enqueued = tokio::task::spawn_blocking(move || {
-        let wf = load(&submission).map_err(refused)?;
+        let wf = load(&submission, &roots).map_err(refused)?;
         let stored = WorkflowJobRequest {
             kind: WORKFLOW_KIND.to_owned(),
             base_dir: wf.base_dir.clone(),
@@ -134,8 +149,107 @@ fn check_queue_fields(s: &WorkflowSubmission) -> Result<(), RequestError> {
     agentgate_core::request::check_queue_fields(s.priority, s.idempotency_key.as_deref())
 }
 
-/// The submitted workflow, loaded and checked.
-fn load(s: &WorkflowSubmission) -> Result<Workflow, RequestError> {
+/// The folders a submitted workflow may be read from and work in: the
+/// server's working folder and its config file's folder, resolved; `/` is
+/// never one (a server started there takes workflows from its config's
+/// folder only).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WorkflowRoots {
+    /// As found (absolute), for the check by words.
+    given: Vec<PathBuf>,
+    /// Resolved.
+    resolved: Vec<PathBuf>,
+}
+
+impl WorkflowRoots {
+    fn of(state: &AppState) -> WorkflowRoots {
+        let cwd = std::env::current_dir().ok();
+        let config = state
+            .config
+            .source
+            .path()
+            .and_then(|p| std::path::absolute(p).ok())
+            .and_then(|p| p.parent().map(Path::to_path_buf));
+        WorkflowRoots::new(cwd.into_iter().chain(config))
+    }
+
+    fn new(folders: impl IntoIterator<Item = PathBuf>) -> WorkflowRoots {
+        let mut roots = WorkflowRoots::default();
+        for folder in folders {
+            if let Ok(resolved) = std::fs::canonicalize(&folder)
+                && resolved != Path::new("/")
+            {
+                roots.given.push(lexically_normal(&folder));
+                roots.resolved.push(resolved);
+            }
+        }
+        roots
+    }
+
+    /// `path` (absolute) resolved, if it lies in a root; else why not. A
+    /// path whose words already leave the roots is refused before the file
+    /// system is asked anything.
+    fn admit(&self, field: &str, path: &Path) -> Result<PathBuf, RequestError> {
+        let outside = || {
+            let roots: Vec<String> = self
+                .resolved
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect();
+            RequestError::new(
+                field,
+                format!(
+                    "{} is outside the folders this server takes workflows from ({}): send the \
+                     workflow's text with a base_dir inside them, or start the server in the \
+                     workflow's project",
+                    path.display(),
+                    if roots.is_empty() {
+                        "none: the server runs in / without a config file".to_owned()
+                    } else {
+                        roots.join(", ")
+                    }
+                ),
+            )
+        };
+        let words = lexically_normal(path);
+        if !self
+            .given
+            .iter()
+            .chain(&self.resolved)
+            .any(|r| words.starts_with(r))
+        {
+            return Err(outside());
+        }
+        let resolved = std::fs::canonicalize(path).map_err(|e| {
+            RequestError::new(field, format!("cannot read {}: {e}", path.display()))
+        })?;
+        if !self.resolved.iter().any(|r| resolved.starts_with(r)) {
+            return Err(outside());
+        }
+        Ok(resolved)
+    }
+}
+
+/// `path` with `.` and `..` taken out by their words alone.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The extensions of a workflow file the server reads.
+const WORKFLOW_EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
+
+/// The submitted workflow, loaded and checked; its files within `roots`.
+fn load(s: &WorkflowSubmission, roots: &WorkflowRoots) -> Result<Workflow, RequestError> {
     let invalid =
         |e: agentgate_tools::workflow::WorkflowError| RequestError::new("workflow", e.to_string());
     match (&s.workflow, &s.file, &s.base_dir) {
@@ -149,6 +263,20 @@ fn load(s: &WorkflowSubmission) -> Result<Workflow, RequestError> {
         )),
         (None, Some(file), _) => {
             let path = absolute("file", file)?;
+            let named = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| WORKFLOW_EXTENSIONS.contains(&e));
+            if !named {
+                return Err(RequestError::new(
+                    "file",
+                    format!(
+                        "{} is not a workflow file (.yaml, .yml or .json)",
+                        path.display()
+                    ),
+                ));
+            }
+            let path = roots.admit("file", &path)?;
             Workflow::load_file(&path).map_err(invalid)
         }
         (Some(_), None, None) => Err(RequestError::new(
@@ -156,7 +284,7 @@ fn load(s: &WorkflowSubmission) -> Result<Workflow, RequestError> {
             "a submitted workflow needs the absolute folder its paths are relative to",
         )),
         (Some(workflow), None, Some(base_dir)) => {
-            let base_dir = absolute("base_dir", base_dir)?;
+            let base_dir = roots.admit("base_dir", &absolute("base_dir", base_dir)?)?;
             if !base_dir.is_dir() {
                 return Err(RequestError::new(
                     "base_dir",
@@ -207,6 +335,7 @@ mod tests {
     fn a_submission_is_refused_naming_its_field() {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().display().to_string();
+        let roots = WorkflowRoots::new([dir.path().to_path_buf()]);
         let yaml = "version: 1\nname: w\nsteps:\n  - id: a\n    tool: t\n";
         for (body, field, says) in [
             (serde_json::json!({}), "workflow", "give the workflow"),
@@ -226,8 +355,8 @@ mod tests {
                 "not both",
             ),
             (
-                serde_json::json!({"file": "/no/such/workflow.yaml"}),
-                "workflow",
+                serde_json::json!({"file": format!("{base}/no-such-workflow.yaml")}),
+                "file",
                 "cannot read",
             ),
             (
@@ -241,7 +370,7 @@ mod tests {
                 "line 5",
             ),
         ] {
-            let err = load(&submission(body.clone())).unwrap_err();
+            let err = load(&submission(body.clone()), &roots).unwrap_err();
             assert_eq!(err.field, field, "{body}: {err}");
             assert!(err.message.contains(says), "{body}: {err}");
         }
@@ -262,16 +391,92 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().display().to_string();
         let yaml = "version: 1\nname: w\nsteps:\n  - id: a\n    tool: t\n    args: [x]\n";
-        let from_text = load(&submission(
-            serde_json::json!({"workflow": yaml, "base_dir": base}),
-        ))
+        let roots = WorkflowRoots::new([dir.path().to_path_buf()]);
+        let from_text = load(
+            &submission(serde_json::json!({"workflow": yaml, "base_dir": base})),
+            &roots,
+        )
         .unwrap();
         let object = serde_json::to_value(&from_text.def).unwrap();
-        let from_object = load(&submission(
-            serde_json::json!({"workflow": object, "base_dir": base}),
-        ))
+        let from_object = load(
+            &submission(serde_json::json!({"workflow": object, "base_dir": base})),
+            &roots,
+        )
         .unwrap();
         assert_eq!(from_text.def, from_object.def);
-        assert_eq!(from_text.base_dir, dir.path());
+        assert_eq!(
+            from_text.base_dir,
+            std::fs::canonicalize(dir.path()).unwrap()
+        );
+    }
+
+    /// Issue 31: the server reads no path outside its folders, and a file
+    /// that does not parse is refused without its text.
+    #[test]
+    fn the_server_reads_only_its_own_folders_and_never_echoes_a_file() {
+        let project = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(project.path()).unwrap();
+        let roots = WorkflowRoots::new([root.clone()]);
+        let secret = elsewhere.path().join("secret.yaml");
+        std::fs::write(&secret, "version: 1\nname: w\nsteps: [{id: a, tool: t}]\n").unwrap();
+        std::os::unix::fs::symlink(&secret, root.join("link.yaml")).unwrap();
+        std::fs::write(root.join("shadow.yaml"), "root:$6$salt-5e1d$hash:20228::\n").unwrap();
+        std::fs::write(root.join("notes.txt"), "version: 1\n").unwrap();
+        let escape = format!(
+            "{}/../{}/secret.yaml",
+            root.display(),
+            elsewhere.path().file_name().unwrap().to_string_lossy()
+        );
+        for (body, field, says) in [
+            (
+                serde_json::json!({"file": "/etc/shadow"}),
+                "file",
+                "is not a workflow file",
+            ),
+            (
+                serde_json::json!({"file": secret.display().to_string()}),
+                "file",
+                "is outside the folders this server takes workflows from",
+            ),
+            (serde_json::json!({"file": escape}), "file", "is outside"),
+            (
+                serde_json::json!({"file": root.join("link.yaml").display().to_string()}),
+                "file",
+                "is outside",
+            ),
+            (
+                serde_json::json!({"file": root.join("notes.txt").display().to_string()}),
+                "file",
+                "is not a workflow file",
+            ),
+            (
+                serde_json::json!({"workflow": "version: 1\n", "base_dir": elsewhere.path().display().to_string()}),
+                "base_dir",
+                "is outside",
+            ),
+            (
+                serde_json::json!({"workflow": "version: 1\n", "base_dir": "/etc"}),
+                "base_dir",
+                "is outside",
+            ),
+        ] {
+            let err = load(&submission(body.clone()), &roots).unwrap_err();
+            assert_eq!(err.field, field, "{body}: {err}");
+            assert!(err.message.contains(says), "{body}: {err}");
+        }
+        let err = load(
+            &submission(
+                serde_json::json!({"file": root.join("shadow.yaml").display().to_string()}),
+            ),
+            &roots,
+        )
+        .unwrap_err();
+        assert!(err.message.contains("line 1 column 1"), "{err}");
+        for text in ["salt", "5e1d", "root:"] {
+            assert!(!err.message.contains(text), "{err}");
+        }
+        // A server started in `/` takes nothing from there.
+        assert!(WorkflowRoots::new([PathBuf::from("/")]).resolved.is_empty());
     }
 }

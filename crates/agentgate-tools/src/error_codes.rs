@@ -68,12 +68,16 @@ pub const E_EXIT_FATAL: &str = "E_EXIT_FATAL";
 pub const E_PERMISSION: &str = "E_PERMISSION";
 /// The tool's `result` has a status other than `ok`.
 pub const E_RESULT_NOT_OK: &str = "E_RESULT_NOT_OK";
+/// The tool broke the protocol: it ended with its `ok` status without a
+/// valid `result` message (none, or one that is not valid), and its
+/// manifest does not say `result_required: false`.
+pub const E_PROTOCOL: &str = "E_PROTOCOL";
 
 /// The runner's own codes and their fixed meaning. Seed 002's example
 /// `error_codes.yaml` lists some of them (`E_TIMEOUT`, `E_HEARTBEAT_MISSED`,
 /// `E_PERMISSION`) with these same meanings, so a file may list a runner
 /// code as long as it does not change its meaning.
-pub const RUNNER_CODES: [(&str, ToolErrorClass, bool); 16] = [
+pub const RUNNER_CODES: [(&str, ToolErrorClass, bool); 17] = [
     (E_TIMEOUT, ToolErrorClass::InfraError, false),
     (E_HEARTBEAT_MISSED, ToolErrorClass::InfraError, true),
     (E_CPU_LIMIT, ToolErrorClass::InfraError, false),
@@ -90,6 +94,7 @@ pub const RUNNER_CODES: [(&str, ToolErrorClass, bool); 16] = [
     (E_EXIT_FATAL, ToolErrorClass::Unknown, false),
     (E_PERMISSION, ToolErrorClass::PolicyError, false),
     (E_RESULT_NOT_OK, ToolErrorClass::Unknown, false),
+    (E_PROTOCOL, ToolErrorClass::Unknown, false),
 ];
 
 /// The meaning of the runner's code `code`, if it is one.
@@ -202,11 +207,17 @@ impl ErrorCodes {
         })
     }
 
+    /// What `code` means: the runner's table, then the file's; `None` for a
+    /// code neither lists.
+    pub fn lookup(&self, code: &str) -> Option<CodeMeaning> {
+        runner_code(code).or_else(|| self.codes.get(code).copied())
+    }
+
     /// The class of `code` and whether it is retryable: the runner's table,
-    /// then the file's; `(Unknown, false)` for a code neither knows.
+    /// then the file's; `(Unknown, false)` for a code neither knows (a
+    /// tool's run asks more witnesses first: see `runner::verdict`).
     pub fn classify(&self, code: &str) -> (ToolErrorClass, bool) {
-        runner_code(code)
-            .or_else(|| self.codes.get(code).copied())
+        self.lookup(code)
             .map_or((ToolErrorClass::Unknown, false), |m| (m.class, m.retryable))
     }
 

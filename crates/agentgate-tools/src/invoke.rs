@@ -75,7 +75,7 @@ pub fn limits_for(
 /// The error-code registry of `registry`, as the runner asks it.
 pub fn classifier(registry: &Registry) -> ClassifyCode {
     let codes = registry.error_codes().clone();
-    Arc::new(move |code: &str| codes.classify(code))
+    Arc::new(move |code: &str| codes.lookup(code).map(|m| (m.class, m.retryable)))
 }
 
 /// The target of a resolved tool.
@@ -109,6 +109,7 @@ pub fn request_for(
         trace_id: None,
         stdin: None,
         copy_in: Vec::new(),
+        copy_in_base: None,
         caller_env,
         classify: classifier(registry),
     })

@@ -18,6 +18,7 @@ pub(crate) use fault::Fault;
 pub(crate) use load::located;
 pub use load::{MANIFEST_MAX_BYTES, ManifestError};
 pub use schema::InputError;
+pub(crate) use types::result_required;
 pub use types::{
     EnvSpec, ExitCodes, FilesystemPermissions, Health, InputSpec, InputType, Manifest,
     NetworkPermissions, Permissions, Resources, Timeouts,

@@ -13,6 +13,10 @@
 //! an MCP tool error (`isError: true`), and `action_required` comes back
 //! as a normal result whose `actions` list the decisions the tool asks
 //! for, for the agent to answer by calling it again.
+//!
+//! Lines the server cannot use are answered as JSON-RPC 2.0 says (`-32700`
+//! for one that is not JSON, `-32600` for JSON that repeats a key or is no
+//! message), and it goes on serving (`transport.rs`).
 
 //!
 //! Started for an agent by agentgate (`agentgate mcp --relay SOCKET`), the
@@ -22,7 +26,9 @@
 mod host;
 mod relay;
 mod server;
+mod transport;
 
 pub use host::{CallOutcome, ListedTool, McpTool, Progress, ToolCall, ToolHost};
 pub use relay::{RelayClient, RelayLine, RelayRequest, ToolRelay};
 pub use server::{McpToolServer, serve_stdio};
+pub use transport::{INVALID_REQUEST, MAX_LINE_BYTES, PARSE_ERROR, StrictLines};

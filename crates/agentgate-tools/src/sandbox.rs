@@ -4,22 +4,28 @@
 //! enforced, how the tool ended, its CPU time and peak memory) for the
 //! runner to read.
 //!
-//! Two processes, both `agentgate __sandbox`:
+//! Two processes, both `agentgate __sandbox`, three when the other
+//! processes are hidden:
 //!
 //! ```text
 //! runner ─ keeper ─ __sandbox SPEC  (supervise.rs: unrestricted, writes the report,
-//!                     │               outlives the tool)
-//!                     └ __sandbox --apply SPEC S G  (apply.rs: network namespace,
-//!                          Landlock, rlimits on itself, then exec → the tool, same pid)
+//!                     │               outlives the tool; enters a new PID namespace)
+//!                     └ __sandbox --init SPEC S G  (init.rs: pid 1 of it: its own /proc,
+//!                        │                          the network namespace; reaps, reports the end)
+//!                        └ __sandbox --apply SPEC S G ISOLATION  (apply.rs: Landlock with
+//!                             agentgate's own files carved out, rlimits on itself,
+//!                             then exec → the tool, same pid)
 //! ```
 //!
-//! The limits are applied by the second process to itself and inherited by
+//! The limits are applied by the last process to itself and inherited by
 //! the tool through `exec`, with no code between fork and exec (the
 //! workspace has no `unsafe`). The first stays free of them: Landlock would
 //! keep it from writing its report (and a folder it could write, the tool
-//! could write too), and `RLIMIT_AS` counts its own address space. The two
+//! could write too), and `RLIMIT_AS` counts its own address space. They
 //! talk over two pipes (`handshake.rs`): the first report is written once
-//! the limits are known and before the tool starts.
+//! the limits are known and before the tool starts. Where the kernel
+//! refuses the PID namespace (`pidns.rs`), the first starts `--apply`
+//! itself, and the report says why the processes are not hidden.
 //!
 //! Exit codes: the tool's, or 128 + the signal that killed it; 126 (127 if
 //! not found) when the tool could not be started; 125 when the sandbox
@@ -31,8 +37,11 @@
 
 mod apply;
 mod handshake;
+mod init;
 mod netns;
 mod paths;
+mod pidns;
+mod private;
 mod probe;
 mod report;
 mod restrict;
@@ -68,6 +77,8 @@ pub fn sandbox_main(args: Vec<OsString>) -> i32 {
     match args.split_first() {
         Some((first, [])) if first == "--probe" => probe::probe_main(),
         Some((first, rest)) if first == "--apply" => apply::apply_main(rest),
+        Some((first, rest)) if first == "--init" => init::init_main(rest),
+        Some((first, [])) if first == "--probe-init" => probe::probe_init_main(),
         Some((spec, [])) if !spec.to_string_lossy().starts_with("--") => {
             supervise::supervise_main(Path::new(spec))
         }

@@ -39,6 +39,9 @@ registry tool is an MCP tool whose input schema comes from its manifest's
 inputs; a call runs it through the same runner as `agentgate tool` (policy,
 limits, sandbox, store). The tool's progress messages become progress
 notifications; the result is its envelope (an error status is a tool error).
+A line that is not JSON is answered with JSON-RPC's parse error (-32700, id
+null); JSON that gives a key twice, or that is no message, with -32600; the
+server goes on serving.
 
 EXAMPLES
   agentgate mcp

@@ -116,7 +116,10 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
     // read is a clean shutdown.
     let stop = agentgate_server::shutdown_signal()?;
     // Its relay runs the agents' tool calls as long as this serves.
-    let tool_server = crate::tool_cmd::service_tool_server(config, store)?;
+    let tool_server =
+        crate::tool_cmd::service_tool_server(config, store, args.token_file.as_deref())?;
+    let tool_runner =
+        crate::tool_cmd::service_tool_runner(config, store, args.token_file.as_deref())?;
     let server = Server::bind(ServeOptions {
         listen: args.listen,
         token_file: args.token_file,
@@ -125,7 +128,7 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
         tool_server: tool_server.as_ref().map(|(server, _)| server.clone()),
-        tool_runner: crate::tool_cmd::tool_runner(),
+        tool_runner,
         keep_alive: Duration::from_secs_f64(args.sse_keep_alive),
         executor: !args.no_executor,
     })

@@ -42,7 +42,9 @@ pub struct Args {
     #[arg(long, value_name = "RUN")]
     resume: Option<String>,
     /// Copy this file or folder into the run's workspace (under its own
-    /// name) before the tool starts; repeatable.
+    /// name) before the tool starts; repeatable. It must resolve (`..` and
+    /// symbolic links followed) into the working folder or the tool's own
+    /// read paths, and never into agentgate's own files.
     #[arg(long = "copy-in", value_name = "PATH")]
     copy_in: Vec<std::path::PathBuf>,
     /// Record the run as started by this agent run.
@@ -58,10 +60,16 @@ pub struct Args {
 /// Examples, for `agentgate tool --help`.
 pub const AFTER_HELP: &str = "\
 The tool runs in its own workspace (the run's folder in the store), with a
-scoped environment, under its manifest's limits and the tool policy; its
-run is recorded (`agentgate runs`). Prints the result envelope: status (ok,
-error, cancelled, action_required), code, class, retryable, artifacts (each
-checked against its SHA-256), metrics, limits and what enforced them.
+scoped environment (never an AGENTGATE_* variable), under its manifest's
+limits and the tool policy, in a PID namespace of its own (no other process
+visible) and without access to agentgate's own files (the data folder, the
+store, the config, token files); its run is recorded (`agentgate runs`).
+Prints the result envelope: status (ok, error, cancelled, action_required),
+code, class (the registry's, else the manifest's exit-code meaning, else the
+tool's own `retryable`), retryable, artifacts (each checked against its
+SHA-256), metrics, limits and what enforced them. Exiting ok without a
+valid `result` message is E_PROTOCOL unless the manifest says
+`result_required: false`.
 
 EXIT STATUS
   0 ok or action_required; 2 refused by the policy or bad usage; 124
@@ -95,6 +103,8 @@ pub fn run(
     request.resume_from = args.resume;
     request.parent_run_id = args.parent_run;
     request.copy_in = args.copy_in;
+    request.copy_in_base =
+        Some(std::env::current_dir().context("cannot read the working directory")?);
     let (store, setup) = runner(&cfg, store_flag)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -148,17 +158,44 @@ pub(crate) fn runner(
 )> {
     let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
     let store = store_choice::open(&location).context("failed to open the run store")?;
-    let setup = tool_runner().context("cannot find the agentgate binary")?;
+    let setup =
+        tool_runner(cfg, Some(&location), &[]).context("cannot find the agentgate binary")?;
     Ok((store, setup))
 }
 
-/// How this binary runs tools: itself as the sandbox, its keeper; `None`
-/// when its own path cannot be read.
-pub(crate) fn tool_runner() -> Option<RunnerSetup> {
+/// How this binary runs tools: itself as the sandbox, its keeper, and
+/// agentgate's own files kept from every tool (the data folder, the store
+/// of `location`, the config file of `cfg`, `token_files`); `None` when its
+/// own path cannot be read.
+pub(crate) fn tool_runner(
+    cfg: &Config,
+    location: Option<&agentgate_store::StoreLocation>,
+    token_files: &[std::path::PathBuf],
+) -> Option<RunnerSetup> {
+    let config_file = cfg.source.path().and_then(|p| std::path::absolute(p).ok());
     Some(RunnerSetup {
         sandbox_program: std::env::current_exe().ok()?,
         keeper: crate::run::keeper_path(),
+        private_paths: agentgate_tools::runner::private_paths(
+            config_file.as_deref(),
+            location,
+            token_files,
+        ),
     })
+}
+
+/// The [`tool_runner`] of `agentgate serve` and `agentgate worker`, over
+/// the config and store they start with, and their token file.
+pub(crate) fn service_tool_runner(
+    config_flag: Option<&Path>,
+    store_flag: Option<&str>,
+    token_file: Option<&Path>,
+) -> anyhow::Result<Option<RunnerSetup>> {
+    let cfg = Config::load(config_flag)?;
+    let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
+    let token_files: Vec<std::path::PathBuf> =
+        token_file.map(Path::to_path_buf).into_iter().collect();
+    Ok(tool_runner(&cfg, Some(&location), &token_files))
 }
 
 /// The session host's registry tools: one relay per config, folder and
@@ -178,13 +215,11 @@ impl agentgate_core::run::ToolServerSource for HostTools {
     ) -> Result<agentgate_core::run::ToolServer, String> {
         let found = (|| {
             let cfg = Config::load_source(config.clone())?;
-            Ok((
-                Registry::discover(&cfg, cwd)?,
-                agentgate_store::StoreLocation::parse(store)?,
-            ))
+            let registry = Registry::discover(&cfg, cwd)?;
+            Ok((cfg, registry, agentgate_store::StoreLocation::parse(store)?))
         })()
         .map_err(|e: anyhow::Error| format!("{e:#}"))?;
-        let (registry, location) = found;
+        let (cfg, registry, location) = found;
         // One relay per config, registry and store, however many folders
         // its clients run in.
         let key = format!("{config:?}\n{:?}\n{store}", registry.root);
@@ -195,7 +230,9 @@ impl agentgate_core::run::ToolServerSource for HostTools {
         if let Some((_, server, _)) = relays.iter().find(|(k, _, _)| *k == key) {
             return Ok(server.clone());
         }
-        let made = relay_for(&registry, location).map_err(|e| format!("{e:#}"))?;
+        let runner = tool_runner(&cfg, Some(&location), &[])
+            .ok_or_else(|| "cannot find the agentgate binary".to_owned())?;
+        let made = relay_for(&registry, location, runner).map_err(|e| format!("{e:#}"))?;
         let server = made.0.clone();
         relays.push((key, made.0, made.1));
         Ok(server)
@@ -210,16 +247,19 @@ impl agentgate_core::run::ToolServerSource for HostTools {
 pub(crate) fn tool_server(
     cfg: &Config,
     store: &agentgate_store::StoreLocation,
+    token_files: &[std::path::PathBuf],
 ) -> anyhow::Result<(agentgate_core::run::ToolServer, ToolRelay)> {
-    relay_for(&registry_of(cfg)?, store.clone())
+    let runner =
+        tool_runner(cfg, Some(store), token_files).context("cannot find the agentgate binary")?;
+    relay_for(&registry_of(cfg)?, store.clone(), runner)
 }
 
 fn relay_for(
     registry: &Registry,
     store: agentgate_store::StoreLocation,
+    runner: RunnerSetup,
 ) -> anyhow::Result<(agentgate_core::run::ToolServer, ToolRelay)> {
     let program = std::env::current_exe().context("cannot find the agentgate binary")?;
-    let runner = tool_runner().context("cannot find the agentgate binary")?;
     Ok(agentgate_tools::for_agents::tool_server(
         registry, program, runner, store,
     )?)
@@ -232,10 +272,13 @@ fn relay_for(
 pub(crate) fn service_tool_server(
     config_flag: Option<&Path>,
     store_flag: Option<&str>,
+    token_file: Option<&Path>,
 ) -> anyhow::Result<Option<(agentgate_core::run::ToolServer, ToolRelay)>> {
     let cfg = Config::load(config_flag)?;
     let store = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
-    match tool_server(&cfg, &store) {
+    let token_files: Vec<std::path::PathBuf> =
+        token_file.map(Path::to_path_buf).into_iter().collect();
+    match tool_server(&cfg, &store, &token_files) {
         Ok(server) => Ok(Some(server)),
         Err(e) => match cfg.agents.iter().find(|a| !a.tools.is_empty()) {
             Some(agent) => Err(e.context(format!(

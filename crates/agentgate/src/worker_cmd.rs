@@ -90,7 +90,10 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
     // read is a clean drain.
     let signals = StopSignals::install()?;
     // Its relay runs the agents' tool calls as long as this works.
-    let tool_server = crate::tool_cmd::service_tool_server(config, store)?;
+    let tool_server =
+        crate::tool_cmd::service_tool_server(config, store, args.token_file.as_deref())?;
+    let tool_runner =
+        crate::tool_cmd::service_tool_runner(config, store, args.token_file.as_deref())?;
     let options = WorkerOptions {
         config: config.map(Path::to_path_buf),
         store: agentgate_core::store_choice::given(store)?,
@@ -99,7 +102,7 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         grace: Duration::from_secs(args.grace),
         keeper: crate::run::keeper_path(),
         tool_server: tool_server.as_ref().map(|(server, _)| server.clone()),
-        tool_runner: crate::tool_cmd::tool_runner(),
+        tool_runner,
         metrics_listen: args.metrics_listen,
         token_file: args.token_file,
     };

@@ -262,14 +262,15 @@ fn environment(
         agentgate_core::store_choice::given(store_flag)?,
         cfg.store.as_ref(),
     )?;
-    let (tool_server, relay) = match crate::tool_cmd::tool_server(&cfg, &location) {
+    let (tool_server, relay) = match crate::tool_cmd::tool_server(&cfg, &location, &[]) {
         Ok((server, relay)) => (Some(server), Some(relay)),
         Err(e) => {
             tracing::debug!("no registry tools for agent steps: {e:#}");
             (None, None)
         }
     };
-    let runner = crate::tool_cmd::tool_runner().context("cannot find the agentgate binary")?;
+    let runner = crate::tool_cmd::tool_runner(&cfg, Some(&location), &[])
+        .context("cannot find the agentgate binary")?;
     // The agents' secrets are sealed in the run's events with the queue's
     // key (made on first use), as a queued workflow's are.
     let key_file = agentgate_core::sealed::key_file(cfg.queue.key_file.as_deref())?;

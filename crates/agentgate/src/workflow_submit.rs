@@ -80,5 +80,11 @@ pub(crate) fn read_input(input: Option<String>, file: Option<PathBuf>) -> anyhow
             .with_context(|| format!("cannot read {}", path.display()))?,
         (None, None) => return Ok(Value::Null),
     };
-    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--input is not JSON: {e}"))
+    agentgate_protocol::strict_json::from_str(&text).map_err(|e| {
+        if e.is_data() {
+            anyhow::anyhow!("--input: {e}")
+        } else {
+            anyhow::anyhow!("--input is not JSON: {e}")
+        }
+    })
 }

@@ -44,15 +44,19 @@ impl TaskInput {
 }
 
 /// Read the task given on stdin. Text that is a JSON object (leading and
-/// trailing white space aside) is a task input and must follow its format;
-/// any other text, including text that starts with `{` but is not valid
-/// JSON, is the prompt itself.
+/// trailing white space aside) is a task input and must follow its format
+/// (an object that gives a key twice is refused); any other text, including
+/// text that starts with `{` but is not valid JSON, is the prompt itself.
 pub fn task_from_stdin(text: &str) -> Result<TaskInput, PromptError> {
     let trimmed = text.trim();
-    if trimmed.starts_with('{')
-        && let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(trimmed)
-    {
-        return from_json(fields);
+    if trimmed.starts_with('{') {
+        match agentgate_protocol::strict_json::from_str::<Value>(trimmed) {
+            Ok(Value::Object(fields)) => return from_json(fields),
+            // JSON that repeats a key is a task input whose meaning is not
+            // clear: refused, never taken as the prompt.
+            Err(e) if e.is_data() => return Err(PromptError::TaskInput(e.to_string())),
+            _ => {}
+        }
     }
     Ok(TaskInput {
         prompt: text.to_owned(),
@@ -205,6 +209,14 @@ mod tests {
         assert!(err(r#"{"prompt": 3}"#).contains("`prompt` is 3, not a string"));
         assert!(err(r#"{"prompt": "a", "files": "x.md"}"#).contains("not a list of paths"));
         assert!(err(r#"{"prompt": "a", "files": [1]}"#).contains("not a path"));
+        // Given twice, the prompt is neither copy: refused, naming the key.
+        let twice = err(r#"{"prompt": "a", "prompt": "b"}"#);
+        assert!(twice.contains("duplicate key `prompt`"), "{twice}");
+        let nested = err(r#"{"prompt": "a", "context": {"k": 1, "k": 2}}"#);
+        assert!(
+            nested.contains("duplicate key `k` in the object at `context`"),
+            "{nested}"
+        );
     }
 
     #[test]

@@ -355,13 +355,23 @@ pub enum ToolLine {
     /// Not a JSON object with a string `type`: kept as a `log` message with
     /// the text ([`ToolMessage::from_text_line`]).
     Text(ToolMessage),
+    /// JSON that gives a key twice in one object (`{"type": "result",
+    /// "status": "ok", "status": "failed"}`): which copy counts cannot be
+    /// told, so the line is no message. Kept as [`ToolLine::Text`] is, with
+    /// the reason in the log message's `refused`.
+    Refused {
+        /// The `log` message that keeps the line.
+        message: ToolMessage,
+        /// Why it is no message (names the key).
+        reason: String,
+    },
 }
 
 impl ToolLine {
     /// The message, whichever it was.
     pub fn into_message(self) -> ToolMessage {
         match self {
-            Self::Message(message) | Self::Text(message) => message,
+            Self::Message(message) | Self::Text(message) | Self::Refused { message, .. } => message,
         }
     }
 }
@@ -380,8 +390,22 @@ impl ToolMessage {
     }
 
     /// Reads one line of a tool's stdout (without its terminator). Never
-    /// fails: what is not a message becomes a `log` message.
+    /// fails: what is not a message becomes a `log` message, and so does a
+    /// line that gives a key twice ([`ToolLine::Refused`]).
     pub fn parse_line(bytes: &[u8]) -> ToolLine {
+        match crate::strict_json::check_unique_keys(bytes) {
+            Err(e) if e.is_data() => {
+                let reason = e.to_string();
+                let mut message = Self::from_text_line(bytes);
+                if let ToolMessageBody::Log(log) = &mut message.body {
+                    log.extra
+                        .insert("refused".to_owned(), Value::String(reason.clone()));
+                }
+                return ToolLine::Refused { message, reason };
+            }
+            Err(_) => return ToolLine::Text(Self::from_text_line(bytes)),
+            Ok(()) => {}
+        }
         match serde_json::from_slice::<ToolMessage>(bytes) {
             Ok(message) => ToolLine::Message(message),
             Err(_) => ToolLine::Text(Self::from_text_line(bytes)),

@@ -177,6 +177,28 @@ pub struct LimitsReport {
     pub filesystem: Enforcement,
     /// `permissions.network.egress_allow`.
     pub network: Enforcement,
+    /// agentgate's own files (its data folder, which holds the store and
+    /// the API token, a token file elsewhere, the config file): never
+    /// readable by the tool, whatever its read paths.
+    #[serde(default = "Enforcement::not_recorded")]
+    pub private_files: Enforcement,
+    /// Other processes: the tool sees only its own in `/proc` (so not the
+    /// environment or command line of any other).
+    #[serde(default = "Enforcement::not_recorded")]
+    pub processes: Enforcement,
+}
+
+impl Enforcement {
+    /// The entry of a limit a report does not have (written by an
+    /// agentgate from before the limit was reported).
+    pub fn not_recorded() -> Enforcement {
+        Enforcement {
+            limit: "unknown".to_owned(),
+            state: EnforcementState::NotEnforced,
+            by: None,
+            note: Some("not recorded (the run is older than this entry)".to_owned()),
+        }
+    }
 }
 
 /// A decision the tool asked for.

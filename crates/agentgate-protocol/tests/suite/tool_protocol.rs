@@ -33,7 +33,7 @@ const SEED_LINES: &[&str] = &[
 fn message(line: &str) -> Option<ToolMessage> {
     match ToolMessage::parse_line(line.as_bytes()) {
         ToolLine::Message(message) => Some(message),
-        ToolLine::Text(_) => None,
+        ToolLine::Text(_) | ToolLine::Refused { .. } => None,
     }
 }
 
@@ -160,6 +160,27 @@ fn a_line_that_is_not_a_message_becomes_a_log_with_its_text() {
         .decode(encoded)
         .unwrap();
     assert_eq!(decoded, bytes);
+}
+
+#[test]
+fn a_line_that_gives_a_key_twice_is_no_message_but_is_kept() {
+    let line = r#"{"v":1,"type":"result","status":"ok","status":"failed"}"#;
+    let ToolLine::Refused { message, reason } = ToolMessage::parse_line(line.as_bytes()) else {
+        panic!("{line} read as a message");
+    };
+    assert!(reason.contains("duplicate key `status`"), "{reason}");
+    let ToolMessageBody::Log(log) = &message.body else {
+        panic!("not a log");
+    };
+    assert_eq!(log.msg, line, "the line is kept as it came");
+    assert_eq!(log.extra["non_json"], json!(true));
+    assert_eq!(log.extra["refused"], json!(reason));
+    // Nested objects count too.
+    let nested = r#"{"v":1,"type":"result","metrics":{"rows":1,"rows":2}}"#;
+    assert!(matches!(
+        ToolMessage::parse_line(nested.as_bytes()),
+        ToolLine::Refused { .. }
+    ));
 }
 
 #[test]

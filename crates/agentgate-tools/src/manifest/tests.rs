@@ -55,6 +55,14 @@ fn the_seeds_manifest_is_read_as_is() {
     assert_eq!(m.resources.memory_mb, Some(2048));
     assert_eq!(m.env.require, ["AWS_REGION"]);
     assert_eq!(m.exit_codes.fatal_error, Some(30));
+    assert!(
+        m.result_required,
+        "a result is required unless the manifest says not"
+    );
+    assert!(
+        parse("name: t\nversion: '1'\nentry: r\nresult_required: false\n")
+            .is_ok_and(|m| !m.result_required)
+    );
     assert_eq!(
         m.health.selftest.as_deref(),
         Some(&["--selftest".to_owned()][..])
@@ -188,6 +196,11 @@ fn every_fault_is_refused_with_its_line_and_says_what_is_wrong() {
             format!("{base}env:\n  require: [A, AGENTGATE_TOKEN]\n"),
             5,
             "`AGENTGATE_TOKEN` is one of agentgate's own variables",
+        ),
+        (
+            format!("{base}result_required: maybe\n"),
+            4,
+            "invalid boolean",
         ),
         (
             format!("{base}resources: {{memory_mb: 0}}\n"),

@@ -35,6 +35,13 @@ pub struct Manifest {
     /// What its exit statuses mean.
     #[serde(default)]
     pub exit_codes: ExitCodes,
+    /// agentgate: whether a run that ends with the `exit_codes.ok` status
+    /// must have printed a valid `result` message (seed 002: a `result` or
+    /// an `error` ends a run). Default true: without one the run fails with
+    /// `E_PROTOCOL`. False for a tool that reports by its exit status
+    /// alone: exiting ok is then success.
+    #[serde(default = "result_required", skip_serializing_if = "is_true")]
+    pub result_required: bool,
     /// How to check it.
     #[serde(default)]
     pub health: Health,
@@ -45,6 +52,15 @@ pub struct Manifest {
 
 fn protocol_v1() -> u32 {
     1
+}
+
+/// The default of [`Manifest::result_required`].
+pub(crate) fn result_required() -> bool {
+    true
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 /// One input of a tool.

@@ -238,6 +238,7 @@ impl ToolHost {
             trace_id: call.parent_run,
             stdin: None,
             copy_in: Vec::new(),
+            copy_in_base: None,
             caller_env: call.caller_env,
             classify: self.classify.clone(),
         };

@@ -69,10 +69,11 @@ impl McpToolServer {
 }
 
 /// Serves MCP on this process's stdin and stdout until the client closes
-/// them.
+/// them (each line read strictly, see [`super::transport`]).
 pub async fn serve_stdio(server: McpToolServer) -> Result<(), std::io::Error> {
+    let transport = super::transport::StrictLines::new(tokio::io::stdin(), tokio::io::stdout());
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;

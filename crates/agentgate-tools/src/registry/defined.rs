@@ -54,6 +54,8 @@ struct DefinedTool {
     env: EnvSpec,
     #[serde(default)]
     exit_codes: ExitCodes,
+    #[serde(default = "crate::manifest::result_required")]
+    result_required: bool,
     #[serde(default)]
     health: Health,
     #[serde(default)]
@@ -158,6 +160,7 @@ fn resolve(
         resources: d.resources,
         env: d.env,
         exit_codes: d.exit_codes,
+        result_required: d.result_required,
         health: d.health,
         timeouts: d.timeouts,
     };

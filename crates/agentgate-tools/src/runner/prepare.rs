@@ -97,9 +97,12 @@ pub struct SeedVars<'a> {
 
 /// A tool's scoped environment: [`ENV_ALLOWLIST`] and the manifest's
 /// `env.require` taken from `caller_env`, nothing else from it, then the
-/// run's own `HOME` and temp folders and the seed's variables. `Err` names
-/// the required variables `caller_env` lacks. Runs and `tools check`
-/// selftests both start tools with it.
+/// run's own `HOME` and temp folders and the seed's variables. agentgate's
+/// own variables (`AGENTGATE_*`: the store and its URL, the API token, the
+/// config) never pass, even when required (a manifest that requires one is
+/// refused when it is read; this is the second lock). `Err` names the
+/// required variables `caller_env` lacks. Runs and `tools check` selftests
+/// both start tools with it.
 pub fn scoped_env(
     require: &[String],
     caller_env: &[(String, String)],
@@ -134,7 +137,9 @@ pub fn scoped_env(
         .copied()
         .chain(require.iter().map(String::as_str))
     {
-        if env.iter().any(|(k, _)| k == name) {
+        if agentgate_core::own_env::is_own_name(std::ffi::OsStr::new(name))
+            || env.iter().any(|(k, _)| k == name)
+        {
             continue;
         }
         if let Some(value) = lookup(name) {
@@ -190,8 +195,14 @@ impl RunPaths {
 }
 
 /// The sandbox spec of the run: the manifest's limits and permissions,
-/// paths resolved against the workspace.
-pub(super) fn sandbox_spec(req: &ToolRunRequest, paths: &RunPaths, path_var: &str) -> SandboxSpec {
+/// paths resolved against the workspace; `private` kept from the tool,
+/// every other process hidden.
+pub(super) fn sandbox_spec(
+    req: &ToolRunRequest,
+    paths: &RunPaths,
+    path_var: &str,
+    private: &[PathBuf],
+) -> SandboxSpec {
     let manifest = &req.target.manifest;
     let fs = &manifest.permissions.filesystem;
     let home = req
@@ -208,17 +219,17 @@ pub(super) fn sandbox_spec(req: &ToolRunRequest, paths: &RunPaths, path_var: &st
             .iter()
             .map(|glob| crate::sandbox::glob_to_path(glob, &paths.workspace)),
     );
-    let mut write_paths = vec![
+    let run_paths = vec![
         paths.workspace.clone(),
         paths.logs.clone(),
         paths.tmp.clone(),
         paths.home.clone(),
     ];
-    write_paths.extend(
-        fs.write
-            .iter()
-            .map(|glob| crate::sandbox::glob_to_path(glob, &paths.workspace)),
-    );
+    let write_paths = fs
+        .write
+        .iter()
+        .map(|glob| crate::sandbox::glob_to_path(glob, &paths.workspace))
+        .collect();
     let egress = &manifest.permissions.network.egress_allow;
     let network = if egress.is_empty() {
         NetworkRule::None
@@ -235,36 +246,48 @@ pub(super) fn sandbox_spec(req: &ToolRunRequest, paths: &RunPaths, path_var: &st
         restrict_filesystem: true,
         read_paths,
         write_paths,
+        run_paths,
+        private_paths: private.to_vec(),
+        isolate_processes: true,
         network,
         report_path: paths.report.clone(),
     }
 }
 
-/// Copies each path into the workspace under its own name (folders
-/// recursively; symbolic links are copied as the files they point to).
-pub(super) fn copy_in(paths: &[PathBuf], workspace: &Path) -> Result<(), ToolRunError> {
-    for path in paths {
-        let fail = |source| ToolRunError::CopyIn {
-            path: path.clone(),
-            source,
-        };
-        let name = path
-            .file_name()
-            .ok_or_else(|| fail(std::io::Error::other("it has no file name")))?;
-        copy_tree(path, &workspace.join(name)).map_err(fail)?;
-    }
-    Ok(())
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    if std::fs::metadata(from)?.is_dir() {
-        std::fs::create_dir_all(to)?;
-        for entry in std::fs::read_dir(from)? {
-            let entry = entry?;
-            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
-        }
-        Ok(())
-    } else {
-        std::fs::copy(from, to).map(|_| ())
+    #[test]
+    fn agentgate_s_own_variables_never_reach_a_tool_even_when_required() {
+        let dir = Path::new("/runs/r1");
+        let seed = SeedVars {
+            run_id: "r1",
+            trace_id: "r1",
+            workspace: dir,
+            logs: dir,
+            tmp: dir,
+            home: dir,
+            cancel_file: dir,
+            deadline_in: Duration::from_secs(60),
+        };
+        let caller: Vec<(String, String)> = [
+            ("PATH", "/usr/bin"),
+            ("AGENTGATE_TOKEN", "tok"),
+            ("AGENTGATE_HOME", "/data"),
+            ("AGENTGATE_STORE", "postgres://u:pw@db/a"),
+            ("SERVICE_KEY", "k"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        let require = ["SERVICE_KEY".to_owned(), "AGENTGATE_TOKEN".to_owned()];
+        let env = scoped_env(&require, &caller, &seed).unwrap();
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(names.contains(&"SERVICE_KEY"), "{names:?}");
+        assert!(
+            !names.iter().any(|n| n.starts_with("AGENTGATE_")),
+            "{names:?}"
+        );
     }
 }

@@ -77,8 +77,10 @@ impl RunLimits {
 }
 
 /// Classifies an error code the tool reported: its class and whether a
-/// retry may help (the error-code registry's answer).
-pub type ClassifyCode = Arc<dyn Fn(&str) -> (ToolErrorClass, bool) + Send + Sync>;
+/// retry may help, as the error-code registry lists it; `None` for a code
+/// the registry does not list (the verdict then asks the manifest's exit
+/// codes, then the tool's own `retryable`).
+pub type ClassifyCode = Arc<dyn Fn(&str) -> Option<(ToolErrorClass, bool)> + Send + Sync>;
 
 /// One tool run.
 #[derive(Clone)]
@@ -107,8 +109,13 @@ pub struct ToolRunRequest {
     /// Bytes for the tool's stdin; `/dev/null` when `None`.
     pub stdin: Option<Vec<u8>>,
     /// Files and folders copied into the workspace before the tool starts,
-    /// each under its own name (the tool's inputs).
+    /// each under its own name (the tool's inputs). Each must resolve into
+    /// `copy_in_base` or one of the tool's read paths (see `copy_in.rs`).
     pub copy_in: Vec<PathBuf>,
+    /// The folder relative `copy_in` paths are relative to, and that they
+    /// may come from (a workflow's folder; the working folder of `agentgate
+    /// tool`); `None`: only the tool's own read paths.
+    pub copy_in_base: Option<PathBuf>,
     /// The environment the scoped environment is taken from (usually the
     /// caller's own).
     pub caller_env: Vec<(String, String)>,
@@ -136,6 +143,11 @@ pub struct RunnerSetup {
     pub sandbox_program: PathBuf,
     /// The keeper put in front of it (see `agentgate_core::supervise`).
     pub keeper: Option<PathBuf>,
+    /// agentgate's own files and folders no tool may read, whatever its
+    /// read paths: the data folder (the default store, the API token), a
+    /// token file given elsewhere, the config file. The run adds the folder
+    /// of the store it records in. See [`crate::runner::private_paths`].
+    pub private_paths: Vec<PathBuf>,
 }
 
 /// A tool run that could not be recorded or prepared (nothing started).
@@ -159,6 +171,14 @@ pub enum ToolRunError {
         path: PathBuf,
         /// Why.
         source: std::io::Error,
+    },
+    /// A `copy_in` path leads outside what the tool may be given.
+    #[error("copy_in refused: {reason}")]
+    CopyInRefused {
+        /// The path as given.
+        path: PathBuf,
+        /// Why (names where it leads and what is allowed).
+        reason: String,
     },
     /// `resume_from` names no run of this tool with a workspace.
     #[error("cannot resume: {0}")]

@@ -14,8 +14,9 @@ use agentgate_store::{RunKind, RunRecord, RunStore};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
+use super::copy_in;
 use super::emit::Emitter;
-use super::prepare::{RunPaths, copy_in, sandbox_spec, scoped_env};
+use super::prepare::{RunPaths, sandbox_spec, scoped_env};
 use super::request::{RunnerSetup, ToolObserver, ToolRunError, ToolRunRequest};
 use super::verdict::{Evidence, Verdict, decide, not_started};
 use super::watch::watch;
@@ -43,6 +44,10 @@ pub async fn run_tool(
 ) -> Result<ToolEnvelope, ToolRunError> {
     let started = Instant::now();
     let manifest = &req.target.manifest;
+    let mut private = setup.private_paths.clone();
+    private.push(store.runs_dir().to_path_buf());
+    // Checked before anything is recorded: a refused path starts nothing.
+    let copying = copy_in::plan(&req, &private)?;
     let run_id = req.run_id.clone().unwrap_or_else(new_run_id);
     let dir = store.run_dir(&run_id)?;
     let workspace = match &req.resume_from {
@@ -63,7 +68,7 @@ pub async fn run_tool(
     })?;
     let files = store.create_run_files(&run_id)?;
     paths.create()?;
-    copy_in(&req.copy_in, &paths.workspace)?;
+    copy_in::copy(&copying, &paths.workspace)?;
 
     let mut secrets = RedactorBuilder::new();
     for (name, value) in &req.caller_env {
@@ -102,7 +107,7 @@ pub async fn run_tool(
                 missing.join(", ")
             ),
         ),
-        (None, Ok(env)) => supervised(&req, setup, &paths, env, cancel, &mut em).await,
+        (None, Ok(env)) => supervised(&req, setup, &paths, &private, env, cancel, &mut em).await,
     };
 
     let envelope = ToolEnvelope {
@@ -186,7 +191,10 @@ fn stored_envelope(tool: &ToolEnvelope) -> Envelope {
     envelope
 }
 
-/// The workspace of an earlier run of the same tool.
+/// The workspace of an earlier run of the same tool: its own `work/`, or,
+/// for a run that itself continued an earlier one, the workspace it ran
+/// in (its envelope's `workspace`, which must be a run's folder of the
+/// store).
 fn resumed_workspace(
     store: &dyn RunStore,
     earlier: &str,
@@ -202,15 +210,30 @@ fn resumed_workspace(
             record.run_id
         )));
     }
-    let workspace = store.run_dir(&record.run_id)?.join("work");
-    if !workspace.is_dir() {
-        return Err(ToolRunError::Resume(format!(
-            "run {} has no workspace left ({})",
-            record.run_id,
-            workspace.display()
-        )));
+    workspace_of(store, &record.run_id, detail.envelope.as_ref())
+        .ok_or_else(|| ToolRunError::Resume(format!("run {} has no workspace left", record.run_id)))
+}
+
+/// Where the tool run `run_id` (with its stored `envelope`) worked, if that
+/// folder is still there: its own `work/`, else the workspace its envelope
+/// names, when that is a run's `work/` in the store.
+pub fn workspace_of(
+    store: &dyn RunStore,
+    run_id: &str,
+    envelope: Option<&Envelope>,
+) -> Option<std::path::PathBuf> {
+    let own = store.run_dir(run_id).ok()?.join("work");
+    if own.is_dir() {
+        return Some(own);
     }
-    Ok(workspace)
+    let named = std::path::PathBuf::from(envelope?.tool.as_ref()?.workspace.as_ref()?);
+    let runs = std::fs::canonicalize(store.runs_dir()).ok()?;
+    let named = std::fs::canonicalize(named).ok()?;
+    let in_store = named
+        .parent()
+        .is_some_and(|run| run.parent() == Some(runs.as_path()))
+        && named.file_name().is_some_and(|n| n == "work");
+    (in_store && named.is_dir()).then_some(named)
 }
 
 /// Starts the sandbox under the supervisor and decides the outcome.
@@ -218,6 +241,7 @@ async fn supervised(
     req: &ToolRunRequest,
     setup: &RunnerSetup,
     paths: &RunPaths,
+    private: &[std::path::PathBuf],
     env: Vec<(String, String)>,
     cancel: Option<mpsc::Receiver<CancelRequest>>,
     em: &mut Emitter<'_>,
@@ -227,7 +251,7 @@ async fn supervised(
         .find(|(k, _)| k == "PATH")
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
-    let spec = sandbox_spec(req, paths, &path_var);
+    let spec = sandbox_spec(req, paths, &path_var, private);
     if let Err(e) = write_private_json(&paths.spec, &spec) {
         return not_started(
             &req.limits,
@@ -265,6 +289,7 @@ async fn supervised(
         report: &watched.report,
         sandbox: sandbox.as_ref(),
         exit_codes: &req.target.manifest.exit_codes,
+        result_required: req.target.manifest.result_required,
         limits: &req.limits,
         workspace: &paths.workspace,
         classify: &req.classify,

@@ -8,7 +8,10 @@
 //! 2. it never started (`E_SPAWN`);
 //! 3. the kernel ended it for CPU (`SIGXCPU`, or `SIGKILL` at the limit:
 //!    `E_CPU_LIMIT`);
-//! 4. the tool reported an `error` (its code, classed by the registry);
+//! 4. the tool reported an `error` (its code, classed by the first witness
+//!    that speaks: the registry's table for a code it lists, else the
+//!    manifest's meaning of the exit status, `retryable_error` or
+//!    `fatal_error`, else the `retryable` of the tool's own message);
 //! 5. it failed after an allocation was refused under `memory_mb`
 //!    (`E_MEMORY_LIMIT`, from its exit and its stderr);
 //! 6. it failed after the sandbox refused a path or a connection
@@ -17,8 +20,10 @@
 //! 8. the tool reported a `result`: not `ok` (`E_RESULT_NOT_OK`), an
 //!    artifact missing or not matching its hash (`E_ARTIFACT_MISSING`,
 //!    `E_ARTIFACT_MISMATCH`), else `ok`;
-//! 9. only the exit status is left: `ok` (or `action_required` if the tool
-//!    asked for decisions), `E_EXIT_RETRYABLE`, `E_EXIT_FATAL`,
+//! 9. only the exit status is left: `action_required` if the tool asked for
+//!    decisions; the `ok` status without a valid `result` is `E_PROTOCOL`
+//!    (a `result` or an `error` ends a run), or `ok` when the manifest says
+//!    `result_required: false`; `E_EXIT_RETRYABLE`, `E_EXIT_FATAL`,
 //!    `E_EXIT_UNEXPECTED`.
 
 use std::path::Path;
@@ -65,6 +70,8 @@ pub(super) struct Evidence<'a> {
     pub report: &'a Result<ExitReport, SuperviseError>,
     pub sandbox: Option<&'a SandboxReport>,
     pub exit_codes: &'a ExitCodes,
+    /// The manifest's `result_required`.
+    pub result_required: bool,
     pub limits: &'a RunLimits,
     pub workspace: &'a Path,
     pub classify: &'a ClassifyCode,
@@ -111,6 +118,9 @@ fn error(code: &str, message: String) -> Decided {
 pub(super) fn decide(ev: &Evidence<'_>) -> Verdict {
     let seen = ev.seen;
     let mut warnings = seen.warnings.clone();
+    if let Some(sandbox) = ev.sandbox {
+        warnings.extend(sandbox.warnings.iter().cloned());
+    }
     let exit = tool_exit(ev);
     let meaning = exit.as_ref().map(|e| e.meaning);
     let exit_info = ev.sandbox.and_then(|s| s.exit.as_ref());
@@ -221,7 +231,11 @@ pub(super) fn decide(ev: &Evidence<'_>) -> Verdict {
     } else if let Some(result) = &seen.result {
         from_result(&result.status, &artifacts, meaning, &mut warnings)
     } else {
-        from_exit(exit.as_ref(), !seen.actions.is_empty(), &mut warnings)
+        from_exit(
+            exit.as_ref(),
+            !seen.actions.is_empty(),
+            ev.result_required.then_some(seen.bad_result.as_deref()),
+        )
     };
     if let Some(ToolExit {
         code: Some(code),
@@ -247,8 +261,8 @@ pub(super) fn decide(ev: &Evidence<'_>) -> Verdict {
     let (class, retryable) = match &code {
         None => (None, false),
         Some(code) => {
-            let (class, retryable) =
-                super::runner_code_class(code).unwrap_or_else(|| (ev.classify)(code));
+            let (class, retryable) = super::runner_code_class(code)
+                .unwrap_or_else(|| class_of_tool_code(code, ev, exit.as_ref(), &mut warnings));
             (Some(class), retryable)
         }
     };
@@ -313,7 +327,57 @@ fn from_result(
     Decided::Ok
 }
 
-fn from_exit(exit: Option<&ToolExit>, asked: bool, warnings: &mut Vec<String>) -> Decided {
+/// The class of a code the tool reported, and whether a retry may succeed,
+/// from the first witness that speaks: the registry's table (the runner's
+/// codes and `error_codes.yaml`) for a code it lists; else what the
+/// manifest says the exit status means (`retryable_error`: retryable;
+/// `fatal_error`: not); else the `retryable` the tool wrote in its `error`
+/// message; else `unknown`, not retryable. A witness after the registry
+/// leaves a warning that says which spoke.
+fn class_of_tool_code(
+    code: &str,
+    ev: &Evidence<'_>,
+    exit: Option<&ToolExit>,
+    warnings: &mut Vec<String>,
+) -> (ToolErrorClass, bool) {
+    if let Some(listed) = (ev.classify)(code) {
+        return listed;
+    }
+    let unlisted = format!("`{code}` is not in the error codes registry");
+    let status = exit.and_then(|e| e.code).unwrap_or_default();
+    match exit.map(|e| e.meaning) {
+        Some(ExitMeaning::RetryableError) => {
+            warnings.push(format!(
+                "{unlisted}: retryable, as the exit status {status} is the manifest's retryable_error"
+            ));
+            return (ToolErrorClass::Retryable, true);
+        }
+        Some(ExitMeaning::FatalError) => {
+            warnings.push(format!(
+                "{unlisted}: not retryable, as the exit status {status} is the manifest's fatal_error"
+            ));
+            return (ToolErrorClass::Unknown, false);
+        }
+        Some(ExitMeaning::Ok | ExitMeaning::Unexpected) | None => {}
+    }
+    match ev.seen.error.as_ref().and_then(|e| e.retryable) {
+        Some(true) => {
+            warnings.push(format!(
+                "{unlisted}: retryable, as the tool's error message says"
+            ));
+            (ToolErrorClass::Retryable, true)
+        }
+        Some(false) | None => (ToolErrorClass::Unknown, false),
+    }
+}
+
+/// The outcome from the exit status alone. `missing_result` is `Some` when
+/// the manifest requires a `result` (holding why one seen was not valid).
+fn from_exit(
+    exit: Option<&ToolExit>,
+    asked: bool,
+    missing_result: Option<Option<&str>>,
+) -> Decided {
     let Some(exit) = exit else {
         return error(
             codes::E_EXIT_UNEXPECTED,
@@ -327,10 +391,18 @@ fn from_exit(exit: Option<&ToolExit>, asked: bool, warnings: &mut Vec<String>) -
     };
     match exit.meaning {
         ExitMeaning::Ok if asked => Decided::ActionRequired,
-        ExitMeaning::Ok => {
-            warnings.push("the tool exited ok without a `result` message".to_owned());
-            Decided::Ok
-        }
+        ExitMeaning::Ok => match missing_result {
+            None => Decided::Ok,
+            Some(why) => error(
+                codes::E_PROTOCOL,
+                format!(
+                    "the tool ended with {status} (ok) without a valid `result` message{}: a \
+                     `result` or an `error` message ends a run (a tool that reports by its exit \
+                     status alone says `result_required: false` in its manifest)",
+                    why.map(|w| format!(" ({w})")).unwrap_or_default()
+                ),
+            ),
+        },
         ExitMeaning::RetryableError => error(
             codes::E_EXIT_RETRYABLE,
             format!("the tool ended with {status} (retryable_error) without reporting an error"),
@@ -397,6 +469,8 @@ fn limits_report(ev: &Evidence<'_>) -> LimitsReport {
             },
             filesystem: s.filesystem.clone(),
             network: s.network.clone(),
+            private_files: s.private_files.clone(),
+            processes: s.processes.clone(),
         },
         None => limits_without_sandbox(ev.limits),
     }
@@ -448,5 +522,7 @@ fn limits_without_sandbox(limits: &RunLimits) -> LimitsReport {
         output: missing(format!("{} bytes on stdout", limits.max_output_bytes)),
         filesystem: missing("the manifest's paths".to_owned()),
         network: missing("the manifest's egress".to_owned()),
+        private_files: missing("agentgate's own files".to_owned()),
+        processes: missing("other processes hidden".to_owned()),
     }
 }

@@ -12,7 +12,7 @@ use agentgate_core::supervise::{
 };
 use agentgate_protocol::{
     ActionRequest, CancelledMessage, ErrorMessage, EventBody, ResultMessage, TOOL_PROTOCOL_VERSION,
-    ToolMessage, ToolMessageBody, ToolMessageEvent,
+    ToolLine, ToolMessage, ToolMessageBody, ToolMessageEvent,
 };
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
@@ -45,6 +45,9 @@ pub(super) struct Seen {
     pub result: Option<ResultMessage>,
     pub error: Option<ErrorMessage>,
     pub cancelled: Option<CancelledMessage>,
+    /// Why a line that looked like the tool's `result` was not one (its
+    /// fields do not fit, or it gives a key twice).
+    pub bad_result: Option<String>,
     pub actions: Vec<ActionRequest>,
     pub stdout_bytes: u64,
     pub stderr_tail: Tail,
@@ -82,6 +85,7 @@ pub(super) async fn watch(
             result: None,
             error: None,
             cancelled: None,
+            bad_result: None,
             actions: Vec::new(),
             stdout_bytes: 0,
             stderr_tail: Tail::new(STDERR_TAIL_BYTES),
@@ -181,7 +185,18 @@ impl State<'_, '_> {
         if self.watched.cause == Some(RunnerCause::OutputLimit) {
             return;
         }
-        let message = ToolMessage::parse_line(&line.bytes).into_message();
+        let message = match ToolMessage::parse_line(&line.bytes) {
+            ToolLine::Refused { message, reason } => {
+                self.warn_once(format!(
+                    "a line of the tool's was not read as a message: {reason}"
+                ));
+                if looks_like_result(&line.bytes) && self.watched.bad_result.is_none() {
+                    self.watched.bad_result = Some(format!("its `result` line: {reason}"));
+                }
+                message
+            }
+            other => other.into_message(),
+        };
         self.take(&message).await;
         self.em
             .emit(EventBody::ToolMessage(ToolMessageEvent { message }));
@@ -227,6 +242,10 @@ impl State<'_, '_> {
             }
             ToolMessageBody::Malformed(fields) => {
                 let kind = fields.get("type").and_then(|t| t.as_str()).unwrap_or("");
+                if kind == "result" && self.watched.bad_result.is_none() {
+                    self.watched.bad_result =
+                        Some("its `result` message does not fit the protocol".to_owned());
+                }
                 self.warn_once(format!(
                     "the tool printed a `{kind}` message whose fields do not fit the protocol (kept as it came)"
                 ));
@@ -248,4 +267,17 @@ impl State<'_, '_> {
             self.watched.warnings.push(warning);
         }
     }
+}
+
+/// Whether a line refused for a repeated key is a `result` (its `type`, as
+/// a lenient reading sees it).
+fn looks_like_result(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(bytes)
+        .ok()
+        .and_then(|v| {
+            v.get("type")
+                .and_then(|t| t.as_str())
+                .map(|t| t == "result")
+        })
+        .unwrap_or(false)
 }

@@ -1,7 +1,9 @@
-//! `agentgate __sandbox --apply SPEC_FILE STATUS_FD GO_FD`: the process
-//! that applies the limits to itself and then becomes the tool (`exec`, same
-//! pid), so the tool inherits every limit and the sandbox, its parent,
-//! stays unrestricted to write its report.
+//! `agentgate __sandbox --apply SPEC_FILE STATUS_FD GO_FD [ISOLATION]`: the
+//! process that applies the limits to itself and then becomes the tool
+//! (`exec`, same pid), so the tool inherits every limit and the sandbox,
+//! its parent, stays unrestricted to write its report. `ISOLATION` (JSON,
+//! [`Isolation`]) says what was made before it: the PID namespace (by the
+//! sandbox and pid 1) and, in it, the network namespace.
 //!
 //! Order matters: the pipes are reopened and the spec is read first (files
 //! Landlock may forbid later); the network namespace next (its uid and gid
@@ -19,7 +21,7 @@ use std::process::Command;
 use agentgate_protocol::Enforcement;
 
 use super::handshake::{
-    FAILED_EXEC, FAILED_RLIMITS, Prepared, failure_record, reopen_inherited, send_prepared,
+    FAILED_EXEC, FAILED_RLIMITS, Isolation, Prepared, record, reopen_inherited, send_prepared,
     wait_for_go,
 };
 use super::netns::enter_empty_network_namespace;
@@ -30,9 +32,27 @@ use super::{EXIT_SANDBOX_FAILED, NetworkRule, SandboxSpec};
 
 /// Run the `--apply` step; returns only on failure (an exit code).
 pub(crate) fn apply_main(args: &[OsString]) -> i32 {
-    let [spec_path, status_fd, go_fd] = args else {
-        eprintln!("agentgate sandbox: usage: __sandbox --apply SPEC_FILE STATUS_FD GO_FD");
-        return EXIT_SANDBOX_FAILED;
+    let (spec_path, status_fd, go_fd, isolation) = match args {
+        [spec, status, go] => (spec, status, go, None),
+        [spec, status, go, isolation] => (spec, status, go, Some(isolation)),
+        _ => {
+            eprintln!(
+                "agentgate sandbox: usage: __sandbox --apply SPEC_FILE STATUS_FD GO_FD [ISOLATION]"
+            );
+            return EXIT_SANDBOX_FAILED;
+        }
+    };
+    let isolation: Isolation = match isolation.map(|i| serde_json::from_str(&i.to_string_lossy())) {
+        None => Isolation {
+            processes: no_limit(),
+            netns: None,
+            warnings: Vec::new(),
+        },
+        Some(Ok(isolation)) => isolation,
+        Some(Err(e)) => {
+            eprintln!("agentgate sandbox: --apply: invalid isolation: {e}");
+            return EXIT_SANDBOX_FAILED;
+        }
     };
     let fd = |s: &OsString| s.to_str().and_then(|s| s.parse::<i32>().ok());
     let (Some(status_fd), Some(go_fd)) = (fd(status_fd), fd(go_fd)) else {
@@ -56,13 +76,18 @@ pub(crate) fn apply_main(args: &[OsString]) -> i32 {
         }
     };
     let (rlimits, cpu, memory) = RlimitPlan::new(&spec);
-    let (net_by_landlock, netns) = network(&spec);
+    let (net_by_landlock, netns) = network(&spec, isolation.netns);
     let restricted = restrict(&spec, &net_by_landlock);
+    let mut warnings = isolation.warnings;
+    warnings.extend(restricted.warnings);
     let prepared = Prepared {
         cpu,
         memory,
         filesystem: restricted.filesystem.unwrap_or_else(no_limit),
         network: netns.or(restricted.network).unwrap_or_else(no_limit),
+        private_files: restricted.private_files.unwrap_or_else(no_limit),
+        processes: isolation.processes,
+        warnings,
     };
     if let Err(e) = send_prepared(&mut status, &prepared) {
         eprintln!("agentgate sandbox: failed to report to the sandbox: {e}");
@@ -74,21 +99,25 @@ pub(crate) fn apply_main(args: &[OsString]) -> i32 {
     let mut tool = Command::new(&spec.program);
     tool.args(&spec.args);
     if let Err(errno) = rlimits.apply() {
-        let _ = status.write_all(&failure_record(FAILED_RLIMITS, errno as i32));
+        let _ = status.write_all(&record(FAILED_RLIMITS, errno as i32));
         return super::EXIT_CANNOT_EXECUTE;
     }
     let error = tool.exec();
     let errno = error.raw_os_error().unwrap_or(0);
-    let _ = status.write_all(&failure_record(FAILED_EXEC, errno));
+    let _ = status.write_all(&record(FAILED_EXEC, errno));
     super::exit_code_for_spawn_error(errno)
 }
 
 /// Apply the network rule: a network namespace where it can and must be
-/// made (its report entry), else what Landlock is to do.
-fn network(spec: &SandboxSpec) -> (NetByLandlock, Option<Enforcement>) {
+/// made (its report entry), else what Landlock is to do. `made` is the
+/// namespace pid 1 made (or failed to), if it tried.
+fn network(
+    spec: &SandboxSpec,
+    made: Option<Result<(), String>>,
+) -> (NetByLandlock, Option<Enforcement>) {
     match &spec.network {
         NetworkRule::Any => (NetByLandlock::Off, Some(no_limit())),
-        NetworkRule::None => match enter_empty_network_namespace() {
+        NetworkRule::None => match made.unwrap_or_else(enter_empty_network_namespace) {
             Ok(()) => (
                 NetByLandlock::Off,
                 Some(enforced("no network", "network namespace")),

@@ -3,12 +3,15 @@
 //!
 //! The status pipe (that process → the sandbox) carries one JSON line,
 //! [`Prepared`], once the limits are applied, then, only if the tool could
-//! not be started, a [`FAILURE_LEN`]-byte record: what failed
+//! not be started, a [`RECORD_LEN`]-byte record: what failed
 //! ([`FAILED_RLIMITS`] or [`FAILED_EXEC`]) and the errno, little-endian. It
 //! is close-on-exec in that process, so end of file without a record means
-//! the `exec` succeeded. The go pipe (the sandbox → that process) carries
-//! one byte once the first report is written; end of file without it means
-//! "do not start".
+//! the `exec` succeeded. When the tool runs in a PID namespace, its pid 1
+//! (`init.rs`) holds the pipe too and, once the tool has ended, writes one
+//! more record: how it ended ([`TOOL_EXITED`] with the status, or
+//! [`TOOL_KILLED`] with the signal), which pid 1 cannot pass on by its own
+//! end. The go pipe (the sandbox → that process) carries one byte once the
+//! first report is written; end of file without it means "do not start".
 //!
 //! The pipes cross `exec` of `agentgate __sandbox --apply` as inherited
 //! descriptors named by number; that process reopens each through
@@ -30,28 +33,70 @@ pub(crate) struct Prepared {
     pub(crate) memory: Enforcement,
     pub(crate) filesystem: Enforcement,
     pub(crate) network: Enforcement,
+    pub(crate) private_files: Enforcement,
+    pub(crate) processes: Enforcement,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// What the sandbox tells the process that becomes the tool of the
+/// isolation made before it (an argument of `--apply`, JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Isolation {
+    /// The `processes` entry of the report.
+    pub(crate) processes: Enforcement,
+    /// The network namespace pid 1 made (`None`: none was tried, the
+    /// process makes its own when `network` asks for none).
+    pub(crate) netns: Option<Result<(), String>>,
+    /// Notes for the run's warnings.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Setting the rlimits failed.
 pub(crate) const FAILED_RLIMITS: u8 = 1;
 /// `exec` of the tool failed.
 pub(crate) const FAILED_EXEC: u8 = 2;
-/// The length of a failure record.
-pub(crate) const FAILURE_LEN: usize = 5;
+/// The tool exited with the status in the record (from pid 1).
+pub(crate) const TOOL_EXITED: u8 = 3;
+/// A signal, in the record, ended the tool (from pid 1).
+pub(crate) const TOOL_KILLED: u8 = 4;
+/// The length of a record.
+pub(crate) const RECORD_LEN: usize = 5;
 
-/// A failure record, built without allocating (it is sent after
+/// A record, built without allocating (a failure is sent after
 /// `RLIMIT_AS` is set).
-pub(crate) fn failure_record(what: u8, errno: i32) -> [u8; FAILURE_LEN] {
-    let e = errno.to_le_bytes();
+pub(crate) fn record(what: u8, value: i32) -> [u8; RECORD_LEN] {
+    let e = value.to_le_bytes();
     [what, e[0], e[1], e[2], e[3]]
 }
 
-/// Decode a failure record.
-pub(crate) fn parse_failure(bytes: &[u8]) -> Option<(u8, i32)> {
-    match bytes {
-        [what, a, b, c, d] => Some((*what, i32::from_le_bytes([*a, *b, *c, *d]))),
-        _ => None,
+/// What the records after [`Prepared`] say.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Records {
+    /// The tool could not be started: what failed, and the errno.
+    pub(crate) failure: Option<(u8, i32)>,
+    /// How the tool ended, from pid 1: `(Some(status), None)` or
+    /// `(None, Some(signal))`.
+    pub(crate) ended: Option<(Option<i32>, Option<i32>)>,
+}
+
+/// Decode the records (a trailing fragment is ignored).
+pub(crate) fn parse_records(bytes: &[u8]) -> Records {
+    let mut records = Records::default();
+    for chunk in bytes.chunks_exact(RECORD_LEN) {
+        let &[what, a, b, c, d] = chunk else {
+            continue;
+        };
+        let value = i32::from_le_bytes([a, b, c, d]);
+        match what {
+            FAILED_RLIMITS | FAILED_EXEC if records.failure.is_none() => {
+                records.failure = Some((what, value));
+            }
+            TOOL_EXITED => records.ended = Some((Some(value), None)),
+            TOOL_KILLED => records.ended = Some((None, Some(value))),
+            _ => {}
+        }
     }
+    records
 }
 
 /// Let `fd` be inherited across `exec` (std opens everything close-on-exec).

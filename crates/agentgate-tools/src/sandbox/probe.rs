@@ -1,12 +1,15 @@
 //! What this host can enforce, found by trying: `agentgate __sandbox
 //! --probe` (a child process, so the caller is not itself restricted or
-//! moved) makes an empty network namespace and a Landlock ruleset that
-//! allows everything, and prints a [`SandboxSupport`] as JSON.
+//! moved) enters a PID namespace and starts `__sandbox --probe-init` in it
+//! (which mounts its own `/proc`, as pid 1 of a tool run does), makes an
+//! empty network namespace and a Landlock ruleset that allows everything,
+//! and prints a [`SandboxSupport`] as JSON.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use super::netns::try_network_namespace;
+use super::pidns::{enter_pid_namespace, mount_own_proc};
 use super::restrict::probe_abi;
 use super::{SANDBOX_SUBCOMMAND, SandboxSupport};
 
@@ -17,7 +20,9 @@ pub fn probe(agentgate: &Path) -> SandboxSupport {
         landlock_abi: None,
         landlock_note: Some(why.clone()),
         network_namespace: false,
-        network_namespace_note: Some(why),
+        network_namespace_note: Some(why.clone()),
+        pid_namespace: false,
+        pid_namespace_note: Some(why),
     };
     let output = Command::new(agentgate)
         .args([SANDBOX_SUBCOMMAND, "--probe"])
@@ -36,7 +41,9 @@ pub fn probe(agentgate: &Path) -> SandboxSupport {
 
 /// The probe's own side: try, print, exit code.
 pub(crate) fn probe_main() -> i32 {
-    // The namespace first: its maps are written in /proc.
+    // The PID namespace first (it may need a user namespace, which needs a
+    // single thread), the network's next (its maps are written in /proc).
+    let pidns = enter_pid_namespace().and_then(|()| pid_one_mounts_proc());
     let netns = try_network_namespace();
     let landlock = probe_abi();
     let support = SandboxSupport {
@@ -44,6 +51,8 @@ pub(crate) fn probe_main() -> i32 {
         landlock_note: landlock.err(),
         network_namespace: netns.is_ok(),
         network_namespace_note: netns.err(),
+        pid_namespace: pidns.is_ok(),
+        pid_namespace_note: pidns.err(),
     };
     match serde_json::to_string(&support) {
         Ok(json) => {
@@ -53,6 +62,35 @@ pub(crate) fn probe_main() -> i32 {
         Err(e) => {
             eprintln!("agentgate sandbox: {e}");
             super::EXIT_SANDBOX_FAILED
+        }
+    }
+}
+
+/// Start `__sandbox --probe-init` (pid 1 of the namespace just entered)
+/// and read its answer.
+fn pid_one_mounts_proc() -> Result<(), String> {
+    let program =
+        std::env::current_exe().map_err(|e| format!("failed to find the agentgate binary: {e}"))?;
+    let out = Command::new(&program)
+        .args([SANDBOX_SUBCOMMAND, "--probe-init"])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("failed to start {}: {e}", program.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    }
+}
+
+/// `--probe-init`: what pid 1 of a tool run does first, then exit 0, or 1
+/// with the reason on stdout.
+pub(crate) fn probe_init_main() -> i32 {
+    match mount_own_proc() {
+        Ok(()) => 0,
+        Err(why) => {
+            println!("{why}");
+            1
         }
     }
 }

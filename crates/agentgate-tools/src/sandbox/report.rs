@@ -61,6 +61,9 @@ impl SandboxReport {
             memory: not_applied(),
             filesystem: not_applied(),
             network: not_applied(),
+            private_files: not_applied(),
+            processes: not_applied(),
+            warnings: Vec::new(),
             spawn_error: Some(reason.into()),
             exit: None,
         }

@@ -11,15 +11,19 @@
 //!
 //! Paths that do not exist are skipped (nothing can be opened there
 //! anyway); a file (`/dev/null`) gets the rights that apply to files.
+//! agentgate's own files are carved out of the paths first (`private.rs`);
+//! the rules are the carved paths, so the `private_files` entry holds when
+//! the filesystem's does.
 
-use agentgate_protocol::Enforcement;
+use agentgate_protocol::{Enforcement, EnforcementState};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, LandlockStatus, NetPort, RestrictionStatus,
     Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetError, RulesetStatus, path_beneath_rules,
 };
 
 use super::SandboxSpec;
-use super::report::{enforced, not_enforced, partial};
+use super::private::{Carved, carve};
+use super::report::{enforced, no_limit, not_enforced, partial};
 
 /// The Landlock ABI whose filesystem rights the sandbox asks for (ABI 5,
 /// Linux 6.10: up to `IOCTL_DEV`).
@@ -40,12 +44,15 @@ pub(crate) enum NetByLandlock {
     AllowPorts { ports: Vec<u16>, limit: String },
 }
 
-/// What the ruleset enforced: the filesystem's and the network's entries,
-/// `None` for what it was not asked to do.
+/// What the ruleset enforced: the filesystem's, the private files' and the
+/// network's entries, `None` for what it was not asked to do; and what was
+/// asked and not granted.
 #[derive(Debug)]
 pub(crate) struct Restricted {
     pub(crate) filesystem: Option<Enforcement>,
     pub(crate) network: Option<Enforcement>,
+    pub(crate) private_files: Option<Enforcement>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Build the ruleset `spec` and `net` ask for and restrict this process.
@@ -54,9 +61,32 @@ pub(crate) fn restrict(spec: &SandboxSpec, net: &NetByLandlock) -> Restricted {
         format!(
             "read {} paths, write {} paths",
             spec.read_paths.len(),
-            spec.write_paths.len()
+            spec.write_paths.len() + spec.run_paths.len()
         )
     });
+    let carved = spec.restrict_filesystem.then(|| {
+        carve(
+            &spec.read_paths,
+            &spec.write_paths,
+            &spec.run_paths,
+            &spec.private_paths,
+        )
+    });
+    let private = PrivateFiles::of(spec, carved.as_ref());
+    let mut restricted = restrict_carved(carved.as_ref(), net, fs_limit);
+    restricted.private_files = Some(PrivateFiles::entry(
+        private.as_ref(),
+        restricted.filesystem.as_ref(),
+    ));
+    restricted.warnings = carved.map(|c| c.refused).unwrap_or_default();
+    restricted
+}
+
+fn restrict_carved(
+    carved: Option<&Carved>,
+    net: &NetByLandlock,
+    fs_limit: Option<String>,
+) -> Restricted {
     let net_limit = match net {
         NetByLandlock::Off => None,
         NetByLandlock::DenyTcp { .. } => Some("no network".to_owned()),
@@ -66,23 +96,27 @@ pub(crate) fn restrict(spec: &SandboxSpec, net: &NetByLandlock) -> Restricted {
         return Restricted {
             filesystem: None,
             network: None,
+            private_files: None,
+            warnings: Vec::new(),
         };
     }
-    match apply(spec, net) {
+    match apply(carved, net) {
         Err(e) => {
             let why = format!("Landlock failed: {e}");
             Restricted {
                 filesystem: fs_limit.map(|l| not_enforced(l, why.clone())),
                 network: net_limit.map(|l| not_enforced(l, why.clone())),
+                private_files: None,
+                warnings: Vec::new(),
             }
         }
         Ok(status) => judge(&status, fs_limit, net_limit, net),
     }
 }
 
-fn apply(spec: &SandboxSpec, net: &NetByLandlock) -> Result<RestrictionStatus, RulesetError> {
+fn apply(carved: Option<&Carved>, net: &NetByLandlock) -> Result<RestrictionStatus, RulesetError> {
     let mut ruleset = Ruleset::default();
-    if spec.restrict_filesystem {
+    if carved.is_some() {
         ruleset = ruleset.handle_access(AccessFs::from_all(FS_ABI))?;
     }
     match net {
@@ -95,15 +129,15 @@ fn apply(spec: &SandboxSpec, net: &NetByLandlock) -> Result<RestrictionStatus, R
         }
     }
     let mut created = ruleset.create()?;
-    if spec.restrict_filesystem {
-        let writable = spec
-            .write_paths
+    if let Some(carved) = carved {
+        let writable = carved
+            .write
             .iter()
             .map(|p| p.as_path())
             .chain([std::path::Path::new("/dev/null")]);
         created = created
             .add_rules(path_beneath_rules(
-                &spec.read_paths,
+                &carved.read,
                 AccessFs::from_read(FS_ABI),
             ))?
             .add_rules(path_beneath_rules(writable, AccessFs::from_all(FS_ABI)))?;
@@ -189,6 +223,8 @@ fn judge(
     Restricted {
         filesystem,
         network,
+        private_files: None,
+        warnings: Vec::new(),
     }
 }
 
@@ -206,6 +242,8 @@ fn all_not_enforced(
             }
             _ => not_enforced(l, why),
         }),
+        private_files: None,
+        warnings: Vec::new(),
     }
 }
 
@@ -244,5 +282,68 @@ pub(crate) fn probe_abi() -> Result<i32, String> {
             effective_abi,
             kernel_abi,
         } => Ok(kernel_abi.unwrap_or(effective_abi as i32)),
+    }
+}
+
+/// The `private_files` entry: what was asked, and how the carving went.
+struct PrivateFiles {
+    limit: String,
+    /// Why it cannot hold, before Landlock is asked.
+    unenforceable: Option<String>,
+    opened: usize,
+}
+
+impl PrivateFiles {
+    fn of(spec: &SandboxSpec, carved: Option<&Carved>) -> Option<PrivateFiles> {
+        if spec.private_paths.is_empty() {
+            return None;
+        }
+        let existing = carved.map_or(0, |c| c.private.len());
+        Some(PrivateFiles {
+            limit: format!(
+                "agentgate's own files unreadable ({} paths, {existing} existing)",
+                spec.private_paths.len()
+            ),
+            unenforceable: carved
+                .is_none()
+                .then(|| "the filesystem is not restricted".to_owned()),
+            opened: carved.map_or(0, |c| c.opened),
+        })
+    }
+
+    /// Held when Landlock held the filesystem (the rights it needs, read,
+    /// are those of ABI 1), not otherwise.
+    fn entry(asked: Option<&PrivateFiles>, filesystem: Option<&Enforcement>) -> Enforcement {
+        let Some(asked) = asked else {
+            return no_limit();
+        };
+        let limit = asked.limit.clone();
+        if let Some(why) = &asked.unenforceable {
+            return not_enforced(limit, why.clone());
+        }
+        match filesystem {
+            Some(fs)
+                if matches!(
+                    fs.state,
+                    EnforcementState::Enforced | EnforcementState::Partial
+                ) =>
+            {
+                let by = fs.by.clone().unwrap_or_else(|| "Landlock".to_owned());
+                enforced(
+                    limit,
+                    format!(
+                        "{by} (not granted; {} folder(s) holding them granted entry by entry)",
+                        asked.opened
+                    ),
+                )
+            }
+            Some(fs) => not_enforced(
+                limit,
+                fs.note
+                    .clone()
+                    .unwrap_or_else(|| "the filesystem restriction did not hold".to_owned()),
+            ),
+            None => not_enforced(limit, "the filesystem is not restricted"),
+        }
     }
 }

@@ -28,6 +28,21 @@ pub struct SandboxSpec {
     pub read_paths: Vec<PathBuf>,
     /// Paths (files or folders, recursively) the tool may read and write.
     pub write_paths: Vec<PathBuf>,
+    /// The run's own folders (workspace, logs, temporary folder, home):
+    /// read and write, and kept even where they lie inside a private path
+    /// (a run's folder is in the store's).
+    #[serde(default)]
+    pub run_paths: Vec<PathBuf>,
+    /// agentgate's own files and folders (its data folder with the store
+    /// and the token, a token file, the config file): never readable by the
+    /// tool. A read or write path inside one is not granted; one that holds
+    /// one is granted entry by entry around it (see `private.rs`).
+    #[serde(default)]
+    pub private_paths: Vec<PathBuf>,
+    /// Whether to hide every other process: a PID namespace with its own
+    /// `/proc` (see `pidns.rs`).
+    #[serde(default)]
+    pub isolate_processes: bool,
     /// The network the tool may reach.
     pub network: NetworkRule,
     /// Where to write the [`SandboxReport`].
@@ -59,6 +74,16 @@ pub struct SandboxReport {
     pub filesystem: Enforcement,
     /// The network restriction, as applied.
     pub network: Enforcement,
+    /// agentgate's own files kept from the tool, as applied.
+    #[serde(default = "Enforcement::not_recorded")]
+    pub private_files: Enforcement,
+    /// Other processes hidden, as applied.
+    #[serde(default = "Enforcement::not_recorded")]
+    pub processes: Enforcement,
+    /// What the sandbox changed of what it was asked (a read path inside
+    /// agentgate's data folder not granted), for the run's warnings.
+    #[serde(default)]
+    pub warnings: Vec<String>,
     /// Why the tool could not be started, if it could not.
     pub spawn_error: Option<String>,
     /// How the tool ended; `None` until it has.
@@ -169,4 +194,11 @@ pub struct SandboxSupport {
     pub network_namespace: bool,
     /// Why not, if it cannot.
     pub network_namespace_note: Option<String>,
+    /// Whether a PID namespace with its own `/proc` can be made (to hide
+    /// other processes).
+    #[serde(default)]
+    pub pid_namespace: bool,
+    /// Why not, if it cannot.
+    #[serde(default)]
+    pub pid_namespace_note: Option<String>,
 }

@@ -4,6 +4,12 @@
 //! are known and before the tool starts, outlives the tool, and writes the
 //! final report with the tool's exit, CPU time and peak memory.
 //!
+//! When the spec asks to hide the other processes, it first enters a new
+//! PID namespace (`pidns.rs`) and starts `__sandbox --init` instead, pid 1
+//! of that namespace, which starts `--apply` in turn and reports the tool's
+//! end on the status pipe. Where the namespace is refused, it starts
+//! `--apply` itself and tells it why (the `processes` entry).
+//!
 //! It ignores nothing but outlives its child: SIGINT, SIGTERM, SIGHUP and
 //! SIGQUIT get do-nothing handlers (handlers, not `SIG_IGN`, so that `exec`
 //! resets them and the tool, in the same process group, gets the runner's
@@ -21,7 +27,10 @@ use std::sync::atomic::AtomicBool;
 use nix::sys::resource::{UsageWho, getrusage};
 use nix::sys::signal::Signal;
 
-use super::handshake::{FAILED_RLIMITS, Prepared, inherit_across_exec, parse_failure};
+use super::handshake::{FAILED_RLIMITS, Isolation, Prepared, inherit_across_exec, parse_records};
+use super::init::PROCESSES_LIMIT;
+use super::pidns::enter_pid_namespace;
+use super::report::{no_limit, not_enforced};
 use super::{
     EXIT_SANDBOX_FAILED, SANDBOX_SUBCOMMAND, SandboxExit, SandboxReport, SandboxSpec,
     exit_code_for_spawn_error,
@@ -51,8 +60,25 @@ pub(crate) fn supervise_main(spec_path: &Path) -> i32 {
 }
 
 fn run(spec: &SandboxSpec, spec_path: &Path) -> Result<i32, String> {
+    // Before anything else: a user namespace needs a single thread.
+    let stage = if !spec.isolate_processes {
+        Stage::Apply(Isolation {
+            processes: no_limit(),
+            netns: None,
+            warnings: Vec::new(),
+        })
+    } else {
+        match enter_pid_namespace() {
+            Ok(()) => Stage::Init,
+            Err(why) => Stage::Apply(Isolation {
+                processes: not_enforced(PROCESSES_LIMIT, why),
+                netns: None,
+                warnings: Vec::new(),
+            }),
+        }
+    };
     outlive_termination_signals()?;
-    let (mut child, status, go) = start_apply(spec_path)?;
+    let (mut child, status, go) = start_next(spec_path, &stage)?;
     let mut status = BufReader::new(status);
     let mut line = String::new();
     let prepared: Option<Prepared> = match status.read_line(&mut line) {
@@ -72,6 +98,9 @@ fn run(spec: &SandboxSpec, spec_path: &Path) -> Result<i32, String> {
         memory: prepared.memory,
         filesystem: prepared.filesystem,
         network: prepared.network,
+        private_files: prepared.private_files,
+        processes: prepared.processes,
+        warnings: prepared.warnings,
         spawn_error: None,
         exit: None,
     };
@@ -92,7 +121,8 @@ fn run(spec: &SandboxSpec, spec_path: &Path) -> Result<i32, String> {
     let ended = child
         .wait()
         .map_err(|e| format!("failed to wait for the tool: {e}"))?;
-    let exit_code = if let Some((what, errno)) = parse_failure(&rest) {
+    let records = parse_records(&rest);
+    let exit_code = if let Some((what, errno)) = records.failure {
         let error = std::io::Error::from_raw_os_error(errno);
         report.spawn_error = Some(if what == FAILED_RLIMITS {
             format!("failed to set the resource limits: {error}")
@@ -105,10 +135,13 @@ fn run(spec: &SandboxSpec, spec_path: &Path) -> Result<i32, String> {
         );
         exit_code_for_spawn_error(errno)
     } else {
-        report.exit = Some(exit_of(ended));
-        ended
-            .code()
-            .or_else(|| ended.signal().map(|s| 128 + s))
+        // The tool's end: pid 1's record of it when there is one (pid 1
+        // cannot end by the tool's signal), else the child's own.
+        let (code, signal) = records
+            .ended
+            .unwrap_or_else(|| (ended.code(), ended.signal()));
+        report.exit = Some(exit_of(code, signal));
+        code.or_else(|| signal.map(|s| 128 + s))
             .unwrap_or(EXIT_SANDBOX_FAILED)
     };
     report.write_atomically(&spec.report_path).map_err(|e| {
@@ -120,9 +153,17 @@ fn run(spec: &SandboxSpec, spec_path: &Path) -> Result<i32, String> {
     Ok(exit_code)
 }
 
-/// Start `agentgate __sandbox --apply` with the two pipes.
-fn start_apply(
+/// What the sandbox starts: pid 1 of the new PID namespace, or the
+/// process that becomes the tool, told of the isolation.
+enum Stage {
+    Init,
+    Apply(Isolation),
+}
+
+/// Start `agentgate __sandbox --init` or `--apply` with the two pipes.
+fn start_next(
     spec_path: &Path,
+    stage: &Stage,
 ) -> Result<(Child, std::io::PipeReader, std::io::PipeWriter), String> {
     let pipe_error = |e: &dyn std::fmt::Display| format!("failed to create a pipe: {e}");
     let (status_r, status_w) = std::io::pipe().map_err(|e| pipe_error(&e))?;
@@ -131,12 +172,22 @@ fn start_apply(
     inherit_across_exec(&go_r).map_err(|e| pipe_error(&e))?;
     let program =
         std::env::current_exe().map_err(|e| format!("failed to find the agentgate binary: {e}"))?;
-    let child = Command::new(&program)
-        .arg(SANDBOX_SUBCOMMAND)
-        .arg("--apply")
+    let mut command = Command::new(&program);
+    command.arg(SANDBOX_SUBCOMMAND);
+    match stage {
+        Stage::Init => command.arg("--init"),
+        Stage::Apply(_) => command.arg("--apply"),
+    };
+    command
         .arg(spec_path)
         .arg(status_w.as_raw_fd().to_string())
-        .arg(go_r.as_raw_fd().to_string())
+        .arg(go_r.as_raw_fd().to_string());
+    if let Stage::Apply(isolation) = stage {
+        let json = serde_json::to_string(isolation)
+            .map_err(|e| format!("failed to write the isolation: {e}"))?;
+        command.arg(json);
+    }
+    let child = command
         .spawn()
         .map_err(|e| format!("failed to start {}: {e}", program.display()))?;
     // Only the child holds these ends now: its end of file is ours.
@@ -158,7 +209,7 @@ fn outlive_termination_signals() -> Result<(), String> {
     Ok(())
 }
 
-fn exit_of(status: std::process::ExitStatus) -> SandboxExit {
+fn exit_of(code: Option<i32>, signal: Option<i32>) -> SandboxExit {
     let (cpu_ms, max_rss_kib) = match getrusage(UsageWho::RUSAGE_CHILDREN) {
         Ok(usage) => {
             let ms = |t: nix::sys::time::TimeVal| {
@@ -172,8 +223,8 @@ fn exit_of(status: std::process::ExitStatus) -> SandboxExit {
         Err(_) => (0, 0),
     };
     SandboxExit {
-        code: status.code(),
-        signal: status.signal().map(signal_name),
+        code,
+        signal: signal.map(signal_name),
         cpu_ms,
         max_rss_kib,
     }

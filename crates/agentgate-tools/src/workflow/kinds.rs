@@ -27,7 +27,7 @@ use super::definition::StepDef;
 use super::journal::Journal;
 use super::refs;
 use crate::invoke::{RunOverrides, request_for};
-use crate::runner::{ToolRunError, run_tool};
+use crate::runner::{ToolRunError, run_tool, workspace_of};
 
 /// One try of a `tool` step.
 pub(super) async fn tool_try(ctx: &Ctx<'_>, step: &StepDef, attempt: u32, scope: &Scope) -> TryEnd {
@@ -40,7 +40,7 @@ pub(super) async fn tool_try(ctx: &Ctx<'_>, step: &StepDef, attempt: u32, scope:
         Err(e) => return TryEnd::invalid(format!("args: {e}")),
     };
     let copy_in = match render_all(&step.copy_in, &values) {
-        Ok(paths) => paths.iter().map(|p| ctx.wf.base_dir.join(p)).collect(),
+        Ok(paths) => paths.iter().map(PathBuf::from).collect(),
         Err(e) => return TryEnd::invalid(format!("copy_in: {e}")),
     };
     let stdin = match step
@@ -102,16 +102,21 @@ pub(super) async fn run_tool_child(
     )
     .map_err(|e| TryEnd::invalid(e.to_string()))?;
     request.copy_in = child.copy_in;
+    request.copy_in_base = Some(ctx.wf.base_dir.clone());
     request.stdin = child.stdin;
     request.parent_run_id = Some(ctx.run_id().to_owned());
     request.trace_id = Some(ctx.run_id().to_owned());
     let earlier = ctx.tally().last_tool_run.get(child.step_id).cloned();
     // The earlier run may have died before it made its workspace: then
-    // start afresh.
+    // start afresh. One that continued an earlier one has that one's.
     let earlier = earlier.filter(|id| {
-        ctx.store
-            .run_dir(id)
-            .is_ok_and(|dir| dir.join("work").is_dir())
+        let envelope = ctx
+            .store
+            .get_run(id)
+            .ok()
+            .flatten()
+            .and_then(|d| d.envelope);
+        workspace_of(ctx.store, id, envelope.as_ref()).is_some()
     });
     let run_id = new_run_id();
     request.run_id = Some(run_id.clone());

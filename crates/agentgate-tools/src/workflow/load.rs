@@ -4,6 +4,10 @@
 //! The text is read strictly (`yaml.rs`: an unknown key or a wrong type is
 //! refused with its line); then `check.rs` checks what the types cannot
 //! say and `graph.rs` finds each step's dependencies and refuses a cycle.
+//! A fault of the reading itself names its line, its column and its kind,
+//! never the text found there ([`content_free`]): a server reads files its
+//! client cannot, and `invalid workflow /etc/shadow, line 1: unknown field
+//! `root:$6$...`` would hand the client their first line.
 //! A fault of those names its place as a path of keys (`steps[2].when`),
 //! which `yaml::locate` turns into a line when there is text. The result, a
 //! [`Workflow`], is what the engine runs: the definition, the folder its
@@ -132,7 +136,8 @@ impl Workflow {
     /// `base_dir` is the base of its relative paths (made absolute).
     pub fn from_yaml(text: &str, file: &str, base_dir: &Path) -> Result<Workflow, WorkflowError> {
         let def: WorkflowDef = from_str(text).map_err(|fault| {
-            let fault = clearer_fault(text, fault);
+            let message = content_free(&fault.message);
+            let fault = clearer_fault(text, YamlFault { message, ..fault });
             WorkflowError::Invalid {
                 file: file.to_owned(),
                 line: fault.line,
@@ -283,7 +288,7 @@ fn unknown_step_keys(list: &Spanned<Node>, found: &mut Vec<YamlFault>) {
                 line,
                 column: line.map(|_| k.referenced.column()),
                 message: format!(
-                    "unknown key `{name}`: a step is one of {} (its other keys: {})",
+                    "unknown key: a step is one of {} (its other keys: {})",
                     KIND_KEYS.join(", "),
                     others.join(", ")
                 ),
@@ -305,4 +310,56 @@ fn entry<'a>(node: &'a Node, key: &str) -> Option<&'a Spanned<Node>> {
             .map(|(_, v)| v),
         _ => None,
     }
+}
+
+/// What the YAML reader says of a fault, without the text it quotes: the
+/// kind of fault (`unknown field`, `invalid type: string`, `duplicate
+/// mapping key`) and what was expected (which comes from the workflow's
+/// types, never from the file), without the key or value found.
+pub fn content_free(message: &str) -> String {
+    /// What serde names the kind of a value by (`invalid type: string`).
+    const KINDS: [&str; 11] = [
+        "string",
+        "integer",
+        "floating point",
+        "boolean",
+        "character",
+        "map",
+        "sequence",
+        "unit value",
+        "null",
+        "byte array",
+        "enum",
+    ];
+    // The text before the first `, expected` outside quotes, its quoted
+    // spans dropped; the rest as it is.
+    let mut bare = String::new();
+    let mut expected = "";
+    let mut quote: Option<char> = None;
+    for (i, c) in message.char_indices() {
+        match (quote, c) {
+            (None, _) if message[i..].starts_with(", expected") => {
+                expected = &message[i..];
+                break;
+            }
+            (None, '`' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, c) => bare.push(c),
+            (Some(_), _) => {}
+        }
+    }
+    // A missing or repeated field is named by the types, not by the file.
+    if ["missing field", "duplicate field"]
+        .iter()
+        .any(|kind| message.starts_with(kind))
+    {
+        return message.to_owned();
+    }
+    let bare = bare.split_whitespace().collect::<Vec<_>>().join(" ");
+    let head = match bare.split_once(": ") {
+        Some((kind, rest)) if KINDS.contains(&rest) => format!("{kind}: {rest}"),
+        Some((kind, _)) => kind.to_owned(),
+        None => bare,
+    };
+    format!("{head}{expected}")
 }

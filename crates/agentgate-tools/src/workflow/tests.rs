@@ -281,3 +281,71 @@ fn a_long_chain_and_many_references_load_quickly() {
         started.elapsed()
     );
 }
+
+/// Issue 31: a file that is no workflow (`/etc/shadow` read by a server)
+/// is refused with its place and the kind of fault, never its text.
+#[test]
+fn a_reading_fault_names_its_place_never_the_text() {
+    for (text, line, kind) in [
+        (
+            "root:$6$salt$hash-3c9a:20228:0:99999:7:::\ndaemon:*:20228::\n",
+            1,
+            "unknown field, expected one of version",
+        ),
+        ("secret-token-77f2\n", 1, ""),
+        ("version: \"v-secret-1a\"\n", 1, "invalid"),
+        (
+            "version: 1\nversion: secret-dup-4b\n",
+            2,
+            "duplicate mapping key",
+        ),
+        (
+            "version: 1\nname: w\nsteps:\n  - id: a\n    tol-secret-9d: t\n",
+            5,
+            "unknown key: a step is one of",
+        ),
+        (
+            "version: 1\nsteps:\n  - id: a\n    tool: t\n    retries: \"many-secret-2e\"\n",
+            5,
+            "invalid",
+        ),
+    ] {
+        let e = load(text).unwrap_err();
+        let message = e.to_string();
+        assert_eq!(e.line(), Some(line), "{text:?}: {message}");
+        assert!(message.contains(kind), "{text:?}: {message}");
+        for secret in ["3c9a", "77f2", "1a", "4b", "9d", "2e", "root", "salt"] {
+            assert!(!message.contains(secret), "{text:?}: {message}");
+        }
+    }
+}
+
+#[test]
+fn a_fault_keeps_what_was_expected_and_drops_what_was_found() {
+    for (given, free) in [
+        (
+            "unknown field `a, expected b`, expected one of version, name",
+            "unknown field, expected one of version, name",
+        ),
+        (
+            "invalid type: string \"x\", expected u32",
+            "invalid type: string, expected u32",
+        ),
+        (
+            "invalid type: floating point `1.5`, expected u32",
+            "invalid type: floating point, expected u32",
+        ),
+        ("duplicate mapping key: version", "duplicate mapping key"),
+        (
+            "unknown variant `nope`, expected one of `a`, `b`",
+            "unknown variant, expected one of `a`, `b`",
+        ),
+        ("expected mapping start", "expected mapping start"),
+        (
+            "invalid value: text secret, expected x",
+            "invalid value, expected x",
+        ),
+    ] {
+        assert_eq!(super::load::content_free(given), free, "{given}");
+    }
+}

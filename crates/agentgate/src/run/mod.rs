@@ -98,7 +98,7 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
             "registry tools (--tools, an agent's tools:) are recorded as runs linked to this one: drop --no-store"
         ),
         (true, Some(store)) => {
-            let (server, relay) = crate::tool_cmd::tool_server(&cfg, store)?;
+            let (server, relay) = crate::tool_cmd::tool_server(&cfg, store, &[])?;
             (Some(server), Some(relay))
         }
     };

@@ -108,10 +108,14 @@ pub fn read_task_text(args: &Args) -> anyhow::Result<TaskText> {
         _ => read_stdin_prompt(args)?,
     };
     let trimmed = text.trim();
-    if trimmed.starts_with('{')
-        && let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(trimmed)
-    {
-        return Ok(TaskText::Task(fields));
+    if trimmed.starts_with('{') {
+        match agentgate_protocol::strict_json::from_str(trimmed) {
+            Ok(serde_json::Value::Object(fields)) => return Ok(TaskText::Task(fields)),
+            // JSON that repeats a key: a task input whose meaning is not
+            // clear, never a prompt.
+            Err(e) if e.is_data() => anyhow::bail!("the task input on stdin: {e}"),
+            _ => {}
+        }
     }
     Ok(TaskText::Prompt(text))
 }

@@ -30,6 +30,9 @@ pub fn spec(dir: &Path, program: impl Into<PathBuf>, args: &[&str]) -> SandboxSp
         restrict_filesystem: false,
         read_paths: Vec::new(),
         write_paths: Vec::new(),
+        run_paths: Vec::new(),
+        private_paths: Vec::new(),
+        isolate_processes: false,
         network: NetworkRule::Any,
         report_path: dir.join("report.json"),
     }

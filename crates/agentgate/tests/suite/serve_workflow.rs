@@ -428,3 +428,58 @@ fn a_workflow_job_handed_back_twice_is_followed_live_to_its_end() {
         .collect();
     assert_eq!(results, ["cancelled", "cancelled", "completed"]);
 }
+
+/// Issue 31: `POST /v1/workflows {"file": ...}` reads no file outside the
+/// server's folders, and a file that does not parse is refused with its
+/// line, never its text (over the API and on the command line).
+#[test]
+fn a_workflow_file_is_never_echoed_and_only_the_servers_folders_are_read() {
+    let p = project();
+    let shadow_like = "root:$6$salt-8f3a$hash-0c7e:20228:0:99999:7:::\n";
+    std::fs::write(p.root().join("shadow.yaml"), shadow_like).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let elsewhere = outside.path().join("wf.yaml");
+    std::fs::write(&elsewhere, shadow_like).unwrap();
+    let server = serve(&p);
+    for (file, field, says) in [
+        ("/etc/shadow".to_owned(), "file", "is not a workflow file"),
+        (
+            elsewhere.display().to_string(),
+            "file",
+            "is outside the folders this server takes workflows from",
+        ),
+        (
+            format!("{}/../../etc/passwd.yaml", p.root().display()),
+            "file",
+            "is outside",
+        ),
+        (
+            p.root().join("shadow.yaml").display().to_string(),
+            "workflow",
+            "line 1 column 1",
+        ),
+    ] {
+        let refused = post(&server.url, "/v1/workflows", &json!({"file": file}));
+        assert_eq!(refused.status, 422, "{file}: {}", refused.body);
+        let error = &refused.json()["error"];
+        assert_eq!(error["field"], field, "{file}: {error:#}");
+        assert!(
+            error["message"].as_str().unwrap().contains(says),
+            "{file}: {error:#}"
+        );
+        for text in ["root:", "salt", "8f3a", "0c7e"] {
+            assert!(!refused.body.contains(text), "{file}: {}", refused.body);
+        }
+    }
+    let listed = get(&server.url, "/v1/runs", Some(TOKEN)).json();
+    assert_eq!(listed["runs"], json!([]), "nothing was queued: {listed:#}");
+
+    // `agentgate workflow run FILE` says where, not what.
+    let run =
+        super::support::run_bounded(workflow_command(&p, &["run", "shadow.yaml"], &[]), PATIENCE);
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    assert!(run.stderr.contains("line 1 column 1"), "{}", run.stderr);
+    for text in ["root:", "salt", "8f3a", "0c7e"] {
+        assert!(!run.stderr.contains(text), "{}", run.stderr);
+    }
+}

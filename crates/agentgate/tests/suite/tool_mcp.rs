@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::suite::support::run_bounded;
 use crate::suite::tool_support::{LIMIT, Project};
 
 struct Client {
@@ -42,6 +43,19 @@ impl Client {
                 return seen;
             }
         }
+    }
+
+    /// Writes `bytes` as they are (a line that is not JSON, say).
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message the server writes.
+    fn next(&mut self) -> Value {
+        self.lines
+            .recv_timeout(LIMIT)
+            .unwrap_or_else(|_| panic!("the server wrote nothing"))
     }
 
     fn call(&mut self, id: u64, params: Value) -> (Vec<Value>, Value) {
@@ -261,6 +275,79 @@ fn a_cancelled_call_creates_the_tools_cancel_file() {
     assert!(
         result.to_string().contains("\"status\":\"cancelled\""),
         "{result:#}"
+    );
+    drop(client.stdin);
+    let _ = client.child.wait();
+}
+
+/// Issue 31: a line that is not JSON gets JSON-RPC's parse error (`id`
+/// null), JSON that repeats a key (in a tool call's arguments too) an
+/// invalid request answered to its id; the server keeps serving, and the
+/// tool never runs on an ambiguous call.
+#[test]
+fn garbage_and_repeated_keys_are_answered_and_the_server_keeps_serving() {
+    let p = Project::new();
+    p.tool(
+        "echo",
+        "inputs:\n  - {name: word, type: string, required: true}\n",
+        "#!/bin/bash\ntouch \"$WORKSPACE/ran\"\n\
+         echo '{\"v\":1,\"type\":\"result\",\"status\":\"ok\",\"metrics\":{\"word\":\"'\"$2\"'\"}}'\n",
+    );
+    let mut client = start(&p);
+    client.send_raw(b"this is not json\n");
+    let parse = client.next();
+    assert_eq!(parse["jsonrpc"], "2.0", "{parse}");
+    assert_eq!(parse["id"], Value::Null, "{parse}");
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    assert!(
+        parse["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Parse error"),
+        "{parse}"
+    );
+    client.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test-client", "version": "1"}}}),
+    );
+    let init = client.until_response(1).pop().unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "agentgate", "{init}");
+    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // Garbage again, mid-session, then a half line.
+    client.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\":\n");
+    let parse = client.next();
+    assert_eq!(
+        (parse["id"].clone(), parse["error"]["code"].clone()),
+        (Value::Null, json!(-32700)),
+        "{parse}"
+    );
+    // A call whose arguments give `word` twice: refused, to its id.
+    client.send_raw(
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"word":"safe","word":"rm -rf"}}}"#,
+    );
+    client.send_raw(b"\n");
+    let refused = client.until_response(2).pop().unwrap();
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate key `word` in the object at `params.arguments`"),
+        "{refused}"
+    );
+    // Still serving: the same call without the repeat runs.
+    let (_, done) = client.call(3, json!({"name": "echo", "arguments": {"word": "safe"}}));
+    assert_eq!(
+        done["result"]["structuredContent"]["metrics"]["word"], "safe",
+        "{done}"
+    );
+    let runs = run_bounded(p.command(&["runs", "--json"]), LIMIT);
+    assert_eq!(
+        runs.stdout.lines().count(),
+        1,
+        "only the clean call ran: {}",
+        runs.all_output()
     );
     drop(client.stdin);
     let _ = client.child.wait();

@@ -6,7 +6,7 @@
 use agentgate_protocol::{ArtifactState, ExitMeaning, ToolErrorClass, ToolStatus};
 
 use crate::suite::tool_support::{
-    Project, alive, is_tool_message, message_types, non_json_logs, pids_in, tool_messages,
+    Project, is_tool_message, message_types, non_json_logs, pids_in, run_processes, tool_messages,
 };
 
 /// A tool that prints its pid (and its children's) to `$WORKSPACE/pids`.
@@ -85,10 +85,12 @@ fn a_tool_that_never_heartbeats_ends_with_heartbeat_missed_and_leaves_nothing() 
     assert!(envelope.retryable);
     assert_eq!(run.code, Some(124));
     let pids = pids_in(&std::path::Path::new(envelope.workspace.as_deref().unwrap()).join("pids"));
-    assert_eq!(pids.len(), 2);
-    for pid in pids {
-        assert!(!alive(pid), "process {pid} survived");
-    }
+    assert_eq!(pids.len(), 2, "the tool and its child ran");
+    assert_eq!(
+        run_processes(&envelope.run_id),
+        Vec::<u32>::new(),
+        "a process survived"
+    );
     assert_eq!(message_types(&p.events(&envelope.run_id)), ["start"]);
 }
 
@@ -114,9 +116,12 @@ fn a_tool_that_ignores_its_cancel_file_is_terminated_after_the_grace() {
     );
     let exit = envelope.tool_exit.clone().unwrap();
     assert_eq!(exit.signal.as_deref(), Some("SIGKILL"), "{exit:?}");
-    for pid in pids_in(&run_dir.join("work/pids")) {
-        assert!(!alive(pid), "process {pid} survived");
-    }
+    assert_eq!(pids_in(&run_dir.join("work/pids")).len(), 1);
+    assert_eq!(
+        run_processes(&envelope.run_id),
+        Vec::<u32>::new(),
+        "a process survived"
+    );
     assert_eq!(
         p.events(&envelope.run_id).len(),
         events.len(),
@@ -146,9 +151,15 @@ fn a_second_interrupt_kills_at_once_without_waiting_for_the_grace() {
         "the 60 s grace was not waited out ({} ms)",
         envelope.duration_ms
     );
-    for pid in pids_in(&p.run_dir(&envelope.run_id).join("work/pids")) {
-        assert!(!alive(pid), "process {pid} survived");
-    }
+    assert_eq!(
+        pids_in(&p.run_dir(&envelope.run_id).join("work/pids")).len(),
+        1
+    );
+    assert_eq!(
+        run_processes(&envelope.run_id),
+        Vec::<u32>::new(),
+        "a process survived"
+    );
 }
 
 #[test]
@@ -297,9 +308,15 @@ fn a_gibibyte_on_stdout_is_cut_at_the_cap() {
         .unwrap()
         .len();
     assert!(events < 4 * 1024 * 1024, "the events hold {events} bytes");
-    for pid in pids_in(&p.run_dir(&envelope.run_id).join("work/pids")) {
-        assert!(!alive(pid), "process {pid} survived");
-    }
+    assert_eq!(
+        pids_in(&p.run_dir(&envelope.run_id).join("work/pids")).len(),
+        1
+    );
+    assert_eq!(
+        run_processes(&envelope.run_id),
+        Vec::<u32>::new(),
+        "a process survived"
+    );
 }
 
 #[test]
@@ -333,8 +350,14 @@ fn exit_codes_map_through_the_manifest() {
     assert_eq!(envelope.code.as_deref(), Some("E_EXIT_FATAL"));
     assert_eq!(run.code, Some(1));
 
+    // Exit 0 alone is no success: a `result` ends a run (see below).
     let (run, envelope) = p.run_tool(&["odd", "0"]);
-    assert_eq!(envelope.status, ToolStatus::Ok, "{}", run.all_output());
+    assert_eq!(
+        envelope.code.as_deref(),
+        Some("E_PROTOCOL"),
+        "{}",
+        run.all_output()
+    );
 }
 
 #[test]
@@ -381,12 +404,117 @@ fn a_tools_error_code_is_classed_by_the_registry() {
     assert!(!envelope.retryable);
     assert_eq!(run.code, Some(1));
 
-    let (_, envelope) = p.run_tool(&["failing", "E_NOBODY_KNOWS"]);
-    assert_eq!(envelope.class, Some(ToolErrorClass::Unknown));
+    // A code the registry does not list, an exit status the manifest does
+    // not name: the tool's own word decides.
+    let (run, envelope) = p.run_tool(&["failing", "E_NOBODY_KNOWS"]);
+    assert_eq!(envelope.class, Some(ToolErrorClass::Retryable));
+    assert!(envelope.retryable, "the tool said retryable: true");
+    assert_eq!(run.code, Some(75));
     assert!(
-        !envelope.retryable,
-        "an unknown code is not retryable, whatever the tool says"
+        envelope
+            .warnings
+            .iter()
+            .any(|w| w.contains("`E_NOBODY_KNOWS` is not in the error codes registry: retryable, as the tool's error message says")),
+        "{:?}",
+        envelope.warnings
     );
+}
+
+/// Issue 31: the evidence in order: the registry's table for a code it
+/// lists, else the manifest's meaning of the exit status, else the
+/// message's own `retryable`.
+#[test]
+fn an_unlisted_codes_class_comes_from_the_exit_status_then_the_message() {
+    let p = Project::new();
+    p.error_codes(
+        "version: 1\ncodes:\n  E_INPUT_NOT_FOUND: {class: user_error, retryable: false}\n",
+    );
+    p.tool(
+        "says",
+        "exit_codes: {ok: 0, retryable_error: 20, fatal_error: 30}\n",
+        "#!/bin/bash\necho '{\"v\":1,\"type\":\"error\",\"code\":\"'\"$1\"'\",\"msg\":\"no\"'\"$3\"'}'\nexit \"$2\"\n",
+    );
+    let said = ",\"retryable\":true";
+    let unsaid = ",\"retryable\":false";
+    for (code, exit, says, class, retryable) in [
+        // The registry lists it: its word, whatever the exit and message.
+        (
+            "E_INPUT_NOT_FOUND",
+            "20",
+            said,
+            ToolErrorClass::UserError,
+            false,
+        ),
+        // Unlisted: the manifest's retryable_error, even against the message.
+        ("E_BUSY", "20", unsaid, ToolErrorClass::Retryable, true),
+        ("E_BUSY", "20", "", ToolErrorClass::Retryable, true),
+        // Unlisted: the manifest's fatal_error, even against the message.
+        ("E_BUSY", "30", said, ToolErrorClass::Unknown, false),
+        // Unlisted, an exit status without a meaning: the message.
+        ("E_BUSY", "7", said, ToolErrorClass::Retryable, true),
+        ("E_BUSY", "7", unsaid, ToolErrorClass::Unknown, false),
+        ("E_BUSY", "7", "", ToolErrorClass::Unknown, false),
+    ] {
+        let (run, envelope) = p.run_tool(&["says", code, exit, says]);
+        let case = format!("{code} exit {exit} {says}: {}", run.all_output());
+        assert_eq!(envelope.code.as_deref(), Some(code), "{case}");
+        assert_eq!(envelope.class, Some(class), "{case}");
+        assert_eq!(envelope.retryable, retryable, "{case}");
+        assert_eq!(run.code, Some(if retryable { 75 } else { 1 }), "{case}");
+    }
+}
+
+/// Issue 31: a `result` or an `error` ends a run (seed 002): exiting ok
+/// without a valid `result` is a protocol error, unless the manifest says
+/// the tool reports by its exit status alone.
+#[test]
+fn exiting_ok_without_a_valid_result_is_a_protocol_error() {
+    let p = Project::new();
+    p.tool("mute", "", "#!/bin/bash\necho 'all done'\n");
+    p.tool(
+        "garbled",
+        "",
+        "#!/bin/bash\necho '{\"v\":1,\"type\":\"result\",\"status\":\"ok\"'\n",
+    );
+    p.tool(
+        "misfit",
+        "",
+        "#!/bin/bash\necho '{\"v\":1,\"type\":\"result\",\"status\":7}'\n",
+    );
+    p.tool(
+        "twice",
+        "",
+        "#!/bin/bash\necho '{\"v\":1,\"type\":\"result\",\"status\":\"failed\",\"status\":\"ok\"}'\n",
+    );
+    p.tool(
+        "plain",
+        "result_required: false\n",
+        "#!/bin/bash\necho 'all done'\n",
+    );
+    for (tool, why) in [
+        ("mute", None),
+        ("garbled", None),
+        ("misfit", Some("does not fit the protocol")),
+        ("twice", Some("duplicate key `status`")),
+    ] {
+        let (run, envelope) = p.run_tool(&[tool]);
+        let case = format!("{tool}: {}", run.all_output());
+        assert_eq!(envelope.status, ToolStatus::Error, "{case}");
+        assert_eq!(envelope.code.as_deref(), Some("E_PROTOCOL"), "{case}");
+        assert_eq!(envelope.class, Some(ToolErrorClass::Unknown), "{case}");
+        assert!(!envelope.retryable, "{case}");
+        assert_eq!(run.code, Some(1), "{case}");
+        let error = envelope.error.clone().unwrap();
+        assert!(error.contains("without a valid `result` message"), "{case}");
+        if let Some(why) = why {
+            assert!(error.contains(why), "{case}");
+        }
+        assert_eq!(envelope.tool_exit.unwrap().meaning, ExitMeaning::Ok);
+    }
+    let (run, envelope) = p.run_tool(&["plain"]);
+    assert_eq!(envelope.status, ToolStatus::Ok, "{}", run.all_output());
+    assert_eq!(run.code, Some(0));
+    assert!(envelope.warnings.is_empty(), "{:?}", envelope.warnings);
 }
 
 /// The repository's own example registry (examples/tools), as the README
@@ -516,4 +644,52 @@ fn the_environment_is_scoped_and_a_required_secret_is_redacted() {
         run.all_output()
     );
     assert_eq!(envelope.class, Some(ToolErrorClass::UserError));
+}
+
+/// Issue 31: a tool whose read paths hold agentgate's data folder (the
+/// store, the token) and its config file cannot read them, while the
+/// folder's other files stay readable.
+#[test]
+fn a_tool_that_reads_the_project_cannot_read_agentgates_own_files() {
+    let p = Project::new();
+    let root = std::fs::canonicalize(p.root()).unwrap();
+    std::fs::write(
+        root.join("agentgate.yaml"),
+        "version: 1\n# config-secret-41c7\n",
+    )
+    .unwrap();
+    std::fs::write(p.home().join("token"), "token-secret-9e02").unwrap();
+    std::fs::write(root.join("notes.txt"), "notes-readable").unwrap();
+    p.tool(
+        "nosy",
+        &format!(
+            "permissions:\n  filesystem:\n    read: [\"{}/**\"]\n",
+            root.display()
+        ),
+        &format!(
+            "#!/bin/bash\nfor f in notes.txt agentgate.yaml home/token home/agentgate.db; do \
+             cat {root}/$f 2>&1; echo; done\n\
+             echo '{{\"v\":1,\"type\":\"result\",\"status\":\"ok\"}}'\n",
+            root = root.display()
+        ),
+    );
+    let (run, envelope) = p.run_tool(&["nosy"]);
+    assert_eq!(envelope.status, ToolStatus::Ok, "{}", run.all_output());
+    let said = non_json_logs(&p.events(&envelope.run_id)).join("\n");
+    assert!(said.contains("notes-readable"), "{said}");
+    for secret in ["config-secret-41c7", "token-secret-9e02", "SQLite"] {
+        assert!(!said.contains(secret), "{secret} leaked: {said}");
+    }
+    assert_eq!(said.matches("Permission denied").count(), 3, "{said}");
+    let limits = envelope.limits.unwrap();
+    assert_eq!(
+        limits.private_files.state,
+        agentgate_protocol::EnforcementState::Enforced,
+        "{:?}",
+        limits.private_files
+    );
+    assert_eq!(
+        limits.processes.state,
+        agentgate_protocol::EnforcementState::Enforced
+    );
 }

@@ -148,6 +148,45 @@ pub fn alive(pid: u32) -> bool {
     }
 }
 
+/// The live processes of a tool run, found from outside by the `RUN_ID`
+/// in their environment (every process of the run has it: the sandbox,
+/// pid 1 of the run's PID namespace, the tool and what it started). A tool
+/// runs in a PID namespace of its own, so the pids it sees are not the
+/// host's: tests look its processes up this way instead.
+pub fn run_processes(run_id: &str) -> Vec<u32> {
+    let needle = format!("RUN_ID={run_id}\0");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let has = environ
+            .split_inclusive(|b| *b == 0)
+            .any(|var| var == needle.as_bytes());
+        if has && alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// The host's pid of the process of run `run_id` that is `inner` in the
+/// run's PID namespace (as the tool printed `$$`), while it lives.
+pub fn host_pid(run_id: &str, inner: u32) -> Option<u32> {
+    run_processes(run_id).into_iter().find(|pid| {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("NSpid:"))
+            .and_then(|ids| ids.split_whitespace().last())
+            .and_then(|id| id.parse::<u32>().ok())
+            == Some(inner)
+    })
+}
+
 /// The pids a tool wrote, one per line, into `file`.
 pub fn pids_in(file: &Path) -> Vec<u32> {
     std::fs::read_to_string(file)

@@ -199,3 +199,39 @@ fn after_the_deadline_a_second_interrupt_still_kills_the_steps_at_once() {
         agentgate_protocol::EventBody::Result(_)
     ));
 }
+
+/// Issue 31: a tool that exits with its manifest's `retryable_error` code
+/// and says `"retryable": true`, with a code the registry does not list,
+/// is retried by a step with `retries: 2` (it succeeds on its third try,
+/// each try in the workspace of the first).
+#[test]
+fn a_step_retries_a_tool_whose_exit_status_and_message_say_retryable() {
+    let p = project();
+    p.tool(
+        "busy",
+        "exit_codes: {ok: 0, retryable_error: 20, fatal_error: 30}\n",
+        r#"#!/bin/bash
+n=$(cat "$WORKSPACE/tries" 2>/dev/null || echo 0)
+n=$((n + 1))
+echo "$n" > "$WORKSPACE/tries"
+if [ "$n" -lt 3 ]; then
+  echo '{"v":1,"type":"error","code":"E_UPSTREAM_BUSY","msg":"try later","retryable":true}'
+  exit 20
+fi
+echo "{\"v\":1,\"type\":\"result\",\"status\":\"ok\",\"metrics\":{\"tries\":$n}}"
+"#,
+    );
+    std::fs::write(
+        p.root().join("busy.yaml"),
+        "version: 1\nname: busy\nsteps:\n  - id: call\n    tool: busy\n    retries: 2\n    backoff: 100ms\n",
+    )
+    .unwrap();
+    let run = workflow(&p, &["run", "busy.yaml"], &[]);
+    let env = envelope(&run);
+    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    let call = step(&env, "call");
+    assert_eq!(call["status"], "ok", "{env:#}");
+    assert_eq!(call["attempts"], 3, "{env:#}");
+    let c = counts(&p, env["run_id"].as_str().unwrap());
+    assert_eq!(c.get("busy"), Some(&3), "{c:?}");
+}

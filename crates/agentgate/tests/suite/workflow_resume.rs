@@ -273,7 +273,8 @@ fn invalid_workflow_files_are_refused_with_the_line_and_the_reason() {
             "unknown_kind.yaml",
             "version: 1\nname: x\nsteps:\n  - id: a\n    tool: scanner\n  - id: b\n    shell: ls\n",
             7,
-            "shell",
+            // The kind of fault and its place, never the file's text.
+            "unknown key: a step is one of tool, agent",
         ),
         (
             "missing_step.yaml",

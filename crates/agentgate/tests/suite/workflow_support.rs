@@ -169,15 +169,24 @@ pub fn event_names(events: &[Event]) -> Vec<String> {
         .collect()
 }
 
-/// The pid a tool of a workflow step says in a progress message (`pid N`),
-/// nested in the workflow's `task_progress`; only `task`'s when given.
+/// The pid of the tool of a workflow step that says its pid in a progress
+/// message (`pid N`, nested in the workflow's `task_progress`; only
+/// `task`'s when given): the host's pid of that process (`N` is its pid in
+/// the run's PID namespace), looked up while it lives.
 pub fn tool_pid(event: &Event, task: Option<&str>) -> Option<u32> {
     if let EventBody::TaskProgress(t) = &event.body
         && task.is_none_or(|task| t.task_id == task)
         && let EventBody::ToolMessage(m) = &t.event.body
         && let agentgate_protocol::ToolMessageBody::Progress(p) = &m.message.body
     {
-        return p.msg.as_deref()?.strip_prefix("pid ")?.parse().ok();
+        let inner = p.msg.as_deref()?.strip_prefix("pid ")?.parse().ok()?;
+        let found = super::tool_support::host_pid(&t.event.run_id, inner);
+        assert!(
+            found.is_some(),
+            "the tool of run {} (pid {inner} in its namespace) is not running",
+            t.event.run_id
+        );
+        return found;
     }
     None
 }
