@@ -137,9 +137,7 @@ pub fn scoped_env(
         .copied()
         .chain(require.iter().map(String::as_str))
     {
-        if agentgate_core::own_env::is_own_name(std::ffi::OsStr::new(name))
-            || env.iter().any(|(k, _)| k == name)
-        {
+        if env.iter().any(|(k, _)| k == name) {
             continue;
         }
         if let Some(value) = lookup(name) {
@@ -281,13 +279,20 @@ mod tests {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-        let require = ["SERVICE_KEY".to_owned(), "AGENTGATE_TOKEN".to_owned()];
+        let require = ["SERVICE_KEY".to_owned()];
         let env = scoped_env(&require, &caller, &seed).unwrap();
         let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
         assert!(names.contains(&"SERVICE_KEY"), "{names:?}");
         assert!(
             !names.iter().any(|n| n.starts_with("AGENTGATE_")),
             "{names:?}"
+        );
+        // Required anyway (a manifest `manifest::check` did not read): it
+        // is missing, so the tool does not start.
+        let require = ["SERVICE_KEY".to_owned(), "AGENTGATE_TOKEN".to_owned()];
+        assert_eq!(
+            scoped_env(&require, &caller, &seed).unwrap_err(),
+            vec!["AGENTGATE_TOKEN".to_owned()]
         );
     }
 }
