@@ -44,6 +44,19 @@ pub enum ServeError {
         /// What is wrong and what to do.
         reason: String,
     },
+    /// The token is too short to be safe.
+    #[error(
+        "the token from {from} has {chars} characters; a token needs at least {min} (make one \
+         with `openssl rand -hex 32`, or remove the token file and `agentgate serve` makes one)"
+    )]
+    TokenTooShort {
+        /// Where it came from: `AGENTGATE_TOKEN` or the token file.
+        from: String,
+        /// Its length.
+        chars: usize,
+        /// The minimum.
+        min: usize,
+    },
     /// The OS random source could not be read.
     #[error("failed to read random bytes for a new token from /dev/urandom: {0}")]
     Random(std::io::Error),

@@ -23,7 +23,7 @@ use super::serve_api::{job, start, store_of};
 use super::serve_support::{LIMIT, get};
 use super::sse_client::{Message, Opened, open, stream};
 
-const TOKEN: &str = "api-test-token";
+const TOKEN: &str = "api-test-token-0123456789abcdef012";
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 
 fn event(run_id: &str, seq: u64, body: EventBody) -> Event {
