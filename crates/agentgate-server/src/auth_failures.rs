@@ -15,7 +15,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Requests without a valid token a peer may make in one window.
-pub const FAILURES_MAX: u32 = 10;
+pub const FAILURES_MAX: u32 = 30;
 /// The window the failures are counted in.
 pub const WINDOW: Duration = Duration::from_secs(60);
 /// The most peers the table holds.

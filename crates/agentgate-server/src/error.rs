@@ -118,9 +118,10 @@ pub struct ErrorBody {
 /// What went wrong: a stable `type` to match on and a message for people.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
-    /// `unauthorized`, `not_found`, `method_not_allowed`,
-    /// `payload_too_large`, `bad_request`, `invalid_parameter`,
-    /// `invalid_request`, `conflict` or `internal`.
+    /// `unauthorized`, `too_many_requests`, `not_found`,
+    /// `method_not_allowed`, `payload_too_large`, `bad_request`,
+    /// `invalid_parameter`, `invalid_request`, `conflict`, `unavailable`
+    /// (a connection past the server's limit) or `internal`.
     #[serde(rename = "type")]
     pub kind: String,
     /// What failed and, where it helps, what to do.

@@ -98,7 +98,7 @@ type Message = Result<Event, Infallible>;
     ),
     responses(
         (status = 200, content_type = "text/event-stream", body = String, description = "One message per protocol event (`id:` its `seq`, `data:` its JSON line exactly as in the run's events.jsonl, an `Event`), live until the run's final `result` event; a job that runs again (retry, quota wait, restart) sends `event: requeued` and goes on with its next run, ids continuing; a run that ended without a `result` ends with `event: end` and a StreamEnd as data; `: keep-alive` comments while idle"),
-        (status = 400, description = "Last-Event-ID is not a number", body = crate::error::ErrorBody),
+        (status = 400, description = "Last-Event-ID is not a whole number (not ASCII, or any other text; empty is no Last-Event-ID)", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
         (status = 404, description = "No run has this id", body = crate::error::ErrorBody),
     ),
@@ -139,14 +139,27 @@ fn last_event_id(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
     let Some(value) = headers.get("last-event-id") else {
         return Ok(None);
     };
-    let text = value.to_str().unwrap_or("").trim();
+    // Not ASCII: refused, not read as absent (which would replay the whole
+    // stream to a client that meant to resume).
+    let text = value
+        .to_str()
+        .map_err(|_| {
+            ApiError::invalid_parameter(
+                "Last-Event-ID header",
+                "it is not ASCII text; give the `id` of the last message received (a whole number)",
+            )
+        })?
+        .trim();
     if text.is_empty() {
         return Ok(None);
     }
     text.parse().map(Some).map_err(|_| {
         ApiError::invalid_parameter(
             "Last-Event-ID header",
-            format!("`{text}` is not an event's seq (a whole number)"),
+            format!(
+                "`{}` is not an event's seq (a whole number)",
+                text.chars().take(64).collect::<String>()
+            ),
         )
     })
 }

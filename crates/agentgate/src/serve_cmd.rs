@@ -87,7 +87,7 @@ ROUTES
   GET /                        the dashboard (open; it asks for the token)
   /metrics and every /v1 route need `Authorization: Bearer TOKEN`; without it, or with a
   wrong token: 401, from the headers alone (the body is never read; the connection is
-  closed). After 10 such requests in a minute, an address gets 429 (Retry-After) for the
+  closed). After 30 such requests in a minute, an address gets 429 (Retry-After) for the
   rest of the minute. Bodies over 1 MiB: 413. Errors are JSON:
   {\"error\": {\"type\": \"...\", \"message\": \"...\"}}.
 

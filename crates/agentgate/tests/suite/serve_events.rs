@@ -138,15 +138,19 @@ fn an_ended_run_is_replayed_and_resumed_after_a_last_event_id() {
     let after_result = stream(url, "/v1/runs/done-run/events", TOKEN, Some("3")).rest();
     assert!(after_result.is_empty(), "{after_result:?}");
 
-    match open(url, "/v1/runs/done-run/events", Some(TOKEN), Some("seven")) {
-        Opened::Refused(400, body) => {
-            assert!(
-                body.contains("invalid_parameter") && body.contains("Last-Event-ID"),
-                "{body}"
-            );
+    // Not a seq, whether garbage or not ASCII: refused, never read as
+    // absent (which would replay the whole stream).
+    for bad in ["seven", "-1", "1.5", "３", "1é", "é"] {
+        match open(url, "/v1/runs/done-run/events", Some(TOKEN), Some(bad)) {
+            Opened::Refused(400, body) => {
+                assert!(
+                    body.contains("invalid_parameter") && body.contains("Last-Event-ID"),
+                    "{bad}: {body}"
+                );
+            }
+            Opened::Refused(status, body) => panic!("{bad}: {status} {body}"),
+            Opened::Stream(_) => panic!("a bad Last-Event-ID {bad:?} was accepted"),
         }
-        Opened::Refused(status, body) => panic!("{status} {body}"),
-        Opened::Stream(_) => panic!("a bad Last-Event-ID was accepted"),
     }
     match open(url, "/v1/runs/nothing/events", Some(TOKEN), None) {
         Opened::Refused(404, body) => assert!(body.contains("not_found"), "{body}"),
@@ -252,7 +256,7 @@ fn start_live_run(home: &Home, store: &Store) -> (tempfile::TempDir, std::proces
         .unwrap();
     let started = Instant::now();
     let run_id = loop {
-        if let Some(r) = store.list_runs(1, 0).unwrap().into_iter().next() {
+        if let Some(r) = store.list_runs(1, 0).unwrap().runs.into_iter().next() {
             break r.record.run_id;
         }
         assert!(started.elapsed() < LIMIT, "agentgate run stored no run");
