@@ -37,6 +37,7 @@ mod event_log;
 mod job_queue;
 mod jobs;
 mod lease;
+mod listing;
 mod location;
 mod owner;
 #[cfg(feature = "postgres")]
@@ -61,6 +62,7 @@ pub use jobs::{
     Heartbeat, InvalidCursor, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord,
     JobState, LeaseToken, NewJob,
 };
+pub use listing::{RunList, UnreadableRow};
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};
 #[cfg(feature = "postgres")]

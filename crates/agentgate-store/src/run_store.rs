@@ -6,7 +6,8 @@ use agentgate_protocol::{Envelope, Usage};
 
 use crate::error::StoreError;
 use crate::event_log::EventLog;
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::listing::RunList;
+use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord};
 use crate::run_files::{EVENTS_FILE_NAME, RunFiles, STDERR_FILE_NAME};
 use crate::run_id::validate_run_id;
 use crate::session_lock::SessionLock;
@@ -78,9 +79,11 @@ pub trait RunStore: Send + Sync {
     fn reopen_run(&self, run_id: &str) -> Result<(), StoreError>;
 
     /// Runs, newest first (by start time), skipping `offset`, at most
-    /// `limit`. A running run whose owner is gone reads as abandoned (see
-    /// [`crate::effective_status`]), here and in every other read.
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError>;
+    /// `limit` rows. A running run whose owner is gone reads as abandoned
+    /// (see [`crate::effective_status`]), here and in every other read. A
+    /// row that cannot be read (damaged) is in [`RunList::unreadable`]
+    /// and counts as one of the `limit` (and of a later call's `offset`).
+    fn list_runs(&self, limit: usize, offset: usize) -> Result<RunList, StoreError>;
 
     /// Everything about one run; `None` if there is no such run.
     fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError>;

@@ -21,8 +21,9 @@ use agentgate_protocol::{Envelope, Usage};
 use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior};
 
 use crate::error::StoreError;
+use crate::listing::RunList;
 use crate::location::default_db_path;
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord};
 use crate::run_files::{create_private_dir, create_private_file, make_private};
 use crate::run_store::RunStore;
 use crate::session_lock::SessionLock;
@@ -194,7 +195,7 @@ impl RunStore for SqliteStore {
             })
     }
 
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError> {
+    fn list_runs(&self, limit: usize, offset: usize) -> Result<RunList, StoreError> {
         self.read("list runs", |tx| runs::list_runs(tx, limit, offset))
     }
 

@@ -12,7 +12,7 @@ use super::{PgStore, quota, reopen, runs, session_locks, sessions, thread_totals
 use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::owner::RunOwner;
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord};
 use crate::run_files::RunFiles;
 use crate::run_id::validate_run_id;
 use crate::run_store::{EventLine, RunStore};
@@ -54,7 +54,7 @@ impl RunStore for PgStore {
         })
     }
 
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError> {
+    fn list_runs(&self, limit: usize, offset: usize) -> Result<crate::RunList, StoreError> {
         self.transaction("list runs", move |tx| {
             Box::pin(async move { runs::list_runs(tx, limit, offset).await })
         })

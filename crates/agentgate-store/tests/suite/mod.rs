@@ -1,5 +1,6 @@
 mod claim_rules;
 mod concurrency;
+mod damaged_rows;
 mod files;
 mod job_claims;
 mod job_lists;

@@ -26,6 +26,7 @@ mod run_session_busy;
 mod run_tools;
 mod run_worktree;
 mod runs_abandoned;
+mod runs_damaged;
 mod runs_workflow;
 mod sandbox;
 mod sandbox_network;
