@@ -159,6 +159,7 @@ impl Server {
         let location =
             agentgate_core::store_choice::choose(options.store.clone(), config.store.as_ref())?;
         let store = agentgate_store::open_store(&location, STORE_POOL_SIZE)?;
+        store.set_event_log_bound(config.event_log.max_bytes);
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;

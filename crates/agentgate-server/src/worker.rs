@@ -107,6 +107,7 @@ impl Worker {
             None => None,
         };
         let store = agentgate_store::open_store(&location, WORKER_POOL_SIZE)?;
+        store.set_event_log_bound(config.event_log.max_bytes);
         crate::signals::raise_open_files_limit();
         let lease = config.queue.lease;
         let executor = Arc::new(

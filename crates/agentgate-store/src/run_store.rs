@@ -173,7 +173,9 @@ pub trait RunStore: Send + Sync {
     /// for writing. Fails with [`StoreError::RunFilesExist`] if the run was
     /// opened before: one run, one writer.
     fn create_run_files(&self, run_id: &str) -> Result<RunFiles, StoreError> {
-        RunFiles::create(self.run_dir(run_id)?, run_id)
+        let mut files = RunFiles::create(self.run_dir(run_id)?, run_id)?;
+        files.bound_log(self.event_log_bound());
+        Ok(files)
     }
 
     /// Opens the folder of a run that has run before, to continue writing
@@ -195,8 +197,19 @@ pub trait RunStore: Send + Sync {
     /// event it held was never reported written. The folder stays mode
     /// 700 and the files 600 on Unix.
     fn reopen_run_files(&self, run_id: &str) -> Result<(RunFiles, u64), StoreError> {
-        RunFiles::reopen(self.run_dir(run_id)?)
+        let (mut files, next_seq) = RunFiles::reopen(self.run_dir(run_id)?)?;
+        files.bound_log(self.event_log_bound());
+        Ok((files, next_seq))
     }
+
+    /// The bound each run's event log gets from this handle
+    /// ([`RunFiles::bound_log`]): [`crate::DEFAULT_EVENT_LOG_MAX`] unless
+    /// [`RunStore::set_event_log_bound`] said otherwise.
+    fn event_log_bound(&self) -> u64;
+
+    /// Bounds the event log of every run whose files this handle creates
+    /// or reopens from now on (the config's `event_log.max_bytes`).
+    fn set_event_log_bound(&self, max_bytes: u64);
 
     /// The file to follow to see the run's events as they are written, or
     /// `None` when the backend keeps them elsewhere: then poll

@@ -57,6 +57,8 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
     path: PathBuf,
     runs_dir: PathBuf,
+    /// See [`RunStore::event_log_bound`].
+    event_log_bound: std::sync::atomic::AtomicU64,
 }
 
 impl SqliteStore {
@@ -112,6 +114,7 @@ impl SqliteStore {
             conn: Mutex::new(conn),
             path,
             runs_dir,
+            event_log_bound: crate::DEFAULT_EVENT_LOG_MAX.into(),
         })
     }
 
@@ -168,6 +171,16 @@ impl SqliteStore {
 }
 
 impl RunStore for SqliteStore {
+    fn event_log_bound(&self) -> u64 {
+        self.event_log_bound
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn set_event_log_bound(&self, max_bytes: u64) {
+        self.event_log_bound
+            .store(max_bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
     fn runs_dir(&self) -> &Path {
         &self.runs_dir
     }

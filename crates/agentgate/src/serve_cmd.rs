@@ -96,6 +96,12 @@ CONNECTIONS
   idle longer than --idle-timeout (60 s) is closed, and at most --max-connections (1024)
   are served at once: more get 503 and are closed. Request heads over 64 KiB: 431.
 
+EVENTS
+  No event line is longer than 32 MiB (a longer one is cut, and says so). Each
+  run's event log is bounded by the config's event_log.max_bytes (256MiB): past
+  it, only the events that frame the run and its result are kept, after a note.
+  A Last-Event-ID that is not a whole number is 400.
+
 TOKEN
   $AGENTGATE_TOKEN when set, else the token file (see --token-file). Its
   path is printed on stderr at start, never the token. A token file that

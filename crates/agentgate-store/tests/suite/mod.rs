@@ -5,6 +5,7 @@ mod files;
 mod job_claims;
 mod job_lists;
 mod jobs;
+mod log_bounds;
 mod migrations;
 mod migrations_v8;
 mod open;

@@ -6,6 +6,7 @@ mod fake_llm_cli;
 mod fault_drill;
 mod health;
 mod input_limits;
+mod long_lines;
 mod mcp_servers;
 mod metrics;
 mod output_errors;

@@ -34,6 +34,7 @@ fn event(run_id: &str, seq: u64, body: EventBody) -> Event {
         seq,
         provider: Some("claude".to_owned()),
         attempt: Some(1),
+        cut: None,
         body,
     }
 }
@@ -101,6 +102,52 @@ fn data(messages: &[Message]) -> Vec<String> {
         .iter()
         .map(|m| m.data.clone().unwrap_or_default())
         .collect()
+}
+
+#[test]
+fn a_line_over_the_limit_in_an_older_log_is_streamed_as_its_note_and_the_stream_goes_on() {
+    let home = Home::new("0");
+    let server = start(&home, &[]);
+    let store = store_of(&home);
+    store
+        .enqueue(&job("old-run", &["claude"], None), Timestamp::now())
+        .unwrap();
+    let token = claim(&store, "old-run");
+    let mut files = store.create_run_files("old-run").unwrap();
+    files.write_event(&text("old-run", 0, "a")).unwrap();
+    // What a version before the line limit could write: a 33 MiB line.
+    let long = format!(
+        "{{\"v\":1,\"ts\":\"2026-05-01T12:00:00.000Z\",\"run_id\":\"old-run\",\"seq\":1,\
+         \"type\":\"text_delta\",\"text\":\"{}\"}}\n",
+        "t".repeat(33 * 1024 * 1024)
+    );
+    let path = store.events_path("old-run").unwrap();
+    std::io::Write::write_all(
+        &mut std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap(),
+        long.as_bytes(),
+    )
+    .unwrap();
+    files.write_event(&result("old-run", 2)).unwrap();
+    finish(&store, "old-run", &token);
+
+    let all = stream(&server.url, "/v1/runs/old-run/events", TOKEN, None).rest();
+    assert_eq!(ids(&all), ["0", "1", "2"]);
+    let note = all[1].json();
+    assert_eq!(note["type"], "log", "{note}");
+    assert_eq!(note["cut"]["original_bytes"], long.len() - 1);
+    assert!(
+        note["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the line limit"),
+        "{note}"
+    );
+    assert_eq!(all[2].json()["type"], "result");
+    let (status, _, stderr) = server.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{stderr}");
 }
 
 #[test]

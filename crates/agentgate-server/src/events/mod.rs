@@ -51,7 +51,9 @@
 //! ## Bounds
 //!
 //! Memory per client: one read buffer ([`READ_CHUNK`]), the incomplete last
-//! line (at most [`MAX_LINE`], else the stream ends) and a channel of
+//! line (at most [`MAX_LINE`]: a longer one, which agentgate never writes,
+//! is read past and sent as a `log` note with its `seq` and size) and a
+//! channel of
 //! [`BUFFERED_MESSAGES`]: a slow client slows its own follower only. Idle
 //! streams get a `: keep-alive` comment every
 //! [`EventStreamOptions::keep_alive`](crate::EventStreamOptions::keep_alive). A client that goes away stops its
@@ -75,14 +77,20 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::views::StreamEnd;
 
+mod pending;
+
+use pending::{Pending, Whole};
+
 /// Messages buffered per client before its follower waits.
 pub const BUFFERED_MESSAGES: usize = 32;
 /// Bytes read from the file at a time.
 pub const READ_CHUNK: usize = 16 * 1024;
 /// Event lines read from the store's table at a time.
 const TABLE_BATCH: usize = 256;
-/// The longest line a stream carries; a longer one ends the stream.
-pub const MAX_LINE: usize = 16 * 1024 * 1024;
+/// The longest line a stream carries: the one line limit. agentgate writes
+/// no longer line; one in an older log is sent as the note that stands
+/// for it ([`agentgate_store::oversize_note`]), never held whole.
+pub const MAX_LINE: usize = agentgate_protocol::MAX_LINE_BYTES;
 
 type Message = Result<Event, Infallible>;
 
@@ -263,7 +271,7 @@ impl Follower {
         let options = self.state.event_streams;
         let mut stopping = self.state.stopping.subscribe();
         let mut file: Option<tokio::fs::File> = None;
-        let mut pending: Vec<u8> = Vec::new();
+        let mut pending = Pending::default();
         let mut chunk = vec![0u8; READ_CHUNK];
         let mut status_checked: Option<Instant> = None;
         loop {
@@ -303,7 +311,7 @@ impl Follower {
             if let Some(feed) = next {
                 self.follow_next_run(feed);
                 file = None;
-                pending.clear();
+                pending = Pending::default();
                 continue;
             }
             if let Some(end) = ended {
@@ -428,7 +436,7 @@ impl Follower {
     async fn read_new(
         &mut self,
         file: &mut tokio::fs::File,
-        pending: &mut Vec<u8>,
+        pending: &mut Pending,
         chunk: &mut [u8],
     ) -> Step {
         loop {
@@ -444,21 +452,28 @@ impl Follower {
             while let Some(pos) = fresh.iter().position(|b| *b == b'\n') {
                 let (head, rest) = fresh.split_at(pos);
                 fresh = rest.get(1..).unwrap_or_default();
-                let step = if pending.is_empty() {
-                    self.send_line(head).await
-                } else {
-                    pending.extend_from_slice(head);
-                    let line = std::mem::take(pending);
-                    self.send_line(&line).await
+                let step = match pending.take_line(head) {
+                    Whole::Borrowed => self.send_line(head).await,
+                    Whole::Owned(line) => self.send_line(&line).await,
+                    Whole::Over { prefix, total } => self.send_oversize(&prefix, total).await,
                 };
                 if let Step::Done = step {
                     return Step::Done;
                 }
             }
-            pending.extend_from_slice(fresh);
-            if pending.len() > MAX_LINE {
-                tracing::warn!(events = %self.feed.describe(), "an event line is longer than the stream's limit");
-                return Step::Done;
+            pending.add(fresh);
+        }
+    }
+
+    /// A line over the limit: the note that stands for it.
+    async fn send_oversize(&mut self, prefix: &[u8], total: u64) -> Step {
+        let note = agentgate_store::oversize_note(prefix, total)
+            .and_then(|note| serde_json::to_vec(&note).ok());
+        match note {
+            Some(line) => self.send_line(&line).await,
+            None => {
+                tracing::warn!(events = %self.feed.describe(), "skipped an over-long line of a run's events that names no event");
+                Step::More
             }
         }
     }
