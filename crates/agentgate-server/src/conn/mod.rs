@@ -155,7 +155,12 @@ fn is_connection_error(e: &std::io::Error) -> bool {
 /// the socket closed. Nothing waits: a peer that is slow gets the close.
 fn refuse(stream: &TcpStream, peer: SocketAddr) {
     let mut scratch = [0u8; 4096];
-    while matches!(stream.try_read(&mut scratch), Ok(n) if n > 0) {}
+    // At most 64 KiB: a peer that keeps sending gets the close sooner.
+    for _ in 0..16 {
+        if !matches!(stream.try_read(&mut scratch), Ok(n) if n > 0) {
+            break;
+        }
+    }
     let _ = stream.try_write(busy_response().as_bytes());
     tracing::debug!(%peer, "refused a connection: at the connection limit");
 }

@@ -143,7 +143,8 @@ fn an_event_stream_outlives_both_timeouts() {
 #[test]
 fn connections_past_the_limit_get_503_until_others_close() {
     let home = Home::new("0");
-    let server = serve(&home, &["--max-connections", "4"]);
+    // The held connections stay idle as long as the test takes.
+    let server = serve(&home, &["--max-connections", "4", "--idle-timeout", "3600"]);
     // Four kept-alive connections, each served once: they hold the four
     // slots.
     let mut held: Vec<TcpStream> = (0..4)
