@@ -22,9 +22,10 @@ pub const OUTPUT_SCHEMA_MAX_BYTES: u64 = 10 * MIB;
 /// The largest config file: 1 MiB (some 25 000 lines; the YAML parser
 /// refuses a file of more than 250 000 nodes in any case).
 pub const CONFIG_MAX_BYTES: u64 = MIB;
-/// The longest line of a capture `agentgate parse` reads: 64 MiB (the
-/// whole capture has no limit: it is decoded a line at a time).
-pub const CAPTURE_LINE_MAX_BYTES: u64 = 64 * MIB;
+/// The longest line of a capture `agentgate parse` reads: the one line
+/// limit, 32 MiB, as a live run's (the whole capture has no limit: it is
+/// decoded a line at a time).
+pub const CAPTURE_LINE_MAX_BYTES: u64 = agentgate_protocol::MAX_LINE_BYTES as u64;
 
 /// An input that could not be read within its limit.
 #[derive(Debug, thiserror::Error)]
@@ -163,6 +164,14 @@ impl<R: BufRead> BoundedLines<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_capture_line_has_the_one_line_limit() {
+        assert_eq!(
+            CAPTURE_LINE_MAX_BYTES,
+            agentgate_protocol::MAX_LINE_BYTES as u64
+        );
+    }
 
     #[test]
     fn text_within_the_limit_is_read_and_one_byte_more_is_refused() {

@@ -87,6 +87,11 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub attempt: Option<u32>,
+    /// Present when the event was cut to fit the line limit (32 MiB): its
+    /// longest strings were shortened, or, if that could not make it fit,
+    /// it is a `log` warning standing for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<Cut>,
     /// The `type` tag and the fields that go with it.
     #[serde(flatten)]
     pub body: EventBody,
@@ -107,6 +112,7 @@ impl Event {
             seq,
             provider: None,
             attempt: None,
+            cut: None,
             body,
         }
     }
@@ -118,6 +124,13 @@ impl Event {
         self.attempt = Some(attempt);
         self
     }
+}
+
+/// The header field of an event cut to fit the line limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Cut {
+    /// The size in bytes of the event's JSON line before it was cut.
+    pub original_bytes: u64,
 }
 
 /// The typed part of an [`Event`], tagged by `type`.

@@ -17,6 +17,8 @@
 //!   [`ApprovalCounts`]: a CLI's permission requests and their answers.
 //! - [`strict_json`]: JSON from outside read strictly (a repeated key is
 //!   refused).
+//! - [`MAX_LINE_BYTES`]: the one line limit, and [`fit`], which cuts an
+//!   event to it (visibly: [`Cut`]).
 //! - [`schemas`]: JSON Schemas generated from these types; the checked-in
 //!   copies live in `schemas/` next to this crate's `Cargo.toml`.
 //!
@@ -30,6 +32,7 @@ mod envelope;
 mod error;
 mod events;
 mod exit_code;
+mod line_limit;
 mod schema;
 pub mod strict_json;
 mod tool;
@@ -46,7 +49,7 @@ pub use envelope::{
 };
 pub use error::{ErrorInfo, ErrorKind, ErrorSource, ToolErrorCode, UnknownErrorKind};
 pub use events::{
-    CancelReason, CancelledEvent, EVENT_TYPES, Event, EventBody, HeartbeatEvent, LogEvent,
+    CancelReason, CancelledEvent, Cut, EVENT_TYPES, Event, EventBody, HeartbeatEvent, LogEvent,
     LogLevel, MessageEvent, PROTOCOL_VERSION, RateLimitEvent, RateLimitStatus, RawEvent, RawStream,
     ResultEvent, SessionEvent, StartEvent, StatusEvent, TaskProgressEvent, TextDeltaEvent,
     ThinkingEvent, ToolMessageEvent, ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
@@ -55,6 +58,7 @@ pub use exit_code::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OUTPUT_CLOSED, EXIT_OUTPUT_FAILED,
     EXIT_SUCCESS, EXIT_TIMEOUT, EXIT_USAGE, exit_code_for,
 };
+pub use line_limit::{MAX_LINE_BYTES, fit, fit_within, line_len};
 pub use schema::schemas;
 pub use tool::ToolClass;
 pub use tool_protocol::{

@@ -44,6 +44,19 @@ pub enum ServeError {
         /// What is wrong and what to do.
         reason: String,
     },
+    /// The token is too short to be safe.
+    #[error(
+        "the token from {from} has {chars} characters; a token needs at least {min} (make one \
+         with `openssl rand -hex 32`, or remove the token file and `agentgate serve` makes one)"
+    )]
+    TokenTooShort {
+        /// Where it came from: `AGENTGATE_TOKEN` or the token file.
+        from: String,
+        /// Its length.
+        chars: usize,
+        /// The minimum.
+        min: usize,
+    },
     /// The OS random source could not be read.
     #[error("failed to read random bytes for a new token from /dev/urandom: {0}")]
     Random(std::io::Error),
@@ -108,9 +121,10 @@ pub struct ErrorBody {
 /// What went wrong: a stable `type` to match on and a message for people.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
-    /// `unauthorized`, `forbidden`, `not_found`, `method_not_allowed`,
-    /// `payload_too_large`, `bad_request`, `invalid_parameter`,
-    /// `invalid_request`, `conflict` or `internal`.
+    /// `unauthorized`, `forbidden`, `too_many_requests`, `not_found`,
+    /// `method_not_allowed`, `payload_too_large`, `bad_request`,
+    /// `invalid_parameter`, `invalid_request`, `conflict`, `unavailable`
+    /// (a connection past the server's limit) or `internal`.
     #[serde(rename = "type")]
     pub kind: String,
     /// What failed and, where it helps, what to do.

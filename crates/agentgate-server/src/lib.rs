@@ -17,9 +17,12 @@
 //! - `GET /v1/openapi.json`, the OpenAPI 3.1 document ([`openapi`]; a new
 //!   route joins it with one line in [`openapi::ApiDoc`]'s `paths(...)`);
 //! - bearer-token auth on every `/v1` route ([`token`] says where the token
-//!   comes from), a [`MAX_BODY_BYTES`] limit on every request body (413),
-//!   JSON errors `{"error": {"type", "message", "field"}}` ([`ErrorBody`])
-//!   for 400, 401, 404, 405, 409, 413, 422;
+//!   comes from), checked before any byte of a body is read, with `429`
+//!   for a peer after too many failures; a [`MAX_BODY_BYTES`] limit on
+//!   every request body (413); JSON errors `{"error": {"type", "message",
+//!   "field"}}` ([`ErrorBody`]) for 400, 401, 404, 405, 409, 413, 422, 429;
+//! - its own accept loop ([`conn`]): a header-read timeout, an idle
+//!   timeout and a connection limit ([`ConnLimits`]);
 //! - `POST /v1/runs` and `POST /v1/runs/{id}/cancel` (`run_routes.rs`):
 //!   the job queue, run by the [`executor`] within the config's `queue:`
 //!   limits;
@@ -48,13 +51,16 @@
 
 mod answer_origin;
 mod approval_routes;
+mod auth_failures;
 pub mod automation;
 pub mod client;
 pub mod clock;
+pub mod conn;
 mod dashboard;
 mod error;
 pub mod events;
 pub mod executor;
+mod gate;
 mod info;
 pub mod metrics;
 pub mod openapi;
@@ -72,8 +78,10 @@ pub mod worker;
 mod workers_route;
 mod workflow_routes;
 
+pub use conn::ConnLimits;
 pub use error::{ApiError, ErrorBody, ErrorDetail, ServeError};
-pub use router::{MAX_BODY_BYTES, router};
+pub use gate::MAX_BODY_BYTES;
+pub use router::router;
 pub use routes::Healthz;
 pub use run_routes::RunAccepted;
 pub use runs::{DEFAULT_PAGE, MAX_PAGE};

@@ -40,8 +40,12 @@ use crate::{
         title = "agentgate",
         description = "agentgate as a service: submit, list and follow runs of AI coding-agent \
                        CLIs behind one contract (JSONL events, a JSON envelope). Every /v1 route \
-                       and /metrics need `Authorization: Bearer TOKEN`; errors are `{\"error\": {\"type\", \
-                       \"message\", \"field\"}}`."
+                       and /metrics need `Authorization: Bearer TOKEN`, checked before any byte of \
+                       the body is read (401, or 429 for an address after 30 failures in a minute); \
+                       errors are `{\"error\": {\"type\", \"message\", \"field\"}}`. A connection \
+                       past the server's limit gets 503; a request head must arrive within the \
+                       header timeout and an idle connection is closed after the idle timeout \
+                       (`agentgate serve --help`)."
     ),
     paths(
         routes::healthz,
@@ -100,6 +104,7 @@ const PROTOCOL_SCHEMAS: [(&str, &str); 2] = [
 /// The whole document: [`ApiDoc`] and the protocol's schemas.
 pub fn document() -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
+    add_too_many_requests(&mut doc);
     let protocol = agentgate_protocol::schemas();
     if let Some(components) = doc
         .pointer_mut("/components/schemas")
@@ -120,6 +125,40 @@ pub fn document() -> Value {
         }
     }
     doc
+}
+
+/// Every operation that answers 401 also answers 429: the gate refuses an
+/// address after too many requests without a valid token
+/// ([`crate::auth_failures`]), on every route behind the token alike.
+fn add_too_many_requests(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        for responses in item
+            .values_mut()
+            .filter_map(|op| op.get_mut("responses"))
+            .filter_map(Value::as_object_mut)
+        {
+            let Some(mut refused) = responses.get("401").cloned() else {
+                continue;
+            };
+            refused["description"] = Value::from(format!(
+                "This address made {} requests without a valid token within {} s: every \
+                 request behind the token is refused until the window ends, whatever token it \
+                 carries (Retry-After: the seconds left)",
+                crate::auth_failures::FAILURES_MAX,
+                crate::auth_failures::WINDOW.as_secs()
+            ));
+            refused["headers"] = serde_json::json!({
+                "Retry-After": {
+                    "description": "Seconds until requests from this address are taken again",
+                    "schema": {"type": "integer", "minimum": 1}
+                }
+            });
+            responses.insert("429".to_owned(), refused);
+        }
+    }
 }
 
 /// Points every `#/$defs/X` reference of a standalone schema at `prefix` X.

@@ -12,7 +12,7 @@ use utoipa::IntoParams;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::views::{RunPage, RunView};
+use crate::views::{RunPage, RunView, UnreadableRun};
 
 /// The page size without `limit`.
 pub const DEFAULT_PAGE: usize = 50;
@@ -96,7 +96,7 @@ impl ListParams {
     tag = "runs",
     params(ListParams),
     responses(
-        (status = 200, description = "One page of runs, newest first", body = RunPage),
+        (status = 200, description = "One page of runs, newest first; a run whose row the store cannot read is listed in `unreadable` with why, the others as usual", body = RunPage),
         (status = 400, description = "A parameter is not valid (the message names it)", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
     ),
@@ -119,9 +119,20 @@ pub async fn list_runs(
             .await
             .map_err(|e| ApiError::internal(format!("listing the runs failed: {e}")))?
             .map_err(|e| ApiError::store(&e))?;
+    for bad in &page.unreadable {
+        tracing::warn!(run = %bad.id, error = %bad.error, "a run of the store cannot be read");
+    }
     Ok(Json(RunPage {
         runs: page.jobs.into_iter().map(RunView::from).collect(),
         next_cursor: page.next.map(|c| c.to_string()),
+        unreadable: page
+            .unreadable
+            .into_iter()
+            .map(|bad| UnreadableRun {
+                run_id: bad.id,
+                error: bad.error,
+            })
+            .collect(),
     }))
 }
 

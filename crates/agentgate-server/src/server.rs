@@ -7,10 +7,14 @@
 //! [`Server::url`] and calls [`Server::run`] with a shutdown future
 //! ([`crate::signals::shutdown_signal`] for SIGTERM and SIGINT).
 //!
+//! Connections are accepted by the server's own loop ([`crate::conn`]):
+//! a header-read timeout, an idle timeout and a connection limit
+//! ([`ConnLimits`], kept under the open-files limit the server raises).
+//!
 //! Shutdown order in [`Server::run`]: the signal arrives; the listener stops
-//! accepting and idle connections are closed, event streams end; requests
-//! in flight get up to the grace to finish, then whatever is left is
-//! dropped. At the same time the job executor stops claiming and gives its
+//! accepting and connections without a request under way are closed, event
+//! streams end; requests in flight get up to the grace to finish, then
+//! whatever is left is dropped. At the same time the job executor stops claiming and gives its
 //! running jobs the same grace; then it cancels them and puts them back in
 //! the queue for the next start ([`crate::executor::Executor::drain`]).
 //! This is the one place where stopping happens. The schedules and watched
@@ -37,6 +41,7 @@ use tokio::net::TcpListener;
 
 use crate::automation::Automation;
 use crate::clock::Clock;
+use crate::conn::ConnLimits;
 use crate::error::ServeError;
 use crate::executor::{Executor, ExecutorOptions};
 use crate::presence::{Presence, PresenceInfo};
@@ -84,6 +89,8 @@ pub struct ServeOptions {
     /// Run the queue's executor (the default); `false` (`--no-executor`):
     /// claim nothing, the workers sharing the store run the jobs.
     pub executor: bool,
+    /// The connections' timeouts and limit.
+    pub limits: ConnLimits,
 }
 
 impl Default for ServeOptions {
@@ -99,6 +106,7 @@ impl Default for ServeOptions {
             tool_runner: None,
             keep_alive: crate::state::DEFAULT_KEEP_ALIVE,
             executor: true,
+            limits: ConnLimits::default(),
         }
     }
 }
@@ -113,6 +121,8 @@ pub struct Server {
     queue_key: (PathBuf, bool),
     state: Arc<AppState>,
     grace: Duration,
+    /// The connections' timeouts and limit.
+    limits: ConnLimits,
     /// The schedules and watched folders, stopped when `run` returns.
     automation: Option<Automation>,
     /// The executor's presence in the store, if it runs and registered.
@@ -135,7 +145,18 @@ impl Server {
         let (token, token_source) =
             token::choose(addr, is_loopback(addr.ip()), options.token_file.clone())?;
         let config = Config::load(options.config.as_deref())?;
-        crate::signals::raise_open_files_limit();
+        let open_files = crate::signals::raise_open_files_limit();
+        let mut limits = options.limits;
+        limits.max_connections =
+            crate::signals::connections_within(limits.max_connections, open_files);
+        if limits.max_connections < options.limits.max_connections {
+            tracing::warn!(
+                "serving at most {} connections at once, not {}: the open-files limit is {}",
+                limits.max_connections,
+                options.limits.max_connections,
+                open_files.unwrap_or_default()
+            );
+        }
         let clock = crate::clock::from_env()?;
         let location =
             agentgate_core::store_choice::choose(options.store.clone(), config.store.as_ref())?;
@@ -144,6 +165,7 @@ impl Server {
         let key_file = agentgate_core::sealed::key_file(config.queue.key_file.as_deref())?;
         let (keys, created) = agentgate_core::sealed::KeyRing::load_or_create(&key_file)?;
         let queue_key = (key_file, created);
+        store.set_event_log_bound(config.event_log.max_bytes);
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
@@ -197,6 +219,7 @@ impl Server {
                 ..AppState::new(token, config, store, clock, executor)
             }),
             grace: options.grace,
+            limits,
             automation,
             presence,
         })
@@ -233,34 +256,22 @@ impl Server {
         // Dropped (stopped, its threads joined) when `run` returns.
         let _automation = self.automation;
         let presence = self.presence;
+        let stop = state.stopping.subscribe();
         let app = router(self.state);
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let mut serving = tokio::spawn(async move {
-            // The peer's address reaches the routes (the approvals route
-            // tells a run's own processes from a person by it).
-            axum::serve(
-                self.listener,
-                app.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-            .with_graceful_shutdown(async move {
-                let _ = stop_rx.await;
-            })
-            .await
-        });
+        let mut serving = tokio::spawn(crate::conn::serve(self.listener, app, self.limits, stop));
         tokio::select! {
             () = shutdown => {}
             ended = &mut serving => return match ended {
-                Ok(Ok(())) => Ok(Stopped::Drained),
-                Ok(Err(e)) => Err(ServeError::Io(e)),
+                Ok(()) => Ok(Stopped::Drained),
                 Err(e) => Err(ServeError::Io(std::io::Error::other(e))),
             },
         }
         tracing::info!(
             "stopping: no new connections; requests in flight and running jobs may finish"
         );
-        // Event streams would otherwise hold their connections to the grace.
+        // The listener closes, and event streams end (they would otherwise
+        // hold their connections to the grace).
         state.stopping.send_replace(true);
-        let _ = stop_tx.send(());
         let grace = self.grace;
         if let Some(p) = &presence {
             p.draining();
@@ -276,8 +287,7 @@ impl Server {
         let http = tokio::time::timeout(self.grace, &mut serving).await;
         let _ = draining.await;
         match http {
-            Ok(Ok(Ok(()))) => Ok(Stopped::Drained),
-            Ok(Ok(Err(e))) => Err(ServeError::Io(e)),
+            Ok(Ok(())) => Ok(Stopped::Drained),
             Ok(Err(e)) => Err(ServeError::Io(std::io::Error::other(e))),
             Err(_) => {
                 serving.abort();

@@ -52,15 +52,48 @@ pub fn shutdown_signal() -> Result<impl Future<Output = ()> + Send, ServeError> 
 /// the run's files), each event stream one: raise the soft limit on open
 /// files to the hard one, as servers do (1024 is a common soft default, too
 /// few for hundreds of jobs). A failure only leaves the limit as it was.
-pub(crate) fn raise_open_files_limit() {
+/// Returns the soft limit in force after, if it could be read.
+pub(crate) fn raise_open_files_limit() -> Option<u64> {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
     match getrlimit(Resource::RLIMIT_NOFILE) {
-        Ok((soft, hard)) if soft < hard => {
-            if let Err(e) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+            Ok(()) => Some(hard),
+            Err(e) => {
                 tracing::warn!("could not raise the open-files limit from {soft} to {hard}: {e}");
+                Some(soft)
             }
+        },
+        Ok((soft, _)) => Some(soft),
+        Err(e) => {
+            tracing::warn!("could not read the open-files limit: {e}");
+            None
         }
-        Ok(_) => {}
-        Err(e) => tracing::warn!("could not read the open-files limit: {e}"),
+    }
+}
+
+/// Descriptors kept out of the connection limit: the running jobs' pipes
+/// and files, the store, the logs.
+pub(crate) const DESCRIPTORS_KEPT: u64 = 256;
+
+/// `wanted` connections, or fewer if the open-files limit `open_files`
+/// leaves room for fewer (after [`DESCRIPTORS_KEPT`]), at least 1.
+pub(crate) fn connections_within(wanted: usize, open_files: Option<u64>) -> usize {
+    let Some(limit) = open_files else {
+        return wanted;
+    };
+    let room = usize::try_from(limit.saturating_sub(DESCRIPTORS_KEPT)).unwrap_or(usize::MAX);
+    wanted.min(room).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_connection_limit_stays_under_the_open_files_limit() {
+        assert_eq!(connections_within(1024, Some(1_048_576)), 1024);
+        assert_eq!(connections_within(1024, Some(1024)), 768);
+        assert_eq!(connections_within(1024, None), 1024);
+        assert_eq!(connections_within(1024, Some(100)), 1);
     }
 }

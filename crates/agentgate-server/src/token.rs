@@ -15,6 +15,13 @@
 //! A token is *explicit* when the operator chose it: from the environment
 //! or from a `--token-file` that already existed. Only an explicit token
 //! lets the server listen on a non-loopback address.
+//!
+//! A listener refuses to start with a token shorter than
+//! [`MIN_TOKEN_CHARS`] (32 characters, e.g. `openssl rand -hex 16`; the
+//! token it makes itself has 64): a short token can be guessed, and the
+//! rate limit on failed requests ([`crate::auth_failures`]) only slows
+//! guessing down. Clients read tokens without that check: the server
+//! they talk to has made it.
 
 use std::fs::{self, OpenOptions};
 use std::io::{ErrorKind, Read, Write};
@@ -31,6 +38,9 @@ pub const TOKEN_FILE_NAME: &str = "token";
 
 /// Random bytes in a new token (it is written as twice as many hex digits).
 const TOKEN_BYTES: usize = 32;
+
+/// The fewest characters a listener's token may have.
+pub const MIN_TOKEN_CHARS: usize = 32;
 
 /// Where the token came from (printed on stderr at start; never the token).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +81,16 @@ impl Token {
     /// The `Authorization` header value that presents this token.
     pub(crate) fn bearer(&self) -> String {
         format!("Bearer {}", self.0)
+    }
+
+    /// Its length in characters.
+    fn chars(&self) -> usize {
+        self.0.chars().count()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn for_tests(token: &str) -> Token {
+        Token(token.to_owned())
     }
 }
 
@@ -157,7 +177,8 @@ pub fn read_file(path: &Path) -> Result<Option<Token>, ServeError> {
 /// ([`ServeError::PublicWithoutToken`]) before any file or socket is made.
 /// `serve` and `worker --metrics-listen` both choose their token here;
 /// `loopback` says whether `addr` is a loopback address
-/// ([`crate::is_loopback`]).
+/// ([`crate::is_loopback`]). A token shorter than [`MIN_TOKEN_CHARS`] is
+/// refused ([`ServeError::TokenTooShort`]).
 ///
 /// The token chosen is held as one of this process's own secrets
 /// ([`agentgate_core::own_env::hold`]): no CLI or tool it starts gets a
@@ -167,12 +188,24 @@ pub fn choose(
     loopback: bool,
     given: Option<PathBuf>,
 ) -> Result<(Token, TokenSource), ServeError> {
-    let chosen = choose_unheld(addr, loopback, given)?;
-    agentgate_core::own_env::hold(&chosen.0.0);
-    Ok(chosen)
+    let (token, source) = choose_any(addr, loopback, given)?;
+    if token.chars() < MIN_TOKEN_CHARS {
+        return Err(ServeError::TokenTooShort {
+            from: match &source {
+                TokenSource::Env => TOKEN_ENV.to_owned(),
+                TokenSource::File(p) | TokenSource::Created(p) => {
+                    format!("the token file {}", p.display())
+                }
+            },
+            chars: token.chars(),
+            min: MIN_TOKEN_CHARS,
+        });
+    }
+    agentgate_core::own_env::hold(&token.0);
+    Ok((token, source))
 }
 
-fn choose_unheld(
+fn choose_any(
     addr: std::net::SocketAddr,
     loopback: bool,
     given: Option<PathBuf>,
@@ -267,6 +300,10 @@ mod tests {
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         assert_eq!(first.0.len(), TOKEN_BYTES * 2);
+        assert!(
+            first.chars() >= MIN_TOKEN_CHARS,
+            "a made token is long enough"
+        );
         let (second, source) = read_or_create(&path).unwrap();
         assert_eq!(source, TokenSource::File(path.clone()));
         assert!(second.matches(first.0.as_bytes()));

@@ -160,6 +160,20 @@ pub struct RunPage {
     /// Give it back as `cursor` for the next page; null on the last page.
     /// Runs submitted meanwhile never shift the pages.
     pub next_cursor: Option<String>,
+    /// The runs of this page that the store holds but cannot read (a
+    /// damaged row), in order, each with why; present only when there
+    /// are some. They take their place in the page (`limit` counts them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<UnreadableRun>,
+}
+
+/// A run of the store that cannot be read.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UnreadableRun {
+    /// Its id.
+    pub run_id: String,
+    /// What is wrong with its row.
+    pub error: String,
 }
 
 /// One provider's session of a logical session name.

@@ -112,6 +112,7 @@ impl Worker {
         // that has the key).
         let key_file = agentgate_core::sealed::key_file(config.queue.key_file.as_deref())?;
         let keys = agentgate_core::sealed::KeyRing::load(&key_file)?;
+        store.set_event_log_bound(config.event_log.max_bytes);
         crate::signals::raise_open_files_limit();
         let lease = config.queue.lease;
         let executor = Arc::new(

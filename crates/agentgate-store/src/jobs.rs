@@ -276,14 +276,62 @@ pub struct JobFilter {
 /// an API; a job enqueued meanwhile never shifts the pages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobCursor {
-    pub(crate) created_at: Timestamp,
+    pub(crate) created_at: CursorTime,
     pub(crate) job_id: String,
 }
 
+/// The enqueue time a page ended at: a time, or the stored text of one
+/// that does not read as a time (a damaged row), so that paging goes on
+/// past that row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CursorTime {
+    /// A time.
+    At(Timestamp),
+    /// The column's text as the database gives it.
+    Stored(String),
+}
+
+impl JobCursor {
+    /// The cursor after the job `job_id` enqueued at `created_at`.
+    pub(crate) fn after(created_at: CursorTime, job_id: String) -> JobCursor {
+        JobCursor { created_at, job_id }
+    }
+}
+
+/// The prefix of a cursor whose parts are stored text (hex), not a time
+/// and a run id.
+const STORED_CURSOR: &str = "stored~";
+
 impl fmt::Display for JobCursor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:.9}~{}", self.created_at, self.job_id)
+        match &self.created_at {
+            CursorTime::At(at) if crate::validate_run_id(&self.job_id).is_ok() => {
+                write!(f, "{at:.9}~{}", self.job_id)
+            }
+            time => {
+                let text = match time {
+                    CursorTime::At(at) => format!("{at:.9}"),
+                    CursorTime::Stored(text) => text.clone(),
+                };
+                write!(f, "{STORED_CURSOR}{}~{}", hex(&text), hex(&self.job_id))
+            }
+        }
     }
+}
+
+fn hex(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<String> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    let bytes = (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect::<Option<Vec<u8>>>()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// Text that is not a [`JobCursor`].
@@ -296,10 +344,17 @@ impl FromStr for JobCursor {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let invalid = || InvalidCursor(s.to_owned());
+        if let Some(stored) = s.strip_prefix(STORED_CURSOR) {
+            let (time, job_id) = stored.split_once('~').ok_or_else(invalid)?;
+            return Ok(Self {
+                created_at: CursorTime::Stored(unhex(time).ok_or_else(invalid)?),
+                job_id: unhex(job_id).ok_or_else(invalid)?,
+            });
+        }
         let (created_at, job_id) = s.split_once('~').ok_or_else(invalid)?;
         crate::validate_run_id(job_id).map_err(|_| invalid())?;
         Ok(Self {
-            created_at: created_at.parse().map_err(|_| invalid())?,
+            created_at: CursorTime::At(created_at.parse().map_err(|_| invalid())?),
             job_id: job_id.to_owned(),
         })
     }
@@ -310,6 +365,9 @@ impl FromStr for JobCursor {
 pub struct JobPage {
     /// The jobs, newest first (by enqueue time, then id).
     pub jobs: Vec<JobRecord>,
+    /// The rows of the page that could not be read (damaged), in order:
+    /// they take their place in the page, and the cursor goes past them.
+    pub unreadable: Vec<crate::UnreadableRow>,
     /// The cursor of the next page; `None` on the last page.
     pub next: Option<JobCursor>,
 }

@@ -37,6 +37,7 @@ mod event_log;
 mod job_queue;
 mod jobs;
 mod lease;
+mod listing;
 mod location;
 mod owner;
 #[cfg(feature = "postgres")]
@@ -54,13 +55,14 @@ mod workers;
 pub use backend::{StoreBackend, StoreLocation, open_store, redact_url};
 pub use claim_rules::ClaimRules;
 pub use error::StoreError;
-pub use event_log::{EventLog, TruncatedTail};
+pub use event_log::{EventLog, PREFIX_BYTES, TruncatedTail, oversize_note};
 pub use job_queue::JobQueue;
 pub use jobs::{
     ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, FinalState,
     Heartbeat, InvalidCursor, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord,
     JobState, LeaseToken, NewJob,
 };
+pub use listing::{RunList, UnreadableRow};
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};
 #[cfg(feature = "postgres")]
@@ -71,7 +73,8 @@ pub use records::{
     SessionRecord, UnknownName, effective_status,
 };
 pub use run_files::{
-    EVENTS_FILE_NAME, EventSink, EventsWriter, RunFiles, STDERR_FILE_NAME, StderrWriter,
+    DEFAULT_EVENT_LOG_MAX, EVENTS_FILE_NAME, EventSink, EventsWriter, RunFiles, STDERR_FILE_NAME,
+    StderrWriter, kept_past_log_bound,
 };
 pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
 pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EventLine, RunStore};

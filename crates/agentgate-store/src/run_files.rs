@@ -5,7 +5,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use agentgate_protocol::Event;
+use agentgate_protocol::{Event, EventBody, LogEvent, LogLevel};
 
 use crate::error::StoreError;
 use crate::event_log::EventLog;
@@ -19,8 +19,10 @@ pub const STDERR_FILE_NAME: &str = "stderr.log";
 /// ([`EventsWriter`], SQLite) or rows of the store (PostgreSQL). Events are
 /// appended in `seq` order.
 pub trait EventSink: Send + std::fmt::Debug {
-    /// Appends one event.
-    fn write_event(&mut self, event: &Event) -> Result<(), StoreError>;
+    /// Appends one event (cut to the line limit first if it is longer:
+    /// [`agentgate_protocol::fit`]); the bytes its line took, newline
+    /// included.
+    fn write_event(&mut self, event: &Event) -> Result<u64, StoreError>;
 
     /// Waits until every event appended so far is stored durably (a file:
     /// fsync; a database: committed).
@@ -50,6 +52,53 @@ pub struct RunFiles {
     dir: PathBuf,
     events: Box<dyn EventSink>,
     stderr: StderrWriter,
+    log: LogBound,
+}
+
+/// The bound on a run's event log (see [`RunFiles::bound_log`]).
+#[derive(Debug, Clone, Copy)]
+struct LogBound {
+    max: u64,
+    written: u64,
+    cut: bool,
+}
+
+impl LogBound {
+    fn new(written: u64) -> LogBound {
+        LogBound {
+            max: DEFAULT_EVENT_LOG_MAX,
+            written,
+            cut: false,
+        }
+    }
+}
+
+/// How many bytes a run's event log takes before it is cut, unless the
+/// config says otherwise (`event_log.max_bytes`): 256 MiB, eight lines at
+/// the line limit.
+pub const DEFAULT_EVENT_LOG_MAX: u64 = 256 * 1024 * 1024;
+
+/// Whether an event is still written to a log past its bound: those that
+/// frame the run (its start and session, errors, a cancel, permission
+/// requests and answers, a workflow's checkpoints) and its `result`.
+/// Content (text, tool calls, raw lines, logs, heartbeats, a step's nested
+/// events) is what gets left out.
+pub fn kept_past_log_bound(body: &EventBody) -> bool {
+    matches!(
+        body,
+        EventBody::Start(_)
+            | EventBody::Session(_)
+            | EventBody::Error(_)
+            | EventBody::Cancelled(_)
+            | EventBody::Result(_)
+            | EventBody::WorkflowState(_)
+            | EventBody::TaskSubmitted(_)
+            | EventBody::TaskStarted(_)
+            | EventBody::TaskError(_)
+            | EventBody::TaskDone(_)
+            | EventBody::ApprovalRequest(_)
+            | EventBody::ApprovalDecision(_)
+    )
 }
 
 impl RunFiles {
@@ -93,6 +142,7 @@ impl RunFiles {
                 file: stderr,
                 path: stderr_path,
             },
+            log: LogBound::new(0),
         })
     }
 
@@ -128,6 +178,7 @@ impl RunFiles {
                 file: stderr,
                 path: stderr_path,
             },
+            log: LogBound::new(0),
         })
     }
 
@@ -164,7 +215,7 @@ impl RunFiles {
         let stderr = open_stderr_to_continue(&dir)?;
         let events = EventsWriter {
             file,
-            path: events_path,
+            path: events_path.clone(),
             len,
         };
         Ok((
@@ -172,6 +223,7 @@ impl RunFiles {
                 dir,
                 events: Box::new(events),
                 stderr,
+                log: LogBound::new(len),
             },
             next_seq,
         ))
@@ -192,6 +244,8 @@ impl RunFiles {
             dir,
             events,
             stderr,
+            // What the rows already hold is not counted here.
+            log: LogBound::new(0),
         })
     }
 
@@ -200,9 +254,32 @@ impl RunFiles {
         &self.dir
     }
 
-    /// Appends one event to the run's event log.
+    /// Bounds the run's event log to about `max_bytes`: once its lines
+    /// take that much, only the events that frame the run
+    /// ([`kept_past_log_bound`], its `result` always) are written, and the
+    /// first event left out is replaced by a `log` warning that says so (it
+    /// takes that event's `seq`; the `seq`s of the others left out are
+    /// missing from the log). The log so grows past `max_bytes` by at most
+    /// the line that crosses it, the note and the framing events. The
+    /// default is [`DEFAULT_EVENT_LOG_MAX`]; a reopened log counts what its
+    /// file holds (PostgreSQL rows from before are not counted).
+    pub fn bound_log(&mut self, max_bytes: u64) {
+        self.log.max = max_bytes;
+    }
+
+    /// Appends one event to the run's event log, within its bound (see
+    /// [`RunFiles::bound_log`]): an event left out is not an error.
     pub fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
-        self.events.write_event(event)
+        if self.log.written >= self.log.max && !kept_past_log_bound(&event.body) {
+            if !self.log.cut {
+                self.log.cut = true;
+                let note = bound_note(event, self.log.max);
+                self.log.written += self.events.write_event(&note)?;
+            }
+            return Ok(());
+        }
+        self.log.written += self.events.write_event(event)?;
+        Ok(())
     }
 
     /// Appends raw bytes to `stderr.log`.
@@ -243,11 +320,13 @@ impl EventsWriter {
     /// If the write fails part-way (a full disk), the partial line is cut off
     /// again where possible, so later events still start on a line of their
     /// own.
-    pub fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
-        let mut line = serde_json::to_vec(event).map_err(|source| StoreError::EncodeEvent {
-            path: self.path.clone(),
-            source,
-        })?;
+    pub fn write_event(&mut self, event: &Event) -> Result<u64, StoreError> {
+        let mut line = event_line(event)
+            .map_err(|source| StoreError::EncodeEvent {
+                path: self.path.clone(),
+                source,
+            })?
+            .into_bytes();
         line.push(b'\n');
         if let Err(source) = self.file.write_all(&line) {
             // Best effort: if cutting fails too, the reader reports the
@@ -260,7 +339,7 @@ impl EventsWriter {
             });
         }
         self.len += line.len() as u64;
-        Ok(())
+        Ok(line.len() as u64)
     }
 
     /// The file written.
@@ -279,13 +358,47 @@ impl EventsWriter {
 }
 
 impl EventSink for EventsWriter {
-    fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
+    fn write_event(&mut self, event: &Event) -> Result<u64, StoreError> {
         EventsWriter::write_event(self, event)
     }
 
     fn sync(&mut self) -> Result<(), StoreError> {
         EventsWriter::sync(self)
     }
+}
+
+/// `event`'s JSON line (no newline), within the line limit: an event that
+/// would be longer is cut first ([`agentgate_protocol::fit`]; the emitters
+/// do it already, this is for events made elsewhere).
+pub(crate) fn event_line(event: &Event) -> Result<String, serde_json::Error> {
+    let line = serde_json::to_string(event)?;
+    if line.len() <= agentgate_protocol::MAX_LINE_BYTES {
+        return Ok(line);
+    }
+    drop(line);
+    serde_json::to_string(&agentgate_protocol::fit(event.clone()))
+}
+
+/// The warning that stands, in the log, for the first event left out past
+/// the bound.
+fn bound_note(left_out: &Event, max: u64) -> Event {
+    let mut note = Event::new(
+        left_out.run_id.clone(),
+        left_out.seq,
+        left_out.ts.clone(),
+        EventBody::Log(LogEvent {
+            level: LogLevel::Warn,
+            message: format!(
+                "this run's event log reached its bound of {max} bytes (event_log.max_bytes in \
+                 the config): from here on it keeps only the events that frame the run (start, \
+                 session, errors, cancel, approvals, workflow steps) and its result; the \
+                 others are left out (their seq numbers are missing)"
+            ),
+        }),
+    );
+    note.provider = left_out.provider.clone();
+    note.attempt = left_out.attempt;
+    note
 }
 
 /// Appends the raw bytes of the provider CLIs' stderr to a run's

@@ -6,7 +6,8 @@ use agentgate_protocol::{Envelope, Usage};
 
 use crate::error::StoreError;
 use crate::event_log::EventLog;
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::listing::RunList;
+use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord};
 use crate::run_files::{EVENTS_FILE_NAME, RunFiles, STDERR_FILE_NAME};
 use crate::run_id::validate_run_id;
 use crate::session_lock::SessionLock;
@@ -78,9 +79,11 @@ pub trait RunStore: Send + Sync {
     fn reopen_run(&self, run_id: &str) -> Result<(), StoreError>;
 
     /// Runs, newest first (by start time), skipping `offset`, at most
-    /// `limit`. A running run whose owner is gone reads as abandoned (see
-    /// [`crate::effective_status`]), here and in every other read.
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError>;
+    /// `limit` rows. A running run whose owner is gone reads as abandoned
+    /// (see [`crate::effective_status`]), here and in every other read. A
+    /// row that cannot be read (damaged) is in [`RunList::unreadable`]
+    /// and counts as one of the `limit` (and of a later call's `offset`).
+    fn list_runs(&self, limit: usize, offset: usize) -> Result<RunList, StoreError>;
 
     /// Everything about one run; `None` if there is no such run.
     fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError>;
@@ -170,7 +173,9 @@ pub trait RunStore: Send + Sync {
     /// for writing. Fails with [`StoreError::RunFilesExist`] if the run was
     /// opened before: one run, one writer.
     fn create_run_files(&self, run_id: &str) -> Result<RunFiles, StoreError> {
-        RunFiles::create(self.run_dir(run_id)?, run_id)
+        let mut files = RunFiles::create(self.run_dir(run_id)?, run_id)?;
+        files.bound_log(self.event_log_bound());
+        Ok(files)
     }
 
     /// Opens the folder of a run that has run before, to continue writing
@@ -192,8 +197,19 @@ pub trait RunStore: Send + Sync {
     /// event it held was never reported written. The folder stays mode
     /// 700 and the files 600 on Unix.
     fn reopen_run_files(&self, run_id: &str) -> Result<(RunFiles, u64), StoreError> {
-        RunFiles::reopen(self.run_dir(run_id)?)
+        let (mut files, next_seq) = RunFiles::reopen(self.run_dir(run_id)?)?;
+        files.bound_log(self.event_log_bound());
+        Ok((files, next_seq))
     }
+
+    /// The bound each run's event log gets from this handle
+    /// ([`RunFiles::bound_log`]): [`crate::DEFAULT_EVENT_LOG_MAX`] unless
+    /// [`RunStore::set_event_log_bound`] said otherwise.
+    fn event_log_bound(&self) -> u64;
+
+    /// Bounds the event log of every run whose files this handle creates
+    /// or reopens from now on (the config's `event_log.max_bytes`).
+    fn set_event_log_bound(&self, max_bytes: u64);
 
     /// The file to follow to see the run's events as they are written, or
     /// `None` when the backend keeps them elsewhere: then poll

@@ -21,8 +21,9 @@ use agentgate_protocol::{Envelope, Usage};
 use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior};
 
 use crate::error::StoreError;
+use crate::listing::RunList;
 use crate::location::default_db_path;
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord};
 use crate::run_files::{create_private_dir, create_private_file, make_private};
 use crate::run_store::RunStore;
 use crate::session_lock::SessionLock;
@@ -56,6 +57,8 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
     path: PathBuf,
     runs_dir: PathBuf,
+    /// See [`RunStore::event_log_bound`].
+    event_log_bound: std::sync::atomic::AtomicU64,
 }
 
 impl SqliteStore {
@@ -111,6 +114,7 @@ impl SqliteStore {
             conn: Mutex::new(conn),
             path,
             runs_dir,
+            event_log_bound: crate::DEFAULT_EVENT_LOG_MAX.into(),
         })
     }
 
@@ -167,6 +171,16 @@ impl SqliteStore {
 }
 
 impl RunStore for SqliteStore {
+    fn event_log_bound(&self) -> u64 {
+        self.event_log_bound
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn set_event_log_bound(&self, max_bytes: u64) {
+        self.event_log_bound
+            .store(max_bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
     fn runs_dir(&self) -> &Path {
         &self.runs_dir
     }
@@ -194,7 +208,7 @@ impl RunStore for SqliteStore {
             })
     }
 
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError> {
+    fn list_runs(&self, limit: usize, offset: usize) -> Result<RunList, StoreError> {
         self.read("list runs", |tx| runs::list_runs(tx, limit, offset))
     }
 

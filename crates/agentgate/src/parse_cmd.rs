@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long, short = 'p')]
     provider: String,
     /// The CLI's stdout as saved; `-` or none reads stdin. It is decoded a
-    /// line at a time (any size, each line at most 64 MiB).
+    /// line at a time (any size, each line at most 32 MiB, the line limit).
     file: Option<PathBuf>,
     /// The CLI's stderr as saved, if you have it.
     #[arg(long)]

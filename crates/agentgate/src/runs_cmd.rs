@@ -96,7 +96,16 @@ pub fn run(
             }
         }
         None => {
-            let runs = store.list_runs(args.limit, 0)?;
+            let listed = store.list_runs(args.limit, 0)?;
+            // A damaged row is told, not the end of the list.
+            for bad in &listed.unreadable {
+                note!(
+                    "agentgate: run {} cannot be read from the store: {}",
+                    bad.id,
+                    bad.error
+                );
+            }
+            let runs = listed.runs;
             if args.json {
                 for r in &runs {
                     out.json_line(r)?;
@@ -168,6 +177,13 @@ fn remote(args: &Args, server: &str) -> anyhow::Result<ExitCode> {
                 Err(e) => return Ok(client_failed(&e)),
             };
             let runs = page["runs"].as_array().cloned().unwrap_or_default();
+            for bad in page["unreadable"].as_array().into_iter().flatten() {
+                note!(
+                    "agentgate: run {} cannot be read from the server's store: {}",
+                    bad["run_id"].as_str().unwrap_or("?"),
+                    bad["error"].as_str().unwrap_or("?")
+                );
+            }
             if args.json {
                 for r in &runs {
                     out.json_line(r)?;

@@ -29,16 +29,31 @@ pub struct Args {
     grace: u64,
     /// Seconds between keep-alive comments on an idle event stream
     /// (`GET /v1/runs/{id}/events`); fractions allowed.
-    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_KEEP_ALIVE.as_secs_f64(), value_parser = parse_keep_alive)]
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_KEEP_ALIVE.as_secs_f64(), value_parser = parse_seconds)]
     sse_keep_alive: f64,
     /// Run no executor: a pure API over the store (submit, list, cancel,
     /// events, dashboard); `agentgate worker` processes sharing the store
     /// run the jobs. GET /v1/queue then says `"executor": false`.
     #[arg(long)]
     no_executor: bool,
+    /// Seconds a request's head (request line and headers) may take to
+    /// arrive, from the connection's start or, on a kept-alive one, from
+    /// the first byte of the next request; then the connection is closed.
+    /// Fractions allowed.
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::conn::DEFAULT_HEADER_READ_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
+    header_timeout: f64,
+    /// Seconds a kept-alive connection may stay idle (no request under
+    /// way, none arriving) before it is closed. An event stream is not
+    /// idle. Fractions allowed.
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::conn::DEFAULT_IDLE_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
+    idle_timeout: f64,
+    /// The most connections served at once; past it a new connection gets
+    /// 503 and is closed. Kept under the open-files limit (less 256).
+    #[arg(long, value_name = "N", default_value_t = agentgate_server::conn::DEFAULT_MAX_CONNECTIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
 }
 
-fn parse_keep_alive(text: &str) -> Result<f64, String> {
+fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(secs) if secs.is_finite() && (0.01..=86_400.0).contains(&secs) => Ok(secs),
         _ => Err(format!(
@@ -73,15 +88,29 @@ ROUTES
                                this process's claims, runs, durations, tokens, cost
   GET /                        the dashboard (open; it asks for the token)
   /metrics and every /v1 route need `Authorization: Bearer TOKEN`; without it, or with a
-  wrong token: 401. Bodies over 1 MiB: 413. Errors are JSON:
+  wrong token: 401, from the headers alone (the body is never read; the connection is
+  closed). After 30 such requests in a minute, an address gets 429 (Retry-After) for the
+  rest of the minute. Bodies over 1 MiB: 413. Errors are JSON:
   {\"error\": {\"type\": \"...\", \"message\": \"...\"}}.
+
+CONNECTIONS
+  A request head must arrive within --header-timeout (10 s), a kept-alive connection
+  idle longer than --idle-timeout (60 s) is closed, and at most --max-connections (1024)
+  are served at once: more get 503 and are closed. Request heads over 64 KiB: 431.
+
+EVENTS
+  No event line is longer than 32 MiB (a longer one is cut, and says so). Each
+  run's event log is bounded by the config's event_log.max_bytes (256MiB): past
+  it, only the events that frame the run and its result are kept, after a note.
+  A Last-Event-ID that is not a whole number is 400.
 
 TOKEN
   $AGENTGATE_TOKEN when set, else the token file (see --token-file). Its
   path is printed on stderr at start, never the token. A token file that
-  the group or others can access is refused: chmod 600 it. No agent CLI or
-  tool gets the token, AGENTGATE_* or the store's URL; an approval answer
-  sent from a run's own processes is refused (403).
+  the group or others can access is refused: chmod 600 it. A token under
+  32 characters is refused (the one serve makes has 64 hex digits). No
+  agent CLI or tool gets the token, AGENTGATE_* or the store's URL; an
+  approval answer sent from a run's own processes is refused (403).
 
 SECRETS
   The env values (and secret flags) of queued requests are stored sealed
@@ -131,6 +160,11 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
         tool_runner,
         keep_alive: Duration::from_secs_f64(args.sse_keep_alive),
         executor: !args.no_executor,
+        limits: agentgate_server::ConnLimits {
+            header_read_timeout: Duration::from_secs_f64(args.header_timeout),
+            idle_timeout: Duration::from_secs_f64(args.idle_timeout),
+            max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+        },
     })
     .await?;
     Stdout::new().line(server.url())?;

@@ -158,6 +158,7 @@ pub(crate) fn runner(
 )> {
     let location = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
     let store = store_choice::open(&location).context("failed to open the run store")?;
+    store.set_event_log_bound(cfg.event_log.max_bytes);
     let setup =
         tool_runner(cfg, Some(&location), &[]).context("cannot find the agentgate binary")?;
     Ok((store, setup))

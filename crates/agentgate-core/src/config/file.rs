@@ -13,6 +13,7 @@ use super::automation::{self, RawSchedule, RawWatch};
 use super::chain::{self, RawChain};
 use super::custom::{self, RawProvider};
 use super::defaults;
+use super::event_log::{self, RawEventLog};
 use super::parsed::{Parsed, check_version, defaults_keys};
 use super::paths::{config_folder, resolve_path};
 use super::queue::{self, RawQueue};
@@ -44,6 +45,7 @@ struct RawFile {
     watch: Entries<RawWatch>,
     tools: Option<Spanned<RawTools>>,
     approvals: Option<RawApprovals>,
+    event_log: Option<RawEventLog>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -185,6 +187,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     if let Some(a) = &raw.approvals {
         out.approvals = approvals::convert(a)?;
+    }
+    if let Some(e) = &raw.event_log {
+        out.event_log = event_log::convert(e)?;
     }
     Ok(out)
 }

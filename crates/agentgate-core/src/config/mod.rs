@@ -21,7 +21,8 @@
 //! ([`QueueSpec`]) bounds `agentgate serve`'s queue; `schedules:` and
 //! `watch:` ([`ScheduleSpec`], [`WatchSpec`]) are the runs `agentgate
 //! serve` starts by itself; `tools:` ([`ToolsSpec`]) says where the
-//! deterministic tools are (`agentgate-tools` reads their manifests). Two
+//! deterministic tools are (`agentgate-tools` reads their manifests);
+//! `event_log:` ([`EventLogSpec`]) bounds each run's stored events. Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
@@ -35,6 +36,7 @@ mod cli_agents;
 mod custom;
 mod defaults;
 mod discover;
+mod event_log;
 mod file;
 mod model;
 mod origin;
@@ -63,6 +65,7 @@ pub use chain::{ChainSpec, Handoff, OnDirty};
 pub use cli_agents::DEFAULT_CHAIN;
 pub use defaults::ProviderDefaults;
 pub use discover::{CONFIG_ENV, Discovery, PROJECT_FILES};
+pub use event_log::{EVENT_LOG_MIN_BYTES, EventLogSpec};
 pub use model::{ModelChoice, ModelSource};
 pub use origin::Origins;
 pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
@@ -108,6 +111,8 @@ pub struct Config {
     /// `approvals:`: how permission requests of runs in mode `ask` are
     /// answered (no section: every request denied).
     pub approvals: crate::approvals::ApprovalPolicy,
+    /// `event_log:`: the bound on each run's event log.
+    pub event_log: EventLogSpec,
     /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
     /// by provider; they win over the file's `account:` (see
     /// [`Config::account`]).
@@ -185,6 +190,7 @@ impl Config {
             watches: p.watches,
             tools: p.tools,
             approvals: p.approvals,
+            event_log: p.event_log,
             account_env: Vec::new(),
         })
     }

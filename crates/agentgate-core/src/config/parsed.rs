@@ -30,6 +30,7 @@ pub(super) struct Parsed {
     pub watches: Vec<WatchSpec>,
     pub tools: ToolsSpec,
     pub approvals: crate::approvals::ApprovalPolicy,
+    pub event_log: super::event_log::EventLogSpec,
 }
 
 /// Check the version a file declares.

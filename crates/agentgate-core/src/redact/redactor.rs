@@ -120,6 +120,7 @@ impl RedactorBuilder {
             }
         };
         Redactor {
+            longest: patterns.iter().map(String::len).max().unwrap_or(0),
             secrets: self.secrets.clone(),
             matcher,
             markers,
@@ -134,12 +135,22 @@ pub struct Redactor {
     matcher: Option<AhoCorasick>,
     /// The marker of each pattern of `matcher`, by pattern index.
     markers: Vec<String>,
+    /// The length of the longest form of a secret, in bytes.
+    longest: usize,
 }
 
 impl Redactor {
     /// Whether there is nothing to redact.
     pub fn is_empty(&self) -> bool {
         self.matcher.is_none()
+    }
+
+    /// The length in bytes of the longest form of a secret searched for (0
+    /// without secrets): text cut short may end with the first bytes of one,
+    /// which no search finds; dropping this many bytes less one from the
+    /// end drops them.
+    pub fn longest_secret(&self) -> usize {
+        self.longest
     }
 
     /// A builder holding this redactor's secrets, to add more.

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use agentgate_protocol::{
     Attempt, CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody,
-    HeartbeatEvent, LogLevel, RateLimitEvent, StartEvent, StatusEvent, Survivor, Usage, UsageEvent,
-    UsageScope,
+    HeartbeatEvent, LogLevel, RateLimitEvent, RawEvent, StartEvent, StatusEvent, Survivor, Usage,
+    UsageEvent, UsageScope,
 };
 use jiff::Timestamp;
 use tokio::sync::mpsc;
@@ -163,17 +163,23 @@ pub(super) async fn attempt(
                 decoded.clear();
                 // Secrets go here, before anything keeps the line.
                 let bytes = redactor.redact_bytes(&line.bytes);
+                // A line over the line limit is not decodable: a `raw` event
+                // keeps its first bytes and says it was cut.
+                let whole = line.cut_from.is_none();
                 match line.stream {
                     Stream::Stdout => {
                         stdout_tail.push(&bytes);
                         stdout_seen.line(&bytes);
-                        decoder.stdout_line(&bytes, &mut decoded);
+                        whole.then(|| decoder.stdout_line(&bytes, &mut decoded));
                     }
                     Stream::Stderr => {
                         stderr_tail.push(&bytes);
                         em.stderr(&bytes);
-                        decoder.stderr_line(&bytes, &mut decoded);
+                        whole.then(|| decoder.stderr_line(&bytes, &mut decoded));
                     }
+                }
+                if let Some(original) = line.cut_from {
+                    em.emit(EventBody::Raw(RawEvent::cut(line.stream.raw(), &bytes, original)));
                 }
                 for d in decoded.drain(..) {
                     acc.observe(&d);

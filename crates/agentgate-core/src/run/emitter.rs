@@ -4,7 +4,9 @@
 //! the current step's transcript for `--handoff summary`. Every event's
 //! body goes through the run's [`Redactor`] first: the CLI's lines were
 //! redacted where they were read, but events agentgate makes (from
-//! session files read after a run, error messages) are checked here.
+//! session files read after a run, error messages) are checked here. Then
+//! the event is cut to the line limit ([`agentgate_protocol::fit`]) if it
+//! is longer, so the file, the caller and every stream get the same line.
 
 use agentgate_protocol::{Event, EventBody, LogEvent, LogLevel, StatusEvent};
 use agentgate_store::RunFiles;
@@ -83,7 +85,14 @@ impl<'a> Emitter<'a> {
         self.redactor = redactor;
     }
 
-    pub fn emit(&mut self, body: EventBody) {
+    pub fn emit(&mut self, mut body: EventBody) {
+        // A line cut at the line limit may end with the first bytes of a
+        // secret, which no search finds: they go.
+        if let EventBody::Raw(raw) = &mut body
+            && raw.truncated
+        {
+            raw.trim_end(self.redactor.longest_secret().saturating_sub(1));
+        }
         let body = match self.redactor.redacted(&body) {
             Ok(None) => body,
             Ok(Some(redacted)) => redacted,
@@ -101,6 +110,8 @@ impl<'a> Emitter<'a> {
         let mut ev = Event::new(self.run_id.clone(), self.seq, now_ts(), body);
         ev.provider = self.provider.clone();
         ev.attempt = self.attempt;
+        // Written, sent and streamed within the one line limit.
+        let ev = agentgate_protocol::fit(ev);
         self.seq += 1;
         if let Some(f) = self.files.as_deref_mut()
             && let Err(e) = f.write_event(&ev)

@@ -1,7 +1,9 @@
-/// The longest line delivered in one piece: 256 MiB. A longer line arrives
-/// in pieces of this size, each but the last marked
-/// [`partial`](OutputLine::partial); nothing is dropped.
-pub const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
+/// The longest line delivered: the one line limit,
+/// [`agentgate_protocol::MAX_LINE_BYTES`] (32 MiB). A longer line arrives
+/// cut to its first `MAX_LINE_BYTES`, with its whole length in
+/// [`cut_from`](OutputLine::cut_from): the rest is counted as it is read,
+/// never held, so a line of any length costs at most this much memory.
+pub const MAX_LINE_BYTES: usize = agentgate_protocol::MAX_LINE_BYTES;
 
 /// Which output stream a line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -12,6 +14,16 @@ pub enum Stream {
     Stderr,
 }
 
+impl Stream {
+    /// The stream's name in a `raw` event.
+    pub fn raw(self) -> agentgate_protocol::RawStream {
+        match self {
+            Stream::Stdout => agentgate_protocol::RawStream::Stdout,
+            Stream::Stderr => agentgate_protocol::RawStream::Stderr,
+        }
+    }
+}
+
 /// One line of a supervised process's output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputLine {
@@ -20,11 +32,21 @@ pub struct OutputLine {
     /// The line's bytes, untouched (any encoding, invalid UTF-8 included),
     /// without the `\n` and without a `\r` just before it.
     pub bytes: Vec<u8>,
-    /// These bytes are not the whole line: either more pieces of the same
-    /// line follow (the line is longer than [`MAX_LINE_BYTES`]), or reading
-    /// stopped before its end (the output leaked past the drain timeout). A
-    /// last line without `\n` at end of stream is whole, not partial.
+    /// Reading stopped before the line's end (the output leaked past the
+    /// drain timeout). A last line without `\n` at end of stream is whole,
+    /// not partial.
     pub partial: bool,
+    /// The line was longer than [`MAX_LINE_BYTES`]: `bytes` are its first
+    /// `MAX_LINE_BYTES`, and this is its whole length in bytes.
+    pub cut_from: Option<u64>,
+}
+
+impl OutputLine {
+    /// The line's length as the child printed it (its bytes, or the whole
+    /// length of a line that was cut).
+    pub fn printed_len(&self) -> u64 {
+        self.cut_from.unwrap_or(self.bytes.len() as u64)
+    }
 }
 
 /// Splits a byte stream into [`OutputLine`]s.
@@ -32,6 +54,8 @@ pub struct OutputLine {
 pub(crate) struct LineSplitter {
     stream: Stream,
     pending: Vec<u8>,
+    /// Bytes of the current line past the cap, counted and dropped.
+    over: u64,
     cap: usize,
 }
 
@@ -44,6 +68,7 @@ impl LineSplitter {
         LineSplitter {
             stream,
             pending: Vec::new(),
+            over: 0,
             cap: cap.max(1),
         }
     }
@@ -51,25 +76,22 @@ impl LineSplitter {
     /// Feeds bytes read from the stream; complete lines are appended to `out`.
     pub(crate) fn push(&mut self, mut chunk: &[u8], out: &mut Vec<OutputLine>) {
         while let Some(i) = chunk.iter().position(|&b| b == b'\n') {
-            self.append(&chunk[..i], out);
+            self.append(&chunk[..i]);
             chunk = &chunk[i + 1..];
-            if self.pending.last() == Some(&b'\r') {
+            if self.over == 0 && self.pending.last() == Some(&b'\r') {
                 self.pending.pop();
             }
             self.emit(false, out);
         }
-        self.append(chunk, out);
+        self.append(chunk);
     }
 
-    /// Buffers bytes of the current line; past the cap, delivers all but the
-    /// last `cap` bytes in partial pieces (the line is known to go on).
-    fn append(&mut self, bytes: &[u8], out: &mut Vec<OutputLine>) {
-        self.pending.extend_from_slice(bytes);
-        while self.pending.len() > self.cap {
-            let rest = self.pending.split_off(self.cap);
-            let piece = std::mem::replace(&mut self.pending, rest);
-            out.push(self.line(piece, true));
-        }
+    /// Keeps bytes of the current line up to the cap; counts the rest.
+    fn append(&mut self, bytes: &[u8]) {
+        let room = self.cap - self.pending.len();
+        let (kept, dropped) = bytes.split_at(bytes.len().min(room));
+        self.pending.extend_from_slice(kept);
+        self.over = self.over.saturating_add(dropped.len() as u64);
     }
 
     /// The stream ended: a last line without `\n` is delivered whole.
@@ -89,15 +111,15 @@ impl LineSplitter {
 
     fn emit(&mut self, partial: bool, out: &mut Vec<OutputLine>) {
         let bytes = std::mem::take(&mut self.pending);
-        out.push(self.line(bytes, partial));
-    }
-
-    fn line(&self, bytes: Vec<u8>, partial: bool) -> OutputLine {
-        OutputLine {
+        let over = std::mem::take(&mut self.over);
+        // A line cut at the cap that ended in `\r\n`: the `\r` was counted.
+        let cut_from = (over > 0).then(|| bytes.len() as u64 + over);
+        out.push(OutputLine {
             stream: self.stream,
             bytes,
             partial,
-        }
+            cut_from,
+        });
     }
 }
 
@@ -114,7 +136,12 @@ mod tests {
         if finish {
             s.finish(&mut out);
         }
-        out.into_iter().map(|l| (l.bytes, l.partial)).collect()
+        out.into_iter()
+            .map(|l| {
+                assert!(l.cut_from.is_none(), "{l:?}");
+                (l.bytes, l.partial)
+            })
+            .collect()
     }
 
     fn whole(s: &[u8]) -> (Vec<u8>, bool) {
@@ -152,15 +179,23 @@ mod tests {
     }
 
     #[test]
-    fn cuts_a_line_longer_than_the_cap_into_partial_pieces() {
-        let got = split(4, &[b"abcdefghij\nxy\n"], true);
+    fn a_line_longer_than_the_cap_is_cut_and_its_length_kept() {
+        let mut s = LineSplitter::with_cap(Stream::Stdout, 4);
+        let mut out = Vec::new();
+        for chunk in [&b"abcdef"[..], b"ghij\r\nxy\nlong", b"er"] {
+            s.push(chunk, &mut out);
+        }
+        s.finish(&mut out);
+        let got: Vec<_> = out
+            .iter()
+            .map(|l| (l.bytes.as_slice(), l.cut_from, l.printed_len()))
+            .collect();
         assert_eq!(
             got,
-            vec![
-                (b"abcd".to_vec(), true),
-                (b"efgh".to_vec(), true),
-                whole(b"ij"),
-                whole(b"xy"),
+            [
+                (&b"abcd"[..], Some(11), 11),
+                (b"xy", None, 2),
+                (b"long", Some(6), 6),
             ]
         );
     }

@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use agentgate_protocol::{EventBody, RawEvent};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -282,6 +283,14 @@ impl WarmProcess {
                 return Step::Died(report);
             };
             let mut decoded = Vec::new();
+            if let Some(original) = line.cut_from {
+                // Over the line limit: neither the protocol nor the decoder
+                // can read its first bytes; they are kept, said to be cut.
+                let raw = RawEvent::cut(line.stream.raw(), &line.bytes, original);
+                self.queued
+                    .push_back(Step::Output(vec![Decoded::Event(EventBody::Raw(raw))]));
+                continue;
+            }
             if line.stream == Stream::Stderr {
                 self.decoder.stderr_line(&line.bytes, &mut decoded);
                 if !decoded.is_empty() {

@@ -2,28 +2,43 @@
 
 use std::time::Duration;
 
-use agentgate_core::supervise::{EndReason, Stream};
+use agentgate_core::supervise::{EndReason, MAX_LINE_BYTES, Stream};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
 use crate::support::{PidFile, assert_alive, assert_all_gone, config, misbehave, run, texts};
 
+fn the_pattern(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .enumerate()
+        .all(|(i, b)| *b == b'a' + (i % 26) as u8)
+}
+
 #[tokio::test]
-async fn a_64_mib_line_arrives_whole_and_byte_exact() {
-    let inv = misbehave().args(["--huge-line-mib", "64", "--print", "after"]);
+async fn a_line_of_the_limit_arrives_whole_and_byte_exact() {
+    let mib = MAX_LINE_BYTES / (1024 * 1024);
+    let inv = misbehave().args(["--huge-line-mib", &mib.to_string(), "--print", "after"]);
     let (report, lines) = run(inv, config()).await;
     assert_eq!(report.ended_by, EndReason::Exited);
     assert_eq!(lines.len(), 2);
     let huge = &lines[0];
-    assert!(!huge.partial);
-    assert_eq!(huge.bytes.len(), 64 * 1024 * 1024);
-    assert!(
-        huge.bytes
-            .iter()
-            .enumerate()
-            .all(|(i, b)| *b == b'a' + (i % 26) as u8),
-        "the huge line's bytes differ from what was printed"
-    );
+    assert!(!huge.partial && huge.cut_from.is_none());
+    assert_eq!(huge.bytes.len(), MAX_LINE_BYTES);
+    assert!(the_pattern(&huge.bytes), "the huge line's bytes differ");
+    assert_eq!(lines[1].bytes, b"after");
+}
+
+#[tokio::test]
+async fn a_longer_line_arrives_cut_to_the_limit_with_its_length() {
+    let inv = misbehave().args(["--huge-line-mib", "40", "--print", "after"]);
+    let (report, lines) = run(inv, config()).await;
+    assert_eq!(report.ended_by, EndReason::Exited);
+    assert_eq!(lines.len(), 2, "one line, cut; not pieces");
+    let huge = &lines[0];
+    assert_eq!(huge.bytes.len(), MAX_LINE_BYTES);
+    assert_eq!(huge.cut_from, Some(40 * 1024 * 1024));
+    assert!(the_pattern(&huge.bytes), "the kept bytes differ");
     assert_eq!(lines[1].bytes, b"after");
 }
 

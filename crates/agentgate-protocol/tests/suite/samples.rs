@@ -201,6 +201,11 @@ pub fn bodies() -> Vec<EventBody> {
             RawStream::Stderr,
             b"bad \xff\xfe bytes",
         )),
+        EventBody::Raw(RawEvent::cut(
+            RawStream::Stdout,
+            b"{\"type\":\"assis",
+            41_943_040,
+        )),
         EventBody::Error(quota_error()),
         EventBody::Cancelled(CancelledEvent {
             reason: CancelReason::Signal,
@@ -303,9 +308,16 @@ pub fn bodies() -> Vec<EventBody> {
 
 /// [`bodies`] as events of one run, numbered from 0.
 pub fn events() -> Vec<Event> {
-    bodies()
+    let mut events: Vec<Event> = bodies()
         .into_iter()
         .zip(0..)
         .map(|(body, seq)| Event::new(RUN_ID, seq, TS, body).with_attempt("claude", 1))
-        .collect()
+        .collect();
+    // An event cut to fit the line limit says so.
+    if let Some(last) = events.last_mut() {
+        last.cut = Some(agentgate_protocol::Cut {
+            original_bytes: 40_000_000,
+        });
+    }
+    events
 }

@@ -5,8 +5,9 @@
 //! other than `id`, `event` and `data` (`retry`, unknown ones) are ignored,
 //! as are comments (`: keep-alive`), as the SSE specification says.
 
-/// The longest line accepted (a protocol event can carry a whole answer).
-pub const SSE_LINE_MAX: usize = 64 * 1024 * 1024;
+/// The longest line accepted: the one line limit for the event's JSON,
+/// and its `data: ` field name (the server sends no longer line).
+pub const SSE_LINE_MAX: usize = agentgate_protocol::MAX_LINE_BYTES + "data: ".len();
 
 /// One SSE message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -580,6 +580,9 @@ fn all_jobs(
     let mut cursor = None;
     loop {
         let page = store.list_jobs(&filter, 500, cursor.as_ref())?;
+        for bad in &page.unreadable {
+            tracing::warn!(job = %bad.id, error = %bad.error, "a job of the store cannot be read; it is left aside");
+        }
         jobs.extend(page.jobs);
         match page.next {
             Some(next) => cursor = Some(next),

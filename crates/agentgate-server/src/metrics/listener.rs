@@ -1,6 +1,8 @@
 //! `agentgate worker --metrics-listen`: a listener of its own that serves
 //! `GET /metrics` and nothing else, behind the same bearer token as
-//! `serve`'s API (chosen the same way, [`token::choose`]).
+//! `serve`'s API (chosen the same way, [`token::choose`]), through the
+//! same gate (every path needs the token) and accept loop (the default
+//! [`ConnLimits`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -15,8 +17,10 @@ use axum::routing::get;
 
 use super::endpoint::page;
 use crate::clock::Clock;
+use crate::conn::ConnLimits;
 use crate::error::{ApiError, ServeError};
 use crate::executor::Executor;
+use crate::gate::Gate;
 use crate::token::{self, Token, TokenSource};
 
 /// `agentgate worker --metrics-listen`'s listener, bound and its token
@@ -40,8 +44,8 @@ struct WorkerSource {
 /// A [`MetricsListener`] serving; [`ServingMetrics::stop`] ends it.
 #[derive(Debug)]
 pub struct ServingMetrics {
-    stop: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    stop: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
 }
 
 impl MetricsListener {
@@ -94,19 +98,18 @@ impl MetricsListener {
             .route("/metrics", get(worker_scrape))
             .fallback(not_found)
             .method_not_allowed_fallback(method_not_allowed)
+            .with_state(source)
             .layer(middleware::from_fn_with_state(
-                self.token,
-                crate::router::require_token,
-            ))
-            .with_state(source);
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+                Arc::new(Gate::everything(self.token)),
+                crate::gate::gate,
+            ));
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let task = tokio::spawn(crate::conn::serve(
+            listener,
+            app,
+            ConnLimits::default(),
+            stopped,
+        ));
         Ok(ServingMetrics { stop, task })
     }
 }
@@ -114,8 +117,8 @@ impl MetricsListener {
 impl ServingMetrics {
     /// Stop listening; a scrape in flight is answered first.
     pub async fn stop(self) {
-        let _ = self.stop.send(());
-        if let Ok(Err(e)) = self.task.await {
+        self.stop.send_replace(true);
+        if let Err(e) = self.task.await {
             tracing::warn!("the metrics listener failed: {e}");
         }
     }

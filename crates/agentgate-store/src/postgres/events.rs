@@ -24,14 +24,14 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agentgate_protocol::Event;
+use agentgate_protocol::{Event, MAX_LINE_BYTES};
 use deadpool_postgres::Pool;
 use tokio::sync::mpsc;
 
 use super::values::{clamp_bigint, from_bigint, to_bigint};
 use super::{PgError, PgStore, describe_sql_error};
 use crate::error::StoreError;
-use crate::event_log::EventLog;
+use crate::event_log::{EventLog, PREFIX_BYTES, oversize_note};
 use crate::run_files::EventSink;
 use crate::run_store::EventLine;
 
@@ -112,15 +112,18 @@ impl PgEventSink {
 }
 
 impl EventSink for PgEventSink {
-    fn write_event(&mut self, event: &Event) -> Result<(), StoreError> {
+    fn write_event(&mut self, event: &Event) -> Result<u64, StoreError> {
         self.check()?;
-        let line = serde_json::to_string(event).map_err(|source| StoreError::EncodeEvent {
+        let encode = |source| StoreError::EncodeEvent {
             path: self.database.clone().into(),
             source,
-        })?;
+        };
+        let line = crate::run_files::event_line(event).map_err(encode)?;
         let seq = to_bigint("run_events.seq", event.seq)
             .map_err(|e| e.into_store_error("store the run's events", &self.database))?;
-        self.send(Message::Line { seq, line })
+        let written = line.len() as u64 + 1;
+        self.send(Message::Line { seq, line })?;
+        Ok(written)
     }
 
     fn flush(&mut self) -> Result<(), StoreError> {
@@ -219,21 +222,41 @@ pub(super) fn read_event_lines(
     let limit = clamp_bigint(limit);
     store.call("read the run's events", move |client| {
         Box::pin(async move {
+            // A row over the line limit (written before it held) is not
+            // fetched whole: its start names the note that stands for it.
+            // Both are `integer`s to the database (as `octet_length` is).
+            let max = i32::try_from(MAX_LINE_BYTES).unwrap_or(i32::MAX);
+            let prefix = i32::try_from(PREFIX_BYTES).unwrap_or(i32::MAX);
             let rows = client
                 .query(
-                    "SELECT seq, line FROM run_events WHERE run_id = $1 AND seq > $2 \
-                     ORDER BY seq LIMIT $3",
-                    &[&run_id, &after, &limit],
+                    "SELECT seq, CASE WHEN octet_length(line) <= $4 THEN line END, \
+                     octet_length(line)::bigint, \
+                     CASE WHEN octet_length(line) > $4 THEN left(line, $5) END \
+                     FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                    &[&run_id, &after, &limit, &max, &prefix],
                 )
                 .await?;
-            rows.iter()
-                .map(|row| {
-                    Ok(EventLine {
-                        seq: from_bigint("run_events.seq", row.try_get(0)?)?,
-                        line: row.try_get(1)?,
-                    })
-                })
-                .collect::<Result<Vec<_>, PgError>>()
+            let mut lines = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let seq = from_bigint("run_events.seq", row.try_get(0)?)?;
+                let line = match row.try_get::<_, Option<String>>(1)? {
+                    Some(line) => line,
+                    None => {
+                        let total = from_bigint("run_events.line", row.try_get(2)?)?;
+                        let start: String =
+                            row.try_get::<_, Option<String>>(3)?.unwrap_or_default();
+                        let Some(note) = oversize_note(start.as_bytes(), total) else {
+                            continue;
+                        };
+                        serde_json::to_string(&note).map_err(|source| PgError::Json {
+                            op: "encode the note of an over-long event",
+                            source,
+                        })?
+                    }
+                };
+                lines.push(EventLine { seq, line });
+            }
+            Ok(lines)
         })
     })
 }

@@ -26,9 +26,11 @@ use tokio_postgres::types::{Json, ToSql};
 use tokio_postgres::{GenericClient, Row};
 
 use super::PgError;
+use super::values::describe;
+use crate::UnreadableRow;
 use crate::jobs::{
-    ActiveJobCount, CancelOutcome, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor, JobFilter,
-    JobOutcome, JobPage, JobRecord, JobState, LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, CursorTime, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor,
+    JobFilter, JobOutcome, JobPage, JobRecord, JobState, LeaseToken, NewJob,
 };
 
 /// Every column of a [`JobRecord`]; never the lease token.
@@ -358,6 +360,7 @@ pub(super) async fn list<C: GenericClient + Sync>(
     if limit == 0 {
         return Ok(JobPage {
             jobs: Vec::new(),
+            unreadable: Vec::new(),
             next: None,
         });
     }
@@ -380,10 +383,21 @@ pub(super) async fn list<C: GenericClient + Sync>(
         conditions.push(format!("providers ? ${}", values.len()));
     }
     if let Some(cursor) = cursor {
-        values.push(&cursor.created_at);
+        // A stored text (of a time that did not read) is cast back by the
+        // database, where it came from.
+        let cast = match &cursor.created_at {
+            CursorTime::At(at) => {
+                values.push(at);
+                ""
+            }
+            CursorTime::Stored(text) => {
+                values.push(text);
+                "::text::timestamptz"
+            }
+        };
         values.push(&cursor.job_id);
         let n = values.len();
-        conditions.push(format!("(created_at, job_id) < (${}, ${n})", n - 1));
+        conditions.push(format!("(created_at, job_id) < (${}{cast}, ${n})", n - 1));
     }
     let condition = if conditions.is_empty() {
         String::new()
@@ -393,26 +407,44 @@ pub(super) async fn list<C: GenericClient + Sync>(
     let rows = client
         .query(
             &format!(
-                "SELECT {COLUMNS} FROM jobs {condition} \
+                "SELECT {COLUMNS}, created_at::text AS created_at_text FROM jobs {condition} \
                  ORDER BY created_at DESC, job_id DESC LIMIT $1"
             ),
             &values,
         )
         .await?;
-    let mut jobs = rows
-        .iter()
-        .map(record_from_row)
-        .collect::<Result<Vec<_>, _>>()?;
-    let next = if jobs.len() > limit {
-        jobs.truncate(limit);
-        jobs.last().map(|last| JobCursor {
-            created_at: last.created_at,
-            job_id: last.job_id.clone(),
-        })
+    // Each row in order: read, or why not, with where it sorts.
+    let mut listed = Vec::new();
+    for row in &rows {
+        let job_id: String = row.try_get("job_id")?;
+        let at = match row.try_get::<_, Timestamp>("created_at") {
+            Ok(at) => CursorTime::At(at),
+            Err(_) => CursorTime::Stored(row.try_get("created_at_text")?),
+        };
+        let record =
+            record_from_row(row).map_err(|e| UnreadableRow::new(job_id.clone(), describe(row, e)));
+        listed.push((at, job_id, record));
+    }
+    let next = if listed.len() > limit {
+        listed.truncate(limit);
+        listed
+            .last()
+            .map(|(at, id, _)| JobCursor::after(at.clone(), id.clone()))
     } else {
         None
     };
-    Ok(JobPage { jobs, next })
+    let mut page = JobPage {
+        jobs: Vec::new(),
+        unreadable: Vec::new(),
+        next,
+    };
+    for (_, _, record) in listed {
+        match record {
+            Ok(job) => page.jobs.push(job),
+            Err(bad) => page.unreadable.push(bad),
+        }
+    }
+    Ok(page)
 }
 
 pub(super) async fn count<C: GenericClient + Sync>(client: &C) -> Result<JobCounts, PgError> {

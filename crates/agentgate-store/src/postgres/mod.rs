@@ -105,6 +105,8 @@ pub struct PgStore {
     listen_target: listen::ListenTarget,
     database: String,
     runs_dir: PathBuf,
+    /// See [`crate::RunStore::event_log_bound`].
+    event_log_bound: std::sync::atomic::AtomicU64,
 }
 
 impl fmt::Debug for PgStore {
@@ -222,6 +224,7 @@ impl PgStore {
             listen_target,
             database,
             runs_dir,
+            event_log_bound: crate::DEFAULT_EVENT_LOG_MAX.into(),
         }
     }
 }

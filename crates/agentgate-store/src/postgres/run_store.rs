@@ -12,7 +12,7 @@ use super::{PgStore, quota, reopen, runs, session_locks, sessions, thread_totals
 use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::owner::RunOwner;
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary, SessionRecord};
+use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord};
 use crate::run_files::RunFiles;
 use crate::run_id::validate_run_id;
 use crate::run_store::{EventLine, RunStore};
@@ -54,7 +54,7 @@ impl RunStore for PgStore {
         })
     }
 
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<Vec<RunSummary>, StoreError> {
+    fn list_runs(&self, limit: usize, offset: usize) -> Result<crate::RunList, StoreError> {
         self.transaction("list runs", move |tx| {
             Box::pin(async move { runs::list_runs(tx, limit, offset).await })
         })
@@ -175,7 +175,19 @@ impl RunStore for PgStore {
     fn create_run_files(&self, run_id: &str) -> Result<RunFiles, StoreError> {
         validate_run_id(run_id)?;
         let sink = PgEventSink::start(self, run_id);
-        RunFiles::with_events(self.run_dir(run_id)?, run_id, Box::new(sink))
+        let mut files = RunFiles::with_events(self.run_dir(run_id)?, run_id, Box::new(sink))?;
+        files.bound_log(self.event_log_bound());
+        Ok(files)
+    }
+
+    fn event_log_bound(&self) -> u64 {
+        self.event_log_bound
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn set_event_log_bound(&self, max_bytes: u64) {
+        self.event_log_bound
+            .store(max_bytes, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The run's folder, created if missing (the run may continue on
@@ -186,7 +198,8 @@ impl RunStore for PgStore {
         validate_run_id(run_id)?;
         let next_seq = events::next_seq(self, run_id)?;
         let sink = PgEventSink::start(self, run_id);
-        let files = RunFiles::reopen_with_events(self.run_dir(run_id)?, Box::new(sink))?;
+        let mut files = RunFiles::reopen_with_events(self.run_dir(run_id)?, Box::new(sink))?;
+        files.bound_log(self.event_log_bound());
         Ok((files, next_seq))
     }
 

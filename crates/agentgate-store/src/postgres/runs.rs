@@ -7,9 +7,10 @@ use tokio_postgres::{GenericClient, Row};
 
 use super::PgError;
 use super::values::{
-    clamp_bigint, error_kind_from_sql, from_bigint, name_from_sql, opt_from_bigint, opt_to_bigint,
-    to_bigint, u32_from_bigint,
+    clamp_bigint, describe, error_kind_from_sql, from_bigint, name_from_sql, opt_from_bigint,
+    opt_to_bigint, to_bigint, u32_from_bigint,
 };
+use crate::listing::{RunList, UnreadableRow};
 use crate::owner::RunOwner;
 use crate::records::{
     AttemptRecord, RunDetail, RunRecord, RunStatus, RunSummary, effective_status,
@@ -132,7 +133,7 @@ pub(super) async fn list_runs(
     client: &impl GenericClient,
     limit: usize,
     offset: usize,
-) -> Result<Vec<RunSummary>, PgError> {
+) -> Result<RunList, PgError> {
     let rows = client
         .query(
             &format!(
@@ -142,7 +143,17 @@ pub(super) async fn list_runs(
             &[&clamp_bigint(limit), &clamp_bigint(offset)],
         )
         .await?;
-    rows.iter().map(summary_from_row).collect()
+    let mut list = RunList::default();
+    for row in &rows {
+        // A damaged row is reported, not the end of the list.
+        match summary_from_row(row) {
+            Ok(run) => list.runs.push(run),
+            Err(e) => list
+                .unreadable
+                .push(UnreadableRow::new(row.try_get("run_id")?, describe(row, e))),
+        }
+    }
+    Ok(list)
 }
 
 pub(super) async fn get_run(

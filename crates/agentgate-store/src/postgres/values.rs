@@ -49,6 +49,34 @@ pub(super) fn u32_from_bigint(column: &'static str, value: i64) -> Result<u32, P
     })
 }
 
+/// Why `row` could not be read, for a listing's
+/// [`UnreadableRow`](crate::UnreadableRow). The driver names a column it
+/// could not decode by its position: the message names it by its name.
+pub(super) fn describe(row: &tokio_postgres::Row, error: PgError) -> String {
+    match error {
+        PgError::Sql(e) => {
+            let message = e.to_string();
+            let column = row
+                .columns()
+                .iter()
+                .enumerate()
+                .find(|(i, _)| message == format!("error deserializing column {i}"))
+                .map(|(_, c)| c.name());
+            let cause = std::error::Error::source(&e).map(ToString::to_string);
+            match (column, cause) {
+                (Some(name), Some(cause)) => format!("column {name} does not read: {cause}"),
+                (None, Some(cause)) => format!("{message}: {cause}"),
+                (_, None) => message,
+            }
+        }
+        PgError::Json { op, source } => format!("failed to {op}: {source}"),
+        PgError::Invalid { column, value } => {
+            format!("{column} holds `{value}`, not a valid value")
+        }
+        other => format!("{other:?}"),
+    }
+}
+
 /// An error kind as stored; one this version does not know (written by a
 /// newer agentgate) reads as `unknown` rather than failing the whole query.
 pub(super) fn error_kind_from_sql(text: Option<String>) -> Option<ErrorKind> {

@@ -8,10 +8,13 @@ use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
 
 use super::DbError;
-use super::values::{name_from_sql, opt_timestamp_from_sql, timestamp_from_sql, timestamp_to_sql};
+use super::values::{
+    describe, name_from_sql, opt_timestamp_from_sql, timestamp_from_sql, timestamp_to_sql,
+};
+use crate::UnreadableRow;
 use crate::jobs::{
-    ActiveJobCount, CancelOutcome, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor, JobFilter,
-    JobOutcome, JobPage, JobRecord, JobState, LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, CursorTime, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor,
+    JobFilter, JobOutcome, JobPage, JobRecord, JobState, LeaseToken, NewJob,
 };
 
 /// Every column of a [`JobRecord`]; never the lease token.
@@ -329,11 +332,15 @@ pub(super) fn list(
     if limit == 0 {
         return Ok(JobPage {
             jobs: Vec::new(),
+            unreadable: Vec::new(),
             next: None,
         });
     }
     let state = filter.state.map(JobState::as_str);
-    let cursor_at = cursor.map(|c| timestamp_to_sql(c.created_at));
+    let cursor_at = cursor.map(|c| match &c.created_at {
+        CursorTime::At(at) => timestamp_to_sql(*at),
+        CursorTime::Stored(text) => text.clone(),
+    });
     let cursor_id = cursor.map(|c| c.job_id.as_str());
     // One more than asked tells whether there is a next page.
     let fetch = i64::try_from(limit).unwrap_or(i64::MAX).saturating_add(1);
@@ -368,20 +375,39 @@ pub(super) fn list(
          ORDER BY created_at DESC, job_id DESC LIMIT :limit"
     ))?;
     let mut rows = stmt.query(values.as_slice())?;
-    let mut jobs = Vec::new();
+    // Each row in order: read, or why not, with where it sorts.
+    let mut listed = Vec::new();
     while let Some(row) = rows.next()? {
-        jobs.push(record_from_row(row)?);
+        let job_id: String = row.get("job_id")?;
+        let created: String = row.get("created_at")?;
+        let at = match timestamp_from_sql("jobs.created_at", created.clone()) {
+            Ok(at) => CursorTime::At(at),
+            Err(_) => CursorTime::Stored(created),
+        };
+        let record =
+            record_from_row(row).map_err(|e| UnreadableRow::new(job_id.clone(), describe(e)));
+        listed.push((at, job_id, record));
     }
-    let next = if jobs.len() > limit {
-        jobs.truncate(limit);
-        jobs.last().map(|last| JobCursor {
-            created_at: last.created_at,
-            job_id: last.job_id.clone(),
-        })
+    let next = if listed.len() > limit {
+        listed.truncate(limit);
+        listed
+            .last()
+            .map(|(at, id, _)| JobCursor::after(at.clone(), id.clone()))
     } else {
         None
     };
-    Ok(JobPage { jobs, next })
+    let mut page = JobPage {
+        jobs: Vec::new(),
+        unreadable: Vec::new(),
+        next,
+    };
+    for (_, _, record) in listed {
+        match record {
+            Ok(job) => page.jobs.push(job),
+            Err(bad) => page.unreadable.push(bad),
+        }
+    }
+    Ok(page)
 }
 
 pub(super) fn count(conn: &Connection) -> Result<JobCounts, DbError> {

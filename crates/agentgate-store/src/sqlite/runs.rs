@@ -6,9 +6,10 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
 
 use super::DbError;
 use super::values::{
-    error_kind_from_sql, name_from_sql, opt_timestamp_from_sql, timestamp_from_sql,
+    describe, error_kind_from_sql, name_from_sql, opt_timestamp_from_sql, timestamp_from_sql,
     timestamp_to_sql,
 };
+use crate::listing::{RunList, UnreadableRow};
 use crate::owner::RunOwner;
 use crate::records::{
     AttemptRecord, RunDetail, RunRecord, RunStatus, RunSummary, effective_status,
@@ -113,7 +114,7 @@ pub(super) fn list_runs(
     conn: &Connection,
     limit: usize,
     offset: usize,
-) -> Result<Vec<RunSummary>, DbError> {
+) -> Result<RunList, DbError> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {SUMMARY_COLUMNS} FROM runs \
          ORDER BY started_at DESC, run_id DESC LIMIT ?1 OFFSET ?2"
@@ -121,11 +122,17 @@ pub(super) fn list_runs(
     // `usize::MAX` means "all": clamp instead of failing the conversion.
     let clamp = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
     let mut rows = stmt.query(params![clamp(limit), clamp(offset)])?;
-    let mut runs = Vec::new();
+    let mut list = RunList::default();
     while let Some(row) = rows.next()? {
-        runs.push(summary_from_row(row)?);
+        // A damaged row is reported, not the end of the list.
+        match summary_from_row(row) {
+            Ok(run) => list.runs.push(run),
+            Err(e) => list
+                .unreadable
+                .push(UnreadableRow::new(row.get("run_id")?, describe(e))),
+        }
     }
-    Ok(runs)
+    Ok(list)
 }
 
 pub(super) fn get_run(conn: &Connection, run_id: &str) -> Result<Option<RunDetail>, DbError> {

@@ -28,6 +28,19 @@ pub(super) fn opt_timestamp_from_sql(
         .transpose()
 }
 
+/// Why a row could not be read, for a listing's
+/// [`UnreadableRow`](crate::UnreadableRow).
+pub(super) fn describe(error: DbError) -> String {
+    match error {
+        DbError::Sql(e) => e.to_string(),
+        DbError::Json { op, source } => format!("failed to {op}: {source}"),
+        DbError::Invalid { column, value } => {
+            format!("{column} holds `{value}`, not a valid value")
+        }
+        other => format!("{other:?}"),
+    }
+}
+
 /// An error kind as stored; one this version does not know (written by a
 /// newer agentgate) reads as `unknown` rather than failing the whole query.
 pub(super) fn error_kind_from_sql(text: Option<String>) -> Option<ErrorKind> {

@@ -60,7 +60,7 @@ fn write_runs(store: &Store, writer: usize) {
                 },
             )
             .unwrap();
-        assert!(store.list_runs(5, 0).unwrap().len() <= 5);
+        assert!(store.list_runs(5, 0).unwrap().runs.len() <= 5);
     }
 }
 
@@ -82,7 +82,7 @@ fn two_handles_write_interleaved_without_busy_errors() {
     });
 
     let check = Store::open(&path).unwrap();
-    let runs = check.list_runs(1000, 0).unwrap();
+    let runs = check.list_runs(1000, 0).unwrap().runs;
     assert_eq!(runs.len(), WRITERS * RUNS_PER_WRITER);
     assert!(runs.iter().all(|run| run.status == RunStatus::Succeeded));
     for writer in 0..WRITERS {
@@ -114,5 +114,5 @@ fn concurrent_opens_of_a_new_file_migrate_it_once() {
     store
         .insert_run(&run_record("run_after", "2026-05-01T00:00:00Z"))
         .unwrap();
-    assert_eq!(store.list_runs(10, 0).unwrap().len(), 1);
+    assert_eq!(store.list_runs(10, 0).unwrap().runs.len(), 1);
 }

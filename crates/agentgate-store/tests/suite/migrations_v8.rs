@@ -195,7 +195,7 @@ fn a_version_7_database_takes_workflow_runs_and_keeps_every_row_index_and_attemp
     store.insert_run(&flow).unwrap();
     let read = store.get_run("run_flow").unwrap().unwrap().summary.record;
     assert_eq!(read.kind, RunKind::Workflow);
-    assert_eq!(store.list_runs(10, 0).unwrap().len(), 3);
+    assert_eq!(store.list_runs(10, 0).unwrap().runs.len(), 3);
 
     // The rebuilt table keeps its constraints: the kind CHECK (wider, not
     // gone), the status CHECK, STRICT types, the primary key.

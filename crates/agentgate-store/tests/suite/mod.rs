@@ -1,9 +1,11 @@
 mod claim_rules;
 mod concurrency;
+mod damaged_rows;
 mod files;
 mod job_claims;
 mod job_lists;
 mod jobs;
+mod log_bounds;
 mod migrations;
 mod migrations_v8;
 mod open;

@@ -72,6 +72,7 @@ fn status_everywhere(store: &TestStore, run_id: &str) -> [RunStatus; 3] {
     let listed = store
         .list_runs(100, 0)
         .unwrap()
+        .runs
         .into_iter()
         .find(|r| r.record.run_id == run_id)
         .unwrap();

@@ -41,7 +41,7 @@ fn four_processes_connecting_at_once_migrate_once() {
     stores[0]
         .insert_run(&run_record("run_after", "2026-05-01T00:00:00Z"))
         .unwrap();
-    assert_eq!(stores[3].list_runs(10, 0).unwrap().len(), 1);
+    assert_eq!(stores[3].list_runs(10, 0).unwrap().runs.len(), 1);
 }
 
 #[test]

@@ -82,7 +82,7 @@ fn require_verify_full_and_the_default_connect_over_tls_and_disable_is_refused()
         for host in ["127.0.0.1", "localhost"] {
             let store = connect(&cluster.tcp_url(host, "agt_tls", &params), &dir)
                 .unwrap_or_else(|e| panic!("{host} {params}: {e}"));
-            assert_eq!(store.list_runs(10, 0).unwrap().len(), 1, "{params}");
+            assert_eq!(store.list_runs(10, 0).unwrap().runs.len(), 1, "{params}");
         }
     }
 

@@ -137,6 +137,7 @@ fn an_abandoned_run_is_reopened(store: &TestStore) -> TestResult {
 
     let listed = store
         .list_runs(10, 0)?
+        .runs
         .into_iter()
         .find(|r| r.record.run_id == "run_dead")
         .ok_or("not listed")?;

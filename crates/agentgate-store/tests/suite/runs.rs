@@ -42,6 +42,7 @@ fn a_workflow_run_is_stored_listed_and_found_with_its_kind(store: &TestStore) ->
     assert_eq!(read.status, RunStatus::Succeeded);
     let kinds: Vec<(String, RunKind)> = store
         .list_runs(10, 0)?
+        .runs
         .into_iter()
         .map(|r| (r.record.run_id, r.record.kind))
         .collect();
@@ -90,7 +91,7 @@ fn a_tool_run_keeps_its_kind_and_parent(store: &TestStore) {
     let agent = store.get_run("run_agent").unwrap().unwrap().summary.record;
     assert_eq!(agent.kind, agentgate_store::RunKind::Agent);
     assert_eq!(agent.parent_run_id, None);
-    let listed = store.list_runs(10, 0).unwrap();
+    let listed = store.list_runs(10, 0).unwrap().runs;
     assert_eq!(listed[0].record.kind, agentgate_store::RunKind::Tool);
     assert_eq!(listed[1].record.kind, agentgate_store::RunKind::Agent);
 }
@@ -293,15 +294,15 @@ fn runs_list_newest_first_with_limit_and_offset(store: &TestStore) {
             .collect::<Vec<_>>()
     };
     assert_eq!(
-        ids(store.list_runs(3, 0).unwrap()),
+        ids(store.list_runs(3, 0).unwrap().runs),
         ["run_e", "run_d", "run_c"]
     );
     assert_eq!(
-        ids(store.list_runs(3, 3).unwrap()),
+        ids(store.list_runs(3, 3).unwrap().runs),
         ["run_b", "run_b0", "run_a"]
     );
-    assert!(store.list_runs(3, 6).unwrap().is_empty());
-    assert_eq!(store.list_runs(usize::MAX, 0).unwrap().len(), 6);
+    assert!(store.list_runs(3, 6).unwrap().runs.is_empty());
+    assert_eq!(store.list_runs(usize::MAX, 0).unwrap().runs.len(), 6);
 }
 
 fn a_unique_prefix_finds_the_run(store: &TestStore) {

@@ -46,6 +46,8 @@ impl<'a> Emitter<'a> {
             Ok(Some(redacted)) => redacted,
             Ok(None) | Err(_) => event,
         };
+        // Within the one line limit, for the log and the observer alike.
+        let event = agentgate_protocol::fit(event);
         if let Err(e) = self.files.write_event(&event)
             && !self.write_failed
         {

@@ -175,7 +175,7 @@ impl State<'_, '_> {
     }
 
     async fn stdout(&mut self, line: OutputLine) {
-        let size = line.bytes.len() as u64 + u64::from(!line.partial);
+        let size = line.printed_len() + u64::from(!line.partial);
         self.watched.stdout_bytes = self.watched.stdout_bytes.saturating_add(size);
         if self.watched.stdout_bytes > self.limits.max_output_bytes {
             // Nothing past the cap is kept: the point is not to fill the disk.
@@ -183,6 +183,20 @@ impl State<'_, '_> {
             return;
         }
         if self.watched.cause == Some(RunnerCause::OutputLimit) {
+            return;
+        }
+        if let Some(original) = line.cut_from {
+            // No message is that long: the line is told of, not read.
+            let warning = format!(
+                "the tool printed a line of {original} bytes, over the line limit of {} \
+                 bytes; it was left out",
+                agentgate_protocol::MAX_LINE_BYTES
+            );
+            self.em.emit(EventBody::Log(agentgate_protocol::LogEvent {
+                level: agentgate_protocol::LogLevel::Warn,
+                message: warning.clone(),
+            }));
+            self.warn_once(warning);
             return;
         }
         let message = match ToolMessage::parse_line(&line.bytes) {

@@ -64,6 +64,9 @@ impl Journal {
             .to_string();
         let event = Event::new(self.run_id.clone(), inner.seq, ts, body);
         inner.seq += 1;
+        // Within the one line limit (a step's event nested in
+        // `task_progress` may not be), for the log and the observer alike.
+        let event = agentgate_protocol::fit(event);
         if let Err(e) = inner.files.write_event(&event) {
             note_failure(&mut inner, &self.run_id, &e);
         }

@@ -55,12 +55,17 @@ pub fn list_workflows(
     let page = 200;
     let mut offset = 0;
     while out.len() < limit && offset < SCAN_LIMIT {
-        let runs = store.list_runs(page, offset)?;
-        if runs.is_empty() {
+        let listed = store.list_runs(page, offset)?;
+        if listed.rows() == 0 {
             break;
         }
-        offset += runs.len();
-        for run in runs.iter().filter(|r| r.record.kind == RunKind::Workflow) {
+        // A damaged row is not a workflow this can show; it still counts.
+        offset += listed.rows();
+        for run in listed
+            .runs
+            .iter()
+            .filter(|r| r.record.kind == RunKind::Workflow)
+        {
             if out.len() == limit {
                 break;
             }

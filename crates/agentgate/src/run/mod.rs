@@ -129,6 +129,9 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
             None
         }
     };
+    if let Some(s) = &store {
+        s.set_event_log_bound(cfg.event_log.max_bytes);
+    }
     if args.session.is_some() && store.is_none() {
         anyhow::bail!(
             "--session needs the run store (it maps the name to the provider's session id); drop --no-store"

@@ -38,7 +38,7 @@ fn closed_port() -> u16 {
 fn an_unreachable_server_is_exit_75_for_every_client_command() {
     let home = tempfile::tempdir().unwrap();
     let url = format!("http://127.0.0.1:{}", closed_port());
-    let token = [("AGENTGATE_TOKEN", "t0k3n-for-the-client-tests")];
+    let token = [("AGENTGATE_TOKEN", "t0k3n-for-the-client-tests-0123456")];
     for args in [
         vec!["submit", "--server", &url, "hello"],
         vec!["submit", "--server", &url, "--wait", "hello"],
@@ -70,7 +70,7 @@ fn without_a_token_or_with_a_bad_url_the_client_sends_nothing() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("no token"), "{}", stderr(&out));
 
-    let token = [("AGENTGATE_TOKEN", "t0k3n-for-the-client-tests")];
+    let token = [("AGENTGATE_TOKEN", "t0k3n-for-the-client-tests-0123456")];
     for (url, says) in [("https://127.0.0.1:1", "https"), ("127.0.0.1:1", "http://")] {
         let out = agentgate(home.path(), &["cancel", "--server", url, "r-1"], &token);
         assert_eq!(out.status.code(), Some(2), "{url}: {}", stderr(&out));
@@ -92,7 +92,7 @@ fn a_wrong_token_is_refused_by_a_real_server_and_never_printed() {
     let home = tempfile::tempdir().unwrap();
     let bin = home.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    let right = "the-right-token-0123456789";
+    let right = "the-right-token-0123456789abcdefgh";
     let serve = Serve::start(
         &Env {
             home: home.path(),

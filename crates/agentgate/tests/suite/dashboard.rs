@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::serve_support::{Env, Serve, get};
 use super::webdriver::Browser;
 
-const TOKEN: &str = "dashboard-test-token-0123456789";
+const TOKEN: &str = "dashboard-test-token-0123456789ab";
 
 fn serve(home: &std::path::Path) -> Serve {
     let bin = home.join("bin");

@@ -143,7 +143,7 @@ fn endless_inputs_are_refused_after_a_bounded_read() {
         assert_refused(&run, message, flag);
         assert_eq!(dry_run_error(&run), message, "{flag}");
     }
-    let line = "line 1 is longer than 64 MiB, the limit for a line of a capture";
+    let line = "line 1 is longer than 32 MiB, the limit for a line of a capture";
     let run = agentgate(&["parse", "-p", "claude", "/dev/zero"], Input::Nothing, 256);
     assert_refused(
         &run,

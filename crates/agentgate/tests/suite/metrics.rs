@@ -400,7 +400,7 @@ fn a_worker_serves_its_own_counters_and_the_shared_gauges() {
     let store = fresh_database();
     let home = home("queue:\n  lease: 3s\n");
     let token_file = home.file("worker-token");
-    std::fs::write(&token_file, "worker-metrics-token\n").unwrap();
+    std::fs::write(&token_file, "worker-metrics-token-0123456789abcd\n").unwrap();
     std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let server = home.serve(false, &["--no-executor", "--store", &store]);
     let worker = Worker::start(
@@ -419,7 +419,7 @@ fn a_worker_serves_its_own_counters_and_the_shared_gauges() {
         let addr = log[at..].split('/').nth(2)?.to_owned();
         Some(format!("http://{addr}"))
     });
-    const WORKER_TOKEN: &str = "worker-metrics-token";
+    const WORKER_TOKEN: &str = "worker-metrics-token-0123456789abcd";
     for token in [None, Some(TOKEN)] {
         let r = get(&url, "/metrics", token);
         assert_eq!(r.status, 401, "{r:?}");

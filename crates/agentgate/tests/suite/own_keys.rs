@@ -26,7 +26,7 @@ use super::tool_support::Project;
 use super::worker::Worker;
 
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
-const TOKEN: &str = "own-keys-token-0123456789abcdef";
+const TOKEN: &str = "own-keys-token-0123456789abcdef0";
 
 /// A one-shot Claude Code stand-in: writes its environment to
 /// `DIR/env-TAG` and, when given `--mcp-config FILE`, that file to

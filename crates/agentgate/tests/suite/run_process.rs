@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use agentgate_fakellm::clients::Cli;
-use agentgate_protocol::{Event, EventBody, RawStream};
+use agentgate_protocol::{Event, EventBody, MAX_LINE_BYTES, RawStream};
 use serde_json::Value;
 
 use super::support::{Client, FakeServer, Run, run_bounded, workspace_root};
@@ -449,7 +449,7 @@ const BIG_LINE: usize = 64 * 1024 * 1024;
 const BAD_BYTES: &[u8] = b"\xff\xfe bad";
 
 #[test]
-fn a_64_mib_line_and_invalid_utf8_are_kept_verbatim() {
+fn a_line_over_the_limit_is_cut_visibly_and_invalid_utf8_kept_verbatim() {
     let cli = FakeCli::new(
         r#"init
 head -c 67108864 /dev/zero | tr '\0' 'a'
@@ -473,15 +473,19 @@ exit 0"#,
     let record: Value = serde_json::from_str(&shown.stdout).unwrap();
     let events_path = PathBuf::from(record["events_path"].as_str().unwrap());
 
-    // One line at a time: the big event is the only large allocation.
+    // One line at a time, none over the limit; the big line is a `raw`
+    // event that says it was cut and from what.
     let mut reader = BufReader::new(std::fs::File::open(&events_path).unwrap());
     let mut line = String::new();
     let (mut big, mut bad, mut last) = (0, 0, None);
     while reader.read_line(&mut line).unwrap() > 0 {
+        assert!(line.len() <= MAX_LINE_BYTES + 1, "a line of {}", line.len());
         let event: Event = serde_json::from_str(&line).unwrap();
         if let EventBody::Raw(raw) = &event.body {
             assert_eq!(raw.stream, RawStream::Stdout, "raw event on stderr");
-            if raw.line.len() == BIG_LINE {
+            if raw.truncated {
+                assert_eq!(raw.original_bytes, Some(BIG_LINE as u64));
+                assert!(raw.line.len() > MAX_LINE_BYTES / 2, "{}", raw.line.len());
                 assert!(raw.line.bytes().all(|b| b == b'a'), "the big line changed");
                 assert!(raw.bytes_base64.is_none());
                 big += 1;
@@ -494,7 +498,7 @@ exit 0"#,
         last = Some(event.body);
         line.clear();
     }
-    assert_eq!(big, 1, "raw events holding the 64 MiB line");
+    assert_eq!(big, 1, "raw events holding the cut 64 MiB line");
     assert_eq!(bad, 1, "raw events holding the invalid UTF-8 line");
     assert!(
         matches!(last, Some(EventBody::Result(_))),

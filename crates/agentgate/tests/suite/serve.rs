@@ -151,13 +151,13 @@ fn the_token_file_is_created_private_and_reused_and_guards_v1() {
 #[test]
 fn the_env_token_is_used_and_never_printed() {
     let home = Home::new("0");
-    let secret = "env-token-0123456789abcdef";
+    let secret = "env-token-0123456789abcdef01234567";
     let env = home.env(vec![("AGENTGATE_TOKEN", secret.to_owned())]);
     let server = Serve::start(&env, &[]);
     assert_unauthorized(&get(
         &server.url,
         "/v1/health",
-        Some("env-token-0123456789abcdeX"),
+        Some("env-token-0123456789abcdef0123456X"),
     ));
     assert_eq!(get(&server.url, "/v1/health", Some(secret)).status, 200);
     let (status, rest, stderr) = server.stop("TERM");
@@ -178,7 +178,7 @@ fn a_given_token_file_is_used_and_a_loose_one_refused() {
     let home = Home::new("0");
     let env = home.env(vec![]);
     let file = home.path().join("my-token");
-    std::fs::write(&file, "file-token-abcdef0123456789\n").unwrap();
+    std::fs::write(&file, "file-token-abcdef0123456789abcdefgh\n").unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let file_arg = file.to_str().unwrap();
     let server = Serve::start(&env, &["--token-file", file_arg]);
@@ -186,7 +186,7 @@ fn a_given_token_file_is_used_and_a_loose_one_refused() {
         get(
             &server.url,
             "/v1/health",
-            Some("file-token-abcdef0123456789")
+            Some("file-token-abcdef0123456789abcdefgh")
         )
         .status,
         200
@@ -237,9 +237,12 @@ fn a_non_loopback_address_needs_an_explicit_token() {
 #[test]
 fn bodies_over_the_limit_are_413_and_unknown_routes_404_as_json() {
     let home = Home::new("0");
-    let env = home.env(vec![("AGENTGATE_TOKEN", "t0ken-for-limits".to_owned())]);
+    let env = home.env(vec![(
+        "AGENTGATE_TOKEN",
+        "t0ken-for-limits-0123456789abcdefg".to_owned(),
+    )]);
     let server = Serve::start(&env, &[]);
-    let auth = "Authorization: Bearer t0ken-for-limits".to_owned();
+    let auth = "Authorization: Bearer t0ken-for-limits-0123456789abcdefg".to_owned();
     // A declared length over 1 MiB is refused before the body is read.
     let r = request(
         &server.url,
@@ -262,8 +265,8 @@ fn bodies_over_the_limit_are_413_and_unknown_routes_404_as_json() {
     let r = request(
         &server.url,
         "POST",
-        "/healthz",
-        &["Transfer-Encoding: chunked".to_owned()],
+        "/v1/health",
+        &[auth.clone(), "Transfer-Encoding: chunked".to_owned()],
         &body,
     );
     assert_eq!(r.status, 413, "{r:?}");
@@ -281,7 +284,10 @@ fn bodies_over_the_limit_are_413_and_unknown_routes_404_as_json() {
 
     // Under /v1 an unknown path needs the token before it is a 404.
     assert_unauthorized(&get(&server.url, "/v1/nope", None));
-    for (path, token) in [("/nope", None), ("/v1/nope", Some("t0ken-for-limits"))] {
+    for (path, token) in [
+        ("/nope", None),
+        ("/v1/nope", Some("t0ken-for-limits-0123456789abcdefg")),
+    ] {
         let r = get(&server.url, path, token);
         assert_eq!(r.status, 404, "{path}: {r:?}");
         assert!(r.header("content-type").is_some_and(|v| v.contains("json")));
@@ -309,11 +315,20 @@ fn bodies_over_the_limit_are_413_and_unknown_routes_404_as_json() {
 fn sigterm_lets_a_request_in_flight_finish_then_exits_0() {
     let home = Home::new("2");
     // The health probe takes 2 s: the request is in flight when SIGTERM comes.
-    let env = home.env(vec![("AGENTGATE_TOKEN", "t0ken-for-shutdown".to_owned())]);
+    let env = home.env(vec![(
+        "AGENTGATE_TOKEN",
+        "t0ken-for-shutdown-0123456789abcdef".to_owned(),
+    )]);
     let server = Serve::start(&env, &[]);
     let url = server.url.clone();
     let base = server.url.clone();
-    let in_flight = std::thread::spawn(move || get(&url, "/v1/health", Some("t0ken-for-shutdown")));
+    let in_flight = std::thread::spawn(move || {
+        get(
+            &url,
+            "/v1/health",
+            Some("t0ken-for-shutdown-0123456789abcdef"),
+        )
+    });
     let started = home.path().join("probe-started");
     let deadline = std::time::Instant::now() + LIMIT;
     while !started.exists() {
@@ -347,11 +362,14 @@ fn sigterm_lets_a_request_in_flight_finish_then_exits_0() {
 fn a_request_still_open_after_the_grace_is_dropped_and_serve_exits_0() {
     let home = Home::new("8");
     // The probe outlasts the 1 s grace.
-    let env = home.env(vec![("AGENTGATE_TOKEN", "t0ken-for-grace".to_owned())]);
+    let env = home.env(vec![(
+        "AGENTGATE_TOKEN",
+        "t0ken-for-grace-0123456789abcdefghi".to_owned(),
+    )]);
     let server = Serve::start(&env, &["--grace", "1"]);
     let url = server.url.clone();
     let in_flight = std::thread::spawn(move || {
-        let auth = "Authorization: Bearer t0ken-for-grace".to_owned();
+        let auth = "Authorization: Bearer t0ken-for-grace-0123456789abcdefghi".to_owned();
         request_raw(&url, "GET", "/v1/health", &[auth], b"")
     });
     let started = home.path().join("probe-started");
@@ -380,7 +398,7 @@ fn a_request_still_open_after_the_grace_is_dropped_and_serve_exits_0() {
 #[test]
 fn health_requests_within_the_cache_window_share_one_probe() {
     let home = Home::new("0");
-    let token = "t0ken-for-the-cache";
+    let token = "t0ken-for-the-cache-0123456789abcde";
     let env = home.env(vec![("AGENTGATE_TOKEN", token.to_owned())]);
     let server = Serve::start(&env, &[]);
     for _ in 0..3 {
@@ -421,7 +439,7 @@ fn serve_raises_its_open_files_limit_to_the_hard_one() {
         .env("PATH", "/usr/bin:/bin")
         .env("HOME", home.path())
         .env("AGENTGATE_HOME", home.path().join("data"))
-        .env("AGENTGATE_TOKEN", "limit-test-token-0123")
+        .env("AGENTGATE_TOKEN", "limit-test-token-0123456789abcdefgh")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()

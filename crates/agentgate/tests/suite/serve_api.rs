@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::serve::{Home, assert_unauthorized};
 use super::serve_support::{Response, Serve, get, request};
 
-const TOKEN: &str = "api-test-token";
+const TOKEN: &str = "api-test-token-0123456789abcdef012";
 
 pub(super) fn store_of(home: &Home) -> Store {
     Store::open(home.path().join("data").join(agentgate_store::DB_FILE_NAME)).unwrap()

@@ -32,7 +32,10 @@ impl Home {
             home: self.path(),
             bin: &self.bin,
             vars: vec![
-                ("AGENTGATE_TOKEN", "automation-test-token".to_owned()),
+                (
+                    "AGENTGATE_TOKEN",
+                    "automation-test-token-0123456789abc".to_owned(),
+                ),
                 ("AGENTGATE_LOG", "info".to_owned()),
             ],
         }

@@ -23,7 +23,7 @@ use super::serve_api::{job, start, store_of};
 use super::serve_support::{LIMIT, get};
 use super::sse_client::{Message, Opened, open, stream};
 
-const TOKEN: &str = "api-test-token";
+const TOKEN: &str = "api-test-token-0123456789abcdef012";
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 
 fn event(run_id: &str, seq: u64, body: EventBody) -> Event {
@@ -34,6 +34,7 @@ fn event(run_id: &str, seq: u64, body: EventBody) -> Event {
         seq,
         provider: Some("claude".to_owned()),
         attempt: Some(1),
+        cut: None,
         body,
     }
 }
@@ -104,6 +105,52 @@ fn data(messages: &[Message]) -> Vec<String> {
 }
 
 #[test]
+fn a_line_over_the_limit_in_an_older_log_is_streamed_as_its_note_and_the_stream_goes_on() {
+    let home = Home::new("0");
+    let server = start(&home, &[]);
+    let store = store_of(&home);
+    store
+        .enqueue(&job("old-run", &["claude"], None), Timestamp::now())
+        .unwrap();
+    let token = claim(&store, "old-run");
+    let mut files = store.create_run_files("old-run").unwrap();
+    files.write_event(&text("old-run", 0, "a")).unwrap();
+    // What a version before the line limit could write: a 33 MiB line.
+    let long = format!(
+        "{{\"v\":1,\"ts\":\"2026-05-01T12:00:00.000Z\",\"run_id\":\"old-run\",\"seq\":1,\
+         \"type\":\"text_delta\",\"text\":\"{}\"}}\n",
+        "t".repeat(33 * 1024 * 1024)
+    );
+    let path = store.events_path("old-run").unwrap();
+    std::io::Write::write_all(
+        &mut std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap(),
+        long.as_bytes(),
+    )
+    .unwrap();
+    files.write_event(&result("old-run", 2)).unwrap();
+    finish(&store, "old-run", &token);
+
+    let all = stream(&server.url, "/v1/runs/old-run/events", TOKEN, None).rest();
+    assert_eq!(ids(&all), ["0", "1", "2"]);
+    let note = all[1].json();
+    assert_eq!(note["type"], "log", "{note}");
+    assert_eq!(note["cut"]["original_bytes"], long.len() - 1);
+    assert!(
+        note["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the line limit"),
+        "{note}"
+    );
+    assert_eq!(all[2].json()["type"], "result");
+    let (status, _, stderr) = server.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+#[test]
 fn an_ended_run_is_replayed_and_resumed_after_a_last_event_id() {
     let home = Home::new("0");
     let server = start(&home, &[]);
@@ -138,15 +185,19 @@ fn an_ended_run_is_replayed_and_resumed_after_a_last_event_id() {
     let after_result = stream(url, "/v1/runs/done-run/events", TOKEN, Some("3")).rest();
     assert!(after_result.is_empty(), "{after_result:?}");
 
-    match open(url, "/v1/runs/done-run/events", Some(TOKEN), Some("seven")) {
-        Opened::Refused(400, body) => {
-            assert!(
-                body.contains("invalid_parameter") && body.contains("Last-Event-ID"),
-                "{body}"
-            );
+    // Not a seq, whether garbage or not ASCII: refused, never read as
+    // absent (which would replay the whole stream).
+    for bad in ["seven", "-1", "1.5", "３", "1é", "é"] {
+        match open(url, "/v1/runs/done-run/events", Some(TOKEN), Some(bad)) {
+            Opened::Refused(400, body) => {
+                assert!(
+                    body.contains("invalid_parameter") && body.contains("Last-Event-ID"),
+                    "{bad}: {body}"
+                );
+            }
+            Opened::Refused(status, body) => panic!("{bad}: {status} {body}"),
+            Opened::Stream(_) => panic!("a bad Last-Event-ID {bad:?} was accepted"),
         }
-        Opened::Refused(status, body) => panic!("{status} {body}"),
-        Opened::Stream(_) => panic!("a bad Last-Event-ID was accepted"),
     }
     match open(url, "/v1/runs/nothing/events", Some(TOKEN), None) {
         Opened::Refused(404, body) => assert!(body.contains("not_found"), "{body}"),
@@ -252,7 +303,7 @@ fn start_live_run(home: &Home, store: &Store) -> (tempfile::TempDir, std::proces
         .unwrap();
     let started = Instant::now();
     let run_id = loop {
-        if let Some(r) = store.list_runs(1, 0).unwrap().into_iter().next() {
+        if let Some(r) = store.list_runs(1, 0).unwrap().runs.into_iter().next() {
             break r.record.run_id;
         }
         assert!(started.elapsed() < LIMIT, "agentgate run stored no run");

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::serve_support::{Env, LIMIT, Response, Serve};
 
-pub const TOKEN: &str = "queue-test-token";
+pub const TOKEN: &str = "queue-test-token-0123456789abcdef0";
 
 /// The stand-in CLI. Its behaviour is chosen by words of the prompt:
 /// `hold` waits for the file `release`; `nap` sleeps half a second;

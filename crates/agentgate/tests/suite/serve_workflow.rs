@@ -20,7 +20,7 @@ use super::tool_support::Project;
 use super::workflow_resume::{NIGHTLY, SLEEPER, SLOW, WAIT, gone_within};
 use super::workflow_support::{project, step, tool_pid, tool_runs, workflow_command};
 
-pub const TOKEN: &str = "workflow-serve-token-0123456789";
+pub const TOKEN: &str = "workflow-serve-token-0123456789ab";
 
 /// `gate FILE`: says its pid, then waits (with heartbeats) until FILE
 /// exists.

@@ -15,7 +15,7 @@ use super::serve_support::{Env, Serve};
 use super::sse_client;
 use super::support::{FakeServer, run_bounded};
 
-const TOKEN: &str = "pg-test-token";
+const TOKEN: &str = "pg-test-token-0123456789abcdef0123";
 
 /// A new, empty database on the test cluster; its URL.
 pub fn fresh_database() -> String {

@@ -148,6 +148,9 @@ fn all_jobs(store: &PgStore) -> Result<Vec<JobRecord>, String> {
         let page = store
             .list_jobs(&JobFilter::default(), 500, cursor.as_ref())
             .map_err(|e| format!("listing the jobs: {e}"))?;
+        if let Some(bad) = page.unreadable.first() {
+            return Err(format!("job {} cannot be read: {}", bad.id, bad.error));
+        }
         jobs.extend(page.jobs);
         match page.next {
             Some(next) => cursor = Some(next),

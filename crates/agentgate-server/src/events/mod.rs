@@ -51,7 +51,9 @@
 //! ## Bounds
 //!
 //! Memory per client: one read buffer ([`READ_CHUNK`]), the incomplete last
-//! line (at most [`MAX_LINE`], else the stream ends) and a channel of
+//! line (at most [`MAX_LINE`]: a longer one, which agentgate never writes,
+//! is read past and sent as a `log` note with its `seq` and size) and a
+//! channel of
 //! [`BUFFERED_MESSAGES`]: a slow client slows its own follower only. Idle
 //! streams get a `: keep-alive` comment every
 //! [`EventStreamOptions::keep_alive`](crate::EventStreamOptions::keep_alive). A client that goes away stops its
@@ -75,14 +77,20 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::views::StreamEnd;
 
+mod pending;
+
+use pending::{Pending, Whole};
+
 /// Messages buffered per client before its follower waits.
 pub const BUFFERED_MESSAGES: usize = 32;
 /// Bytes read from the file at a time.
 pub const READ_CHUNK: usize = 16 * 1024;
 /// Event lines read from the store's table at a time.
 const TABLE_BATCH: usize = 256;
-/// The longest line a stream carries; a longer one ends the stream.
-pub const MAX_LINE: usize = 16 * 1024 * 1024;
+/// The longest line a stream carries: the one line limit. agentgate writes
+/// no longer line; one in an older log is sent as the note that stands
+/// for it ([`agentgate_store::oversize_note`]), never held whole.
+pub const MAX_LINE: usize = agentgate_protocol::MAX_LINE_BYTES;
 
 type Message = Result<Event, Infallible>;
 
@@ -98,7 +106,7 @@ type Message = Result<Event, Infallible>;
     ),
     responses(
         (status = 200, content_type = "text/event-stream", body = String, description = "One message per protocol event (`id:` its `seq`, `data:` its JSON line exactly as in the run's events.jsonl, an `Event`), live until the run's final `result` event; a job that runs again (retry, quota wait, restart) sends `event: requeued` and goes on with its next run, ids continuing; a run that ended without a `result` ends with `event: end` and a StreamEnd as data; `: keep-alive` comments while idle"),
-        (status = 400, description = "Last-Event-ID is not a number", body = crate::error::ErrorBody),
+        (status = 400, description = "Last-Event-ID is not a whole number (not ASCII, or any other text; empty is no Last-Event-ID)", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
         (status = 404, description = "No run has this id", body = crate::error::ErrorBody),
     ),
@@ -139,14 +147,27 @@ fn last_event_id(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
     let Some(value) = headers.get("last-event-id") else {
         return Ok(None);
     };
-    let text = value.to_str().unwrap_or("").trim();
+    // Not ASCII: refused, not read as absent (which would replay the whole
+    // stream to a client that meant to resume).
+    let text = value
+        .to_str()
+        .map_err(|_| {
+            ApiError::invalid_parameter(
+                "Last-Event-ID header",
+                "it is not ASCII text; give the `id` of the last message received (a whole number)",
+            )
+        })?
+        .trim();
     if text.is_empty() {
         return Ok(None);
     }
     text.parse().map(Some).map_err(|_| {
         ApiError::invalid_parameter(
             "Last-Event-ID header",
-            format!("`{text}` is not an event's seq (a whole number)"),
+            format!(
+                "`{}` is not an event's seq (a whole number)",
+                text.chars().take(64).collect::<String>()
+            ),
         )
     })
 }
@@ -250,7 +271,7 @@ impl Follower {
         let options = self.state.event_streams;
         let mut stopping = self.state.stopping.subscribe();
         let mut file: Option<tokio::fs::File> = None;
-        let mut pending: Vec<u8> = Vec::new();
+        let mut pending = Pending::default();
         let mut chunk = vec![0u8; READ_CHUNK];
         let mut status_checked: Option<Instant> = None;
         loop {
@@ -290,7 +311,7 @@ impl Follower {
             if let Some(feed) = next {
                 self.follow_next_run(feed);
                 file = None;
-                pending.clear();
+                pending = Pending::default();
                 continue;
             }
             if let Some(end) = ended {
@@ -415,7 +436,7 @@ impl Follower {
     async fn read_new(
         &mut self,
         file: &mut tokio::fs::File,
-        pending: &mut Vec<u8>,
+        pending: &mut Pending,
         chunk: &mut [u8],
     ) -> Step {
         loop {
@@ -431,21 +452,28 @@ impl Follower {
             while let Some(pos) = fresh.iter().position(|b| *b == b'\n') {
                 let (head, rest) = fresh.split_at(pos);
                 fresh = rest.get(1..).unwrap_or_default();
-                let step = if pending.is_empty() {
-                    self.send_line(head).await
-                } else {
-                    pending.extend_from_slice(head);
-                    let line = std::mem::take(pending);
-                    self.send_line(&line).await
+                let step = match pending.take_line(head) {
+                    Whole::Borrowed => self.send_line(head).await,
+                    Whole::Owned(line) => self.send_line(&line).await,
+                    Whole::Over { prefix, total } => self.send_oversize(&prefix, total).await,
                 };
                 if let Step::Done = step {
                     return Step::Done;
                 }
             }
-            pending.extend_from_slice(fresh);
-            if pending.len() > MAX_LINE {
-                tracing::warn!(events = %self.feed.describe(), "an event line is longer than the stream's limit");
-                return Step::Done;
+            pending.add(fresh);
+        }
+    }
+
+    /// A line over the limit: the note that stands for it.
+    async fn send_oversize(&mut self, prefix: &[u8], total: u64) -> Step {
+        let note = agentgate_store::oversize_note(prefix, total)
+            .and_then(|note| serde_json::to_vec(&note).ok());
+        match note {
+            Some(line) => self.send_line(&line).await,
+            None => {
+                tracing::warn!(events = %self.feed.describe(), "skipped an over-long line of a run's events that names no event");
+                Step::More
             }
         }
     }
