@@ -10,6 +10,7 @@ use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, RunSummary
 use crate::run_files::{EVENTS_FILE_NAME, RunFiles, STDERR_FILE_NAME};
 use crate::run_id::validate_run_id;
 use crate::session_lock::SessionLock;
+use crate::settle::SavedResult;
 
 /// How many candidates [`StoreError::AmbiguousRunId`] lists at most.
 pub const AMBIGUOUS_CANDIDATES_SHOWN: usize = 10;
@@ -193,6 +194,19 @@ pub trait RunStore: Send + Sync {
     /// 700 and the files 600 on Unix.
     fn reopen_run_files(&self, run_id: &str) -> Result<(RunFiles, u64), StoreError> {
         RunFiles::reopen(self.run_dir(run_id)?)
+    }
+
+    /// Keeps how a run ended in its folder (`result.json`, see
+    /// [`SavedResult`]), before the run's record is written: a later
+    /// process can finish the run's job from it if the record never lands.
+    /// The file written.
+    fn save_result(&self, run_id: &str, result: &SavedResult) -> Result<PathBuf, StoreError> {
+        result.write_to(&self.run_dir(run_id)?)
+    }
+
+    /// The result [`RunStore::save_result`] kept for a run; `None` if none.
+    fn read_saved_result(&self, run_id: &str) -> Result<Option<SavedResult>, StoreError> {
+        SavedResult::read_from(&self.run_dir(run_id)?)
     }
 
     /// The file to follow to see the run's events as they are written, or
