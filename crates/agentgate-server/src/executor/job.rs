@@ -10,7 +10,8 @@
 //! A job claimed again after its holder died or stopped with the job's end
 //! unwritten is finished from the result its last run left beside it
 //! (`result.json`, kept by the engine before any write to the store): its
-//! CLI is not run again (`Job::saved_result`).
+//! CLI is not run again (`Job::saved_result`), unless that run was
+//! cancelled (by a stop or a lost lease: it did not finish).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -198,7 +199,18 @@ impl Job {
             return self.execute_workflow(workflow, cancel_rx).await;
         }
         if let Some((run_id, saved)) = self.saved_result() {
-            return self.finish_saved(run_id, saved).await;
+            if RunStatus::of_envelope(&saved.envelope) != RunStatus::Cancelled {
+                return self.finish_saved(run_id, saved).await;
+            }
+            // Stopped (a drain, a lost lease) before its end was written:
+            // its CLI did not finish. Its record says so; the job runs again.
+            if let Err(e) = inner.store.finish_run(&run_id, &saved.envelope) {
+                tracing::warn!(
+                    job = job.job_id,
+                    run = run_id,
+                    "failed to record the cancelled run: {e}"
+                );
+            }
         }
         let (mut plan, request) = match plan_job(&inner.config, job, inner.clock.now()) {
             Ok((plan, request)) => match &inner.providers {
@@ -252,7 +264,9 @@ impl Job {
 
     /// The last run of the job, if it ended (its result is kept beside it,
     /// `result.json`) but its record never did: its holder died or stopped
-    /// before the end was written.
+    /// before the end was written. A cancelled one (stopped by a drain or a
+    /// lost lease) is recorded as such and the job runs again; any other
+    /// is the job's end.
     fn saved_result(&self) -> Option<(String, SavedResult)> {
         let store = self.inner.store.as_ref();
         let last = runs_of(store, self.id()).last?;

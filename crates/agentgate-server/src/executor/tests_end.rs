@@ -236,3 +236,44 @@ fn a_drain_leaves_a_pending_end_that_the_next_executor_finishes_from_the_saved_r
     assert!(store.get_run("j.2").unwrap().is_none(), "no second run");
     second.drain(Duration::ZERO);
 }
+
+/// A drain past its grace cancels a run whose CLI still works; when the
+/// store refuses that end too, the result kept beside the run is a
+/// cancelled one, which is no finished result: the next executor records
+/// the run as cancelled and runs the job again.
+#[test]
+fn a_run_a_drain_cancelled_and_left_unwritten_is_run_again_not_ended_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(GatedStore::open(&dir.path().join("agentgate.db")));
+    let cli = stand_in(dir.path(), ANSWERED, 0, true);
+    store.enqueue(&job("j", request(&cli)), t(0)).unwrap();
+    let clock = Arc::new(HeldClock(Mutex::new(t(1))));
+    let config = config(Duration::from_secs(30), 1);
+    let first = Executor::start(
+        store.clone(),
+        config.clone(),
+        clock.clone(),
+        ExecutorOptions::default(),
+    )
+    .unwrap();
+    until("the CLI started", || starts(dir.path()) == 1);
+    store.refuse_ends.store(true, Ordering::SeqCst);
+    first.drain(Duration::ZERO);
+    let held = store.get_job("j").unwrap().unwrap();
+    assert_eq!(held.state, JobState::Running, "not handed back: {held:?}");
+    let saved = store.read_saved_result("j").unwrap().unwrap();
+    assert_eq!(saved.envelope.error_type, Some(ErrorKind::Cancelled));
+
+    store.refuse_ends.store(false, Ordering::SeqCst);
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    *clock.0.lock().unwrap() = t(100);
+    let second = Executor::start(store.clone(), config, clock, ExecutorOptions::default()).unwrap();
+    let job = wait_for(store.as_ref(), "j", |j| j.state.is_final());
+    assert_eq!(job.state, JobState::Succeeded, "{job:?}");
+    assert_eq!(job.envelope.unwrap().response, "the first answer");
+    assert_eq!(starts(dir.path()), 2, "the cancelled CLI's job ran again");
+    assert_eq!(job.attempts, 2);
+    assert_eq!(last_run_status(&store, "j"), RunStatus::Cancelled);
+    assert_eq!(last_run_status(&store, "j.2"), RunStatus::Succeeded);
+    second.drain(Duration::ZERO);
+}

@@ -158,7 +158,7 @@ fn parse_options() -> Result<Options, String> {
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
-    if o.postgres.is_empty() == !o.sqlite {
+    if o.postgres.is_empty() != o.sqlite {
         return Err("give one store: --postgres URL or --sqlite".into());
     }
     if o.workers == 0 || o.concurrency == 0 || o.jobs == 0 {
