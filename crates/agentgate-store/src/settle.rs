@@ -49,10 +49,12 @@ pub struct SavedResult {
 }
 
 impl SavedResult {
-    /// Writes it to `dir`/[`RESULT_FILE_NAME`]: a temporary file, synced,
-    /// then renamed over any earlier one, mode 600; the folder is created
-    /// (mode 700) if missing. A reader sees the whole result or none. The
-    /// path written.
+    /// Writes it to `dir`/[`RESULT_FILE_NAME`]: a temporary file renamed
+    /// over any earlier one, mode 600; the folder is created (mode 700) if
+    /// missing. A reader sees the whole result or none. Not synced: like
+    /// the SQLite store's commits (`synchronous = NORMAL`), it survives a
+    /// crash of agentgate, and a power loss may lose it; an fsync per run
+    /// would cost more than the store's own writes. The path written.
     pub fn write_to(&self, dir: &Path) -> Result<PathBuf, StoreError> {
         let path = dir.join(RESULT_FILE_NAME);
         let io_error = |op: &'static str, path: &Path| {
@@ -71,10 +73,9 @@ impl SavedResult {
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let written = options.open(&tmp).and_then(|mut file| {
-            file.write_all(&text)?;
-            file.sync_all()
-        });
+        let written = options
+            .open(&tmp)
+            .and_then(|mut file| file.write_all(&text));
         if let Err(source) = written {
             // A half-written temporary file is never read; leave no litter.
             let _ = std::fs::remove_file(&tmp);
