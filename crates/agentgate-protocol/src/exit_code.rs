@@ -13,7 +13,9 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_ALL_RECOVERABLE: i32 = 75;
 /// Writing the output failed for another reason than a closed pipe (a
 /// full disk): one line on stderr (`EX_IOERR` of sysexits.h). A run is
-/// recorded in the store as it ended all the same.
+/// recorded in the store as it ended all the same. Also a run that
+/// succeeded but whose record the store refused (a full disk, a read-only
+/// store): its envelope is printed, and the reason on stderr.
 pub const EXIT_OUTPUT_FAILED: i32 = 74;
 /// The run timed out (wall clock or idle), as timeout(1) reports it.
 pub const EXIT_TIMEOUT: i32 = 124;

@@ -14,7 +14,9 @@
 //! store (an executor of another process learns it from its next
 //! heartbeat) and, when it runs in this server, stopped at once through
 //! the engine's cancel channel: 202, its envelope (once ended) says
-//! `cancelled`. A run that had already ended `cancelled`: 200, unchanged
+//! `cancelled`, unless its CLI ended first: a cancel is a request, the
+//! run's own end stands (see `executor/job_end.rs`). A run that had already
+//! ended `cancelled`: 200, unchanged
 //! (a cancel is idempotent). A run that ended otherwise: 409, unchanged.
 //! An unknown id: 404.
 

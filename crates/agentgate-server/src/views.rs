@@ -72,7 +72,9 @@ pub struct RunView {
     pub idempotency_key: Option<String>,
     /// Why a queued run waits, e.g. `quota`; null otherwise.
     pub waiting_for: Option<String>,
-    /// A cancel was asked while it ran; it ends as `cancelled` soon.
+    /// A cancel was asked while it ran: its CLI is stopped and it ends
+    /// `cancelled`, unless the CLI had already ended; then it ends as its
+    /// run did (`succeeded`, or `failed` without another try).
     pub cancel_requested: bool,
     /// The error it ended with (or the last attempt's, while it waits for a
     /// retry).

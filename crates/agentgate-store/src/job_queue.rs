@@ -25,10 +25,15 @@
 //!   keeps it: the attempt ran and failed, the job waits for its backoff. A
 //!   lease that expires keeps its attempt: the job may have run.
 //! - **Cancel.** A queued job is cancelled at once. A running one is only
-//!   marked (`cancel_requested`): its executor learns it from its next
-//!   heartbeat and finishes the job as cancelled. A marked job released,
-//!   retried or taken back from an expired lease ends as cancelled, not
-//!   queued.
+//!   marked (`cancel_requested`): a request, which its executor learns
+//!   from its next heartbeat (or a notice) and passes to the run. The job
+//!   then ends as its run did ([`JobQueue::settle`]): `cancelled` if the
+//!   cancel stopped the run, `succeeded` or `failed` if the run ended
+//!   first, never tried again. A marked job released or retried without a
+//!   run's end ([`JobQueue::release`], [`JobQueue::retry`]), or taken back
+//!   from an expired lease, ends as cancelled, not queued.
+//! - **A run's end.** [`JobQueue::settle`] writes the run's final record
+//!   and the job's next state in one transaction (see `crate::settle`).
 //! - **Watching.** [`JobQueue::watch_queue`] reports enqueues, cancel
 //!   requests and ends as they are committed, by any process (PostgreSQL);
 //!   the executor acts on them at once, its poll and the lease renewal
@@ -81,6 +86,7 @@ use crate::jobs::{
     JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
 };
 use crate::queue_watch::QueueWatcher;
+use crate::settle::Settlement;
 
 /// The job queue: a backend's jobs table behind the rules above.
 ///
@@ -130,6 +136,25 @@ pub trait JobQueue: Send + Sync {
         job_id: &str,
         token: &LeaseToken,
         outcome: &JobOutcome,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError>;
+
+    /// Ends what an executor holds once its job's run ended, in one
+    /// transaction: the run's final record (`settlement.run_id`, as
+    /// [`crate::RunStore::finish_run`] writes it, its end time the wall
+    /// clock's; a run never recorded is skipped) and the job's next state
+    /// per `settlement.after`. A job that ends takes its run's state
+    /// (`succeeded`, `failed` or `cancelled`, from the envelope), the
+    /// envelope and its error, at `now`. A requeue (retry, release) of a
+    /// job whose cancel was asked ends it instead, the same way: the
+    /// request stops further tries, and the job says what its run did.
+    /// [`StoreError::LeaseLost`] if the job is no longer running under
+    /// `token`; then nothing is written, the run's record included.
+    fn settle(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        settlement: &Settlement,
         now: Timestamp,
     ) -> Result<JobRecord, StoreError>;
 

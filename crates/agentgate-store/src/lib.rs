@@ -12,6 +12,10 @@
 //!   [`RunStore::read_events`] reads the events back;
 //!   [`RunStore::reopen_run`] and [`RunStore::reopen_run_files`] let a later
 //!   process continue a run that ended or was abandoned.
+//! - [`SavedResult`] and [`Settlement`]: a run's end kept beside the run
+//!   (`result.json`) and written with its job's end in one transaction
+//!   ([`JobQueue::settle`]), so a finished result is never thrown away and
+//!   a job's state always agrees with its last run's.
 //! - [`records`](RunRecord): the plain structs stored and returned.
 //! - [`JobQueue`]: the queue `agentgate serve` executes runs from: jobs
 //!   with priorities, leases and idempotency keys (see its module doc for
@@ -49,6 +53,7 @@ mod run_files;
 mod run_id;
 mod run_store;
 mod session_lock;
+mod settle;
 mod sqlite;
 mod workers;
 
@@ -79,6 +84,7 @@ pub use run_files::{
 pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
 pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EventLine, RunStore};
 pub use session_lock::{SessionLock, lock_file_name};
+pub use settle::{AfterRun, RESULT_FILE_NAME, SavedResult, Settlement};
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
 pub use workers::{
     LOST_AFTER_BEATS, PRUNE_AFTER, Presence, WorkerKind, WorkerRecord, WorkerRegistry, WorkerState,

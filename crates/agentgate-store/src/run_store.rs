@@ -11,6 +11,7 @@ use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRec
 use crate::run_files::{EVENTS_FILE_NAME, RunFiles, STDERR_FILE_NAME};
 use crate::run_id::validate_run_id;
 use crate::session_lock::SessionLock;
+use crate::settle::SavedResult;
 
 /// How many candidates [`StoreError::AmbiguousRunId`] lists at most.
 pub const AMBIGUOUS_CANDIDATES_SHOWN: usize = 10;
@@ -210,6 +211,19 @@ pub trait RunStore: Send + Sync {
     /// Bounds the event log of every run whose files this handle creates
     /// or reopens from now on (the config's `event_log.max_bytes`).
     fn set_event_log_bound(&self, max_bytes: u64);
+
+    /// Keeps how a run ended in its folder (`result.json`, see
+    /// [`SavedResult`]), before the run's record is written: a later
+    /// process can finish the run's job from it if the record never lands.
+    /// The file written.
+    fn save_result(&self, run_id: &str, result: &SavedResult) -> Result<PathBuf, StoreError> {
+        result.write_to(&self.run_dir(run_id)?)
+    }
+
+    /// The result [`RunStore::save_result`] kept for a run; `None` if none.
+    fn read_saved_result(&self, run_id: &str) -> Result<Option<SavedResult>, StoreError> {
+        SavedResult::read_from(&self.run_dir(run_id)?)
+    }
 
     /// The file to follow to see the run's events as they are written, or
     /// `None` when the backend keeps them elsewhere: then poll

@@ -9,6 +9,7 @@ mod reopen;
 mod runs;
 mod session_locks;
 mod sessions;
+mod settle;
 mod thread_totals;
 mod values;
 mod workers;

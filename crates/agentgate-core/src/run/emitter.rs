@@ -9,7 +9,7 @@
 //! is longer, so the file, the caller and every stream get the same line.
 
 use agentgate_protocol::{Event, EventBody, LogEvent, LogLevel, StatusEvent};
-use agentgate_store::RunFiles;
+use agentgate_store::{RunFiles, StoreError};
 use jiff::Timestamp;
 
 use super::handoff::Transcript;
@@ -48,7 +48,8 @@ pub(super) struct Emitter<'a> {
     /// The run's files in the store (`None` without a store).
     files: Option<&'a mut RunFiles>,
     sink: &'a mut dyn EventSink,
-    store_failed: bool,
+    /// The first write to the store that failed (see [`Emitter::store_failed`]).
+    store_error: Option<StoreError>,
     /// The current step's transcript, kept for `--handoff summary`.
     pub transcript: Option<Transcript>,
     /// The run's secrets.
@@ -69,7 +70,7 @@ impl<'a> Emitter<'a> {
             attempt: None,
             files,
             sink,
-            store_failed: false,
+            store_error: None,
             transcript: None,
             redactor,
         }
@@ -115,11 +116,9 @@ impl<'a> Emitter<'a> {
         self.seq += 1;
         if let Some(f) = self.files.as_deref_mut()
             && let Err(e) = f.write_event(&ev)
-            && !self.store_failed
         {
             // Keep running: the caller still gets the events and the result.
-            self.store_failed = true;
-            tracing::warn!("failed to write the run's events.jsonl: {e}");
+            self.store_failed(e);
         }
         self.sink.emit(&ev);
     }
@@ -128,11 +127,23 @@ impl<'a> Emitter<'a> {
     pub fn flush_store(&mut self) {
         if let Some(f) = self.files.as_deref_mut()
             && let Err(e) = f.flush_events()
-            && !self.store_failed
         {
-            self.store_failed = true;
-            tracing::warn!("failed to store the run's events: {e}");
+            self.store_failed(e);
         }
+    }
+
+    /// A write to the store failed: the first is logged and kept for the
+    /// run's outcome (`RunOutcome::store_error`), the run goes on.
+    pub fn store_failed(&mut self, error: StoreError) {
+        if self.store_error.is_none() {
+            tracing::warn!("the store refused a write of run {}: {error}", self.run_id);
+            self.store_error = Some(error);
+        }
+    }
+
+    /// The first write to the store that failed, if any.
+    pub fn take_store_error(&mut self) -> Option<StoreError> {
+        self.store_error.take()
     }
 
     /// Append a line of the CLI's stderr (already redacted) to the run's

@@ -5,13 +5,14 @@
 //! recoverable, the step's `retry_on` admits it, and the workspace policy
 //! lets the changes the failed step left be handed on (`checks.rs`).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use agentgate_protocol::{
     Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, LogLevel, ResultEvent, WorkspaceReport,
     exit_code_for,
 };
-use agentgate_store::RunStore;
+use agentgate_store::{RunStore, SavedResult};
 use tokio::sync::mpsc;
 
 use super::checks::workspace_gate;
@@ -39,7 +40,7 @@ pub async fn run(
     let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
     let started = Instant::now();
     let redactor = plan.redactor();
-    let mut files = store.and_then(|s| {
+    let opened = store.map(|s| {
         record::open_run(
             s,
             &run_id,
@@ -48,6 +49,11 @@ pub async fn run(
             options.parent_run_id.as_deref(),
         )
     });
+    let (mut files, open_error) = match opened {
+        Some(Ok(files)) => (Some(files), None),
+        Some(Err(e)) => (None, Some(e)),
+        None => (None, None),
+    };
     // `workspace: worktree`: the steps that ask for it work in the run's
     // own git worktree (`worktree.rs`), made before any CLI starts.
     let run_dir = files.as_ref().map(|f| f.dir().to_path_buf());
@@ -65,6 +71,9 @@ pub async fn run(
         None => Scratch::temporary(),
     };
     let mut em = Emitter::new(run_id.clone(), files.as_mut(), sink, redactor);
+    if let Some(e) = open_error {
+        em.store_failed(e);
+    }
     if plan.session.is_some() && store.is_none() {
         em.log(
             LogLevel::Warn,
@@ -298,6 +307,7 @@ fn finish(
             LogLevel::Warn,
             format!("failed to save session `{name}`: {e}"),
         );
+        em.store_failed(e);
     }
 
     // The run is as recoverable as its failures: exit 75 only when every
@@ -342,11 +352,23 @@ fn finish(
     }));
     // A reader that sees the run ended must find all its events.
     em.flush_store();
-    if let Some(store) = store {
-        record::finish(store, runner.run_id, &envelope);
-    }
-    RunOutcome {
-        envelope,
+    let saved = SavedResult {
         exit_code,
+        envelope,
+    };
+    let (result_file, end_error) = match store {
+        Some(store) => record::finish(store, runner.run_id, &saved, runner.ctx.options),
+        None => (None, None),
+    };
+    let store_error = em
+        .take_store_error()
+        .or_else(|| runner.store_error.take())
+        .or(end_error)
+        .map(Arc::new);
+    RunOutcome {
+        envelope: saved.envelope,
+        exit_code,
+        store_error,
+        result_file,
     }
 }

@@ -1,9 +1,11 @@
 //! How a plan is run (what is not planned per step), and how a run ended.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use agentgate_protocol::Envelope;
+use agentgate_store::StoreError;
 
 use crate::supervise::WarmKeeper;
 
@@ -39,6 +41,12 @@ pub struct RunOptions {
     /// Where people answer `ask` decisions of the approval policy (a
     /// server's route); without it an `ask` is refused at once.
     pub approval_desk: Option<crate::warm::desk::ApprovalDesk>,
+    /// The caller writes the run's final record itself (a server's
+    /// executor writes it with its job's end, in one transaction:
+    /// `JobQueue::settle`), retrying until it lands. The engine still
+    /// keeps the result in the run's folder (`result.json`) and makes the
+    /// run's events readable before it returns.
+    pub caller_records_end: bool,
 }
 
 impl Default for RunOptions {
@@ -53,17 +61,26 @@ impl Default for RunOptions {
             parent_run_id: None,
             warm: None,
             approval_desk: None,
+            caller_records_end: false,
         }
     }
 }
 
 /// How the run ended.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOutcome {
     /// The result envelope (also the last event's payload).
     pub envelope: Envelope,
     /// The exit code for `agentgate run`.
     pub exit_code: i32,
+    /// The first write to the store that failed (the run's start, an
+    /// attempt, its events, its end): the run went on, and the store holds
+    /// less of it than it should. `None` when every write landed, or
+    /// without a store.
+    pub store_error: Option<Arc<StoreError>>,
+    /// Where the result was kept beside the run (`result.json` in its
+    /// folder), if it could be.
+    pub result_file: Option<PathBuf>,
 }
 
 /// A cancel request from the caller.

@@ -1,10 +1,18 @@
 //! What the run writes to the store: the run (at its start), each attempt,
-//! the session a `--session` name maps to, and the result.
+//! the session a `--session` name maps to, and the result (kept in the
+//! run's folder first, `result.json`, so a store that refuses the record
+//! does not lose it). A failed write is logged and returned: the run goes
+//! on, and its outcome reports the first failure (`RunOutcome::store_error`).
 
-use agentgate_protocol::{Attempt, Envelope};
-use agentgate_store::{AttemptRecord, RunFiles, RunKind, RunRecord, RunStore, SessionRecord};
+use std::path::PathBuf;
+
+use agentgate_protocol::Attempt;
+use agentgate_store::{
+    AttemptRecord, RunFiles, RunKind, RunRecord, RunStore, SavedResult, SessionRecord, StoreError,
+};
 use jiff::Timestamp;
 
+use super::options::RunOptions;
 use crate::plan::{Plan, Step};
 use crate::redact::Redactor;
 
@@ -26,15 +34,16 @@ fn random_u32() -> u32 {
     (h.finish() & 0xffff_ffff) as u32
 }
 
-/// Record the run as started and create its files; `None` (with a
-/// warning) when the store fails: a run is never lost for its audit trail.
+/// Record the run as started and create its files. A failure is the
+/// caller's to report (the run goes on: it is never lost for its audit
+/// trail).
 pub(super) fn open_run(
     store: &dyn RunStore,
     run_id: &str,
     plan: &Plan,
     redactor: &Redactor,
     parent_run_id: Option<&str>,
-) -> Option<RunFiles> {
+) -> Result<RunFiles, StoreError> {
     let first = plan.steps.first();
     let text = |s: &str| redactor.redact_str(s).into_owned();
     let record = RunRecord {
@@ -52,16 +61,9 @@ pub(super) fn open_run(
         kind: RunKind::Agent,
         parent_run_id: parent_run_id.map(str::to_owned),
     };
-    match store
+    store
         .insert_run(&record)
         .and_then(|()| store.create_run_files(run_id))
-    {
-        Ok(f) => Some(f),
-        Err(e) => {
-            tracing::warn!("failed to record the run in the store: {e}");
-            None
-        }
-    }
 }
 
 /// Record attempt `n` of the run.
@@ -72,7 +74,7 @@ pub(super) fn attempt(
     attempt: &Attempt,
     started_at: Timestamp,
     step: &Step,
-) {
+) -> Result<(), StoreError> {
     let record = AttemptRecord {
         n,
         provider: step.provider.name().to_owned(),
@@ -86,9 +88,9 @@ pub(super) fn attempt(
         error_type: attempt.error_type,
         error: attempt.error.clone(),
     };
-    if let Err(e) = store.insert_attempt(run_id, &record) {
-        tracing::warn!("failed to record attempt {n}: {e}");
-    }
+    store
+        .insert_attempt(run_id, &record)
+        .inspect_err(|e| tracing::warn!("failed to record attempt {n}: {e}"))
 }
 
 /// Map the session `name` of `step`'s provider to the native `id` the run
@@ -118,11 +120,26 @@ pub(super) fn save_session(
     })
 }
 
-/// Record the run's result.
-pub(super) fn finish(store: &dyn RunStore, run_id: &str, envelope: &Envelope) {
-    if let Err(e) = store.finish_run(run_id, envelope) {
-        tracing::warn!("failed to record the run's result: {e}");
+/// Keep the run's result in its folder (`result.json`), then, unless
+/// the caller records it ([`RunOptions::caller_records_end`]), record it
+/// in the store. The file written, and the first failure.
+pub(super) fn finish(
+    store: &dyn RunStore,
+    run_id: &str,
+    outcome: &SavedResult,
+    options: &RunOptions,
+) -> (Option<PathBuf>, Option<StoreError>) {
+    let file = store
+        .save_result(run_id, outcome)
+        .inspect_err(|e| tracing::warn!("failed to keep the run's result in its folder: {e}"))
+        .ok();
+    if options.caller_records_end {
+        return (file, None);
     }
+    let recorded = store
+        .finish_run(run_id, &outcome.envelope)
+        .inspect_err(|e| tracing::warn!("failed to record the run's result: {e}"));
+    (file, recorded.err())
 }
 
 #[cfg(test)]

@@ -41,6 +41,8 @@ pub(super) struct StepRunner<'a> {
     pub session_recreated: bool,
     /// A CLI asked to resume a session it no longer knew started another.
     pub resumed_elsewhere: bool,
+    /// The first attempt record the store refused.
+    pub store_error: Option<agentgate_store::StoreError>,
 }
 
 impl<'a> StepRunner<'a> {
@@ -52,6 +54,7 @@ impl<'a> StepRunner<'a> {
             attempt_no: 0,
             session_recreated: false,
             resumed_elsewhere: false,
+            store_error: None,
         }
     }
 }
@@ -108,15 +111,18 @@ impl StepRunner<'_> {
 
     fn record_attempt(&mut self, attempt: &Attempt, started_at: Timestamp, step: &Step) {
         self.attempts.push(attempt.clone());
-        if let Some(store) = self.ctx.store {
-            record::attempt(
+        if let Some(store) = self.ctx.store
+            && let Err(e) = record::attempt(
                 store,
                 self.run_id,
                 self.attempt_no,
                 attempt,
                 started_at,
                 step,
-            );
+            )
+            && self.store_error.is_none()
+        {
+            self.store_error = Some(e);
         }
     }
 

@@ -345,6 +345,15 @@ impl JobQueue for FlakyQueue {
     ) -> Result<JobRecord, StoreError> {
         self.inner.finish(id, t, o, n)
     }
+    fn settle(
+        &self,
+        id: &str,
+        t: &LeaseToken,
+        s: &agentgate_store::Settlement,
+        n: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
+        self.inner.settle(id, t, s, n)
+    }
     fn release(
         &self,
         id: &str,

@@ -1,46 +1,35 @@
 //! One claimed job: its run on a thread of its own, the heartbeat that
-//! renews its lease, and how it ends.
-//!
-//! How a run's end becomes the job's (the first rule that applies):
-//! 1. the lease was lost: nothing (the job is someone else's now);
-//! 2. a client cancelled it, and the run did not succeed before the cancel
-//!    reached it: `cancelled` (a run that succeeded first stands, rule 4);
-//! 3. the server is stopping and cancelled it: released (queued again, the
-//!    attempt given back);
-//! 4. it succeeded: `succeeded`;
-//! 5. every provider of the job is now known exhausted until a reset time
-//!    (and the request does not `ignore_quota`): released until the
-//!    earliest reset, `waiting_for: quota`, the attempt given back;
-//! 6. it failed with exit 75 (every failure recoverable) and fewer than
-//!    `queue.max_attempts` tries were charged: retried after the backoff;
-//! 7. otherwise `failed`.
+//! renews its lease, and its end (`job_end.rs`: the rules, and the final
+//! write tried until it lands).
 //!
 //! Each run of a job is a run record of its own: the first has the job's
 //! id, later ones `<job id>.<n>` (n = 2, 3, ...): a retry, a run after a
 //! quota wait, or a run after a restart are all visible in `agentgate
 //! runs`; the job's envelope is the last run's.
+//!
+//! A job claimed again after its holder died or stopped with the job's end
+//! unwritten is finished from the result its last run left beside it
+//! (`result.json`, kept by the engine before any write to the store): its
+//! CLI is not run again (`Job::saved_result`), unless that run was
+//! cancelled (by a stop or a lost lease: it did not finish).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use agentgate_core::config::QueueSpec;
-use agentgate_core::quota::exhausted_quota;
 use agentgate_core::request::RequestError;
 use agentgate_core::run::{CancelRequest, NullSink, RunOptions, RunOutcome};
-use agentgate_protocol::{
-    EXIT_ALL_RECOVERABLE, Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for,
-};
+use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
 use agentgate_store::{
-    ClaimRules, ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStore, StoreError,
+    ClaimRules, ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStatus, RunStore, SavedResult,
+    StoreError,
 };
 use jiff::{SignedDuration, Timestamp};
 
 use super::facts::{JobFacts, plan_job, plan_providers};
-use super::limits::{RunningJob, backoff, jitter};
+use super::limits::RunningJob;
 use super::workflow_job::{self, WorkflowTurn};
 use super::{Inner, Slot, lock};
-use crate::metrics::registry::RunEnd;
 
 /// Claim `job_id` within the limits, checked again by the store against
 /// every running job of every executor on it, and start its thread. A job
@@ -77,6 +66,7 @@ pub(super) fn start(
     inner.metrics.claimed();
     let (cancel_tx, cancel_rx) = tokio::sync::mpsc::channel(4);
     let cancelled = Arc::new(AtomicBool::new(false));
+    let settling = Arc::new(AtomicBool::new(false));
     lock(&inner.shared).running.insert(
         job_id.to_owned(),
         Slot {
@@ -87,6 +77,8 @@ pub(super) fn start(
             },
             cancel: cancel_tx.clone(),
             cancelled: cancelled.clone(),
+            settling: settling.clone(),
+            token: claimed.token.clone(),
         },
     );
     let running = Job {
@@ -94,6 +86,7 @@ pub(super) fn start(
         claimed,
         cancel_tx,
         cancelled,
+        settling,
     };
     let spawned = std::thread::Builder::new()
         .name(format!("agentgate-job-{job_id}"))
@@ -170,15 +163,20 @@ pub fn error_envelope(job_id: &str, error: &ErrorInfo) -> Envelope {
     Envelope::new(job_id).with_error(error, exit_code_for(Some(error.kind), false))
 }
 
-struct Job {
-    inner: Arc<Inner>,
-    claimed: ClaimedJob,
+pub(super) struct Job {
+    pub(super) inner: Arc<Inner>,
+    pub(super) claimed: ClaimedJob,
     cancel_tx: tokio::sync::mpsc::Sender<CancelRequest>,
-    cancelled: Arc<AtomicBool>,
+    /// A client asked to cancel it (heard from a heartbeat, a notice or
+    /// this process's API).
+    pub(super) cancelled: Arc<AtomicBool>,
+    /// Its end is being written and has failed at least once (the claim
+    /// thread renews its lease before taking back any: see `take_back.rs`).
+    pub(super) settling: Arc<AtomicBool>,
 }
 
 impl Job {
-    fn id(&self) -> &str {
+    pub(super) fn id(&self) -> &str {
         &self.claimed.job.job_id
     }
 
@@ -209,6 +207,20 @@ impl Job {
         if let Some(workflow) = workflow_job::workflow_of(job) {
             return self.execute_workflow(workflow, cancel_rx).await;
         }
+        if let Some((run_id, saved)) = self.saved_result() {
+            if RunStatus::of_envelope(&saved.envelope) != RunStatus::Cancelled {
+                return self.finish_saved(run_id, saved).await;
+            }
+            // Stopped (a drain, a lost lease) before its end was written:
+            // its CLI did not finish. Its record says so; the job runs again.
+            if let Err(e) = inner.store.finish_run(&run_id, &saved.envelope) {
+                tracing::warn!(
+                    job = job.job_id,
+                    run = run_id,
+                    "failed to record the cancelled run: {e}"
+                );
+            }
+        }
         let (mut plan, request) = match plan_job(&inner.config, job, inner.clock.now()) {
             Ok((plan, request)) => match &inner.providers {
                 None => (plan, request),
@@ -231,12 +243,16 @@ impl Job {
         };
         // Checked when it was submitted.
         plan.warm_idle = request.warm_idle().ok().flatten();
+        let run_id = runs_of(inner.store.as_ref(), &job.job_id).next;
         let options = RunOptions {
             keeper: inner.keeper.clone(),
             tool_server: inner.tool_server.clone(),
-            run_id: Some(next_run_id(inner.store.as_ref(), &job.job_id)),
+            run_id: Some(run_id.clone()),
             approval_desk: Some(inner.approvals.clone()),
             warm: request.warm.then(|| inner.warm.sessions.clone()),
+            // The run's record is written with the job's end, in one
+            // transaction, until it lands (`job_end.rs`).
+            caller_records_end: true,
             ..RunOptions::default()
         };
         let store: &dyn RunStore = inner.store.as_ref();
@@ -244,36 +260,69 @@ impl Job {
         let run = agentgate_core::run::run(&plan, &options, Some(store), &mut sink, cancel_rx);
         let (outcome, lost) = self.with_heartbeat(run).await;
         let providers = plan_providers(&plan);
-        let provider = outcome
-            .envelope
-            .provider
-            .clone()
-            .or_else(|| providers.first().cloned())
-            .unwrap_or_default();
-        self.end(outcome, lost, &provider, &providers, request.ignore_quota);
+        self.end(RunEnded {
+            run_id: Some(run_id),
+            outcome,
+            lost,
+            providers: &providers,
+            ignore_quota: request.ignore_quota,
+            recovered: false,
+        })
+        .await;
     }
 
-    /// The job's end after its run (see the module notes), counted under
-    /// `provider`; a lost lease writes nothing.
-    fn end(
-        &self,
-        outcome: RunOutcome,
-        lost: bool,
-        provider: &str,
-        providers: &[String],
-        ignore_quota: bool,
-    ) {
-        let inner = &self.inner;
-        let duration = Duration::from_millis(outcome.envelope.duration_ms);
-        let tokens = outcome.envelope.tokens_used.clone();
-        let end = if lost {
-            tracing::warn!(job = self.id(), "lost the job's lease: its run was stopped");
-            inner.metrics.lease_lost();
-            RunEnd::LeaseLost
-        } else {
-            self.conclude(outcome, providers, ignore_quota)
+    /// The last run of the job, if it ended (its result is kept beside it,
+    /// `result.json`) but its record never did: its holder died or stopped
+    /// before the end was written. A cancelled one (stopped by a drain or a
+    /// lost lease) is recorded as such and the job runs again; any other
+    /// is the job's end.
+    fn saved_result(&self) -> Option<(String, SavedResult)> {
+        let store = self.inner.store.as_ref();
+        let last = runs_of(store, self.id()).last?;
+        let run = store.get_run(&last).ok()??;
+        if !matches!(
+            run.summary.status,
+            RunStatus::Running | RunStatus::Abandoned
+        ) {
+            return None;
+        }
+        match store.read_saved_result(&last) {
+            Ok(saved) => saved.map(|s| (last, s)),
+            Err(e) => {
+                tracing::warn!(
+                    job = self.id(),
+                    run = last,
+                    "failed to read the result its run left: {e}"
+                );
+                None
+            }
+        }
+    }
+
+    /// Finish the job from the result its last run left (see
+    /// [`Job::saved_result`]), by the same rules as a run that just ended.
+    async fn finish_saved(&self, run_id: String, saved: SavedResult) {
+        let job = &self.claimed.job;
+        tracing::info!(
+            job = job.job_id,
+            run = run_id,
+            "finishing the job from the result its run left (result.json): its CLI is not run again"
+        );
+        let ignore_quota = job.request.get("ignore_quota") == Some(&serde_json::Value::Bool(true));
+        let outcome = RunOutcome {
+            envelope: saved.envelope,
+            exit_code: saved.exit_code,
+            ..RunOutcome::default()
         };
-        inner.metrics.run_finished(provider, end, duration, &tokens);
+        self.end(RunEnded {
+            run_id: Some(run_id),
+            outcome,
+            lost: false,
+            providers: &job.providers,
+            ignore_quota,
+            recovered: true,
+        })
+        .await;
     }
 
     /// A workflow job's turn: its workflow run started or resumed (see
@@ -318,7 +367,16 @@ impl Job {
             }
             WorkflowTurn::Ran(outcome) => *outcome,
         };
-        self.end(outcome, lost, workflow_job::WORKFLOW_KIND, &[], true);
+        // The workflow keeps its run's record itself.
+        self.end(RunEnded {
+            run_id: None,
+            outcome,
+            lost,
+            providers: &[],
+            ignore_quota: true,
+            recovered: false,
+        })
+        .await;
     }
 
     /// The job's request no longer plans (or loads): it fails, with the
@@ -370,78 +428,10 @@ impl Job {
         }
     }
 
-    /// The job's end from the run's (see the module notes), for the
-    /// metrics.
-    fn conclude(&self, outcome: RunOutcome, providers: &[String], ignore_quota: bool) -> RunEnd {
-        let inner = &self.inner;
-        let job = &self.claimed.job;
-        let envelope = outcome.envelope;
-        let cancelled_run = envelope.error_type == Some(ErrorKind::Cancelled);
-        let finish = |state: FinalState, envelope: Envelope| {
-            let outcome = JobOutcome {
-                state,
-                error: envelope.error.clone(),
-                envelope: Some(envelope),
-            };
-            self.write("finish", |s, t, now| {
-                s.finish(&job.job_id, t, &outcome, now).map(drop)
-            });
-        };
-        // A run that answered before the cancel reached it stands: the
-        // job's state must say what its run did.
-        if self.cancelled.load(Ordering::SeqCst) && envelope.error_type.is_some() {
-            finish(FinalState::Cancelled, envelope);
-            return RunEnd::Cancelled;
-        }
-        if cancelled_run && inner.stopping_runs.load(Ordering::SeqCst) {
-            let released = self.write("release", |s, t, now| {
-                s.release(&job.job_id, t, now, None, now).map(drop)
-            });
-            if released {
-                inner.metrics.handed_back();
-            }
-            return RunEnd::HandedBack;
-        }
-        if envelope.error_type.is_none() {
-            finish(FinalState::Succeeded, envelope);
-            return RunEnd::Succeeded;
-        }
-        let now = inner.clock.now();
-        let resets: Option<Vec<Timestamp>> = providers
-            .iter()
-            .map(|p| {
-                exhausted_quota(inner.store.as_ref(), &inner.config.quota_key(p), now)
-                    .and_then(|q| q.reset_at)
-            })
-            .collect();
-        if !ignore_quota && let Some(until) = resets.and_then(|r| r.into_iter().min()) {
-            tracing::info!(job = job.job_id, %until, "every provider's quota is exhausted: waiting");
-            self.write("release", |s, t, now| {
-                s.release(&job.job_id, t, until, Some("quota"), now)
-                    .map(drop)
-            });
-            return RunEnd::QuotaWait;
-        }
-        if outcome.exit_code == EXIT_ALL_RECOVERABLE
-            && job.attempts < inner.config.queue.max_attempts
-        {
-            let wait = backoff(&inner.config.queue, job.attempts, jitter());
-            let wait = SignedDuration::try_from(wait).unwrap_or(SignedDuration::MAX);
-            let at = now.checked_add(wait).unwrap_or(Timestamp::MAX);
-            let error = envelope.error.clone().unwrap_or_default();
-            tracing::info!(job = job.job_id, %at, "a recoverable failure: retrying");
-            self.write("retry", |s, t, now| {
-                s.retry(&job.job_id, t, at, &error, now).map(drop)
-            });
-            return RunEnd::Retried;
-        }
-        finish(FinalState::Failed, envelope);
-        RunEnd::Failed
-    }
-
-    /// A write under the lease; whether it was made. A failure is logged
-    /// (a lost lease means the job is another executor's now, and counts
-    /// as a lease loss).
+    /// A write under the lease of a job that ran nothing (a release, a
+    /// refusal), tried once: a failure is logged (a lost lease means the
+    /// job is another executor's now, and counts as a lease loss); the job
+    /// stays claimed until its lease expires and is taken back.
     fn write(
         &self,
         what: &str,
@@ -450,30 +440,64 @@ impl Job {
             &LeaseToken,
             Timestamp,
         ) -> Result<(), StoreError>,
-    ) -> bool {
+    ) {
         let inner = &self.inner;
-        match op(inner.store.as_ref(), &self.claimed.token, inner.clock.now()) {
-            Ok(()) => true,
-            Err(e) => {
-                if matches!(e, StoreError::LeaseLost { .. }) {
-                    inner.metrics.lease_lost();
-                }
-                tracing::warn!(job = self.id(), "failed to {what} the job: {e}");
-                false
+        if let Err(e) = op(inner.store.as_ref(), &self.claimed.token, inner.clock.now()) {
+            if matches!(e, StoreError::LeaseLost { .. }) {
+                inner.metrics.lease_lost();
             }
+            tracing::warn!(job = self.id(), "failed to {what} the job: {e}");
         }
     }
 }
 
-/// The id of the job's next run: the job's own id for its first run, then
-/// `<job id>.2`, `.3`, ... (the first not recorded yet).
-fn next_run_id(store: &dyn RunStore, job_id: &str) -> String {
+/// A run that ended, for [`Job::end`].
+pub(super) struct RunEnded<'a> {
+    /// The run's id; `None` for a run that keeps its own record (a
+    /// workflow's).
+    pub run_id: Option<String>,
+    pub outcome: RunOutcome,
+    /// The lease was lost while it ran.
+    pub lost: bool,
+    /// The job's providers, in failover order (for the quota rule).
+    pub providers: &'a [String],
+    pub ignore_quota: bool,
+    /// Finished from the result an earlier claim's run left: this claim
+    /// ran nothing.
+    pub recovered: bool,
+}
+
+/// A job's runs so far: the last one recorded, and the id of the next.
+pub(super) struct JobRuns {
+    /// The last run recorded, if any.
+    pub last: Option<String>,
+    /// The id the next run takes: the job's own id for its first run, then
+    /// `<job id>.2`, `.3`, ... (the first not recorded yet).
+    pub next: String,
+}
+
+/// The runs of `job_id` recorded so far (see [`JobRuns`]).
+pub(super) fn runs_of(store: &dyn RunStore, job_id: &str) -> JobRuns {
     let taken = |id: &str| matches!(store.get_run(id), Ok(Some(_)));
     if !taken(job_id) {
-        return job_id.to_owned();
+        return JobRuns {
+            last: None,
+            next: job_id.to_owned(),
+        };
     }
-    (2u32..)
-        .map(|n| format!("{job_id}.{n}"))
-        .find(|id| !taken(id))
-        .unwrap_or_else(|| job_id.to_owned())
+    let mut last = job_id.to_owned();
+    for n in 2u32.. {
+        let id = format!("{job_id}.{n}");
+        if !taken(&id) {
+            return JobRuns {
+                last: Some(last),
+                next: id,
+            };
+        }
+        last = id;
+    }
+    JobRuns {
+        last: Some(last),
+        next: job_id.to_owned(),
+    }
 }

@@ -58,6 +58,7 @@
 
 mod facts;
 mod job;
+mod job_end;
 pub mod limits;
 mod notify;
 pub(crate) mod sealing;
@@ -187,6 +188,11 @@ struct Slot {
     cancel: tokio::sync::mpsc::Sender<CancelRequest>,
     /// A cancel was asked by a client (not by the shutdown).
     cancelled: Arc<AtomicBool>,
+    /// Its run ended and the job's end is being written, so far in vain:
+    /// the claim thread renews its lease before it takes back any.
+    settling: Arc<AtomicBool>,
+    /// Its lease's token.
+    token: agentgate_store::LeaseToken,
 }
 
 /// A job's planned facts that do not change while it is queued.
@@ -596,4 +602,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 #[cfg(test)]
+mod test_store;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_end;

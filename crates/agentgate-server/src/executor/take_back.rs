@@ -1,4 +1,6 @@
 //! Taking back leases: expired ones, and those of dead owners on this host.
+//! Never one of this executor's own jobs whose end is being written: their
+//! leases are renewed first (`Inner::renew_settling`).
 //!
 //! A lease whose owner process (on this host) is gone is not taken back the
 //! moment the owner is seen dead: the owner's keepers may still be ending
@@ -30,6 +32,9 @@ impl Inner {
     /// seen dead for [`DEAD_OWNER_WAIT`].
     pub(super) fn take_back_leases(&self) -> Result<(), agentgate_store::StoreError> {
         let now = self.clock.now();
+        if !self.renew_settling(now) {
+            return Ok(());
+        }
         for job in self.store.expire_leases(now, self.policy())? {
             tracing::info!(job = job.job_id, state = %job.state, "took back an expired lease");
         }
@@ -67,5 +72,35 @@ impl Inner {
             .dead_owners
             .retain(|owner, _| dead_now.contains(owner));
         Ok(())
+    }
+
+    /// Renew the leases of this executor's jobs whose end is being written
+    /// (see `job_end.rs`): their holder is alive, and the store may have
+    /// refused their renewals for longer than a lease. Whether leases may
+    /// be taken back now: not while the store refuses such a renewal, so a
+    /// job whose result this executor holds is never taken back by it.
+    fn renew_settling(&self, now: jiff::Timestamp) -> bool {
+        let settling: Vec<(String, agentgate_store::LeaseToken)> = lock(&self.shared)
+            .running
+            .iter()
+            .filter(|(_, slot)| slot.settling.load(std::sync::atomic::Ordering::SeqCst))
+            .map(|(id, slot)| (id.clone(), slot.token.clone()))
+            .collect();
+        for (job_id, token) in settling {
+            match self
+                .store
+                .heartbeat(&job_id, &token, self.config.queue.lease, now)
+            {
+                Ok(_) | Err(agentgate_store::StoreError::LeaseLost { .. }) => {}
+                Err(e) => {
+                    tracing::debug!(
+                        job = job_id,
+                        "not taking back leases while the store refuses to renew one whose end is pending: {e}"
+                    );
+                    return false;
+                }
+            }
+        }
+        true
     }
 }

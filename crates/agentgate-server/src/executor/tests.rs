@@ -10,7 +10,7 @@ use serde_json::json;
 use super::*;
 
 #[derive(Debug)]
-struct HeldClock(Mutex<Timestamp>);
+pub(super) struct HeldClock(pub(super) Mutex<Timestamp>);
 
 impl Clock for HeldClock {
     fn now(&self) -> Timestamp {
@@ -18,11 +18,11 @@ impl Clock for HeldClock {
     }
 }
 
-fn t(s: i64) -> Timestamp {
+pub(super) fn t(s: i64) -> Timestamp {
     Timestamp::from_second(1_900_000_000 + s).unwrap()
 }
 
-fn job(id: &str, request: serde_json::Value) -> NewJob {
+pub(super) fn job(id: &str, request: serde_json::Value) -> NewJob {
     NewJob {
         job_id: id.to_owned(),
         request,

@@ -143,6 +143,7 @@ pub async fn run_job(
         Ok(outcome) => WorkflowTurn::Ran(Box::new(RunOutcome {
             envelope: outcome.envelope,
             exit_code: outcome.exit_code,
+            ..RunOutcome::default()
         })),
         Err(WorkflowRunError::Store(e @ StoreError::RunStillRunning { .. })) => {
             WorkflowTurn::Busy(e.to_string())
@@ -153,6 +154,7 @@ pub async fn run_job(
             WorkflowTurn::Ran(Box::new(RunOutcome {
                 envelope: Envelope::new(job_id).with_error(&error, code),
                 exit_code: code,
+                ..RunOutcome::default()
             }))
         }
     }

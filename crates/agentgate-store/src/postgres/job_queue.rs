@@ -1,6 +1,6 @@
-//! [`JobQueue`] on [`PgStore`]: every call but the cancel is one statement
-//! on a pooled connection (atomic on its own, see `jobs.rs`); the cancel is
-//! one transaction that locks its row.
+//! [`JobQueue`] on [`PgStore`]: every call but the cancel, the claim within
+//! rules and the settle is one statement on a pooled connection (atomic on
+//! its own, see `jobs.rs`); those are one transaction each.
 
 use std::time::Duration;
 
@@ -8,7 +8,7 @@ use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 use tokio_postgres::Client;
 
-use super::{PgStore, jobs, listen};
+use super::{PgStore, jobs, listen, settle};
 use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
@@ -18,6 +18,7 @@ use crate::jobs::{
 };
 use crate::lease::{lease_end, new_lease_token};
 use crate::queue_watch::QueueWatcher;
+use crate::settle::Settlement;
 
 impl JobQueue for PgStore {
     fn enqueue(&self, job: &NewJob, now: Timestamp) -> Result<Enqueued, StoreError> {
@@ -78,6 +79,20 @@ impl JobQueue for PgStore {
             Box::pin(async move {
                 jobs::finish(as_client(&client), &job_id, &token, &outcome, now).await
             })
+        })
+    }
+
+    fn settle(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        settlement: &Settlement,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
+        let (job_id, token) = (job_id.to_owned(), token.clone());
+        let settlement = settlement.clone();
+        self.transaction("settle job", move |tx| {
+            Box::pin(async move { settle::settle(tx, &job_id, &token, &settlement, now).await })
         })
     }
 

@@ -63,6 +63,7 @@ mod run_store;
 mod runs;
 mod session_locks;
 mod sessions;
+mod settle;
 mod thread_totals;
 mod tls;
 mod url;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 
-use super::{SqliteStore, jobs};
+use super::{SqliteStore, jobs, settle};
 use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
@@ -16,6 +16,7 @@ use crate::jobs::{
 };
 use crate::lease::{lease_end, new_lease_token};
 use crate::queue_watch::QueueWatcher;
+use crate::settle::Settlement;
 
 impl JobQueue for SqliteStore {
     fn enqueue(&self, job: &NewJob, now: Timestamp) -> Result<Enqueued, StoreError> {
@@ -64,6 +65,18 @@ impl JobQueue for SqliteStore {
     ) -> Result<JobRecord, StoreError> {
         self.write("finish job", |tx| {
             jobs::finish(tx, job_id, token, outcome, now)
+        })
+    }
+
+    fn settle(
+        &self,
+        job_id: &str,
+        token: &LeaseToken,
+        settlement: &Settlement,
+        now: Timestamp,
+    ) -> Result<JobRecord, StoreError> {
+        self.write("settle job", |tx| {
+            settle::settle(tx, job_id, token, settlement, now)
         })
     }
 

@@ -21,6 +21,7 @@ mod runs;
 mod schema_doc;
 mod session_locks;
 mod sessions;
+mod settle;
 mod support;
 mod tls_cluster;
 mod totals_and_quota;

@@ -18,7 +18,10 @@ EXIT CODES
   0    success
   1    failure that retrying will not fix (auth, invalid session, ...)
   2    invalid input or usage
-  74   the output could not be written (e.g. a full disk); one line on stderr
+  74   the output could not be written (e.g. a full disk); one line on stderr.
+       Also a run that succeeded but that the store did not record (a full
+       disk, a read-only store, a store that cannot be opened): the envelope
+       is printed, the reason is on stderr (--no-store: run without it)
   75   every provider tried failed with a recoverable error (rate limit,
        quota, overload, invalid model, network, other provider errors),
        or the --session was in use by another run (session_busy)
@@ -247,7 +250,9 @@ pub struct Args {
     /// two arguments) is redacted like a secret variable's.
     #[arg(long = "extra-arg", allow_hyphen_values = true)]
     pub extra_args: Vec<String>,
-    /// Do not record the run in the store.
+    /// Do not record the run in the store. Without it, a store that
+    /// cannot be opened or written (a full disk, a read-only file) makes
+    /// the run exit non-zero (74 for a run that succeeded).
     #[arg(long)]
     pub no_store: bool,
     /// Print the invocations the run would make, as JSON (secrets

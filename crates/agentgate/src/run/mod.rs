@@ -116,19 +116,18 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
         }
         (_, None) => None,
     };
-    let store = match opening.map(std::thread::JoinHandle::join) {
-        None => None,
-        Some(Ok(Ok(s))) => Some(s),
-        Some(Ok(Err(e))) => {
-            // A run must not be lost because the audit trail is unavailable.
-            note!("agentgate: warning: running without the store: {e}");
-            None
-        }
-        Some(Err(_panic)) => {
-            note!("agentgate: warning: running without the store: opening it failed");
-            None
-        }
+    // A run is not lost because the audit trail is unavailable: it goes
+    // on, and a store that could not be opened or written makes the exit
+    // non-zero (see `store_refused`).
+    let (store, open_failure) = match opening.map(std::thread::JoinHandle::join) {
+        None => (None, None),
+        Some(Ok(Ok(s))) => (Some(s), None),
+        Some(Ok(Err(e))) => (None, Some(e.to_string())),
+        Some(Err(_panic)) => (None, Some("opening it failed".to_owned())),
     };
+    if let Some(why) = &open_failure {
+        note!("agentgate: warning: running without the store (the run will exit non-zero): {why}");
+    }
     if let Some(s) = &store {
         s.set_event_log_bound(cfg.event_log.max_bytes);
     }
@@ -164,7 +163,42 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
         }
     }
     printed?;
-    Ok(ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1)))
+    let refused = open_failure.or_else(|| outcome.store_error.as_ref().map(|e| e.to_string()));
+    let exit_code = match refused {
+        Some(why) => store_refused(wanted.as_ref(), &why, &outcome),
+        None => outcome.exit_code,
+    };
+    Ok(ExitCode::from(u8::try_from(exit_code).unwrap_or(1)))
+}
+
+/// The store could not be opened or refused a write of the run (a full
+/// disk, a read-only file): say so after the envelope, and exit non-zero
+/// (74, `EX_IOERR`, for a run that succeeded; a failed run keeps its own
+/// code). A run without the store is asked for with `--no-store`.
+fn store_refused(
+    location: Option<&agentgate_store::StoreLocation>,
+    why: &str,
+    outcome: &agentgate_core::run::RunOutcome,
+) -> i32 {
+    let store = location.map_or_else(
+        || "the run store".to_owned(),
+        |l| format!("the run store {l}"),
+    );
+    let kept = match &outcome.result_file {
+        Some(path) => format!("; it is also kept in {}", path.display()),
+        None => String::new(),
+    };
+    note!(
+        "agentgate: error: run {} was not recorded in {store}: {why}. Its result is the envelope \
+         printed above{kept}. Free space or fix the store's permissions, or run with \
+         --no-store to run without recording.",
+        outcome.envelope.run_id
+    );
+    if outcome.exit_code == agentgate_protocol::EXIT_SUCCESS {
+        agentgate_protocol::EXIT_OUTPUT_FAILED
+    } else {
+        outcome.exit_code
+    }
 }
 
 /// Run the session host at `dir` with `key` (started by `run --warm`).

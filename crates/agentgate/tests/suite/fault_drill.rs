@@ -1,9 +1,13 @@
-//! The fault drill (`fault-drill`, crates/agentgate-fixtures) on the test
-//! PostgreSQL server, with a fixed seed at the issue's size: 200
+//! The fault drill (`fault-drill`, crates/agentgate-fixtures) on each
+//! backend (the test PostgreSQL server; a SQLite file the processes of
+//! this host share), with a fixed seed at the issue's size: 200
 //! submissions, one `serve --no-executor`, three workers, three `kill -9`s
 //! of workers holding leases. It checks every assertion itself and exits 1
 //! with the list of those that failed; this test asserts its exit status
-//! and the counts it prints.
+//! and the counts it prints. One drill runs at a time (`ONE_AT_A_TIME`):
+//! each times processes against each other, and two at once would load
+//! the machine for each other. One backend alone:
+//! `cargo test -p agentgate --test all -- suite::fault_drill::the_fault_drill_holds_every_assertion_on_sqlite`.
 
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
@@ -66,6 +70,9 @@ impl Drop for OnFailure<'_> {
     }
 }
 
+/// Held by the drill under way.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn the_fault_drill_holds_every_assertion_on_postgres() {
     let admin = std::env::var("AGENTGATE_TEST_POSTGRES").unwrap_or_else(|_| {
@@ -74,6 +81,17 @@ fn the_fault_drill_holds_every_assertion_on_postgres() {
              (scripts/test.sh starts one with scripts/pg-cluster.sh)"
         )
     });
+    drill(&["--postgres", &admin]);
+}
+
+#[test]
+fn the_fault_drill_holds_every_assertion_on_sqlite() {
+    drill(&["--sqlite"]);
+}
+
+/// The drill on the store `store_args` names, and its assertions.
+fn drill(store_args: &[&str]) {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let agentgate = std::path::Path::new(env!("CARGO_BIN_EXE_agentgate"));
     let drill = agentgate.with_file_name("fault-drill");
     let cli = agentgate.with_file_name("drill-cli");
@@ -82,7 +100,8 @@ fn the_fault_drill_holds_every_assertion_on_postgres() {
         "fault-drill or drill-cli is missing: run `cargo build -p agentgate-fixtures --bins`"
     );
     let mut cmd = Command::new(&drill);
-    cmd.args(["--postgres", &admin, "--seed", "20261125", "--jobs", "200"])
+    cmd.args(store_args)
+        .args(["--seed", "20261125", "--jobs", "200"])
         .args(["--duration", "40", "--kills", "3", "--workers", "3"])
         .arg("--agentgate")
         .arg(agentgate)

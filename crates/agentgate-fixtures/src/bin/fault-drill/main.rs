@@ -1,10 +1,13 @@
-//! The fault drill: the shared queue on PostgreSQL under faults, checked
-//! from the processes' side. Issue 13's "Done when" names what it does and
+//! The fault drill: the shared queue on PostgreSQL (or on a SQLite file
+//! that processes of one host share) under faults, checked from the
+//! processes' side. Issue 13's "Done when" names what it does and
 //! asserts; the README's "The fault drill" says how to run it.
 //!
-//! `fault-drill --postgres URL [--seed N] [--jobs N] [--duration SECS]
-//! [--kills N] [--workers N] [--concurrency N] [--agentgate PATH] [--cli
-//! PATH]` creates a fresh database on the server of URL, writes a config
+//! `fault-drill --postgres URL | --sqlite [--seed N] [--jobs N] [--duration
+//! SECS] [--kills N] [--workers N] [--concurrency N] [--agentgate PATH]
+//! [--cli PATH]` creates a fresh database on the server of URL (or, with
+//! `--sqlite`, a SQLite file in its scratch folder that every process of
+//! this host shares), writes a config
 //! with three described stand-in providers (`drill-a` at most 2 at once,
 //! `drill-b` with usage windows, `drill-c`), starts one `agentgate serve
 //! --no-executor` (its clock a file the drill moves a minute every 2 s, so
@@ -31,7 +34,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use agentgate_store::{JobQueue, JobState, PgOptions, PgStore};
+use std::sync::Arc;
+
+use agentgate_store::{JobState, PgOptions, PgStore, SqliteStore, StoreBackend};
 
 use crate::actions::{Stage, drive, first_clock, set_clock};
 use crate::checks::{Counts, Evidence, check};
@@ -39,11 +44,14 @@ use crate::cluster::{Database, Setup, start_serve, start_worker, write_config};
 use crate::evidence::{Sampler, live_clis, read_stamps};
 
 const USAGE: &str = "\
-usage: fault-drill --postgres URL [--seed N] [--jobs N] [--duration SECS] [--kills N]
-                   [--workers N] [--concurrency N] [--wait SECS] [--agentgate PATH] [--cli PATH]
+usage: fault-drill (--postgres URL | --sqlite) [--seed N] [--jobs N] [--duration SECS]
+                   [--kills N] [--workers N] [--concurrency N] [--wait SECS]
+                   [--agentgate PATH] [--cli PATH]
 
   --postgres URL     a PostgreSQL server (the URL of a database there); the drill
                      creates a database of its own on it and drops it at the end
+  --sqlite           a SQLite file in the drill's scratch folder instead, shared by
+                     every process (one host)
   --seed N           the random choices (default: from the clock; printed)
   --jobs N           submissions, duplicates of idempotency keys included (default 200)
   --duration SECS    how long the drill acts: submits, cancels, kills, fires (default 40)
@@ -59,7 +67,10 @@ Exits 0 when every assertion holds, 1 with the list of those that failed, 2 on b
 /// The drill's options.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The PostgreSQL server's URL; empty with `sqlite`.
     pub postgres: String,
+    /// A SQLite store in the scratch folder instead.
+    pub sqlite: bool,
     pub seed: u64,
     pub jobs: usize,
     pub duration: u64,
@@ -113,6 +124,7 @@ fn parse_options() -> Result<Options, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut o = Options {
         postgres: String::new(),
+        sqlite: false,
         seed: (now_ns() as u64) % 1_000_000_000,
         jobs: 200,
         duration: 40,
@@ -132,6 +144,7 @@ fn parse_options() -> Result<Options, String> {
         };
         match flag.as_str() {
             "--postgres" => o.postgres = value()?,
+            "--sqlite" => o.sqlite = true,
             "--seed" => o.seed = number(value()?)?,
             "--jobs" => o.jobs = number(value()?)? as usize,
             "--duration" => o.duration = number(value()?)?,
@@ -145,8 +158,8 @@ fn parse_options() -> Result<Options, String> {
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
-    if o.postgres.is_empty() {
-        return Err("--postgres URL is required".into());
+    if o.postgres.is_empty() != o.sqlite {
+        return Err("give one store: --postgres URL or --sqlite".into());
     }
     if o.workers == 0 || o.concurrency == 0 || o.jobs == 0 {
         return Err("--jobs, --workers and --concurrency must be 1 or more".into());
@@ -186,7 +199,14 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
     let stamps = cli_dir.join("stamps");
     let work = home.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let database = Database::create(&o.postgres, "agentgate_fault_drill")?;
+    let (database, store_location) = if o.sqlite {
+        let path = home.path().join("store").join("agentgate.db");
+        (None, path.display().to_string())
+    } else {
+        let database = Database::create(&o.postgres, "agentgate_fault_drill")?;
+        let url = database.url.clone();
+        (Some(database), url)
+    };
     let config = write_config(home.path(), &o.cli, &cli_dir, &work)?;
     let clock = home.path().join("clock");
     let start_clock = first_clock()?;
@@ -195,7 +215,7 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
         agentgate: o.agentgate.clone(),
         home: home.path().to_path_buf(),
         config,
-        store: database.url.clone(),
+        store: store_location.clone(),
         seed: o.seed,
     };
     let (mut serve, url) = start_serve(&setup, &clock)?;
@@ -203,12 +223,20 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
     for n in 0..o.workers {
         workers.push(start_worker(&setup, n, o.concurrency)?);
     }
-    let store = PgStore::connect(
-        &database.url,
-        home.path().join("pg-runs"),
-        &PgOptions::default(),
-    )
-    .map_err(|e| format!("connecting to the drill's database: {e}"))?;
+    let store: Arc<dyn StoreBackend> = match &database {
+        Some(database) => Arc::new(
+            PgStore::connect(
+                &database.url,
+                home.path().join("pg-runs"),
+                &PgOptions::default(),
+            )
+            .map_err(|e| format!("connecting to the drill's database: {e}"))?,
+        ),
+        None => Arc::new(
+            SqliteStore::open(&store_location)
+                .map_err(|e| format!("opening the drill's store: {e}"))?,
+        ),
+    };
     let sampler = Sampler::start(o.cli.clone(), cli_dir.clone());
     let mut rng = Rng(o.seed);
 
@@ -233,7 +261,7 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
     if let Some(last) = ledger.fires.last() {
         actions::wait_for_fire(&url, *last)?;
     }
-    let ended = wait_all_ended(&store, Duration::from_secs(o.wait));
+    let ended = wait_all_ended(store.as_ref(), Duration::from_secs(o.wait));
 
     for w in &workers {
         let _ = w.signal("TERM");
@@ -251,7 +279,7 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
         stamps: &stamps,
         sampled: &sampled,
         survivors,
-        store: &store,
+        store: store.as_ref(),
         url: &url,
     })?;
     if let Err(e) = ended {
@@ -265,7 +293,7 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
 }
 
 /// Wait (at most `limit`) until no job is queued or running.
-fn wait_all_ended(store: &PgStore, limit: Duration) -> Result<(), String> {
+fn wait_all_ended(store: &dyn StoreBackend, limit: Duration) -> Result<(), String> {
     let start = Instant::now();
     loop {
         let counts = store
