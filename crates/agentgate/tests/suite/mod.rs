@@ -1,3 +1,4 @@
+mod cli_node;
 mod client_cli;
 mod config_cmd;
 mod dashboard;
