@@ -12,36 +12,10 @@ use std::time::Duration;
 use agentgate_fakellm::clients::Cli;
 use serde_json::Value;
 
+use super::cli_versions::{owning_package, parse_version};
 use super::support::{Client, FakeServer, clis_bin_dir};
 
 const LIMIT: Duration = Duration::from_secs(240);
-
-/// The `package.json` of the package that holds `file`: the nearest one
-/// above it.
-fn owning_package(file: &Path) -> Value {
-    let mut dir = file.parent();
-    while let Some(d) = dir {
-        let candidate = d.join("package.json");
-        if candidate.is_file() {
-            return serde_json::from_str(&std::fs::read_to_string(&candidate).unwrap()).unwrap();
-        }
-        dir = d.parent();
-    }
-    panic!("no package.json above {}", file.display())
-}
-
-/// `(major, minor, patch)` of `22`, `22.1`, `v22.1.3`.
-fn version(text: &str) -> (u64, u64, u64) {
-    let mut parts = text.trim().trim_start_matches('v').split('.').map(|p| {
-        p.parse::<u64>()
-            .unwrap_or_else(|_| panic!("not a version: {text:?}"))
-    });
-    (
-        parts.next().unwrap_or(0),
-        parts.next().unwrap_or(0),
-        parts.next().unwrap_or(0),
-    )
-}
 
 /// Whether `node` (a `node --version` answer) satisfies `range`. The CLIs
 /// declare `>=X[.Y[.Z]]`; another form fails the test so that it is read
@@ -50,7 +24,7 @@ fn accepts(range: &str, node: &str) -> bool {
     let Some(minimum) = range.trim().strip_prefix(">=") else {
         panic!("engines.node {range:?} is not of the form >=X.Y.Z: teach this test its form");
     };
-    version(node) >= version(minimum)
+    parse_version(node) >= parse_version(minimum)
 }
 
 /// The program the kernel starts for `cli`: the script's interpreter line
