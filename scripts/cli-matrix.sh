@@ -22,7 +22,10 @@
 # may resolve newer than clis/package-lock.json's). The tests are
 # `cargo test -p agentgate --test all` (the fault drill aside: it drives no
 # CLI, and scripts/test.sh runs it alone) and agentgate-core's
-# library_chain, with AGENTGATE_TEST_CLIS naming the set's folder. A test
+# library_chain, with AGENTGATE_TEST_CLIS naming the set's folder. The
+# machine needs what scripts/test.sh installs (PostgreSQL, Chromium); a
+# throwaway PostgreSQL cluster is started unless AGENTGATE_TEST_POSTGRES is
+# set. A test
 # counts for a CLI when its name names that CLI and no other; the row
 # "several or none" has the rest (chains, serve, tools, ...). Each set's
 # full log is in its folder (test.log), and the matrix, as Markdown, in
@@ -129,6 +132,15 @@ finish_set "$base"
 
 out_dir=$root/target/cli-matrix
 mkdir -p "$out_dir"
+
+# Some end-to-end tests need PostgreSQL (as in scripts/test.sh): a
+# throwaway cluster unless AGENTGATE_TEST_POSTGRES names one.
+if [ -z "${AGENTGATE_TEST_POSTGRES:-}" ]; then
+  pg_dir=$(mktemp -d /tmp/agentgate-pg.XXXXXX)
+  trap 'scripts/pg-cluster.sh stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
+  AGENTGATE_TEST_POSTGRES=$(scripts/pg-cluster.sh start "$pg_dir")
+  export AGENTGATE_TEST_POSTGRES
+fi
 
 echo "== building the tests"
 cargo test -p agentgate --test all --no-run --locked
