@@ -345,6 +345,25 @@ const CAPTURED: &[(&str, &str, &str, &str, &str)] = &[
     ("qwen", "fake_connection_refused", "network", "pattern", "common.network"),
     // Qwen's setup failures exit 1.
     ("qwen", "fake_no_credentials", "credential_unavailable", "structured", "qwen.missing_key"),
+    // Qwen Code 0.24.4 (`0.24.4/`): the same failures as a failed `result`
+    // (`error_during_execution`, `error.message`), after exit 1.
+    ("qwen", "0.24.4/fake_auth", "auth", "structured", "common.invalid_key"),
+    ("qwen", "0.24.4/fake_insufficient_quota", "quota", "structured", "common.insufficient_quota"),
+    ("qwen", "0.24.4/fake_overloaded", "overloaded", "structured", "common.overloaded"),
+    ("qwen", "0.24.4/fake_invalid_model_404", "invalid_model", "structured", "common.model_not_found"),
+    ("qwen", "0.24.4/fake_invalid_model_400", "invalid_model", "structured", "common.model_not_found"),
+    ("qwen", "0.24.4/fake_permission_denied", "invalid_model", "structured", "common.model_not_found"),
+    ("qwen", "0.24.4/fake_context_too_long", "context_overflow", "structured", "common.context_length"),
+    ("qwen", "0.24.4/fake_invalid_request", "provider_error", "structured", "http.4xx"),
+    ("qwen", "0.24.4/fake_server_error", "provider_error", "structured", "common.server_error"),
+    ("qwen", "0.24.4/fake_server_error_retries_1", "provider_error", "structured", "common.server_error"),
+    ("qwen", "0.24.4/fake_mid_stream_cut", "network", "structured", "common.network"),
+    ("qwen", "0.24.4/fake_connection_refused", "network", "structured", "common.network"),
+    ("qwen", "0.24.4/fake_no_credentials", "credential_unavailable", "structured", "qwen.missing_key"),
+    ("qwen", "0.24.4/fake_mid_stream_error_event", "provider_error", "structured", "common.server_error"),
+    ("qwen", "0.24.4/fake_mid_stream_overloaded_event", "overloaded", "structured", "common.overloaded"),
+    ("qwen", "0.24.4/fake_mid_stream_no_finish", "provider_error", "structured", "common.stream_incomplete"),
+    ("qwen", "0.24.4/fake_resume_unknown_session", "invalid_session", "pattern", "qwen.no_session"),
     // Streams that break after text has started (fake-llm `fail:`): an
     // in-stream error event, `response.failed`, a stream without its
     // closing record. Claude reports them with a status or as a lost
@@ -489,6 +508,7 @@ fn captured_successes_classify_to_none() {
         ("gemini", "text_stream_json"),
         ("qwen", "fake_text_ok"),
         ("qwen", "text_stream_json"),
+        ("qwen", "0.24.4/fake_text_ok"),
     ] {
         let got = classify_capture(cli, case);
         assert!(got.is_none(), "{cli}/{case} is a success, got {got:?}");
@@ -596,6 +616,42 @@ fn qwen_reports_api_errors_in_its_answer_and_exits_0() {
         .info;
     assert_eq!(info.provider_status, Some(429));
     assert_eq!(info.retry_after_s, Some(20), "\"Please try again in 20s\"");
+}
+
+/// Qwen Code 0.24 exits 1 and says the failure in its `result`
+/// (`is_error: true`, the report in `error.message`); the same rows decide
+/// it, from structured evidence, with the status in the report.
+#[test]
+fn qwen_0_24_reports_api_errors_in_a_failed_result_and_exits_1() {
+    for (case, kind, status) in [
+        ("0.24.4/fake_auth", ErrorKind::Auth, 401),
+        ("0.24.4/fake_insufficient_quota", ErrorKind::Quota, 429),
+        (
+            "0.24.4/fake_invalid_model_404",
+            ErrorKind::InvalidModel,
+            404,
+        ),
+    ] {
+        let cap = load("qwen", case);
+        assert_eq!(cap.exit_code, Some(1), "{case}");
+        let result: Value = cap
+            .stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["type"] == "result")
+            .unwrap_or_else(|| panic!("{case}: no result record"));
+        assert_eq!(result["is_error"], true, "{case}");
+        assert_eq!(result["subtype"], "error_during_execution", "{case}");
+        let got = classify_decoded("qwen", case).unwrap();
+        assert_eq!(got.info.kind, kind, "{case}: {:?}", got.info);
+        assert_eq!(got.info.source, ErrorSource::Structured, "{case}");
+        assert_eq!(got.info.provider_status, Some(status), "{case}");
+        assert_eq!(
+            Some(got.info.message.as_str()),
+            result["error"]["message"].as_str(),
+            "{case}"
+        );
+    }
 }
 
 #[test]

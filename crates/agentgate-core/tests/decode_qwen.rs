@@ -436,15 +436,16 @@ fn a_resumed_session_reports_its_own_turn_with_the_background_request() {
 
 /// A Qwen folder holding one session file of `sessions/`, as `id`.
 fn qwen_dir_with(file: &str, id: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let chats = dir.path().join("projects/-home-dev-demo-work/chats");
+    qwen_dir_from("decode/qwen/sessions", file, id)
+}
+
+/// A Qwen folder holding the session file `dir/file`, as `id`.
+fn qwen_dir_from(dir: &str, file: &str, id: &str) -> tempfile::TempDir {
+    let qwen = tempfile::tempdir().unwrap();
+    let chats = qwen.path().join("projects/-home-dev-demo-work/chats");
     std::fs::create_dir_all(&chats).unwrap();
-    std::fs::write(
-        chats.join(format!("{id}.jsonl")),
-        read("decode/qwen/sessions", file),
-    )
-    .unwrap();
-    dir
+    std::fs::write(chats.join(format!("{id}.jsonl")), read(dir, file)).unwrap();
+    qwen
 }
 
 /// Qwen's session file records every response's figures; their sums are
@@ -799,4 +800,135 @@ fn mangled_captures_never_panic_or_vanish() {
             }
         }
     }
+}
+
+// ------------------------------------------------------- Qwen Code 0.24
+
+// `0.24.4/` holds the same `fake_*` runs of Qwen Code 0.24.4 (capture.sh
+// with OUT=0.24.4). The decoder reads both versions; what 0.24 changed:
+// a failing shell command's whole report, a failed `result` and exit 1 for
+// an API error, `system/retry` when a broken stream is asked again, and
+// `stream_event` records (kept as raw).
+
+const V024: &str = "0.24.4/";
+
+/// The scripted tool run decodes as in 0.15, but 0.24 prints the whole
+/// report of the failing command too, so its failure and exit code show.
+#[test]
+fn the_scripted_run_of_0_24_decodes_as_before_with_the_failing_commands_report() {
+    let new = format!("{V024}fake_tools_stream_json");
+    let expected: Vec<Decoded> = decoded(&decode("fake_tools_stream_json"))
+        .into_iter()
+        .map(|d| match d {
+            Decoded::Event(EventBody::ToolResult(r)) if r.id == "call_000000000001" => {
+                tool_result(&r.id, true, &tool_output(&new, &r.id), Some(0))
+            }
+            Decoded::Event(EventBody::ToolResult(r)) if r.id == "call_000000000003" => {
+                tool_result(&r.id, false, &tool_output(&new, &r.id), Some(2))
+            }
+            other => other,
+        })
+        .collect();
+    let items = decode(&new);
+    assert_eq!(decoded(&items), expected);
+    assert!(
+        tool_output(&new, "call_000000000003").contains("Exit Code: 2"),
+        "the report names the exit code"
+    );
+    // `stream_event` (the goal state) is kept, as raw.
+    assert!(items.iter().any(|d| matches!(
+        d,
+        Decoded::Event(EventBody::Raw(r)) if r.line.contains("\"stream_event\"")
+    )));
+    let env = envelope(&items, None);
+    let tools = env.metadata.tool_activity.unwrap();
+    assert_eq!(
+        (tools.call_count, tools.write_count, tools.error_count),
+        (3, 1, 2)
+    );
+    // The session file gives the same totals, with the reasoning.
+    let id = session_of(&new);
+    let dir = qwen_dir_from(
+        &format!("decode/qwen/{V024}sessions"),
+        &format!("fake_{id}.jsonl"),
+        &id,
+    );
+    assert_eq!(
+        session_totals(dir.path(), &id),
+        Some(Usage {
+            reasoning_tokens: 9,
+            ..thread_totals(&items).unwrap()
+        })
+    );
+}
+
+/// 0.24 asks again when the model's stream breaks (`system/retry`), keeping
+/// the partial text: a `retry` status, then the answer.
+#[test]
+fn a_broken_stream_asked_again_is_a_retry_status() {
+    let case = format!("{V024}fake_cut_stream_json");
+    let id = session_of(&case);
+    let items = decoded(&decode(&case));
+    assert_eq!(items[0], session(&id, Some("qwen3-coder-plus")));
+    assert_eq!(
+        items[1],
+        ev(EventBody::Status(StatusEvent::Retry {
+            retry_attempt: None,
+            max_retries: None,
+            delay_ms: None,
+            provider_status: None,
+            detail: Some("retry".into()),
+        }))
+    );
+    assert!(matches!(items.last(), Some(Decoded::Final(f)) if !f.is_error));
+    assert_eq!(classify("decode/qwen", &case), None);
+}
+
+/// A resumed session of 0.24: its `result.usage` is still the session's
+/// totals, the background request included; the run reports its own part.
+#[test]
+fn a_resumed_session_of_0_24_reports_its_own_turn() {
+    let first = decode(&format!("{V024}fake_turn1_stream_json"));
+    let second = decode(&format!("{V024}fake_resume_stream_json"));
+    assert!(decoded(&first).contains(&call_usage(1000, 0, 10)));
+    assert!(decoded(&second).contains(&call_usage(3000, 0, 30)));
+    let t1 = thread_totals(&first).unwrap();
+    let t2 = thread_totals(&second).unwrap();
+    assert!(t1.input_tokens > 1000 && t2.input_tokens > t1.input_tokens + 3000);
+    let env2 = envelope(&second, Some(t1.clone()));
+    assert_eq!(
+        env2.tokens_used.input_tokens,
+        t2.input_tokens - t1.input_tokens
+    );
+    assert_eq!(env2.context_tokens, Some(3030));
+}
+
+/// 0.24 reports an API error as a failed `result` after the error text
+/// (exit 1): a terminal error the classifier takes as structured evidence;
+/// setup failures as before.
+#[test]
+fn api_errors_of_0_24_are_failed_results() {
+    let case = format!("{V024}fake_badmodel_stream_json");
+    let errors: Vec<ProviderError> = decode(&case)
+        .into_iter()
+        .filter_map(|d| match d {
+            Decoded::ProviderError(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(!errors[0].terminal && errors[1].terminal, "{errors:?}");
+    assert_eq!(errors[1].code.as_deref(), Some("error_during_execution"));
+    assert_eq!(errors[1].http_status, Some(404));
+    let got = classify("decode/qwen", &case).unwrap();
+    assert_eq!(
+        (got.info.kind, got.info.source),
+        (ErrorKind::InvalidModel, ErrorSource::Structured)
+    );
+    let got = classify(
+        "decode/qwen",
+        &format!("{V024}fake_no_auth_type_stream_json"),
+    )
+    .unwrap();
+    assert_eq!(got.info.kind, ErrorKind::CredentialUnavailable);
 }

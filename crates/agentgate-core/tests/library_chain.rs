@@ -30,9 +30,13 @@ const SCRIPT: &str = "turns:
     text: codex answers
 ";
 
+/// The folder of the real CLIs and the Node.js they run on.
+fn bin_dir() -> PathBuf {
+    clients::test_bin_dir(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+}
+
 fn cli(cli: Cli) -> PathBuf {
-    let bin_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../clis/node_modules/.bin");
-    clients::locate(cli, &[bin_dir]).unwrap_or_else(|| {
+    clients::locate(cli, &[bin_dir()]).unwrap_or_else(|| {
         panic!(
             "the real `{}` CLI is not installed: run scripts/install-clis.sh (or set {})",
             cli.binary(),
@@ -75,13 +79,11 @@ fn a_two_agent_chain_from_a_config_file_fails_over_through_the_library() {
     let dir = tempfile::tempdir().unwrap();
     let mut agents = serde_json::Map::new();
     for c in [Cli::Claude, Cli::Codex] {
-        let setup = clients::prepare(
-            c,
-            &url,
-            &dir.path().join(c.binary()),
-            &ClientOptions::default(),
-        )
-        .unwrap();
+        let opts = ClientOptions {
+            bin_dir: Some(bin_dir()),
+            ..ClientOptions::default()
+        };
+        let setup = clients::prepare(c, &url, &dir.path().join(c.binary()), &opts).unwrap();
         let env: serde_json::Map<String, Value> = setup
             .env
             .iter()

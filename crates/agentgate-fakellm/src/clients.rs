@@ -105,6 +105,14 @@ pub struct ClientOptions {
     /// A cache folder shared between homes, for CLIs that download parts of
     /// themselves at first run (opencode npm-installs its plugin package).
     pub shared_cache: Option<PathBuf>,
+    /// The folder the CLI was installed into (npm's `node_modules/.bin`,
+    /// usually [`Path::parent`] of what [`locate`] found), put first on the
+    /// CLI's `PATH` as `npm exec` does. A CLI that is a `#!/usr/bin/env
+    /// node` script then runs on the Node.js installed beside it
+    /// (`scripts/install-clis.sh` installs there the Node.js the pinned
+    /// CLIs declare) instead of on whichever `node` the caller's `PATH`
+    /// names first.
+    pub bin_dir: Option<PathBuf>,
 }
 
 /// A CLI pointed at a fake-llm.
@@ -179,6 +187,27 @@ impl ClientSetup {
     }
 }
 
+/// Names an install folder laid out like the project's `clis/` (a
+/// `package.json` and its `node_modules`) whose CLIs the tests drive
+/// instead of those in `clis/`: `scripts/cli-matrix.sh` sets it to run the
+/// suite against other versions.
+pub const TEST_CLIS_ENV: &str = "AGENTGATE_TEST_CLIS";
+
+/// The install folder whose CLIs the project's tests drive:
+/// `$AGENTGATE_TEST_CLIS` when set, else `<workspace>/clis`, where
+/// `scripts/install-clis.sh` installs the pinned versions.
+pub fn test_clis_dir(workspace: &Path) -> PathBuf {
+    std::env::var_os(TEST_CLIS_ENV)
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| workspace.join("clis"), PathBuf::from)
+}
+
+/// The folder of the tests' CLIs and of the Node.js they run on: npm's
+/// `node_modules/.bin` in [`test_clis_dir`].
+pub fn test_bin_dir(workspace: &Path) -> PathBuf {
+    test_clis_dir(workspace).join("node_modules/.bin")
+}
+
 /// Find a CLI's executable: the `AGENTGATE_<CLI>_BIN` variable, then each
 /// of `dirs`, then `PATH`. The path returned is absolute, since the CLI is
 /// run from another working folder.
@@ -195,6 +224,15 @@ pub fn locate(cli: Cli, dirs: &[PathBuf]) -> Option<PathBuf> {
         .map(|d| d.join(cli.binary()))
         .find(|p| p.is_file())
         .and_then(|p| std::path::absolute(p).ok())
+}
+
+/// The CLI's `PATH`: `bin_dir` (when given) before the caller's own `PATH`.
+fn search_path(bin_dir: Option<&Path>) -> String {
+    let inherited = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
+    match bin_dir {
+        Some(dir) => format!("{}:{inherited}", dir.display()),
+        None => inherited,
+    }
 }
 
 /// Write `cli`'s isolated home under `root` (created if needed), pointing
@@ -219,10 +257,7 @@ pub fn prepare(
     let h = home.display().to_string();
     let mut env: Vec<(String, String)> = vec![
         ("HOME".into(), h.clone()),
-        (
-            "PATH".into(),
-            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
-        ),
+        ("PATH".into(), search_path(opts.bin_dir.as_deref())),
         ("LANG".into(), "C.UTF-8".into()),
         ("TERM".into(), "dumb".into()),
         ("NO_COLOR".into(), "1".into()),

@@ -1,7 +1,7 @@
 //! `agentgate demo`: every installed CLI through one scripted, tool-using
 //! turn against the built-in model server, offline, with no credentials.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -94,13 +94,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 continue;
             };
             note!("running {kind} ...");
-            let setup = clients::prepare(
-                cli,
-                &server.url(),
-                &dir.join(kind.name),
-                &ClientOptions::default(),
-            )
-            .with_context(|| format!("failed to prepare a scratch home for {kind}"))?;
+            let opts = ClientOptions {
+                bin_dir: program.parent().map(Path::to_path_buf),
+                ..ClientOptions::default()
+            };
+            let setup = clients::prepare(cli, &server.url(), &dir.join(kind.name), &opts)
+                .with_context(|| format!("failed to prepare a scratch home for {kind}"))?;
             let request = RunRequest {
                 prompt: PROMPT.into(),
                 // Codex and opencode take the model from the recipe's config.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::support::{FakeServer, Run, run_bounded, workspace_root};
+use super::support::{FakeServer, Run, clis_bin_dir, clis_dir, run_bounded};
 
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 const LIMIT: Duration = Duration::from_secs(120);
@@ -16,7 +16,7 @@ const LIMIT: Duration = Duration::from_secs(120);
 /// `agentgate health ARGS` from an empty environment plus `vars`, with the
 /// real CLIs (and nothing named cursor-agent or agy) on PATH.
 fn health(home: &Path, args: &[&str], vars: &[(&str, &str)]) -> Run {
-    let bin = workspace_root().join("clis/node_modules/.bin");
+    let bin = clis_bin_dir();
     let mut cmd = Command::new(AGENTGATE);
     cmd.arg("health")
         .args(args)
@@ -50,9 +50,10 @@ fn entry<'a>(all: &'a [Value], name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{name} missing from {all:?}"))
 }
 
-/// The pinned versions, from clis/package.json.
+/// The pinned versions, from clis/package.json (or the package.json of the
+/// install the tests drive).
 fn pinned() -> Vec<(&'static str, String)> {
-    let text = std::fs::read_to_string(workspace_root().join("clis/package.json")).unwrap();
+    let text = std::fs::read_to_string(clis_dir().join("package.json")).unwrap();
     let pkg: Value = serde_json::from_str(&text).unwrap();
     let deps = &pkg["dependencies"];
     [

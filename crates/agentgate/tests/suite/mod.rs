@@ -1,3 +1,5 @@
+mod cli_node;
+mod cli_versions;
 mod client_cli;
 mod config_cmd;
 mod dashboard;

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::run_chain::{CLAUDE_OUT_OF_QUOTA, Chain, QUOTA_RESET, attempts};
+use super::run_chain::{CLAUDE_OUT_OF_QUOTA, Chain, QUOTA_RESET, QUOTA_RUN, attempts};
 use super::run_e2e::last_json;
 use super::support::run_bounded;
 use agentgate_fakellm::clients::Cli;
@@ -24,8 +24,8 @@ fn an_exhausted_account_is_skipped_and_another_account_is_tried() {
             "providers": {"claude": {"account": "team-a"}}
         }),
     );
-    let at = |now: &str, account: Option<&str>| {
-        let mut cmd = chain.command(&["--chain", "main"], "do the task");
+    let at = |now: &str, account: Option<&str>, prompt: &str| {
+        let mut cmd = chain.command(&["--chain", "main"], prompt);
         cmd.env("AGENTGATE_NOW", now);
         if let Some(a) = account {
             cmd.env("AGENTGATE_CLAUDE_ACCOUNT", a);
@@ -39,14 +39,14 @@ fn an_exhausted_account_is_skipped_and_another_account_is_tried() {
     let anthropic_calls = || chain.apis().iter().filter(|a| *a == "anthropic").count();
 
     // The config's account (team-a) runs out.
-    let env = at("2029-12-31T20:00:00Z", None);
+    let env = at("2029-12-31T20:00:00Z", None, QUOTA_RUN);
     assert_eq!(env["response"], "codex answers");
     assert_eq!(attempts(&env)[0]["error_type"], "quota");
     let before = anthropic_calls();
     assert!(before >= 1);
 
     // The same account, before the reset: claude is not run.
-    let env = at("2029-12-31T23:00:00Z", None);
+    let env = at("2029-12-31T23:00:00Z", None, "do the task");
     let a = attempts(&env);
     assert_eq!(a[0]["skipped"], true, "{a:#?}");
     let why = a[0]["error"].as_str().unwrap_or_default();
@@ -55,14 +55,14 @@ fn an_exhausted_account_is_skipped_and_another_account_is_tried() {
 
     // Another account named by the environment (it wins over the file):
     // its quota is its own, so claude is tried.
-    let env = at("2029-12-31T23:00:00Z", Some("team-b"));
+    let env = at("2029-12-31T23:00:00Z", Some("team-b"), "do the task");
     assert_ne!(attempts(&env)[0]["skipped"], true, "{env:#}");
     assert!(anthropic_calls() > before, "team-b's claude was not tried");
 
     // The environment naming team-a again is the same account as the
     // file's: skipped.
     let calls = anthropic_calls();
-    let env = at("2029-12-31T23:30:00Z", Some("team-a"));
+    let env = at("2029-12-31T23:30:00Z", Some("team-a"), "do the task");
     assert_eq!(attempts(&env)[0]["skipped"], true, "{env:#}");
     assert_eq!(anthropic_calls(), calls);
 

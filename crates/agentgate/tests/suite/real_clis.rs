@@ -12,6 +12,7 @@ use agentgate_core::providers::{Provider, RunRequest};
 use agentgate_fakellm::clients::Cli;
 use serde_json::{Value, json};
 
+use super::cli_versions::qwen_api_error_exit;
 use super::support::{Client, FakeServer, Run, run_bounded};
 
 /// A generous bound on one CLI run. The slowest case is Qwen Code's 429:
@@ -42,9 +43,10 @@ fn rate_limited(cli: Cli) -> Failure {
             code: 429 % 256,
             text: "Please wait and try again later",
         },
-        // Qwen exits 0 on API errors; only the text tells.
+        // Qwen exits 0 on API errors up to 0.2x (only the text tells), 1
+        // from 0.24.
         Cli::Qwen => Failure {
-            code: 0,
+            code: qwen_api_error_exit(),
             text: "[API Error: 429",
         },
         Cli::Opencode => Failure {
@@ -69,7 +71,7 @@ fn unauthorized(cli: Cli) -> Failure {
             text: "API key not valid",
         },
         Cli::Qwen => Failure {
-            code: 0,
+            code: qwen_api_error_exit(),
             text: "[API Error: 401",
         },
         Cli::Opencode => Failure {

@@ -12,6 +12,7 @@ use std::time::Duration;
 use agentgate_fakellm::clients::Cli;
 use serde_json::Value;
 
+use super::cli_versions::qwen_stops_at_a_refusal;
 use super::support::{Client, FakeServer, run_bounded};
 
 const CONFIG: &str = "version: 1
@@ -139,9 +140,11 @@ fn reads_allowed_writes_refused(cli: Cli) {
         })
         .collect();
     assert_eq!(run.code, Some(0), "{context}");
-    // opencode ends its turn when a permission is refused, without
-    // asking the model again; the others go on to the scripted answer.
-    let answer = if cli == Cli::Opencode { "" } else { "done" };
+    // opencode and Qwen Code 0.24 end their turn when a permission is
+    // refused, without asking the model again; the others go on to the
+    // scripted answer.
+    let stops = cli == Cli::Opencode || (cli == Cli::Qwen && qwen_stops_at_a_refusal());
+    let answer = if stops { "" } else { "done" };
     assert_eq!(env["response"], answer, "{context}");
     assert_eq!(decisions.len(), requests.len(), "{context}");
     // The write was asked about and refused by the default; what the CLI

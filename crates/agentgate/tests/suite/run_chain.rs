@@ -376,11 +376,18 @@ fn an_invalid_model_is_retried_once_with_the_default() {
 /// The reset time of [`CLAUDE_OUT_OF_QUOTA`]: 2030-01-01T00:00:00Z.
 pub const QUOTA_RESET: &str = "2030-01-01T00:00:00Z";
 
-/// A script where Claude's first two requests hit a usage limit that
-/// resets at [`QUOTA_RESET`], later ones answer "claude is back", and Codex
-/// answers "codex answers".
+/// The prompt of the run that exhausts Claude's quota in
+/// [`CLAUDE_OUT_OF_QUOTA`].
+pub const QUOTA_RUN: &str = "do the task (the quota runs out)";
+
+/// A script where Claude's requests for [`QUOTA_RUN`] hit a usage limit
+/// that resets at [`QUOTA_RESET`], its requests for any other prompt answer
+/// "claude is back", and Codex answers "codex answers". The prompt decides,
+/// not a count of requests: how many requests one turn makes is the CLI's
+/// business (Claude Code 2.1.3xx asks up to six times on a 400, dropping
+/// newer request features one by one).
 pub const CLAUDE_OUT_OF_QUOTA: &str = "turns:\n  \
-     - match: {api: anthropic}\n    times: 2\n    error: {kind: insufficient_quota, message: \"Claude AI usage limit reached|1893456000\", retry_after: 0}\n  \
+     - match: {api: anthropic, contains: \"the quota runs out\"}\n    repeat: true\n    error: {kind: insufficient_quota, message: \"Claude AI usage limit reached|1893456000\", retry_after: 0}\n  \
      - match: {api: anthropic}\n    repeat: true\n    text: \"claude is back\"\n  \
      - match: {api: responses}\n    repeat: true\n    text: \"codex answers\"\n";
 
@@ -394,15 +401,15 @@ fn an_exhausted_quota_is_skipped_until_its_reset_time() {
         json!({}),
         json!({"chains": {"main": {"agents": ["claude", "codex"]}}}),
     );
-    let at = |now: &str| {
-        let mut cmd = chain.command(&["--chain", "main"], "do the task");
+    let at = |now: &str, prompt: &str| {
+        let mut cmd = chain.command(&["--chain", "main"], prompt);
         cmd.env("AGENTGATE_NOW", now);
         let run = run_bounded(cmd, LIMIT);
         let env =
             last_json(&run.stdout).unwrap_or_else(|| panic!("no envelope:\n{}", run.all_output()));
         (run, env)
     };
-    let (run, env) = at("2029-12-31T20:00:00Z");
+    let (run, env) = at("2029-12-31T20:00:00Z", QUOTA_RUN);
     assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
     assert_eq!(env["response"], "codex answers");
     assert_eq!(attempts(&env)[0]["error_type"], "quota");
@@ -412,7 +419,7 @@ fn an_exhausted_quota_is_skipped_until_its_reset_time() {
     assert!(before >= 1);
 
     // Before the reset: Claude is not run at all.
-    let (run, env) = at("2029-12-31T23:00:00Z");
+    let (run, env) = at("2029-12-31T23:00:00Z", "do the task");
     assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
     assert_eq!(env["response"], "codex answers");
     let a = attempts(&env);
@@ -430,9 +437,8 @@ fn an_exhausted_quota_is_skipped_until_its_reset_time() {
     assert!(after_ignore > before, "--ignore-quota did not run claude");
     let before = after_ignore;
 
-    // After it: Claude is tried again (the script's second error is used up
-    // by the first run's retry or answers now).
-    let (run, env) = at("2030-01-01T01:00:00Z");
+    // After it: Claude is tried again.
+    let (run, env) = at("2030-01-01T01:00:00Z", "do the task");
     assert!(anthropic_calls() > before, "claude was not tried: {env:#}");
     assert!(
         !attempts(&env)[0]["skipped"].as_bool().unwrap_or(false),

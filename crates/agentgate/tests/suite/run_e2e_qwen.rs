@@ -1,8 +1,9 @@
 //! `agentgate run --provider qwen` with the REAL Qwen Code against
 //! `agentgate fake-llm`: the end-to-end matrix of the other CLIs, with
 //! Qwen's own usage semantics (cumulative per session, a background
-//! memory-extraction request), its errors (exit 0, the error only in the
-//! answer), its permission modes, and its re-launched child process, which
+//! memory-extraction request), its errors (up to 0.2x exit 0, the error
+//! only in the answer; from 0.24 exit 1 with a failed `result`), its
+//! permission modes, and its re-launched child process, which
 //! must not outlive a stopped run.
 
 use std::path::Path;
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 use agentgate_fakellm::clients::Cli;
 use serde_json::Value;
 
+use super::cli_versions::qwen_api_error_exit;
 use super::run_e2e::{self, Gate, last_json, ok};
 use super::support::{Client, FakeServer, Run, run_bounded};
 
@@ -154,7 +156,8 @@ fn run_streamed(gate: &Gate, extra: &[&str], prompt: &str) -> (Run, Value, Value
 }
 
 /// A run of a scripted error: it must end with `kind`, `recoverable` and
-/// agentgate's exit code, found in Qwen's answer (Qwen itself exits 0), with
+/// agentgate's exit code, found in Qwen's answer (Qwen itself exits 0 up
+/// to 0.2x, 1 from 0.24: [`qwen_api_error_exit`]), with
 /// the failed request's HTTP `status`. Qwen's own retries are bounded to
 /// none (`--max-provider-retries 0`); a 429 or 5xx still costs its seven
 /// unconditional attempts (about 80 s).
@@ -184,12 +187,23 @@ fn error_case(
             .is_some_and(|e| e.starts_with("[API Error:")),
         "{env:#}"
     );
-    assert_eq!(env["attempts"][0]["exit_code"], 0, "{env:#}");
+    assert_eq!(
+        env["attempts"][0]["exit_code"],
+        qwen_api_error_exit(),
+        "{env:#}"
+    );
     assert_eq!(
         error["provider_status"], status,
         "{script_error}: {error:#}"
     );
-    assert_eq!(error["source"], "pattern", "{error:#}");
+    // The failure is in the answer up to 0.2x (a pattern finds it), in a
+    // failed `result` from 0.24 (structured evidence).
+    let evidence = if qwen_api_error_exit() == 0 {
+        "pattern"
+    } else {
+        "structured"
+    };
+    assert_eq!(error["source"], evidence, "{error:#}");
     server
 }
 
@@ -431,7 +445,7 @@ fn error_rate_limit() {
     assert_eq!(env["recoverable"], true);
     assert_eq!(run.code, Some(75));
     assert_eq!(error["provider_status"], 429, "{error:#}");
-    assert_eq!(env["attempts"][0]["exit_code"], 0);
+    assert_eq!(env["attempts"][0]["exit_code"], qwen_api_error_exit());
     assert_eq!(model_requests(&server), 7, "{:#?}", server.requests());
     // The user's settings file is left as it was.
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();

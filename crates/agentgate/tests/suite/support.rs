@@ -18,10 +18,21 @@ pub fn workspace_root() -> PathBuf {
         .unwrap()
 }
 
+/// The install folder of the real CLIs (`clis/`, or the one
+/// `AGENTGATE_TEST_CLIS` names): its `package.json` pins their versions.
+pub fn clis_dir() -> PathBuf {
+    clients::test_clis_dir(&workspace_root())
+}
+
+/// The folder of the real CLIs and the Node.js they run on
+/// (`node_modules/.bin` of [`clis_dir`]).
+pub fn clis_bin_dir() -> PathBuf {
+    clients::test_bin_dir(&workspace_root())
+}
+
 /// The real CLI's executable. A missing CLI fails the test: it is never a skip.
 pub fn cli_program(cli: Cli) -> PathBuf {
-    let bin_dir = workspace_root().join("clis/node_modules/.bin");
-    clients::locate(cli, &[bin_dir]).unwrap_or_else(|| {
+    clients::locate(cli, &[clis_bin_dir()]).unwrap_or_else(|| {
         panic!(
             "the real `{}` CLI is not installed: run scripts/install-clis.sh (or set {})",
             cli.binary(),
@@ -195,6 +206,7 @@ impl Client {
             max_retries: 0,
             model: None,
             shared_cache: Some(shared_cache()),
+            bin_dir: program.parent().map(Path::to_path_buf),
         };
         let setup = clients::prepare(cli, &server.url, dir.path(), &opts).unwrap();
         Client {

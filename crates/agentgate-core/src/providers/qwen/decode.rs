@@ -4,6 +4,7 @@
 //! | line | decoded as |
 //! |---|---|
 //! | `system/init` | `session` (session id, model) |
+//! | `system/retry` (0.24) | `status` retry: a broken stream asked again, its `data.reason` the detail |
 //! | `assistant` text block | `message` |
 //! | `assistant` text block `[API Error: ...]` | provider error, not terminal (the answer decides, see below) |
 //! | `assistant` thinking block | `thinking` |
@@ -28,10 +29,14 @@
 //! reasoning tokens that `stream-json` does not print. The per-call `usage`
 //! events leave the background request out; they give the context size.
 //!
-//! Qwen exits 0 when the model API fails, with `is_error: false`: its answer
-//! is the error report (`[API Error: 429 ...]`). The classifier's Qwen table
-//! marks such an answer as an error (`answer_error`); the decoder only keeps
-//! the report out of the `message` events.
+//! Up to 0.2x Qwen exits 0 when the model API fails, with `is_error:
+//! false`: its answer is the error report (`[API Error: 429 ...]`). The
+//! classifier's Qwen table marks such an answer as an error
+//! (`answer_error`); the decoder only keeps the report out of the `message`
+//! events. From 0.24 the `result` says it (`is_error: true`, the report in
+//! `error.message`) and Qwen exits 1: a terminal provider error, as for the
+//! setup failures every version reports that way. 0.24 also prints
+//! `stream_event` records (its goal state), kept as `raw`.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -94,6 +99,7 @@ impl QwenDecoder {
     /// Decodes one JSON object.
     fn object(&mut self, obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
         match str_of(obj, "type") {
+            Some("system") if str_of(obj, "subtype") == Some("retry") => stream_retry(obj, out),
             Some("system") => session_init(obj, &mut self.session_reported, out),
             Some("assistant") => self.assistant(obj, out),
             Some("user") => self.user(obj, out),
@@ -226,6 +232,25 @@ impl Decoder for QwenDecoder {
             detail: Some(line.trim().to_owned()),
         })));
     }
+}
+
+/// `system/retry` (Qwen Code 0.24): the model's stream broke and Qwen asks
+/// again, keeping the text it had (`data: {reason, discardedToolCalls,
+/// preserveText}`). It carries no attempt count, delay or status.
+fn stream_retry(obj: &Map<String, Value>, out: &mut Vec<Decoded>) -> Understood {
+    let detail = obj
+        .get("data")
+        .and_then(|d| d.get("reason"))
+        .and_then(Value::as_str)
+        .unwrap_or("retry");
+    out.push(event(EventBody::Status(StatusEvent::Retry {
+        retry_attempt: None,
+        max_retries: None,
+        delay_ms: None,
+        provider_status: None,
+        detail: Some(detail.to_owned()),
+    })));
+    Understood::Yes
 }
 
 /// The session's totals as Qwen's session file records them: the sum of

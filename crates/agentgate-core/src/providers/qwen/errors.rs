@@ -1,13 +1,17 @@
 //! Qwen Code (`qwen --output-format stream-json`).
 //!
-//! Qwen exits 0 when the model API fails and reports the failure only as
-//! its answer: `result{is_error: false, result: "[API Error: 429 ...]"}`;
-//! when the stream breaks after text has started, the report follows the
-//! partial text (`"Partial answer [API Error: The server had an error ...]"`).
-//! The table therefore marks such an answer as an error; its HTTP status
-//! and the common rows classify it (OpenAI's error bodies, which Qwen
-//! relays verbatim after `[API Error: <status>`). Setup failures (no API
-//! key, no auth type, an unknown session to resume) exit 1.
+//! Up to 0.2x Qwen exits 0 when the model API fails and reports the failure
+//! only as its answer: `result{is_error: false, result: "[API Error: 429
+//! ...]"}`; when the stream breaks after text has started, the report
+//! follows the partial text (`"Partial answer [API Error: The server had an
+//! error ...]"`). The table therefore marks such an answer as an error; its
+//! HTTP status and the common rows classify it (OpenAI's error bodies, which
+//! Qwen relays verbatim after `[API Error: <status>`). From 0.24 Qwen exits
+//! 1 and the same report is a failed `result{subtype:
+//! "error_during_execution", is_error: true, error: {message}}`, which the
+//! decoder makes structured evidence; the same rows classify its message.
+//! Setup failures (no API key, no auth type, an unknown session to resume)
+//! exit 1 in every version.
 //!
 //! Qwen retries a 429 or 5xx seven times (about 80 s) whatever its settings
 //! say, and writes nothing about it to its output; only with

@@ -291,6 +291,7 @@ impl<'a> Subject<'a> {
             max_retries: 0,
             model: None,
             shared_cache: None,
+            bin_dir: program.parent().map(Path::to_path_buf),
         };
         let setup = clients::prepare(cli, &server.url(), client_dir.path(), &opts)
             .map_err(|e| format!("{cli}: failed to prepare its home: {e}"))?;
