@@ -35,6 +35,8 @@ impl Host {
             max_retries: 0,
             model: None,
             shared_cache: Some(shared_cache()),
+            // The PATH below puts the CLIs' folder (and its node) first.
+            bin_dir: None,
         };
         let mut bins = vec![root.path().join("bin")];
         for cli in [Cli::Claude, Cli::Codex, Cli::Gemini] {
