@@ -97,6 +97,36 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("failed to start the async runtime")
 }
 
+/// SIGINT and SIGTERM, watched for as long as a client command lives:
+/// made before a submission, so that a signal right after the server took
+/// the run neither kills the client (the default action) before it could
+/// cancel the run, nor is lost while an event is being printed (a listener
+/// made anew for each wait would miss it).
+pub struct StopSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    /// Starts watching; must run inside the runtime.
+    pub fn watch() -> anyhow::Result<StopSignals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(StopSignals {
+            interrupt: signal(SignalKind::interrupt()).context("failed to watch SIGINT")?,
+            terminate: signal(SignalKind::terminate()).context("failed to watch SIGTERM")?,
+        })
+    }
+
+    /// The next SIGINT or SIGTERM (one received since the last call, or
+    /// since `watch`, counts).
+    async fn next(&mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
+}
+
 /// After a submission: the refusal's exit code, or (with `stream` or
 /// `wait`) the run followed to its end as `follow` does (SIGINT cancels
 /// it on the server), else the server's answer printed, exit 0.
@@ -106,6 +136,7 @@ pub async fn after_submit(
     stream: bool,
     wait: bool,
     pretty: Option<bool>,
+    signals: StopSignals,
 ) -> anyhow::Result<ExitCode> {
     let (answer, created) = match submitted {
         Ok(a) => a,
@@ -128,7 +159,7 @@ pub async fn after_submit(
         Stdout::new().json(&answer, pretty)?;
         return Ok(ExitCode::SUCCESS);
     };
-    follow(client, &run_id, None, how, OnSignal::CancelRun).await
+    follow(client, &run_id, None, how, OnSignal::CancelRun, signals).await
 }
 
 /// Follow `run_id`'s events to its end (a job that runs again, to its last
@@ -142,11 +173,10 @@ pub async fn follow(
     from: Option<u64>,
     how: Follow,
     on_signal: OnSignal,
+    mut signals: StopSignals,
 ) -> anyhow::Result<ExitCode> {
     let mut out = Stdout::new();
     let mut events = client.events(run_id, from);
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .context("failed to watch SIGTERM")?;
     let mut cancelling = false;
     // The envelope of the last `result` (or `end`) seen: the run's, once
     // the stream is over.
@@ -154,8 +184,7 @@ pub async fn follow(
     loop {
         let next = tokio::select! {
             next = events.next() => Some(next),
-            _ = tokio::signal::ctrl_c() => None,
-            _ = term.recv() => None,
+            () = signals.next() => None,
         };
         let item = match next {
             None if cancelling || on_signal == OnSignal::StopFollowing => {

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use crate::output::Stdout;
-use crate::remote::{Follow, OnSignal, ServerArgs, client_failed, follow, runtime};
+use crate::remote::{Follow, OnSignal, ServerArgs, StopSignals, client_failed, follow, runtime};
 
 #[derive(Debug, clap::Args)]
 pub struct CancelArgs {
@@ -48,11 +48,15 @@ pub fn tail(args: TailArgs) -> anyhow::Result<ExitCode> {
         Ok(c) => c,
         Err(e) => return Ok(client_failed(&e)),
     };
-    runtime()?.block_on(follow(
-        &client,
-        &args.run_id,
-        args.after,
-        Follow::Stream,
-        OnSignal::StopFollowing,
-    ))
+    runtime()?.block_on(async {
+        follow(
+            &client,
+            &args.run_id,
+            args.after,
+            Follow::Stream,
+            OnSignal::StopFollowing,
+            StopSignals::watch()?,
+        )
+        .await
+    })
 }

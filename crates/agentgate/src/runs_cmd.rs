@@ -7,7 +7,7 @@ use agentgate_core::store_choice;
 use anyhow::Context;
 
 use crate::output::{Stdout, note};
-use crate::remote::{Follow, OnSignal, ServerArgs, client_failed, follow, runtime};
+use crate::remote::{Follow, OnSignal, ServerArgs, StopSignals, client_failed, follow, runtime};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -153,13 +153,17 @@ fn remote(args: &Args, server: &str) -> anyhow::Result<ExitCode> {
         Some(Show::Show {
             run_id,
             events: true,
-        }) => rt.block_on(follow(
-            &client,
-            run_id,
-            None,
-            Follow::Stream,
-            OnSignal::StopFollowing,
-        )),
+        }) => rt.block_on(async {
+            follow(
+                &client,
+                run_id,
+                None,
+                Follow::Stream,
+                OnSignal::StopFollowing,
+                StopSignals::watch()?,
+            )
+            .await
+        }),
         Some(Show::Show {
             run_id,
             events: false,

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::remote::{QueueArgs, ServerArgs, after_submit, client_failed, runtime};
+use crate::remote::{QueueArgs, ServerArgs, StopSignals, after_submit, client_failed, runtime};
 use crate::run::{self, read_task_text};
 
 #[derive(Debug, clap::Args)]
@@ -62,6 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => return Ok(client_failed(&e)),
     };
     runtime()?.block_on(async {
+        let signals = StopSignals::watch()?;
         let submitted = client.submit(&request).await;
         after_submit(
             &client,
@@ -69,6 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.run.stream,
             args.wait,
             args.run.pretty(),
+            signals,
         )
         .await
     })

@@ -11,7 +11,7 @@ use agentgate_tools::workflow::Workflow;
 use anyhow::Context as _;
 use serde_json::Value;
 
-use crate::remote::{QueueArgs, ServerArgs, after_submit, client_failed, runtime};
+use crate::remote::{QueueArgs, ServerArgs, StopSignals, after_submit, client_failed, runtime};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -59,6 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => return Ok(client_failed(&e)),
     };
     runtime()?.block_on(async {
+        let signals = StopSignals::watch()?;
         let submitted = client.submit_workflow(&submission).await;
         after_submit(
             &client,
@@ -66,6 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.stream,
             args.wait,
             args.pretty.then_some(true),
+            signals,
         )
         .await
     })

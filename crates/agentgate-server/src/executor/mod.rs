@@ -6,23 +6,22 @@
 //! ## Threads
 //!
 //! One claim thread ([`Executor::start`]) wakes on every enqueue
-//! ([`Executor::wake`]) and at least every [`TICK`] (for `not_before`,
-//! quota resets and backoffs coming due, read from the injectable
-//! [`Clock`]). On a store that reports its changes (PostgreSQL's
-//! LISTEN/NOTIFY), a thread of `notify.rs` also wakes it when another
-//! process queues a job or frees a slot, and stops at once a job of this
-//! executor whose cancel another process asked: the poll and the lease
-//! renewal are the fallback. Each pass reads the queued and running jobs, lets
-//! [`limits::choose`] decide, and claims the chosen jobs one by one with
-//! `claim_job_within`: the store checks the limits again against every
-//! running job of every executor on it (on PostgreSQL, of every host), in
-//! the claiming transaction, so two executors deciding from the same
-//! snapshot cannot both take the last slot; a job refused there, or taken
-//! by another executor first, is skipped until the next pass. A running
-//! job of another executor counts against the provider its claim charged. Each claimed
-//! job runs on a thread of its own with a one-thread tokio runtime, as
-//! `agentgate run` does (`job.rs`): store calls block, and a slow one
-//! delays only its own job.
+//! ([`Executor::wake`]) and at least every [`TICK`] (for `not_before`, quota
+//! resets and backoffs coming due, read from the injectable [`Clock`]). On a
+//! store that reports its changes (PostgreSQL's LISTEN/NOTIFY), a thread of
+//! `notify.rs` also wakes it when another process queues a job or frees a
+//! slot, and stops at once a job of this executor whose cancel another process
+//! asked: the poll and the lease renewal are the fallback. Each pass reads the
+//! queued and running jobs, lets [`limits::choose`] decide, and claims the
+//! chosen jobs one by one with `claim_job_within`: the store checks the limits
+//! again against every running job of every executor on it (on PostgreSQL, of
+//! every host), in the claiming transaction, so two executors deciding from
+//! the same snapshot cannot both take the last slot; a job refused there, or
+//! taken by another executor first, is skipped until the next pass. A running
+//! job of another executor counts against the provider its claim charged. Each
+//! claimed job runs on a thread of its own with a one-thread tokio runtime, as
+//! `agentgate run` does (`job.rs`): store calls block, and a slow one delays
+//! only its own job.
 //!
 //! ## Leases
 //!
@@ -78,9 +77,10 @@ use std::time::{Duration, Instant};
 use agentgate_core::config::{Config, LeaseExpiry};
 use agentgate_core::quota::exhausted_quota;
 use agentgate_core::run::CancelRequest;
-use agentgate_store::{ExpiryPolicy, JobFilter, JobRecord, JobState, RunOwner, StoreBackend};
+use agentgate_store::{ExpiryPolicy, JobRecord, JobState, RunOwner, StoreBackend};
 use jiff::Timestamp;
 
+use facts::all_jobs;
 pub use facts::{JobFacts, ProviderFilter, facts_of, plan_providers, plan_request};
 pub use job::error_envelope;
 use limits::{Decision, RunningJob};
@@ -570,30 +570,6 @@ fn poll_from_env() -> Result<Duration, std::io::Error> {
                 "{POLL_ENV}={text:?}: expected a number of milliseconds above 0"
             ))),
         },
-    }
-}
-
-/// Every job in `state`.
-fn all_jobs(
-    store: &dyn StoreBackend,
-    state: JobState,
-) -> Result<Vec<JobRecord>, agentgate_store::StoreError> {
-    let filter = JobFilter {
-        state: Some(state),
-        ..JobFilter::default()
-    };
-    let mut jobs = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = store.list_jobs(&filter, 500, cursor.as_ref())?;
-        for bad in &page.unreadable {
-            tracing::warn!(job = %bad.id, error = %bad.error, "a job of the store cannot be read; it is left aside");
-        }
-        jobs.extend(page.jobs);
-        match page.next {
-            Some(next) => cursor = Some(next),
-            None => return Ok(jobs),
-        }
     }
 }
 

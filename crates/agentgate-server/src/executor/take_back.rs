@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 use agentgate_core::supervise::keeper::{ORPHAN_GRACE, POLL_INTERVAL};
 use agentgate_store::{JobState, OwnerState, RunOwner};
 
-use super::{Inner, all_jobs, lock};
+use super::facts::all_jobs;
+use super::{Inner, lock};
 
 /// How long an owner must have been seen dead before its leases are taken
 /// back: its keepers have SIGKILLed their CLIs by then.

@@ -79,6 +79,26 @@ pub fn qwen_stops_at_a_refusal() -> bool {
     cli_version(Cli::Qwen) >= (0, 24, 0)
 }
 
+/// Whether Qwen Code asks the model again after a broken stream (0.24.4:
+/// `system/retry` lines, "Retrying provider attempt" on stderr, two more
+/// requests before it reports the break; 0.15.10 reported it at once).
+/// Such a retry names no cause, so `--max-provider-retries 0` stops Qwen
+/// at the first one as a `provider_error`.
+pub fn qwen_retries_a_broken_stream() -> bool {
+    cli_version(Cli::Qwen) >= (0, 24, 0)
+}
+
+/// How many model requests Qwen Code makes when the API says the context
+/// is too long: 0.15.10 compressed the conversation and tried once more
+/// (two); 0.24.4 reports the error after the first.
+pub fn qwen_requests_at_a_context_overflow() -> usize {
+    if cli_version(Cli::Qwen) >= (0, 24, 0) {
+        1
+    } else {
+        2
+    }
+}
+
 #[test]
 fn versions_parse_by_number() {
     assert_eq!(parse_version("v22.23.3"), (22, 23, 3));

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use agentgate_fakellm::clients::Cli;
 use serde_json::Value;
 
-use super::cli_versions::qwen_api_error_exit;
+use super::cli_versions::{
+    qwen_api_error_exit, qwen_requests_at_a_context_overflow, qwen_retries_a_broken_stream,
+};
 use super::run_e2e::{self, Gate, last_json, ok};
 use super::support::{Client, FakeServer, Run, run_bounded};
 
@@ -463,7 +465,7 @@ fn error_overloaded() {
 }
 
 /// The errors Qwen does not retry: one request each (a context overflow
-/// two: Qwen compresses the conversation and tries once more; an invalid
+/// two before 0.24: Qwen compressed the conversation and tried once more; an invalid
 /// model two: agentgate retries once without `--model`, and the script
 /// rejects that too).
 #[test]
@@ -485,7 +487,7 @@ fn errors_that_fail_at_once() {
             false,
             1,
             400,
-            2,
+            qwen_requests_at_a_context_overflow(),
         ),
     ] {
         let server = error_case(script, kind, recoverable, exit, status);
@@ -493,6 +495,10 @@ fn errors_that_fail_at_once() {
     }
 }
 
+/// A cut stream is a `network` error. Qwen Code 0.24 first asks again
+/// (twice) with a retry that names no cause: `--max-provider-retries 0`
+/// stops it at the first as a recoverable `provider_error`, and without
+/// the flag its report of the cut decides.
 #[test]
 fn a_cut_stream_is_a_network_error() {
     let server = FakeServer::start(
@@ -500,8 +506,25 @@ fn a_cut_stream_is_a_network_error() {
     );
     let gate = Gate::new(QWEN, &server);
     let (run, env) = gate.run(&["--max-provider-retries", "0"], "trigger");
+    assert_eq!(run.code, Some(75), "{env:#}\n{}", run.stderr);
+    assert_eq!(env["recoverable"], true);
+    if !qwen_retries_a_broken_stream() {
+        assert_eq!(env["error_type"], "network", "{env:#}\n{}", run.stderr);
+        return;
+    }
+    assert_eq!(env["error_type"], "provider_error", "{env:#}");
+    let error = env["error"].as_str().unwrap();
+    assert!(error.starts_with("stopped qwen after 1 retries"), "{error}");
+    let before = model_requests(&server);
+    let (run, env) = gate.run(&[], "trigger");
     assert_eq!(env["error_type"], "network", "{env:#}\n{}", run.stderr);
     assert_eq!(run.code, Some(75));
+    assert_eq!(
+        model_requests(&server) - before,
+        3,
+        "{:#?}",
+        server.requests()
+    );
 }
 
 /// Without a usable API key Qwen exits 1 before it reaches the model.

@@ -18,7 +18,7 @@ use super::small_disk::SmallDisk;
 use super::support::run_bounded;
 
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
-const TOKEN: &str = "store-full-test-token";
+const TOKEN: &str = "store-full-test-token-0123456789abcdef";
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// A home outside the small disk: the config (provider `stand`, leases of
