@@ -144,6 +144,30 @@ impl ProviderFilter {
     }
 }
 
+/// Every job in `state`.
+pub(super) fn all_jobs(
+    store: &dyn agentgate_store::StoreBackend,
+    state: agentgate_store::JobState,
+) -> Result<Vec<JobRecord>, agentgate_store::StoreError> {
+    let filter = agentgate_store::JobFilter {
+        state: Some(state),
+        ..agentgate_store::JobFilter::default()
+    };
+    let mut jobs = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = store.list_jobs(&filter, 500, cursor.as_ref())?;
+        for bad in &page.unreadable {
+            tracing::warn!(job = %bad.id, error = %bad.error, "a job of the store cannot be read; it is left aside");
+        }
+        jobs.extend(page.jobs);
+        match page.next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(jobs),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,30 +204,6 @@ mod tests {
             let request = RunRequest::from_value(request.clone()).unwrap();
             let err = plan_request(&cfg, &request, now).unwrap_err();
             assert_eq!(err.field, field, "{request:?}: {err}");
-        }
-    }
-}
-
-/// Every job in `state`.
-pub(super) fn all_jobs(
-    store: &dyn agentgate_store::StoreBackend,
-    state: agentgate_store::JobState,
-) -> Result<Vec<JobRecord>, agentgate_store::StoreError> {
-    let filter = agentgate_store::JobFilter {
-        state: Some(state),
-        ..agentgate_store::JobFilter::default()
-    };
-    let mut jobs = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = store.list_jobs(&filter, 500, cursor.as_ref())?;
-        for bad in &page.unreadable {
-            tracing::warn!(job = %bad.id, error = %bad.error, "a job of the store cannot be read; it is left aside");
-        }
-        jobs.extend(page.jobs);
-        match page.next {
-            Some(next) => cursor = Some(next),
-            None => return Ok(jobs),
         }
     }
 }
