@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The fault drill, again and again: seeds FIRST..LAST in a row, stopping at
+# the first that fails (its output, with the stamps and logs it keeps, is
+# named). With --load N, N busy loops keep the machine's cores busy while
+# it runs, as a loaded CI machine would.
+#
+#   scripts/fault-drill-loop.sh [--sqlite] [--load N] [FIRST [LAST]]
+#
+# Defaults: PostgreSQL (a throwaway cluster, scripts/pg-cluster.sh), no
+# load, seeds 1 to 20. Each drill's output is in target/drill-loop/SEED.out.
+# Builds the debug binaries first. Exits 0 when every drill passed.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+backend=postgres
+load=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --sqlite) backend=sqlite; shift ;;
+    --load) load=${2:?--load needs a number}; shift 2 ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
+    -*) echo "fault-drill-loop: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+first=${1:-1}
+last=${2:-20}
+if ! [[ "$first" =~ ^[0-9]+$ && "$last" =~ ^[0-9]+$ && "$load" =~ ^[0-9]+$ ]]; then
+  echo "fault-drill-loop: FIRST, LAST and --load take whole numbers" >&2
+  exit 2
+fi
+
+cargo build -p agentgate -p agentgate-fixtures --bins --locked
+out=target/drill-loop
+mkdir -p "$out"
+
+busy=()
+pg_dir=""
+cleanup() {
+  for pid in "${busy[@]}"; do kill "$pid" 2>/dev/null || true; done
+  if [[ -n "$pg_dir" ]]; then
+    scripts/pg-cluster.sh stop "$pg_dir" || true
+    rm -rf "$pg_dir"
+  fi
+}
+trap cleanup EXIT
+
+store_args=(--sqlite)
+if [[ "$backend" == postgres ]]; then
+  pg_dir=$(mktemp -d /tmp/agentgate-drill-pg.XXXXXX)
+  store_args=(--postgres "$(scripts/pg-cluster.sh start "$pg_dir")")
+fi
+for _ in $(seq 1 "$load"); do
+  ( while :; do :; done ) &
+  busy+=($!)
+done
+
+passed=0
+for seed in $(seq "$first" "$last"); do
+  started=$(date +%s)
+  if target/debug/fault-drill "${store_args[@]}" --seed "$seed" >"$out/$seed.out" 2>&1; then
+    passed=$((passed + 1))
+    wall=$(grep -o 'wall time | [0-9.]* s' "$out/$seed.out" || true)
+    echo "fault-drill-loop: seed $seed passed ($((  $(date +%s) - started )) s; $wall)"
+  else
+    echo "fault-drill-loop: seed $seed FAILED after $passed passed; see $out/$seed.out" >&2
+    grep -E '^  - |kept in' "$out/$seed.out" >&2 || true
+    exit 1
+  fi
+done
+echo "fault-drill-loop: $passed of $passed drills passed on $backend with $load busy loops"
