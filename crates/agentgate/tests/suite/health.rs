@@ -74,9 +74,12 @@ fn reports_every_real_cli_without_calling_a_model() {
         FakeServer::start("turns:\n  - repeat: true\n    text: \"should never be asked\"\n");
     let home = tempfile::tempdir().unwrap();
     let v1 = format!("{}/v1", server.url);
+    // The bound on each `--version` is the test's own (a Node.js CLI can
+    // take over the default 10 s to start on a loaded 2-core machine); a
+    // probe that hangs is agentgate-core's `probe_kills_a_hung_cli`.
     let run = health(
         home.path(),
-        &["--json"],
+        &["--json", "--timeout", "100"],
         &[
             ("ANTHROPIC_API_KEY", "sk-ant-secret-value"),
             ("ANTHROPIC_BASE_URL", &server.url),
