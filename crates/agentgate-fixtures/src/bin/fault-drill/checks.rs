@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use agentgate_store::{JobFilter, JobRecord, JobState, RunStatus, StoreBackend};
+use agentgate_store::{
+    EventLog, JobFilter, JobRecord, JobState, RunStatus, StoreBackend, StoreError,
+};
 
 use crate::actions::{Ledger, fire_key};
 use crate::evidence::{CliRun, Sampled, Stamps};
@@ -434,9 +436,21 @@ fn check_events(
     status: RunStatus,
     fails: &mut Vec<String>,
 ) -> Result<(), String> {
-    let log = store
-        .read_events(id)
-        .map_err(|e| format!("events of {id}: {e}"))?;
+    // A worker killed between making the run's folder and creating its
+    // events file (SQLite keeps the events in that file) leaves a run
+    // without one: the store says the file is missing, and the run has no
+    // events. Only an abandoned run may be so.
+    let log = match store.read_events(id) {
+        Err(StoreError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound && status == RunStatus::Abandoned =>
+        {
+            EventLog {
+                events: Vec::new(),
+                truncated_tail: None,
+            }
+        }
+        read => read.map_err(|e| format!("events of {id}: {e}"))?,
+    };
     let types: Vec<String> = log
         .events
         .iter()
@@ -456,7 +470,9 @@ fn check_events(
     // A run abandoned by a killed worker keeps the events its store had
     // made durable: on PostgreSQL they are written in batches after the
     // run's record (crates/agentgate-store/src/postgres/events.rs), so a
-    // kill between the two leaves none. What is there starts at `start`.
+    // kill between the two leaves none; on SQLite, a kill before the
+    // events file was made leaves none either (above). What is there
+    // starts at `start`.
     let none_yet = status == RunStatus::Abandoned && types.is_empty();
     if types.first().map(String::as_str) != Some("start") && !none_yet {
         fails.push(format!(
