@@ -372,6 +372,37 @@ pub struct JobPage {
     pub next: Option<JobCursor>,
 }
 
+impl JobPage {
+    /// The page of `listed`: rows in order, each read or why not, with
+    /// where it sorts, fetched one past `limit` so that a row past it says
+    /// there is a next page (whose cursor follows the page's last row).
+    pub(crate) fn from_listed(
+        mut listed: Vec<(CursorTime, String, Result<JobRecord, crate::UnreadableRow>)>,
+        limit: usize,
+    ) -> JobPage {
+        let next = if listed.len() > limit {
+            listed.truncate(limit);
+            listed
+                .last()
+                .map(|(at, id, _)| JobCursor::after(at.clone(), id.clone()))
+        } else {
+            None
+        };
+        let mut page = JobPage {
+            jobs: Vec::new(),
+            unreadable: Vec::new(),
+            next,
+        };
+        for (_, _, record) in listed {
+            match record {
+                Ok(job) => page.jobs.push(job),
+                Err(bad) => page.unreadable.push(bad),
+            }
+        }
+        page
+    }
+}
+
 /// How many jobs are in each state, in all and per provider: what
 /// [`crate::JobQueue::count_jobs`] returns. States and providers without
 /// jobs are left out; a job naming several providers counts once for each.

@@ -425,26 +425,7 @@ pub(super) async fn list<C: GenericClient + Sync>(
             record_from_row(row).map_err(|e| UnreadableRow::new(job_id.clone(), describe(row, e)));
         listed.push((at, job_id, record));
     }
-    let next = if listed.len() > limit {
-        listed.truncate(limit);
-        listed
-            .last()
-            .map(|(at, id, _)| JobCursor::after(at.clone(), id.clone()))
-    } else {
-        None
-    };
-    let mut page = JobPage {
-        jobs: Vec::new(),
-        unreadable: Vec::new(),
-        next,
-    };
-    for (_, _, record) in listed {
-        match record {
-            Ok(job) => page.jobs.push(job),
-            Err(bad) => page.unreadable.push(bad),
-        }
-    }
-    Ok(page)
+    Ok(JobPage::from_listed(listed, limit))
 }
 
 pub(super) async fn count<C: GenericClient + Sync>(client: &C) -> Result<JobCounts, PgError> {

@@ -388,26 +388,7 @@ pub(super) fn list(
             record_from_row(row).map_err(|e| UnreadableRow::new(job_id.clone(), describe(e)));
         listed.push((at, job_id, record));
     }
-    let next = if listed.len() > limit {
-        listed.truncate(limit);
-        listed
-            .last()
-            .map(|(at, id, _)| JobCursor::after(at.clone(), id.clone()))
-    } else {
-        None
-    };
-    let mut page = JobPage {
-        jobs: Vec::new(),
-        unreadable: Vec::new(),
-        next,
-    };
-    for (_, _, record) in listed {
-        match record {
-            Ok(job) => page.jobs.push(job),
-            Err(bad) => page.unreadable.push(bad),
-        }
-    }
-    Ok(page)
+    Ok(JobPage::from_listed(listed, limit))
 }
 
 pub(super) fn count(conn: &Connection) -> Result<JobCounts, DbError> {

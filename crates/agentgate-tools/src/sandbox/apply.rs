@@ -68,12 +68,8 @@ pub(crate) fn apply_main(args: &[OsString]) -> i32 {
             return EXIT_SANDBOX_FAILED;
         }
     };
-    let spec = match SandboxSpec::read(Path::new(spec_path)) {
-        Ok(spec) => spec,
-        Err(e) => {
-            eprintln!("agentgate sandbox: {e}");
-            return EXIT_SANDBOX_FAILED;
-        }
+    let Some(spec) = SandboxSpec::read_or_tell(Path::new(spec_path)) else {
+        return EXIT_SANDBOX_FAILED;
     };
     let (rlimits, cpu, memory) = RlimitPlan::new(&spec);
     let (net_by_landlock, netns) = network(&spec, isolation.netns);

@@ -46,12 +46,8 @@ pub(crate) fn init_main(args: &[OsString]) -> i32 {
         eprintln!("agentgate sandbox: --init takes two descriptor numbers");
         return EXIT_SANDBOX_FAILED;
     };
-    let spec = match SandboxSpec::read(Path::new(spec_path)) {
-        Ok(spec) => spec,
-        Err(e) => {
-            eprintln!("agentgate sandbox: {e}");
-            return EXIT_SANDBOX_FAILED;
-        }
+    let Some(spec) = SandboxSpec::read_or_tell(Path::new(spec_path)) else {
+        return EXIT_SANDBOX_FAILED;
     };
     let isolation = isolate(&spec);
     let json = match serde_json::to_string(&isolation) {

@@ -119,6 +119,14 @@ pub enum SpecError {
 }
 
 impl SandboxSpec {
+    /// [`SandboxSpec::read`] for a stage of the sandbox that has no report
+    /// to write: `None` after saying why on stderr.
+    pub(crate) fn read_or_tell(path: &std::path::Path) -> Option<SandboxSpec> {
+        SandboxSpec::read(path)
+            .map_err(|e| eprintln!("agentgate sandbox: {e}"))
+            .ok()
+    }
+
     /// Read and check a spec file (JSON, at most 1 MiB).
     pub fn read(path: &std::path::Path) -> Result<SandboxSpec, SpecError> {
         use std::io::Read;
