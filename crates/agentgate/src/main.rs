@@ -1,5 +1,6 @@
 //! The `agentgate` command line.
 
+mod cli_process;
 mod config_cmd;
 mod demo_cmd;
 mod fake_llm;

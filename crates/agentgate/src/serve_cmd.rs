@@ -155,7 +155,7 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
         config: config.map(Path::to_path_buf),
         store: agentgate_core::store_choice::given(store)?,
         grace: Duration::from_secs(args.grace),
-        keeper: crate::run::keeper_path(),
+        keeper: crate::cli_process::keeper_path(),
         tool_server: tool_server.as_ref().map(|(server, _)| server.clone()),
         tool_runner,
         keep_alive: Duration::from_secs_f64(args.sse_keep_alive),

@@ -113,7 +113,7 @@ pub fn run(
     let stream = args.stream;
     let mut out = Stdout::new();
     let envelope = runtime.block_on(async {
-        let (_forwarding, cancel) = crate::run::forward_signals()?;
+        let (_forwarding, cancel) = crate::cli_process::forward_signals()?;
         let mut observer = |event: &agentgate_protocol::Event| {
             if stream {
                 // A closed stdout stops the printing, not the run: it is
@@ -176,7 +176,7 @@ pub(crate) fn tool_runner(
     let config_file = cfg.source.path().and_then(|p| std::path::absolute(p).ok());
     Some(RunnerSetup {
         sandbox_program: std::env::current_exe().ok()?,
-        keeper: crate::run::keeper_path(),
+        keeper: crate::cli_process::keeper_path(),
         private_paths: agentgate_tools::runner::private_paths(
             config_file.as_deref(),
             location,

@@ -98,7 +98,7 @@ pub fn run(args: Args, config_flag: Option<&Path>) -> anyhow::Result<ExitCode> {
                 }
                 None => registry.list().iter().collect(),
             };
-            let keeper = crate::run::keeper_path();
+            let keeper = crate::cli_process::keeper_path();
             let rt = crate::remote::runtime()?;
             let checks: Vec<ToolCheck> = rt.block_on(async {
                 let mut all = Vec::new();

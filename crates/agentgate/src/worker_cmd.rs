@@ -100,7 +100,7 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         concurrency: args.concurrency.map(|n| n as usize),
         providers: args.providers,
         grace: Duration::from_secs(args.grace),
-        keeper: crate::run::keeper_path(),
+        keeper: crate::cli_process::keeper_path(),
         tool_server: tool_server.as_ref().map(|(server, _)| server.clone()),
         tool_runner,
         metrics_listen: args.metrics_listen,

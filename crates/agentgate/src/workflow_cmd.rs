@@ -279,7 +279,7 @@ fn environment(
         cfg,
         base_dir,
         Some(runner),
-        crate::run::keeper_path(),
+        crate::cli_process::keeper_path(),
         tool_server,
     );
     env.keys = keys;
@@ -303,7 +303,7 @@ where
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let (_forwarding, cancel) = crate::run::forward_signals()?;
+        let (_forwarding, cancel) = crate::cli_process::forward_signals()?;
         let mut printer = Stdout::new();
         let observer: WorkflowObserver = Box::new(move |event: &Event| {
             if stream {

@@ -16,18 +16,18 @@ use std::process::ExitCode;
 use agentgate_core::config::Config;
 use agentgate_core::plan::{self, now_from_env, report};
 use agentgate_core::prompt::{TaskInput, task_from_stdin};
-use agentgate_core::run::{CancelRequest, RunOptions, append_audit, audit_line};
-use agentgate_core::supervise::{Control, SignalForwarding, WarmKeeper, install_signal_forwarding};
+use agentgate_core::run::{RunOptions, append_audit, audit_line};
+use agentgate_core::supervise::WarmKeeper;
 use std::sync::Arc;
 
 use agentgate_core::store_choice;
 use agentgate_store::{RunStore, StoreBackend};
 use anyhow::Context;
-use tokio::sync::mpsc;
 
 pub use args::{AFTER_HELP, Args};
 pub use request::read_task_text;
 
+use crate::cli_process::{forward_signals, keeper_path};
 use crate::output::{Stdout, note, quiet};
 use print::CliSink;
 use progress::Progress;
@@ -220,37 +220,6 @@ fn start_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("failed to start the async runtime")
-}
-
-/// The keeper to start in front of the CLI: `agentgate-keeper` next to this
-/// binary when it is there (it starts in a fraction of the time), else this
-/// binary's own `__keeper` subcommand.
-pub(crate) fn keeper_path() -> Option<std::path::PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let small = exe.with_file_name(KEEPER_BINARY);
-    Some(if small.is_file() { small } else { exe })
-}
-
-/// The file name of the keeper-only binary.
-const KEEPER_BINARY: &str = "agentgate-keeper";
-
-/// SIGINT and SIGTERM to agentgate become cancel requests (a second one:
-/// kill at once), as long as the returned guard lives.
-pub(crate) fn forward_signals() -> anyhow::Result<(SignalForwarding, mpsc::Receiver<CancelRequest>)>
-{
-    let (ctl_tx, mut ctl_rx) = mpsc::channel::<Control>(4);
-    let (cancel_tx, cancel_rx) = mpsc::channel::<CancelRequest>(4);
-    let forwarding = install_signal_forwarding(ctl_tx)?;
-    tokio::spawn(async move {
-        while let Some(c) = ctl_rx.recv().await {
-            if let Control::Cancel { immediate } = c
-                && cancel_tx.send(CancelRequest { immediate }).await.is_err()
-            {
-                break;
-            }
-        }
-    });
-    Ok((forwarding, cancel_rx))
 }
 
 /// The task: the prompt argument as is, or stdin (plain text or a JSON

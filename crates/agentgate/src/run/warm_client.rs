@@ -19,7 +19,8 @@ use anyhow::Context;
 
 use super::print::CliSink;
 use super::progress::Progress;
-use super::{Args, forward_signals, read_task_text, start_runtime};
+use super::{Args, read_task_text, start_runtime};
+use crate::cli_process::forward_signals;
 use crate::output::{Stdout, error_note, note, quiet};
 
 /// How long a client waits for a host it started to listen.
