@@ -336,6 +336,7 @@ fn the_queue_bench_runs_every_row_on_a_small_scale() {
     );
     let mut cmd = Command::new(&bench);
     cmd.args(["--jobs", "8", "--workers", "1,2", "--concurrency", "2"])
+        .args(["--backlogs", "6,30", "--drain", "6", "--probes", "3"])
         .args(["--postgres", &admin])
         .arg("--agentgate")
         .arg(agentgate)
@@ -359,4 +360,22 @@ fn the_queue_bench_runs_every_row_on_a_small_scale() {
         .collect();
     assert_eq!(rows.len(), 2, "{}", run.stdout);
     assert!(rows[0].contains("1.00x"), "{}", run.stdout);
+    // The backlog rows: each store at each depth, the drain done and
+    // measured against the smallest depth.
+    for said in [
+        "6 queued on SQLite: ",
+        "30 queued on SQLite: ",
+        "6 queued on PostgreSQL: ",
+        "30 queued on PostgreSQL: ",
+    ] {
+        assert!(run.stderr.contains(said), "{said}: {}", run.all_output());
+    }
+    let depths: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("SQLite ") || l.starts_with("PostgreSQL "))
+        .collect();
+    assert_eq!(depths.len(), 4, "{}", run.stdout);
+    assert!(depths[0].contains("1.00x") && depths[2].contains("1.00x"), "{}", run.stdout);
+    assert!(depths.iter().all(|l| l.contains(" MiB")), "{}", run.stdout);
 }
