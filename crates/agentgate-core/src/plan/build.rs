@@ -38,6 +38,7 @@ impl<'a> Shared<'a> {
             settings.system = Some(
                 read_text_file(f, SYSTEM_FILE_MAX_BYTES, "--system-file").map_err(|reason| {
                     PlanError::ReadInput {
+                        field: "system_file",
                         what: format!("--system-file {}", f.display()),
                         reason,
                     }
@@ -207,6 +208,7 @@ pub(super) fn build_step(
 
 fn current_dir() -> Result<PathBuf, PlanError> {
     std::env::current_dir().map_err(|source| PlanError::Read {
+        field: "request",
         what: "the current directory".into(),
         source,
     })
