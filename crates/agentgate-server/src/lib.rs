@@ -62,6 +62,7 @@ pub mod events;
 pub mod executor;
 mod gate;
 mod info;
+pub mod job_request;
 pub mod metrics;
 pub mod openapi;
 pub mod presence;

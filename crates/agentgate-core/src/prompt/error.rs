@@ -178,8 +178,8 @@ pub enum PromptError {
 }
 
 impl PromptError {
-    /// The field of a run request this error is about (see
-    /// [`crate::plan::PlanError::field`]): the file's role for a file, the
+    /// The field of a run request this error is about (as the planner's
+    /// errors name theirs): the file's role for a file, the
     /// persona for a persona, `task` for the task itself (empty, not in
     /// the task input format, or too large with its context).
     pub fn field(&self) -> &'static str {
