@@ -81,6 +81,10 @@ pub enum PlanError {
     /// The prompt could not be assembled.
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// A file of the task input's `files` could not be used (read as
+    /// context files are, so its message is a context file's).
+    #[error(transparent)]
+    TaskFile(PromptError),
     /// An output schema that cannot be used.
     #[error(transparent)]
     OutputSchema(#[from] OutputSchemaError),
@@ -115,6 +119,7 @@ impl PlanError {
             PlanError::Cwd { .. } => "cwd",
             PlanError::OutputSchema(_) => "output_schema",
             PlanError::Prompt(e) => e.field(),
+            PlanError::TaskFile(_) => "task",
             PlanError::OneProviderOnly { field, .. }
             | PlanError::Read { field, .. }
             | PlanError::ReadInput { field, .. }

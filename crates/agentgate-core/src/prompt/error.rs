@@ -27,8 +27,8 @@ impl FileRole {
     }
 
     /// The field of a run request the file comes from: `agent_file`,
-    /// `context` (a task input's `files` are read in the same role, so
-    /// they are named `context` too), `context_dir`, or `cwd` for the
+    /// `context` (a task input's `files` are read in the same role: the
+    /// planner names those `task`), `context_dir`, or `cwd` for the
     /// CONTEXT.md found in the working directory.
     pub fn field(self) -> &'static str {
         match self {
@@ -178,6 +178,20 @@ pub enum PromptError {
 }
 
 impl PromptError {
+    /// The file it is about, if any.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            PromptError::Read { path, .. }
+            | PromptError::IsFolder { path, .. }
+            | PromptError::NotUtf8 { path, .. }
+            | PromptError::FileTooLarge { path, .. }
+            | PromptError::PersonaNotFound { path, .. }
+            | PromptError::PersonaAmbiguous { path, .. } => Some(path),
+            PromptError::NoContextFile { dir, .. } => Some(dir),
+            _ => None,
+        }
+    }
+
     /// The field of a run request this error is about (as the planner's
     /// errors name theirs): the file's role for a file, the
     /// persona for a persona, `task` for the task itself (empty, not in

@@ -63,6 +63,10 @@ fn every_planning_error_names_its_request_field() {
         (p(json!({"context": ["/no/such/notes.md"]})), "context"),
         (p(json!({"context_dir": no_context})), "context_dir"),
         (
+            json!({"task": {"prompt": "do it", "files": ["/no/such/task.md"]}, "providers": ["claude"], "skip_context_file": true}),
+            "task",
+        ),
+        (
             p(json!({"prompt": "a prompt over ten bytes", "prompt_max_bytes": 10})),
             "task",
         ),
