@@ -5,7 +5,9 @@
 //! `idempotency_key`, `not_before`).
 //!
 //! [`RunRequest::to_flags`] checks it and turns it into the [`RunFlags`]
-//! and [`TaskInput`] the planner takes; every refusal names the field.
+//! and [`TaskInput`] the planner takes; every refusal names the field, as
+//! data ([`RequestError::field`]); a refusal of the planner becomes one
+//! through [`PlanError::field`].
 //! Paths must be absolute: the request is run by a server whose working
 //! directory is not the caller's (`agentgate submit` makes its flags'
 //! paths absolute before sending).
@@ -17,7 +19,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Handoff, OnDirty};
-use crate::plan::{RunFlags, SessionBusy, Tier};
+use crate::plan::{PlanError, RunFlags, SessionBusy, Tier};
 use crate::prompt::{TaskInput, task_from_stdin};
 use crate::retry_on::retry_on_from_names;
 use crate::settings::{PermissionMode, Settings, WorkspaceMode, parse_duration};
@@ -230,6 +232,14 @@ impl RequestError {
             field: field.into(),
             message: message.into(),
         }
+    }
+}
+
+/// A run request the planner refused: the field is the one the error
+/// carries ([`PlanError::field`]), never read from its message.
+impl From<PlanError> for RequestError {
+    fn from(e: PlanError) -> Self {
+        RequestError::new(e.field(), e.to_string())
     }
 }
 

@@ -31,6 +31,9 @@
 //!   ([`executor::workflow_job`]);
 //! - the config's `schedules:` and `watch:` ([`automation`]): jobs created
 //!   at each cron fire and for each new file of a watched folder;
+//! - [`job_request`]: what every job stores, typed: a run's request (the
+//!   body of `POST /v1/runs`, a schedule's, a watched folder's) or a
+//!   workflow's, tagged by `kind`, read with serde;
 //! - the dashboard at `/` (open; the page asks for the token), and the
 //!   API's own [`client`] that `agentgate submit`, `cancel`, `tail` and
 //!   `runs --server` use;
@@ -62,6 +65,7 @@ pub mod events;
 pub mod executor;
 mod gate;
 mod info;
+pub mod job_request;
 pub mod metrics;
 pub mod openapi;
 pub mod presence;

@@ -3,8 +3,11 @@
 //!
 //! Submit: the body is a [`RunRequest`]. Not JSON: 400. Refused by the
 //! request's own checks or by planning it against the server's config (an
-//! unknown provider, agent or chain, a missing file): 422 naming the field,
-//! nothing queued. Otherwise the job is enqueued under a new run id and the
+//! unknown provider, agent or chain, a missing file): 422 naming the field
+//! the refusal carries ([`RequestError::field`], from the planner's
+//! [`agentgate_core::plan::PlanError::field`]: never from a message's
+//! text), nothing queued. The job stores it as a [`JobRequest::Run`]
+//! (tagged `kind: run`, see `job_request.rs`). Otherwise the job is enqueued under a new run id and the
 //! executor woken: 201; a request repeating an `idempotency_key` gets the
 //! first run instead: 200, nothing queued.
 //!
@@ -34,6 +37,7 @@ use serde::Serialize;
 
 use crate::error::ApiError;
 use crate::executor::{error_envelope, plan_providers, plan_request};
+use crate::job_request::JobRequest;
 use crate::state::AppState;
 use crate::views::{RunState, envelope_or_null};
 
@@ -133,7 +137,8 @@ pub async fn submit(
         let plan = plan_request(&planning.config, &request, now).map_err(refused)?;
         let mut job = NewJob {
             job_id: agentgate_core::run::new_run_id(),
-            request: serde_json::to_value(&request)
+            request: JobRequest::Run(Box::new(request.clone()))
+                .to_stored()
                 .map_err(|e| ApiError::internal(format!("failed to store the request: {e}")))?,
             priority: i32::try_from(request.priority).unwrap_or_default(),
             not_before: request.not_before,

@@ -12,6 +12,8 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::job_request::{JobKind, JobRequest};
+
 /// Where a run is. A queued run waits to be claimed (see `not_before` and
 /// `waiting_for`); the last four are final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -105,14 +107,11 @@ pub(crate) fn envelope_or_null() -> utoipa::openapi::RefOr<utoipa::openapi::Sche
 
 impl From<JobRecord> for RunView {
     fn from(job: JobRecord) -> Self {
-        let kind = if crate::executor::workflow_job::is_workflow_request(&job.request) {
-            "workflow"
-        } else {
-            "run"
-        };
+        // A request whose tag does not read is shown as a run's, as stored.
+        let kind = JobKind::of(&job.request).unwrap_or(JobKind::Run);
         RunView {
             run_id: job.job_id,
-            kind: kind.to_owned(),
+            kind: kind.as_str().to_owned(),
             status: job.state.into(),
             priority: job.priority,
             created_at: job.created_at,
@@ -125,10 +124,22 @@ impl From<JobRecord> for RunView {
             cancel_requested: job.cancel_requested,
             error: job.error,
             ended_at: job.ended_at,
-            request: without_secrets(crate::executor::sealing::without_sealed(job.request)),
+            request: without_secrets(as_submitted(crate::executor::sealing::without_sealed(
+                job.request,
+            ))),
             envelope: job.envelope,
         }
     }
+}
+
+/// A stored request (its sealed values taken out) as it was submitted: a
+/// run's without the tag the store adds (see `job_request.rs`); one that
+/// does not read, as stored.
+fn as_submitted(stored: serde_json::Value) -> serde_json::Value {
+    JobRequest::from_stored(stored.clone())
+        .ok()
+        .and_then(|r| r.to_submitted().ok())
+        .unwrap_or(stored)
 }
 
 /// `request` with the values of secret-named `env` variables and of secret

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::executor::workflow_job::{WORKFLOW_KIND, WorkflowJobRequest};
+use crate::job_request::{JobRequest, WorkflowJobRequest};
 use crate::run_routes::{RunAccepted, accepted, refused};
 use crate::state::AppState;
 
@@ -113,18 +113,18 @@ pub async fn submit_workflow(
     let enqueuing = state.clone();
     let enqueued = tokio::task::spawn_blocking(move || {
         let wf = load(&submission, &roots).map_err(refused)?;
-        let stored = WorkflowJobRequest {
-            kind: WORKFLOW_KIND.to_owned(),
+        let stored = JobRequest::Workflow(Box::new(WorkflowJobRequest {
             base_dir: wf.base_dir.clone(),
             workflow: wf.def,
             input: submission.input,
             priority: submission.priority,
             idempotency_key: submission.idempotency_key.clone(),
             not_before: submission.not_before,
-        };
+        }));
         let mut job = NewJob {
             job_id: agentgate_core::run::new_run_id(),
-            request: serde_json::to_value(&stored)
+            request: stored
+                .to_stored()
                 .map_err(|e| ApiError::internal(format!("failed to store the workflow: {e}")))?,
             priority: i32::try_from(submission.priority).unwrap_or_default(),
             not_before: submission.not_before,

@@ -38,6 +38,7 @@ impl<'a> Shared<'a> {
             settings.system = Some(
                 read_text_file(f, SYSTEM_FILE_MAX_BYTES, "--system-file").map_err(|reason| {
                     PlanError::ReadInput {
+                        field: "system_file",
                         what: format!("--system-file {}", f.display()),
                         reason,
                     }
@@ -139,7 +140,12 @@ pub(super) fn build_step(
         parts.warn_bytes = warn;
     }
     shared.task.clone().apply_to(&mut parts);
-    let prompt = prompt::assemble(&parts)?;
+    // A file of the task input is read as a context file: its error names
+    // the task, where it was given.
+    let prompt = prompt::assemble(&parts).map_err(|e| match e.path() {
+        Some(p) if shared.task.files.iter().any(|f| f == p) => PlanError::TaskFile(e),
+        _ => PlanError::Prompt(e),
+    })?;
 
     let mode = agent.and_then(|a| a.mode.as_ref());
     let (permission_mode, mode_notice) =
@@ -207,6 +213,7 @@ pub(super) fn build_step(
 
 fn current_dir() -> Result<PathBuf, PlanError> {
     std::env::current_dir().map_err(|source| PlanError::Read {
+        field: "request",
         what: "the current directory".into(),
         source,
     })

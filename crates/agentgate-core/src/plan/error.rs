@@ -1,5 +1,10 @@
 //! Why a run could not be planned. Every variant says what to do next;
 //! nothing was run.
+//!
+//! The message speaks `agentgate run`'s flags; [`PlanError::field`] names
+//! the field of a run request (`POST /v1/runs`, a schedule's, a watched
+//! folder's) the error is about, as data: each variant knows its field, or
+//! carries the one it was made for. Nothing reads it back from the text.
 
 use std::path::PathBuf;
 
@@ -34,8 +39,13 @@ pub enum PlanError {
         known: String,
     },
     /// A setting that applies to one provider, given for several.
-    #[error("{0}")]
-    OneProviderOnly(&'static str),
+    #[error("{message}")]
+    OneProviderOnly {
+        /// The request field of the setting (`binary`, `resume`).
+        field: &'static str,
+        /// What to do instead.
+        message: &'static str,
+    },
     /// A working directory that does not exist.
     #[error("{described} does not exist: {source}")]
     Cwd {
@@ -49,6 +59,9 @@ pub enum PlanError {
     /// A file or folder of the flags could not be read.
     #[error("failed to read {what}: {source}")]
     Read {
+        /// The request field it was given as (`system_file`), or `request`
+        /// for what the request does not name (the current directory).
+        field: &'static str,
         /// `--system-file PATH`, `the current directory`.
         what: String,
         /// Why.
@@ -58,6 +71,8 @@ pub enum PlanError {
     /// not UTF-8 ([`read_limit`](crate::read_limit)).
     #[error("failed to read {what}: {reason}")]
     ReadInput {
+        /// The request field it was given as (`system_file`).
+        field: &'static str,
         /// `--system-file PATH`.
         what: String,
         /// Why (in the message, so not a `source`).
@@ -66,6 +81,10 @@ pub enum PlanError {
     /// The prompt could not be assembled.
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// A file of the task input's `files` could not be used (read as
+    /// context files are, so its message is a context file's).
+    #[error(transparent)]
+    TaskFile(PromptError),
     /// An output schema that cannot be used.
     #[error(transparent)]
     OutputSchema(#[from] OutputSchemaError),
@@ -76,9 +95,38 @@ pub enum PlanError {
         "{place} sets `{name}`: agentgate's own variables (AGENTGATE_*) never reach an agent's CLI or its tools; remove it (from --env, the request's `env`, the config's `env:` or the MCP server's `env`)"
     )]
     OwnVariable {
+        /// The request field that sets it (`env`), or `request` for what a
+        /// request cannot give (an MCP server's environment).
+        field: &'static str,
         /// Where: `the run's environment`, `MCP server NAME`.
         place: String,
         /// The variable.
         name: String,
     },
 }
+
+impl PlanError {
+    /// The field of a run request this error is about: the snake_case
+    /// name of the `agentgate run` flag at fault (`providers`, `cwd`,
+    /// `system_file`, ...), or `request` when no field of the request is
+    /// (the server's own working directory, an MCP server of the library's
+    /// flags).
+    pub fn field(&self) -> &'static str {
+        match self {
+            PlanError::NoProvider(_) | PlanError::UnknownProvider(_) => "providers",
+            PlanError::UnknownAgent { .. } => "agents",
+            PlanError::UnknownChain { .. } => "chain",
+            PlanError::Cwd { .. } => "cwd",
+            PlanError::OutputSchema(_) => "output_schema",
+            PlanError::Prompt(e) => e.field(),
+            PlanError::TaskFile(_) => "task",
+            PlanError::OneProviderOnly { field, .. }
+            | PlanError::Read { field, .. }
+            | PlanError::ReadInput { field, .. }
+            | PlanError::OwnVariable { field, .. } => field,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -129,19 +129,22 @@ impl Plan {
 /// who set one meant something that cannot happen, so it is said rather
 /// than dropped in silence.
 fn refuse_own_variables(step: &Step) -> Result<(), PlanError> {
-    let own = |place: String, names: Vec<&str>| match crate::own_env::first_own_name(names) {
+    let own = |field, place: String, names: Vec<&str>| match crate::own_env::first_own_name(names) {
         Some(name) => Err(PlanError::OwnVariable {
+            field,
             place,
             name: name.to_owned(),
         }),
         None => Ok(()),
     };
     own(
+        "env",
         "the run's environment".to_owned(),
         step.request.env.iter().map(|(k, _)| k.as_str()).collect(),
     )?;
     for server in &step.request.mcp_servers {
         own(
+            "request",
             format!("MCP server `{}`", server.name),
             server.env.iter().map(|(k, _)| k.as_str()).collect(),
         )?;
@@ -155,14 +158,16 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
     let (chain, members) = members::members(flags, cfg)?;
     if members.len() > 1 {
         if flags.settings.binary.is_some() {
-            return Err(PlanError::OneProviderOnly(
-                "--binary applies to one provider; give each provider's in the config (`binary:`) or $AGENTGATE_<PROVIDER>_BIN",
-            ));
+            return Err(PlanError::OneProviderOnly {
+                field: "binary",
+                message: "--binary applies to one provider; give each provider's in the config (`binary:`) or $AGENTGATE_<PROVIDER>_BIN",
+            });
         }
         if flags.resume.is_some() {
-            return Err(PlanError::OneProviderOnly(
-                "--resume takes one provider's session id; use --session NAME with a chain",
-            ));
+            return Err(PlanError::OneProviderOnly {
+                field: "resume",
+                message: "--resume takes one provider's session id; use --session NAME with a chain",
+            });
         }
     }
     let mut shared = build::Shared::new(flags, task)?;

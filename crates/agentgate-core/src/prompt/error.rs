@@ -26,6 +26,19 @@ impl FileRole {
         }
     }
 
+    /// The field of a run request the file comes from: `agent_file`,
+    /// `context` (a task input's `files` are read in the same role: the
+    /// planner names those `task`), `context_dir`, or `cwd` for the
+    /// CONTEXT.md found in the working directory.
+    pub fn field(self) -> &'static str {
+        match self {
+            FileRole::AgentFile => "agent_file",
+            FileRole::ContextFile => "context",
+            FileRole::ContextDir => "context_dir",
+            FileRole::WorkingDirContext => "cwd",
+        }
+    }
+
     /// What the user can do about a file that cannot be used.
     pub fn fix(self) -> &'static str {
         match self {
@@ -162,6 +175,43 @@ pub enum PromptError {
         "failed to read the JSON task input: {0} (expected an object with `prompt` and optionally `context`, `persona`, `files`; see docs/prompt.md)"
     )]
     TaskInput(String),
+}
+
+impl PromptError {
+    /// The file it is about, if any.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            PromptError::Read { path, .. }
+            | PromptError::IsFolder { path, .. }
+            | PromptError::NotUtf8 { path, .. }
+            | PromptError::FileTooLarge { path, .. }
+            | PromptError::PersonaNotFound { path, .. }
+            | PromptError::PersonaAmbiguous { path, .. } => Some(path),
+            PromptError::NoContextFile { dir, .. } => Some(dir),
+            _ => None,
+        }
+    }
+
+    /// The field of a run request this error is about (as the planner's
+    /// errors name theirs): the file's role for a file, the
+    /// persona for a persona, `task` for the task itself (empty, not in
+    /// the task input format, or too large with its context).
+    pub fn field(&self) -> &'static str {
+        match self {
+            PromptError::EmptyTask | PromptError::TaskInput(_) | PromptError::TooLarge { .. } => {
+                "task"
+            }
+            PromptError::PersonaWithoutAgentFile { .. }
+            | PromptError::EmptyPersona
+            | PromptError::PersonaNotFound { .. }
+            | PromptError::PersonaAmbiguous { .. } => "persona",
+            PromptError::Read { role, .. }
+            | PromptError::IsFolder { role, .. }
+            | PromptError::NotUtf8 { role, .. }
+            | PromptError::FileTooLarge { role, .. } => role.field(),
+            PromptError::NoContextFile { .. } => "context_dir",
+        }
+    }
 }
 
 fn folder_hint(role: FileRole) -> &'static str {

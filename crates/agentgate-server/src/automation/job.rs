@@ -1,10 +1,13 @@
-//! A run request and an idempotency key, as a job for the queue.
+//! A run request and an idempotency key, as a job for the queue: the
+//! same [`JobRequest::Run`] `POST /v1/runs` stores.
 
 use agentgate_core::config::Config;
 use agentgate_core::request::RunRequest;
 use agentgate_core::run::new_run_id;
 use agentgate_core::sealed::{KeyRing, SealError};
 use agentgate_store::NewJob;
+
+use crate::job_request::JobRequest;
 
 /// The job that runs `request` under `key`: a new run id, the request (with
 /// the key in it) as the job's request, its priority, and the providers it
@@ -37,19 +40,16 @@ pub fn new_job(
         }
         providers
     };
-    let mut job = NewJob {
-        job_id: new_run_id(),
-        // A RunRequest is plain data: serializing it cannot fail.
-        request: serde_json::to_value(&request).unwrap_or(serde_json::Value::Null),
+    let job_id = new_run_id();
+    // Stored as `POST /v1/runs` stores a run (see `job_request.rs`).
+    let stored = JobRequest::Run(Box::new(request.clone())).to_sealed(keys, &job_id)?;
+    Ok(NewJob {
+        job_id,
+        request: stored,
         priority: i32::try_from(request.priority).unwrap_or(0),
         not_before: None,
         idempotency_key: Some(key.to_owned()),
         providers,
         session: request.session.clone(),
-    };
-    // A run's request (automation queues no workflow).
-    if let Some(object) = job.request.as_object_mut() {
-        agentgate_core::sealed::seal_request(object, keys, &job.job_id)?;
-    }
-    Ok(job)
+    })
 }

@@ -2,15 +2,22 @@
 //! [`JobFacts`] its limits are decided on. `POST /v1/runs` plans a request
 //! the same way before queueing it, so a request the planner refuses is
 //! never queued.
+//!
+//! A planning error becomes a [`RequestError`] naming the field the error
+//! carries ([`PlanError::field`](agentgate_core::plan::PlanError::field)):
+//! the 422 of `POST /v1/runs` and a refused job's error name it; nothing
+//! reads a field out of a message.
 
 use std::path::PathBuf;
 
 use agentgate_core::config::Config;
-use agentgate_core::plan::{self, Plan, PlanError};
+use agentgate_core::plan::{self, Plan};
 use agentgate_core::request::{RequestError, RunRequest};
 use agentgate_core::settings::PermissionMode;
 use agentgate_store::JobRecord;
 use jiff::Timestamp;
+
+use crate::job_request::{JobRequest, KIND_TAG};
 
 /// What the executor's limits need to know of a job.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,17 +49,26 @@ pub fn plan_request(
 ) -> Result<Plan, RequestError> {
     let (mut flags, task) = request.to_flags()?;
     flags.now = Some(now);
-    plan::plan(cfg, &flags, task)
-        .map_err(|e| RequestError::new(plan_error_field(&e), e.to_string()))
+    Ok(plan::plan(cfg, &flags, task)?)
 }
 
-/// Plan a stored job: its request read back and planned.
+/// Plan a stored run job: its request read back typed ([`JobRequest`])
+/// and planned. A workflow job has no plan of its own (see
+/// `workflow_job.rs`): refused, naming `kind`.
 pub fn plan_job(
     cfg: &Config,
     job: &JobRecord,
     now: Timestamp,
 ) -> Result<(Plan, RunRequest), RequestError> {
-    let request = RunRequest::from_value(job.request.clone())?;
+    let request = match JobRequest::of(job)? {
+        JobRequest::Run(request) => *request,
+        JobRequest::Workflow(_) => {
+            return Err(RequestError::new(
+                KIND_TAG,
+                "a workflow job is run by the workflow engine, not planned as a run",
+            ));
+        }
+    };
     let plan = plan_request(cfg, &request, now)?;
     Ok((plan, request))
 }
@@ -86,37 +102,6 @@ pub fn plan_providers(plan: &Plan) -> Vec<String> {
         }
     }
     providers
-}
-
-/// The request field a planning error is about.
-fn plan_error_field(e: &PlanError) -> String {
-    match e {
-        PlanError::NoProvider(_) | PlanError::UnknownProvider(_) => "providers".into(),
-        PlanError::UnknownAgent { .. } => "agents".into(),
-        PlanError::UnknownChain { .. } => "chain".into(),
-        PlanError::Cwd { .. } => "cwd".into(),
-        PlanError::OutputSchema(_) => "output_schema".into(),
-        PlanError::Prompt(_) => "task".into(),
-        PlanError::Read { what, .. } | PlanError::ReadInput { what, .. } => field_of_flag(what),
-        PlanError::OneProviderOnly(_) => "request".into(),
-        PlanError::OwnVariable { place, .. } if place.starts_with("MCP") => "request".into(),
-        PlanError::OwnVariable { .. } => "env".into(),
-    }
-}
-
-/// `--system-file PATH` → `system_file`; `--add-dir D` → `add_dirs`; what
-/// names no flag → `request`.
-fn field_of_flag(what: &str) -> String {
-    let Some(flag) = what
-        .strip_prefix("--")
-        .and_then(|w| w.split_whitespace().next())
-    else {
-        return "request".into();
-    };
-    match flag {
-        "add-dir" => "add_dirs".into(),
-        other => other.replace('-', "_"),
-    }
 }
 
 /// Which jobs an executor limited to some providers claims, and how it runs
@@ -174,9 +159,6 @@ mod tests {
 
     #[test]
     fn planning_errors_name_the_request_field() {
-        assert_eq!(field_of_flag("--system-file /x/y"), "system_file");
-        assert_eq!(field_of_flag("--add-dir /x"), "add_dirs");
-        assert_eq!(field_of_flag("the current directory"), "request");
         let cfg = Config::default();
         let now = Timestamp::now();
         for (request, field) in [
@@ -200,10 +182,86 @@ mod tests {
                 serde_json::json!({"prompt": "hi", "providers": ["claude"], "system_file": "/no/such"}),
                 "system_file",
             ),
+            // Each message below names another flag than the field: the
+            // field is the error's, never read from its text.
+            (
+                serde_json::json!({"prompt": "hi", "providers": ["claude", "codex"], "resume": "s"}),
+                "resume",
+            ),
+            (
+                serde_json::json!({"prompt": "hi", "providers": ["claude"], "persona": "x"}),
+                "persona",
+            ),
+            (
+                serde_json::json!({"prompt": "hi", "providers": ["claude"], "context": ["/no/such.md"]}),
+                "context",
+            ),
         ] {
             let request = RunRequest::from_value(request.clone()).unwrap();
             let err = plan_request(&cfg, &request, now).unwrap_err();
             assert_eq!(err.field, field, "{request:?}: {err}");
         }
+    }
+
+    /// Rows queued by an older version (untagged runs, workflows with their
+    /// `kind` field) and rows queued now (tagged) are read from a real store
+    /// as what they are: planned, loaded, shown.
+    #[test]
+    fn old_and_new_rows_of_a_store_are_planned_and_shown() {
+        use agentgate_core::config::Config;
+        use agentgate_store::{JobQueue, NewJob, Store};
+
+        use crate::executor::workflow_job::workflow_of;
+        use crate::job_request::JobRequest;
+        use crate::views::RunView;
+        use serde_json::json;
+
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("agentgate.db")).unwrap();
+        let cwd = dir.path().display().to_string();
+        let body =
+            json!({"prompt": "hi", "providers": ["claude"], "cwd": cwd, "ignore_quota": true});
+        let tagged = JobRequest::from_stored(body.clone())
+            .unwrap()
+            .to_stored()
+            .unwrap();
+        // As an older version stored it: the tag was a field of its own.
+        let workflow = json!({
+            "kind": "workflow",
+            "workflow": {"version": 1, "name": "w", "steps": [{"id": "a", "tool": "scanner"}]},
+            "input": {"n": 1},
+            "base_dir": cwd,
+        });
+        let now = jiff::Timestamp::now();
+        for (id, request) in [("old", body.clone()), ("new", tagged), ("wf", workflow)] {
+            let job = NewJob {
+                job_id: id.to_owned(),
+                request,
+                priority: 0,
+                not_before: None,
+                idempotency_key: None,
+                providers: Vec::new(),
+                session: None,
+            };
+            store.enqueue(&job, now).unwrap();
+        }
+        let cfg = Config::default();
+        for id in ["old", "new"] {
+            let job = store.get_job(id).unwrap().unwrap();
+            assert!(workflow_of(&job).is_none(), "{id}");
+            let (plan, request) = plan_job(&cfg, &job, now).unwrap();
+            assert_eq!(plan.steps[0].provider.name(), "claude", "{id}");
+            assert!(request.ignore_quota, "{id}");
+            let view = RunView::from(job);
+            assert_eq!(view.kind, "run");
+            assert_eq!(view.request, body, "{id}: shown as it was submitted");
+        }
+        let job = store.get_job("wf").unwrap().unwrap();
+        let (wf, input) = workflow_of(&job).unwrap().unwrap();
+        assert_eq!((wf.def.name.as_str(), input), ("w", json!({"n": 1})));
+        assert_eq!(plan_job(&cfg, &job, now).unwrap_err().field, "kind");
+        let view = RunView::from(job);
+        assert_eq!(view.kind, "workflow");
+        assert_eq!(view.request["kind"], "workflow");
     }
 }

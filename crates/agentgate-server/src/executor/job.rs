@@ -26,10 +26,11 @@ use agentgate_store::{
 };
 use jiff::{SignedDuration, Timestamp};
 
-use super::facts::{JobFacts, plan_job, plan_providers};
+use super::facts::{JobFacts, plan_providers, plan_request};
 use super::limits::RunningJob;
 use super::workflow_job::{self, WorkflowTurn};
 use super::{Inner, Slot, lock};
+use crate::job_request::JobRequest;
 
 /// Claim `job_id` within the limits, checked again by the store against
 /// every running job of every executor on it, and start its thread. A job
@@ -181,16 +182,19 @@ impl Job {
     }
 
     fn run(self, cancel_rx: tokio::sync::mpsc::Receiver<CancelRequest>) {
+        // The request, read typed once (see `job_request.rs`); it was opened
+        // when the job was claimed.
+        let request = JobRequest::of(&self.claimed.job);
         // A warm session's turn runs on the warm runtime, where its process
         // lives on after the turn (see `warm_hold.rs`).
-        let warm = self.claimed.job.request.get("warm") == Some(&serde_json::Value::Bool(true));
+        let warm = matches!(&request, Ok(JobRequest::Run(run)) if run.warm);
         match (warm, self.inner.warm.handle()) {
-            (true, Some(handle)) => handle.block_on(self.execute(cancel_rx)),
+            (true, Some(handle)) => handle.block_on(self.execute(request, cancel_rx)),
             _ => match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
             {
-                Ok(rt) => rt.block_on(self.execute(cancel_rx)),
+                Ok(rt) => rt.block_on(self.execute(request, cancel_rx)),
                 Err(e) => tracing::error!("failed to start a runtime for job {}: {e}", self.id()),
             },
         }
@@ -201,15 +205,25 @@ impl Job {
         inner.wake();
     }
 
-    async fn execute(&self, cancel_rx: tokio::sync::mpsc::Receiver<CancelRequest>) {
+    async fn execute(
+        &self,
+        request: Result<JobRequest, RequestError>,
+        cancel_rx: tokio::sync::mpsc::Receiver<CancelRequest>,
+    ) {
         let inner = &self.inner;
         let job = &self.claimed.job;
-        if let Some(workflow) = workflow_job::workflow_of(job) {
-            return self.execute_workflow(workflow, cancel_rx).await;
-        }
+        let request = match request {
+            Ok(JobRequest::Workflow(stored)) => {
+                let workflow = workflow_job::load_workflow(*stored);
+                return self.execute_workflow(workflow, cancel_rx).await;
+            }
+            Ok(JobRequest::Run(run)) => Ok(*run),
+            Err(refusal) => Err(refusal),
+        };
         if let Some((run_id, saved)) = self.saved_result() {
             if RunStatus::of_envelope(&saved.envelope) != RunStatus::Cancelled {
-                return self.finish_saved(run_id, saved).await;
+                let ignore_quota = request.as_ref().is_ok_and(|r| r.ignore_quota);
+                return self.finish_saved(run_id, saved, ignore_quota).await;
             }
             // Stopped (a drain, a lost lease) before its end was written:
             // its CLI did not finish. Its record says so; the job runs again.
@@ -221,7 +235,10 @@ impl Job {
                 );
             }
         }
-        let (mut plan, request) = match plan_job(&inner.config, job, inner.clock.now()) {
+        let planned = request.and_then(|request| {
+            plan_request(&inner.config, &request, inner.clock.now()).map(|plan| (plan, request))
+        });
+        let (mut plan, request) = match planned {
             Ok((plan, request)) => match &inner.providers {
                 None => (plan, request),
                 Some(only) => match only.restrict(plan) {
@@ -301,14 +318,13 @@ impl Job {
 
     /// Finish the job from the result its last run left (see
     /// [`Job::saved_result`]), by the same rules as a run that just ended.
-    async fn finish_saved(&self, run_id: String, saved: SavedResult) {
+    async fn finish_saved(&self, run_id: String, saved: SavedResult, ignore_quota: bool) {
         let job = &self.claimed.job;
         tracing::info!(
             job = job.job_id,
             run = run_id,
             "finishing the job from the result its run left (result.json): its CLI is not run again"
         );
-        let ignore_quota = job.request.get("ignore_quota") == Some(&serde_json::Value::Bool(true));
         let outcome = RunOutcome {
             envelope: saved.envelope,
             exit_code: saved.exit_code,

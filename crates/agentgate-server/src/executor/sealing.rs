@@ -5,7 +5,11 @@
 //!
 //! The keys: `serve` reads the key file or creates it (it seals); a worker
 //! only reads it (it opens what a `serve` sealed, and an absent file is an
-//! empty ring). A job sealed with a key this process lacks stays queued,
+//! empty ring). How a request is sealed depends on its kind, read from
+//! its tag alone ([`JobKind::of`]): a run's request is one run request, a
+//! workflow's has one per agent step; a request whose tag does not read
+//! is sealed as a run's (no secret is left in clear for want of a tag).
+//! A job sealed with a key this process lacks stays queued,
 //! named once in the log, for an executor that has the key; one whose
 //! sealed values do not open under their key fails with that reason.
 
@@ -13,8 +17,13 @@ use agentgate_core::sealed::{self, KeyRing, SealError};
 use agentgate_store::{JobRecord, NewJob};
 use serde_json::Value;
 
-use super::workflow_job::is_workflow_request;
 use super::{Inner, Planned, Shared};
+use crate::job_request::JobKind;
+
+/// Whether the stored `request` is a workflow's (by its tag).
+fn is_workflow(request: &Value) -> bool {
+    JobKind::of(request) == Ok(JobKind::Workflow)
+}
 
 impl Inner {
     /// Open the sealed secrets of the queued `job` (see `sealing.rs`):
@@ -49,23 +58,15 @@ pub fn seal_job(job: &mut NewJob, keys: &KeyRing) -> Result<(), SealError> {
     seal_request(&mut job.request, keys, &job.job_id)
 }
 
-/// Seal the secrets of a job's request (a run's or a workflow's).
+/// Seal the secrets of a job's request (a run's or a workflow's): see
+/// [`crate::job_request::seal_stored`].
 pub fn seal_request(request: &mut Value, keys: &KeyRing, job_id: &str) -> Result<(), SealError> {
-    if is_workflow_request(request) {
-        if let Some(def) = request.get_mut("workflow") {
-            sealed::seal_workflow(def, keys, job_id)?;
-        }
-        return Ok(());
-    }
-    match request.as_object_mut() {
-        Some(object) => sealed::seal_request(object, keys, job_id),
-        None => Ok(()),
-    }
+    crate::job_request::seal_stored(request, keys, job_id)
 }
 
 /// Open the sealed secrets of `job`'s request in place.
 pub fn open_job(job: &mut JobRecord, keys: &KeyRing) -> Result<(), SealError> {
-    if is_workflow_request(&job.request) {
+    if is_workflow(&job.request) {
         if let Some(def) = job.request.get_mut("workflow") {
             sealed::open_workflow(def, keys, &job.job_id)?;
         }
@@ -80,7 +81,7 @@ pub fn open_job(job: &mut JobRecord, keys: &KeyRing) -> Result<(), SealError> {
 /// A job's request as the API shows it: without its sealed values (each
 /// `env` value of a sealed request reads `[sealed]`).
 pub fn without_sealed(mut request: Value) -> Value {
-    if is_workflow_request(&request) {
+    if is_workflow(&request) {
         if let Some(def) = request.get_mut("workflow") {
             sealed::strip_workflow(def);
         }
@@ -124,7 +125,7 @@ mod tests {
             let shown = without_sealed(job.request.clone()).to_string();
             assert!(!shown.contains("\"sealed\":{"), "{shown}");
             let mut opened = job.request.clone();
-            if is_workflow_request(&opened) {
+            if is_workflow(&opened) {
                 sealed::open_workflow(opened.get_mut("workflow").unwrap(), &keys, id).unwrap();
             } else {
                 sealed::open_request(opened.as_object_mut().unwrap(), &keys, id).unwrap();

@@ -1,5 +1,6 @@
-//! A queued workflow (`POST /v1/workflows`): the job's stored request, and
-//! its run, which is the workflow run itself (job id = run id).
+//! A queued workflow (`POST /v1/workflows`): the job's stored request (a
+//! [`JobRequest::Workflow`], see `job_request.rs`), and its run, which is
+//! the workflow run itself (job id = run id).
 //!
 //! A claim of a workflow job whose run is not stored yet starts the
 //! workflow ([`run_workflow`]); a claim of one whose run exists resumes it
@@ -26,59 +27,35 @@ use agentgate_core::run::{CancelRequest, RunOutcome, ToolServer};
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
 use agentgate_store::{JobRecord, RunStore, StoreError};
 use agentgate_tools::runner::RunnerSetup;
-use agentgate_tools::workflow::definition::WorkflowDef;
 use agentgate_tools::workflow::{
     Workflow, WorkflowEnv, WorkflowRunError, WorkflowStart, resume_workflow, run_workflow,
 };
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::job_request::{JobKind, JobRequest};
+
 /// The `kind` of a workflow job's stored request.
-pub const WORKFLOW_KIND: &str = "workflow";
+pub const WORKFLOW_KIND: &str = JobKind::Workflow.as_str();
 
-/// A workflow job's request as the store keeps it (the job's `request`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WorkflowJobRequest {
-    /// Always [`WORKFLOW_KIND`]: tells a workflow job from a run's.
-    pub kind: String,
-    /// The workflow, checked when it was submitted.
-    pub workflow: WorkflowDef,
-    /// Its input (`${input...}`).
-    #[serde(default)]
-    pub input: Value,
-    /// The folder its relative paths, and the tool registry, are found
-    /// from (absolute).
-    pub base_dir: PathBuf,
-    /// Higher is claimed first.
-    #[serde(default)]
-    pub priority: i64,
-    /// The caller's key, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idempotency_key: Option<String>,
-    /// Not started before this time.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_before: Option<jiff::Timestamp>,
-}
-
-/// Whether `request` (a job's) is a workflow's.
-pub fn is_workflow_request(request: &Value) -> bool {
-    request.get("kind").and_then(Value::as_str) == Some(WORKFLOW_KIND)
-}
+pub use crate::job_request::WorkflowJobRequest;
 
 /// The workflow of `job`: `None` for a run's job; `Some(Err)` when the
-/// stored workflow no longer loads.
+/// stored workflow no longer loads. The request is read typed
+/// ([`JobRequest::of`]); one whose tag says workflow but which does not
+/// read is a workflow's refusal, any other unreadable one is left to the
+/// run's planning (which names its field).
 pub fn workflow_of(job: &JobRecord) -> Option<Result<(Workflow, Value), RequestError>> {
-    if !is_workflow_request(&job.request) {
-        return None;
+    match JobRequest::of(job) {
+        Ok(JobRequest::Workflow(stored)) => Some(load_workflow(*stored)),
+        Ok(JobRequest::Run(_)) => None,
+        Err(e) => (JobKind::of(&job.request) == Ok(JobKind::Workflow)).then_some(Err(e)),
     }
-    Some(load(&job.request))
 }
 
-fn load(request: &Value) -> Result<(Workflow, Value), RequestError> {
-    let stored: WorkflowJobRequest = serde_json::from_value(request.clone())
-        .map_err(|e| RequestError::new("workflow", format!("the stored workflow job: {e}")))?;
+/// The workflow a workflow job's request holds, loaded (its tool registry
+/// found from its `base_dir`), and its input.
+pub fn load_workflow(stored: WorkflowJobRequest) -> Result<(Workflow, Value), RequestError> {
     let wf = Workflow::from_def(stored.workflow, &stored.base_dir)
         .map_err(|e| RequestError::new("workflow", e.to_string()))?;
     Ok((wf, stored.input))

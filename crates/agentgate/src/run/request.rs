@@ -223,6 +223,80 @@ mod tests {
         assert_eq!(sent.settings.cwd, Some(PathBuf::from("/work/repo")));
     }
 
+    /// Every flag of `agentgate run` has its field in the one request
+    /// shape the API, schedules and watched folders share: the flags sent
+    /// as a request plan exactly as the flags themselves.
+    #[test]
+    fn every_flag_reaches_the_request_and_back_unchanged() {
+        let a = args(&[
+            "--agent",
+            "reviewer,fixer",
+            "--model",
+            "opus",
+            "--tier",
+            "fast",
+            "--permission-mode",
+            "plan",
+            "--system",
+            "be brief",
+            "--agent-file",
+            "/r/AGENTS.md",
+            "--persona",
+            "Reviewer",
+            "--context",
+            "/r/a.md",
+            "--context-dir",
+            "/r/ctx",
+            "--context-max",
+            "500",
+            "--skip-context-file",
+            "--no-unattended-instruction",
+            "--prompt-max-bytes",
+            "9000",
+            "--prompt-warn-bytes",
+            "8000",
+            "--add-dir",
+            "/r/extra",
+            "--cwd",
+            "/r",
+            "--session",
+            "s",
+            "--session-busy",
+            "fail",
+            "--timeout",
+            "2m",
+            "--idle-timeout",
+            "1500ms",
+            "--max-provider-retries",
+            "3",
+            "--binary",
+            "/usr/bin/claude",
+            "--on-dirty",
+            "stash",
+            "--workspace",
+            "worktree",
+            "--handoff",
+            "summary",
+            "--retry-on",
+            "quota,rate_limit",
+            "--ignore-quota",
+            "--tools",
+            "lint,test",
+            "--output-schema",
+            "/r/schema.json",
+            "--env",
+            "K=v",
+            "--extra-arg=--verbose",
+            "hello",
+        ]);
+        let request = a.request(TaskText::Prompt("hello".into()), Path::new("/elsewhere"));
+        let (sent, _) = request.to_flags().unwrap();
+        assert_eq!(format!("{sent:?}"), format!("{:?}", a.flags()));
+        // Through JSON, as the server and the store read it.
+        let text = serde_json::to_string(&request).unwrap();
+        assert_eq!(RunRequest::from_json(&text).unwrap(), request);
+    }
+
     #[test]
     fn a_task_input_keeps_its_fields_and_its_files_become_absolute() {
         let a = args(&["--cwd", "sub"]);
