@@ -96,6 +96,25 @@ pub struct NewJob {
     pub providers: Vec<String>,
     /// The logical session the run continues, if any.
     pub session: Option<String>,
+    /// The folder the job may write in, as planned at submit (jobs writing
+    /// in one folder run one at a time); `None`: it writes nowhere shared.
+    pub writes_in: Option<String>,
+    /// The request's `ignore_quota`: it counts against its first provider
+    /// even when that provider's quota is known exhausted.
+    pub ignore_quota: bool,
+}
+
+/// What planning a queued job tells its claim, stored in its columns
+/// ([`crate::JobQueue::set_job_facts`]) for a job queued before they
+/// existed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlannedFacts {
+    /// The plan's providers, in failover order.
+    pub providers: Vec<String>,
+    /// The folder it may write in (see [`NewJob::writes_in`]).
+    pub writes_in: Option<String>,
+    /// See [`NewJob::ignore_quota`].
+    pub ignore_quota: bool,
 }
 
 /// A job as stored, without its lease token (that is a secret of the
@@ -140,7 +159,8 @@ pub struct JobRecord {
     /// The provider its last claim within rules counted it against (see
     /// [`crate::ClaimRules`]); `None` for a claim without rules.
     pub charged_provider: Option<String>,
-    /// The folder its last claim within rules said it may write in.
+    /// The folder it may write in: planned at submit (see
+    /// [`NewJob::writes_in`]), or what its last claim within rules said.
     pub writes_in: Option<String>,
 }
 
