@@ -144,6 +144,7 @@ pub async fn submit(
             session: request.session.clone(),
             writes_in: facts.writes_in,
             ignore_quota: facts.ignore_quota,
+            planned: true,
         };
         // The store never holds a secret of the request in clear.
         crate::executor::sealing::seal_job(&mut job, &planning.keys)

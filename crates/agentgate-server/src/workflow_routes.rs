@@ -134,6 +134,7 @@ pub async fn submit_workflow(
             session: None,
             writes_in: None,
             ignore_quota: true,
+            planned: true,
         };
         // The agents' secrets are sealed, as a run's are.
         crate::executor::sealing::seal_job(&mut job, &enqueuing.keys)

@@ -61,18 +61,13 @@
 //! database, not the executor, refuses a stale token, so no write from a
 //! lease that was taken back lands after it (fencing).
 //!
-//! Concurrency limits become more conditions on the subquery, on rows of the
-//! same table, e.g. for one turn at a time per session:
-//! `AND (session_name IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS r WHERE
-//! r.state = 'running' AND r.session_name = jobs.session_name))`, and for a
-//! provider's limit a count of the running jobs whose provider is that
-//! provider compared with the configured number. The index `jobs_claim`
-//! serves the order; `jobs_by_session` serves the session condition.
-//!
-//! Today `agentgate serve`'s executor applies its limits itself: it reads
-//! the queued and running jobs, chooses the next one its limits allow, and
-//! takes it with [`JobQueue::claim_job`] (which fails harmlessly when
-//! another claimer took it first).
+//! The limits (global, per provider, per session, one writer per folder,
+//! quota waits) are decided by [`JobQueue::claim_next`] in the database, from
+//! the jobs' columns and the running jobs, in one bounded step per claim:
+//! see `crate::claim_next`. `agentgate serve`'s and `agentgate worker`'s
+//! executors claim that way. [`JobQueue::claim_job_within`] (the job chosen
+//! by the caller, the rules re-checked under a lock) and [`JobQueue::claim`]
+//! and [`JobQueue::claim_job`] (no limits) stay for callers that need them.
 
 use std::time::Duration;
 
@@ -84,7 +79,8 @@ use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::jobs::{
     ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
-    JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob, PlannedFacts,
+    JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    PlannedFacts,
 };
 use crate::queue_watch::QueueWatcher;
 use crate::settle::Settlement;

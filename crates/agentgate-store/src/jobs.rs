@@ -102,6 +102,10 @@ pub struct NewJob {
     /// The request's `ignore_quota`: it counts against its first provider
     /// even when that provider's quota is known exhausted.
     pub ignore_quota: bool,
+    /// Whether `providers`, `writes_in` and `ignore_quota` come from
+    /// planning the request; `false`: the executor plans them before any
+    /// claim takes the job (see [`crate::JobQueue::unplanned_jobs`]).
+    pub planned: bool,
 }
 
 /// What planning a queued job tells its claim, stored in its columns

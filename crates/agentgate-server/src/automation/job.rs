@@ -11,10 +11,10 @@ use agentgate_store::NewJob;
 /// needs, from planning it against `config` at `now` (the providers, the
 /// folder it may write in, `ignore_quota`; see `crate::executor::claim_facts`);
 /// the request's secrets sealed with `keys` (see [`agentgate_core::sealed`]).
-/// A request that does not plan now is queued all the same with the
-/// providers it names (the agents' and the chain's providers resolved
-/// through `config`) and no folder: it fails when claimed if it still does
-/// not plan, as it always did.
+/// A request that does not plan now is queued all the same, unplanned,
+/// with the providers it names (the agents' and the chain's providers
+/// resolved through `config`): the executor plans it before claiming it,
+/// and it fails when claimed if it still does not plan, as it always did.
 pub fn new_job(
     request: &RunRequest,
     key: &str,
@@ -24,13 +24,16 @@ pub fn new_job(
 ) -> Result<NewJob, SealError> {
     let mut request = request.clone();
     request.idempotency_key = Some(key.to_owned());
-    let facts = match crate::executor::plan_request(config, &request, now) {
-        Ok(plan) => crate::executor::claim_facts(&plan, &request),
-        Err(_) => agentgate_store::PlannedFacts {
-            providers: named_providers(&request, config),
-            writes_in: None,
-            ignore_quota: request.ignore_quota,
-        },
+    let (facts, planned) = match crate::executor::plan_request(config, &request, now) {
+        Ok(plan) => (crate::executor::claim_facts(&plan, &request), true),
+        Err(_) => (
+            agentgate_store::PlannedFacts {
+                providers: named_providers(&request, config),
+                writes_in: None,
+                ignore_quota: request.ignore_quota,
+            },
+            false,
+        ),
     };
     let mut job = NewJob {
         job_id: new_run_id(),
@@ -43,6 +46,7 @@ pub fn new_job(
         session: request.session.clone(),
         writes_in: facts.writes_in,
         ignore_quota: facts.ignore_quota,
+        planned,
     };
     // A run's request (automation queues no workflow).
     if let Some(object) = job.request.as_object_mut() {

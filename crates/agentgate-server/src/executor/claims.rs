@@ -12,9 +12,10 @@
 //! not of jobs. A job whose every provider is exhausted is turned by the
 //! store into a wait for the earliest reset, charged nothing.
 //!
-//! Jobs queued by a version that did not store their claim facts are
-//! planned once, when the claim thread starts ([`Inner::plan_unplanned`]),
-//! before its first claim; the store's claims pass over them until then.
+//! Jobs queued without their claim facts (by an older version, or by a
+//! schedule or watched folder whose request did not plan then) are planned
+//! by the pass before it claims ([`Inner::plan_unplanned`]: an indexed read
+//! of those jobs only); the store's claims pass over them until then.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -33,6 +34,7 @@ impl Inner {
     /// One pass: claim and start jobs while this executor has room and the
     /// store finds one that may start.
     pub(super) fn schedule(self: &Arc<Self>) -> Result<(), StoreError> {
+        self.plan_unplanned()?;
         let mut limits = self.claim_limits(self.clock.now());
         loop {
             if self.stopping.load(Ordering::SeqCst) {
@@ -45,6 +47,9 @@ impl Inner {
             }
             limits.skip = lock(&self.shared).unopenable.iter().cloned().collect();
             let now = self.clock.now();
+            // A reset that came while this pass went on is no longer
+            // exhausted (else its jobs would wait for a past time again).
+            limits.exhausted.retain(|(_, until)| *until > now);
             let lease = self.config.queue.lease;
             match self.store.claim_next(&self.owner, lease, now, &limits)? {
                 NextClaim::Nothing => return Ok(()),
@@ -111,20 +116,20 @@ impl Inner {
             }
         }
         if planned > 0 {
-            tracing::info!(
-                jobs = planned,
-                "planned the claim facts of jobs queued by an older version"
-            );
+            tracing::info!(jobs = planned, "planned the claim facts of queued jobs");
         }
         Ok(())
     }
 
     /// The claim facts of a stored job, planned now.
     fn facts_of_stored(&self, mut job: JobRecord) -> (String, PlannedFacts) {
+        // A request that does not plan fails when claimed: it waits for
+        // no quota (it would not run), so it counts against its first
+        // provider whatever that provider's quota.
         let fallback = PlannedFacts {
             providers: job.providers.clone(),
             writes_in: None,
-            ignore_quota: job.request.get("ignore_quota") == Some(&serde_json::Value::Bool(true)),
+            ignore_quota: true,
         };
         if workflow_job::is_workflow_request(&job.request) {
             // A workflow names no provider: one slot of `max_running`.

@@ -19,12 +19,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::path::PathBuf;
 
 use agentgate_core::request::RequestError;
-use agentgate_core::sealed::SealError;
 use agentgate_core::run::{CancelRequest, NullSink, RunOptions, RunOutcome};
+use agentgate_core::sealed::SealError;
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
 use agentgate_store::{
-    ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStatus, RunStore, SavedResult,
-    StoreError,
+    ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStatus, RunStore, SavedResult, StoreError,
 };
 use jiff::{SignedDuration, Timestamp};
 

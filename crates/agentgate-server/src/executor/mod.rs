@@ -11,17 +11,21 @@
 //! store that reports its changes (PostgreSQL's LISTEN/NOTIFY), a thread of
 //! `notify.rs` also wakes it when another process queues a job or frees a
 //! slot, and stops at once a job of this executor whose cancel another process
-//! asked: the poll and the lease renewal are the fallback. Each pass reads the
-//! queued and running jobs, lets [`limits::choose`] decide, and claims the
-//! chosen jobs one by one with `claim_job_within`: the store checks the limits
-//! again against every running job of every executor on it (on PostgreSQL, of
-//! every host), in the claiming transaction, so two executors deciding from
-//! the same snapshot cannot both take the last slot; a job refused there, or
-//! taken by another executor first, is skipped until the next pass. A running
-//! job of another executor counts against the provider its claim charged. Each
-//! claimed job runs on a thread of its own with a one-thread tokio runtime, as
-//! `agentgate run` does (`job.rs`): store calls block, and a slow one delays
-//! only its own job.
+//! asked: the poll and the lease renewal are the fallback. Each pass
+//! (`claims.rs`) reads the quota of each provider it knows and asks the store
+//! for the next job within the limits (`JobQueue::claim_next`), again and
+//! again, until this executor has no room (`concurrency`) or no job may
+//! start: the store decides from the jobs' columns, planned at submit, and
+//! the running jobs of every executor on it (on PostgreSQL, of every host),
+//! in one bounded step per claim, so two executors never together pass a
+//! limit and no pass reads the whole queue or plans a queued job. A running
+//! job counts against the provider its claim charged. Each claimed job is
+//! planned again when it runs (the config may have changed since it was
+//! queued; a request that no longer plans fails then) and runs on a thread
+//! of its own with a one-thread tokio runtime, as `agentgate run` does
+//! (`job.rs`): store calls block, and a slow one delays only its own job.
+//! Jobs queued without those columns (an older version's) are planned by
+//! the pass before it claims.
 //!
 //! ## Leases
 //!
@@ -375,7 +379,6 @@ impl Inner {
 
 fn claim_loop(inner: Arc<Inner>, wake: Receiver<()>) {
     let mut last_sweep: Option<Instant> = None;
-    let mut unplanned_done = false;
     while !inner.stopping.load(Ordering::SeqCst) {
         if last_sweep.is_none_or(|t| t.elapsed() >= SWEEP) {
             if let Err(e) = inner.take_back_leases() {
@@ -383,12 +386,6 @@ fn claim_loop(inner: Arc<Inner>, wake: Receiver<()>) {
             }
             inner.forget_unopenable();
             last_sweep = Some(Instant::now());
-        }
-        if !unplanned_done {
-            match inner.plan_unplanned() {
-                Ok(()) => unplanned_done = true,
-                Err(e) => tracing::warn!("failed to plan the jobs an older version queued: {e}"),
-            }
         }
         if let Err(e) = inner.schedule() {
             tracing::warn!("failed to claim jobs: {e}");

@@ -110,6 +110,7 @@ mod tests {
                 session: None,
                 writes_in: None,
                 ignore_quota: false,
+                planned: true,
             };
             seal_job(&mut job, &keys).unwrap();
             let stored = job.request.to_string();

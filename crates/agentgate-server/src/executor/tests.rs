@@ -36,6 +36,7 @@ pub(super) fn job(id: &str, request: serde_json::Value) -> NewJob {
         session: None,
         writes_in: None,
         ignore_quota: false,
+        planned: false,
     }
 }
 

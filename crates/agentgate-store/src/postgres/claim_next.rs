@@ -44,13 +44,19 @@ pub(super) const TRIES: usize = 4;
 /// What one try did.
 pub(super) enum Try {
     Claimed(JobRecord),
-    WaitingForQuota { job_id: String, until: Timestamp },
+    WaitingForQuota {
+        job_id: String,
+        until: Timestamp,
+    },
     Nothing,
     /// Another claimer holds a slot the job needs: try again passing over
     /// it.
     PassOver(String),
     /// The scope has fewer slot rows than its limit: make them, try again.
-    MakeSlots { scope: String, count: i32 },
+    MakeSlots {
+        scope: String,
+        count: i32,
+    },
 }
 
 /// The provider a queued row counts against (`$2`: the exhausted ones).
@@ -184,7 +190,13 @@ pub(super) async fn try_claim(
                 "UPDATE jobs SET {TAKE_LEASE}, charged_provider = $4 \
                  WHERE seq = $5 AND state = 'queued' RETURNING {COLUMNS}"
             ),
-            &[&owner, &token.0, &expires, &candidate.provider, &candidate.seq],
+            &[
+                &owner,
+                &token.0,
+                &expires,
+                &candidate.provider,
+                &candidate.seq,
+            ],
         )
         .await?;
     match row {

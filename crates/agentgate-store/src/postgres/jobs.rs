@@ -71,7 +71,7 @@ pub(super) async fn enqueue<C: GenericClient + Sync>(
             &format!(
                 "INSERT INTO jobs (job_id, request, state, priority, created_at, not_before, \
                  idempotency_key, providers, session_name, writes_in, ignore_quota, planned) \
-                 VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $10, true) \
+                 VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $10, $11) \
                  ON CONFLICT DO NOTHING RETURNING {COLUMNS}"
             ),
             &[
@@ -85,6 +85,7 @@ pub(super) async fn enqueue<C: GenericClient + Sync>(
                 &job.session,
                 &job.writes_in,
                 &job.ignore_quota,
+                &job.planned,
             ],
         )
         .await?;
@@ -492,7 +493,10 @@ pub(super) fn to_json(value: &impl serde::Serialize, op: &'static str) -> Result
     serde_json::to_string(value).map_err(|source| PgError::Json { op, source })
 }
 
-pub(super) fn from_json<T: serde::de::DeserializeOwned>(text: &str, op: &'static str) -> Result<T, PgError> {
+pub(super) fn from_json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    op: &'static str,
+) -> Result<T, PgError> {
     serde_json::from_str(text).map_err(|source| PgError::Json { op, source })
 }
 

@@ -202,7 +202,11 @@ mod tests {
             )
             .unwrap();
         for i in 0..10_000 {
-            let at = format!("2026-05-01T12:{:02}:{:02}.000000000Z", i / 600, (i / 10) % 60);
+            let at = format!(
+                "2026-05-01T12:{:02}:{:02}.000000000Z",
+                i / 600,
+                (i / 10) % 60
+            );
             let session = (i % 7 == 0).then(|| format!("s{}", i % 50));
             insert
                 .execute(rusqlite::params![format!("job{i}"), i % 3, at, session])

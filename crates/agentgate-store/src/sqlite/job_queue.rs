@@ -13,7 +13,8 @@ use crate::error::StoreError;
 use crate::job_queue::JobQueue;
 use crate::jobs::{
     ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
-    JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob, PlannedFacts,
+    JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    PlannedFacts,
 };
 use crate::lease::{lease_end, new_lease_token};
 use crate::queue_watch::QueueWatcher;

@@ -36,7 +36,8 @@ fn at() -> Timestamp {
 }
 
 fn later(seconds: i64) -> Timestamp {
-    at().checked_add(SignedDuration::from_secs(seconds)).unwrap()
+    at().checked_add(SignedDuration::from_secs(seconds))
+        .unwrap()
 }
 
 fn job(id: &str, providers: &[&str]) -> NewJob {
@@ -50,6 +51,7 @@ fn job(id: &str, providers: &[&str]) -> NewJob {
         session: None,
         writes_in: None,
         ignore_quota: false,
+        planned: true,
     }
 }
 
@@ -122,7 +124,11 @@ fn priority_then_submission_order(store: &TestStore) {
     };
     enqueue(
         &**store,
-        vec![job("first", &["claude"]), urgent, job("second", &["claude"])],
+        vec![
+            job("first", &["claude"]),
+            urgent,
+            job("second", &["claude"]),
+        ],
     );
     let l = limits(10);
     let order: Vec<Option<String>> = (0..4).map(|_| id(&**store, &l)).collect();
@@ -236,7 +242,10 @@ fn exhausted_providers_are_skipped_and_all_exhausted_waits_for_the_earliest_rese
     };
     let chain = claimed(&**store, &l).unwrap();
     assert_eq!(
-        (chain.job.job_id.as_str(), chain.job.charged_provider.as_deref()),
+        (
+            chain.job.job_id.as_str(),
+            chain.job.charged_provider.as_deref()
+        ),
         ("chain", Some("codex"))
     );
     assert_eq!(
@@ -252,7 +261,10 @@ fn exhausted_providers_are_skipped_and_all_exhausted_waits_for_the_earliest_rese
     assert_eq!((stuck.not_before, stuck.attempts), (later(300), 0));
     let forced = claimed(&**store, &l).unwrap();
     assert_eq!(
-        (forced.job.job_id.as_str(), forced.job.charged_provider.as_deref()),
+        (
+            forced.job.job_id.as_str(),
+            forced.job.charged_provider.as_deref()
+        ),
         ("forced", Some("claude"))
     );
     assert_eq!(id(&**store, &l).as_deref(), Some("after"));
@@ -288,7 +300,10 @@ fn a_claimer_of_some_providers_passes_over_the_others_jobs(store: &TestStore) {
 }
 
 fn passed_over_jobs_keep_their_place_for_others(store: &TestStore) {
-    enqueue(&**store, vec![job("sealed", &["claude"]), job("open", &["claude"])]);
+    enqueue(
+        &**store,
+        vec![job("sealed", &["claude"]), job("open", &["claude"])],
+    );
     let skipping = ClaimLimits {
         skip: vec!["sealed".to_owned()],
         ..limits(10)
@@ -322,11 +337,17 @@ fn unplan(store: &TestStore, ids: &[&str]) {
 }
 
 fn jobs_queued_before_their_facts_wait_until_planned(store: &TestStore) {
-    enqueue(&**store, vec![job("old", &["claude"]), job("new", &["claude"])]);
+    enqueue(
+        &**store,
+        vec![job("old", &["claude"]), job("new", &["claude"])],
+    );
     unplan(store, &["old"]);
     let unplanned = store.unplanned_jobs(10).unwrap();
     assert_eq!(
-        unplanned.iter().map(|j| j.job_id.as_str()).collect::<Vec<_>>(),
+        unplanned
+            .iter()
+            .map(|j| j.job_id.as_str())
+            .collect::<Vec<_>>(),
         ["old"]
     );
     let l = limits(10);

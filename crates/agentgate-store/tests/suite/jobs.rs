@@ -42,6 +42,7 @@ pub fn new_job(job_id: &str) -> NewJob {
         session: None,
         writes_in: None,
         ignore_quota: false,
+        planned: true,
     }
 }
 

@@ -50,6 +50,7 @@ pub(super) fn job(id: &str, providers: &[&str], session: Option<&str>) -> NewJob
         session: session.map(str::to_owned),
         writes_in: None,
         ignore_quota: false,
+        planned: false,
     }
 }
 
