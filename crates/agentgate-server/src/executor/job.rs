@@ -46,12 +46,15 @@ pub(super) fn start(
     match crate::executor::sealing::open_job(&mut claimed.job, &inner.keys) {
         Ok(()) => {}
         Err(e @ SealError::MissingKey { .. }) => {
-            if lock(&inner.shared).unopenable.insert(job_id.clone()) {
-                tracing::warn!(job = %job_id, "not claimed: {e}");
-            }
+            let first = lock(&inner.shared).unopenable.insert(job_id.clone());
+            // Handed back before it is named: whoever reads the log then
+            // finds it queued, charged nothing.
             inner
                 .store
                 .release(&job_id, &claimed.token, now, None, now)?;
+            if first {
+                tracing::warn!(job = %job_id, "not claimed: {e}");
+            }
             return Ok(());
         }
         Err(e) => {
