@@ -106,7 +106,7 @@ impl ClaimLimits {
 pub enum NextClaim {
     /// A job was claimed: it runs under a new lease, counted against its
     /// `charged_provider`.
-    Claimed(ClaimedJob),
+    Claimed(Box<ClaimedJob>),
     /// The next job's every provider is exhausted: it now waits until
     /// `until` (the earliest reset), `waiting_for = "quota"`, charged no
     /// attempt. Call again for the next job.

@@ -56,7 +56,7 @@ impl Inner {
                 NextClaim::WaitingForQuota { job_id, until } => {
                     tracing::info!(job = job_id, %until, "every provider's quota is exhausted: waiting");
                 }
-                NextClaim::Claimed(claimed) => job::start(self, claimed, now)?,
+                NextClaim::Claimed(claimed) => job::start(self, *claimed, now)?,
             }
         }
     }

@@ -43,7 +43,7 @@ pub(super) const TRIES: usize = 4;
 
 /// What one try did.
 pub(super) enum Try {
-    Claimed(JobRecord),
+    Claimed(Box<JobRecord>),
     WaitingForQuota {
         job_id: String,
         until: Timestamp,
@@ -200,7 +200,7 @@ pub(super) async fn try_claim(
         )
         .await?;
     match row {
-        Some(row) => Ok(Try::Claimed(record_from_row(&row)?)),
+        Some(row) => Ok(Try::Claimed(Box::new(record_from_row(&row)?))),
         None => Ok(Try::Nothing),
     }
 }

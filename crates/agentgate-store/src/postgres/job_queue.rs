@@ -203,10 +203,10 @@ impl JobQueue for PgStore {
             })?;
             match tried {
                 Try::Claimed(job) => {
-                    return Ok(NextClaim::Claimed(ClaimedJob {
-                        job,
+                    return Ok(NextClaim::Claimed(Box::new(ClaimedJob {
+                        job: *job,
                         token: token.clone(),
-                    }));
+                    })));
                 }
                 Try::WaitingForQuota { job_id, until } => {
                     return Ok(NextClaim::WaitingForQuota { job_id, until });

@@ -16,7 +16,7 @@ use crate::jobs::{JobRecord, LeaseToken, PlannedFacts};
 
 /// What one claim did, before the caller adds the lease token.
 pub(super) enum Claimed {
-    Job(JobRecord),
+    Job(Box<JobRecord>),
     WaitingForQuota { job_id: String, until: Timestamp },
     Nothing,
 }
@@ -129,7 +129,7 @@ pub(super) fn claim_next(
         ":seq": candidate.seq,
     })?;
     match rows.next()? {
-        Some(row) => Ok(Claimed::Job(record_from_row(row)?)),
+        Some(row) => Ok(Claimed::Job(Box::new(record_from_row(row)?))),
         None => Ok(Claimed::Nothing),
     }
 }

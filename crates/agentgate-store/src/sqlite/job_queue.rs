@@ -164,7 +164,9 @@ impl JobQueue for SqliteStore {
             super::claim_next::claim_next(tx, owner, &token, (expires, now), limits)
         })?;
         Ok(match claimed {
-            super::claim_next::Claimed::Job(job) => NextClaim::Claimed(ClaimedJob { job, token }),
+            super::claim_next::Claimed::Job(job) => {
+                NextClaim::Claimed(Box::new(ClaimedJob { job: *job, token }))
+            }
             super::claim_next::Claimed::WaitingForQuota { job_id, until } => {
                 NextClaim::WaitingForQuota { job_id, until }
             }

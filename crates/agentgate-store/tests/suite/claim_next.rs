@@ -79,7 +79,7 @@ fn next(store: &dyn StoreBackend, limits: &ClaimLimits) -> NextClaim {
 /// The id of the job the next claim takes; `None` if it takes none.
 fn claimed(store: &dyn StoreBackend, limits: &ClaimLimits) -> Option<ClaimedJob> {
     match next(store, limits) {
-        NextClaim::Claimed(job) => Some(job),
+        NextClaim::Claimed(job) => Some(*job),
         NextClaim::Nothing => None,
         other => panic!("expected a claim or nothing: {other:?}"),
     }
