@@ -36,7 +36,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::executor::{error_envelope, plan_providers, plan_request};
+use crate::executor::{claim_facts, error_envelope, plan_request};
 use crate::job_request::JobRequest;
 use crate::state::AppState;
 use crate::views::{RunState, envelope_or_null};
@@ -135,6 +135,8 @@ pub async fn submit(
     let planning = state.clone();
     let enqueued = tokio::task::spawn_blocking(move || {
         let plan = plan_request(&planning.config, &request, now).map_err(refused)?;
+        // What its claim needs, stored from this one planning.
+        let facts = claim_facts(&plan, &request);
         let mut job = NewJob {
             job_id: agentgate_core::run::new_run_id(),
             request: JobRequest::Run(Box::new(request.clone()))
@@ -143,8 +145,11 @@ pub async fn submit(
             priority: i32::try_from(request.priority).unwrap_or_default(),
             not_before: request.not_before,
             idempotency_key: request.idempotency_key.clone(),
-            providers: plan_providers(&plan),
+            providers: facts.providers,
             session: request.session.clone(),
+            writes_in: facts.writes_in,
+            ignore_quota: facts.ignore_quota,
+            planned: true,
         };
         // The store never holds a secret of the request in clear.
         crate::executor::sealing::seal_job(&mut job, &planning.keys)

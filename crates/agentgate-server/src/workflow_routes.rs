@@ -129,8 +129,12 @@ pub async fn submit_workflow(
             priority: i32::try_from(submission.priority).unwrap_or_default(),
             not_before: submission.not_before,
             idempotency_key: submission.idempotency_key,
+            // A workflow names no provider: one slot of `max_running`.
             providers: Vec::new(),
             session: None,
+            writes_in: None,
+            ignore_quota: true,
+            planned: true,
         };
         // The agents' secrets are sealed, as a run's are.
         crate::executor::sealing::seal_job(&mut job, &enqueuing.keys)

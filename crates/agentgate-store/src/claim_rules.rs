@@ -1,7 +1,10 @@
-//! The limits a claim re-checks in the database: [`ClaimRules`].
+//! The limits a claim of a chosen job re-checks in the database:
+//! [`ClaimRules`]. The executors now claim with
+//! [`crate::JobQueue::claim_next`] (`crate::claim_next`), which decides the
+//! limits itself; this stays for a caller that chooses the job.
 //!
-//! An executor decides which queued job may start from a snapshot of the
-//! queue (`agentgate_server`'s `limits::choose`). With executors on several
+//! A caller that decides which queued job may start from a snapshot of the
+//! queue can race another. With executors on several
 //! hosts, two of them can decide from the same snapshot and both start a
 //! job where only one had room. So the claim that follows a decision,
 //! [`crate::JobQueue::claim_job_within`], checks the rules again against

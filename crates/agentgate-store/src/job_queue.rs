@@ -61,29 +61,26 @@
 //! database, not the executor, refuses a stale token, so no write from a
 //! lease that was taken back lands after it (fencing).
 //!
-//! Concurrency limits become more conditions on the subquery, on rows of the
-//! same table, e.g. for one turn at a time per session:
-//! `AND (session_name IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS r WHERE
-//! r.state = 'running' AND r.session_name = jobs.session_name))`, and for a
-//! provider's limit a count of the running jobs whose provider is that
-//! provider compared with the configured number. The index `jobs_claim`
-//! serves the order; `jobs_by_session` serves the session condition.
-//!
-//! Today `agentgate serve`'s executor applies its limits itself: it reads
-//! the queued and running jobs, chooses the next one its limits allow, and
-//! takes it with [`JobQueue::claim_job`] (which fails harmlessly when
-//! another claimer took it first).
+//! The limits (global, per provider, per session, one writer per folder,
+//! quota waits) are decided by [`JobQueue::claim_next`] in the database, from
+//! the jobs' columns and the running jobs, in one bounded step per claim:
+//! see `crate::claim_next`. `agentgate serve`'s and `agentgate worker`'s
+//! executors claim that way. [`JobQueue::claim_job_within`] (the job chosen
+//! by the caller, the rules re-checked under a lock) and [`JobQueue::claim`]
+//! and [`JobQueue::claim_job`] (no limits) stay for callers that need them.
 
 use std::time::Duration;
 
 use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 
+use crate::claim_next::{ClaimLimits, NextClaim};
 use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::jobs::{
     ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
     JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    PlannedFacts,
 };
 use crate::queue_watch::QueueWatcher;
 use crate::settle::Settlement;
@@ -213,6 +210,34 @@ pub trait JobQueue: Send + Sync {
         now: Timestamp,
         rules: &ClaimRules,
     ) -> Result<Option<ClaimedJob>, StoreError>;
+
+    /// Claims the next job within `limits` in one bounded step (see
+    /// `crate::claim_next` for the rules and their cost): the first queued
+    /// job in claim order that is ready, planned, its session's turn, and
+    /// within the limits counted over the running jobs of every claimer
+    /// of the store; it runs under a new lease held by `owner` until
+    /// `now + lease`, one attempt charged, counted against the first of
+    /// its providers whose quota is not exhausted. A job whose every
+    /// provider is exhausted is not claimed: it waits for the earliest
+    /// reset ([`NextClaim::WaitingForQuota`]). Two claimers never get the
+    /// same job, nor together exceed a limit.
+    fn claim_next(
+        &self,
+        owner: &str,
+        lease: Duration,
+        now: Timestamp,
+        limits: &ClaimLimits,
+    ) -> Result<NextClaim, StoreError>;
+
+    /// Up to `limit` queued jobs whose claim facts were never planned
+    /// (queued by an older version, before the columns existed), oldest
+    /// first: [`JobQueue::claim_next`] passes them over until
+    /// [`JobQueue::set_job_facts`] stores their facts.
+    fn unplanned_jobs(&self, limit: usize) -> Result<Vec<JobRecord>, StoreError>;
+
+    /// Stores what planning the queued job `job_id` tells its claim and
+    /// marks it planned; whether it was still queued and unplanned.
+    fn set_job_facts(&self, job_id: &str, facts: &PlannedFacts) -> Result<bool, StoreError>;
 
     /// Cancels a job: a queued one at once (ended at `now`, with
     /// `envelope_if_queued` as its envelope: it never ran, so no run made

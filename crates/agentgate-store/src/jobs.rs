@@ -96,6 +96,29 @@ pub struct NewJob {
     pub providers: Vec<String>,
     /// The logical session the run continues, if any.
     pub session: Option<String>,
+    /// The folder the job may write in, as planned at submit (jobs writing
+    /// in one folder run one at a time); `None`: it writes nowhere shared.
+    pub writes_in: Option<String>,
+    /// The request's `ignore_quota`: it counts against its first provider
+    /// even when that provider's quota is known exhausted.
+    pub ignore_quota: bool,
+    /// Whether `providers`, `writes_in` and `ignore_quota` come from
+    /// planning the request; `false`: the executor plans them before any
+    /// claim takes the job (see [`crate::JobQueue::unplanned_jobs`]).
+    pub planned: bool,
+}
+
+/// What planning a queued job tells its claim, stored in its columns
+/// ([`crate::JobQueue::set_job_facts`]) for a job queued before they
+/// existed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlannedFacts {
+    /// The plan's providers, in failover order.
+    pub providers: Vec<String>,
+    /// The folder it may write in (see [`NewJob::writes_in`]).
+    pub writes_in: Option<String>,
+    /// See [`NewJob::ignore_quota`].
+    pub ignore_quota: bool,
 }
 
 /// A job as stored, without its lease token (that is a secret of the
@@ -137,10 +160,12 @@ pub struct JobRecord {
     pub error: Option<String>,
     /// When it ended.
     pub ended_at: Option<Timestamp>,
-    /// The provider its last claim within rules counted it against (see
-    /// [`crate::ClaimRules`]); `None` for a claim without rules.
+    /// The provider its last claim counted it against
+    /// ([`crate::JobQueue::claim_next`], or a claim within
+    /// [`crate::ClaimRules`]); `None` for a claim without limits.
     pub charged_provider: Option<String>,
-    /// The folder its last claim within rules said it may write in.
+    /// The folder it may write in: planned at submit (see
+    /// [`NewJob::writes_in`]), or what its last claim within rules said.
     pub writes_in: Option<String>,
 }
 

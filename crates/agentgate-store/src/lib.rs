@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+mod claim_next;
 mod claim_rules;
 mod error;
 mod event_log;
@@ -58,6 +59,7 @@ mod sqlite;
 mod workers;
 
 pub use backend::{StoreBackend, StoreLocation, open_store, redact_url};
+pub use claim_next::{ClaimLimits, NextClaim};
 pub use claim_rules::ClaimRules;
 pub use error::StoreError;
 pub use event_log::{EventLog, PREFIX_BYTES, TruncatedTail, oversize_note};
@@ -65,7 +67,7 @@ pub use job_queue::JobQueue;
 pub use jobs::{
     ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, FinalState,
     Heartbeat, InvalidCursor, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord,
-    JobState, LeaseToken, NewJob,
+    JobState, LeaseToken, NewJob, PlannedFacts,
 };
 pub use listing::{RunList, UnreadableRow};
 pub use location::{DB_FILE_NAME, default_db_path};

@@ -190,7 +190,7 @@ impl Scheduler {
                 }
             }
         }
-        let job = match new_job(&spec.request, &key, &self.config, &self.keys) {
+        let job = match new_job(&spec.request, &key, &self.config, &self.keys, now) {
             Ok(job) => job,
             Err(e) => {
                 return FireOutcome::Failed {

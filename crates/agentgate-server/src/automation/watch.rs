@@ -191,7 +191,7 @@ impl FolderWatcher {
             }
         };
         let key = file_key(&self.spec.folder, name, &identity);
-        let job = match new_job(&request, &key, &self.config, &self.keys) {
+        let job = match new_job(&request, &key, &self.config, &self.keys, now) {
             Ok(job) => job,
             Err(e) => {
                 self.seen.remove(name);

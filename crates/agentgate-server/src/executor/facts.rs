@@ -1,45 +1,23 @@
 //! A stored run request, planned: the [`Plan`] a job runs, and the
-//! [`JobFacts`] its limits are decided on. `POST /v1/runs` plans a request
-//! the same way before queueing it, so a request the planner refuses is
-//! never queued.
+//! [`PlannedFacts`] its claim is decided on. `POST /v1/runs`, schedules and
+//! watched folders plan a request the same way before queueing it, and
+//! store those facts in the job's columns: one planning at submit for the
+//! claim, and one again at execution, only because the config may have
+//! changed meanwhile (a request that no longer plans then fails).
 //!
 //! A planning error becomes a [`RequestError`] naming the field the error
 //! carries ([`PlanError::field`](agentgate_core::plan::PlanError::field)):
 //! the 422 of `POST /v1/runs` and a refused job's error name it; nothing
 //! reads a field out of a message.
 
-use std::path::PathBuf;
-
 use agentgate_core::config::Config;
 use agentgate_core::plan::{self, Plan};
 use agentgate_core::request::{RequestError, RunRequest};
 use agentgate_core::settings::PermissionMode;
-use agentgate_store::JobRecord;
+use agentgate_store::{JobRecord, PlannedFacts};
 use jiff::Timestamp;
 
 use crate::job_request::{JobRequest, KIND_TAG};
-
-/// What the executor's limits need to know of a job.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JobFacts {
-    /// The job (= run) id.
-    pub job_id: String,
-    /// Higher is claimed first.
-    pub priority: i32,
-    /// When it was enqueued (submission order).
-    pub created_at: Timestamp,
-    /// Not started before.
-    pub not_before: Timestamp,
-    /// The plan's providers, in failover order.
-    pub providers: Vec<String>,
-    /// The logical session, if any.
-    pub session: Option<String>,
-    /// The working directory, when some step may write in it (permission
-    /// mode other than `plan`): jobs writing in one folder run one at a time.
-    pub writes_in: Option<PathBuf>,
-    /// `ignore_quota`: exhausted providers are tried anyway.
-    pub ignore_quota: bool,
-}
 
 /// Plan `request` against `cfg` with the clock at `now`.
 pub fn plan_request(
@@ -73,20 +51,19 @@ pub fn plan_job(
     Ok((plan, request))
 }
 
-/// The facts of `job`, planned as `plan`.
-pub fn facts_of(job: &JobRecord, plan: &Plan, request: &RunRequest) -> JobFacts {
+/// What a claim needs to know of a job planned as `plan`, stored in its
+/// columns at submit (see `agentgate_store::claim_next`): the plan's
+/// providers, the folder it may write in (the working directory, when
+/// some step may write in it: permission mode other than `plan`; jobs
+/// writing in one folder run one at a time), and `ignore_quota`.
+pub fn claim_facts(plan: &Plan, request: &RunRequest) -> PlannedFacts {
     let writes_in = plan
         .steps
         .iter()
         .find(|s| s.request.permission_mode != PermissionMode::Plan)
-        .map(|s| s.request.cwd.clone());
-    JobFacts {
-        job_id: job.job_id.clone(),
-        priority: job.priority,
-        created_at: job.created_at,
-        not_before: job.not_before,
+        .map(|s| s.request.cwd.to_string_lossy().into_owned());
+    PlannedFacts {
         providers: plan_providers(plan),
-        session: job.session.clone(),
         writes_in,
         ignore_quota: request.ignore_quota,
     }
@@ -126,30 +103,6 @@ impl ProviderFilter {
         plan.steps
             .retain(|step| self.0.iter().any(|p| p == step.provider.name()));
         (!plan.steps.is_empty()).then_some(plan)
-    }
-}
-
-/// Every job in `state`.
-pub(super) fn all_jobs(
-    store: &dyn agentgate_store::StoreBackend,
-    state: agentgate_store::JobState,
-) -> Result<Vec<JobRecord>, agentgate_store::StoreError> {
-    let filter = agentgate_store::JobFilter {
-        state: Some(state),
-        ..agentgate_store::JobFilter::default()
-    };
-    let mut jobs = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = store.list_jobs(&filter, 500, cursor.as_ref())?;
-        for bad in &page.unreadable {
-            tracing::warn!(job = %bad.id, error = %bad.error, "a job of the store cannot be read; it is left aside");
-        }
-        jobs.extend(page.jobs);
-        match page.next {
-            Some(next) => cursor = Some(next),
-            None => return Ok(jobs),
-        }
     }
 }
 
@@ -242,6 +195,9 @@ mod tests {
                 idempotency_key: None,
                 providers: Vec::new(),
                 session: None,
+                writes_in: None,
+                ignore_quota: false,
+                planned: false,
             };
             store.enqueue(&job, now).unwrap();
         }

@@ -16,65 +16,64 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use agentgate_core::config::QueueSpec;
+use std::path::PathBuf;
+
 use agentgate_core::request::RequestError;
 use agentgate_core::run::{CancelRequest, NullSink, RunOptions, RunOutcome};
+use agentgate_core::sealed::SealError;
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
 use agentgate_store::{
-    ClaimRules, ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStatus, RunStore, SavedResult,
-    StoreError,
+    ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStatus, RunStore, SavedResult, StoreError,
 };
 use jiff::{SignedDuration, Timestamp};
 
-use super::facts::{JobFacts, plan_providers, plan_request};
+use super::facts::{plan_providers, plan_request};
 use super::limits::RunningJob;
 use super::workflow_job::{self, WorkflowTurn};
 use super::{Inner, Slot, lock};
 use crate::job_request::JobRequest;
 
-/// Claim `job_id` within the limits, checked again by the store against
-/// every running job of every executor on it, and start its thread. A job
-/// the store's check refuses (another executor took the room first) stays
-/// queued for the next pass.
+/// Start the job `claimed` (by `claim_next`, within the limits) on a thread
+/// of its own, once its sealed secrets open here: one sealed with a key
+/// this executor lacks is handed back, charged nothing, and passed over
+/// by this executor's next claims (left for one that has the key); one
+/// whose secrets do not open under their key fails, saying why.
 pub(super) fn start(
     inner: &Arc<Inner>,
-    job_id: &str,
-    provider: Option<String>,
-    facts: &JobFacts,
+    mut claimed: ClaimedJob,
     now: Timestamp,
 ) -> Result<(), StoreError> {
-    let rules = claim_rules(&inner.config.queue, provider.as_deref(), facts);
-    let lease = inner.config.queue.lease;
-    let Some(mut claimed) =
-        inner
-            .store
-            .claim_job_within(job_id, &inner.owner, lease, now, &rules)?
-    else {
-        tracing::debug!(
-            job = job_id,
-            "not claimed: taken, or no room left on the store"
-        );
-        return Ok(());
-    };
-    // Read again by the claim: its secrets opened as the pass opened them.
-    if let Err(e) = crate::executor::sealing::open_job(&mut claimed.job, &inner.keys) {
-        tracing::warn!(job = job_id, "handed back: {e}");
-        inner
-            .store
-            .release(job_id, &claimed.token, now, None, now)?;
-        return Ok(());
+    let job_id = claimed.job.job_id.clone();
+    match crate::executor::sealing::open_job(&mut claimed.job, &inner.keys) {
+        Ok(()) => {}
+        Err(e @ SealError::MissingKey { .. }) => {
+            let first = lock(&inner.shared).unopenable.insert(job_id.clone());
+            // Handed back before it is named: whoever reads the log then
+            // finds it queued, charged nothing.
+            inner
+                .store
+                .release(&job_id, &claimed.token, now, None, now)?;
+            if first {
+                tracing::warn!(job = %job_id, "not claimed: {e}");
+            }
+            return Ok(());
+        }
+        Err(e) => {
+            let refusal = RequestError::new("env", e.to_string());
+            return refuse(inner, &claimed, &refusal, now);
+        }
     }
     inner.metrics.claimed();
     let (cancel_tx, cancel_rx) = tokio::sync::mpsc::channel(4);
     let cancelled = Arc::new(AtomicBool::new(false));
     let settling = Arc::new(AtomicBool::new(false));
     lock(&inner.shared).running.insert(
-        job_id.to_owned(),
+        job_id.clone(),
         Slot {
             limits: RunningJob {
-                provider,
-                session: facts.session.clone(),
-                writes_in: facts.writes_in.clone(),
+                provider: claimed.job.charged_provider.clone(),
+                session: claimed.job.session.clone(),
+                writes_in: claimed.job.writes_in.as_ref().map(PathBuf::from),
             },
             cancel: cancel_tx.clone(),
             cancelled: cancelled.clone(),
@@ -94,66 +93,31 @@ pub(super) fn start(
         .spawn(move || running.run(cancel_rx));
     if let Err(e) = spawned {
         // The job stays claimed; its lease expires and it is taken back.
-        lock(&inner.shared).running.remove(job_id);
+        lock(&inner.shared).running.remove(&job_id);
         tracing::error!("failed to start a thread for job {job_id}: {e}");
     }
     Ok(())
 }
 
-/// The limits the store checks when it claims a job counted against
-/// `provider`.
-fn claim_rules(limits: &QueueSpec, provider: Option<&str>, facts: &JobFacts) -> ClaimRules {
-    let as_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    ClaimRules {
-        provider: provider.map(str::to_owned),
-        provider_limit: provider.and_then(|p| limits.provider_limit(p)).map(as_u32),
-        max_running: Some(as_u32(limits.max_running)),
-        writes_in: facts
-            .writes_in
-            .as_ref()
-            .map(|dir| dir.to_string_lossy().into_owned()),
-    }
-}
-
-/// Every provider of `job_id` is exhausted: claim it and give it back until
-/// `until`, charged nothing.
-pub(super) fn wait_for_quota(
+/// A claimed job that cannot run as stored: it fails, with the refusal.
+fn refuse(
     inner: &Inner,
-    job_id: &str,
-    until: Timestamp,
-    now: Timestamp,
-) -> Result<(), StoreError> {
-    let lease = inner.config.queue.lease;
-    if let Some(claimed) = inner.store.claim_job(job_id, &inner.owner, lease, now)? {
-        inner
-            .store
-            .release(job_id, &claimed.token, until, Some("quota"), now)?;
-        tracing::info!(job = job_id, %until, "every provider's quota is exhausted: waiting");
-    }
-    Ok(())
-}
-
-/// A queued job whose request no longer plans: it fails, with the refusal.
-pub(super) fn refuse(
-    inner: &Inner,
-    job_id: &str,
+    claimed: &ClaimedJob,
     refusal: &RequestError,
     now: Timestamp,
 ) -> Result<(), StoreError> {
-    let lease = inner.config.queue.lease;
-    if let Some(claimed) = inner.store.claim_job(job_id, &inner.owner, lease, now)? {
-        let error = ErrorInfo::new(
-            ErrorKind::InvalidInput,
-            ErrorSource::Internal,
-            refusal.to_string(),
-        );
-        let outcome = JobOutcome {
-            state: FinalState::Failed,
-            envelope: Some(error_envelope(job_id, &error)),
-            error: Some(refusal.to_string()),
-        };
-        inner.store.finish(job_id, &claimed.token, &outcome, now)?;
-    }
+    let job_id = &claimed.job.job_id;
+    let error = ErrorInfo::new(
+        ErrorKind::InvalidInput,
+        ErrorSource::Internal,
+        refusal.to_string(),
+    );
+    let outcome = JobOutcome {
+        state: FinalState::Failed,
+        envelope: Some(error_envelope(job_id, &error)),
+        error: Some(refusal.to_string()),
+    };
+    inner.store.finish(job_id, &claimed.token, &outcome, now)?;
     Ok(())
 }
 

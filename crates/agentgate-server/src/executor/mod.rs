@@ -11,17 +11,21 @@
 //! store that reports its changes (PostgreSQL's LISTEN/NOTIFY), a thread of
 //! `notify.rs` also wakes it when another process queues a job or frees a
 //! slot, and stops at once a job of this executor whose cancel another process
-//! asked: the poll and the lease renewal are the fallback. Each pass reads the
-//! queued and running jobs, lets [`limits::choose`] decide, and claims the
-//! chosen jobs one by one with `claim_job_within`: the store checks the limits
-//! again against every running job of every executor on it (on PostgreSQL, of
-//! every host), in the claiming transaction, so two executors deciding from
-//! the same snapshot cannot both take the last slot; a job refused there, or
-//! taken by another executor first, is skipped until the next pass. A running
-//! job of another executor counts against the provider its claim charged. Each
-//! claimed job runs on a thread of its own with a one-thread tokio runtime, as
-//! `agentgate run` does (`job.rs`): store calls block, and a slow one delays
-//! only its own job.
+//! asked: the poll and the lease renewal are the fallback. Each pass
+//! (`claims.rs`) reads the quota of each provider it knows and asks the store
+//! for the next job within the limits (`JobQueue::claim_next`), again and
+//! again, until this executor has no room (`concurrency`) or no job may
+//! start: the store decides from the jobs' columns, planned at submit, and
+//! the running jobs of every executor on it (on PostgreSQL, of every host),
+//! in one bounded step per claim, so two executors never together pass a
+//! limit and no pass reads the whole queue or plans a queued job. A running
+//! job counts against the provider its claim charged. Each claimed job is
+//! planned again when it runs (the config may have changed since it was
+//! queued; a request that no longer plans fails then) and runs on a thread
+//! of its own with a one-thread tokio runtime, as `agentgate run` does
+//! (`job.rs`): store calls block, and a slow one delays only its own job.
+//! Jobs queued without those columns (an older version's) are planned by
+//! the pass before it claims.
 //!
 //! ## Leases
 //!
@@ -55,6 +59,7 @@
 //! charged), for the next start (or another worker) to run again.
 //! [`Executor::hurry`] (a second stop signal) ends the grace at once.
 
+mod claims;
 mod facts;
 mod job;
 mod job_end;
@@ -75,15 +80,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use agentgate_core::config::{Config, LeaseExpiry};
-use agentgate_core::quota::exhausted_quota;
 use agentgate_core::run::CancelRequest;
-use agentgate_store::{ExpiryPolicy, JobRecord, JobState, RunOwner, StoreBackend};
-use jiff::Timestamp;
+use agentgate_store::{ExpiryPolicy, RunOwner, StoreBackend};
 
-use facts::all_jobs;
-pub use facts::{JobFacts, ProviderFilter, facts_of, plan_providers, plan_request};
+pub use facts::{ProviderFilter, claim_facts, plan_providers, plan_request};
 pub use job::error_envelope;
-use limits::{Decision, RunningJob};
+use limits::RunningJob;
 
 use crate::clock::Clock;
 use crate::metrics::registry::Metrics;
@@ -171,13 +173,12 @@ struct Inner {
 #[derive(Debug, Default)]
 struct Shared {
     running: HashMap<String, Slot>,
-    /// What planning each job told the limits, by job id.
-    planned: HashMap<String, Planned>,
     /// When this executor first saw each dead owner of this host (see
     /// `take_back.rs`).
     dead_owners: HashMap<String, Instant>,
     /// The queued jobs sealed with a key this executor lacks (named once
-    /// in the log, left for an executor that has the key).
+    /// in the log, passed over by its claims, left for an executor that
+    /// has the key; forgotten once no longer queued, at each sweep).
     unopenable: std::collections::HashSet<String>,
 }
 
@@ -193,18 +194,6 @@ struct Slot {
     settling: Arc<AtomicBool>,
     /// Its lease's token.
     token: agentgate_store::LeaseToken,
-}
-
-/// A job's planned facts that do not change while it is queued.
-#[derive(Debug, Clone)]
-enum Planned {
-    Ok {
-        providers: Vec<String>,
-        writes_in: Option<PathBuf>,
-        ignore_quota: bool,
-    },
-    /// Its request can no longer be planned (a file it names was removed).
-    Refused(agentgate_core::request::RequestError),
 }
 
 impl Executor {
@@ -386,159 +375,6 @@ impl Inner {
             LeaseExpiry::Abandon => ExpiryPolicy::Abandon,
         }
     }
-
-    /// One pass: decide and claim.
-    fn schedule(self: &Arc<Self>) -> Result<(), agentgate_store::StoreError> {
-        let now = self.clock.now();
-        let mut queued = all_jobs(self.store.as_ref(), JobState::Queued)?;
-        let mut running = all_jobs(self.store.as_ref(), JobState::Running)?;
-        let mut facts = Vec::with_capacity(queued.len());
-        let mut refused = Vec::new();
-        let running_limits: Vec<RunningJob>;
-        {
-            let mut shared = lock(&self.shared);
-            let live: std::collections::HashSet<&str> = queued
-                .iter()
-                .chain(&running)
-                .map(|j| j.job_id.as_str())
-                .collect();
-            shared.planned.retain(|id, _| live.contains(id.as_str()));
-            shared.unopenable.retain(|id| live.contains(id.as_str()));
-            drop(live);
-            queued.retain_mut(|job| self.open_queued(&mut shared, job));
-            for job in &mut running {
-                // Another executor's job counts by what its claim charged
-                // when its secrets do not open here.
-                let _ = sealing::open_job(job, &self.keys);
-            }
-            for job in &queued {
-                match self.planned(&mut shared, job, now) {
-                    Planned::Ok {
-                        providers,
-                        writes_in,
-                        ignore_quota,
-                    } => facts.push(JobFacts {
-                        job_id: job.job_id.clone(),
-                        priority: job.priority,
-                        created_at: job.created_at,
-                        not_before: job.not_before,
-                        providers,
-                        session: job.session.clone(),
-                        writes_in,
-                        ignore_quota,
-                    }),
-                    Planned::Refused(e) if job.not_before <= now => {
-                        refused.push((job.job_id.clone(), e));
-                    }
-                    Planned::Refused(_) => {}
-                }
-            }
-            running_limits = running
-                .iter()
-                .map(|job| match shared.running.get(&job.job_id) {
-                    Some(slot) => slot.limits.clone(),
-                    // Another executor's job, claimed within rules: what
-                    // its claim charged.
-                    None if job.charged_provider.is_some() || job.writes_in.is_some() => {
-                        RunningJob {
-                            provider: job.charged_provider.clone(),
-                            session: job.session.clone(),
-                            writes_in: job.writes_in.as_ref().map(PathBuf::from),
-                        }
-                    }
-                    None => match self.planned(&mut shared, job, now) {
-                        Planned::Ok {
-                            providers,
-                            writes_in,
-                            ..
-                        } => RunningJob {
-                            provider: providers.first().cloned(),
-                            session: job.session.clone(),
-                            writes_in,
-                        },
-                        Planned::Refused(_) => RunningJob {
-                            provider: job.providers.first().cloned(),
-                            session: job.session.clone(),
-                            writes_in: None,
-                        },
-                    },
-                })
-                .collect();
-        }
-        // Quota is kept per account: the key of this host's account.
-        let exhausted_until = |provider: &str| {
-            exhausted_quota(self.store.as_ref(), &self.config.quota_key(provider), now)
-                .and_then(|q| q.reset_at)
-        };
-        let claimable = |provider: Option<&str>| {
-            self.providers
-                .as_ref()
-                .is_none_or(|only| only.claims(provider))
-        };
-        let decisions = limits::choose_claimable(
-            &facts,
-            &running_limits,
-            &self.config.queue,
-            now,
-            &exhausted_until,
-            &claimable,
-        );
-        let mut room = self
-            .concurrency
-            .map(|most| most.saturating_sub(lock(&self.shared).running.len()));
-        for decision in decisions {
-            match decision {
-                Decision::Start { job_id, provider } => {
-                    let Some(fact) = facts.iter().find(|f| f.job_id == job_id) else {
-                        continue;
-                    };
-                    if let Some(left) = room.as_mut() {
-                        if *left == 0 {
-                            continue;
-                        }
-                        *left -= 1;
-                    }
-                    job::start(self, &job_id, provider, fact, now)?;
-                }
-                Decision::WaitForQuota { job_id, until } => {
-                    job::wait_for_quota(self, &job_id, until, now)?;
-                }
-            }
-        }
-        for (job_id, refusal) in refused {
-            job::refuse(self, &job_id, &refusal, now)?;
-        }
-        Ok(())
-    }
-
-    /// The planned facts of `job`, planned once.
-    fn planned(&self, shared: &mut Shared, job: &JobRecord, now: Timestamp) -> Planned {
-        shared
-            .planned
-            .entry(job.job_id.clone())
-            .or_insert_with(|| match workflow_job::workflow_of(job) {
-                // A workflow names no provider: it takes one slot of
-                // `max_running` (see `workflow_job.rs`).
-                Some(Ok(_)) => Planned::Ok {
-                    providers: Vec::new(),
-                    writes_in: None,
-                    ignore_quota: true,
-                },
-                Some(Err(e)) => Planned::Refused(e),
-                None => match facts::plan_job(&self.config, job, now) {
-                    Ok((plan, request)) => {
-                        let f = facts_of(job, &plan, &request);
-                        Planned::Ok {
-                            providers: f.providers,
-                            writes_in: f.writes_in,
-                            ignore_quota: f.ignore_quota,
-                        }
-                    }
-                    Err(e) => Planned::Refused(e),
-                },
-            })
-            .clone()
-    }
 }
 
 fn claim_loop(inner: Arc<Inner>, wake: Receiver<()>) {
@@ -548,6 +384,7 @@ fn claim_loop(inner: Arc<Inner>, wake: Receiver<()>) {
             if let Err(e) = inner.take_back_leases() {
                 tracing::warn!("failed to check the job leases: {e}");
             }
+            inner.forget_unopenable();
             last_sweep = Some(Instant::now());
         }
         if let Err(e) = inner.schedule() {

@@ -9,15 +9,16 @@
 //! its tag alone ([`JobKind::of`]): a run's request is one run request, a
 //! workflow's has one per agent step; a request whose tag does not read
 //! is sealed as a run's (no secret is left in clear for want of a tag).
-//! A job sealed with a key this process lacks stays queued,
-//! named once in the log, for an executor that has the key; one whose
-//! sealed values do not open under their key fails with that reason.
+//! A job sealed with a key this process lacks is handed back
+//! when claimed (charged nothing), named once in the log, and passed over by
+//! this executor's later claims, for an executor that has the key; one
+//! whose sealed values do not open under their key fails with that reason.
 
 use agentgate_core::sealed::{self, KeyRing, SealError};
-use agentgate_store::{JobRecord, NewJob};
+use agentgate_store::{JobRecord, JobState, NewJob};
 use serde_json::Value;
 
-use super::{Inner, Planned, Shared};
+use super::{Inner, lock};
 use crate::job_request::JobKind;
 
 /// Whether the stored `request` is a workflow's (by its tag).
@@ -26,28 +27,18 @@ fn is_workflow(request: &Value) -> bool {
 }
 
 impl Inner {
-    /// Open the sealed secrets of the queued `job` (see `sealing.rs`):
-    /// whether to consider it now. A job sealed with a key this executor
-    /// lacks is left queued for another (named once); one whose secrets do
-    /// not open under their key is refused (it fails, saying why).
-    pub(super) fn open_queued(&self, shared: &mut Shared, job: &mut JobRecord) -> bool {
-        match open_job(job, &self.keys) {
-            Ok(()) => true,
-            Err(e @ agentgate_core::sealed::SealError::MissingKey { .. }) => {
-                if shared.unopenable.insert(job.job_id.clone()) {
-                    tracing::warn!(job = %job.job_id, "not claimed: {e}");
-                }
-                false
-            }
-            Err(e) => {
-                shared.planned.insert(
-                    job.job_id.clone(),
-                    Planned::Refused(agentgate_core::request::RequestError::new(
-                        "env",
-                        e.to_string(),
-                    )),
-                );
-                true
+    /// Forget the jobs sealed with a key this executor lacks that are no
+    /// longer queued (another executor ran them, or they were cancelled):
+    /// the claims pass over the others. One read per such job.
+    pub(super) fn forget_unopenable(&self) {
+        let ids: Vec<String> = lock(&self.shared).unopenable.iter().cloned().collect();
+        for id in ids {
+            let queued = match self.store.get_job(&id) {
+                Ok(job) => job.is_some_and(|j| j.state == JobState::Queued),
+                Err(_) => true,
+            };
+            if !queued {
+                lock(&self.shared).unopenable.remove(&id);
             }
         }
     }
@@ -118,6 +109,9 @@ mod tests {
                 idempotency_key: None,
                 providers: Vec::new(),
                 session: None,
+                writes_in: None,
+                ignore_quota: false,
+                planned: true,
             };
             seal_job(&mut job, &keys).unwrap();
             let stored = job.request.to_string();

@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use agentgate_core::supervise::keeper::{ORPHAN_GRACE, POLL_INTERVAL};
 use agentgate_store::{JobState, OwnerState, RunOwner};
 
-use super::facts::all_jobs;
 use super::{Inner, lock};
 
 /// How long an owner must have been seen dead before its leases are taken
@@ -103,5 +102,30 @@ impl Inner {
             }
         }
         true
+    }
+}
+
+/// Every job in `state` (used for the running ones: bounded by the
+/// executors' concurrency).
+fn all_jobs(
+    store: &dyn agentgate_store::StoreBackend,
+    state: JobState,
+) -> Result<Vec<agentgate_store::JobRecord>, agentgate_store::StoreError> {
+    let filter = agentgate_store::JobFilter {
+        state: Some(state),
+        ..agentgate_store::JobFilter::default()
+    };
+    let mut jobs = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = store.list_jobs(&filter, 500, cursor.as_ref())?;
+        for bad in &page.unreadable {
+            tracing::warn!(job = %bad.id, error = %bad.error, "a job of the store cannot be read; it is left aside");
+        }
+        jobs.extend(page.jobs);
+        match page.next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(jobs),
+        }
     }
 }

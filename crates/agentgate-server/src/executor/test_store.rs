@@ -272,6 +272,25 @@ impl JobQueue for GatedStore {
     ) -> Result<Option<ClaimedJob>, StoreError> {
         self.inner.claim_job(id, o, l, n)
     }
+    fn claim_next(
+        &self,
+        o: &str,
+        l: Duration,
+        n: Timestamp,
+        limits: &agentgate_store::ClaimLimits,
+    ) -> Result<agentgate_store::NextClaim, StoreError> {
+        self.inner.claim_next(o, l, n, limits)
+    }
+    fn unplanned_jobs(&self, limit: usize) -> Result<Vec<agentgate_store::JobRecord>, StoreError> {
+        self.inner.unplanned_jobs(limit)
+    }
+    fn set_job_facts(
+        &self,
+        id: &str,
+        facts: &agentgate_store::PlannedFacts,
+    ) -> Result<bool, StoreError> {
+        self.inner.set_job_facts(id, facts)
+    }
     fn claim_job_within(
         &self,
         id: &str,

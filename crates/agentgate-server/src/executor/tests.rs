@@ -4,7 +4,10 @@
 
 use std::time::Duration;
 
-use agentgate_store::{JobQueue, NewJob, QuotaState, QuotaStatus, RunStore, Store};
+use agentgate_store::{
+    JobQueue, JobRecord, JobState, NewJob, QuotaState, QuotaStatus, RunStore, Store,
+};
+use jiff::Timestamp;
 use serde_json::json;
 
 use super::*;
@@ -31,6 +34,9 @@ pub(super) fn job(id: &str, request: serde_json::Value) -> NewJob {
         idempotency_key: None,
         providers: vec!["claude".to_owned()],
         session: None,
+        writes_in: None,
+        ignore_quota: false,
+        planned: false,
     }
 }
 

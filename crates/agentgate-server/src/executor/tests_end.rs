@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use agentgate_protocol::ErrorKind;
-use agentgate_store::{JobQueue, RunStatus, RunStore};
+use agentgate_store::{JobQueue, JobRecord, JobState, RunStatus, RunStore};
 use serde_json::json;
 
 use super::test_store::{Call, GatedStore};

@@ -9,12 +9,14 @@ use jiff::Timestamp;
 use tokio_postgres::Client;
 
 use super::{PgStore, jobs, listen, settle};
+use crate::claim_next::{ClaimLimits, NextClaim};
 use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
 use crate::jobs::{
     ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
     JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    PlannedFacts,
 };
 use crate::lease::{lease_end, new_lease_token};
 use crate::queue_watch::QueueWatcher;
@@ -178,6 +180,63 @@ impl JobQueue for PgStore {
             })
         })?;
         Ok(claimed.map(|job| ClaimedJob { job, token }))
+    }
+
+    fn claim_next(
+        &self,
+        owner: &str,
+        lease: Duration,
+        now: Timestamp,
+        limits: &ClaimLimits,
+    ) -> Result<NextClaim, StoreError> {
+        use super::claim_next::{TRIES, Try, make_slots, try_claim};
+        let expires = lease_end(now, lease)?;
+        let token = new_lease_token()?;
+        let mut passed_over: Vec<String> = Vec::new();
+        for _ in 0..TRIES {
+            let (owner, held, limits) = (owner.to_owned(), token.clone(), limits.clone());
+            let skip = passed_over.clone();
+            let tried = self.transaction("claim the next job", move |tx| {
+                Box::pin(async move {
+                    try_claim(tx, &owner, &held, (expires, now), &limits, &skip).await
+                })
+            })?;
+            match tried {
+                Try::Claimed(job) => {
+                    return Ok(NextClaim::Claimed(Box::new(ClaimedJob {
+                        job: *job,
+                        token: token.clone(),
+                    })));
+                }
+                Try::WaitingForQuota { job_id, until } => {
+                    return Ok(NextClaim::WaitingForQuota { job_id, until });
+                }
+                Try::Nothing => return Ok(NextClaim::Nothing),
+                Try::PassOver(job_id) => passed_over.push(job_id),
+                Try::MakeSlots { scope, count } => {
+                    self.call("make claim slots", move |client| {
+                        Box::pin(async move { make_slots(as_client(&client), &scope, count).await })
+                    })?;
+                }
+            }
+        }
+        Ok(NextClaim::Nothing)
+    }
+
+    fn unplanned_jobs(&self, limit: usize) -> Result<Vec<JobRecord>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.call("read unplanned jobs", move |client| {
+            Box::pin(async move { super::claim_next::unplanned(as_client(&client), limit).await })
+        })
+    }
+
+    fn set_job_facts(&self, job_id: &str, facts: &PlannedFacts) -> Result<bool, StoreError> {
+        let (job_id, facts) = (job_id.to_owned(), facts.clone());
+        self.call("store a job's planned facts", move |client| {
+            Box::pin(async move {
+                super::claim_next::set_facts(as_client(&client), &job_id, &facts).await
+            })
+        })
     }
 
     fn cancel(

@@ -70,8 +70,8 @@ pub(super) async fn enqueue<C: GenericClient + Sync>(
         .query_opt(
             &format!(
                 "INSERT INTO jobs (job_id, request, state, priority, created_at, not_before, \
-                 idempotency_key, providers, session_name) \
-                 VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8) \
+                 idempotency_key, providers, session_name, writes_in, ignore_quota, planned) \
+                 VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $10, $11) \
                  ON CONFLICT DO NOTHING RETURNING {COLUMNS}"
             ),
             &[
@@ -83,6 +83,9 @@ pub(super) async fn enqueue<C: GenericClient + Sync>(
                 &job.idempotency_key,
                 &Json(&job.providers),
                 &job.session,
+                &job.writes_in,
+                &job.ignore_quota,
+                &job.planned,
             ],
         )
         .await?;
@@ -486,11 +489,14 @@ async fn select_one<C: GenericClient + Sync>(
     row.as_ref().map(record_from_row).transpose()
 }
 
-fn to_json(value: &impl serde::Serialize, op: &'static str) -> Result<String, PgError> {
+pub(super) fn to_json(value: &impl serde::Serialize, op: &'static str) -> Result<String, PgError> {
     serde_json::to_string(value).map_err(|source| PgError::Json { op, source })
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(text: &str, op: &'static str) -> Result<T, PgError> {
+pub(super) fn from_json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    op: &'static str,
+) -> Result<T, PgError> {
     serde_json::from_str(text).map_err(|source| PgError::Json { op, source })
 }
 

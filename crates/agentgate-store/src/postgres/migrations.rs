@@ -15,7 +15,7 @@ use super::PgError;
 const MIGRATION_LOCK: i64 = 0x6167_656e_7467_6174;
 
 /// Each version's statements, in order; version N is `MIGRATIONS[N - 1]`.
-const MIGRATIONS: &[&[&str]] = &[
+pub(super) const MIGRATIONS: &[&[&str]] = &[
     &[
         include_str!("schema/v1_runs.sql"),
         include_str!("schema/v1_jobs.sql"),
@@ -25,6 +25,7 @@ const MIGRATIONS: &[&[&str]] = &[
     &[include_str!("schema/v4_notify.sql")],
     &[include_str!("schema/v5_tool_runs.sql")],
     &[include_str!("schema/v6_workflow_runs.sql")],
+    &[include_str!("schema/v7_claims.sql")],
 ];
 
 /// The schema version this agentgate writes.

@@ -50,6 +50,7 @@ use tokio_postgres::Transaction;
 
 use crate::error::StoreError;
 
+mod claim_next;
 mod claim_rules;
 mod connect;
 mod events;

@@ -7,12 +7,14 @@ use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 
 use super::{SqliteStore, jobs, settle};
+use crate::claim_next::{ClaimLimits, NextClaim};
 use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
 use crate::jobs::{
     ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
     JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobRecord, LeaseToken, NewJob,
+    PlannedFacts,
 };
 use crate::lease::{lease_end, new_lease_token};
 use crate::queue_watch::QueueWatcher;
@@ -147,6 +149,41 @@ impl JobQueue for SqliteStore {
             super::claim_rules::claim_within(tx, job_id, owner, &token, (expires, now), rules)
         })?;
         Ok(claimed.map(|job| ClaimedJob { job, token }))
+    }
+
+    fn claim_next(
+        &self,
+        owner: &str,
+        lease: Duration,
+        now: Timestamp,
+        limits: &ClaimLimits,
+    ) -> Result<NextClaim, StoreError> {
+        let expires = lease_end(now, lease)?;
+        let token = new_lease_token()?;
+        let claimed = self.write("claim the next job", |tx| {
+            super::claim_next::claim_next(tx, owner, &token, (expires, now), limits)
+        })?;
+        Ok(match claimed {
+            super::claim_next::Claimed::Job(job) => {
+                NextClaim::Claimed(Box::new(ClaimedJob { job: *job, token }))
+            }
+            super::claim_next::Claimed::WaitingForQuota { job_id, until } => {
+                NextClaim::WaitingForQuota { job_id, until }
+            }
+            super::claim_next::Claimed::Nothing => NextClaim::Nothing,
+        })
+    }
+
+    fn unplanned_jobs(&self, limit: usize) -> Result<Vec<JobRecord>, StoreError> {
+        self.read("read unplanned jobs", |tx| {
+            super::claim_next::unplanned(tx, limit)
+        })
+    }
+
+    fn set_job_facts(&self, job_id: &str, facts: &PlannedFacts) -> Result<bool, StoreError> {
+        self.write("store a job's planned facts", |tx| {
+            super::claim_next::set_facts(tx, job_id, facts)
+        })
     }
 
     fn cancel(

@@ -45,8 +45,8 @@ pub(super) fn enqueue(
     let providers = to_json(&job.providers, "encode the providers")?;
     conn.execute(
         "INSERT INTO jobs (job_id, request, state, priority, created_at, not_before, \
-         idempotency_key, providers, session_name) \
-         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8)",
+         idempotency_key, providers, session_name, writes_in, ignore_quota, planned) \
+         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             job.job_id,
             request,
@@ -56,6 +56,9 @@ pub(super) fn enqueue(
             job.idempotency_key,
             providers,
             job.session,
+            job.writes_in,
+            job.ignore_quota,
+            job.planned,
         ],
     )?;
     let job = select_one(conn, "job_id = ?1", &job.job_id)?
@@ -438,11 +441,14 @@ fn select_one(
     rows.next()?.map(record_from_row).transpose()
 }
 
-fn to_json(value: &impl serde::Serialize, op: &'static str) -> Result<String, DbError> {
+pub(super) fn to_json(value: &impl serde::Serialize, op: &'static str) -> Result<String, DbError> {
     serde_json::to_string(value).map_err(|source| DbError::Json { op, source })
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(text: &str, op: &'static str) -> Result<T, DbError> {
+pub(super) fn from_json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    op: &'static str,
+) -> Result<T, DbError> {
     serde_json::from_str(text).map_err(|source| DbError::Json { op, source })
 }
 

@@ -240,9 +240,23 @@ CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
 CREATE INDEX runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
 ";
 
+/// Version 9: claims that do not grow with the backlog (see
+/// `crate::claim_next`): the facts a claim needs, planned at submit
+/// (`writes_in` already exists), `planned` saying they were (0 for the rows
+/// queued before: the executor plans them once, see
+/// `crate::JobQueue::set_job_facts`), the index that finds a session's
+/// oldest queued job in one probe, and the one that finds those rows.
+const V9: &str = "
+ALTER TABLE jobs ADD COLUMN ignore_quota INTEGER NOT NULL DEFAULT 0 CHECK (ignore_quota IN (0, 1));
+ALTER TABLE jobs ADD COLUMN planned INTEGER NOT NULL DEFAULT 0 CHECK (planned IN (0, 1));
+CREATE INDEX jobs_session_queue ON jobs (session_name, created_at, seq)
+    WHERE state = 'queued' AND session_name IS NOT NULL;
+CREATE INDEX jobs_unplanned ON jobs (seq) WHERE state = 'queued' AND planned = 0;
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

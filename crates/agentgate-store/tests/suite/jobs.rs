@@ -40,6 +40,9 @@ pub fn new_job(job_id: &str) -> NewJob {
         idempotency_key: None,
         providers: vec!["claude".to_owned(), "codex".to_owned()],
         session: None,
+        writes_in: None,
+        ignore_quota: false,
+        planned: true,
     }
 }
 

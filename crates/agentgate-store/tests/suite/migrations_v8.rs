@@ -102,6 +102,20 @@ fn rows(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<Vec<Value>>> {
 /// The table's shape and contents as SQLite reports them: its columns
 /// (name, type, not null, default, primary key), its indexes (name,
 /// unique, partial) with their columns, and its rows.
+/// The shape of `jobs` without what version 9 added (its claim columns
+/// and indexes, see `crate::claim_next`): read inside a transaction that
+/// drops them and is rolled back.
+fn jobs_without_v9(conn: &Connection) -> Vec<Vec<Vec<Value>>> {
+    conn.execute_batch(
+        "BEGIN; DROP INDEX jobs_session_queue; DROP INDEX jobs_unplanned; \
+         ALTER TABLE jobs DROP COLUMN ignore_quota; ALTER TABLE jobs DROP COLUMN planned;",
+    )
+    .unwrap();
+    let shape = table(conn, "jobs").unwrap();
+    conn.execute_batch("ROLLBACK").unwrap();
+    shape
+}
+
 fn table(conn: &Connection, name: &str) -> rusqlite::Result<Vec<Vec<Vec<Value>>>> {
     let mut all = vec![
         rows(conn, &format!("SELECT * FROM pragma_table_xinfo('{name}')"))?,
@@ -172,10 +186,10 @@ fn a_version_7_database_takes_workflow_runs_and_keeps_every_row_index_and_attemp
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap();
-    assert_eq!((version, SCHEMA_VERSION), (8, 8));
+    assert_eq!((version, SCHEMA_VERSION), (9, 9));
     assert_eq!(table(&conn, "runs").unwrap(), runs_before);
     assert_eq!(table(&conn, "attempts").unwrap(), attempts_before);
-    assert_eq!(table(&conn, "jobs").unwrap(), jobs_before);
+    assert_eq!(jobs_without_v9(&conn), jobs_before);
     assert!(
         rows(&conn, "PRAGMA foreign_key_check").unwrap().is_empty(),
         "attempts still point at their runs"
@@ -256,6 +270,8 @@ fn a_version_5_postgres_database_takes_workflow_runs_after_migrating() {
                 "ALTER TABLE runs DROP CONSTRAINT runs_kind_check; \
                  ALTER TABLE runs ADD CONSTRAINT runs_kind_check \
                  CHECK (kind IN ('agent', 'tool')); \
+                 DROP TABLE claim_slots; DROP INDEX jobs_session_queue, jobs_unplanned; \
+                 ALTER TABLE jobs DROP COLUMN ignore_quota, DROP COLUMN planned; \
                  UPDATE agentgate_schema SET version = 5",
             )
             .await
@@ -284,7 +300,7 @@ fn a_version_5_postgres_database_takes_workflow_runs_after_migrating() {
             .get(0);
         (version, checks)
     });
-    assert_eq!((version, PG_SCHEMA_VERSION), (6, 6));
+    assert_eq!((version, PG_SCHEMA_VERSION), (7, 7));
     assert_eq!(checks, 1, "the old CHECK is replaced, not kept beside");
 
     let flow = agentgate_store::RunRecord {

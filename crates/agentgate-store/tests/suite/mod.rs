@@ -1,3 +1,4 @@
+mod claim_next;
 mod claim_rules;
 mod concurrency;
 mod damaged_rows;

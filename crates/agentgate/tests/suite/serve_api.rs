@@ -48,6 +48,9 @@ pub(super) fn job(id: &str, providers: &[&str], session: Option<&str>) -> NewJob
         idempotency_key: None,
         providers: providers.iter().map(|p| (*p).to_owned()).collect(),
         session: session.map(str::to_owned),
+        writes_in: None,
+        ignore_quota: false,
+        planned: false,
     }
 }
 

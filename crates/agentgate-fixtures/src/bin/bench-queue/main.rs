@@ -47,6 +47,7 @@ usage: bench-queue [--jobs N] [--workers LIST] [--backlogs LIST] [--drain N] [--
 Exits 1 on a functional failure, 2 on bad usage, 0 otherwise.";
 
 /// The parsed flags.
+#[derive(Debug)]
 pub struct Options {
     pub jobs: usize,
     pub workers: Vec<usize>,

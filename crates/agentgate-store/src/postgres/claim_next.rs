@@ -1,0 +1,342 @@
+//! [`crate::JobQueue::claim_next`] on PostgreSQL (the rules and their cost
+//! are in `crate::claim_next`): one read-committed transaction per try,
+//! with no lock that serialises claimers.
+//!
+//! - The walk takes its candidate `FOR UPDATE SKIP LOCKED`: a row another
+//!   claimer holds is passed over, one it claimed meanwhile is re-checked
+//!   and dropped (no longer queued).
+//! - The limits are a semaphore of slot rows, `claim_slots (scope, n)`:
+//!   `all` has slots 1..`max_running`, `provider:NAME` 1..its limit,
+//!   `folder:PATH` and `session:NAME` one each. The claim takes one free
+//!   slot of each scope its job needs, each `FOR UPDATE SKIP LOCKED`, and
+//!   writes its job id and lease token in it. A slot is free when empty or
+//!   when its job no longer runs under that token: released lazily, so an
+//!   end, a release, a retry or a lease taken back needs no slot write and
+//!   nothing can drift. Two claimers never hold one slot, so together they
+//!   never pass a limit, on one host or many; neither waits for the other.
+//! - A slot scope with no free slot: for `all`, nothing may start
+//!   ([`NextClaim::Nothing`](crate::NextClaim::Nothing)); for a provider,
+//!   folder or session (a claimer racing this one took it), the try is
+//!   given up and the next passes over that job, at most [`TRIES`] tries.
+//!   Slot rows missing (a new scope, a limit raised) are inserted by a
+//!   statement of their own, outside the claim, and the claim is tried
+//!   again: inserts inside it could deadlock two claimers.
+//!
+//! The running jobs' counts still filter the walk (a full provider, a busy
+//! folder or session are excluded in the query), so a slot is rarely
+//! missed; the slots are what makes the limit exact under concurrency.
+//! Folder and session slot rows stay once made: one small row per folder
+//! and session name ever claimed.
+
+use jiff::Timestamp;
+use tokio_postgres::Transaction;
+use tokio_postgres::types::Json;
+
+use super::PgError;
+use super::jobs::{COLUMNS, TAKE_LEASE, record_from_row};
+use crate::claim_next::{Candidate, ClaimLimits, RunningJobs};
+use crate::jobs::{JobRecord, LeaseToken, PlannedFacts};
+
+/// How many tries one claim makes when racing claimers take the slots of
+/// its candidates.
+pub(super) const TRIES: usize = 4;
+
+/// What one try did.
+pub(super) enum Try {
+    Claimed(Box<JobRecord>),
+    WaitingForQuota {
+        job_id: String,
+        until: Timestamp,
+    },
+    Nothing,
+    /// Another claimer holds a slot the job needs: try again passing over
+    /// it.
+    PassOver(String),
+    /// The scope has fewer slot rows than its limit: make them, try again.
+    MakeSlots {
+        scope: String,
+        count: i32,
+    },
+}
+
+/// The provider a queued row counts against (`$2`: the exhausted ones).
+const CHOSEN: &str = "(SELECT e.p FROM jsonb_array_elements_text(jobs.providers) \
+    WITH ORDINALITY AS e(p, i) WHERE jobs.ignore_quota OR e.p <> ALL($2) ORDER BY e.i LIMIT 1)";
+
+/// The walk (see `crate::claim_next`, step 3): `$1` now, `$2` exhausted,
+/// `$3` passed over, `$4` busy sessions, `$5` busy folders, `$6` full
+/// providers, `$7` whether the claimer takes only `$8`.
+pub(super) fn next_queued_sql() -> String {
+    format!(
+        "SELECT seq, job_id, providers, {CHOSEN} AS chosen, ignore_quota, session_name, writes_in \
+         FROM jobs \
+         WHERE state = 'queued' AND planned AND not_before <= $1 AND job_id <> ALL($3) \
+           AND (session_name IS NULL OR (session_name <> ALL($4) \
+                AND NOT EXISTS (SELECT 1 FROM jobs AS older \
+                    WHERE older.state = 'queued' AND older.session_name = jobs.session_name \
+                      AND (older.created_at, older.seq) < (jobs.created_at, jobs.seq)))) \
+           AND ((NOT ignore_quota AND jsonb_array_length(providers) > 0 AND {CHOSEN} IS NULL) \
+                OR ((writes_in IS NULL OR writes_in <> ALL($5)) \
+                    AND ({CHOSEN} IS NULL OR {CHOSEN} <> ALL($6)) \
+                    AND (NOT $7 OR {CHOSEN} = ANY($8)))) \
+         ORDER BY priority DESC, created_at, seq LIMIT 1 FOR UPDATE OF jobs SKIP LOCKED"
+    )
+}
+
+/// Takes one free slot of `$1` among 1..`$2` for job `$3` under token `$4`.
+const TAKE_SLOT: &str = "UPDATE claim_slots SET job_id = $3, lease_token = $4 \
+    WHERE (scope, n) = (SELECT s.scope, s.n FROM claim_slots AS s \
+        WHERE s.scope = $1 AND s.n <= $2 \
+          AND (s.job_id IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS j \
+               WHERE j.job_id = s.job_id AND j.state = 'running' \
+                 AND j.lease_token = s.lease_token)) \
+        ORDER BY s.n LIMIT 1 FOR UPDATE OF s SKIP LOCKED) \
+    RETURNING n";
+
+/// One try of a claim (see the module notes); `passed_over` adds to the
+/// limits' `skip`.
+pub(super) async fn try_claim(
+    tx: &Transaction<'_>,
+    owner: &str,
+    token: &LeaseToken,
+    (expires, now): (Timestamp, Timestamp),
+    limits: &ClaimLimits,
+    passed_over: &[String],
+) -> Result<Try, PgError> {
+    let running = running_jobs(tx).await?;
+    if running.total >= u64::from(limits.max_running) {
+        return Ok(Try::Nothing);
+    }
+    let skip: Vec<String> = limits.skip.iter().chain(passed_over).cloned().collect();
+    let only = limits.only_providers.clone().unwrap_or_default();
+    let Some(row) = tx
+        .query_opt(
+            &next_queued_sql(),
+            &[
+                &now,
+                &limits.exhausted_names(),
+                &skip,
+                &running.sessions,
+                &running.folders,
+                &limits.full_providers(&running),
+                &limits.only_providers.is_some(),
+                &only,
+            ],
+        )
+        .await?
+    else {
+        return Ok(Try::Nothing);
+    };
+    let Json(providers) = row.try_get::<_, Json<Vec<String>>>(2)?;
+    let candidate = Candidate {
+        seq: row.try_get(0)?,
+        job_id: row.try_get(1)?,
+        providers,
+        provider: row.try_get(3)?,
+        ignore_quota: row.try_get(4)?,
+        session: row.try_get(5)?,
+        writes_in: row.try_get(6)?,
+    };
+    if candidate.waits_for_quota() {
+        let until = limits.earliest_reset(&candidate.providers).unwrap_or(now);
+        tx.execute(
+            "UPDATE jobs SET not_before = $1, waiting_for = 'quota' WHERE seq = $2",
+            &[&until, &candidate.seq],
+        )
+        .await?;
+        return Ok(Try::WaitingForQuota {
+            job_id: candidate.job_id,
+            until,
+        });
+    }
+    let mut scopes = vec![("all".to_owned(), limits.max_running)];
+    if let Some(p) = &candidate.provider
+        && let Some(limit) = limits.provider_limit(p)
+    {
+        scopes.push((format!("provider:{p}"), limit));
+    }
+    if let Some(folder) = &candidate.writes_in {
+        scopes.push((format!("folder:{folder}"), 1));
+    }
+    if let Some(session) = &candidate.session {
+        scopes.push((format!("session:{session}"), 1));
+    }
+    for (scope, limit) in scopes {
+        let count = i32::try_from(limit).unwrap_or(i32::MAX);
+        let taken = tx
+            .query_opt(TAKE_SLOT, &[&scope, &count, &candidate.job_id, &token.0])
+            .await?;
+        if taken.is_some() {
+            continue;
+        }
+        let made: i64 = tx
+            .query_one(
+                "SELECT count(*) FROM claim_slots WHERE scope = $1 AND n <= $2",
+                &[&scope, &count],
+            )
+            .await?
+            .try_get(0)?;
+        if made < i64::from(count) {
+            return Ok(Try::MakeSlots { scope, count });
+        }
+        if scope == "all" {
+            return Ok(Try::Nothing);
+        }
+        return Ok(Try::PassOver(candidate.job_id));
+    }
+    let row = tx
+        .query_opt(
+            &format!(
+                "UPDATE jobs SET {TAKE_LEASE}, charged_provider = $4 \
+                 WHERE seq = $5 AND state = 'queued' RETURNING {COLUMNS}"
+            ),
+            &[
+                &owner,
+                &token.0,
+                &expires,
+                &candidate.provider,
+                &candidate.seq,
+            ],
+        )
+        .await?;
+    match row {
+        Some(row) => Ok(Try::Claimed(Box::new(record_from_row(&row)?))),
+        None => Ok(Try::Nothing),
+    }
+}
+
+/// Makes the slot rows 1..`count` of `scope` (none taken).
+pub(super) async fn make_slots<C: tokio_postgres::GenericClient + Sync>(
+    client: &C,
+    scope: &str,
+    count: i32,
+) -> Result<(), PgError> {
+    client
+        .execute(
+            "INSERT INTO claim_slots (scope, n) SELECT $1, g FROM generate_series(1, $2) AS g \
+             ON CONFLICT DO NOTHING",
+            &[&scope, &count],
+        )
+        .await?;
+    Ok(())
+}
+
+/// The running jobs (the partial index `jobs_leases`).
+async fn running_jobs(tx: &Transaction<'_>) -> Result<RunningJobs, PgError> {
+    let rows = tx
+        .query(
+            "SELECT charged_provider, session_name, writes_in FROM jobs WHERE state = 'running'",
+            &[],
+        )
+        .await?;
+    let mut running = RunningJobs::default();
+    for row in rows {
+        running.add(row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+    }
+    Ok(running)
+}
+
+/// Up to `limit` queued jobs never planned, oldest first.
+pub(super) async fn unplanned<C: tokio_postgres::GenericClient + Sync>(
+    client: &C,
+    limit: i64,
+) -> Result<Vec<JobRecord>, PgError> {
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {COLUMNS} FROM jobs WHERE state = 'queued' AND NOT planned \
+                 ORDER BY seq LIMIT $1"
+            ),
+            &[&limit],
+        )
+        .await?;
+    rows.iter().map(record_from_row).collect()
+}
+
+/// Stores a queued job's planned facts; whether it was queued and
+/// unplanned.
+pub(super) async fn set_facts<C: tokio_postgres::GenericClient + Sync>(
+    client: &C,
+    job_id: &str,
+    facts: &PlannedFacts,
+) -> Result<bool, PgError> {
+    let changed = client
+        .execute(
+            "UPDATE jobs SET providers = $2, writes_in = $3, ignore_quota = $4, planned = true \
+             WHERE job_id = $1 AND state = 'queued' AND NOT planned",
+            &[
+                &job_id,
+                &Json(&facts.providers),
+                &facts.writes_in,
+                &facts.ignore_quota,
+            ],
+        )
+        .await?;
+    Ok(changed == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With 10,000 queued jobs and their statistics, in a schema of its own
+    /// inside a transaction that is rolled back: the walk reads the partial
+    /// index `jobs_claim` in claim order and probes `jobs_session_queue`,
+    /// with no sort and no sequential scan of the jobs.
+    #[test]
+    fn the_walk_uses_the_claim_index_with_ten_thousand_queued() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let plan = rt.block_on(async {
+            let url = std::env::var("AGENTGATE_TEST_POSTGRES")
+                .expect("AGENTGATE_TEST_POSTGRES names the test cluster");
+            let (mut client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            let tx = client.transaction().await.unwrap();
+            tx.batch_execute(
+                "CREATE SCHEMA agentgate_claim_plan; \
+                 SET LOCAL search_path = agentgate_claim_plan;",
+            )
+            .await
+            .unwrap();
+            for statements in super::super::migrations::MIGRATIONS {
+                for sql in statements.iter() {
+                    tx.batch_execute(sql).await.unwrap();
+                }
+            }
+            tx.batch_execute(
+                "INSERT INTO jobs (job_id, request, state, priority, created_at, not_before, \
+                 providers, session_name, planned) \
+                 SELECT 'job' || g, '{}', 'queued', g % 3, \
+                   '2026-05-01T12:00:00Z'::timestamptz + g * interval '1 second', \
+                   '2026-05-01T12:00:00Z'::timestamptz + g * interval '1 second', \
+                   '[\"claude\"]', CASE WHEN g % 7 = 0 THEN 's' || (g % 50) END, true \
+                 FROM generate_series(1, 10000) AS g; \
+                 ANALYZE jobs;",
+            )
+            .await
+            .unwrap();
+            let none: Vec<String> = Vec::new();
+            let now: Timestamp = "2027-01-01T00:00:00Z".parse().unwrap();
+            let rows = tx
+                .query(
+                    &format!("EXPLAIN {}", next_queued_sql()),
+                    &[&now, &none, &none, &none, &none, &none, &false, &none],
+                )
+                .await
+                .unwrap();
+            let plan: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+            tx.rollback().await.unwrap();
+            plan.join("\n")
+        });
+        assert!(plan.contains("Index Scan using jobs_claim"), "{plan}");
+        assert!(plan.contains("jobs_session_queue"), "{plan}");
+        assert!(plan.contains("LockRows"), "{plan}");
+        assert!(!plan.contains("Sort"), "{plan}");
+        assert!(!plan.contains("Seq Scan on jobs"), "{plan}");
+    }
+}
