@@ -31,7 +31,7 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::registry::Metrics>,
     /// The clock requests are stamped with (the executor's, when it runs).
     pub clock: Arc<dyn Clock>,
-    /// How `GET /v1/runs/{id}/events` polls and keeps streams alive.
+    /// How `GET /v1/runs/{id}/events` waits and keeps streams alive.
     pub event_streams: EventStreamOptions,
     /// Set to true when the server stops: event streams end.
     pub stopping: tokio::sync::watch::Sender<bool>,
