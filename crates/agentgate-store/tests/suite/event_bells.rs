@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use agentgate_store::bells::{self, Bell, BellWatch};
-use agentgate_store::{EVENTS_CHANNEL, RunStore};
+use agentgate_store::EVENTS_CHANNEL;
 use tokio_postgres::AsyncMessage;
 
 use super::support::{Backend, TestStore, delta};
