@@ -79,10 +79,16 @@ impl Follower {
         // Watched before the first read: no write after it goes unheard.
         let mut waits = Waits::new(&self.watched, &self.feed.run_id, self.next_run_id());
         let mut status_checked: Option<Instant> = None;
+        // The job was queued when last asked: none of its runs writes.
+        let mut queued = false;
         let mut wake = Wake::Changed;
         loop {
             // Only new lines of the followed run: read them, nothing else.
             let look_around = wake != Wake::NewEvents;
+            if !look_around {
+                // A run of the job writes: it left the queue.
+                queued = false;
+            }
             // The status first: a run seen ended has written everything.
             let mut ended = None;
             let mut next = None;
@@ -91,13 +97,20 @@ impl Follower {
                     || status_checked.is_none_or(|at| at.elapsed() >= options.status_every)
                 {
                     status_checked = Some(Instant::now());
-                    ended = self.ended().await;
+                    (ended, queued) = self.status().await;
                 }
                 // Likewise a job's next run: once it exists, the followed
-                // one has written everything.
-                next = self.next_run_feed().await;
+                // one has written everything. A queued job has none yet.
+                if !queued {
+                    next = self.next_run_feed().await;
+                }
             }
-            if let Step::Done = self.read_feed(&mut read).await {
+            // A queued job writes nothing: one look at its state is all a
+            // follower of a queued job costs (until a bell, or the
+            // fallback).
+            if (!queued || wake == Wake::NewEvents)
+                && let Step::Done = self.read_feed(&mut read).await
+            {
                 return;
             }
             if let Some(feed) = next {
@@ -123,7 +136,11 @@ impl Follower {
                     Err(()) => return,
                 }
             }
-            let poll = self.poll_after(&options, read.file.is_some());
+            let poll = if queued {
+                options.fallback
+            } else {
+                self.poll_after(&options, read.file.is_some())
+            };
             wake = tokio::select! {
                 woke = waits.next(poll) => woke,
                 () = self.tx.closed() => return,
@@ -364,40 +381,49 @@ impl Follower {
         }
     }
 
-    /// How the run ended, if it did. A store error counts as not ended (it
-    /// is asked again at the next poll).
-    async fn ended(&self) -> Option<StreamEnd> {
+    /// How the run ended, if it did, and whether it is a job waiting in
+    /// the queue. A store error counts as neither (it is asked again at
+    /// the next look).
+    async fn status(&self) -> (Option<StreamEnd>, bool) {
         let store = Arc::clone(&self.state.store);
         let watched = self.watched.clone();
         let asked =
             tokio::task::spawn_blocking(move || -> Result<_, agentgate_store::StoreError> {
                 Ok(match &watched {
-                    Watched::Job(id) => store.get_job(id)?.and_then(|job| {
-                        job.state.is_final().then(|| StreamEnd {
-                            run_id: job.job_id,
-                            status: job.state.as_str().to_owned(),
-                            error: job.error,
-                            envelope: job.envelope,
-                        })
-                    }),
-                    Watched::Run(id) => store.get_run(id)?.and_then(|run| {
-                        (run.summary.status != RunStatus::Running).then(|| StreamEnd {
-                            run_id: run.summary.record.run_id.clone(),
-                            status: run.summary.status.as_str().to_owned(),
-                            error: run.summary.error.clone(),
-                            envelope: run.envelope,
-                        })
-                    }),
+                    Watched::Job(id) => match store.get_job(id)? {
+                        None => (None, false),
+                        Some(job) if job.state == agentgate_store::JobState::Queued => (None, true),
+                        Some(job) => (
+                            job.state.is_final().then(|| StreamEnd {
+                                run_id: job.job_id,
+                                status: job.state.as_str().to_owned(),
+                                error: job.error,
+                                envelope: job.envelope,
+                            }),
+                            false,
+                        ),
+                    },
+                    Watched::Run(id) => (
+                        store.get_run(id)?.and_then(|run| {
+                            (run.summary.status != RunStatus::Running).then(|| StreamEnd {
+                                run_id: run.summary.record.run_id.clone(),
+                                status: run.summary.status.as_str().to_owned(),
+                                error: run.summary.error.clone(),
+                                envelope: run.envelope,
+                            })
+                        }),
+                        false,
+                    ),
                 })
             })
             .await;
         match asked {
-            Ok(Ok(end)) => end,
+            Ok(Ok(status)) => status,
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, "cannot read whether a run ended");
-                None
+                (None, false)
             }
-            Err(_) => None,
+            Err(_) => (None, false),
         }
     }
 }
