@@ -20,7 +20,7 @@
 //! Only "look again": a bell carries no data. The file or the table stays
 //! the source of truth (replay, `Last-Event-ID`, a slow reader all read
 //! it), so nothing can be lost by a bell: a follower subscribes
-//! ([`watch`]) *before* it reads, and any ring after that makes its next
+//! ([`watch()`]) *before* it reads, and any ring after that makes its next
 //! [`BellWatch::rung`] return at once, however many rings came between.
 //!
 //! ## Cost
@@ -139,7 +139,7 @@ pub fn watch(bell: Bell) -> BellWatch {
     }
 }
 
-/// One watcher of one bell (see [`watch`]). Dropping it unsubscribes.
+/// One watcher of one bell (see [`watch()`]). Dropping it unsubscribes.
 #[derive(Debug)]
 pub struct BellWatch {
     bell: Bell,
@@ -153,7 +153,7 @@ impl BellWatch {
         &self.bell
     }
 
-    /// Returns once the bell rang since the last call (or since [`watch`]);
+    /// Returns once the bell rang since the last call (or since [`watch()`]);
     /// at once if it already did.
     pub async fn rung(&mut self) {
         let Some(receiver) = self.receiver.as_mut() else {

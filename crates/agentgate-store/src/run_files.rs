@@ -318,8 +318,9 @@ impl RunFiles {
 /// Appends events to a run's `events.jsonl`, one JSON object per line.
 ///
 /// Each line, once written, rings the run's
-/// [`Bell::Events`](crate::bells::Bell::Events): the file has no buffer, so a follower woken by it reads
-/// the line. While it lives the run is [`crate::bells::written_here`].
+/// [`Bell::Events`](crate::bells::Bell::Events): the file has no buffer,
+/// so a follower woken by it reads the line. While it lives the run is
+/// [`crate::bells::written_here`].
 #[derive(Debug)]
 pub struct EventsWriter {
     file: File,

@@ -50,9 +50,12 @@
 //! notification is not used), or a PostgreSQL store whose listener is
 //! down. A run "written here" ([`agentgate_store::bells::written_here`])
 //! or heard from others never polls fast; neither does a run that has not
-//! started, nor a job queued again after its `result`: until it starts, a
-//! follower costs one look at the store per fallback, however long the
-//! queue.
+//! started, nor a job queued again. While its job is queued a follower
+//! reads nothing: it asks the job's state once per fallback (one store
+//! read), however long the queue, until a bell or that state says a run
+//! began. The bell test: `suite::serve_events_lockstep` (a CLI that prints
+//! its next line only once the client has the last, with the polls at
+//! 30 s).
 //!
 //! ## A job that runs again
 //!

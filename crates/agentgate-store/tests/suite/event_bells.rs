@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use agentgate_store::bells::{self, Bell, BellWatch};
 use agentgate_store::EVENTS_CHANNEL;
+use agentgate_store::bells::{self, Bell, BellWatch};
 use tokio_postgres::AsyncMessage;
 
 use super::support::{Backend, TestStore, delta};
