@@ -236,7 +236,7 @@ impl std::fmt::Debug for BellListener {
     }
 }
 
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+#[cfg_attr(not(feature = "postgres"), expect(dead_code))]
 impl BellListener {
     /// A listener that stops when `stop` is dropped.
     pub(crate) fn new(stop: Box<dyn Send>) -> BellListener {
@@ -246,10 +246,10 @@ impl BellListener {
 
 /// Held by a listener while it hears other processes.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+#[cfg_attr(not(feature = "postgres"), expect(dead_code))]
 pub(crate) struct Hearing(AtomicBool);
 
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+#[cfg_attr(not(feature = "postgres"), expect(dead_code))]
 impl Hearing {
     pub(crate) fn new() -> Hearing {
         Hearing(AtomicBool::new(false))
