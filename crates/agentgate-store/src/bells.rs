@@ -246,7 +246,6 @@ impl BellListener {
 
 /// Held by a listener while it hears other processes.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "postgres"), expect(dead_code))]
 pub(crate) struct Hearing(AtomicBool);
 
 #[cfg_attr(not(feature = "postgres"), expect(dead_code))]
