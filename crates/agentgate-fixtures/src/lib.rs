@@ -4,3 +4,4 @@
 
 pub mod bench;
 pub mod database;
+pub mod sse_delay;

@@ -93,5 +93,5 @@ pub use server::{
     DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped, is_loopback, parse_listen,
 };
 pub use signals::{StopSignals, shutdown_signal};
-pub use state::{AppState, DEFAULT_KEEP_ALIVE, EventStreamOptions, HEALTH_TTL};
+pub use state::{AppState, DEFAULT_KEEP_ALIVE, EVENT_POLL_ENV, EventStreamOptions, HEALTH_TTL};
 pub use workflow_routes::WorkflowSubmission;

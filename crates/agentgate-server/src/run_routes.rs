@@ -225,6 +225,8 @@ pub async fn cancel(
         other => ApiError::internal(format!("failed to cancel the run: {other}")),
     })?;
     let job = job.ok_or_else(|| not_found(&run_id))?;
+    // Its event streams look at its state now.
+    agentgate_store::bells::ring_job(&run_id);
     let status = match outcome {
         CancelOutcome::Cancelled | CancelOutcome::AlreadyEnded(JobState::Cancelled) => {
             StatusCode::OK

@@ -127,6 +127,9 @@ pub struct Server {
     automation: Option<Automation>,
     /// The executor's presence in the store, if it runs and registered.
     presence: Option<Presence>,
+    /// Rings the event streams' bells for other processes' writes (a
+    /// PostgreSQL store), until `run` returns.
+    bells: Option<agentgate_store::bells::BellListener>,
 }
 
 /// How [`Server::run`] ended.
@@ -205,6 +208,7 @@ impl Server {
             (None, None)
         };
         let automation = start_automation(&config, store.clone(), clock.clone(), &keys)?;
+        let bells = listen_for_bells(store.as_ref());
         Ok(Server {
             listener,
             addr,
@@ -214,7 +218,8 @@ impl Server {
                 event_streams: EventStreamOptions {
                     keep_alive: options.keep_alive,
                     ..EventStreamOptions::default()
-                },
+                }
+                .with_poll_from_env(),
                 keys,
                 ..AppState::new(token, config, store, clock, executor)
             }),
@@ -222,6 +227,7 @@ impl Server {
             limits,
             automation,
             presence,
+            bells,
         })
     }
 
@@ -255,6 +261,7 @@ impl Server {
         let state = Arc::clone(&self.state);
         // Dropped (stopped, its threads joined) when `run` returns.
         let _automation = self.automation;
+        let _bells = self.bells;
         let presence = self.presence;
         let stop = state.stopping.subscribe();
         let app = router(self.state);
@@ -293,6 +300,23 @@ impl Server {
                 serving.abort();
                 Ok(Stopped::GraceExpired)
             }
+        }
+    }
+}
+
+/// The listener of other processes' event writes and job changes, if the
+/// store has one (PostgreSQL); without it (or when it cannot start) the
+/// event streams of runs other processes write poll.
+fn listen_for_bells(
+    store: &dyn agentgate_store::StoreBackend,
+) -> Option<agentgate_store::bells::BellListener> {
+    match store.listen_for_bells() {
+        Ok(listener) => listener,
+        Err(e) => {
+            tracing::warn!(
+                "event streams will poll for other processes' events: cannot listen for them ({e})"
+            );
+            None
         }
     }
 }

@@ -31,7 +31,7 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::registry::Metrics>,
     /// The clock requests are stamped with (the executor's, when it runs).
     pub clock: Arc<dyn Clock>,
-    /// How `GET /v1/runs/{id}/events` polls and keeps streams alive.
+    /// How `GET /v1/runs/{id}/events` waits and keeps streams alive.
     pub event_streams: EventStreamOptions,
     /// Set to true when the server stops: event streams end.
     pub stopping: tokio::sync::watch::Sender<bool>,
@@ -87,14 +87,24 @@ pub const HEALTH_TTL: Duration = Duration::from_secs(10);
 /// The keep-alive interval of event streams without `--sse-keep-alive`.
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// How event streams poll and keep alive.
+/// How event streams wait and keep alive (see `events/mod.rs`, "Waiting").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventStreamOptions {
     /// A comment is sent on a stream idle this long.
     pub keep_alive: Duration,
-    /// How long a follower sleeps when the file has nothing new.
+    /// How long a follower waits before reading again when no bell will
+    /// tell it of new events: another process writes the run's file (an
+    /// `agentgate run`, or a worker on the same SQLite store), or the
+    /// PostgreSQL listener is down.
     pub poll: Duration,
-    /// How often, at most, a follower asks the store whether the run ended.
+    /// How long a follower waits for a bell before looking again anyway,
+    /// when one will come (this process writes the run, the PostgreSQL
+    /// listener hears the others, or the run has not started): the
+    /// fallback for a bell lost or never rung (a job another process
+    /// cancels on SQLite).
+    pub fallback: Duration,
+    /// How often, at most, a polling follower asks the store whether the
+    /// run ended (a bell of the job makes it ask at once).
     pub status_every: Duration,
 }
 
@@ -103,7 +113,35 @@ impl Default for EventStreamOptions {
         EventStreamOptions {
             keep_alive: DEFAULT_KEEP_ALIVE,
             poll: Duration::from_millis(100),
+            fallback: Duration::from_secs(1),
             status_every: Duration::from_millis(500),
+        }
+    }
+}
+
+/// Names, in milliseconds, a `poll` and `fallback` for every event stream
+/// of the server (read at start): for tests that prove a follower is woken
+/// by a bell, not by its poll.
+pub const EVENT_POLL_ENV: &str = "AGENTGATE_TEST_EVENT_POLL_MS";
+
+impl EventStreamOptions {
+    /// These options with [`EVENT_POLL_ENV`]'s poll, if it is set (a value
+    /// that is not a whole number of milliseconds is ignored, with a
+    /// warning).
+    pub fn with_poll_from_env(self) -> EventStreamOptions {
+        let Some(text) = std::env::var_os(EVENT_POLL_ENV) else {
+            return self;
+        };
+        match text.to_str().and_then(|t| t.trim().parse::<u64>().ok()) {
+            Some(ms) => EventStreamOptions {
+                poll: Duration::from_millis(ms),
+                fallback: Duration::from_millis(ms),
+                ..self
+            },
+            None => {
+                tracing::warn!("{EVENT_POLL_ENV} is not a number of milliseconds: ignored");
+                self
+            }
         }
     }
 }

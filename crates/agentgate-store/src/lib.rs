@@ -22,6 +22,9 @@
 //!   the rules and how the claim works).
 //! - [`QueueWatcher`]: the queue's changes as other processes make them
 //!   ([`JobQueue::watch_queue`], PostgreSQL's `LISTEN`).
+//! - [`bells`]: "run X has new events", "job X changed", rung in this
+//!   process by the event writers (and by the PostgreSQL listener for
+//!   other processes' writes), so a run's followers wait instead of poll.
 //! - [`WorkerRegistry`]: worker presence, which executors share the store
 //!   and what each runs now (see its module doc).
 //! - [`SessionLock`]: one run at a time per session name
@@ -35,6 +38,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+pub mod bells;
 mod claim_next;
 mod claim_rules;
 mod error;
@@ -73,7 +77,7 @@ pub use listing::{RunList, UnreadableRow};
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};
 #[cfg(feature = "postgres")]
-pub use postgres::{JOBS_CHANNEL, PG_SCHEMA_VERSION, PgOptions, PgStore};
+pub use postgres::{EVENTS_CHANNEL, JOBS_CHANNEL, PG_SCHEMA_VERSION, PgOptions, PgStore};
 pub use queue_watch::{QueueChange, QueueNotice, QueueWatcher, WatchEnded, parse_payload};
 pub use records::{
     AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunKind, RunRecord, RunStatus, RunSummary,

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use agentgate_protocol::{Event, EventBody, LogEvent, LogLevel};
 
+use crate::bells::WriterMark;
 use crate::error::StoreError;
 use crate::event_log::EventLog;
 
@@ -137,6 +138,8 @@ impl RunFiles {
                 file: events,
                 path: events_path,
                 len: 0,
+                run_id: run_id.to_owned(),
+                _mark: WriterMark::new(run_id),
             }),
             stderr: StderrWriter {
                 file: stderr,
@@ -213,10 +216,17 @@ impl RunFiles {
             })?,
         };
         let stderr = open_stderr_to_continue(&dir)?;
+        // The folder is named after its run.
+        let run_id = dir
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let events = EventsWriter {
             file,
             path: events_path.clone(),
             len,
+            _mark: WriterMark::new(&run_id),
+            run_id,
         };
         Ok((
             Self {
@@ -306,12 +316,20 @@ impl RunFiles {
 }
 
 /// Appends events to a run's `events.jsonl`, one JSON object per line.
+///
+/// Each line, once written, rings the run's
+/// [`Bell::Events`](crate::bells::Bell::Events): the file has no buffer,
+/// so a follower woken by it reads the line. While it lives the run is
+/// [`crate::bells::written_here`].
 #[derive(Debug)]
 pub struct EventsWriter {
     file: File,
     path: PathBuf,
     /// Bytes of complete lines in the file, to cut a half-written line off.
     len: u64,
+    /// The run whose bell each line rings.
+    run_id: String,
+    _mark: WriterMark,
 }
 
 impl EventsWriter {
@@ -339,6 +357,8 @@ impl EventsWriter {
             });
         }
         self.len += line.len() as u64;
+        // Written with no buffer in between: readable now.
+        crate::bells::ring_events(&self.run_id);
         Ok(line.len() as u64)
     }
 

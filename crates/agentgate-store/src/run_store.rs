@@ -232,6 +232,14 @@ pub trait RunStore: Send + Sync {
         self.events_path(run_id).map(Some)
     }
 
+    /// Starts hearing the event writes and job changes of other processes
+    /// sharing this store, rung as this process's [`crate::bells`] while
+    /// the returned listener lives. `None` when the backend cannot tell
+    /// (SQLite: its followers poll what other processes write).
+    fn listen_for_bells(&self) -> Result<Option<crate::bells::BellListener>, StoreError> {
+        Ok(None)
+    }
+
     /// The run's events with a `seq` above `after` (all with `None`), in
     /// `seq` order, at most `limit`, each as the JSON line written. An empty
     /// list if the run has none (yet).

@@ -73,6 +73,9 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let mut out = std::io::stdout().lock();
+    if let Some(ticks) = std::env::var_os("INSTANT_CLI_TICKS") {
+        return print_ticks(&mut out, &ticks);
+    }
     if let Some(hold) = std::env::var_os("INSTANT_CLI_HOLD_FILE") {
         if let Err(e) = writeln!(out, "{INIT}").and_then(|()| out.flush()) {
             eprintln!("instant-cli: failed to write the transcript: {e}");
@@ -103,4 +106,56 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// Waits for `INSTANT_CLI_HOLD_FILE` (if set), up to 10 minutes.
+fn hold() {
+    let Some(hold) = std::env::var_os("INSTANT_CLI_HOLD_FILE") else {
+        return;
+    };
+    let hold = std::path::Path::new(&hold);
+    for _ in 0..6000 {
+        if hold.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// The `INSTANT_CLI_TICKS` transcript: init, the hold, `ticks` timestamped
+/// answers, the result.
+fn print_ticks(out: &mut impl std::io::Write, ticks: &std::ffi::OsStr) -> ExitCode {
+    let number = |v: Option<&str>, default: u64| v.map_or(Some(default), |v| v.parse().ok());
+    let every = std::env::var("INSTANT_CLI_TICK_MS").ok();
+    let (Some(ticks), Some(every)) = (number(ticks.to_str(), 0), number(every.as_deref(), 20))
+    else {
+        eprintln!("instant-cli: INSTANT_CLI_TICKS and INSTANT_CLI_TICK_MS are numbers");
+        return ExitCode::FAILURE;
+    };
+    let mut written = writeln!(out, "{INIT}").and_then(|()| out.flush());
+    hold();
+    for _ in 0..ticks {
+        if written.is_err() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(every));
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        written = writeln!(
+            out,
+            r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"tick {now}"}}]}},"session_id":"9b40332f-0a4a-40ec-befc-135af2dd08ef"}}"#
+        )
+        .and_then(|()| out.flush());
+    }
+    match written
+        .and_then(|()| writeln!(out, "{RESULT}"))
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("instant-cli: failed to write the transcript: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -165,6 +165,9 @@ impl Job {
         // Whatever happened, the slot is free now.
         let inner = &self.inner;
         lock(&inner.shared).running.remove(&self.claimed.job.job_id);
+        // Its state is written (ended, or queued again): the followers of
+        // its events look now.
+        agentgate_store::bells::ring_job(&self.claimed.job.job_id);
         inner.ended.notify_all();
         inner.wake();
     }

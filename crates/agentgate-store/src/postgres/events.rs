@@ -21,6 +21,15 @@
 //! of the failed batch are lost, so a later one would leave a gap in `seq`).
 //! Events written but not yet synced are lost if the store is dropped or the
 //! process dies first; the run engine syncs at the end of a run.
+//!
+//! ## Telling followers
+//!
+//! Once a batch is committed the task rings the run's bell in this process
+//! ([`crate::bells::ring_events`]), and the same statement that stores it
+//! notifies `agentgate_events` with `<process tag>:<run id>` for the
+//! followers of other processes (`events_listen.rs`): one notification per
+//! batch, delivered at its commit. The sink marks the run
+//! [`crate::bells::written_here`] while it lives.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -56,6 +65,7 @@ pub(super) struct PgEventSink {
     sender: mpsc::UnboundedSender<Message>,
     /// The first failed insert's message, kept for every later call.
     failed: Arc<Mutex<Option<String>>>,
+    _mark: crate::bells::WriterMark,
 }
 
 impl std::fmt::Debug for Message {
@@ -84,6 +94,7 @@ impl PgEventSink {
             database: store.database().to_owned(),
             sender,
             failed,
+            _mark: crate::bells::WriterMark::new(run_id),
         }
     }
 
@@ -170,11 +181,14 @@ async fn write_batches(
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .is_some();
-        if !seqs.is_empty()
-            && !broken
-            && let Err(message) = insert_batch(&pool, &run_id, &seqs, &lines).await
-        {
-            *failed.lock().unwrap_or_else(PoisonError::into_inner) = Some(message);
+        if !seqs.is_empty() && !broken {
+            match insert_batch(&pool, &run_id, &seqs, &lines).await {
+                // Committed: readable by every follower now.
+                Ok(()) => crate::bells::ring_events(&run_id),
+                Err(message) => {
+                    *failed.lock().unwrap_or_else(PoisonError::into_inner) = Some(message);
+                }
+            }
         }
         seqs.clear();
         lines.clear();
@@ -185,7 +199,8 @@ async fn write_batches(
     }
 }
 
-/// Stores one batch in one statement (and one transaction).
+/// Stores one batch in one statement (and one transaction), which also
+/// notifies [`EVENTS_CHANNEL`](super::EVENTS_CHANNEL) at its commit.
 async fn insert_batch(
     pool: &Pool,
     run_id: &str,
@@ -193,11 +208,14 @@ async fn insert_batch(
     lines: &[String],
 ) -> Result<(), String> {
     let client = pool.get().await.map_err(|e| e.to_string())?;
+    let payload = super::events_listen::events_payload(run_id);
     client
         .execute(
-            "INSERT INTO run_events (run_id, seq, line) \
-             SELECT $1, seq, line FROM unnest($2::bigint[], $3::text[]) AS e (seq, line)",
-            &[&run_id, &seqs, &lines],
+            "WITH stored AS (INSERT INTO run_events (run_id, seq, line) \
+             SELECT $1, seq, line FROM unnest($2::bigint[], $3::text[]) AS e (seq, line) \
+             RETURNING 1) \
+             SELECT pg_notify('agentgate_events', $4) WHERE EXISTS (SELECT 1 FROM stored)",
+            &[&run_id, &seqs, &lines, &payload],
         )
         .await
         .map_err(|e| describe_sql_error(&e))?;

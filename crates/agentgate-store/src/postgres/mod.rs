@@ -22,7 +22,9 @@
 //! A session lock holds a dedicated connection of its own for as long as it
 //! is held (a session-level advisory lock dies with its connection, so a
 //! crashed holder never leaves a session locked). The queue's watcher
-//! (`listen.rs`) holds one for its `LISTEN`, reconnecting when it drops.
+//! (`listen.rs`) holds one for its `LISTEN`, reconnecting when it drops;
+//! so does a `serve`'s listener for other processes' events
+//! (`events_listen.rs`, ringing [`crate::bells`]).
 //!
 //! ## Where things are
 //!
@@ -54,6 +56,7 @@ mod claim_next;
 mod claim_rules;
 mod connect;
 mod events;
+mod events_listen;
 mod job_queue;
 mod jobs;
 mod listen;
@@ -71,6 +74,7 @@ mod url;
 mod values;
 mod workers;
 
+pub use events_listen::EVENTS_CHANNEL;
 pub use listen::JOBS_CHANNEL;
 pub use migrations::PG_SCHEMA_VERSION;
 

@@ -23,6 +23,10 @@ impl RunStore for PgStore {
         self.local_runs_dir()
     }
 
+    fn listen_for_bells(&self) -> Result<Option<crate::bells::BellListener>, StoreError> {
+        super::events_listen::listen_for_bells(self).map(Some)
+    }
+
     fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         validate_run_id(&run.run_id)?;
         let owner = RunOwner::current();

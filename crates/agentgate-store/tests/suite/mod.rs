@@ -2,6 +2,7 @@ mod claim_next;
 mod claim_rules;
 mod concurrency;
 mod damaged_rows;
+mod event_bells;
 mod files;
 mod job_claims;
 mod job_lists;

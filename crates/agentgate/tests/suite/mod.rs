@@ -48,6 +48,7 @@ mod serve_approvals;
 mod serve_automation;
 mod serve_clients;
 mod serve_events;
+mod serve_events_lockstep;
 mod serve_limits;
 mod serve_queue;
 mod serve_queue_support;

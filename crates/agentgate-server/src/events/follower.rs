@@ -1,0 +1,429 @@
+//! One client's follower: the loop that reads the run's events and waits,
+//! between reads, for a bell (see the module notes' "Waiting").
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agentgate_store::{RunStatus, bells};
+use axum::response::sse::Event;
+use serde::Deserialize;
+use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc;
+
+use super::pending::{Pending, Whole};
+use super::wake::{Waits, Wake};
+use super::{Feed, Message, READ_CHUNK, TABLE_BATCH, Watched};
+use crate::state::{AppState, EventStreamOptions};
+use crate::views::StreamEnd;
+
+/// The fields of an event line the follower reads.
+#[derive(Deserialize)]
+struct Head<'a> {
+    seq: u64,
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+}
+
+enum Step {
+    /// Go on.
+    More,
+    /// The stream is over (the `result` was sent, or the client left).
+    Done,
+}
+
+/// The followed run's events file as read so far.
+struct FileRead {
+    /// Open once it exists.
+    file: Option<tokio::fs::File>,
+    /// The last line, until its newline comes.
+    pending: Pending,
+    chunk: Vec<u8>,
+}
+
+impl FileRead {
+    fn new() -> FileRead {
+        FileRead {
+            file: None,
+            pending: Pending::default(),
+            chunk: vec![0u8; READ_CHUNK],
+        }
+    }
+}
+
+pub(super) struct Follower {
+    pub(super) state: Arc<AppState>,
+    pub(super) watched: Watched,
+    /// Where the followed run's events are.
+    pub(super) feed: Feed,
+    /// `Last-Event-ID`: only messages with a larger id are sent.
+    pub(super) after: Option<u64>,
+    pub(super) tx: mpsc::Sender<Message>,
+    /// Which of a job's runs is followed: 1 is the job's id, then `.2`, ...
+    pub(super) run_index: u32,
+    /// Added to a seq to make a message's id: one more than the last id
+    /// of the job's earlier runs (0 for its first run).
+    pub(super) offset: u64,
+    /// The last seq read in the followed run.
+    pub(super) last_seq: Option<u64>,
+    /// The followed run's `result` was read.
+    pub(super) saw_result: bool,
+    /// The `requeued` message for the followed run was sent.
+    pub(super) told_requeued: bool,
+}
+
+impl Follower {
+    pub(super) async fn run(mut self) {
+        let options = self.state.event_streams;
+        let mut stopping = self.state.stopping.subscribe();
+        let mut read = FileRead::new();
+        // Watched before the first read: no write after it goes unheard.
+        let mut waits = Waits::new(&self.watched, &self.feed.run_id, self.next_run_id());
+        let mut status_checked: Option<Instant> = None;
+        // The job was queued when last asked: none of its runs writes.
+        let mut queued = false;
+        let mut wake = Wake::Changed;
+        loop {
+            // Only new lines of the followed run: read them, nothing else.
+            let look_around = wake != Wake::NewEvents;
+            if !look_around {
+                // A run of the job writes: it left the queue.
+                queued = false;
+            }
+            // The status first: a run seen ended has written everything.
+            let mut ended = None;
+            let mut next = None;
+            if look_around {
+                if wake == Wake::Changed
+                    || status_checked.is_none_or(|at| at.elapsed() >= options.status_every)
+                {
+                    status_checked = Some(Instant::now());
+                    (ended, queued) = self.status().await;
+                }
+                // Likewise a job's next run: once it exists, the followed
+                // one has written everything. A queued job has none yet.
+                if !queued {
+                    next = self.next_run_feed().await;
+                }
+            }
+            // A queued job writes nothing: one look at its state is all a
+            // follower of a queued job costs (until a bell, or the
+            // fallback).
+            if (!queued || wake == Wake::NewEvents)
+                && let Step::Done = self.read_feed(&mut read).await
+            {
+                return;
+            }
+            if let Some(feed) = next {
+                self.follow_next_run(feed);
+                waits.follow_next(&self.feed.run_id, self.next_run_id());
+                read = FileRead::new();
+                wake = Wake::Changed;
+                continue;
+            }
+            if let Some(end) = ended {
+                // After the job's (or run's) last `result`, the stream just
+                // ends; without one, `end` says how it ended.
+                if !self.saw_result
+                    && let Ok(event) = Event::default().event("end").json_data(&end)
+                {
+                    let _ = self.tx.send(Ok(event)).await;
+                }
+                return;
+            }
+            if look_around && self.saw_result && !self.told_requeued {
+                match self.send_requeued().await {
+                    Ok(told) => self.told_requeued = told,
+                    Err(()) => return,
+                }
+            }
+            let poll = if queued {
+                options.fallback
+            } else {
+                self.poll_after(&options, read.file.is_some())
+            };
+            wake = tokio::select! {
+                woke = waits.next(poll) => woke,
+                () = self.tx.closed() => return,
+                _ = stopping.changed() => return,
+            };
+        }
+    }
+
+    /// How long to wait for a bell before reading anyway: the fallback
+    /// when a bell will come (a writer of this process, a listener hearing
+    /// the others, or a run that has not started), the poll when only
+    /// reading can tell (another process writes a file).
+    fn poll_after(&self, options: &EventStreamOptions, file_open: bool) -> Duration {
+        let run_id = &self.feed.run_id;
+        let not_started = match &self.feed.file {
+            Some(_) => !file_open,
+            None => self.last_seq.is_none(),
+        };
+        let waiting_for_next_run = self.saw_result && self.told_requeued;
+        if bells::written_here(run_id) || not_started || waiting_for_next_run {
+            return options.fallback;
+        }
+        if self.feed.file.is_none() && bells::hears_other_processes() {
+            return options.fallback;
+        }
+        options.poll
+    }
+
+    /// The id of the job's run after the followed one (`None` for a run
+    /// that is not a job's).
+    fn next_run_id(&self) -> Option<String> {
+        match &self.watched {
+            Watched::Job(id) => Some(format!("{id}.{}", self.run_index + 1)),
+            Watched::Run(_) => None,
+        }
+    }
+
+    /// Sends what the followed run's events have now.
+    async fn read_feed(&mut self, read: &mut FileRead) -> Step {
+        let Some(path) = self.feed.file.clone() else {
+            let run_id = self.feed.run_id.clone();
+            return self.read_table(&run_id).await;
+        };
+        if read.file.is_none() {
+            match tokio::fs::File::open(&path).await {
+                Ok(f) => read.file = Some(f),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Step::More,
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), error = %e, "cannot open a run's events");
+                    return Step::Done;
+                }
+            }
+        }
+        let FileRead {
+            file: Some(file),
+            pending,
+            chunk,
+        } = read
+        else {
+            return Step::More;
+        };
+        self.read_new(file, pending, chunk).await
+    }
+
+    /// Where the job's next run's events are, once that run has started
+    /// (its events file exists; without files, its run is stored).
+    async fn next_run_feed(&self) -> Option<Feed> {
+        let next = self.next_run_id()?;
+        let store = Arc::clone(&self.state.store);
+        let feed = tokio::task::spawn_blocking(move || -> Option<Feed> {
+            let feed = Feed::of(store.as_ref(), &next).ok()?;
+            let started = match &feed.file {
+                Some(path) => path.exists(),
+                None => store.get_run(&feed.run_id).ok().flatten().is_some(),
+            };
+            started.then_some(feed)
+        });
+        feed.await.ok().flatten()
+    }
+
+    /// Go on with the job's next run: its ids continue after this run's.
+    fn follow_next_run(&mut self, feed: Feed) {
+        self.offset += self.last_seq.map_or(0, |seq| seq + 1);
+        self.run_index += 1;
+        self.feed = feed;
+        self.last_seq = None;
+        self.saw_result = false;
+        self.told_requeued = false;
+    }
+
+    /// The job's run ended with a `result` but the job goes on (a retry, a
+    /// quota wait, a restart): one `event: requeued` message, no `id:`,
+    /// with the job's state, once the job is queued again. Whether it was
+    /// sent; `Err` when the client left.
+    async fn send_requeued(&self) -> Result<bool, ()> {
+        let Watched::Job(id) = &self.watched else {
+            return Ok(false);
+        };
+        let store = Arc::clone(&self.state.store);
+        let lookup = id.clone();
+        let job = tokio::task::spawn_blocking(move || store.get_job(&lookup))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .flatten();
+        // Still running: the executor has not ended the run's turn yet.
+        let Some(job) = job.filter(|j| j.state == agentgate_store::JobState::Queued) else {
+            return Ok(false);
+        };
+        let body = serde_json::json!({
+            "run_id": job.job_id,
+            "status": job.state.as_str(),
+            "attempts": job.attempts,
+            "waiting_for": job.waiting_for,
+            "not_before": job.not_before,
+            "error": job.error,
+        });
+        match Event::default().event("requeued").json_data(&body) {
+            Ok(event) => self.tx.send(Ok(event)).await.map(|()| true).map_err(|_| ()),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// Sends every line the store's table has now after the last one sent.
+    async fn read_table(&mut self, run_id: &str) -> Step {
+        loop {
+            let store = Arc::clone(&self.state.store);
+            let (run, after) = (run_id.to_owned(), self.last_seq);
+            let read = tokio::task::spawn_blocking(move || {
+                store.read_event_lines(&run, after, TABLE_BATCH)
+            })
+            .await;
+            let lines = match read {
+                Ok(Ok(lines)) => lines,
+                Ok(Err(e)) => {
+                    // Asked again at the next poll.
+                    tracing::warn!(events = %self.feed.describe(), error = %e, "cannot read a run's events");
+                    return Step::More;
+                }
+                Err(_) => return Step::Done,
+            };
+            let full = lines.len() == TABLE_BATCH;
+            for line in lines {
+                if let Step::Done = self.send_line(line.line.as_bytes()).await {
+                    return Step::Done;
+                }
+            }
+            if !full {
+                return Step::More;
+            }
+        }
+    }
+
+    /// Sends every complete line the file has now.
+    async fn read_new(
+        &mut self,
+        file: &mut tokio::fs::File,
+        pending: &mut Pending,
+        chunk: &mut [u8],
+    ) -> Step {
+        loop {
+            let n = match file.read(chunk).await {
+                Ok(0) => return Step::More,
+                Ok(n) => n,
+                Err(e) => {
+                    tracing::warn!(events = %self.feed.describe(), error = %e, "cannot read a run's events");
+                    return Step::Done;
+                }
+            };
+            let mut fresh = chunk.get(..n).unwrap_or_default();
+            while let Some(pos) = fresh.iter().position(|b| *b == b'\n') {
+                let (head, rest) = fresh.split_at(pos);
+                fresh = rest.get(1..).unwrap_or_default();
+                let step = match pending.take_line(head) {
+                    Whole::Borrowed => self.send_line(head).await,
+                    Whole::Owned(line) => self.send_line(&line).await,
+                    Whole::Over { prefix, total } => self.send_oversize(&prefix, total).await,
+                };
+                if let Step::Done = step {
+                    return Step::Done;
+                }
+            }
+            pending.add(fresh);
+        }
+    }
+
+    /// A line over the limit: the note that stands for it.
+    async fn send_oversize(&mut self, prefix: &[u8], total: u64) -> Step {
+        let note = agentgate_store::oversize_note(prefix, total)
+            .and_then(|note| serde_json::to_vec(&note).ok());
+        match note {
+            Some(line) => self.send_line(&line).await,
+            None => {
+                tracing::warn!(events = %self.feed.describe(), "skipped an over-long line of a run's events that names no event");
+                Step::More
+            }
+        }
+    }
+
+    /// One line of the file as one message (unless `Last-Event-ID` passed
+    /// it); `Done` after the `result` event.
+    async fn send_line(&mut self, line: &[u8]) -> Step {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Step::More;
+        }
+        let (Ok(text), Ok(head)) = (
+            std::str::from_utf8(line),
+            serde_json::from_slice::<Head<'_>>(line),
+        ) else {
+            tracing::warn!(events = %self.feed.describe(), "skipped a damaged line of a run's events");
+            return Step::More;
+        };
+        if text.contains('\r') {
+            tracing::warn!(events = %self.feed.describe(), "skipped an event line with a carriage return");
+            return Step::More;
+        }
+        let id = self.offset + head.seq;
+        self.last_seq = Some(head.seq);
+        if self.after.is_none_or(|after| id > after) {
+            let event = Event::default().id(id.to_string()).data(text);
+            if self.tx.send(Ok(event)).await.is_err() {
+                return Step::Done;
+            }
+        }
+        if head.kind != "result" {
+            // A run that goes on after its `result` (a workflow resumed
+            // in its own run): the job's next turn.
+            self.saw_result = false;
+            self.told_requeued = false;
+            return Step::More;
+        }
+        self.saw_result = true;
+        match self.watched {
+            // A job may run again: the job's state decides the end.
+            Watched::Job(_) => Step::More,
+            Watched::Run(_) => Step::Done,
+        }
+    }
+
+    /// How the run ended, if it did, and whether it is a job waiting in
+    /// the queue. A store error counts as neither (it is asked again at
+    /// the next look).
+    async fn status(&self) -> (Option<StreamEnd>, bool) {
+        let store = Arc::clone(&self.state.store);
+        let watched = self.watched.clone();
+        let asked =
+            tokio::task::spawn_blocking(move || -> Result<_, agentgate_store::StoreError> {
+                Ok(match &watched {
+                    Watched::Job(id) => match store.get_job(id)? {
+                        None => (None, false),
+                        Some(job) if job.state == agentgate_store::JobState::Queued => (None, true),
+                        Some(job) => (
+                            job.state.is_final().then(|| StreamEnd {
+                                run_id: job.job_id,
+                                status: job.state.as_str().to_owned(),
+                                error: job.error,
+                                envelope: job.envelope,
+                            }),
+                            false,
+                        ),
+                    },
+                    Watched::Run(id) => (
+                        store.get_run(id)?.and_then(|run| {
+                            (run.summary.status != RunStatus::Running).then(|| StreamEnd {
+                                run_id: run.summary.record.run_id.clone(),
+                                status: run.summary.status.as_str().to_owned(),
+                                error: run.summary.error.clone(),
+                                envelope: run.envelope,
+                            })
+                        }),
+                        false,
+                    ),
+                })
+            })
+            .await;
+        match asked {
+            Ok(Ok(status)) => status,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "cannot read whether a run ended");
+                (None, false)
+            }
+            Err(_) => (None, false),
+        }
+    }
+}
