@@ -56,6 +56,8 @@
 //! [`Executor::hurry`] (a second stop signal) ends the grace at once.
 
 mod facts;
+mod fence;
+mod heartbeat;
 mod job;
 mod job_end;
 pub mod limits;
