@@ -158,3 +158,38 @@ impl From<deadpool_postgres::PoolError> for PgError {
         PgError::Pool(error)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bounded(url: &str) -> tokio_postgres::Config {
+        let mut config = tokio_postgres::Config::from_str(url).unwrap();
+        bound_dead_connections(&mut config);
+        config
+    }
+
+    #[test]
+    fn a_url_without_timeouts_gets_bounds_on_a_dead_connection() {
+        let config = bounded("postgres://u@db.example/agentgate");
+        assert_eq!(config.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+        assert_eq!(config.get_tcp_user_timeout(), Some(&TCP_USER_TIMEOUT));
+        assert!(config.get_keepalives());
+        assert_eq!(config.get_keepalives_idle(), KEEPALIVE_IDLE);
+        assert_eq!(config.get_keepalives_interval(), Some(KEEPALIVE_INTERVAL));
+        assert_eq!(config.get_keepalives_retries(), Some(KEEPALIVE_RETRIES));
+    }
+
+    #[test]
+    fn the_urls_own_timeouts_win() {
+        let config = bounded(
+            "postgres://u@db.example/agentgate?connect_timeout=3&tcp_user_timeout=4\
+             &keepalives_idle=60",
+        );
+        assert_eq!(config.get_connect_timeout(), Some(&Duration::from_secs(3)));
+        assert_eq!(config.get_tcp_user_timeout(), Some(&Duration::from_secs(4)));
+        assert_eq!(config.get_keepalives_idle(), Duration::from_secs(60));
+        let off = bounded("postgres://u@db.example/agentgate?keepalives=0");
+        assert!(!off.get_keepalives());
+    }
+}
