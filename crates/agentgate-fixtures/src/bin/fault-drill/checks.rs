@@ -34,6 +34,8 @@ pub struct Counts {
     pub killed_clis: usize,
     /// The partition: how long (ms) and which worker's address.
     pub partition: Option<(u128, String)>,
+    /// See `partition::check`.
+    pub partition_margins: Option<crate::partition::Margins>,
 }
 
 /// What the checks read.

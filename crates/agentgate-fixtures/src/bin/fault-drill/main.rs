@@ -383,13 +383,15 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
         cut: cut.as_ref(),
     })?;
     if let Some(cut) = &cut {
-        fails.extend(partition::check(
+        let (failed, margins) = partition::check(
             cut,
             &stamps,
             &sampled,
             &store_location,
             Duration::from_secs(cluster::LEASE_SECS),
-        )?);
+        )?;
+        fails.extend(failed);
+        counts.partition_margins = margins;
         counts.partition = Some((
             cut.heal_ns.saturating_sub(cut.cut_ns) / 1_000_000,
             cut.victim_ip.clone(),
@@ -466,6 +468,12 @@ fn print_counts(c: &Counts, wall: Duration) {
             c.partition
                 .as_ref()
                 .map_or("none".to_owned(), |(ms, ip)| format!("{ip} for {ms}")),
+        ),
+        (
+            "partition: its CLI gone before its lease's end / lease taken back after it (ms)",
+            c.partition_margins.map_or("none".to_owned(), |m| {
+                format!("{} / {}", m.gone_before_ms, m.taken_after_ms)
+            }),
         ),
         ("wall time", format!("{:.1} s", wall.as_secs_f64())),
     ];

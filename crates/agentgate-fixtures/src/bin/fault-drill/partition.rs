@@ -204,18 +204,29 @@ pub fn cut_and_heal(
     Ok(cut)
 }
 
+/// How the cut-off worker's lease ended (ms): its stand-in gone before
+/// the lease's end in the database; the lease taken back after it.
+#[derive(Debug, Clone, Copy)]
+pub struct Margins {
+    pub gone_before_ms: u128,
+    pub taken_after_ms: u128,
+}
+
 /// What the partition must leave (see the README's "The fault drill"):
 /// the cut-off worker's stand-in ended before its lease could end in the
 /// database; nothing it wrote for the long job landed after the lease was
-/// taken back; it ran the probe after the heal. The failures.
+/// taken back; it ran the probe after the heal. The failures, and how
+/// long (ms) before the lease's end its stand-in was gone and how long
+/// after it the lease was taken back.
 pub fn check(
     cut: &Cut,
     stamps: &crate::evidence::Stamps,
     sampled: &Sampled,
     db_url: &str,
     lease: Duration,
-) -> Result<Vec<String>, String> {
+) -> Result<(Vec<String>, Option<Margins>), String> {
     let mut fails = Vec::new();
+    let mut margins = None;
     let long = |id: &str| format!("(id = '{id}' OR id LIKE '{id}.%')");
     // The victim's lease on the long job: its last expiry that landed.
     let rows = query(
@@ -235,10 +246,13 @@ pub fn check(
         })
         .collect();
     let Some((token, expires_ns)) = landed.last().cloned() else {
-        return Ok(vec![format!(
-            "the cut-off worker ({}) never held the long job {} in the database",
-            cut.victim_ip, cut.long_id
-        )]);
+        return Ok((
+            vec![format!(
+                "the cut-off worker ({}) never held the long job {} in the database",
+                cut.victim_ip, cut.long_id
+            )],
+            None,
+        ));
     };
     // The take-back: the first write that ended the victim's lease.
     let taken = query(
@@ -254,10 +268,13 @@ pub fn check(
         let (us, who) = l.split_once('|')?;
         Some((us.parse::<u128>().ok()? * 1000, who.to_owned()))
     }) else {
-        return Ok(vec![format!(
-            "the cut-off worker's lease on {} was never taken back",
-            cut.long_id
-        )]);
+        return Ok((
+            vec![format!(
+                "the cut-off worker's lease on {} was never taken back",
+                cut.long_id
+            )],
+            None,
+        ));
     };
     if taker == cut.victim_ip {
         fails.push(format!(
@@ -287,7 +304,12 @@ pub fn check(
             None => sampled.gone.get(&r.pid).copied(),
         };
         match ended {
-            Some(t) if t < expires_ns => {}
+            Some(t) if t < expires_ns => {
+                margins = Some(Margins {
+                    gone_before_ms: (expires_ns - t) / 1_000_000,
+                    taken_after_ms: taken_ns.saturating_sub(expires_ns) / 1_000_000,
+                });
+            }
             _ => fails.push(format!(
                 "the cut-off worker's stand-in {} ended {:?} (seen gone at {:?}), not by its \
                  termination before its lease's end at {expires_ns}",
@@ -330,5 +352,5 @@ pub fn check(
     {
         fails.push("the healed worker did not run the probe".into());
     }
-    Ok(fails)
+    Ok((fails, margins))
 }
