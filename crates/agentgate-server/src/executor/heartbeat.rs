@@ -71,10 +71,12 @@ impl Job {
     ) -> (T, LeaseEnd) {
         let inner = &self.inner;
         let lease = inner.config.queue.lease;
-        let mut until = held_until(Instant::from_std(self.claim_sent), lease);
-        let mut beat = tokio::time::interval(lease / 3);
+        let claimed = Instant::from_std(self.claim_sent);
+        let mut until = held_until(claimed, lease);
+        // The first renewal a third of the lease after the claim (at once
+        // if the run took that long to start), then every third.
+        let mut beat = tokio::time::interval_at(claimed + lease / 3, lease / 3);
         beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        beat.tick().await;
         tokio::pin!(run);
         let mut state = LeaseEnd::Held;
         // When the renewal under way was sent; its answer comes on `answers`.
