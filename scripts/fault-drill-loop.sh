@@ -4,8 +4,10 @@
 # named). With --load N, N busy loops keep the machine's cores busy while
 # it runs, as a loaded CI machine would.
 #
-#   scripts/fault-drill-loop.sh [--sqlite] [--load N] [FIRST [LAST]]
+#   scripts/fault-drill-loop.sh [--sqlite | --partition] [--load N] [FIRST [LAST]]
 #
+# --partition: the partition drill (root, iproute2; its own cluster on a
+# bridge, the workers in network namespaces), at the size its test runs.
 # Defaults: PostgreSQL (a throwaway cluster, scripts/pg-cluster.sh), no
 # load, seeds 1 to 20. Each drill's output is in target/drill-loop/SEED.out.
 # Builds the debug binaries first. Exits 0 when every drill passed.
@@ -18,8 +20,9 @@ load=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sqlite) backend=sqlite; shift ;;
+    --partition) backend=partition; shift ;;
     --load) load=${2:?--load needs a number}; shift 2 ;;
-    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
     -*) echo "fault-drill-loop: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -47,7 +50,9 @@ cleanup() {
 trap cleanup EXIT
 
 store_args=(--sqlite)
-if [[ "$backend" == postgres ]]; then
+if [[ "$backend" == partition ]]; then
+  store_args=(--partition --pg-cluster scripts/pg-cluster.sh --jobs 60 --duration 20 --kills 0)
+elif [[ "$backend" == postgres ]]; then
   pg_dir=$(mktemp -d /tmp/agentgate-drill-pg.XXXXXX)
   store_args=(--postgres "$(scripts/pg-cluster.sh start "$pg_dir")")
 fi

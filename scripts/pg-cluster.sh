@@ -12,6 +12,12 @@
 # (pg_hba.conf has `hostssl` lines only); the Unix socket stays plain. The
 # URL printed is then the TCP one, postgres://agentgate@127.0.0.1:PORT/postgres.
 #
+# With PG_CLUSTER_LISTEN=ADDR and PG_CLUSTER_PORT=PORT the cluster also
+# listens on ADDR:PORT in plain TCP, trusting clients of ADDR's own subnets
+# (`host all all samenet trust`): the fault drill's partition, whose
+# workers reach it over a bridge from network namespaces. The URL printed
+# is then postgres://agentgate@ADDR:PORT/postgres.
+#
 # The server binaries come from Debian's `postgresql` package
 # (/usr/lib/postgresql/<version>/bin), or PG_BIN. As root the cluster is
 # made and run by the `postgres` user (initdb refuses root). Durability is
@@ -70,6 +76,13 @@ start)
         listen="-c listen_addresses=127.0.0.1 -c port=$port -c ssl=on \
             -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key"
         url="postgres://agentgate@127.0.0.1:$port/postgres"
+    fi
+    if [[ -n "${PG_CLUSTER_LISTEN:-}" ]]; then
+        port=${PG_CLUSTER_PORT:?PG_CLUSTER_LISTEN needs PG_CLUSTER_PORT}
+        printf '%s\n' 'local all all trust' 'host all all samenet trust' \
+            >"$dir/data/pg_hba.conf"
+        listen="-c listen_addresses=$PG_CLUSTER_LISTEN -c port=$port"
+        url="postgres://agentgate@$PG_CLUSTER_LISTEN:$port/postgres"
     fi
     # Tests want speed, not durability; PG_CLUSTER_DURABLE=1 (benchmarks)
     # keeps PostgreSQL's own defaults: fsync, synchronous commit.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (the README's, and what .ci/run calls):
 # installs the pinned real CLIs, Debian's Chromium (for the dashboard's
-# browser test), Debian's PostgreSQL and systemd-analyze (for the example
+# browser test), Debian's PostgreSQL and iproute2 (the partition fault
+# drill's network namespaces) and systemd-analyze (for the example
 # units' test), starts a throwaway PostgreSQL cluster on a Unix socket in a
 # temporary folder (AGENTGATE_TEST_POSTGRES: the store's tests run on
 # SQLite and on it), then checks formatting and

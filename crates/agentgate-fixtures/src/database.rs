@@ -39,6 +39,13 @@ impl Database {
     }
 }
 
+impl Database {
+    /// Its name on the server.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 impl Drop for Database {
     fn drop(&mut self) {
         let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
@@ -48,15 +55,26 @@ impl Drop for Database {
     }
 }
 
+/// Run `sql` (through `psql`) on the database of `url`; its rows, one a
+/// line, columns separated by `|`.
+pub fn query(url: &str, sql: &str) -> Result<String, String> {
+    psql_out(url, sql, &["-At"])
+}
+
 fn psql(url: &str, sql: &str) -> Result<(), String> {
+    psql_out(url, sql, &[]).map(drop)
+}
+
+fn psql_out(url: &str, sql: &str, flags: &[&str]) -> Result<String, String> {
     let out = Command::new("psql")
         .arg(url)
+        .args(flags)
         .args(["-v", "ON_ERROR_STOP=1", "-qc", sql])
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("psql: {e} (is the PostgreSQL client installed?)"))?;
     if out.status.success() {
-        Ok(())
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
         Err(format!(
             "psql `{sql}`: {}",

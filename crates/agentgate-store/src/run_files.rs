@@ -313,6 +313,17 @@ impl RunFiles {
     pub fn into_writers(self) -> (Box<dyn EventSink>, StderrWriter) {
         (self.events, self.stderr)
     }
+
+    /// The same files with the event log put behind `wrap` (a writer that
+    /// may refuse writes from some point on: the queue executor's lease
+    /// fence).
+    pub fn wrap_events(
+        mut self,
+        wrap: impl FnOnce(Box<dyn EventSink>) -> Box<dyn EventSink>,
+    ) -> Self {
+        self.events = wrap(self.events);
+        self
+    }
 }
 
 /// Appends events to a run's `events.jsonl`, one JSON object per line.

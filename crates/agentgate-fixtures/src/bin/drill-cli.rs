@@ -25,6 +25,9 @@
 //! in Ns" (N: whole seconds to the reset, rounded up), as a real provider
 //! would, and exits 1. The windows file is read and written under a lock.
 //!
+//! A prompt with the word `long` runs [`LONG_SECS`] (the drill's network
+//! partition cuts its worker off while it runs).
+//!
 //! The run's length comes from `DRILL_SEED`, the pid and the tag, so a
 //! replay with the same seed draws from the same stream.
 
@@ -34,6 +37,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long a `long` job runs.
+const LONG_SECS: u64 = 15;
 
 fn main() -> ExitCode {
     match run() {
@@ -122,7 +128,11 @@ fn run() -> Result<u8, String> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let length = Duration::from_millis(1000 + mix(seed, u64::from(pid), &tag) % 3001);
+    let length = if prompt.split_whitespace().any(|w| w == "long") {
+        Duration::from_secs(LONG_SECS)
+    } else {
+        Duration::from_millis(1000 + mix(seed, u64::from(pid), &tag) % 3001)
+    };
     let deadline = std::time::Instant::now() + length;
     stamps.line(&format!("due {pid} {}", now_ns() + length.as_nanos()))?;
     while std::time::Instant::now() < deadline {

@@ -52,12 +52,14 @@ impl Inner {
             // exhausted (else its jobs would wait for a past time again).
             limits.exhausted.retain(|(_, until)| *until > now);
             let lease = self.config.queue.lease;
+            // The lease is counted from here by this executor's own clock.
+            let claim_sent = std::time::Instant::now();
             match self.store.claim_next(&self.owner, lease, now, &limits)? {
                 NextClaim::Nothing => return Ok(()),
                 NextClaim::WaitingForQuota { job_id, until } => {
                     tracing::info!(job = job_id, %until, "every provider's quota is exhausted: waiting");
                 }
-                NextClaim::Claimed(claimed) => job::start(self, *claimed, now)?,
+                NextClaim::Claimed(claimed) => job::start(self, *claimed, claim_sent, now)?,
             }
         }
     }

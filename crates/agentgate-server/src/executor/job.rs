@@ -14,7 +14,7 @@
 //! cancelled (by a stop or a lost lease: it did not finish).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use std::path::PathBuf;
 
@@ -28,6 +28,7 @@ use agentgate_store::{
 use jiff::{SignedDuration, Timestamp};
 
 use super::facts::{plan_providers, plan_request};
+use super::heartbeat::LeaseEnd;
 use super::limits::RunningJob;
 use super::workflow_job::{self, WorkflowTurn};
 use super::{Inner, Slot, lock};
@@ -38,9 +39,13 @@ use crate::job_request::JobRequest;
 /// this executor lacks is handed back, charged nothing, and passed over
 /// by this executor's next claims (left for one that has the key); one
 /// whose secrets do not open under their key fails, saying why.
+///
+/// `claim_sent` is when the claim was sent: the lease is counted from
+/// then by this executor's own clock (see `heartbeat.rs`).
 pub(super) fn start(
     inner: &Arc<Inner>,
     mut claimed: ClaimedJob,
+    claim_sent: std::time::Instant,
     now: Timestamp,
 ) -> Result<(), StoreError> {
     let job_id = claimed.job.job_id.clone();
@@ -84,6 +89,8 @@ pub(super) fn start(
     let running = Job {
         inner: inner.clone(),
         claimed,
+        claim_sent,
+        fenced: Arc::new(AtomicBool::new(false)),
         cancel_tx,
         cancelled,
         settling,
@@ -131,7 +138,13 @@ pub fn error_envelope(job_id: &str, error: &ErrorInfo) -> Envelope {
 pub(super) struct Job {
     pub(super) inner: Arc<Inner>,
     pub(super) claimed: ClaimedJob,
-    cancel_tx: tokio::sync::mpsc::Sender<CancelRequest>,
+    /// When its claim was sent: the lease holds until a lease after that,
+    /// by this executor's clock (see `heartbeat.rs`).
+    pub(super) claim_sent: std::time::Instant,
+    /// Set when its lease ran out by this executor's clock: its run's
+    /// writes are refused from then on (`fence.rs`).
+    pub(super) fenced: Arc<AtomicBool>,
+    pub(super) cancel_tx: tokio::sync::mpsc::Sender<CancelRequest>,
     /// A client asked to cancel it (heard from a heartbeat, a notice or
     /// this process's API).
     pub(super) cancelled: Arc<AtomicBool>,
@@ -239,15 +252,21 @@ impl Job {
             caller_records_end: true,
             ..RunOptions::default()
         };
-        let store: &dyn RunStore = inner.store.as_ref();
+        // Its writes stop when its lease runs out (`fence.rs`).
+        let store = super::fence::Fenced {
+            store: inner.store.as_ref(),
+            closed: self.fenced.clone(),
+            job_id: job.job_id.clone(),
+        };
+        let store: &dyn RunStore = &store;
         let mut sink = NullSink;
         let run = agentgate_core::run::run(&plan, &options, Some(store), &mut sink, cancel_rx);
-        let (outcome, lost) = self.with_heartbeat(run).await;
+        let (outcome, lease) = self.with_heartbeat(run).await;
         let providers = plan_providers(&plan);
         self.end(RunEnded {
             run_id: Some(run_id),
             outcome,
-            lost,
+            lease,
             providers: &providers,
             ignore_quota: request.ignore_quota,
             recovered: false,
@@ -300,7 +319,7 @@ impl Job {
         self.end(RunEnded {
             run_id: Some(run_id),
             outcome,
-            lost: false,
+            lease: LeaseEnd::Held,
             providers: &job.providers,
             ignore_quota,
             recovered: true,
@@ -332,7 +351,7 @@ impl Job {
             inner.store.as_ref(),
             cancel_rx,
         );
-        let (turn, lost) = self.with_heartbeat(turn).await;
+        let (turn, lease) = self.with_heartbeat(turn).await;
         let outcome = match turn {
             WorkflowTurn::Busy(why) => {
                 // Its earlier holder stops at its next renewal (the lease
@@ -354,7 +373,7 @@ impl Job {
         self.end(RunEnded {
             run_id: None,
             outcome,
-            lost,
+            lease,
             providers: &[],
             ignore_quota: true,
             recovered: false,
@@ -379,36 +398,6 @@ impl Job {
         self.write("finish", |s, t, now| {
             s.finish(&job.job_id, t, &outcome, now).map(drop)
         });
-    }
-
-    /// Drive `run`, renewing the lease; the run's outcome, and whether the
-    /// lease was lost meanwhile (the run was then stopped at once).
-    async fn with_heartbeat<T>(&self, run: impl std::future::Future<Output = T>) -> (T, bool) {
-        let inner = &self.inner;
-        let lease = inner.config.queue.lease;
-        let mut beat = tokio::time::interval(lease / 3);
-        beat.tick().await;
-        tokio::pin!(run);
-        let mut lost = false;
-        loop {
-            tokio::select! {
-                outcome = &mut run => return (outcome, lost),
-                _ = beat.tick(), if !lost => {
-                    let now = inner.clock.now();
-                    match inner.store.heartbeat(self.id(), &self.claimed.token, lease, now) {
-                        Ok(hb) if hb.cancel_requested && !self.cancelled.swap(true, Ordering::SeqCst) => {
-                            let _ = self.cancel_tx.try_send(CancelRequest { immediate: false });
-                        }
-                        Ok(_) => {}
-                        Err(StoreError::LeaseLost { .. }) => {
-                            lost = true;
-                            let _ = self.cancel_tx.try_send(CancelRequest { immediate: true });
-                        }
-                        Err(e) => tracing::warn!(job = self.id(), "failed to renew the lease: {e}"),
-                    }
-                }
-            }
-        }
     }
 
     /// A write under the lease of a job that ran nothing (a release, a
@@ -440,8 +429,8 @@ pub(super) struct RunEnded<'a> {
     /// workflow's).
     pub run_id: Option<String>,
     pub outcome: RunOutcome,
-    /// The lease was lost while it ran.
-    pub lost: bool,
+    /// Whether the lease was held to the run's end.
+    pub lease: LeaseEnd,
     /// The job's providers, in failover order (for the quota rule).
     pub providers: &'a [String],
     pub ignore_quota: bool,

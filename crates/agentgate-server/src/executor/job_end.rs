@@ -4,6 +4,10 @@
 //!
 //! 1. the lease was lost while the run went on (another executor took the
 //!    job back): the run was stopped at once; only its record is written;
+//!    a lease that ran out by this executor's clock, the store out of
+//!    reach (`heartbeat.rs`): the run was stopped before the lease ended,
+//!    and nothing is written (the record is the next holder's to write,
+//!    from the `result.json` the run left, when it can read it);
 //! 2. the run was cancelled: by this executor's stop (the grace is over)
 //!    and no client asked it: released (queued again, the attempt given
 //!    back); otherwise `cancelled`;
@@ -56,6 +60,7 @@ use agentgate_store::{
 use jiff::{SignedDuration, Timestamp};
 
 use super::TICK;
+use super::heartbeat::LeaseEnd;
 use super::job::{Job, RunEnded};
 use super::limits::{backoff, jitter};
 use crate::metrics::registry::RunEnd;
@@ -90,12 +95,20 @@ impl Job {
             .clone()
             .or_else(|| run.providers.first().cloned())
             .unwrap_or_else(|| super::workflow_job::WORKFLOW_KIND.to_owned());
-        let end = if run.lost {
+        let end = if run.lease == LeaseEnd::Lost {
             tracing::warn!(job = self.id(), "lost the job's lease: its run was stopped");
             inner.metrics.lease_lost();
             if let Some(run_id) = &run.run_id {
                 self.record_run_only(run_id, envelope).await;
             }
+            RunEnd::LeaseLost
+        } else if run.lease == LeaseEnd::RanOut {
+            tracing::warn!(
+                job = self.id(),
+                "the job's lease ran out with the store out of reach: its run was stopped; \
+                 whoever claims the job next records the run from the result it left"
+            );
+            inner.metrics.lease_lost();
             RunEnd::LeaseLost
         } else {
             let (after, end) = self.conclude(&run);

@@ -30,9 +30,12 @@
 //! ## Leases
 //!
 //! A claim holds the job under a lease of `queue.lease`, renewed every
-//! third of it while the run goes on. A renewal that finds the lease lost
-//! (another server took the job back) kills the run at once and writes
-//! nothing more. The lease owner is this process (`RunOwner` as JSON: host,
+//! third of it while the run goes on (`heartbeat.rs`). A renewal that
+//! finds the lease lost (another server took the job back) kills the run
+//! at once and writes nothing more; so does a lease that runs out by this
+//! executor's own clock with no renewal landed (the store out of reach),
+//! a quarter of the lease before it can end in the store, its run's
+//! writes refused from then on (`fence.rs`). The lease owner is this process (`RunOwner` as JSON: host,
 //! boot, pid, start time): at start and every [`SWEEP`], expired leases are
 //! taken back per `queue.on_lease_expiry`, and so is at once a lease whose
 //! owner is a dead process of this host (a `serve` killed with `kill -9`).
@@ -61,6 +64,8 @@
 
 mod claims;
 mod facts;
+mod fence;
+mod heartbeat;
 mod job;
 mod job_end;
 pub mod limits;

@@ -277,3 +277,33 @@ fn a_run_a_drain_cancelled_and_left_unwritten_is_run_again_not_ended_cancelled()
     assert_eq!(last_run_status(&store, "j.2"), RunStatus::Succeeded);
     second.drain(Duration::ZERO);
 }
+
+/// The store out of reach while the CLI runs (every lease renewal
+/// refused): the executor kills the CLI by its own clock before the lease
+/// can end in the store, and writes nothing more for the job: no attempt,
+/// no end of the run, the job still `running` under the lease it had (the
+/// store takes it back when it expires). Without the deadline the CLI
+/// would wait out its 30 s for `go` and answer.
+#[test]
+fn a_lease_that_cannot_be_renewed_ends_the_run_before_it_ends_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(GatedStore::open(&dir.path().join("agentgate.db")));
+    let cli = stand_in(dir.path(), ANSWERED, 0, true);
+    store.enqueue(&job("j", request(&cli)), t(0)).unwrap();
+    let clock = Arc::new(HeldClock(Mutex::new(t(1))));
+    let config = config(Duration::from_secs(2), 1);
+    let executor =
+        Executor::start(store.clone(), config, clock, ExecutorOptions::default()).unwrap();
+    until("the CLI started", || starts(dir.path()) == 1);
+    store.refuse_renewals.store(true, Ordering::SeqCst);
+    until("the run was stopped", || {
+        executor.running_job_ids().is_empty()
+    });
+    let job = store.get_job("j").unwrap().unwrap();
+    assert_eq!(job.state, JobState::Running, "{job:?}");
+    let run = store.get_run("j").unwrap().unwrap();
+    assert_eq!(run.summary.status, RunStatus::Running, "{run:?}");
+    assert!(run.attempts.is_empty(), "an attempt was written: {run:?}");
+    assert!(!dir.path().join("go").exists());
+    executor.drain(Duration::ZERO);
+}

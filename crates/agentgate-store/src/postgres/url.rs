@@ -7,6 +7,8 @@
 //! (`postgres://u@localhost/db?host=/run/postgresql`), libpq connects to
 //! those only, while the driver would try the URL's own host first: the
 //! URL's hosts are taken out (their ports kept as a `port` parameter).
+//! And libpq's `tcp_user_timeout` is in milliseconds, the driver's in
+//! seconds: it is converted (rounded up).
 //! Parameters are %-decoded as libpq does (no `+` for space). No error
 //! here contains the URL (it may hold a password).
 
@@ -49,6 +51,13 @@ pub(crate) fn split_url(url: &str) -> Result<(String, TlsSettings), String> {
                 return Err(format!(
                     "`{key}`: certificate revocation lists are not supported"
                 ));
+            }
+            // libpq reads milliseconds, the driver seconds.
+            "tcp_user_timeout" => {
+                let ms: u64 = percent_decode(value)?
+                    .parse()
+                    .map_err(|_| "tcp_user_timeout: not a number of milliseconds".to_owned())?;
+                kept.push(format!("tcp_user_timeout={}", ms.div_ceil(1000)));
             }
             other => {
                 query_host |= other == "host";
@@ -124,6 +133,13 @@ mod tests {
 
     fn settings(url: &str) -> (String, TlsSettings) {
         split_url(url).unwrap()
+    }
+
+    #[test]
+    fn tcp_user_timeout_is_read_in_milliseconds_as_libpq_reads_it() {
+        let (url, _) = settings("postgres://u@db/x?tcp_user_timeout=2500&sslmode=disable");
+        assert_eq!(url, "postgres://u@db/x?tcp_user_timeout=3");
+        assert!(split_url("postgres://u@db/x?tcp_user_timeout=soon").is_err());
     }
 
     #[test]

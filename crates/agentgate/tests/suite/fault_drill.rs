@@ -2,7 +2,9 @@
 //! backend (the test PostgreSQL server; a SQLite file the processes of
 //! this host share), with a fixed seed at the size: 200
 //! submissions, one `serve --no-executor`, three workers, three `kill -9`s
-//! of workers holding leases. It checks every assertion itself and exits 1
+//! of workers holding leases; and the partition drill (`--partition`: the
+//! workers as hosts in network namespaces, one cut off from the database
+//! for two leases, then healed). It checks every assertion itself and exits 1
 //! with the list of those that failed; this test asserts its exit status
 //! and the counts it prints. One drill runs at a time (`ONE_AT_A_TIME`):
 //! each times processes against each other, and two at once would load
@@ -84,9 +86,82 @@ fn the_fault_drill_holds_every_assertion_on_postgres() {
     drill(&["--postgres", &admin]);
 }
 
+/// The partition drill (`--partition`, root and iproute2's `ip`): the
+/// workers as hosts in network namespaces, on a PostgreSQL cluster of the
+/// drill's own on their bridge; one cut off for two leases while it runs
+/// a long job, then healed. The drill checks (from the stamps, `/proc` and
+/// the database's audit of every write) that its CLI ended before its lease
+/// could end, that nothing it wrote for that job landed after the lease
+/// was taken back, and that it ran a job again after the heal.
+#[test]
+fn the_fault_drill_holds_every_assertion_across_a_network_partition() {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/pg-cluster.sh");
+    let script = script.to_string_lossy().into_owned();
+    let stdout = drill_run(&[
+        "--partition",
+        "--pg-cluster",
+        &script,
+        "--jobs",
+        "60",
+        "--duration",
+        "20",
+        "--kills",
+        "0",
+    ]);
+    let c = counts(&stdout);
+    let cut = c
+        .get("partition: worker cut off (ms)")
+        .cloned()
+        .unwrap_or_default();
+    assert!(cut.contains(" for "), "{stdout}");
+    let ms: u64 = cut
+        .rsplit(' ')
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    // Two leases of 5 s at least.
+    assert!(ms >= 10_000, "{stdout}");
+    assert_eq!(
+        c.get("CLI survivors").map(String::as_str),
+        Some("0"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn the_fault_drill_holds_every_assertion_on_sqlite() {
     drill(&["--sqlite"]);
+}
+
+/// The drill with `args` (seed and workers fixed here), alone; its
+/// stdout, once it exited 0 saying every assertion held.
+fn drill_run(args: &[&str]) -> String {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let agentgate = std::path::Path::new(env!("CARGO_BIN_EXE_agentgate"));
+    let drill = agentgate.with_file_name("fault-drill");
+    let cli = agentgate.with_file_name("drill-cli");
+    assert!(
+        drill.is_file() && cli.is_file(),
+        "fault-drill or drill-cli is missing: run `cargo build -p agentgate-fixtures --bins`"
+    );
+    let mut cmd = Command::new(&drill);
+    cmd.args(args)
+        .args(["--seed", "20261125", "--workers", "3"])
+        .arg("--agentgate")
+        .arg(agentgate)
+        .arg("--cli")
+        .arg(&cli)
+        .stdin(Stdio::null());
+    let run = run_bounded(cmd, LIMIT);
+    let _verdict = OnFailure(&run.stdout);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    assert!(
+        run.stdout.contains("every assertion held"),
+        "{}",
+        run.stdout
+    );
+    run.stdout.clone()
 }
 
 /// The drill on the store `store_args` names, and its assertions.

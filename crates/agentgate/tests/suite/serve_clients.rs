@@ -376,6 +376,10 @@ fn the_queue_bench_runs_every_row_on_a_small_scale() {
         .filter(|l| l.starts_with("SQLite ") || l.starts_with("PostgreSQL "))
         .collect();
     assert_eq!(depths.len(), 4, "{}", run.stdout);
-    assert!(depths[0].contains("1.00x") && depths[2].contains("1.00x"), "{}", run.stdout);
+    assert!(
+        depths[0].contains("1.00x") && depths[2].contains("1.00x"),
+        "{}",
+        run.stdout
+    );
     assert!(depths.iter().all(|l| l.contains(" MiB")), "{}", run.stdout);
 }

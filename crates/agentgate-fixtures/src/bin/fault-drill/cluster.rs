@@ -14,6 +14,9 @@ pub use agentgate_fixtures::database::Database;
 /// How long a started process gets to print its first line.
 const START_LIMIT: Duration = Duration::from_secs(60);
 
+/// The workers' lease, in seconds.
+pub const LEASE_SECS: u64 = 5;
+
 /// The schedule's name in the config.
 pub const SCHEDULE: &str = "drill-tick";
 
@@ -27,11 +30,13 @@ pub fn write_config(
     cli_dir: &Path,
     work: &Path,
 ) -> Result<PathBuf, String> {
-    let mut text = String::from(
-        "version: 1\nqueue:\n  max_running: 100\n  providers: {drill-a: 2, drill-b: 1}\n  \
-         lease: 5s\n  on_lease_expiry: requeue\n  max_attempts: 1\nproviders:\n",
+    let mut text = format!(
+        "version: 1\nqueue:\n  max_running: 100\n  providers: {{drill-a: 2, drill-b: 1}}\n  \
+         lease: {LEASE_SECS}s\n  on_lease_expiry: requeue\n  max_attempts: 1\nproviders:\n",
     );
-    for letter in ["a", "b", "c"] {
+    // `drill-q`: the partition drill's probe, served by its first worker
+    // alone (`partition.rs`).
+    for letter in ["a", "b", "c", "q"] {
         text.push_str(&format!(
             "  drill-{letter}:\n    command: [{cli:?}, {letter}, {cli_dir:?}]\n    prompt: stdin\n    \
              permission_modes: {{plan: [--plan]}}\n    output: jsonl\n    final: {{type: result}}\n    \
@@ -59,13 +64,20 @@ pub struct Setup {
     pub config: PathBuf,
     pub store: String,
     pub seed: u64,
+    /// The partition drill's hosts: the workers run in them, on the store
+    /// at `worker_store`.
+    pub net: Option<std::sync::Arc<crate::netns::Network>>,
+    pub worker_store: String,
 }
 
 impl Setup {
-    fn command(&self, args: &[&str], log: &str) -> Result<Command, String> {
+    fn command(&self, args: &[&str], log: &str, host: Option<usize>) -> Result<Command, String> {
         let log = self.home.join(log);
         let log = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
-        let mut cmd = Command::new(&self.agentgate);
+        let mut cmd = match (host, &self.net) {
+            (Some(n), Some(net)) => net.command_on(n, &self.agentgate)?,
+            _ => Command::new(&self.agentgate),
+        };
         cmd.args(args)
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
@@ -161,6 +173,7 @@ pub fn start_serve(setup: &Setup, clock: &Path) -> Result<(Process, String), Str
     let mut cmd = setup.command(
         &["serve", "--no-executor", "--listen", "127.0.0.1:0"],
         "serve.log",
+        None,
     )?;
     cmd.env("AGENTGATE_TOKEN", TOKEN)
         .env("AGENTGATE_TEST_CLOCK_FILE", clock);
@@ -172,12 +185,24 @@ pub fn start_serve(setup: &Setup, clock: &Path) -> Result<(Process, String), Str
     Ok((serve, url))
 }
 
-/// `agentgate worker --concurrency N` number `n` (for its log's name).
+/// `agentgate worker --concurrency N` number `n` (for its log's name); in
+/// the partition drill, on host `n`, with the probe's provider for the
+/// first.
 pub fn start_worker(setup: &Setup, n: usize, concurrency: usize) -> Result<Process, String> {
     let concurrency = concurrency.to_string();
-    let cmd = setup.command(
-        &["worker", "--concurrency", &concurrency, "--grace", "30"],
-        &format!("worker-{n}.log"),
-    )?;
+    let mut args = vec!["worker", "--concurrency", &concurrency, "--grace", "30"];
+    let host = setup.net.as_ref().map(|_| n);
+    if host.is_some() {
+        args.push("--providers");
+        args.push(if n == 0 {
+            "drill-a,drill-b,drill-c,drill-q"
+        } else {
+            "drill-a,drill-b,drill-c"
+        });
+    }
+    let mut cmd = setup.command(&args, &format!("worker-{n}.log"), host)?;
+    if host.is_some() {
+        cmd.env("AGENTGATE_STORE", &setup.worker_store);
+    }
     Process::start(cmd, &format!("agentgate worker #{n}"))
 }

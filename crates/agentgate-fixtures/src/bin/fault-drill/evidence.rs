@@ -145,6 +145,9 @@ pub struct Sampled {
     /// The most stand-ins of provider a alive in one sample.
     pub max_a: usize,
     pub samples: u64,
+    /// When each stand-in was first seen gone (ns), after it was seen
+    /// alive: an upper bound on its end, for one killed without a stamp.
+    pub gone: HashMap<u32, u128>,
 }
 
 /// A thread sampling `/proc` until stopped: the most provider-a stand-ins
@@ -163,15 +166,20 @@ impl Sampler {
         let thread = {
             let (stop, seen) = (stop.clone(), seen.clone());
             std::thread::spawn(move || {
+                let mut alive: Vec<u32> = Vec::new();
                 while !stop.load(Ordering::Relaxed) {
-                    let a = live_clis(&cli, &dir)
-                        .iter()
-                        .filter(|c| c.provider == "a")
-                        .count();
+                    let live = live_clis(&cli, &dir);
+                    let at = crate::now_ns();
+                    let a = live.iter().filter(|c| c.provider == "a").count();
+                    let now: Vec<u32> = live.iter().map(|c| c.pid).collect();
                     if let Ok(mut s) = seen.lock() {
                         s.max_a = s.max_a.max(a);
                         s.samples += 1;
+                        for pid in alive.iter().filter(|p| !now.contains(p)) {
+                            s.gone.entry(*pid).or_insert(at);
+                        }
                     }
+                    alive = now;
                     std::thread::sleep(Duration::from_millis(15));
                 }
             })

@@ -18,6 +18,11 @@
 //! the counts as a table at the end, and exits 1 with the list of failed
 //! assertions, 2 on bad usage.
 //!
+//! `--partition` (PostgreSQL, root) runs the workers as hosts in network
+//! namespaces (`netns.rs`) on a cluster of the drill's own on their
+//! bridge, and cuts one off for longer than its lease while the actions
+//! run (`partition.rs`, which also checks what the cut must leave).
+//!
 //! Why `serve --no-executor`: every job then runs on a worker, so every
 //! `kill -9` hits the processes that hold leases, and the serve's file
 //! clock (which only its schedules and stamps of submission read) never
@@ -29,6 +34,8 @@ mod checks;
 mod cluster;
 mod evidence;
 mod http;
+mod netns;
+mod partition;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,7 +53,7 @@ use crate::evidence::{Sampler, live_clis, read_stamps};
 const USAGE: &str = "\
 usage: fault-drill (--postgres URL | --sqlite) [--seed N] [--jobs N] [--duration SECS]
                    [--kills N] [--workers N] [--concurrency N] [--wait SECS]
-                   [--agentgate PATH] [--cli PATH]
+                   [--agentgate PATH] [--cli PATH] [--partition [--pg-cluster PATH]]
 
   --postgres URL     a PostgreSQL server (the URL of a database there); the drill
                      creates a database of its own on it and drops it at the end
@@ -61,6 +68,12 @@ usage: fault-drill (--postgres URL | --sqlite) [--seed N] [--jobs N] [--duration
   --wait SECS        the longest wait for every job to end afterwards (default 300)
   --agentgate PATH   the agentgate binary (default: next to fault-drill)
   --cli PATH         the stand-in CLI, drill-cli (default: next to fault-drill)
+  --partition        the workers as hosts in network namespaces (root, iproute2),
+                     on a PostgreSQL cluster of the drill's own on their bridge;
+                     one is cut off for longer than its lease, then healed
+                     (partition.rs); --postgres is then not needed, --kills must be 0
+  --pg-cluster PATH  scripts/pg-cluster.sh, which starts that cluster
+                     (default: scripts/pg-cluster.sh of the working folder)
 
 Exits 0 when every assertion holds, 1 with the list of those that failed, 2 on bad usage.";
 
@@ -80,6 +93,9 @@ pub struct Options {
     pub wait: u64,
     pub agentgate: PathBuf,
     pub cli: PathBuf,
+    /// The partition drill (`partition.rs`).
+    pub partition: bool,
+    pub pg_cluster: PathBuf,
 }
 
 fn main() -> ExitCode {
@@ -134,6 +150,8 @@ fn parse_options() -> Result<Options, String> {
         wait: 300,
         agentgate: exe.with_file_name("agentgate"),
         cli: exe.with_file_name("drill-cli"),
+        partition: false,
+        pg_cluster: PathBuf::from("scripts/pg-cluster.sh"),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -154,11 +172,19 @@ fn parse_options() -> Result<Options, String> {
             "--wait" => o.wait = number(value()?)?,
             "--agentgate" => o.agentgate = PathBuf::from(value()?),
             "--cli" => o.cli = PathBuf::from(value()?),
+            "--partition" => o.partition = true,
+            "--pg-cluster" => o.pg_cluster = PathBuf::from(value()?),
             "--help" | "-h" => return Err("help".into()),
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
-    if o.postgres.is_empty() != o.sqlite {
+    if o.partition {
+        if o.sqlite || o.kills > 0 || o.workers < 2 {
+            return Err(
+                "--partition runs on PostgreSQL, with --kills 0 and 2 workers or more".into(),
+            );
+        }
+    } else if o.postgres.is_empty() != o.sqlite {
         return Err("give one store: --postgres URL or --sqlite".into());
     }
     if o.workers == 0 || o.concurrency == 0 || o.jobs == 0 {
@@ -199,13 +225,30 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
     let stamps = cli_dir.join("stamps");
     let work = home.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    // The partition drill's hosts and cluster (dropped last: after the
+    // processes and the database).
+    let (net, own_cluster) = if o.partition {
+        let net = Arc::new(netns::Network::create(o.workers)?);
+        let cluster =
+            partition::OwnCluster::start(&o.pg_cluster, &home.path().join("pg"), &net.bridge_ip)?;
+        (Some(net), Some(cluster))
+    } else {
+        (None, None)
+    };
+    let admin = own_cluster
+        .as_ref()
+        .map_or(o.postgres.clone(), |c| c.local_url.clone());
     let (database, store_location) = if o.sqlite {
         let path = home.path().join("store").join("agentgate.db");
         (None, path.display().to_string())
     } else {
-        let database = Database::create(&o.postgres, "agentgate_fault_drill")?;
+        let database = Database::create(&admin, "agentgate_fault_drill")?;
         let url = database.url.clone();
         (Some(database), url)
+    };
+    let worker_store = match (&own_cluster, &database) {
+        (Some(c), Some(d)) => format!("{}/{}", c.bridge_base, d.name()),
+        _ => store_location.clone(),
     };
     let config = write_config(home.path(), &o.cli, &cli_dir, &work)?;
     let clock = home.path().join("clock");
@@ -217,10 +260,34 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
         config,
         store: store_location.clone(),
         seed: o.seed,
+        net: net.clone(),
+        worker_store,
     };
     let (mut serve, url) = start_serve(&setup, &clock)?;
     let mut workers = Vec::new();
-    for n in 0..o.workers {
+    let mut cut = None;
+    if o.partition {
+        partition::install_audit(&store_location)?;
+        // Worker 0 alone first, so that it holds the long job.
+        workers.push(start_worker(&setup, 0, o.concurrency)?);
+        let long_id = partition::submit(&url, &work, "drill-c", partition::LONG_TAG, "long")?;
+        let victim = workers[0].pid();
+        partition::wait_for_stamps(&stamps, "the long job's stand-in under worker 0", |s| {
+            s.runs
+                .iter()
+                .any(|r| r.tag == partition::LONG_TAG && r.worker == victim)
+        })?;
+        cut = Some(partition::Cut {
+            victim,
+            victim_ip: net
+                .as_ref()
+                .map(|n| n.hosts[0].ip.clone())
+                .unwrap_or_default(),
+            long_id,
+            ..partition::Cut::default()
+        });
+    }
+    for n in workers.len()..o.workers {
         workers.push(start_worker(&setup, n, o.concurrency)?);
     }
     let store: Arc<dyn StoreBackend> = match &database {
@@ -247,17 +314,49 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
         clock,
         stamps: stamps.clone(),
         cli_dir: cli_dir.clone(),
-        work,
+        work: work.clone(),
         workers: &mut workers,
     };
+    // The partition runs beside the actions.
+    let cutting = match (cut, &net) {
+        (Some(cut), Some(net)) => {
+            let (net, url, work, stamps) = (net.clone(), url.clone(), work.clone(), stamps.clone());
+            let (cli, cli_dir) = (o.cli.clone(), cli_dir.clone());
+            Some(std::thread::spawn(move || {
+                let paths = (
+                    work.as_path(),
+                    stamps.as_path(),
+                    cli.as_path(),
+                    cli_dir.as_path(),
+                );
+                partition::cut_and_heal(&net, &url, paths, cut)
+            }))
+        }
+        _ => None,
+    };
     let acted = drive(&mut stage, &mut rng, start_clock);
-    let ledger = match acted {
-        Ok(l) => l,
-        Err(e) => {
+    let cut = cutting.map(|t| {
+        t.join()
+            .unwrap_or_else(|_| Err("the partition's thread panicked".into()))
+    });
+    let (mut ledger, cut) = match (acted, cut.transpose()) {
+        (Ok(l), Ok(cut)) => (l, cut),
+        (Err(e), _) | (_, Err(e)) => {
             let _ = sampler.finish();
             return Err(e);
         }
     };
+    if let Some(cut) = &cut {
+        for (id, tag) in [
+            (&cut.long_id, partition::LONG_TAG),
+            (&cut.probe_id, partition::PROBE_TAG),
+        ] {
+            ledger.jobs.push(actions::Submitted {
+                id: id.clone(),
+                tag: tag.to_owned(),
+            });
+        }
+    }
     if let Some(last) = ledger.fires.last() {
         actions::wait_for_fire(&url, *last)?;
     }
@@ -274,20 +373,39 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
     let sampled = sampler.finish();
     let survivors = live_clis(&o.cli, &cli_dir).len();
     let stamps = read_stamps(&stamps)?;
-    let (counts, mut fails) = check(&Evidence {
+    let (mut counts, mut fails) = check(&Evidence {
         ledger: &ledger,
         stamps: &stamps,
         sampled: &sampled,
         survivors,
         store: store.as_ref(),
         url: &url,
+        cut: cut.as_ref(),
     })?;
+    if let Some(cut) = &cut {
+        let (failed, margins) = partition::check(
+            cut,
+            &stamps,
+            &sampled,
+            &store_location,
+            Duration::from_secs(cluster::LEASE_SECS),
+        )?;
+        fails.extend(failed);
+        counts.partition_margins = margins;
+        counts.partition = Some((
+            cut.heal_ns.saturating_sub(cut.cut_ns) / 1_000_000,
+            cut.victim_ip.clone(),
+        ));
+    }
     if let Err(e) = ended {
         fails.insert(0, e);
     }
     let _ = serve.signal("TERM");
     let _ = serve.wait_exit(Duration::from_secs(30));
     drop(store);
+    drop(database);
+    drop(own_cluster);
+    drop(net);
     print_counts(&counts, began.elapsed());
     Ok(fails)
 }
@@ -345,6 +463,18 @@ fn print_counts(c: &Counts, wall: Duration) {
         ("provider-b quota windows", c.b_windows.to_string()),
         ("b starts before its reset", c.b_early.to_string()),
         ("CLI survivors", c.survivors.to_string()),
+        (
+            "partition: worker cut off (ms)",
+            c.partition
+                .as_ref()
+                .map_or("none".to_owned(), |(ms, ip)| format!("{ip} for {ms}")),
+        ),
+        (
+            "partition: its CLI gone before its lease's end / lease taken back after it (ms)",
+            c.partition_margins.map_or("none".to_owned(), |m| {
+                format!("{} / {}", m.gone_before_ms, m.taken_after_ms)
+            }),
+        ),
         ("wall time", format!("{:.1} s", wall.as_secs_f64())),
     ];
     println!("| fault drill | count |\n|---|---|");
