@@ -128,13 +128,10 @@ pub fn submit(
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a submit thread panicked".into()))
-            })
-            .collect::<Result<(), String>>()
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err("a submit thread panicked".into()))
+        })
     })
 }
 
