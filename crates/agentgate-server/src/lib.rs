@@ -68,6 +68,7 @@ mod info;
 pub mod job_request;
 pub mod metrics;
 pub mod openapi;
+mod planning;
 pub mod presence;
 mod router;
 mod routes;

@@ -12,7 +12,7 @@ use crate::job_request::JobRequest;
 /// The job that runs `request` under `key`: a new run id, the request (with
 /// the key in it) as the job's request, its priority, and what its claim
 /// needs, from planning it against `config` at `now` (the providers, the
-/// folder it may write in, `ignore_quota`; see `crate::executor::claim_facts`);
+/// folder it may write in, `ignore_quota`; see `crate::planning::claim_facts`);
 /// the request's secrets sealed with `keys` (see [`agentgate_core::sealed`]).
 /// A request that does not plan now is queued all the same, unplanned,
 /// with the providers it names (the agents' and the chain's providers
@@ -27,8 +27,8 @@ pub fn new_job(
 ) -> Result<NewJob, SealError> {
     let mut request = request.clone();
     request.idempotency_key = Some(key.to_owned());
-    let (facts, planned) = match crate::executor::plan_request(config, &request, now) {
-        Ok(plan) => (crate::executor::claim_facts(&plan, &request), true),
+    let (facts, planned) = match crate::planning::plan_request(config, &request, now) {
+        Ok(plan) => (crate::planning::claim_facts(&plan, &request), true),
         Err(_) => (
             agentgate_store::PlannedFacts {
                 providers: named_providers(&request, config),

@@ -3,7 +3,8 @@
 //! watched folders plan a request the same way before queueing it, and
 //! store those facts in the job's columns: one planning at submit for the
 //! claim, and one again at execution, only because the config may have
-//! changed meanwhile (a request that no longer plans then fails).
+//! changed meanwhile (a request that no longer plans then fails). The
+//! planning itself is `planning.rs`, shared with whoever queues.
 //!
 //! A planning error becomes a [`RequestError`] naming the field the error
 //! carries ([`PlanError::field`](agentgate_core::plan::PlanError::field)):
@@ -11,24 +12,13 @@
 //! reads a field out of a message.
 
 use agentgate_core::config::Config;
-use agentgate_core::plan::{self, Plan};
+use agentgate_core::plan::Plan;
 use agentgate_core::request::{RequestError, RunRequest};
-use agentgate_core::settings::PermissionMode;
-use agentgate_store::{JobRecord, PlannedFacts};
+use agentgate_store::JobRecord;
 use jiff::Timestamp;
 
 use crate::job_request::{JobRequest, KIND_TAG};
-
-/// Plan `request` against `cfg` with the clock at `now`.
-pub fn plan_request(
-    cfg: &Config,
-    request: &RunRequest,
-    now: Timestamp,
-) -> Result<Plan, RequestError> {
-    let (mut flags, task) = request.to_flags()?;
-    flags.now = Some(now);
-    Ok(plan::plan(cfg, &flags, task)?)
-}
+pub use crate::planning::{claim_facts, plan_providers, plan_request};
 
 /// Plan a stored run job: its request read back typed ([`JobRequest`])
 /// and planned. A workflow job has no plan of its own (see
@@ -49,36 +39,6 @@ pub fn plan_job(
     };
     let plan = plan_request(cfg, &request, now)?;
     Ok((plan, request))
-}
-
-/// What a claim needs to know of a job planned as `plan`, stored in its
-/// columns at submit (see `agentgate_store::claim_next`): the plan's
-/// providers, the folder it may write in (the working directory, when
-/// some step may write in it: permission mode other than `plan`; jobs
-/// writing in one folder run one at a time), and `ignore_quota`.
-pub fn claim_facts(plan: &Plan, request: &RunRequest) -> PlannedFacts {
-    let writes_in = plan
-        .steps
-        .iter()
-        .find(|s| s.request.permission_mode != PermissionMode::Plan)
-        .map(|s| s.request.cwd.to_string_lossy().into_owned());
-    PlannedFacts {
-        providers: plan_providers(plan),
-        writes_in,
-        ignore_quota: request.ignore_quota,
-    }
-}
-
-/// The plan's providers in failover order, each once.
-pub fn plan_providers(plan: &Plan) -> Vec<String> {
-    let mut providers: Vec<String> = Vec::new();
-    for step in &plan.steps {
-        let name = step.provider.name();
-        if !providers.iter().any(|p| p == name) {
-            providers.push(name.to_owned());
-        }
-    }
-    providers
 }
 
 /// Which jobs an executor limited to some providers claims, and how it runs

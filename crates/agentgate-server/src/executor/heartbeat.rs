@@ -37,19 +37,7 @@ use agentgate_core::run::CancelRequest;
 use agentgate_store::{Heartbeat, StoreBackend, StoreError};
 use tokio::time::Instant;
 
-use super::job::Job;
-
-/// How a run's lease fared while it ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LeaseEnd {
-    /// Held to the end.
-    Held,
-    /// A renewal found it taken back by another executor.
-    Lost,
-    /// No renewal landed before it ran out by this executor's clock (see
-    /// the module notes): the store was out of reach.
-    RanOut,
-}
+use super::job::{Job, LeaseEnd};
 
 /// What the executor keeps back of a lease: a quarter of it.
 pub fn margin(lease: Duration) -> Duration {

@@ -28,11 +28,22 @@ use agentgate_store::{
 use jiff::{SignedDuration, Timestamp};
 
 use super::facts::{plan_providers, plan_request};
-use super::heartbeat::LeaseEnd;
 use super::limits::RunningJob;
 use super::workflow_job::{self, WorkflowTurn};
 use super::{Inner, Slot, lock};
 use crate::job_request::JobRequest;
+
+/// How a run's lease fared while it ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaseEnd {
+    /// Held to the end.
+    Held,
+    /// A renewal found it taken back by another executor.
+    Lost,
+    /// No renewal landed before it ran out by this executor's clock (see
+    /// `heartbeat.rs`): the store was out of reach.
+    RanOut,
+}
 
 /// Start the job `claimed` (by `claim_next`, within the limits) on a thread
 /// of its own, once its sealed secrets open here: one sealed with a key

@@ -60,8 +60,7 @@ use agentgate_store::{
 use jiff::{SignedDuration, Timestamp};
 
 use super::TICK;
-use super::heartbeat::LeaseEnd;
-use super::job::{Job, RunEnded};
+use super::job::{Job, LeaseEnd, RunEnded};
 use super::limits::{backoff, jitter};
 use crate::metrics::registry::RunEnd;
 
