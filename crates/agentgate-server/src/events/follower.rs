@@ -81,6 +81,9 @@ impl Follower {
         let mut status_checked: Option<Instant> = None;
         // The job was queued when last asked: none of its runs writes.
         let mut queued = false;
+        // The followed run's events were read since the job was seen
+        // queued.
+        let mut read_while_queued = false;
         let mut wake = Wake::Changed;
         loop {
             // Only new lines of the followed run: read them, nothing else.
@@ -105,12 +108,14 @@ impl Follower {
                     next = self.next_run_feed().await;
                 }
             }
-            // A queued job writes nothing: one look at its state is all a
-            // follower of a queued job costs (until a bell, or the
-            // fallback).
-            if (!queued || wake == Wake::NewEvents)
-                && let Step::Done = self.read_feed(&mut read).await
-            {
+            // A queued job writes nothing: once what its last run wrote
+            // is read (a follower may come, or look, after that run ended
+            // and the job went back to the queue), one look at its state
+            // is all a follower of a queued job costs (until a bell, or
+            // the fallback).
+            let read_now = !queued || wake == Wake::NewEvents || !read_while_queued;
+            read_while_queued = queued;
+            if read_now && let Step::Done = self.read_feed(&mut read).await {
                 return;
             }
             if let Some(feed) = next {
