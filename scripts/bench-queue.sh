@@ -4,11 +4,14 @@
 # default durability (fsync and synchronous commit on, as in production;
 # scripts/pg-cluster.sh, Debian's PostgreSQL, see scripts/install-postgres.sh)
 # unless --postgres URL is given, then runs
-# crates/agentgate-fixtures/src/bin/bench-queue.rs: jobs claimed and
+# crates/agentgate-fixtures/src/bin/bench-queue/: jobs claimed and
 # finished per second by 1, 3 and 6 `agentgate worker` processes on
-# `instant-cli`, on SQLite and on PostgreSQL, side by side.
+# `instant-cli`, and one worker draining the first 1,000 jobs of a backlog
+# of 300, 10,000 and 100,000 (with the submit latency and the peak RSS at
+# that depth), on SQLite and on PostgreSQL, side by side.
 #
-#   scripts/bench-queue.sh [--jobs N] [--workers LIST] [--concurrency N] [--postgres URL]
+#   scripts/bench-queue.sh [--jobs N] [--workers LIST] [--backlogs LIST] [--drain N]
+#                          [--concurrency N] [--only workers,backlog] [--postgres URL]
 #
 # Fails only when a job fails, never on a timing.
 set -euo pipefail
