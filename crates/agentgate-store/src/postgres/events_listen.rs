@@ -20,20 +20,19 @@
 //! the pool's are, listening on both channels. While it listens,
 //! [`crate::bells::hears_other_processes`] is true and followers wait for
 //! bells with only a slow poll behind them. When it drops, that turns
-//! false (followers poll again), it reconnects (after [`FIRST_RETRY`],
-//! doubling up to [`LAST_RETRY`], forever), and once listening again it
+//! false (followers poll again), it reconnects (after 100 ms,
+//! doubling up to a 5 s wait, forever: `listen.rs`'s `reconnect`), and once listening again it
 //! rings every bell: what was written meanwhile was not heard. A ping every
-//! [`PING_EVERY`] finds a connection cut without a reset. Dropping the
+//! 30 s (on the connection `listen.rs` opens for both) finds a connection
+//! cut without a reset. Dropping the
 //! returned [`BellListener`] ends it.
 
 use std::sync::OnceLock;
-use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot};
-use tokio_postgres::{AsyncMessage, Client};
+use tokio::sync::oneshot;
 
-use super::listen::{JOBS_CHANNEL, ListenTarget};
-use super::{PgError, PgStore, describe_sql_error};
+use super::PgStore;
+use super::listen::{JOBS_CHANNEL, ListenTarget, Listening, listen, reconnect};
 use crate::bells::{self, BellListener, Hearing};
 use crate::error::StoreError;
 use crate::queue_watch::{QueueNotice, parse_payload};
@@ -41,10 +40,11 @@ use crate::queue_watch::{QueueNotice, parse_payload};
 /// The notification channel of stored events.
 pub const EVENTS_CHANNEL: &str = "agentgate_events";
 
-const FIRST_RETRY: Duration = Duration::from_millis(100);
-const LAST_RETRY: Duration = Duration::from_secs(5);
-const PING_EVERY: Duration = Duration::from_secs(30);
-const PING_TIMEOUT: Duration = Duration::from_secs(20);
+/// The channels the bells' connection listens on.
+const CHANNELS: &[&str] = &[EVENTS_CHANNEL, JOBS_CHANNEL];
+
+/// The bells' connection, as a timeout names it.
+const WHAT: &str = "opening the events' listening connection";
 
 /// This process's tag in event notifications: random, made once.
 pub(super) fn process_tag() -> &'static str {
@@ -76,63 +76,12 @@ pub(super) fn listen_for_bells(store: &PgStore) -> Result<BellListener, StoreErr
     let first = {
         let target = target.clone();
         store.block("listen for other processes' events", async move {
-            listen(&target).await
+            listen(&target, CHANNELS, WHAT).await
         })?
     };
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     drop(store.handle().spawn(follow(target, first, stop_rx)));
     Ok(BellListener::new(Box::new(stop_tx)))
-}
-
-enum Heard {
-    Notification { channel: String, payload: String },
-    Closed(String),
-}
-
-struct Listening {
-    client: Client,
-    heard: mpsc::UnboundedReceiver<Heard>,
-}
-
-async fn listen(target: &ListenTarget) -> Result<Listening, PgError> {
-    let connecting = target.config.connect(target.tls.clone());
-    let (client, mut connection) = tokio::time::timeout(target.timeout, connecting)
-        .await
-        .map_err(|_| PgError::TimedOut {
-            what: "opening the events' listening connection",
-            after: target.timeout,
-        })??;
-    let (tx, heard) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        let reason = loop {
-            match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
-                Some(Ok(AsyncMessage::Notification(n))) => {
-                    let heard = Heard::Notification {
-                        channel: n.channel().to_owned(),
-                        payload: n.payload().to_owned(),
-                    };
-                    if tx.send(heard).is_err() {
-                        return;
-                    }
-                }
-                Some(Ok(_)) => {}
-                Some(Err(e)) => break describe_sql_error(&e),
-                None => break "the connection was closed".to_owned(),
-            }
-        };
-        let _ = tx.send(Heard::Closed(reason));
-    });
-    let listening = tokio::time::timeout(
-        target.timeout,
-        client.batch_execute(&format!("LISTEN {EVENTS_CHANNEL}; LISTEN {JOBS_CHANNEL}")),
-    )
-    .await
-    .map_err(|_| PgError::TimedOut {
-        what: "LISTEN",
-        after: target.timeout,
-    })?;
-    listening?;
-    Ok(Listening { client, heard })
 }
 
 /// Rings the bell a notification names.
@@ -152,55 +101,29 @@ fn ring(channel: &str, payload: &str) {
     }
 }
 
-impl Listening {
-    /// Rings bells until the connection fails (its reason) or `stop`.
-    async fn ring_until_closed(&mut self) -> String {
-        let mut ping = tokio::time::interval(PING_EVERY);
-        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        ping.tick().await;
-        loop {
-            tokio::select! {
-                heard = self.heard.recv() => match heard {
-                    Some(Heard::Notification { channel, payload }) => ring(&channel, &payload),
-                    Some(Heard::Closed(reason)) => return reason,
-                    None => return "the connection's task ended".to_owned(),
-                },
-                _ = ping.tick() => {
-                    match tokio::time::timeout(PING_TIMEOUT, self.client.simple_query("")).await {
-                        Ok(Ok(_)) => {}
-                        Ok(Err(e)) => return describe_sql_error(&e),
-                        Err(_) => return "the server did not answer a ping".to_owned(),
-                    }
-                }
-            }
-        }
-    }
-}
-
 async fn follow(target: ListenTarget, mut listening: Listening, mut stop: oneshot::Receiver<()>) {
     let hearing = Hearing::new();
     loop {
         hearing.set(true);
-        let reason = tokio::select! {
-            _ = &mut stop => return,
-            reason = listening.ring_until_closed() => reason,
-        };
+        // Why it ended is not logged: the store logs nothing itself; the
+        // followers' poll covers the time away, and the reconnection rings
+        // them all.
+        loop {
+            let heard = tokio::select! {
+                _ = &mut stop => return,
+                heard = listening.next() => heard,
+            };
+            match heard {
+                Ok((channel, payload)) => ring(&channel, &payload),
+                Err(_) => break,
+            }
+        }
         hearing.set(false);
         drop(listening);
-        // The store logs nothing itself; the followers' poll covers the
-        // time away, and the reconnection rings them all.
-        let _ = reason;
-        let mut delay = FIRST_RETRY;
-        listening = loop {
-            tokio::select! {
-                _ = &mut stop => return,
-                () = tokio::time::sleep(delay) => {}
-            }
-            match listen(&target).await {
-                Ok(again) => break again,
-                Err(_) => delay = (delay * 2).min(LAST_RETRY),
-            }
+        let Some(again) = reconnect(&target, CHANNELS, WHAT, &mut stop).await else {
+            return;
         };
+        listening = again;
         // Not heard while away: everyone looks again.
         bells::ring_all();
     }

@@ -56,6 +56,9 @@ const PING_EVERY: Duration = Duration::from_secs(30);
 /// How long a ping may take before the connection is given up.
 const PING_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// The listening connection, as a timeout names it.
+const WHAT: &str = "opening the listening connection";
+
 /// The most notices a watcher holds unread (more become one `Missed`).
 const CAPACITY: usize = 4096;
 
@@ -74,10 +77,9 @@ pub(super) fn watch(store: &PgStore) -> Result<QueueWatcher, StoreError> {
     let target = store.listen_target().clone();
     let first = {
         let target = target.clone();
-        store.block(
-            "listen for queue changes",
-            async move { listen(&target).await },
-        )?
+        store.block("listen for queue changes", async move {
+            listen(&target, &[JOBS_CHANNEL], WHAT).await
+        })?
     };
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (watcher, sender) = QueueWatcher::channel(CAPACITY, Box::new(stop_tx));
@@ -88,25 +90,33 @@ pub(super) fn watch(store: &PgStore) -> Result<QueueWatcher, StoreError> {
 
 /// What the connection's task hands over.
 enum Event {
-    /// A notification's payload on [`JOBS_CHANNEL`].
-    Payload(String),
+    /// A notification: its channel and payload.
+    Notification { channel: String, payload: String },
     /// The connection ended, for this reason.
     Closed(String),
 }
 
-/// A connection that listens.
-struct Listening {
+/// A connection that listens on some channels, pinged every
+/// [`PING_EVERY`]: the queue's watcher here and the bells' listener
+/// (`events_listen.rs`) both use it.
+pub(super) struct Listening {
     client: Client,
     events: mpsc::UnboundedReceiver<Event>,
+    ping: tokio::time::Interval,
 }
 
-/// Opens a connection and `LISTEN`s on it.
-async fn listen(target: &ListenTarget) -> Result<Listening, PgError> {
+/// Opens a connection (`what` names it in a timeout) and `LISTEN`s on
+/// `channels`.
+pub(super) async fn listen(
+    target: &ListenTarget,
+    channels: &[&str],
+    what: &'static str,
+) -> Result<Listening, PgError> {
     let connecting = target.config.connect(target.tls.clone());
     let (client, mut connection) = tokio::time::timeout(target.timeout, connecting)
         .await
         .map_err(|_| PgError::TimedOut {
-            what: "opening the listening connection",
+            what,
             after: target.timeout,
         })??;
     let (tx, events) = mpsc::unbounded_channel();
@@ -114,9 +124,11 @@ async fn listen(target: &ListenTarget) -> Result<Listening, PgError> {
         let reason = loop {
             match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
                 Some(Ok(AsyncMessage::Notification(n))) => {
-                    if n.channel() == JOBS_CHANNEL
-                        && tx.send(Event::Payload(n.payload().to_owned())).is_err()
-                    {
+                    let event = Event::Notification {
+                        channel: n.channel().to_owned(),
+                        payload: n.payload().to_owned(),
+                    };
+                    if tx.send(event).is_err() {
                         return;
                     }
                 }
@@ -127,45 +139,45 @@ async fn listen(target: &ListenTarget) -> Result<Listening, PgError> {
         };
         let _ = tx.send(Event::Closed(reason));
     });
-    let listening = tokio::time::timeout(
-        target.timeout,
-        client.batch_execute(&format!("LISTEN {JOBS_CHANNEL}")),
-    )
-    .await
-    .map_err(|_| PgError::TimedOut {
-        what: "LISTEN",
-        after: target.timeout,
-    })?;
+    let statement = channels
+        .iter()
+        .map(|c| format!("LISTEN {c}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let listening = tokio::time::timeout(target.timeout, client.batch_execute(&statement))
+        .await
+        .map_err(|_| PgError::TimedOut {
+            what: "LISTEN",
+            after: target.timeout,
+        })?;
     listening?;
-    Ok(Listening { client, events })
+    let start = tokio::time::Instant::now() + PING_EVERY;
+    let mut ping = tokio::time::interval_at(start, PING_EVERY);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    Ok(Listening {
+        client,
+        events,
+        ping,
+    })
 }
 
 impl Listening {
-    /// Forwards notices until the connection fails (its reason) or the
-    /// watcher is gone (`None`).
-    async fn forward(&mut self, sender: &NoticeSender) -> Option<String> {
-        let mut ping = tokio::time::interval(PING_EVERY);
-        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        ping.tick().await;
+    /// The next notification (channel, payload), pinging the server
+    /// meanwhile; `Err`: why the connection failed.
+    pub(super) async fn next(&mut self) -> Result<(String, String), String> {
         loop {
             tokio::select! {
-                event = self.events.recv() => match event {
-                    Some(Event::Payload(payload)) => {
-                        // A payload this version does not know: rescan.
-                        let notice = parse_payload(&payload).unwrap_or(QueueNotice::Missed);
-                        if !sender.send(notice) {
-                            return None;
-                        }
-                    }
-                    Some(Event::Closed(reason)) => return Some(reason),
-                    None => return Some("the connection's task ended".to_owned()),
+                event = self.events.recv() => return match event {
+                    Some(Event::Notification { channel, payload }) => Ok((channel, payload)),
+                    Some(Event::Closed(reason)) => Err(reason),
+                    None => Err("the connection's task ended".to_owned()),
                 },
-                _ = ping.tick() => {
+                _ = self.ping.tick() => {
                     match tokio::time::timeout(PING_TIMEOUT, self.client.simple_query("")).await {
                         Ok(Ok(_)) => {}
-                        Ok(Err(e)) => return Some(describe_sql_error(&e)),
+                        Ok(Err(e)) => return Err(describe_sql_error(&e)),
                         Err(_) => {
-                            return Some(format!(
+                            return Err(format!(
                                 "the server did not answer a ping within {} s",
                                 PING_TIMEOUT.as_secs()
                             ));
@@ -173,6 +185,46 @@ impl Listening {
                     }
                 }
             }
+        }
+    }
+
+    /// Forwards the queue's notices until the connection fails (its
+    /// reason) or the watcher is gone (`None`).
+    async fn forward(&mut self, sender: &NoticeSender) -> Option<String> {
+        loop {
+            match self.next().await {
+                Ok((channel, payload)) if channel == JOBS_CHANNEL => {
+                    // A payload this version does not know: rescan.
+                    let notice = parse_payload(&payload).unwrap_or(QueueNotice::Missed);
+                    if !sender.send(notice) {
+                        return None;
+                    }
+                }
+                Ok(_) => {}
+                Err(reason) => return Some(reason),
+            }
+        }
+    }
+}
+
+/// Opens a new listening connection after a failure: after
+/// [`FIRST_RETRY`], doubling up to [`LAST_RETRY`] between tries, until one
+/// listens or `stop` (`None`).
+pub(super) async fn reconnect(
+    target: &ListenTarget,
+    channels: &[&str],
+    what: &'static str,
+    stop: &mut oneshot::Receiver<()>,
+) -> Option<Listening> {
+    let mut delay = FIRST_RETRY;
+    loop {
+        tokio::select! {
+            _ = &mut *stop => return None,
+            () = tokio::time::sleep(delay) => {}
+        }
+        match listen(target, channels, what).await {
+            Ok(again) => return Some(again),
+            Err(_) => delay = (delay * 2).min(LAST_RETRY),
         }
     }
 }
@@ -197,17 +249,10 @@ async fn follow(
         if !sender.send(QueueNotice::Interrupted { reason }) {
             return;
         }
-        let mut delay = FIRST_RETRY;
-        listening = loop {
-            tokio::select! {
-                _ = &mut stop => return,
-                () = tokio::time::sleep(delay) => {}
-            }
-            match listen(&target).await {
-                Ok(again) => break again,
-                Err(_) => delay = (delay * 2).min(LAST_RETRY),
-            }
+        let Some(again) = reconnect(&target, &[JOBS_CHANNEL], WHAT, &mut stop).await else {
+            return;
         };
+        listening = again;
         if !sender.send(QueueNotice::Missed) {
             return;
         }
