@@ -53,6 +53,7 @@ mod owner;
 mod postgres;
 mod queue_watch;
 mod records;
+mod redact;
 mod reopen;
 mod run_files;
 mod run_id;
@@ -62,7 +63,7 @@ mod settle;
 mod sqlite;
 mod workers;
 
-pub use backend::{StoreBackend, StoreLocation, open_store, redact_url};
+pub use backend::{StoreBackend, StoreLocation, open_store};
 pub use claim_next::{ClaimLimits, NextClaim};
 pub use claim_rules::ClaimRules;
 pub use error::StoreError;
@@ -83,6 +84,7 @@ pub use records::{
     AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunKind, RunRecord, RunStatus, RunSummary,
     SessionRecord, UnknownName, effective_status,
 };
+pub use redact::redact_url;
 pub use run_files::{
     DEFAULT_EVENT_LOG_MAX, EVENTS_FILE_NAME, EventSink, EventsWriter, RunFiles, STDERR_FILE_NAME,
     StderrWriter, kept_past_log_bound,

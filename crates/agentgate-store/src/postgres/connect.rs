@@ -8,8 +8,8 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, 
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{PgError, PgOptions, PgStore, listen, migrations, tls, url};
-use crate::backend::redact_url;
 use crate::error::StoreError;
+use crate::redact::redact_url;
 
 impl PgStore {
     /// Connects to the database at `url` (a libpq connection URL, e.g.
