@@ -65,9 +65,8 @@
 //! quota waits) are decided by [`JobQueue::claim_next`] in the database, from
 //! the jobs' columns and the running jobs, in one bounded step per claim:
 //! see `crate::claim_next`. `agentgate serve`'s and `agentgate worker`'s
-//! executors claim that way. [`JobQueue::claim_job_within`] (the job chosen
-//! by the caller, the rules re-checked under a lock) and [`JobQueue::claim`]
-//! and [`JobQueue::claim_job`] (no limits) stay for callers that need them.
+//! executors claim that way. [`JobQueue::claim`] and [`JobQueue::claim_job`]
+//! (no limits) stay for callers that need them.
 
 use std::time::Duration;
 
@@ -75,7 +74,6 @@ use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 
 use crate::claim_next::{ClaimLimits, NextClaim};
-use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::jobs::{
     ActiveJobCount, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, Heartbeat,
@@ -194,21 +192,6 @@ pub trait JobQueue: Send + Sync {
         owner: &str,
         lease: Duration,
         now: Timestamp,
-    ) -> Result<Option<ClaimedJob>, StoreError>;
-
-    /// As [`JobQueue::claim_job`], and only if `rules` allow it against
-    /// every running job (of every process on the store), checked in the
-    /// claiming transaction under a lock all such claims take: the limits
-    /// hold across hosts (see [`ClaimRules`]). The claimed job keeps
-    /// `rules.provider` and `rules.writes_in`. `None` if the job is not
-    /// claimable or the rules refuse it now.
-    fn claim_job_within(
-        &self,
-        job_id: &str,
-        owner: &str,
-        lease: Duration,
-        now: Timestamp,
-        rules: &ClaimRules,
     ) -> Result<Option<ClaimedJob>, StoreError>;
 
     /// Claims the next job within `limits` in one bounded step (see

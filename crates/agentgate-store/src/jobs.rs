@@ -161,8 +161,8 @@ pub struct JobRecord {
     /// When it ended.
     pub ended_at: Option<Timestamp>,
     /// The provider its last claim counted it against
-    /// ([`crate::JobQueue::claim_next`], or a claim within
-    /// [`crate::ClaimRules`]); `None` for a claim without limits.
+    /// ([`crate::JobQueue::claim_next`]); `None` for a claim without
+    /// limits.
     pub charged_provider: Option<String>,
     /// The folder it may write in: planned at submit (see
     /// [`NewJob::writes_in`]), or what its last claim within rules said.

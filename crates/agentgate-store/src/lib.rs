@@ -40,7 +40,6 @@
 mod backend;
 pub mod bells;
 mod claim_next;
-mod claim_rules;
 mod error;
 mod event_log;
 mod job_queue;
@@ -65,7 +64,6 @@ mod workers;
 
 pub use backend::{StoreBackend, StoreLocation, open_store};
 pub use claim_next::{ClaimLimits, NextClaim};
-pub use claim_rules::ClaimRules;
 pub use error::StoreError;
 pub use event_log::{EventLog, PREFIX_BYTES, TruncatedTail, oversize_note};
 pub use job_queue::JobQueue;

@@ -1,7 +1,6 @@
 //! The embedded store: one SQLite file in WAL mode.
 
 mod claim_next;
-mod claim_rules;
 mod job_queue;
 mod jobs;
 mod migrations;

@@ -402,16 +402,6 @@ impl JobQueue for FlakyQueue {
     ) -> Result<bool, StoreError> {
         self.inner.set_job_facts(id, facts)
     }
-    fn claim_job_within(
-        &self,
-        id: &str,
-        o: &str,
-        l: Duration,
-        n: Timestamp,
-        r: &agentgate_store::ClaimRules,
-    ) -> Result<Option<ClaimedJob>, StoreError> {
-        self.inner.claim_job_within(id, o, l, n, r)
-    }
     fn cancel(
         &self,
         id: &str,

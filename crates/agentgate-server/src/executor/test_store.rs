@@ -11,11 +11,10 @@ use std::time::Duration;
 
 use agentgate_protocol::{Envelope, Usage};
 use agentgate_store::{
-    ActiveJobCount, AttemptRecord, CancelOutcome, ClaimRules, ClaimedJob, Enqueued, ExpiredJob,
-    ExpiryPolicy, Heartbeat, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobQueue,
-    JobRecord, LeaseToken, NewJob, QueueWatcher, QuotaState, RunDetail, RunList, RunRecord,
-    RunStore, SessionLock, SessionRecord, Settlement, Store, StoreError, WorkerRecord,
-    WorkerRegistry,
+    ActiveJobCount, AttemptRecord, CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy,
+    Heartbeat, JobCounts, JobCursor, JobFilter, JobOutcome, JobPage, JobQueue, JobRecord,
+    LeaseToken, NewJob, QueueWatcher, QuotaState, RunDetail, RunList, RunRecord, RunStore,
+    SessionLock, SessionRecord, Settlement, Store, StoreError, WorkerRecord, WorkerRegistry,
 };
 use jiff::Timestamp;
 
@@ -290,16 +289,6 @@ impl JobQueue for GatedStore {
         facts: &agentgate_store::PlannedFacts,
     ) -> Result<bool, StoreError> {
         self.inner.set_job_facts(id, facts)
-    }
-    fn claim_job_within(
-        &self,
-        id: &str,
-        o: &str,
-        l: Duration,
-        n: Timestamp,
-        r: &ClaimRules,
-    ) -> Result<Option<ClaimedJob>, StoreError> {
-        self.inner.claim_job_within(id, o, l, n, r)
     }
     fn cancel(
         &self,

@@ -236,20 +236,20 @@ async fn running_jobs(tx: &Transaction<'_>) -> Result<RunningJobs, PgError> {
     Ok(running)
 }
 
+/// The executor's look for queued jobs never planned (each pass): the
+/// partial index `jobs_unplanned` holds only those.
+fn unplanned_sql() -> String {
+    format!(
+        "SELECT {COLUMNS} FROM jobs WHERE state = 'queued' AND NOT planned ORDER BY seq LIMIT $1"
+    )
+}
+
 /// Up to `limit` queued jobs never planned, oldest first.
 pub(super) async fn unplanned<C: tokio_postgres::GenericClient + Sync>(
     client: &C,
     limit: i64,
 ) -> Result<Vec<JobRecord>, PgError> {
-    let rows = client
-        .query(
-            &format!(
-                "SELECT {COLUMNS} FROM jobs WHERE state = 'queued' AND NOT planned \
-                 ORDER BY seq LIMIT $1"
-            ),
-            &[&limit],
-        )
-        .await?;
+    let rows = client.query(&unplanned_sql(), &[&limit]).await?;
     rows.iter().map(record_from_row).collect()
 }
 
@@ -282,7 +282,8 @@ mod tests {
     /// With 10,000 queued jobs and their statistics, in a schema of its own
     /// inside a transaction that is rolled back: the walk reads the partial
     /// index `jobs_claim` in claim order and probes `jobs_session_queue`,
-    /// with no sort and no sequential scan of the jobs.
+    /// with no sort and no sequential scan of the jobs; the look for
+    /// unplanned jobs reads only the partial index `jobs_unplanned`.
     #[test]
     fn the_walk_uses_the_claim_index_with_ten_thousand_queued() {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -330,9 +331,18 @@ mod tests {
                 .await
                 .unwrap();
             let plan: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+            let rows = tx
+                .query(&format!("EXPLAIN {}", unplanned_sql()), &[&8_i64])
+                .await
+                .unwrap();
+            let unplanned: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
             tx.rollback().await.unwrap();
-            plan.join("\n")
+            (plan.join("\n"), unplanned.join("\n"))
         });
+        let (plan, unplanned) = plan;
+        assert!(unplanned.contains("jobs_unplanned"), "{unplanned}");
+        assert!(!unplanned.contains("Sort"), "{unplanned}");
+        assert!(!unplanned.contains("Seq Scan"), "{unplanned}");
         assert!(plan.contains("Index Scan using jobs_claim"), "{plan}");
         assert!(plan.contains("jobs_session_queue"), "{plan}");
         assert!(plan.contains("LockRows"), "{plan}");

@@ -10,7 +10,6 @@ use tokio_postgres::Client;
 
 use super::{PgStore, jobs, listen, settle};
 use crate::claim_next::{ClaimLimits, NextClaim};
-use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
 use crate::jobs::{
@@ -156,27 +155,6 @@ impl JobQueue for PgStore {
         let claimed = self.call("claim job", move |client| {
             Box::pin(async move {
                 jobs::claim_one(as_client(&client), &job_id, &owner, &held, expires, now).await
-            })
-        })?;
-        Ok(claimed.map(|job| ClaimedJob { job, token }))
-    }
-
-    fn claim_job_within(
-        &self,
-        job_id: &str,
-        owner: &str,
-        lease: Duration,
-        now: Timestamp,
-        rules: &ClaimRules,
-    ) -> Result<Option<ClaimedJob>, StoreError> {
-        let expires = lease_end(now, lease)?;
-        let token = new_lease_token()?;
-        let (job_id, owner, held) = (job_id.to_owned(), owner.to_owned(), token.clone());
-        let rules = rules.clone();
-        let claimed = self.transaction("claim job within rules", move |tx| {
-            Box::pin(async move {
-                super::claim_rules::claim_within(tx, &job_id, &owner, &held, (expires, now), &rules)
-                    .await
             })
         })?;
         Ok(claimed.map(|job| ClaimedJob { job, token }))

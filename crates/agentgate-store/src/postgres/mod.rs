@@ -53,7 +53,6 @@ use tokio_postgres::Transaction;
 use crate::error::StoreError;
 
 mod claim_next;
-mod claim_rules;
 mod connect;
 mod events;
 mod events_listen;

@@ -8,7 +8,6 @@ use jiff::Timestamp;
 
 use super::{SqliteStore, jobs, settle};
 use crate::claim_next::{ClaimLimits, NextClaim};
-use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
 use crate::jobs::{
@@ -131,22 +130,6 @@ impl JobQueue for SqliteStore {
         let token = new_lease_token()?;
         let claimed = self.write("claim job", |tx| {
             jobs::claim_one(tx, job_id, owner, &token, expires, now)
-        })?;
-        Ok(claimed.map(|job| ClaimedJob { job, token }))
-    }
-
-    fn claim_job_within(
-        &self,
-        job_id: &str,
-        owner: &str,
-        lease: Duration,
-        now: Timestamp,
-        rules: &ClaimRules,
-    ) -> Result<Option<ClaimedJob>, StoreError> {
-        let expires = lease_end(now, lease)?;
-        let token = new_lease_token()?;
-        let claimed = self.write("claim job within rules", |tx| {
-            super::claim_rules::claim_within(tx, job_id, owner, &token, (expires, now), rules)
         })?;
         Ok(claimed.map(|job| ClaimedJob { job, token }))
     }

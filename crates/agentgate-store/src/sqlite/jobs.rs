@@ -73,8 +73,8 @@ const NEXT_QUEUED: &str = "SELECT seq FROM jobs WHERE state = 'queued' AND not_b
     ORDER BY priority DESC, created_at, seq LIMIT 1";
 
 /// What a claim writes: the job runs under a new lease, one more attempt.
-/// What a claim without rules writes besides the lease: it counts against
-/// no provider and names no folder (see `crate::ClaimRules`).
+/// What a claim without limits writes besides the lease: it counts against
+/// no provider and names no folder (see `crate::claim_next`).
 const NO_RULES: &str = "charged_provider = NULL, writes_in = NULL";
 
 pub(super) const TAKE_LEASE: &str = "state = 'running', attempts = attempts + 1, lease_owner = :owner, \

@@ -143,9 +143,8 @@ CREATE INDEX jobs_by_session ON jobs (session_name, created_at DESC, job_id DESC
     WHERE session_name IS NOT NULL;
 ";
 
-/// Version 5: what a claim within rules charged a running job (see
-/// `crate::ClaimRules`): the provider it counts against and the folder it
-/// may write in.
+/// Version 5: what a claim charged a running job (see `crate::claim_next`):
+/// the provider it counts against and the folder it may write in.
 const V5: &str = "
 ALTER TABLE jobs ADD COLUMN charged_provider TEXT;
 ALTER TABLE jobs ADD COLUMN writes_in TEXT;

@@ -1,7 +1,7 @@
 //! Listing jobs: filters and keyset pages, on each backend.
 
 use agentgate_store::{
-    ActiveJobCount, ClaimRules, FinalState, JobCounts, JobCursor, JobFilter, JobOutcome, JobState,
+    ActiveJobCount, ClaimLimits, FinalState, JobCounts, JobCursor, JobFilter, JobOutcome, JobState,
     NewJob,
 };
 
@@ -222,14 +222,17 @@ fn active_counts_put_each_job_under_one_provider(store: &TestStore) {
     store.enqueue(&job("f", &["claude"]), at).unwrap();
     // "a" runs charged to its second provider; "b" runs claimed without
     // rules (its first provider); "e" ends (no longer counted).
-    let rules = ClaimRules {
-        provider: Some("codex".to_owned()),
-        ..ClaimRules::default()
+    // claude exhausted: "a", the first in claim order, counts against codex.
+    let limits = ClaimLimits {
+        max_running: 10,
+        exhausted: vec![("claude".to_owned(), ts("2026-05-02T00:00:00Z"))],
+        ..ClaimLimits::default()
     };
-    store
-        .claim_job_within("a", "w", LEASE, at, &rules)
-        .unwrap()
-        .unwrap();
+    let agentgate_store::NextClaim::Claimed(a) = store.claim_next("w", LEASE, at, &limits).unwrap()
+    else {
+        panic!("a job is claimed")
+    };
+    assert_eq!(a.job.job_id, "a");
     store.claim_job("b", "w", LEASE, at).unwrap().unwrap();
     let e = store.claim_job("e", "w", LEASE, at).unwrap().unwrap();
     let done = JobOutcome {

@@ -153,17 +153,22 @@ fn a_version_3_database_gets_the_job_queue_the_claim_rules_and_the_workers_and_k
     let page = store.list_jobs(&JobFilter::default(), 10, None).unwrap();
     assert_eq!(page.jobs.len(), 1);
 
-    // Version 5: a claim within rules keeps what it charged.
-    let rules = agentgate_store::ClaimRules {
-        provider: Some("codex".to_owned()),
-        ..agentgate_store::ClaimRules::default()
+    // Version 5: a claim keeps what it charged (claude is exhausted, so
+    // the job counts against its second provider).
+    let limits = agentgate_store::ClaimLimits {
+        max_running: 10,
+        exhausted: vec![("claude".to_owned(), ts("2026-05-02T00:00:00Z"))],
+        ..agentgate_store::ClaimLimits::default()
     };
     let second = super::jobs::new_job("second_after_migration");
     store.enqueue(&second, at).unwrap();
-    let claimed = store
-        .claim_job_within(&second.job_id, "w", super::jobs::LEASE, at, &rules)
+    let agentgate_store::NextClaim::Claimed(claimed) = store
+        .claim_next("w", super::jobs::LEASE, at, &limits)
         .unwrap()
-        .unwrap();
+    else {
+        panic!("the second job is claimed")
+    };
+    assert_eq!(claimed.job.job_id, second.job_id);
     assert_eq!(claimed.job.charged_provider.as_deref(), Some("codex"));
 
     // Version 6: worker presence.

@@ -1,5 +1,4 @@
 mod claim_next;
-mod claim_rules;
 mod concurrency;
 mod damaged_rows;
 mod event_bells;

@@ -1,6 +1,6 @@
 //! Several `agentgate serve` processes on one PostgreSQL store: the
 //! queue's limits hold between them, because each claim re-checks them in
-//! the database against every running job (`ClaimRules`).
+//! the database against every running job (`JobQueue::claim_next`).
 
 use super::serve_queue_support::{QueueHome, max_overlap, submit_ok, wait_until};
 use super::store_postgres::fresh_database;
@@ -13,7 +13,7 @@ use serde_json::json;
 /// and each claim charged the provider on the job (which is how the other
 /// server counts it). Which server claims which job is up to their timing;
 /// the race itself (many claimers deciding from one snapshot) is proved on
-/// the store (`claim_rules::racing_claimers_never_pass_a_providers_limit`).
+/// the store (`claim_next::racing_claimers_never_pass_a_limit`).
 #[test]
 fn two_servers_on_one_postgres_store_keep_a_providers_limit_between_them() {
     let url = fresh_database();
