@@ -153,6 +153,12 @@ impl BellWatch {
         &self.bell
     }
 
+    /// How many times the bell has rung so far: a read of the store begun
+    /// now sees every change rung up to this count.
+    pub fn rings(&self) -> u64 {
+        self.receiver.as_ref().map_or(0, |r| *r.borrow())
+    }
+
     /// Returns once the bell rang since the last call (or since [`watch()`]);
     /// at once if it already did.
     pub async fn rung(&mut self) {

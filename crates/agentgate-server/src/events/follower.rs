@@ -10,6 +10,7 @@ use serde::Deserialize;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
+use super::job_look::{Fresh, JobLook, JobLooks};
 use super::pending::{Pending, Whole};
 use super::wake::{Waits, Wake};
 use super::{Feed, Message, READ_CHUNK, TABLE_BATCH, Watched};
@@ -50,8 +51,28 @@ impl FileRead {
     }
 }
 
+/// What a look at the followed job or run found: how it ended, if it
+/// did, and whether the job is queued.
+type Status = (Option<StreamEnd>, bool);
+
+/// The shared looks at followed jobs, of every server of the process (job
+/// ids are unique across stores: random run ids).
+static JOB_LOOKS: std::sync::LazyLock<JobLooks<Status>> =
+    std::sync::LazyLock::new(JobLooks::default);
+
+/// The look a follower of `watched` shares with the job's other
+/// followers; `None` for a run's follower.
+pub(super) fn shared_look(watched: &Watched) -> Option<Arc<JobLook<Status>>> {
+    match watched {
+        Watched::Job(id) => Some(JOB_LOOKS.of(id)),
+        Watched::Run(_) => None,
+    }
+}
+
 pub(super) struct Follower {
     pub(super) state: Arc<AppState>,
+    /// The followed job's look, shared with its other followers.
+    pub(super) look: Option<Arc<JobLook<Status>>>,
     pub(super) watched: Watched,
     /// Where the followed run's events are.
     pub(super) feed: Feed,
@@ -96,11 +117,20 @@ impl Follower {
             let mut ended = None;
             let mut next = None;
             if look_around {
-                if wake == Wake::Changed
+                if matches!(wake, Wake::Changed | Wake::JobRang)
                     || status_checked.is_none_or(|at| at.elapsed() >= options.status_every)
                 {
                     status_checked = Some(Instant::now());
-                    (ended, queued) = self.status().await;
+                    let rings = waits.job_rings();
+                    let fresh = match wake {
+                        Wake::JobRang => Fresh::AfterRing(rings),
+                        // A poll: no bell said the job changed. A queued
+                        // job's followers poll every fallback.
+                        Wake::Poll if queued => Fresh::Within(options.fallback),
+                        Wake::Poll => Fresh::Within(options.status_every),
+                        Wake::Changed | Wake::NewEvents => Fresh::Now,
+                    };
+                    (ended, queued) = self.status(fresh, rings).await;
                 }
                 // Likewise a job's next run: once it exists, the followed
                 // one has written everything. A queued job has none yet.
@@ -386,10 +416,20 @@ impl Follower {
         }
     }
 
-    /// How the run ended, if it did, and whether it is a job waiting in
-    /// the queue. A store error counts as neither (it is asked again at
+    /// How the followed job or run stands: a job's from the look its
+    /// followers share (fresh as `fresh` says; `rings`: the job's bell's
+    /// count before the read).
+    async fn status(&self, fresh: Fresh, rings: u64) -> Status {
+        match &self.look {
+            Some(look) => look.look(fresh, rings, || self.read_status()).await,
+            None => self.read_status().await,
+        }
+    }
+
+    /// Reads how the run ended, if it did, and whether it is a job waiting
+    /// in the queue. A store error counts as neither (it is asked again at
     /// the next look).
-    async fn status(&self) -> (Option<StreamEnd>, bool) {
+    async fn read_status(&self) -> Status {
         let store = Arc::clone(&self.state.store);
         let watched = self.watched.clone();
         let asked =

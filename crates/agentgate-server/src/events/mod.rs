@@ -53,7 +53,9 @@
 //! started, nor a job queued again. While its job is queued a follower
 //! reads nothing: it asks the job's state once per fallback (one store
 //! read), however long the queue, until a bell or that state says a run
-//! began. The bell test: `suite::serve_events_lockstep` (a CLI that prints
+//! began; the followers of one job share that read (`job_look.rs`: one
+//! read per fallback period for all of them, and one per ring of the
+//! job's bell). The bell test: `suite::serve_events_lockstep` (a CLI that prints
 //! its next line only once the client has the last, with the polls at
 //! 30 s).
 //!
@@ -115,6 +117,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 mod follower;
+mod job_look;
 mod pending;
 mod wake;
 
@@ -161,6 +164,7 @@ pub async fn run_events(
     let (tx, rx) = mpsc::channel(BUFFERED_MESSAGES);
     let follower = Follower {
         state,
+        look: follower::shared_look(&watched),
         watched,
         feed,
         after,

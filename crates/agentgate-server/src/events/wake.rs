@@ -13,8 +13,11 @@ use super::Watched;
 pub(super) enum Wake {
     /// The followed run has new events: read them.
     NewEvents,
-    /// The job changed, or its next run began: look at everything.
+    /// The job's next run began, or the follower starts: look at
+    /// everything.
     Changed,
+    /// The job's bell rang (its state changed): look at everything.
+    JobRang,
     /// No bell within the poll: look at everything.
     Poll,
 }
@@ -53,6 +56,11 @@ impl Waits {
         };
     }
 
+    /// How many times the job's bell has rung (0 for a run's follower).
+    pub(super) fn job_rings(&self) -> u64 {
+        self.job.as_ref().map_or(0, BellWatch::rings)
+    }
+
     /// The next bell, or [`Wake::Poll`] after `poll` without one.
     pub(super) async fn next(&mut self, poll: Duration) -> Wake {
         let next = async {
@@ -72,7 +80,7 @@ impl Waits {
             biased;
             () = self.events.rung() => Wake::NewEvents,
             () = next => Wake::Changed,
-            () = job => Wake::Changed,
+            () = job => Wake::JobRang,
             () = tokio::time::sleep(poll) => Wake::Poll,
         }
     }
