@@ -5,7 +5,9 @@
 //!
 //! - **workers** (`workers.rs`): N jobs queued, then 1, 3 and 6 `agentgate
 //!   worker` processes drain them; jobs per second, against one worker on
-//!   the same store and PostgreSQL against SQLite;
+//!   the same store and PostgreSQL against SQLite; and where the CPU went
+//!   (`cpu.rs`: ms per job of the workers with their CLIs, of `serve`, of
+//!   the PostgreSQL server, and of the whole machine);
 //! - **backlog** (`backlog.rs`): 300, 10,000 and 100,000 jobs queued, one
 //!   worker drains the first 1,000; jobs per second against the smallest
 //!   backlog, the submit latency at that depth, serve's and the worker's
@@ -19,6 +21,7 @@
 //! do.
 
 mod backlog;
+mod cpu;
 mod setup;
 mod workers;
 
@@ -174,13 +177,39 @@ fn workers_table(o: &Options) -> Result<(), String> {
         "{:>7}  {:>14}  {:>11}  {:>14}  {:>11}  {:>10}",
         "workers", "SQLite jobs/s", "vs 1st row", "PG jobs/s", "vs 1st row", "PG/SQLite"
     );
-    for (workers, sqlite, postgres) in rows {
+    for &(workers, (sqlite, _), (postgres, _)) in &rows {
         println!(
             "{workers:>7}  {sqlite:>14.1}  {:>10.2}x  {postgres:>14.1}  {:>10.2}x  {:>9.2}x",
-            sqlite / base_sqlite.max(1e-9),
-            postgres / base_pg.max(1e-9),
+            sqlite / base_sqlite.0.max(1e-9),
+            postgres / base_pg.0.max(1e-9),
             postgres / sqlite.max(1e-9),
         );
+    }
+    println!(
+        "\nwhere the CPU went, ms per job: the workers (with their keepers and CLIs), \
+         serve (answering the bench's polls),"
+    );
+    println!(
+        "the PostgreSQL server, and the whole machine busy (everything: the gap is this \
+         bench and other programs); cores = machine busy / wall time\n"
+    );
+    println!(
+        "{:<10}  {:>7}  {:>8}  {:>8}  {:>9}  {:>8}  {:>6}",
+        "store", "workers", "workers", "serve", "database", "machine", "cores"
+    );
+    for &(workers, sqlite, postgres) in &rows {
+        for (name, (rate, used)) in [("SQLite", sqlite), ("PostgreSQL", postgres)] {
+            let per = used.per_job(o.jobs as u64);
+            let wall_ms = 1000.0 / rate.max(1e-9);
+            println!(
+                "{name:<10}  {workers:>7}  {:>8.2}  {:>8.2}  {:>9.2}  {:>8.2}  {:>6.2}",
+                per.workers,
+                per.serve,
+                per.database,
+                per.machine,
+                per.machine / wall_ms,
+            );
+        }
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Throughput with many workers: N jobs queued, then 1, 3 or 6 `agentgate
 //! worker` processes started at once on the same store, timed from their
-//! start to the last job's end.
+//! start to the last job's end, and where their CPU went (`cpu.rs`).
 
 use std::process::{Child, Stdio};
 use std::time::Instant;
@@ -8,13 +8,20 @@ use std::time::Instant;
 use agentgate_fixtures::bench::{terminate, wait_for};
 
 use crate::Options;
+use crate::cpu::{self, CpuUse};
 use crate::setup::{Backend, Setup, queue_counts, submit};
 
-/// One measurement: `workers` workers on a fresh store; jobs per second.
-pub fn measure(o: &Options, backend: Backend, workers: usize) -> Result<f64, String> {
+/// One measurement: `workers` workers on a fresh store; jobs per second,
+/// and the CPU the drain took.
+pub fn measure(o: &Options, backend: Backend, workers: usize) -> Result<(f64, CpuUse), String> {
     let setup = Setup::new(o, backend, o.jobs + 10)?;
     let serve = setup.serve_api()?;
     submit(&serve, &setup, (0, o.jobs), o.submitters)?;
+    let postmaster = match backend {
+        Backend::Postgres => Some(cpu::postmaster(&o.postgres)?),
+        Backend::Sqlite => None,
+    };
+    let before = cpu::before(serve.pid(), postmaster)?;
     let started = Instant::now();
     let concurrency = o.concurrency.to_string();
     let mut running: Vec<Child> = Vec::with_capacity(workers);
@@ -37,6 +44,8 @@ pub fn measure(o: &Options, backend: Backend, workers: usize) -> Result<f64, Str
         Ok(left == 0)
     });
     let elapsed = started.elapsed();
+    let pids: Vec<u32> = running.iter().map(Child::id).collect();
+    let used = cpu::after(&before, serve.pid(), &pids);
     for child in &mut running {
         terminate(child);
     }
@@ -57,5 +66,5 @@ pub fn measure(o: &Options, backend: Backend, workers: usize) -> Result<f64, Str
         o.jobs,
         elapsed.as_secs_f64()
     );
-    Ok(rate)
+    Ok((rate, used?))
 }
