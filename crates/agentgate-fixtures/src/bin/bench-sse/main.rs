@@ -10,6 +10,12 @@
 //! each printing its ticks one every M ms; prints the median, p90 and max
 //! delay over every tick.
 //!
+//! `bench-sse --followers N [--seconds S]` measures instead what followers
+//! of a queued run cost: `serve --no-executor` on SQLite, one job queued
+//! that never starts, then `serve`'s CPU (from `/proc`) over S seconds with
+//! no follower (the baseline), and again with N SSE clients following that
+//! job (`followers.rs`).
+//!
 //! Exits 1 when a run fails or a stream misses its ticks, 2 on bad usage.
 
 use std::path::{Path, PathBuf};
@@ -19,14 +25,20 @@ use agentgate_fixtures::bench::{Serve, TOKEN, load_average, terminate, wait_for}
 use agentgate_fixtures::sse_delay::{self, SseDelays};
 use serde_json::json;
 
+mod followers;
+
 const USAGE: &str = "\
-usage: bench-sse [--runs N] [--ticks N] [--every-ms M] [--store URL] [--agentgate PATH] [--instant-cli PATH]";
+usage: bench-sse [--runs N] [--ticks N] [--every-ms M] [--store URL] [--agentgate PATH] [--instant-cli PATH]
+       bench-sse --followers N [--seconds S] [--agentgate PATH]";
 
 struct Options {
     runs: usize,
     ticks: u32,
     every_ms: u64,
     store: Option<String>,
+    /// Measure N followers of a queued run instead.
+    followers: Option<usize>,
+    seconds: u64,
     agentgate: PathBuf,
     instant_cli: PathBuf,
 }
@@ -55,6 +67,8 @@ fn parse_options() -> Result<Options, String> {
         ticks: 50,
         every_ms: 20,
         store: None,
+        followers: None,
+        seconds: 10,
         agentgate: exe.with_file_name("agentgate"),
         instant_cli: exe.with_file_name("instant-cli"),
     };
@@ -66,6 +80,10 @@ fn parse_options() -> Result<Options, String> {
             "--ticks" => o.ticks = value()?.parse().map_err(|_| "--ticks: a number")?,
             "--every-ms" => o.every_ms = value()?.parse().map_err(|_| "--every-ms: a number")?,
             "--store" => o.store = Some(value()?),
+            "--followers" => {
+                o.followers = Some(value()?.parse().map_err(|_| "--followers: a number")?);
+            }
+            "--seconds" => o.seconds = value()?.parse().map_err(|_| "--seconds: a number")?,
             "--agentgate" => o.agentgate = PathBuf::from(value()?),
             "--instant-cli" => o.instant_cli = PathBuf::from(value()?),
             "--help" | "-h" => return Err("help".into()),
@@ -76,6 +94,9 @@ fn parse_options() -> Result<Options, String> {
 }
 
 fn run(o: &Options) -> Result<(), String> {
+    if let Some(n) = o.followers {
+        return followers::measure(&o.agentgate, n, o.seconds);
+    }
     let home = tempfile::tempdir().map_err(|e| e.to_string())?;
     let config = home.path().join("agentgate.yaml");
     std::fs::write(&config, "version: 1\n").map_err(|e| e.to_string())?;
