@@ -370,6 +370,24 @@ fn the_queue_bench_runs_every_row_on_a_small_scale() {
     ] {
         assert!(run.stderr.contains(said), "{said}: {}", run.all_output());
     }
+    // Where the CPU went: a row per store and worker count; the database
+    // server's share is counted on PostgreSQL only.
+    let cpu: Vec<Vec<f64>> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("SQLite/") || l.starts_with("PostgreSQL/"))
+        .map(|l| {
+            l.split_whitespace()
+                .skip(1)
+                .map(|v| v.parse().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(cpu.len(), 4, "{}", run.stdout);
+    for (row, store) in cpu.iter().zip(["SQLite", "PostgreSQL"].iter().cycle()) {
+        assert!(row[0] > 0.0, "the workers' CPU: {}", run.stdout);
+        assert_eq!(row[2] > 0.0, *store == "PostgreSQL", "{}", run.stdout);
+    }
     let depths: Vec<&str> = run
         .stdout
         .lines()

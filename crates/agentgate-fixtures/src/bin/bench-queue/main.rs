@@ -194,15 +194,16 @@ fn workers_table(o: &Options) -> Result<(), String> {
          bench and other programs); cores = machine busy / wall time\n"
     );
     println!(
-        "{:<10}  {:>7}  {:>8}  {:>8}  {:>9}  {:>8}  {:>6}",
-        "store", "workers", "workers", "serve", "database", "machine", "cores"
+        "{:<13}  {:>8}  {:>8}  {:>9}  {:>8}  {:>6}",
+        "store/workers", "workers", "serve", "database", "machine", "cores"
     );
     for &(workers, sqlite, postgres) in &rows {
         for (name, (rate, used)) in [("SQLite", sqlite), ("PostgreSQL", postgres)] {
             let per = used.per_job(o.jobs as u64);
             let wall_ms = 1000.0 / rate.max(1e-9);
+            let row = format!("{name}/{workers}");
             println!(
-                "{name:<10}  {workers:>7}  {:>8.2}  {:>8.2}  {:>9.2}  {:>8.2}  {:>6.2}",
+                "{row:<13}  {:>8.2}  {:>8.2}  {:>9.2}  {:>8.2}  {:>6.2}",
                 per.workers,
                 per.serve,
                 per.database,
