@@ -8,7 +8,7 @@ use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 use tokio_postgres::Client;
 
-use super::{PgStore, jobs, listen, settle};
+use super::{PgStore, idle, jobs, listen, settle};
 use crate::claim_next::{ClaimLimits, NextClaim};
 use crate::claim_rules::ClaimRules;
 use crate::error::StoreError;
@@ -305,6 +305,24 @@ impl JobQueue for PgStore {
 
     fn watch_queue(&self) -> Result<Option<QueueWatcher>, StoreError> {
         listen::watch(self).map(Some)
+    }
+
+    fn watch_queue_for_executor(&self) -> Result<Option<QueueWatcher>, StoreError> {
+        listen::watch_for_executor(self).map(Some)
+    }
+
+    fn register_idle(&self, channel: &str, owner: &str, now: Timestamp) -> Result<(), StoreError> {
+        let (channel, owner) = (channel.to_owned(), owner.to_owned());
+        self.call("register an idle executor", move |client| {
+            Box::pin(async move { idle::register(as_client(&client), &channel, &owner, now).await })
+        })
+    }
+
+    fn unregister_idle(&self, channel: &str) -> Result<(), StoreError> {
+        let channel = channel.to_owned();
+        self.call("unregister an idle executor", move |client| {
+            Box::pin(async move { idle::unregister(as_client(&client), &channel).await })
+        })
     }
 
     fn count_active_jobs(&self) -> Result<Vec<ActiveJobCount>, StoreError> {
