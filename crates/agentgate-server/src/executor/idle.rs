@@ -51,6 +51,17 @@ pub(super) enum PassEnd {
     Stopping,
 }
 
+impl PassEnd {
+    /// How the claim thread's debug log names it.
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            PassEnd::NothingToClaim => "nothing to claim",
+            PassEnd::Full => "full",
+            PassEnd::Stopping => "stopping",
+        }
+    }
+}
+
 impl Inner {
     /// Puts this executor on the list or takes it off after a pass (see
     /// the module notes). Whether it just registered: the caller then

@@ -14,7 +14,8 @@
 //! (`idle.rs`: one idle executor per change, not all), and stops at once a
 //! job of this executor whose cancel another process asked: the poll and
 //! the lease renewal are the fallback. Each pass is logged at debug level
-//! (`claim pass`, with its count and what woke it). Each pass
+//! once it ended (`claim pass`: its count, what woke it, how it ended).
+//! Each pass
 //! (`claims.rs`) reads the quota of each provider it knows and asks the store
 //! for the next job within the limits (`JobQueue::claim_next`), again and
 //! again, until this executor has no room (`concurrency`) or no job may
@@ -440,10 +441,12 @@ fn claim_loop(inner: Arc<Inner>, wake: Receiver<Wake>) {
             inner.forget_unopenable();
             last_sweep = Some(Instant::now());
         }
+        let ended = inner.schedule();
         passes += 1;
         let cause = why.iter().map(|w| w.as_str()).collect::<Vec<_>>().join("+");
-        tracing::debug!(pass = passes, cause = %cause, "claim pass");
-        let look_again = match inner.schedule() {
+        let end = ended.as_ref().map_or("failed", |end| end.as_str());
+        tracing::debug!(pass = passes, cause = %cause, end, "claim pass");
+        let look_again = match ended {
             Ok(end) => inner.after_pass(end),
             Err(e) => {
                 tracing::warn!("failed to claim jobs: {e}");

@@ -43,7 +43,7 @@
 
 use tokio_postgres::Client;
 
-use super::PgError;
+use super::{PgError, PgStore};
 use crate::error::StoreError;
 use crate::workers::LOST_AFTER_BEATS;
 
@@ -106,6 +106,27 @@ pub(super) async fn unregister(client: &Client, channel: &str) -> Result<(), PgE
         .execute("DELETE FROM idle_executors WHERE channel = $1", &[&channel])
         .await?;
     Ok(())
+}
+
+impl PgStore {
+    /// The wake channels on the list of idle executors, the one waiting
+    /// longest first: who a job queued now would wake (for diagnostics and
+    /// tests).
+    pub fn idle_executors(&self) -> Result<Vec<String>, StoreError> {
+        self.call("list idle executors", |client| {
+            Box::pin(async move {
+                let rows = client
+                    .query(
+                        "SELECT channel FROM idle_executors ORDER BY since, channel",
+                        &[],
+                    )
+                    .await?;
+                rows.iter()
+                    .map(|row| row.try_get(0).map_err(PgError::from))
+                    .collect()
+            })
+        })
+    }
 }
 
 #[cfg(test)]
