@@ -61,20 +61,19 @@ struct Executors {
 impl Executors {
     fn watch(store: &TestStore, count: usize) -> Executors {
         let watchers: Vec<QueueWatcher> = (0..count)
-            .map(|_| {
-                store
-                    .watch_queue_for_executor()
-                    .unwrap()
-                    .expect("PostgreSQL")
+            .map(|_| match store.watch_queue_for_executor() {
+                Ok(Some(watcher)) => watcher,
+                other => panic!("PostgreSQL watches: {other:?}"),
             })
             .collect();
         Executors { watchers }
     }
 
     fn channel(&self, i: usize) -> &str {
-        self.watchers[i]
-            .wake_channel()
-            .expect("an executor's watcher")
+        match self.watchers[i].wake_channel() {
+            Some(channel) => channel,
+            None => panic!("an executor's watcher has a wake channel"),
+        }
     }
 
     /// Asks a cancel of `sentinel` (running) and checks who was woken
