@@ -314,15 +314,23 @@ pub trait JobQueue: Send + Sync {
     }
 
     /// Puts the executor that listens on `channel` (its watcher's
-    /// [`QueueWatcher::wake_channel`]) and claims as `owner` on the list of
-    /// idle executors, behind those already there (kept in its place if it
-    /// is there). Each job queued or ended then takes one executor off the
-    /// list (the one waiting longest, not the job's last lease holder) and
-    /// wakes it on its channel. Also drops the entries of executors whose
-    /// presence ([`crate::WorkerRegistry`]) was lost by `now`. Nothing on a
-    /// backend without wake channels.
-    fn register_idle(&self, channel: &str, owner: &str, now: Timestamp) -> Result<(), StoreError> {
-        let _ = (channel, owner, now);
+    /// [`QueueWatcher::wake_channel`]), claims as `owner` and takes the
+    /// jobs of `providers` (`None`: every provider, as
+    /// [`ClaimLimits::only_providers`]) on the list of idle executors,
+    /// behind those already there (kept in its place if it is there). Each
+    /// job queued or ended then takes one executor off the list (the one
+    /// waiting longest that could claim it, not the job's last lease
+    /// holder) and wakes it on its channel. Also drops the entries of
+    /// executors whose presence ([`crate::WorkerRegistry`]) was lost by
+    /// `now`. Nothing on a backend without wake channels.
+    fn register_idle(
+        &self,
+        channel: &str,
+        owner: &str,
+        providers: Option<&[String]>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let _ = (channel, owner, providers, now);
         Ok(())
     }
 

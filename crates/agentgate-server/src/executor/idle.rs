@@ -75,9 +75,10 @@ impl Inner {
                 if self.idle.registered.swap(true, Ordering::SeqCst) {
                     return false;
                 }
+                let providers = self.providers.as_ref().map(|only| only.0.as_slice());
                 match self
                     .store
-                    .register_idle(channel, &self.owner, self.clock.now())
+                    .register_idle(channel, &self.owner, providers, self.clock.now())
                 {
                     Ok(()) => {
                         tracing::debug!("idle: waiting to be woken");

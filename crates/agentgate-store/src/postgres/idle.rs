@@ -19,7 +19,13 @@
 //! with `FOR UPDATE SKIP LOCKED` (so K changes committed at once take K
 //! distinct rows), skipping, for a job that left running, its lease holder
 //! (whose claim loop runs anyway when its own job ends); it deletes the row
-//! and notifies that channel. The executor (`agentgate-server`'s
+//! and notifies that channel. The rows keep the providers their executor
+//! takes (`agentgate worker --providers`): a job queued wakes only an
+//! executor that could claim it (one of its providers taken, or every
+//! provider; a job without providers, a workflow, needs the latter, as the
+//! claim does), and a job ended prefers one (the slot it freed likeliest
+//! serves its provider) but wakes any other when none is idle, since a
+//! freed global slot may let any job start. The executor (`agentgate-server`'s
 //! `executor/notify.rs`) registers when a claim pass finds nothing to
 //! claim with room left ([`register`]), is woken at most once per
 //! registration, and unregisters when it is full or stops ([`unregister`]).
@@ -76,6 +82,7 @@ pub(super) async fn register(
     client: &Client,
     channel: &str,
     owner: &str,
+    providers: Option<&[String]>,
     now: jiff::Timestamp,
 ) -> Result<(), PgError> {
     if !is_wake_channel(channel) {
@@ -92,9 +99,9 @@ pub(super) async fn register(
                  WHERE w.owner = i.owner AND i.channel <> $1 \
                    AND w.last_heartbeat < $3::timestamptz \
                        - (w.heartbeat_ms * $4::bigint) * interval '1 millisecond') \
-             INSERT INTO idle_executors (channel, owner, since) \
-             VALUES ($1, $2, clock_timestamp()) ON CONFLICT (channel) DO NOTHING",
-            &[&channel, &owner, &now, &beats],
+             INSERT INTO idle_executors (channel, owner, providers, since) \
+             VALUES ($1, $2, $5, clock_timestamp()) ON CONFLICT (channel) DO NOTHING",
+            &[&channel, &owner, &now, &beats, &providers],
         )
         .await?;
     Ok(())

@@ -311,10 +311,20 @@ impl JobQueue for PgStore {
         listen::watch_for_executor(self).map(Some)
     }
 
-    fn register_idle(&self, channel: &str, owner: &str, now: Timestamp) -> Result<(), StoreError> {
+    fn register_idle(
+        &self,
+        channel: &str,
+        owner: &str,
+        providers: Option<&[String]>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
         let (channel, owner) = (channel.to_owned(), owner.to_owned());
+        let providers = providers.map(<[String]>::to_vec);
         self.call("register an idle executor", move |client| {
-            Box::pin(async move { idle::register(as_client(&client), &channel, &owner, now).await })
+            Box::pin(async move {
+                let providers = providers.as_deref();
+                idle::register(as_client(&client), &channel, &owner, providers, now).await
+            })
         })
     }
 

@@ -1,7 +1,8 @@
 //! One wake per change (PostgreSQL, schema v8): with idle executors
 //! registered, a job queued or ended wakes exactly one of them (the one
-//! waiting longest, never the ended job's holder), and K jobs queued at
-//! once wake K distinct ones.
+//! waiting longest, never the ended job's holder, and for a job queued
+//! one that takes its providers), and K jobs queued at once wake K
+//! distinct ones.
 //!
 //! "Exactly one" is proven without waiting for silence: after each change
 //! the test asks for a cancel of a running job, which every executor's
@@ -114,11 +115,13 @@ fn a_job_queued_or_ended_wakes_one_idle_executor_not_its_holder() {
     for i in 0..3 {
         assert!(executors.channel(i).starts_with(WAKE_CHANNEL_PREFIX));
         store
-            .register_idle(executors.channel(i), &format!("w{}", i + 1), at)
+            .register_idle(executors.channel(i), &format!("w{}", i + 1), None, at)
             .unwrap();
     }
     // Registering twice keeps one row, in its place.
-    store.register_idle(executors.channel(0), "w1", at).unwrap();
+    store
+        .register_idle(executors.channel(0), "w1", None, at)
+        .unwrap();
     let all: Vec<String> = (0..3).map(|i| executors.channel(i).to_owned()).collect();
     assert_eq!(idle_list(&store.location), all);
 
@@ -129,7 +132,9 @@ fn a_job_queued_or_ended_wakes_one_idle_executor_not_its_holder() {
 
     // Executor 0 is idle again (now the newest); executor 1 (w2) claims
     // and ends j1: the oldest idle one, w2 itself, is passed over.
-    store.register_idle(executors.channel(0), "w1", at).unwrap();
+    store
+        .register_idle(executors.channel(0), "w1", None, at)
+        .unwrap();
     let claimed = store.claim_job("j1", "w2", LEASE, at).unwrap().unwrap();
     let done = JobOutcome {
         state: FinalState::Succeeded,
@@ -161,7 +166,7 @@ fn k_jobs_queued_at_once_wake_k_distinct_executors() {
     let at = ts("2026-05-01T12:00:00Z");
     for i in 0..K {
         store
-            .register_idle(executors.channel(i), &format!("w{i}"), at)
+            .register_idle(executors.channel(i), &format!("w{i}"), None, at)
             .unwrap();
     }
     // K processes enqueue at once: each commit takes a row the others do
@@ -214,14 +219,14 @@ fn registering_drops_the_rows_of_executors_whose_presence_was_lost() {
         .register_worker(&worker("alive", "w-alive", "2026-05-01T11:59:59Z"))
         .unwrap();
     store
-        .register_idle(executors.channel(0), "w-dead", at)
+        .register_idle(executors.channel(0), "w-dead", None, at)
         .unwrap();
     store
-        .register_idle(executors.channel(1), "w-alive", at)
+        .register_idle(executors.channel(1), "w-alive", None, at)
         .unwrap();
     // An executor without a presence row (this test's) is kept too.
     store
-        .register_idle(executors.channel(2), "w-none", at)
+        .register_idle(executors.channel(2), "w-none", None, at)
         .unwrap();
     let left = idle_list(&store.location);
     assert_eq!(
@@ -237,7 +242,11 @@ fn registering_drops_the_rows_of_executors_whose_presence_was_lost() {
 fn a_name_that_is_not_a_wake_channel_is_refused() {
     let store = TestStore::new(Backend::Postgres);
     let at = ts("2026-05-01T12:00:00Z");
-    assert!(store.register_idle("agentgate_jobs", "w1", at).is_err());
+    assert!(
+        store
+            .register_idle("agentgate_jobs", "w1", None, at)
+            .is_err()
+    );
     assert!(idle_list(&store.location).is_empty());
 }
 
@@ -247,7 +256,57 @@ fn sqlite_has_no_wake_channels() {
     assert!(store.watch_queue_for_executor().unwrap().is_none());
     let at = ts("2026-05-01T12:00:00Z");
     store
-        .register_idle("agentgate_wake_00", "w1", at)
+        .register_idle("agentgate_wake_00", "w1", None, at)
         .expect("nothing to do");
     store.unregister_idle("agentgate_wake_00").unwrap();
+}
+
+fn job_of(job_id: &str, providers: &[&str]) -> agentgate_store::NewJob {
+    agentgate_store::NewJob {
+        providers: providers.iter().map(|p| (*p).to_owned()).collect(),
+        ..new_job(job_id)
+    }
+}
+
+#[test]
+fn a_job_queued_wakes_an_executor_that_takes_its_providers() {
+    let store = TestStore::new(Backend::Postgres);
+    let signals = sentinels(&store, 4);
+    let executors = Executors::watch(&store, 3);
+    let at = ts("2026-05-01T12:00:00Z");
+    let only = |p: &str| vec![p.to_owned()];
+    let (codex, claude) = (only("codex"), only("claude"));
+    let register = |i: usize, providers: Option<&[String]>| {
+        store
+            .register_idle(executors.channel(i), &format!("w{i}"), providers, at)
+            .unwrap();
+    };
+    // Oldest first: 0 takes codex, 1 claude, 2 every provider.
+    register(0, Some(&codex));
+    register(1, Some(&claude));
+    register(2, None);
+
+    // A claude or gemini job: 0 is passed over, 1 is the oldest that
+    // takes claude.
+    store
+        .enqueue(&job_of("j1", &["gemini", "claude"]), at)
+        .unwrap();
+    executors.assert_woken(&store, &signals[0], &[1]);
+    // A job of no provider (a workflow): only an executor of every one.
+    store.enqueue(&job_of("j2", &[]), at).unwrap();
+    executors.assert_woken(&store, &signals[1], &[2]);
+    // A gemini job: nobody idle takes it, nobody is woken.
+    store.enqueue(&job_of("j3", &["gemini"]), at).unwrap();
+    executors.assert_woken(&store, &signals[2], &[]);
+    // A gemini job's end frees a slot any job may need: the codex
+    // executor, the only one idle, is woken.
+    let claimed = store.claim_job("j3", "w9", LEASE, at).unwrap().unwrap();
+    let done = JobOutcome {
+        state: FinalState::Succeeded,
+        envelope: None,
+        error: None,
+    };
+    store.finish("j3", &claimed.token, &done, at).unwrap();
+    executors.assert_woken(&store, &signals[3], &[0]);
+    assert!(idle_list(&store.location).is_empty());
 }

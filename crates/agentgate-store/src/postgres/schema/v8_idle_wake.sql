@@ -6,12 +6,17 @@
 -- ONE of them, the oldest, skipping rows another transaction is taking
 -- (so K changes at once wake K executors) and, for a job that left
 -- running, the executor that held it (it claims by itself when its job
--- ends); it deletes the row and notifies that channel ('wake').
+-- ends); it deletes the row and notifies that channel ('wake'). A job
+-- queued wakes only an executor that takes one of its providers (a job
+-- with none, a workflow, only one that takes every provider); a job ended
+-- prefers such an executor (the slot it freed is likeliest to serve its
+-- provider) but wakes any other if none is idle.
 -- The broadcast on agentgate_jobs (v4) is unchanged.
 CREATE TABLE idle_executors (
-    channel text COLLATE "C" PRIMARY KEY,
-    owner   text NOT NULL,                         -- its jobs' lease_owner
-    since   timestamptz NOT NULL
+    channel   text COLLATE "C" PRIMARY KEY,
+    owner     text NOT NULL,                       -- its jobs' lease_owner
+    providers text[],                              -- the ones it takes; NULL: all
+    since     timestamptz NOT NULL
 );
 CREATE INDEX idle_executors_oldest ON idle_executors (since, channel);
 
@@ -19,6 +24,8 @@ CREATE FUNCTION agentgate_jobs_wake_one() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
     holder text;
+    queued boolean := true;
+    wanted text[];
     woken  text;
 BEGIN
     IF TG_OP = 'INSERT' THEN
@@ -33,14 +40,17 @@ BEGIN
         IF OLD.state = 'running' THEN
             holder := OLD.lease_owner;
         END IF;
+        queued := NEW.state = 'queued';
     ELSE
         RETURN NULL;
     END IF;
+    wanted := ARRAY(SELECT jsonb_array_elements_text(NEW.providers));
     DELETE FROM idle_executors
     WHERE channel = (
         SELECT channel FROM idle_executors
-        WHERE holder IS NULL OR owner <> holder
-        ORDER BY since, channel
+        WHERE (holder IS NULL OR owner <> holder)
+          AND (NOT queued OR providers IS NULL OR providers && wanted)
+        ORDER BY (providers IS NULL OR providers && wanted) DESC, since, channel
         LIMIT 1
         FOR UPDATE SKIP LOCKED)
     RETURNING channel INTO woken;
