@@ -35,9 +35,12 @@
 //! - **A run's end.** [`JobQueue::settle`] writes the run's final record
 //!   and the job's next state in one transaction (see `crate::settle`).
 //! - **Watching.** [`JobQueue::watch_queue`] reports enqueues, cancel
-//!   requests and ends as they are committed, by any process (PostgreSQL);
-//!   the executor acts on them at once, its poll and the lease renewal
-//!   staying the fallback.
+//!   requests and ends as they are committed, by any process (PostgreSQL).
+//!   An executor watches with [`JobQueue::watch_queue_for_executor`]
+//!   instead: it hears the cancels, and when it has nothing to claim it
+//!   waits on the store's list of idle executors
+//!   ([`JobQueue::register_idle`]), from which each job queued or ended
+//!   wakes one, not all. Its poll and the lease renewal stay the fallback.
 //! - **Time.** Every call that compares or writes a time takes `now`: the
 //!   clock belongs to the caller, so tests and schedules can inject it.
 //!
@@ -278,6 +281,49 @@ pub trait JobQueue: Send + Sync {
     /// that changes the queue wakes its own executor. Fails if the
     /// listening cannot start; the caller then relies on polling.
     fn watch_queue(&self) -> Result<Option<QueueWatcher>, StoreError>;
+
+    /// What an executor of the queue needs to hear (see `queue_watch.rs`):
+    /// the cancels of every change, and [`QueueNotice::Woken`] on a
+    /// channel of its own ([`QueueWatcher::wake_channel`]) once it is on
+    /// the list of idle executors ([`JobQueue::register_idle`]) and a job
+    /// queued or ended picked it; not the other jobs queued or ended.
+    /// `None` as for [`JobQueue::watch_queue`]. A backend without such
+    /// channels returns its [`JobQueue::watch_queue`]: a watcher with no
+    /// wake channel, whose queued and ended notices its consumer acts on.
+    ///
+    /// [`QueueNotice::Woken`]: crate::QueueNotice::Woken
+    fn watch_queue_for_executor(&self) -> Result<Option<QueueWatcher>, StoreError> {
+        self.watch_queue()
+    }
+
+    /// Puts the executor that listens on `channel` (its watcher's
+    /// [`QueueWatcher::wake_channel`]), claims as `owner` and takes the
+    /// jobs of `providers` (`None`: every provider, as
+    /// [`ClaimLimits::only_providers`]) on the list of idle executors,
+    /// behind those already there (kept in its place if it is there). Each
+    /// job queued or ended then takes one executor off the list (the one
+    /// waiting longest that could claim it, not the job's last lease
+    /// holder) and wakes it on its channel. Also drops the entries of
+    /// executors whose presence ([`crate::WorkerRegistry`]) was lost by
+    /// `now`. Nothing on a backend without wake channels.
+    fn register_idle(
+        &self,
+        channel: &str,
+        owner: &str,
+        providers: Option<&[String]>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let _ = (channel, owner, providers, now);
+        Ok(())
+    }
+
+    /// Takes the executor listening on `channel` off the list of idle
+    /// executors (it has no room left, or it stops); nothing if it is not
+    /// on it.
+    fn unregister_idle(&self, channel: &str) -> Result<(), StoreError> {
+        let _ = channel;
+        Ok(())
+    }
 
     /// How many jobs are queued and running, per provider (see
     /// [`ActiveJobCount`] for the provider a job counts under), queued

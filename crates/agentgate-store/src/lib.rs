@@ -76,7 +76,9 @@ pub use listing::{RunList, UnreadableRow};
 pub use location::{DB_FILE_NAME, default_db_path};
 pub use owner::{OwnerState, RunOwner};
 #[cfg(feature = "postgres")]
-pub use postgres::{EVENTS_CHANNEL, JOBS_CHANNEL, PG_SCHEMA_VERSION, PgOptions, PgStore};
+pub use postgres::{
+    EVENTS_CHANNEL, JOBS_CHANNEL, PG_SCHEMA_VERSION, PgOptions, PgStore, WAKE_CHANNEL_PREFIX,
+};
 pub use queue_watch::{QueueChange, QueueNotice, QueueWatcher, WatchEnded, parse_payload};
 pub use records::{
     AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunKind, RunRecord, RunStatus, RunSummary,

@@ -11,6 +11,19 @@
 //! says with [`QueueNotice::Missed`] so the consumer rescans. Polling and
 //! the lease renewal stay the fallback.
 //!
+//! Two kinds of watcher:
+//! - [`crate::JobQueue::watch_queue`]: every change, as the database
+//!   broadcasts it (every listener hears every job queued, ended or
+//!   cancelled);
+//! - [`crate::JobQueue::watch_queue_for_executor`]: what one executor of
+//!   many needs. It hears the cancels of the broadcast, but of the jobs
+//!   queued and ended only its own [`QueueNotice::Woken`]: the watcher has
+//!   a channel of its own ([`QueueWatcher::wake_channel`]), the executor
+//!   puts it on the store's list of idle executors
+//!   ([`crate::JobQueue::register_idle`]) when it finds nothing to claim,
+//!   and each job queued or ended wakes one executor of that list, not all
+//!   of them (`src/postgres/idle.rs`).
+//!
 //! SQLite has no watcher (`None`): one host, where the executor of the
 //! process that changes the queue wakes itself. PostgreSQL's is
 //! `src/postgres/listen.rs` (`LISTEN` on a connection of its own).
@@ -73,6 +86,11 @@ pub enum QueueNotice {
         /// The job.
         job_id: String,
     },
+    /// This watcher's executor was taken off the list of idle executors
+    /// and woken: a job was queued or one ended (a slot freed), and it was
+    /// the one executor told (only a watcher with a
+    /// [`wake_channel`](QueueWatcher::wake_channel) hears this).
+    Woken,
     /// Notices may have been lost (the watcher reconnected, or the consumer
     /// fell behind): read the queue again.
     Missed,
@@ -95,6 +113,8 @@ pub struct WatchEnded;
 pub struct QueueWatcher {
     notices: Receiver<QueueNotice>,
     overflowed: Arc<AtomicBool>,
+    /// The channel this watcher's own wakes come on, if it has one.
+    wake_channel: Option<String>,
     /// Dropped with the watcher: tells the listener to stop.
     _listener: Box<dyn Send>,
 }
@@ -119,9 +139,26 @@ impl QueueWatcher {
         let watcher = QueueWatcher {
             notices: rx,
             overflowed: overflowed.clone(),
+            wake_channel: None,
             _listener: listener,
         };
         (watcher, NoticeSender { tx, overflowed })
+    }
+
+    /// The same watcher, hearing its own wakes on `channel`.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn with_wake_channel(mut self, channel: String) -> QueueWatcher {
+        self.wake_channel = Some(channel);
+        self
+    }
+
+    /// The channel on which this watcher hears [`QueueNotice::Woken`]: the
+    /// name its executor registers as idle under
+    /// ([`crate::JobQueue::register_idle`]). `None` for a watcher of every
+    /// change ([`crate::JobQueue::watch_queue`]): its consumer acts on the
+    /// queued and ended notices themselves.
+    pub fn wake_channel(&self) -> Option<&str> {
+        self.wake_channel.as_deref()
     }
 
     /// The next notice, waiting at most `timeout`; `Ok(None)` if none came.

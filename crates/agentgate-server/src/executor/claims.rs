@@ -25,6 +25,7 @@ use agentgate_store::{ClaimLimits, JobRecord, NextClaim, PlannedFacts, StoreErro
 use jiff::Timestamp;
 
 use super::facts::{claim_facts, plan_job};
+use super::idle::PassEnd;
 use super::{Inner, job, lock, sealing};
 use crate::job_request::JobKind;
 
@@ -33,18 +34,18 @@ const UNPLANNED_BATCH: usize = 200;
 
 impl Inner {
     /// One pass: claim and start jobs while this executor has room and the
-    /// store finds one that may start.
-    pub(super) fn schedule(self: &Arc<Self>) -> Result<(), StoreError> {
+    /// store finds one that may start; how it ended.
+    pub(super) fn schedule(self: &Arc<Self>) -> Result<PassEnd, StoreError> {
         self.plan_unplanned()?;
         let mut limits = self.claim_limits(self.clock.now());
         loop {
             if self.stopping.load(Ordering::SeqCst) {
-                return Ok(());
+                return Ok(PassEnd::Stopping);
             }
             if let Some(most) = self.concurrency
                 && lock(&self.shared).running.len() >= most
             {
-                return Ok(());
+                return Ok(PassEnd::Full);
             }
             limits.skip = lock(&self.shared).unopenable.iter().cloned().collect();
             let now = self.clock.now();
@@ -55,7 +56,7 @@ impl Inner {
             // The lease is counted from here by this executor's own clock.
             let claim_sent = std::time::Instant::now();
             match self.store.claim_next(&self.owner, lease, now, &limits)? {
-                NextClaim::Nothing => return Ok(()),
+                NextClaim::Nothing => return Ok(PassEnd::NothingToClaim),
                 NextClaim::WaitingForQuota { job_id, until } => {
                     tracing::info!(job = job_id, %until, "every provider's quota is exhausted: waiting");
                 }

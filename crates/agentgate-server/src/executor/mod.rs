@@ -10,8 +10,12 @@
 //! resets and backoffs coming due, read from the injectable [`Clock`]). On a
 //! store that reports its changes (PostgreSQL's LISTEN/NOTIFY), a thread of
 //! `notify.rs` also wakes it when another process queues a job or frees a
-//! slot, and stops at once a job of this executor whose cancel another process
-//! asked: the poll and the lease renewal are the fallback. Each pass
+//! slot and this executor, idle, is the one the store picked to tell
+//! (`idle.rs`: one idle executor per change, not all), and stops at once a
+//! job of this executor whose cancel another process asked: the poll and
+//! the lease renewal are the fallback. Each pass is logged at debug level
+//! once it ended (`claim pass`: its count, what woke it, how it ended).
+//! Each pass
 //! (`claims.rs`) reads the quota of each provider it knows and asks the store
 //! for the next job within the limits (`JobQueue::claim_next`), again and
 //! again, until this executor has no room (`concurrency`) or no job may
@@ -66,6 +70,7 @@ mod claims;
 mod facts;
 mod fence;
 mod heartbeat;
+mod idle;
 mod job;
 mod job_end;
 pub mod limits;
@@ -161,8 +166,10 @@ struct Inner {
     /// The longest the claim thread sleeps: [`TICK`] (or [`POLL_ENV`]).
     poll: Duration,
     metrics: Arc<Metrics>,
-    /// Wakes the claim thread.
-    wake: Mutex<Sender<()>>,
+    /// Wakes the claim thread, saying why.
+    wake: Mutex<Sender<Wake>>,
+    /// Its place on the store's list of idle executors (`idle.rs`).
+    idle: idle::IdleEntry,
     shared: Mutex<Shared>,
     /// Signalled when a job thread ends.
     ended: Condvar,
@@ -233,6 +240,7 @@ impl Executor {
             poll,
             metrics: options.metrics,
             wake: Mutex::new(wake_tx),
+            idle: idle::IdleEntry::default(),
             shared: Mutex::new(Shared::default()),
             ended: Condvar::new(),
             stopping: AtomicBool::new(false),
@@ -348,9 +356,48 @@ impl Executor {
     }
 }
 
+/// What woke the claim thread (or made it look), as its debug log says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wake {
+    /// It starts.
+    Start,
+    /// Something in this process: an enqueue, a job of its own ended, a
+    /// stop.
+    Local,
+    /// The store picked this idle executor for a job queued or ended.
+    Woken,
+    /// A job queued or ended, told to every listener (a watcher without
+    /// a wake channel of its own).
+    Broadcast,
+    /// Notices were missed.
+    Missed,
+    /// It just registered as idle: one more look (see `idle.rs`).
+    Registered,
+    /// Its poll ([`TICK`]) came.
+    Poll,
+}
+
+impl Wake {
+    fn as_str(self) -> &'static str {
+        match self {
+            Wake::Start => "start",
+            Wake::Local => "local",
+            Wake::Woken => "woken",
+            Wake::Broadcast => "broadcast",
+            Wake::Missed => "missed",
+            Wake::Registered => "registered",
+            Wake::Poll => "poll",
+        }
+    }
+}
+
 impl Inner {
     fn wake(&self) {
-        let _ = lock(&self.wake).send(());
+        self.wake_for(Wake::Local);
+    }
+
+    fn wake_for(&self, why: Wake) {
+        let _ = lock(&self.wake).send(why);
     }
 
     /// Wait until no job of this executor runs, at most `limit` (and, if
@@ -382,8 +429,10 @@ impl Inner {
     }
 }
 
-fn claim_loop(inner: Arc<Inner>, wake: Receiver<()>) {
+fn claim_loop(inner: Arc<Inner>, wake: Receiver<Wake>) {
     let mut last_sweep: Option<Instant> = None;
+    let mut passes: u64 = 0;
+    let mut why = vec![Wake::Start];
     while !inner.stopping.load(Ordering::SeqCst) {
         if last_sweep.is_none_or(|t| t.elapsed() >= SWEEP) {
             if let Err(e) = inner.take_back_leases() {
@@ -392,14 +441,37 @@ fn claim_loop(inner: Arc<Inner>, wake: Receiver<()>) {
             inner.forget_unopenable();
             last_sweep = Some(Instant::now());
         }
-        if let Err(e) = inner.schedule() {
-            tracing::warn!("failed to claim jobs: {e}");
+        let ended = inner.schedule();
+        passes += 1;
+        let cause = why.iter().map(|w| w.as_str()).collect::<Vec<_>>().join("+");
+        let end = ended.as_ref().map_or("failed", |end| end.as_str());
+        tracing::debug!(pass = passes, cause = %cause, end, "claim pass");
+        let look_again = match ended {
+            Ok(end) => inner.after_pass(end),
+            Err(e) => {
+                tracing::warn!("failed to claim jobs: {e}");
+                false
+            }
+        };
+        why.clear();
+        if look_again {
+            why.push(Wake::Registered);
+            continue;
         }
         match wake.recv_timeout(inner.poll) {
-            Ok(()) | Err(RecvTimeoutError::Timeout) => while wake.try_recv().is_ok() {},
+            Ok(first) => {
+                why.push(first);
+                while let Ok(more) = wake.try_recv() {
+                    if !why.contains(&more) {
+                        why.push(more);
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => why.push(Wake::Poll),
             Err(RecvTimeoutError::Disconnected) => break,
         }
     }
+    inner.leave_idle_list();
 }
 
 /// The claim poll period: [`TICK`], or [`POLL_ENV`]'s milliseconds.

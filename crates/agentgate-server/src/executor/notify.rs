@@ -2,18 +2,30 @@
 //! acted on at once ([`agentgate_store::QueueWatcher`]; PostgreSQL's
 //! `LISTEN agentgate_jobs`, nothing on SQLite).
 //!
+//! The store's watcher for an executor
+//! (`JobQueue::watch_queue_for_executor`) has a wake channel of its own:
+//! when a claim pass finds nothing to claim, the executor puts that channel
+//! on the store's list of idle executors (`idle.rs`), and a job queued or
+//! ended on any host wakes ONE executor of that list, the one waiting
+//! longest (not the job's last holder), rather than every listener.
+//!
 //! One thread (`agentgate-notify`) receives the store's notices:
-//! - a job queued (enqueued by a `serve`, released or retried by another
-//!   worker, its lease taken back) or ended (a slot, or a session's turn,
-//!   freed on any host): wake the claim loop ([`Inner::wake`]), so an idle
-//!   executor claims without waiting for its poll;
+//! - this executor's own wake (a job queued, enqueued by a `serve`,
+//!   released or retried by another worker, its lease taken back; or one
+//!   ended: a slot, or a session's turn, freed on any host): its row left
+//!   the list, so it will register again; wake the claim loop, so an idle
+//!   executor claims without waiting for its poll. The broadcast's notices
+//!   of jobs queued and ended are not forwarded to such a watcher, and do
+//!   not wake the loop; a watcher without a wake channel (a store that has
+//!   none) still wakes it on each of them, as before;
 //! - a cancel asked for a job this executor runs: stop its run now, by the
 //!   path the lease renewal takes when it finds the cancel (the job is
 //!   marked cancelled by a client, the engine's cancel channel runs the
 //!   termination table on the CLI's process group);
 //! - notices missed (the listener reconnected, or this thread fell behind):
-//!   wake the claim loop and read the cancel flag of every job running
-//!   here.
+//!   a wake may have been lost, and the row may be gone: register again
+//!   at the next pass that finds nothing, wake the claim loop, and read
+//!   the cancel flag of every job running here.
 //!
 //! The poll ([`super::TICK`]) and the lease renewal's cancel check stay as
 //! they were: a notice only makes them early. If the store cannot listen,
@@ -26,7 +38,7 @@ use std::time::Duration;
 use agentgate_core::run::CancelRequest;
 use agentgate_store::{JobState, QueueChange, QueueNotice, QueueWatcher};
 
-use super::{Inner, lock};
+use super::{Inner, Wake, lock};
 
 /// How often the thread checks that its executor still exists while no
 /// notice comes.
@@ -34,7 +46,7 @@ const CHECK: Duration = Duration::from_secs(1);
 
 /// Start listening, if the store can; the thread ends with the executor.
 pub(super) fn start(inner: &Arc<Inner>) -> Result<(), std::io::Error> {
-    let watcher = match inner.store.watch_queue() {
+    let watcher = match inner.store.watch_queue_for_executor() {
         Ok(Some(watcher)) => watcher,
         Ok(None) => return Ok(()),
         Err(e) => {
@@ -45,6 +57,9 @@ pub(super) fn start(inner: &Arc<Inner>) -> Result<(), std::io::Error> {
             return Ok(());
         }
     };
+    if let Some(channel) = watcher.wake_channel() {
+        let _ = inner.idle.channel.set(channel.to_owned());
+    }
     let executor = Arc::downgrade(inner);
     std::thread::Builder::new()
         .name("agentgate-notify".into())
@@ -66,7 +81,15 @@ fn follow(executor: &Weak<Inner>, watcher: &QueueWatcher) {
             QueueNotice::Change {
                 change: QueueChange::Queued | QueueChange::Ended,
                 ..
-            } => inner.wake(),
+            } => {
+                if watcher.wake_channel().is_none() {
+                    inner.wake_for(Wake::Broadcast);
+                }
+            }
+            QueueNotice::Woken => {
+                inner.forget_registration();
+                inner.wake_for(Wake::Woken);
+            }
             QueueNotice::Change {
                 change: QueueChange::CancelRequested,
                 job_id,
@@ -76,7 +99,8 @@ fn follow(executor: &Weak<Inner>, watcher: &QueueWatcher) {
                 }
             }
             QueueNotice::Missed => {
-                inner.wake();
+                inner.forget_registration();
+                inner.wake_for(Wake::Missed);
                 recheck_cancels(&inner);
             }
             QueueNotice::Interrupted { reason } => tracing::warn!(

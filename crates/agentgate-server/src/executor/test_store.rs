@@ -328,6 +328,21 @@ impl JobQueue for GatedStore {
     fn watch_queue(&self) -> Result<Option<QueueWatcher>, StoreError> {
         self.inner.watch_queue()
     }
+    fn watch_queue_for_executor(&self) -> Result<Option<QueueWatcher>, StoreError> {
+        self.inner.watch_queue_for_executor()
+    }
+    fn register_idle(
+        &self,
+        channel: &str,
+        owner: &str,
+        providers: Option<&[String]>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.inner.register_idle(channel, owner, providers, now)
+    }
+    fn unregister_idle(&self, channel: &str) -> Result<(), StoreError> {
+        self.inner.unregister_idle(channel)
+    }
     fn count_active_jobs(&self) -> Result<Vec<ActiveJobCount>, StoreError> {
         self.inner.count_active_jobs()
     }

@@ -8,7 +8,7 @@ use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 use tokio_postgres::Client;
 
-use super::{PgStore, jobs, listen, settle};
+use super::{PgStore, idle, jobs, listen, settle};
 use crate::claim_next::{ClaimLimits, NextClaim};
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
@@ -283,6 +283,34 @@ impl JobQueue for PgStore {
 
     fn watch_queue(&self) -> Result<Option<QueueWatcher>, StoreError> {
         listen::watch(self).map(Some)
+    }
+
+    fn watch_queue_for_executor(&self) -> Result<Option<QueueWatcher>, StoreError> {
+        listen::watch_for_executor(self).map(Some)
+    }
+
+    fn register_idle(
+        &self,
+        channel: &str,
+        owner: &str,
+        providers: Option<&[String]>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let (channel, owner) = (channel.to_owned(), owner.to_owned());
+        let providers = providers.map(<[String]>::to_vec);
+        self.call("register an idle executor", move |client| {
+            Box::pin(async move {
+                let providers = providers.as_deref();
+                idle::register(as_client(&client), &channel, &owner, providers, now).await
+            })
+        })
+    }
+
+    fn unregister_idle(&self, channel: &str) -> Result<(), StoreError> {
+        let channel = channel.to_owned();
+        self.call("unregister an idle executor", move |client| {
+            Box::pin(async move { idle::unregister(as_client(&client), &channel).await })
+        })
     }
 
     fn count_active_jobs(&self) -> Result<Vec<ActiveJobCount>, StoreError> {

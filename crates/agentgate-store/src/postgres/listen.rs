@@ -29,6 +29,17 @@
 //! meanwhile was not heard, so the consumer reads the queue again. Nothing
 //! here panics; dropping the [`QueueWatcher`] ends both tasks and closes
 //! the connection.
+//!
+//! ## An executor's watcher
+//!
+//! The broadcast tells every listener of every job queued or ended: with N
+//! idle executors, each change made N of them look at the queue, and one
+//! claimed. An executor's watcher ([`watch_for_executor`]) also listens on
+//! a channel of its own, a random name (`idle.rs`), and forwards from the
+//! broadcast only the cancels: of the jobs queued and ended it hears just
+//! [`QueueNotice::Woken`], sent by the trigger of schema version 8 to the
+//! one idle executor a change picked (see `idle.rs`). The broadcast itself
+//! is unchanged, for [`watch`] and the bells' listener.
 
 use std::time::Duration;
 
@@ -38,7 +49,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{PgError, PgStore, describe_sql_error};
 use crate::error::StoreError;
-use crate::queue_watch::{NoticeSender, QueueNotice, QueueWatcher, parse_payload};
+use crate::queue_watch::{NoticeSender, QueueChange, QueueNotice, QueueWatcher, parse_payload};
 
 /// The notification channel of the queue's changes (the trigger of schema
 /// version 4 notifies on it).
@@ -71,21 +82,78 @@ pub(crate) struct ListenTarget {
     pub(crate) timeout: Duration,
 }
 
-/// Starts listening (the first connection is made before this returns, so
-/// a failure shows at once) and returns the watcher.
+/// Starts listening to every change (the first connection is made before
+/// this returns, so a failure shows at once) and returns the watcher.
 pub(super) fn watch(store: &PgStore) -> Result<QueueWatcher, StoreError> {
+    start(store, Ears { wake: None })
+}
+
+/// Starts listening as an executor does (see the module doc): the
+/// broadcast's cancels and the wakes on a new channel of its own.
+pub(super) fn watch_for_executor(store: &PgStore) -> Result<QueueWatcher, StoreError> {
+    let channel = super::idle::new_wake_channel()?;
+    let watcher = start(
+        store,
+        Ears {
+            wake: Some(channel.clone()),
+        },
+    )?;
+    Ok(watcher.with_wake_channel(channel))
+}
+
+fn start(store: &PgStore, ears: Ears) -> Result<QueueWatcher, StoreError> {
     let target = store.listen_target().clone();
     let first = {
-        let target = target.clone();
+        let (target, ears) = (target.clone(), ears.clone());
         store.block("listen for queue changes", async move {
-            listen(&target, &[JOBS_CHANNEL], WHAT).await
+            listen(&target, &ears.channels(), WHAT).await
         })?
     };
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (watcher, sender) = QueueWatcher::channel(CAPACITY, Box::new(stop_tx));
     // The task ends when the watcher is dropped or the runtime stops.
-    drop(store.handle().spawn(follow(target, first, sender, stop_rx)));
+    drop(
+        store
+            .handle()
+            .spawn(follow(target, ears, first, sender, stop_rx)),
+    );
     Ok(watcher)
+}
+
+/// What a watcher listens to and forwards.
+#[derive(Clone)]
+struct Ears {
+    /// An executor's own wake channel; `None`: every change is forwarded.
+    wake: Option<String>,
+}
+
+impl Ears {
+    fn channels(&self) -> Vec<&str> {
+        let mut channels = vec![JOBS_CHANNEL];
+        channels.extend(self.wake.as_deref());
+        channels
+    }
+
+    /// The notice a notification makes, if this watcher forwards it.
+    fn notice(&self, channel: &str, payload: &str) -> Option<QueueNotice> {
+        if channel == JOBS_CHANNEL {
+            // A payload this version does not know: rescan.
+            let notice = parse_payload(payload).unwrap_or(QueueNotice::Missed);
+            let woken_instead = self.wake.is_some()
+                && matches!(
+                    notice,
+                    QueueNotice::Change {
+                        change: QueueChange::Queued | QueueChange::Ended,
+                        ..
+                    }
+                );
+            (!woken_instead).then_some(notice)
+        } else if self.wake.as_deref() == Some(channel) {
+            Some(QueueNotice::Woken)
+        } else {
+            None
+        }
+    }
 }
 
 /// What the connection's task hands over.
@@ -190,17 +258,16 @@ impl Listening {
 
     /// Forwards the queue's notices until the connection fails (its
     /// reason) or the watcher is gone (`None`).
-    async fn forward(&mut self, sender: &NoticeSender) -> Option<String> {
+    async fn forward(&mut self, ears: &Ears, sender: &NoticeSender) -> Option<String> {
         loop {
             match self.next().await {
-                Ok((channel, payload)) if channel == JOBS_CHANNEL => {
-                    // A payload this version does not know: rescan.
-                    let notice = parse_payload(&payload).unwrap_or(QueueNotice::Missed);
-                    if !sender.send(notice) {
+                Ok((channel, payload)) => {
+                    if let Some(notice) = ears.notice(&channel, &payload)
+                        && !sender.send(notice)
+                    {
                         return None;
                     }
                 }
-                Ok(_) => {}
                 Err(reason) => return Some(reason),
             }
         }
@@ -233,6 +300,7 @@ pub(super) async fn reconnect(
 /// until `stop` (the watcher dropped).
 async fn follow(
     target: ListenTarget,
+    ears: Ears,
     mut listening: Listening,
     sender: NoticeSender,
     mut stop: oneshot::Receiver<()>,
@@ -240,7 +308,7 @@ async fn follow(
     loop {
         let reason = tokio::select! {
             _ = &mut stop => return,
-            ended = listening.forward(&sender) => match ended {
+            ended = listening.forward(&ears, &sender) => match ended {
                 Some(reason) => reason,
                 None => return,
             },
@@ -249,7 +317,7 @@ async fn follow(
         if !sender.send(QueueNotice::Interrupted { reason }) {
             return;
         }
-        let Some(again) = reconnect(&target, &[JOBS_CHANNEL], WHAT, &mut stop).await else {
+        let Some(again) = reconnect(&target, &ears.channels(), WHAT, &mut stop).await else {
             return;
         };
         listening = again;

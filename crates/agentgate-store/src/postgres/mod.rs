@@ -56,6 +56,7 @@ mod claim_next;
 mod connect;
 mod events;
 mod events_listen;
+mod idle;
 mod job_queue;
 mod jobs;
 mod listen;
@@ -74,6 +75,7 @@ mod values;
 mod workers;
 
 pub use events_listen::EVENTS_CHANNEL;
+pub use idle::WAKE_CHANNEL_PREFIX;
 pub use listen::JOBS_CHANNEL;
 pub use migrations::PG_SCHEMA_VERSION;
 

@@ -267,7 +267,9 @@ fn a_version_5_postgres_database_takes_workflow_runs_after_migrating() {
     with_pg_client(&url, async |client| {
         client
             .batch_execute(
-                "ALTER TABLE runs DROP CONSTRAINT runs_kind_check; \
+                "DROP TRIGGER jobs_wake_one ON jobs; DROP FUNCTION agentgate_jobs_wake_one(); \
+                 DROP TABLE idle_executors; \
+                 ALTER TABLE runs DROP CONSTRAINT runs_kind_check; \
                  ALTER TABLE runs ADD CONSTRAINT runs_kind_check \
                  CHECK (kind IN ('agent', 'tool')); \
                  DROP TABLE claim_slots; DROP INDEX jobs_session_queue, jobs_unplanned; \
@@ -300,7 +302,7 @@ fn a_version_5_postgres_database_takes_workflow_runs_after_migrating() {
             .get(0);
         (version, checks)
     });
-    assert_eq!((version, PG_SCHEMA_VERSION), (7, 7));
+    assert_eq!((version, PG_SCHEMA_VERSION), (8, 8));
     assert_eq!(checks, 1, "the old CHECK is replaced, not kept beside");
 
     let flow = agentgate_store::RunRecord {

@@ -3,6 +3,7 @@ mod concurrency;
 mod damaged_rows;
 mod event_bells;
 mod files;
+mod idle_wake;
 mod job_claims;
 mod job_lists;
 mod jobs;

@@ -130,7 +130,9 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
     with_pg_client(&url, async |client| {
         client
             .batch_execute(
-                "DROP INDEX runs_by_parent; ALTER TABLE runs DROP COLUMN kind, \
+                "DROP TRIGGER jobs_wake_one ON jobs; DROP FUNCTION agentgate_jobs_wake_one(); \
+                 DROP TABLE idle_executors; \
+                 DROP INDEX runs_by_parent; ALTER TABLE runs DROP COLUMN kind, \
                  DROP COLUMN parent_run_id; \
                  DROP TRIGGER jobs_notify ON jobs; DROP FUNCTION agentgate_jobs_notify(); \
                  DROP TABLE workers; \
@@ -155,7 +157,7 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
             .get(0)
     });
     assert_eq!(version, PG_SCHEMA_VERSION);
-    assert_eq!(PG_SCHEMA_VERSION, 7);
+    assert_eq!(PG_SCHEMA_VERSION, 8);
     drop(store);
     super::support::drop_pg_database(&url);
 }
