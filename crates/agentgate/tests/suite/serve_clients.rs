@@ -401,3 +401,29 @@ fn the_queue_bench_runs_every_row_on_a_small_scale() {
     );
     assert!(depths.iter().all(|l| l.contains(" MiB")), "{}", run.stdout);
 }
+
+/// `bench-sse --followers` (the README's figure for followers of a queued
+/// run) runs on a small scale: every follower gets its stream's head, and
+/// serve's CPU is read with none and with them, or it exits 1.
+#[test]
+fn the_followers_bench_runs_on_a_small_scale() {
+    let agentgate = std::path::Path::new(env!("CARGO_BIN_EXE_agentgate"));
+    let bench = agentgate.with_file_name("bench-sse");
+    assert!(
+        bench.is_file(),
+        "bench-sse is missing: run `cargo build -p agentgate-fixtures --bins`"
+    );
+    let mut cmd = Command::new(&bench);
+    cmd.args(["--followers", "20", "--seconds", "1"])
+        .arg("--agentgate")
+        .arg(agentgate)
+        .stdin(Stdio::null());
+    let run = run_bounded(cmd, LIMIT);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    assert!(
+        run.stdout
+            .contains("20 SSE followers of one queued run: serve uses "),
+        "{}",
+        run.stdout
+    );
+}
