@@ -8,23 +8,26 @@
 //! Its jobs are `quick` (drill-cli answers within 20 ms: the time is the
 //! queue's, not the CLI's) and spread over the drill's limits, drawn from
 //! the seed (a stream of their own, so the rest of the drill draws as
-//! without a burst): about 10% on `drill-a` (at most 2 at once) and 3% on
-//! `drill-b` (its quota windows), 6% turns of [`SESSIONS`] logical
-//! sessions (each session's turns over one connection, in order), 6%
-//! writers (`accept_edits`) in [`FOLDERS`] folders, a random priority of
-//! -1, 0 or 1 (so a session's later turn may outrank an earlier one), 2%
-//! failing, 1% cancelled at once (deep in the queue), and 1% the same
-//! request again with an earlier job's idempotency key over another
-//! connection, racing it.
+//! without a burst): 3% on `drill-a` (at most 2 at once) and 1% on
+//! `drill-b` (1 at once, its quota windows), few enough that those limits
+//! do not set the drain's pace, 6% turns of [`SESSIONS`] logical sessions
+//! (each session's turns over one connection, in order) and 6% writers
+//! (`accept_edits`) in [`FOLDERS`] folders, a tenth of both on `drill-a`,
+//! a random priority of -1, 0 or 1 (so a session's later turn may outrank
+//! an earlier one), 2% failing, 1% cancelled at once (deep in the queue),
+//! and 1% the same request again (an earlier job's, not a session turn's)
+//! over another connection, racing it for its idempotency key.
 //!
 //! The burst's jobs join the drill's ledger like any other submission, so
 //! every assertion of `checks.rs` covers them (exactly once, one final
 //! state, the same over HTTP, `drill-a`'s limit and `drill-b`'s resets
-//! from `/proc` and the stamps, cancels, runs and events). [`check`] adds
-//! what only the burst exercises: each key made one job however its
-//! submissions raced; a session's turns ran one at a time in submission
-//! order, whatever their priorities; a folder's writers ran one at a time;
-//! each kill came while at least a tenth of the burst was queued.
+//! from `/proc` and the stamps, cancels, runs and events); a key's racing
+//! answers join the ledger's duplicates ([`Burst::finish`]: a second 201
+//! for a key is one whose job differs from the first), which `checks.rs`
+//! holds to one job per key. [`check`] adds what only the burst
+//! exercises: a session's turns ran one at a time in submission order,
+//! whatever their priorities; a folder's writers ran one at a time; each
+//! kill came while at least a tenth of the burst was queued.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

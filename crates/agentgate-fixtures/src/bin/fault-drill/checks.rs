@@ -306,7 +306,24 @@ fn check_processes(
     // is its own end too when the CLI was due to answer before the drill
     // saw the worker dead: its answer went out while the worker could
     // still read it (the stamp comes after the answer, and a loaded machine
-    // can delay it); any later `ok` means it outlived its worker.
+    // can delay it); any later `ok` means it outlived its worker. A
+    // `sig-INT` stamped after the kill is its cancel's interrupt, sent by
+    // the worker before it died, when that cancel was asked before the
+    // drill saw the worker dead (the CLI notices a signal within 10 ms, so
+    // its stamp can come after the kill's).
+    let tag_of: HashMap<&str, &str> = e
+        .ledger
+        .jobs
+        .iter()
+        .map(|s| (s.id.as_str(), s.tag.as_str()))
+        .collect();
+    let mut cancel_asked: HashMap<&str, u128> = HashMap::new();
+    for c in &e.ledger.cancels {
+        if let Some(tag) = tag_of.get(c.id.as_str()) {
+            let at = cancel_asked.entry(tag).or_insert(c.at_ns);
+            *at = (*at).min(c.at_ns);
+        }
+    }
     for k in &e.ledger.kills {
         let under: Vec<&CliRun> = e
             .stamps
@@ -327,6 +344,11 @@ fn check_processes(
                 Some((_, how)) if how == "sig-TERM" || how == "pipe" => counts.killed_clis += 1,
                 Some((t, how))
                     if *t < k.at_ns || (how == "ok" && r.due.is_some_and(|d| d <= k.dead_ns)) => {}
+                Some((_, how))
+                    if how == "sig-INT"
+                        && cancel_asked
+                            .get(r.tag.as_str())
+                            .is_some_and(|at| *at <= k.dead_ns) => {}
                 other => fails.push(format!(
                     "CLI {} ({}) of the killed worker {} ended {other:?}, not by its termination",
                     r.pid, r.tag, k.worker
