@@ -280,8 +280,10 @@ fn drill(store_args: &[&str], burst: usize) {
 }
 
 /// The burst's rows: all its submissions answered, most of them new jobs
-/// (about 1% repeat a key), queued deep, every kill made while at least a
-/// tenth of it was queued, its sessions and folders used.
+/// (about 1% repeat a key), queued deep (a quarter of it at least, where
+/// this machine sees two thirds or more), every kill made while at least
+/// a tenth of it was queued and at a worker holding leases, its sessions
+/// and folders used.
 fn burst_counts(c: &HashMap<String, String>, burst: usize, stdout: &str) {
     let numbers = |name: &str| -> Vec<f64> {
         c.get(name)
@@ -300,7 +302,7 @@ fn burst_counts(c: &HashMap<String, String>, burst: usize, stdout: &str) {
         "{stdout}"
     );
     assert!(
-        numbers("burst: most jobs queued at once")[0] >= burst as f64 / 2.0,
+        numbers("burst: most jobs queued at once")[0] >= burst as f64 / 4.0,
         "{stdout}"
     );
     let kills = numbers("queued at each kill");

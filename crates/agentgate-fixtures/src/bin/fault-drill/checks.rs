@@ -21,6 +21,9 @@ pub struct Counts {
     pub deduplicated: usize,
     pub by_state: BTreeMap<String, usize>,
     pub reruns: usize,
+    /// Runs of killed workers ended from their result file without a
+    /// `result` event (`checks/runs.rs`).
+    pub no_result: usize,
     pub kills: usize,
     pub fires: usize,
     pub cancels_queued: usize,
@@ -164,7 +167,7 @@ pub fn check(e: &Evidence<'_>) -> Result<(Counts, Vec<String>), String> {
     let by_tag = runs_by_tag(&e.stamps.runs);
     check_processes(e, &by_tag, &mut counts, &mut fails);
     check_cancels(e, &by_id, &by_tag, &mut fails);
-    counts.reruns = runs::check_runs(e, &jobs, &by_tag, &mut fails)?;
+    (counts.reruns, counts.no_result) = runs::check_runs(e, &jobs, &by_tag, &mut fails)?;
     counts.burst = crate::burst::check(e, &by_tag, &mut fails);
     Ok((counts, fails))
 }

@@ -20,6 +20,10 @@ pub fn print_counts(c: &Counts, wall: Duration) {
             format!("{} / {}", c.cancels_queued, c.cancels_running),
         ),
         ("jobs re-run", c.reruns.to_string()),
+        (
+            "runs of killed workers ended from their result file, no result event",
+            c.no_result.to_string(),
+        ),
         ("workers killed (kill -9)", c.kills.to_string()),
         (
             "their CLIs ended by SIGTERM or a broken pipe",
