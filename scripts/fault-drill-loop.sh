@@ -4,33 +4,43 @@
 # named). With --load N, N busy loops keep the machine's cores busy while
 # it runs, as a loaded CI machine would.
 #
-#   scripts/fault-drill-loop.sh [--sqlite | --partition] [--load N] [FIRST [LAST]]
+#   scripts/fault-drill-loop.sh [--sqlite | --partition] [--burst N] [--load N] [FIRST [LAST]]
 #
 # --partition: the partition drill (root, iproute2; its own cluster on a
 # bridge, the workers in network namespaces), at the size its test runs.
+# --burst N: each drill with a burst of N jobs queued at once (the e2e
+# suite's burst drills use 5000), waiting up to 600 s for its drain; not
+# with --partition.
 # Defaults: PostgreSQL (a throwaway cluster, scripts/pg-cluster.sh), no
-# load, seeds 1 to 20. Each drill's output is in target/drill-loop/SEED.out.
-# Builds the debug binaries first. Exits 0 when every drill passed.
+# burst, no load, seeds 1 to 20. Each drill's output is in
+# target/drill-loop/SEED.out. Builds the debug binaries first. Exits 0
+# when every drill passed.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 backend=postgres
 load=0
+burst=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sqlite) backend=sqlite; shift ;;
     --partition) backend=partition; shift ;;
     --load) load=${2:?--load needs a number}; shift 2 ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    --burst) burst=${2:?--burst needs a number}; shift 2 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     -*) echo "fault-drill-loop: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
 first=${1:-1}
 last=${2:-20}
-if ! [[ "$first" =~ ^[0-9]+$ && "$last" =~ ^[0-9]+$ && "$load" =~ ^[0-9]+$ ]]; then
-  echo "fault-drill-loop: FIRST, LAST and --load take whole numbers" >&2
+if ! [[ "$first" =~ ^[0-9]+$ && "$last" =~ ^[0-9]+$ && "$load" =~ ^[0-9]+$ && "$burst" =~ ^[0-9]+$ ]]; then
+  echo "fault-drill-loop: FIRST, LAST, --load and --burst take whole numbers" >&2
+  exit 2
+fi
+if [[ "$backend" == partition && "$burst" -gt 0 ]]; then
+  echo "fault-drill-loop: --burst does not go with --partition" >&2
   exit 2
 fi
 
@@ -56,6 +66,9 @@ elif [[ "$backend" == postgres ]]; then
   pg_dir=$(mktemp -d /tmp/agentgate-drill-pg.XXXXXX)
   store_args=(--postgres "$(scripts/pg-cluster.sh start "$pg_dir")")
 fi
+if [[ "$burst" -gt 0 ]]; then
+  store_args+=(--burst "$burst" --wait 600)
+fi
 for _ in $(seq 1 "$load"); do
   ( while :; do :; done ) &
   busy+=($!)
@@ -74,4 +87,4 @@ for seed in $(seq "$first" "$last"); do
     exit 1
   fi
 done
-echo "fault-drill-loop: $passed of $passed drills passed on $backend with $load busy loops"
+echo "fault-drill-loop: $passed of $passed drills passed on $backend (burst $burst) with $load busy loops"

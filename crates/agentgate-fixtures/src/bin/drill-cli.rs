@@ -26,7 +26,9 @@
 //! would, and exits 1. The windows file is read and written under a lock.
 //!
 //! A prompt with the word `long` runs [`LONG_SECS`] (the drill's network
-//! partition cuts its worker off while it runs).
+//! partition cuts its worker off while it runs); one with the word `quick`
+//! runs 1 to [`QUICK_MS`] ms (the drill's burst: thousands of jobs whose
+//! time is the queue's, not the CLI's).
 //!
 //! The run's length comes from `DRILL_SEED`, the pid and the tag, so a
 //! replay with the same seed draws from the same stream.
@@ -40,6 +42,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How long a `long` job runs.
 const LONG_SECS: u64 = 15;
+
+/// The longest a `quick` job runs, in ms.
+const QUICK_MS: u64 = 20;
 
 fn main() -> ExitCode {
     match run() {
@@ -128,8 +133,11 @@ fn run() -> Result<u8, String> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let length = if prompt.split_whitespace().any(|w| w == "long") {
+    let word = |w: &str| prompt.split_whitespace().any(|p| p == w);
+    let length = if word("long") {
         Duration::from_secs(LONG_SECS)
+    } else if word("quick") {
+        Duration::from_millis(1 + mix(seed, u64::from(pid), &tag) % QUICK_MS)
     } else {
         Duration::from_millis(1000 + mix(seed, u64::from(pid), &tag) % 3001)
     };
@@ -144,7 +152,7 @@ fn run() -> Result<u8, String> {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    if prompt.split_whitespace().any(|w| w == "fail") {
+    if word("fail") {
         print(
             &mut out,
             format!(

@@ -3,14 +3,25 @@
 //! queued and of running jobs, `kill -9` of a worker holding leases (and a
 //! replacement started at once), and the serve's clock stepped one minute
 //! every 2 s so that the every-minute schedule fires.
+//!
+//! With `--burst N` the burst (`burst.rs`) is queued beside them, from
+//! threads of its own, from a tenth into the submissions; the kills then
+//! wait for the burst to be queued and come as the queue drains past
+//! depths spread over it (kill i of k once at most N·(k-i)/(k+1) jobs are
+//! queued), instead of at random moments, so that each takes leases back
+//! from a deep queue. The queue's depth (the store's count of queued jobs)
+//! is read every 250 ms meanwhile, and at each kill.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
+use agentgate_store::{JobFilter, JobState, RunOwner, StoreBackend};
+
+use crate::burst::{Burst, BurstLedger, TAG_PREFIX};
 use crate::cluster::{Process, Setup, start_worker};
 use crate::evidence::{descends_from, live_clis, read_stamps};
 use crate::http::request;
@@ -42,6 +53,10 @@ pub struct Kill {
     pub dead_ns: u128,
     /// The stand-ins running under it just before.
     pub clis: Vec<u32>,
+    /// The jobs queued just before.
+    pub queued: u64,
+    /// The leases it held just before, by the store.
+    pub leases: usize,
 }
 
 /// What the drill did, for the checks.
@@ -55,6 +70,8 @@ pub struct Ledger {
     pub kills: Vec<Kill>,
     /// The minute instants the serve's clock crossed (each must fire once).
     pub fires: BTreeSet<Timestamp>,
+    /// The burst, with `--burst N` (its jobs are in `jobs` too).
+    pub burst: Option<BurstLedger>,
 }
 
 /// Where the drill acts.
@@ -68,6 +85,8 @@ pub struct Stage<'a> {
     pub cli_dir: PathBuf,
     pub work: PathBuf,
     pub workers: &'a mut Vec<Process>,
+    /// The store the processes share (the queue's depth).
+    pub store: &'a dyn StoreBackend,
 }
 
 /// Write the serve's clock file (atomically).
@@ -85,7 +104,8 @@ pub fn first_clock() -> Result<Timestamp, String> {
     Timestamp::from_second(minute + 30).map_err(|e| e.to_string())
 }
 
-/// Run the actions for `options.duration`.
+/// Run the actions for `options.duration` (and, with a burst, until it
+/// is queued and every kill was made).
 pub fn drive(stage: &mut Stage<'_>, rng: &mut Rng, clock: Timestamp) -> Result<Ledger, String> {
     let o = stage.options;
     let mut ledger = Ledger::default();
@@ -96,6 +116,15 @@ pub fn drive(stage: &mut Stage<'_>, rng: &mut Rng, clock: Timestamp) -> Result<L
         .map(|_| submit_until.mul_f64(0.15 + 0.85 * rng.unit()))
         .collect();
     kill_at.sort();
+    // With a burst: the most jobs queued for each kill instead.
+    let kill_depths: Vec<u64> = (0..o.kills)
+        .map(|i| (o.burst * (o.kills - i) / (o.kills + 1)) as u64)
+        .collect();
+    let limit = if o.burst > 0 {
+        duration * 4 + Duration::from_secs(o.wait)
+    } else {
+        duration * 4
+    };
     let running_cancels = o.jobs.div_ceil(25);
     let start = Instant::now();
     let mut now_clock = clock;
@@ -103,15 +132,29 @@ pub fn drive(stage: &mut Stage<'_>, rng: &mut Rng, clock: Timestamp) -> Result<L
     let mut next_running_cancel = duration.mul_f64(0.15);
     let mut submitted = 0;
     let mut started_workers = o.workers;
-    while start.elapsed() < duration || submitted < o.jobs || !kill_at.is_empty() {
+    let burst_at = submit_until.mul_f64(0.1);
+    let mut burst: Option<Burst> = None;
+    let mut burst_queued = None;
+    let (mut depth, mut deepest, mut next_depth) = (0, 0, Duration::ZERO);
+    let mut kills = 0;
+    let burst_left = |queued: &Option<BurstLedger>| o.burst > 0 && queued.is_none();
+    while start.elapsed() < duration
+        || submitted < o.jobs
+        || kills < o.kills
+        || burst_left(&burst_queued)
+    {
         let t = start.elapsed();
-        if t > duration * 4 {
+        if t > limit {
             return Err(format!(
-                "the actions did not finish in {:?}: {} of {} submitted, {} kills left (no worker held a lease?)",
-                duration * 4,
-                submitted,
+                "the actions did not finish in {limit:?}: {submitted} of {} submitted, {} of {} kills, the burst {} (no worker held a lease?)",
                 o.jobs,
-                kill_at.len()
+                kills,
+                o.kills,
+                if burst_left(&burst_queued) {
+                    "not yet queued"
+                } else {
+                    "queued"
+                },
             ));
         }
         // Submissions, spread over the first 60%.
@@ -124,16 +167,32 @@ pub fn drive(stage: &mut Stage<'_>, rng: &mut Rng, clock: Timestamp) -> Result<L
             submit(stage, rng, &mut ledger, submitted)?;
             submitted += 1;
         }
+        if o.burst > 0 && burst.is_none() && burst_queued.is_none() && t >= burst_at {
+            burst = Some(Burst::start(o.burst, o.seed, stage.url, &stage.work)?);
+        }
+        if burst.as_ref().is_some_and(Burst::queued)
+            && let Some(b) = burst.take()
+        {
+            burst_queued = Some(b.finish(&mut ledger)?);
+        }
+        if o.burst > 0 && t >= burst_at && t >= next_depth {
+            depth = queued_jobs(stage.store)?;
+            deepest = deepest.max(depth);
+            next_depth = t + Duration::from_millis(250);
+        }
         if t >= next_running_cancel
             && ledger.cancels.iter().filter(|c| c.of_running).count() < running_cancels
         {
             cancel_a_running_job(stage, rng, &mut ledger)?;
             next_running_cancel = t + duration.mul_f64(0.7) / running_cancels.max(1) as u32;
         }
-        if kill_at.first().is_some_and(|k| t >= *k)
-            && kill_a_worker(stage, rng, &mut ledger, &mut started_workers)?
-        {
-            kill_at.remove(0);
+        let kill_due = if o.burst > 0 {
+            burst_queued.is_some() && kill_depths.get(kills).is_some_and(|d| depth <= *d)
+        } else {
+            kill_at.get(kills).is_some_and(|k| t >= *k)
+        };
+        if kill_due && kill_a_worker(stage, rng, &mut ledger, &mut started_workers)? {
+            kills += 1;
         }
         if t >= next_step {
             now_clock = step_clock(stage, &mut ledger, now_clock)?;
@@ -141,7 +200,53 @@ pub fn drive(stage: &mut Stage<'_>, rng: &mut Rng, clock: Timestamp) -> Result<L
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    if let Some(mut b) = burst_queued {
+        b.deepest = deepest;
+        ledger.burst = Some(b);
+    }
     Ok(ledger)
+}
+
+/// How many leases each worker (by pid) holds now, by the store: the
+/// running jobs' `lease_owner` (a `RunOwner` as JSON) names its pid.
+fn leases_by_pid(store: &dyn StoreBackend) -> Result<HashMap<u32, usize>, String> {
+    let filter = JobFilter {
+        state: Some(JobState::Running),
+        ..JobFilter::default()
+    };
+    let mut held = HashMap::new();
+    let mut cursor = None;
+    loop {
+        let page = store
+            .list_jobs(&filter, 500, cursor.as_ref())
+            .map_err(|e| format!("listing the running jobs: {e}"))?;
+        for job in &page.jobs {
+            let owner = job
+                .lease_owner
+                .as_deref()
+                .and_then(|o| serde_json::from_str::<RunOwner>(o).ok());
+            if let Some(owner) = owner {
+                *held.entry(owner.pid).or_default() += 1;
+            }
+        }
+        match page.next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(held),
+        }
+    }
+}
+
+/// How many jobs are queued now (read from the queued and running jobs
+/// only, whatever the history).
+fn queued_jobs(store: &dyn StoreBackend) -> Result<u64, String> {
+    let counts = store
+        .count_active_jobs()
+        .map_err(|e| format!("counting the queued jobs: {e}"))?;
+    Ok(counts
+        .iter()
+        .filter(|c| c.state == JobState::Queued)
+        .map(|c| c.jobs)
+        .sum())
 }
 
 fn submit(stage: &Stage<'_>, rng: &mut Rng, ledger: &mut Ledger, n: usize) -> Result<(), String> {
@@ -198,18 +303,23 @@ fn cancel(
     id: &str,
     of_running: bool,
 ) -> Result<(), String> {
+    ledger.cancels.push(ask_cancel(stage.url, id, of_running)?);
+    Ok(())
+}
+
+/// Ask the serve at `url` to cancel `id`; what it answered.
+pub fn ask_cancel(url: &str, id: &str, of_running: bool) -> Result<Cancel, String> {
     let at_ns = now_ns();
-    let (status, answer) = request(stage.url, "POST", &format!("/v1/runs/{id}/cancel"), None)?;
+    let (status, answer) = request(url, "POST", &format!("/v1/runs/{id}/cancel"), None)?;
     if !matches!(status, 200 | 202 | 409) {
         return Err(format!("cancel of {id} answered {status}: {answer}"));
     }
-    ledger.cancels.push(Cancel {
+    Ok(Cancel {
         id: id.to_owned(),
         at_ns,
         status,
         of_running,
-    });
-    Ok(())
+    })
 }
 
 /// Cancel the job of a stand-in seen running now (none running: nothing).
@@ -235,8 +345,9 @@ fn cancel_a_running_job(
     cancel(stage, ledger, &id, true)
 }
 
-/// `kill -9` a worker holding leases (one with a stand-in running under
-/// it), then start a replacement; `false` when no worker holds one now.
+/// `kill -9` a worker holding leases (the store says so, and a stand-in
+/// runs under it), then start a replacement; `false` when no worker holds
+/// one now.
 fn kill_a_worker(
     stage: &mut Stage<'_>,
     rng: &mut Rng,
@@ -244,15 +355,36 @@ fn kill_a_worker(
     started: &mut usize,
 ) -> Result<bool, String> {
     let live = live_clis(&stage.options.cli, &stage.cli_dir);
+    let leases = leases_by_pid(stage.store)?;
     let holding: Vec<usize> = (0..stage.workers.len())
         .filter(|i| {
             let pid = stage.workers[*i].pid();
-            live.iter().any(|c| descends_from(c.pid, pid))
+            live.iter().any(|c| descends_from(c.pid, pid)) && leases.contains_key(&pid)
         })
         .collect();
     if holding.is_empty() {
         return Ok(false);
     }
+    // With a burst, a worker running one of the drill's longer jobs is
+    // preferred: the burst's CLIs mostly end on their own before a kill's
+    // termination could reach them.
+    let holding = if stage.options.burst > 0 {
+        let stamps = read_stamps(&stage.stamps)?;
+        let long: Vec<usize> = holding
+            .iter()
+            .copied()
+            .filter(|i| {
+                let pid = stage.workers[*i].pid();
+                stamps
+                    .runs
+                    .iter()
+                    .any(|r| r.end.is_none() && r.worker == pid && !r.tag.starts_with(TAG_PREFIX))
+            })
+            .collect();
+        if long.is_empty() { holding } else { long }
+    } else {
+        holding
+    };
     let i = holding[rng.below(holding.len())];
     let mut victim = stage.workers.remove(i);
     let pid = victim.pid();
@@ -261,6 +393,8 @@ fn kill_a_worker(
         .filter(|c| descends_from(c.pid, pid))
         .map(|c| c.pid)
         .collect();
+    let queued = queued_jobs(stage.store)?;
+    let held = leases.get(&pid).copied().unwrap_or(0);
     let at_ns = now_ns();
     victim.signal("KILL")?;
     if !victim.wait_exit(Duration::from_secs(30)) {
@@ -272,6 +406,8 @@ fn kill_a_worker(
         at_ns,
         dead_ns,
         clis,
+        queued,
+        leases: held,
     });
     *started += 1;
     stage.workers.push(start_worker(
@@ -298,13 +434,15 @@ fn step_clock(stage: &Stage<'_>, ledger: &mut Ledger, now: Timestamp) -> Result<
 }
 
 /// Wait (at most 30 s) until `GET /v1/runs` lists a job of the fire at
-/// `instant`.
+/// `instant`. The list is newest first and the fire's job was submitted
+/// at `instant` or later by the serve's clock, so the pages are read only
+/// down to the first job submitted before it (a burst may have queued
+/// thousands since).
 pub fn wait_for_fire(url: &str, instant: Timestamp) -> Result<(), String> {
     let start = Instant::now();
     let key = fire_key(instant);
     while start.elapsed() < Duration::from_secs(30) {
-        let (status, page) = request(url, "GET", "/v1/runs?limit=200", None)?;
-        if status == 200 && page.to_string().contains(&key) {
+        if lists_fire(url, instant, &key)? {
             return Ok(());
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -312,6 +450,31 @@ pub fn wait_for_fire(url: &str, instant: Timestamp) -> Result<(), String> {
     Err(format!(
         "the schedule's fire at {instant} made no job in 30 s"
     ))
+}
+
+/// Whether the runs submitted at `instant` or later include one of `key`.
+fn lists_fire(url: &str, instant: Timestamp, key: &str) -> Result<bool, String> {
+    let mut path = "/v1/runs?limit=500".to_owned();
+    loop {
+        let (status, page) = request(url, "GET", &path, None)?;
+        if status != 200 {
+            return Ok(false);
+        }
+        let runs = page["runs"].as_array().map_or(&[][..], Vec::as_slice);
+        if runs.iter().any(|r| r["idempotency_key"] == key) {
+            return Ok(true);
+        }
+        let older = runs.last().is_none_or(|r| {
+            r["created_at"]
+                .as_str()
+                .and_then(|t| t.parse::<Timestamp>().ok())
+                .is_none_or(|t| t < instant)
+        });
+        match page["next_cursor"].as_str() {
+            Some(cursor) if !older => path = format!("/v1/runs?limit=500&cursor={cursor}"),
+            _ => return Ok(false),
+        }
+    }
 }
 
 /// The idempotency key the serve gives the fire at `instant`.

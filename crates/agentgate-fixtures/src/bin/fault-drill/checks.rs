@@ -1,13 +1,14 @@
 //! The drill's assertions, each from evidence gathered by the drill itself:
 //! the stand-ins' stamps, the `/proc` samples, the store the processes
 //! shared (jobs, runs, events) and the HTTP API. Each failed assertion is
-//! one line in the list the drill prints.
+//! one line in the list the drill prints. The runs and their events are
+//! checked in `checks/runs.rs`.
+
+mod runs;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use agentgate_store::{
-    EventLog, JobFilter, JobRecord, JobState, RunStatus, StoreBackend, StoreError,
-};
+use agentgate_store::{JobFilter, JobRecord, JobState, StoreBackend};
 
 use crate::actions::{Ledger, fire_key};
 use crate::evidence::{CliRun, Sampled, Stamps};
@@ -20,6 +21,9 @@ pub struct Counts {
     pub deduplicated: usize,
     pub by_state: BTreeMap<String, usize>,
     pub reruns: usize,
+    /// Runs of killed workers ended from their result file without a
+    /// `result` event (`checks/runs.rs`).
+    pub no_result: usize,
     pub kills: usize,
     pub fires: usize,
     pub cancels_queued: usize,
@@ -36,6 +40,11 @@ pub struct Counts {
     pub partition: Option<(u128, String)>,
     /// See `partition::check`.
     pub partition_margins: Option<crate::partition::Margins>,
+    /// The jobs queued at each kill, and the leases its worker held.
+    pub queued_at_kills: Vec<u64>,
+    pub leases_at_kills: Vec<usize>,
+    /// The burst's figures (`burst.rs`).
+    pub burst: Option<crate::burst::BurstCounts>,
 }
 
 /// What the checks read.
@@ -45,6 +54,8 @@ pub struct Evidence<'a> {
     pub stamps: &'a Stamps,
     pub sampled: &'a Sampled,
     pub survivors: usize,
+    /// Every worker the drill started (pids), killed or not.
+    pub workers: &'a [u32],
     pub store: &'a dyn StoreBackend,
     pub url: &'a str,
     /// The partition drill's cut (`partition.rs`).
@@ -62,6 +73,8 @@ pub fn check(e: &Evidence<'_>) -> Result<(Counts, Vec<String>), String> {
         max_a_proc: e.sampled.max_a,
         b_windows: e.stamps.windows.len(),
         survivors: e.survivors,
+        queued_at_kills: e.ledger.kills.iter().map(|k| k.queued).collect(),
+        leases_at_kills: e.ledger.kills.iter().map(|k| k.leases).collect(),
         ..Counts::default()
     };
     let jobs = all_jobs(e.store)?;
@@ -102,17 +115,26 @@ pub fn check(e: &Evidence<'_>) -> Result<(Counts, Vec<String>), String> {
     for j in &jobs {
         if matches!(j.state, JobState::Queued | JobState::Running) {
             fails.push(format!("job {} never ended: {}", j.job_id, j.state));
-            continue;
-        }
-        *counts.by_state.entry(j.state.to_string()).or_default() += 1;
-        let (status, view) = request(e.url, "GET", &format!("/v1/runs/{}", j.job_id), None)?;
-        if status != 200 || view["status"] != j.state.to_string() {
-            fails.push(format!(
-                "job {}: the store says {}, GET says {status} {}",
-                j.job_id, j.state, view["status"]
-            ));
+        } else {
+            *counts.by_state.entry(j.state.to_string()).or_default() += 1;
         }
     }
+    let ended: Vec<&JobRecord> = jobs
+        .iter()
+        .filter(|j| !matches!(j.state, JobState::Queued | JobState::Running))
+        .collect();
+    let seen = each_in_parallel(&ended, |j| {
+        let (status, view) = request(e.url, "GET", &format!("/v1/runs/{}", j.job_id), None)?;
+        Ok(
+            (status != 200 || view["status"] != j.state.to_string()).then(|| {
+                format!(
+                    "job {}: the store says {}, GET says {status} {}",
+                    j.job_id, j.state, view["status"]
+                )
+            }),
+        )
+    })?;
+    fails.extend(seen.into_iter().flatten());
     for s in &e.ledger.jobs {
         if !by_id.contains_key(s.id.as_str()) {
             fails.push(format!(
@@ -145,8 +167,35 @@ pub fn check(e: &Evidence<'_>) -> Result<(Counts, Vec<String>), String> {
     let by_tag = runs_by_tag(&e.stamps.runs);
     check_processes(e, &by_tag, &mut counts, &mut fails);
     check_cancels(e, &by_id, &by_tag, &mut fails);
-    check_runs(e, &jobs, &by_tag, &mut counts, &mut fails)?;
+    (counts.reruns, counts.no_result) = runs::check_runs(e, &jobs, &by_tag, &mut fails)?;
+    counts.burst = crate::burst::check(e, &by_tag, &mut fails);
     Ok((counts, fails))
+}
+
+/// Threads the checks read the jobs on.
+const THREADS: usize = 4;
+
+/// `f` of each of `items`, in their order, on [`THREADS`] threads: the
+/// checks read thousands of jobs through HTTP and the store.
+pub fn each_in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<R, String> + Sync,
+) -> Result<Vec<R>, String> {
+    let chunk = items.len().div_ceil(THREADS).max(1);
+    std::thread::scope(|s| {
+        let threads: Vec<_> = items
+            .chunks(chunk)
+            .map(|c| s.spawn(|| c.iter().map(&f).collect::<Result<Vec<R>, String>>()))
+            .collect();
+        let mut all = Vec::with_capacity(items.len());
+        for t in threads {
+            all.extend(
+                t.join()
+                    .map_err(|_| "a checking thread panicked".to_owned())??,
+            );
+        }
+        Ok(all)
+    })
 }
 
 fn all_jobs(store: &dyn StoreBackend) -> Result<Vec<JobRecord>, String> {
@@ -184,8 +233,12 @@ fn check_processes(
     fails: &mut Vec<String>,
 ) {
     let killed: BTreeSet<u32> = e.ledger.kills.iter().map(|k| k.worker).collect();
+    let orphan = |r: &CliRun| !e.workers.contains(&r.worker);
     for r in &e.stamps.runs {
-        if r.end.as_ref().is_some_and(|(_, how)| how == "pipe") && !killed.contains(&r.worker) {
+        if r.end.as_ref().is_some_and(|(_, how)| how == "pipe")
+            && !killed.contains(&r.worker)
+            && !orphan(r)
+        {
             fails.push(format!(
                 "CLI {} ({}) lost its output pipe under a live worker {}",
                 r.pid, r.tag, r.worker
@@ -209,12 +262,7 @@ fn check_processes(
         }
         for (i, x) in runs.iter().enumerate() {
             for y in &runs[i + 1..] {
-                // One killed without a stamp ended when /proc saw it gone.
-                let ended = |r: &CliRun| match (&r.end, e.sampled.gone.get(&r.pid)) {
-                    (None, Some(gone)) => *gone,
-                    _ => end_of(r),
-                };
-                let (xe, ye) = (ended(x), ended(y));
+                let (xe, ye) = (ended_or_gone(e, x), ended_or_gone(e, y));
                 if x.start < ye && y.start < xe {
                     fails.push(format!(
                         "job {tag} ran twice at once: CLI {} under {} and CLI {} under {}",
@@ -261,7 +309,24 @@ fn check_processes(
     // is its own end too when the CLI was due to answer before the drill
     // saw the worker dead: its answer went out while the worker could
     // still read it (the stamp comes after the answer, and a loaded machine
-    // can delay it); any later `ok` means it outlived its worker.
+    // can delay it); any later `ok` means it outlived its worker. A
+    // `sig-INT` stamped after the kill is its cancel's interrupt, sent by
+    // the worker before it died, when that cancel was asked before the
+    // drill saw the worker dead (the CLI notices a signal within 10 ms, so
+    // its stamp can come after the kill's).
+    let tag_of: HashMap<&str, &str> = e
+        .ledger
+        .jobs
+        .iter()
+        .map(|s| (s.id.as_str(), s.tag.as_str()))
+        .collect();
+    let mut cancel_asked: HashMap<&str, u128> = HashMap::new();
+    for c in &e.ledger.cancels {
+        if let Some(tag) = tag_of.get(c.id.as_str()) {
+            let at = cancel_asked.entry(tag).or_insert(c.at_ns);
+            *at = (*at).min(c.at_ns);
+        }
+    }
     for k in &e.ledger.kills {
         let under: Vec<&CliRun> = e
             .stamps
@@ -282,12 +347,43 @@ fn check_processes(
                 Some((_, how)) if how == "sig-TERM" || how == "pipe" => counts.killed_clis += 1,
                 Some((t, how))
                     if *t < k.at_ns || (how == "ok" && r.due.is_some_and(|d| d <= k.dead_ns)) => {}
+                Some((_, how))
+                    if how == "sig-INT"
+                        && cancel_asked
+                            .get(r.tag.as_str())
+                            .is_some_and(|at| *at <= k.dead_ns) => {}
                 other => fails.push(format!(
                     "CLI {} ({}) of the killed worker {} ended {other:?}, not by its termination",
                     r.pid, r.tag, k.worker
                 )),
             }
         }
+    }
+    // A CLI whose keeper's parent was none of the drill's workers when it
+    // started (the keeper reparented, to init) was started by a worker
+    // killed at that moment: it started after a kill and ended at once,
+    // by its termination or the broken pipe, like the CLIs under it.
+    let first_kill = e.ledger.kills.iter().map(|k| k.at_ns).min();
+    for r in e.stamps.runs.iter().filter(|r| orphan(r)) {
+        let after_a_kill = first_kill.is_some_and(|k| r.start >= k);
+        match &r.end {
+            Some((_, how)) if after_a_kill && (how == "sig-TERM" || how == "pipe") => {
+                counts.killed_clis += 1;
+            }
+            other => fails.push(format!(
+                "CLI {} ({}) started under {}, none of the drill's workers, and ended {other:?}",
+                r.pid, r.tag, r.worker
+            )),
+        }
+    }
+}
+
+/// When `r` ended: its stamp, or for one killed without a stamp, when
+/// `/proc` saw it gone; `u128::MAX` if neither.
+pub fn ended_or_gone(e: &Evidence<'_>, r: &CliRun) -> u128 {
+    match (&r.end, e.sampled.gone.get(&r.pid)) {
+        (None, Some(gone)) => *gone,
+        _ => end_of(r),
     }
 }
 
@@ -353,183 +449,4 @@ fn check_cancels(
             }
         }
     }
-}
-
-/// The runs of every job (`ID`, `ID.2`, ...): recorded, ended or abandoned
-/// by a killed worker, their events gap-free from a `start`, one `result`
-/// at the end of each ended run; the last run agrees with the job.
-fn check_runs(
-    e: &Evidence<'_>,
-    jobs: &[JobRecord],
-    by_tag: &HashMap<&str, Vec<&CliRun>>,
-    counts: &mut Counts,
-    fails: &mut Vec<String>,
-) -> Result<(), String> {
-    let killed: BTreeSet<u32> = e.ledger.kills.iter().map(|k| k.worker).collect();
-    let tag_of: HashMap<&str, &str> = e
-        .ledger
-        .jobs
-        .iter()
-        .map(|s| (s.id.as_str(), s.tag.as_str()))
-        .collect();
-    for job in jobs {
-        let mut runs = Vec::new();
-        for n in 1.. {
-            let id = if n == 1 {
-                job.job_id.clone()
-            } else {
-                format!("{}.{n}", job.job_id)
-            };
-            match e
-                .store
-                .get_run(&id)
-                .map_err(|e| format!("reading run {id}: {e}"))?
-            {
-                Some(run) => runs.push(run),
-                None => break,
-            }
-        }
-        if runs.len() > 1 {
-            counts.reruns += 1;
-        }
-        let clis = tag_of
-            .get(job.job_id.as_str())
-            .and_then(|t| by_tag.get(t))
-            .map_or(0, Vec::len);
-        if clis > runs.len() {
-            fails.push(format!(
-                "job {}: {clis} CLI starts but {} runs recorded",
-                job.job_id,
-                runs.len()
-            ));
-        }
-        if runs.is_empty() && job.state != JobState::Cancelled {
-            fails.push(format!(
-                "job {} ended {} without a run record",
-                job.job_id, job.state
-            ));
-        }
-        for (i, run) in runs.iter().enumerate() {
-            let id = &run.summary.record.run_id;
-            let last = i + 1 == runs.len();
-            let status = run.summary.status;
-            // The run the partition stopped: its worker could write
-            // nothing more; the next holder records it only from the
-            // result it left, if it could read it (`partition.rs`).
-            let cut_off = e.cut.is_some_and(|c| {
-                c.long_id == job.job_id
-                    && run
-                        .summary
-                        .owner
-                        .as_ref()
-                        .is_some_and(|o| o.pid == c.victim)
-            });
-            if cut_off && !last {
-                // Abandoned: read once the workers were stopped.
-                if !matches!(
-                    status,
-                    RunStatus::Running | RunStatus::Cancelled | RunStatus::Abandoned
-                ) {
-                    fails.push(format!("run {id}, stopped by the partition, is {status}"));
-                }
-                continue;
-            }
-            if status == RunStatus::Abandoned {
-                let owner = run.summary.owner.as_ref().map(|o| o.pid);
-                if !owner.is_some_and(|p| killed.contains(&p)) {
-                    fails.push(format!(
-                        "run {id} is abandoned, its owner {owner:?} was not killed"
-                    ));
-                }
-            } else if status == RunStatus::Running {
-                fails.push(format!("run {id} is still running"));
-            }
-            if last {
-                let agrees = match job.state {
-                    JobState::Succeeded => status == RunStatus::Succeeded,
-                    JobState::Failed => status == RunStatus::Failed,
-                    JobState::Cancelled => {
-                        matches!(status, RunStatus::Cancelled | RunStatus::Abandoned)
-                    }
-                    JobState::Abandoned => status == RunStatus::Abandoned,
-                    _ => false,
-                };
-                if !agrees {
-                    fails.push(format!(
-                        "job {} ended {} but its last run {id} is {status}",
-                        job.job_id, job.state
-                    ));
-                }
-            }
-            check_events(e.store, id, status, fails)?;
-        }
-    }
-    Ok(())
-}
-
-fn check_events(
-    store: &dyn StoreBackend,
-    id: &str,
-    status: RunStatus,
-    fails: &mut Vec<String>,
-) -> Result<(), String> {
-    // A worker killed between making the run's folder and creating its
-    // events file (SQLite keeps the events in that file) leaves a run
-    // without one: the store says the file is missing, and the run has no
-    // events. Only an abandoned run may be so.
-    let log = match store.read_events(id) {
-        Err(StoreError::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::NotFound && status == RunStatus::Abandoned =>
-        {
-            EventLog {
-                events: Vec::new(),
-                truncated_tail: None,
-            }
-        }
-        read => read.map_err(|e| format!("events of {id}: {e}"))?,
-    };
-    let types: Vec<String> = log
-        .events
-        .iter()
-        .map(|ev| {
-            serde_json::to_value(ev)
-                .ok()
-                .and_then(|v| v["type"].as_str().map(str::to_owned))
-                .unwrap_or_default()
-        })
-        .collect();
-    for (i, ev) in log.events.iter().enumerate() {
-        if ev.seq != i as u64 {
-            fails.push(format!("run {id}: event {i} has seq {}", ev.seq));
-            break;
-        }
-    }
-    // A run abandoned by a killed worker keeps the events its store had
-    // made durable: on PostgreSQL they are written in batches after the
-    // run's record (crates/agentgate-store/src/postgres/events.rs), so a
-    // kill between the two leaves none; on SQLite, a kill before the
-    // events file was made leaves none either (above). What is there
-    // starts at `start`.
-    let none_yet = status == RunStatus::Abandoned && types.is_empty();
-    if types.first().map(String::as_str) != Some("start") && !none_yet {
-        fails.push(format!(
-            "run {id}: the events do not begin with start: {types:?}"
-        ));
-    }
-    let results = types.iter().filter(|t| *t == "result").count();
-    let ended = matches!(
-        status,
-        RunStatus::Succeeded | RunStatus::Failed | RunStatus::Cancelled
-    );
-    if ended && (results != 1 || types.last().map(String::as_str) != Some("result")) {
-        fails.push(format!(
-            "run {id} ended {status} but its events do not end with one result: {types:?}"
-        ));
-    }
-    if !ended && results != 0 {
-        fails.push(format!(
-            "run {id} is {status} but has {results} result events"
-        ));
-    }
-    Ok(())
 }

@@ -22,8 +22,11 @@ pub const SCHEDULE: &str = "drill-tick";
 
 /// The drill's config: providers `drill-a` (at most 2 at once), `drill-b`
 /// (at most 1 at once, see the README of the drill), `drill-c` (no limit
-/// of its own); leases of 5 s (the least docs/config.md advises) requeued when lost; a schedule on every
-/// minute of the serve's clock, each fire a job on `drill-c`.
+/// of its own), each able to resume a session (`--resume ID`, which
+/// drill-cli ignores) and to run in `plan` or `accept_edits` mode (the
+/// burst's writers, one at a time per folder); leases of 5 s (the least
+/// docs/config.md advises) requeued when lost; a schedule on every minute
+/// of the serve's clock, each fire a job on `drill-c`.
 pub fn write_config(
     home: &Path,
     cli: &Path,
@@ -39,7 +42,8 @@ pub fn write_config(
     for letter in ["a", "b", "c", "q"] {
         text.push_str(&format!(
             "  drill-{letter}:\n    command: [{cli:?}, {letter}, {cli_dir:?}]\n    prompt: stdin\n    \
-             permission_modes: {{plan: [--plan]}}\n    output: jsonl\n    final: {{type: result}}\n    \
+             permission_modes: {{plan: [--plan], accept_edits: [--edit]}}\n    \
+             resume: [--resume, \"{{session}}\"]\n    output: jsonl\n    final: {{type: result}}\n    \
              text: /result\n    session_id: /session_id\n    error: {{message: /result, is_error: /is_error}}\n",
             cli = cli.display().to_string(),
             cli_dir = cli_dir.display().to_string(),

@@ -4,10 +4,10 @@
 //! asserts; the README's "The fault drill" says how to run it.
 //!
 //! `fault-drill --postgres URL | --sqlite [--seed N] [--jobs N] [--duration
-//! SECS] [--kills N] [--workers N] [--concurrency N] [--agentgate PATH]
-//! [--cli PATH]` creates a fresh database on the server of URL (or, with
-//! `--sqlite`, a SQLite file in its scratch folder that every process of
-//! this host shares), writes a config
+//! SECS] [--kills N] [--workers N] [--concurrency N] [--burst N] [--wait
+//! SECS] [--agentgate PATH] [--cli PATH]` creates a fresh database on the
+//! server of URL (or, with `--sqlite`, a SQLite file in its scratch folder
+//! that every process of this host shares), writes a config
 //! with three described stand-in providers (`drill-a` at most 2 at once,
 //! `drill-b` with usage windows, `drill-c`), starts one `agentgate serve
 //! --no-executor` (its clock a file the drill moves a minute every 2 s, so
@@ -17,6 +17,13 @@
 //! seed first (the same seed replays the same choices; timings differ),
 //! the counts as a table at the end, and exits 1 with the list of failed
 //! assertions, 2 on bad usage.
+//!
+//! `--burst N` (`burst.rs`) queues N near-instant jobs at once beside
+//! the actions, over several connections, spread over the limits
+//! (`drill-a`, `drill-b`, sessions, folders written in); the kills then
+//! come while that backlog drains, and every assertion covers its jobs,
+//! with the burst's own (a session's turns in order, one at a time; one
+//! writer per folder; the kills during the drain).
 //!
 //! `--partition` (PostgreSQL, root) runs the workers as hosts in network
 //! namespaces (`netns.rs`) on a cluster of the drill's own on their
@@ -30,12 +37,14 @@
 //! real clocks.
 
 mod actions;
+mod burst;
 mod checks;
 mod cluster;
 mod evidence;
 mod http;
 mod netns;
 mod partition;
+mod table;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,13 +55,13 @@ use std::sync::Arc;
 use agentgate_store::{JobState, PgOptions, PgStore, SqliteStore, StoreBackend};
 
 use crate::actions::{Stage, drive, first_clock, set_clock};
-use crate::checks::{Counts, Evidence, check};
-use crate::cluster::{Database, Setup, start_serve, start_worker, write_config};
+use crate::checks::{Evidence, check};
+use crate::cluster::{Database, Process, Setup, start_serve, start_worker, write_config};
 use crate::evidence::{Sampler, live_clis, read_stamps};
 
 const USAGE: &str = "\
 usage: fault-drill (--postgres URL | --sqlite) [--seed N] [--jobs N] [--duration SECS]
-                   [--kills N] [--workers N] [--concurrency N] [--wait SECS]
+                   [--kills N] [--workers N] [--concurrency N] [--burst N] [--wait SECS]
                    [--agentgate PATH] [--cli PATH] [--partition [--pg-cluster PATH]]
 
   --postgres URL     a PostgreSQL server (the URL of a database there); the drill
@@ -65,6 +74,9 @@ usage: fault-drill (--postgres URL | --sqlite) [--seed N] [--jobs N] [--duration
   --kills N          kill -9 of a worker holding leases (default 3)
   --workers N        workers at once (default 3)
   --concurrency N    each worker's --concurrency (default 4)
+  --burst N          also queue N near-instant jobs at once, early, over 8 connections
+                     (drill-a, drill-b, sessions, writers in folders, duplicate keys,
+                     cancels); the kills then come while they drain (default 0: none)
   --wait SECS        the longest wait for every job to end afterwards (default 300)
   --agentgate PATH   the agentgate binary (default: next to fault-drill)
   --cli PATH         the stand-in CLI, drill-cli (default: next to fault-drill)
@@ -90,6 +102,8 @@ pub struct Options {
     pub kills: usize,
     pub workers: usize,
     pub concurrency: usize,
+    /// Jobs of the burst (`burst.rs`); 0: none.
+    pub burst: usize,
     pub wait: u64,
     pub agentgate: PathBuf,
     pub cli: PathBuf,
@@ -147,6 +161,7 @@ fn parse_options() -> Result<Options, String> {
         kills: 3,
         workers: 3,
         concurrency: 4,
+        burst: 0,
         wait: 300,
         agentgate: exe.with_file_name("agentgate"),
         cli: exe.with_file_name("drill-cli"),
@@ -169,6 +184,7 @@ fn parse_options() -> Result<Options, String> {
             "--kills" => o.kills = number(value()?)? as usize,
             "--workers" => o.workers = number(value()?)? as usize,
             "--concurrency" => o.concurrency = number(value()?)? as usize,
+            "--burst" => o.burst = number(value()?)? as usize,
             "--wait" => o.wait = number(value()?)?,
             "--agentgate" => o.agentgate = PathBuf::from(value()?),
             "--cli" => o.cli = PathBuf::from(value()?),
@@ -179,9 +195,10 @@ fn parse_options() -> Result<Options, String> {
         }
     }
     if o.partition {
-        if o.sqlite || o.kills > 0 || o.workers < 2 {
+        if o.sqlite || o.kills > 0 || o.workers < 2 || o.burst > 0 {
             return Err(
-                "--partition runs on PostgreSQL, with --kills 0 and 2 workers or more".into(),
+                "--partition runs on PostgreSQL, with --kills 0, no --burst and 2 workers or more"
+                    .into(),
             );
         }
     } else if o.postgres.is_empty() != o.sqlite {
@@ -316,6 +333,7 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
         cli_dir: cli_dir.clone(),
         work: work.clone(),
         workers: &mut workers,
+        store: store.as_ref(),
     };
     // The partition runs beside the actions.
     let cutting = match (cut, &net) {
@@ -373,11 +391,17 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
     let sampled = sampler.finish();
     let survivors = live_clis(&o.cli, &cli_dir).len();
     let stamps = read_stamps(&stamps)?;
+    let worker_pids: Vec<u32> = workers
+        .iter()
+        .map(Process::pid)
+        .chain(ledger.kills.iter().map(|k| k.worker))
+        .collect();
     let (mut counts, mut fails) = check(&Evidence {
         ledger: &ledger,
         stamps: &stamps,
         sampled: &sampled,
         survivors,
+        workers: &worker_pids,
         store: store.as_ref(),
         url: &url,
         cut: cut.as_ref(),
@@ -406,7 +430,7 @@ fn drill(o: &Options, home: &tempfile::TempDir) -> Result<Vec<String>, String> {
     drop(database);
     drop(own_cluster);
     drop(net);
-    print_counts(&counts, began.elapsed());
+    table::print_counts(&counts, began.elapsed());
     Ok(fails)
 }
 
@@ -432,54 +456,6 @@ fn wait_all_ended(store: &dyn StoreBackend, limit: Duration) -> Result<(), Strin
             ));
         }
         std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
-fn print_counts(c: &Counts, wall: Duration) {
-    let state = |s: &str| c.by_state.get(s).copied().unwrap_or(0);
-    let rows = [
-        ("jobs accepted", c.accepted.to_string()),
-        ("duplicate keys (no new job)", c.deduplicated.to_string()),
-        ("succeeded", state("succeeded").to_string()),
-        ("failed", state("failed").to_string()),
-        ("cancelled", state("cancelled").to_string()),
-        ("abandoned", state("abandoned").to_string()),
-        (
-            "cancels asked (queued / running)",
-            format!("{} / {}", c.cancels_queued, c.cancels_running),
-        ),
-        ("jobs re-run", c.reruns.to_string()),
-        ("workers killed (kill -9)", c.kills.to_string()),
-        (
-            "their CLIs ended by SIGTERM or a broken pipe",
-            c.killed_clis.to_string(),
-        ),
-        ("schedule fires", c.fires.to_string()),
-        ("CLI processes", c.cli_runs.to_string()),
-        (
-            "max provider-a CLIs alive (/proc, stamps)",
-            format!("{}, {}", c.max_a_proc, c.max_a_stamps),
-        ),
-        ("provider-b quota windows", c.b_windows.to_string()),
-        ("b starts before its reset", c.b_early.to_string()),
-        ("CLI survivors", c.survivors.to_string()),
-        (
-            "partition: worker cut off (ms)",
-            c.partition
-                .as_ref()
-                .map_or("none".to_owned(), |(ms, ip)| format!("{ip} for {ms}")),
-        ),
-        (
-            "partition: its CLI gone before its lease's end / lease taken back after it (ms)",
-            c.partition_margins.map_or("none".to_owned(), |m| {
-                format!("{} / {}", m.gone_before_ms, m.taken_after_ms)
-            }),
-        ),
-        ("wall time", format!("{:.1} s", wall.as_secs_f64())),
-    ];
-    println!("| fault drill | count |\n|---|---|");
-    for (name, value) in rows {
-        println!("| {name} | {value} |");
     }
 }
 
