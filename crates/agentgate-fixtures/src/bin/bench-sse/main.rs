@@ -110,9 +110,14 @@ fn run(o: &Options) -> Result<(), String> {
     let mut serve_cmd = Command::new(&o.agentgate);
     base(&mut serve_cmd);
     serve_cmd.args(["serve", "--listen", "127.0.0.1:0"]);
-    let mut worker = None;
     if let Some(store) = &o.store {
         serve_cmd.args(["--no-executor", "--store", store]);
+    }
+    // serve first: it creates the queue's key, which a worker reads when
+    // it starts (the jobs' env is sealed with it).
+    let serve = Serve::start(serve_cmd)?;
+    let mut worker = None;
+    if let Some(store) = &o.store {
         let mut cmd = Command::new(&o.agentgate);
         base(&mut cmd);
         cmd.arg("worker")
@@ -121,7 +126,6 @@ fn run(o: &Options) -> Result<(), String> {
             .stderr(Stdio::null());
         worker = Some(cmd.spawn().map_err(|e| format!("agentgate worker: {e}"))?);
     }
-    let serve = Serve::start(serve_cmd)?;
     let measured = measure_runs(o, &serve, home.path());
     drop(serve);
     if let Some(mut worker) = worker {
