@@ -164,6 +164,33 @@ pub fn count_lines(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
 }
 
+/// A process's CPU ticks from `/proc`: its own (user and system), and its
+/// reaped children's.
+pub fn cpu_ticks(pid: u32) -> Result<(u64, u64), String> {
+    let stat =
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("{pid}: {e}"))?;
+    // Fields after the command name, which ends at the last ')': utime is
+    // field 14, the 12th after it, then stime, cutime, cstime.
+    let rest = stat
+        .rsplit_once(')')
+        .map(|(_, r)| r)
+        .ok_or_else(|| format!("/proc/{pid}/stat: no command name"))?;
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    match fields.as_slice() {
+        [utime, stime, cutime, cstime] => Ok((utime + stime, cutime + cstime)),
+        _ => Err(format!("/proc/{pid}/stat: too few fields")),
+    }
+}
+
+/// `USER_HZ`: the unit of `/proc`'s CPU times on Linux (fixed at 100 for
+/// user space).
+pub const TICKS_PER_S: f64 = 100.0;
+
 /// VmRSS of a process, KiB.
 pub fn rss_kib(pid: u32) -> Result<u64, String> {
     let status =

@@ -13,30 +13,7 @@
 
 use std::path::PathBuf;
 
-/// Kernel clock ticks per second of `/proc` times (`USER_HZ`, fixed at 100
-/// on Linux for user space).
-const TICKS_PER_S: f64 = 100.0;
-
-/// A process's CPU ticks: its own, and its reaped children's.
-fn ticks(pid: u32) -> Result<(u64, u64), String> {
-    let stat =
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("{pid}: {e}"))?;
-    // Fields after the command name, which ends at the last ')'.
-    let rest = stat
-        .rsplit_once(')')
-        .map(|(_, r)| r)
-        .ok_or_else(|| format!("/proc/{pid}/stat: no command name"))?;
-    let fields: Vec<u64> = rest
-        .split_whitespace()
-        .skip(11) // state .. cmajflt: utime is field 14, the 12th after ')'
-        .take(4)
-        .map(|f| f.parse().unwrap_or(0))
-        .collect();
-    match fields.as_slice() {
-        [utime, stime, cutime, cstime] => Ok((utime + stime, cutime + cstime)),
-        _ => Err(format!("/proc/{pid}/stat: too few fields")),
-    }
-}
+use agentgate_fixtures::bench::{TICKS_PER_S, cpu_ticks as ticks};
 
 /// The parent of `pid`, if it still runs.
 fn parent(pid: u32) -> Option<u32> {

@@ -11,11 +11,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use agentgate_fixtures::bench::{Serve, load_average, send};
+use agentgate_fixtures::bench::{Serve, TICKS_PER_S, cpu_ticks, load_average, send};
 use serde_json::json;
-
-/// `USER_HZ`: the unit of `/proc`'s CPU times on Linux.
-const TICKS_PER_S: f64 = 100.0;
 
 pub fn measure(agentgate: &Path, followers: usize, seconds: u64) -> Result<(), String> {
     // A connection each: as many descriptors as the hard limit allows
@@ -91,22 +88,9 @@ fn follow(url: &str, id: &str) -> Result<BufReader<TcpStream>, String> {
 
 /// The share of one core `pid` used over `span`.
 fn cpu_share(pid: u32, span: Duration) -> Result<f64, String> {
-    let before = cpu_ticks(pid)?;
+    let (before, _) = cpu_ticks(pid)?;
     let start = Instant::now();
     std::thread::sleep(span);
-    let used = cpu_ticks(pid)?.saturating_sub(before) as f64 / TICKS_PER_S;
+    let used = cpu_ticks(pid)?.0.saturating_sub(before) as f64 / TICKS_PER_S;
     Ok(used / start.elapsed().as_secs_f64().max(1e-9))
-}
-
-/// `pid`'s user and system CPU ticks.
-fn cpu_ticks(pid: u32) -> Result<u64, String> {
-    let stat =
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("{pid}: {e}"))?;
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
-    let mut fields = rest.split_whitespace().skip(11);
-    let mut next = || fields.next().and_then(|f| f.parse::<u64>().ok());
-    match (next(), next()) {
-        (Some(utime), Some(stime)) => Ok(utime + stime),
-        _ => Err(format!("/proc/{pid}/stat: no CPU times")),
-    }
 }
