@@ -14,6 +14,10 @@
 //!   end, a release, a retry or a lease taken back needs no slot write and
 //!   nothing can drift. Two claimers never hold one slot, so together they
 //!   never pass a limit, on one host or many; neither waits for the other.
+//!   Because that release is read from the jobs, a slot's holder is
+//!   checked again under the slot's lock by a statement of its own
+//!   (`take_slot`): the look's snapshot can predate the claim that just
+//!   took the slot.
 //! - A slot scope with no free slot: for `all`, nothing may start
 //!   ([`NextClaim::Nothing`](crate::NextClaim::Nothing)); for a provider,
 //!   folder or session (a claimer racing this one took it), the try is
@@ -83,15 +87,66 @@ pub(super) fn next_queued_sql() -> String {
     )
 }
 
-/// Takes one free slot of `$1` among 1..`$2` for job `$3` under token `$4`.
-const TAKE_SLOT: &str = "UPDATE claim_slots SET job_id = $3, lease_token = $4 \
-    WHERE (scope, n) = (SELECT s.scope, s.n FROM claim_slots AS s \
-        WHERE s.scope = $1 AND s.n <= $2 \
-          AND (s.job_id IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS j \
-               WHERE j.job_id = s.job_id AND j.state = 'running' \
-                 AND j.lease_token = s.lease_token)) \
-        ORDER BY s.n LIMIT 1 FOR UPDATE OF s SKIP LOCKED) \
-    RETURNING n";
+/// One slot of `$1` among 1..`$2`, not among `$3`, that is free by this
+/// statement's snapshot, locked; with its holder as the lock found it.
+/// The snapshot may predate the holder's commit (see [`take_slot`]).
+const LOCK_SLOT: &str = "SELECT s.n, s.job_id, s.lease_token FROM claim_slots AS s \
+    WHERE s.scope = $1 AND s.n <= $2 AND s.n <> ALL($3) \
+      AND (s.job_id IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS j \
+           WHERE j.job_id = s.job_id AND j.state = 'running' \
+             AND j.lease_token = s.lease_token)) \
+    ORDER BY s.n LIMIT 1 FOR UPDATE OF s SKIP LOCKED";
+
+/// Whether job `$1` runs under lease token `$2`.
+const STILL_HELD: &str = "SELECT EXISTS (SELECT 1 FROM jobs \
+    WHERE job_id = $1 AND state = 'running' AND lease_token = $2)";
+
+/// Slot `$2` of `$1` is now job `$3`'s, under token `$4`.
+const WRITE_SLOT: &str =
+    "UPDATE claim_slots SET job_id = $3, lease_token = $4 WHERE scope = $1 AND n = $2";
+
+/// Takes one free slot of `scope` among 1..`count` for `job_id` under
+/// `token`; whether one was free.
+///
+/// The look ([`LOCK_SLOT`]) reads the jobs by its statement's snapshot.
+/// When the slot it locks was taken by a claim that committed after that
+/// snapshot, PostgreSQL re-checks the slot row as that claim left it, but
+/// its job still by the old snapshot, where it was not yet running: the
+/// slot looks free. So the holder found under the lock is checked again by
+/// a statement of its own ([`STILL_HELD`]), whose snapshot, taken with the
+/// lock held, sees every claim that wrote the slot. Each look excludes
+/// the slots found held, so at most `count` looks.
+async fn take_slot(
+    tx: &Transaction<'_>,
+    scope: &str,
+    count: i32,
+    job_id: &str,
+    token: &LeaseToken,
+) -> Result<bool, PgError> {
+    let mut held: Vec<i32> = Vec::new();
+    while held.len() <= usize::try_from(count).unwrap_or(usize::MAX) {
+        let Some(slot) = tx.query_opt(LOCK_SLOT, &[&scope, &count, &held]).await? else {
+            return Ok(false);
+        };
+        let n: i32 = slot.try_get(0)?;
+        let holder: Option<String> = slot.try_get(1)?;
+        let holder_token: Option<String> = slot.try_get(2)?;
+        if let (Some(holder), Some(holder_token)) = (holder, holder_token) {
+            let still: bool = tx
+                .query_one(STILL_HELD, &[&holder, &holder_token])
+                .await?
+                .try_get(0)?;
+            if still {
+                held.push(n);
+                continue;
+            }
+        }
+        tx.execute(WRITE_SLOT, &[&scope, &n, &job_id, &token.0])
+            .await?;
+        return Ok(true);
+    }
+    Ok(false)
+}
 
 /// One try of a claim (see the module notes); `passed_over` adds to the
 /// limits' `skip`.
@@ -163,10 +218,7 @@ pub(super) async fn try_claim(
     }
     for (scope, limit) in scopes {
         let count = i32::try_from(limit).unwrap_or(i32::MAX);
-        let taken = tx
-            .query_opt(TAKE_SLOT, &[&scope, &count, &candidate.job_id, &token.0])
-            .await?;
-        if taken.is_some() {
+        if take_slot(tx, &scope, count, &candidate.job_id, token).await? {
             continue;
         }
         let made: i64 = tx
@@ -348,5 +400,168 @@ mod tests {
         assert!(plan.contains("LockRows"), "{plan}");
         assert!(!plan.contains("Sort"), "{plan}");
         assert!(!plan.contains("Seq Scan on jobs"), "{plan}");
+    }
+
+    /// Two claimers race for the last slot of a provider (limit 1): `X`
+    /// takes it for its job and commits while `Y`'s look for a free slot
+    /// of that provider has begun (its snapshot taken, held before it
+    /// reads the slot by a gate the test puts in front of the slot rows).
+    /// `Y` then meets the slot as `X` left it, but reads the jobs as they
+    /// were before `X`'s commit: `X`'s job not yet running, the slot
+    /// seemingly free. `Y` must not take it (the fault drill once saw
+    /// three CLIs of a provider limited to two).
+    #[test]
+    fn a_slot_taken_by_a_claim_that_committed_while_another_looked_is_not_taken_twice() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let url = std::env::var("AGENTGATE_TEST_POSTGRES")
+            .expect("AGENTGATE_TEST_POSTGRES names the test cluster");
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let schema = format!("agentgate_slot_race_{}_{nanos}", std::process::id());
+        let gate = format!("{schema}_gate");
+        let key = i64::try_from(nanos % 1_000_000_007).unwrap();
+        let connect = |search_path: String| {
+            let url = url.clone();
+            async move {
+                let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                tokio::spawn(connection);
+                client
+                    .batch_execute(&format!("SET search_path = {search_path}"))
+                    .await
+                    .unwrap();
+                client
+            }
+        };
+        let (running, tried) = rt.block_on(async {
+            let admin = connect("public".into()).await;
+            admin
+                .batch_execute(&format!(
+                    "CREATE SCHEMA {schema}; SET search_path = {schema};"
+                ))
+                .await
+                .unwrap();
+            for statements in super::super::migrations::MIGRATIONS {
+                for sql in statements.iter() {
+                    admin.batch_execute(sql).await.unwrap();
+                }
+            }
+            // J0 ended and left slot 1 naming it; J1 (X's) and J2 (Y's)
+            // are queued on provider a.
+            admin
+                .batch_execute(&format!(
+                    "INSERT INTO jobs (job_id, request, state, created_at, not_before, ended_at, \
+                       providers, planned) VALUES \
+                     ('J0', '{{}}', 'succeeded', '2026-05-01T12:00:00Z', '2026-05-01T12:00:00Z', \
+                       '2026-05-01T12:00:01Z', '[\"a\"]', true), \
+                     ('J1', '{{}}', 'queued', '2026-05-01T12:00:02Z', '2026-05-01T12:00:02Z', \
+                       NULL, '[\"a\"]', true), \
+                     ('J2', '{{}}', 'queued', '2026-05-01T12:00:03Z', '2026-05-01T12:00:03Z', \
+                       NULL, '[\"a\"]', true); \
+                     INSERT INTO claim_slots (scope, n, job_id, lease_token) VALUES \
+                       ('provider:a', 1, 'J0', 'T0'), ('all', 1, NULL, NULL), \
+                       ('all', 2, NULL, NULL), ('all', 3, NULL, NULL); \
+                     CREATE SCHEMA {gate}; \
+                     CREATE FUNCTION {gate}.pass() RETURNS boolean VOLATILE LANGUAGE plpgsql AS \
+                       $$ BEGIN PERFORM pg_advisory_lock_shared({key}); \
+                       PERFORM pg_advisory_unlock_shared({key}); RETURN true; END $$; \
+                     CREATE VIEW {gate}.claim_slots AS SELECT * FROM {schema}.claim_slots \
+                       WHERE CASE WHEN scope LIKE 'provider:%' THEN {gate}.pass() ELSE true END;"
+                ))
+                .await
+                .unwrap();
+            // X takes slot 1 for J1, as its claim would, and holds its
+            // transaction open; the gate is closed.
+            let x = connect(schema.clone()).await;
+            x.batch_execute(
+                "BEGIN; \
+                 UPDATE claim_slots SET job_id = 'J1', lease_token = 'T1' \
+                   WHERE scope = 'provider:a' AND n = 1; \
+                 UPDATE jobs SET state = 'running', lease_token = 'T1', charged_provider = 'a', \
+                   lease_expires_at = '2026-05-01T12:10:00Z' WHERE job_id = 'J1';",
+            )
+            .await
+            .unwrap();
+            admin
+                .batch_execute(&format!("SELECT pg_advisory_lock({key})"))
+                .await
+                .unwrap();
+            // Y claims through the gate's view of the slots.
+            let mut y = connect(format!("{gate}, {schema}")).await;
+            let claim = tokio::spawn(async move {
+                let tx = y.transaction().await.unwrap();
+                let limits = ClaimLimits {
+                    max_running: 3,
+                    provider_limits: vec![("a".into(), 1)],
+                    exhausted: Vec::new(),
+                    only_providers: None,
+                    skip: Vec::new(),
+                };
+                let now: Timestamp = "2026-05-01T12:01:00Z".parse().unwrap();
+                let expires: Timestamp = "2026-05-01T12:11:00Z".parse().unwrap();
+                let token = LeaseToken("T2".into());
+                let tried = try_claim(&tx, "y", &token, (expires, now), &limits, &[])
+                    .await
+                    .unwrap();
+                tx.commit().await.unwrap();
+                match tried {
+                    Try::Claimed(job) => format!("claimed {}", job.job_id),
+                    Try::PassOver(job_id) => format!("passed over {job_id}"),
+                    Try::Nothing => "nothing".to_owned(),
+                    Try::WaitingForQuota { job_id, .. } => format!("quota wait {job_id}"),
+                    Try::MakeSlots { scope, .. } => format!("make slots {scope}"),
+                }
+            });
+            // Bounded: at most 600 rounds of 50 ms for Y to reach the gate.
+            let mut at_gate = false;
+            for _ in 0..600 {
+                let row = admin
+                    .query_one(
+                        "SELECT count(*) FROM pg_stat_activity \
+                         WHERE datname = current_database() AND wait_event = 'advisory'",
+                        &[],
+                    )
+                    .await
+                    .unwrap();
+                if row.get::<_, i64>(0) > 0 {
+                    at_gate = true;
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            x.batch_execute("COMMIT").await.unwrap();
+            admin
+                .batch_execute(&format!("SELECT pg_advisory_unlock({key})"))
+                .await
+                .unwrap();
+            let tried = claim.await.unwrap();
+            let running: Vec<String> = admin
+                .query(
+                    "SELECT job_id FROM jobs WHERE state = 'running' ORDER BY job_id",
+                    &[],
+                )
+                .await
+                .unwrap()
+                .iter()
+                .map(|row| row.get(0))
+                .collect();
+            admin
+                .batch_execute(&format!(
+                    "DROP SCHEMA {gate} CASCADE; DROP SCHEMA {schema} CASCADE;"
+                ))
+                .await
+                .unwrap();
+            assert!(at_gate, "Y never reached the gate");
+            (running, tried)
+        });
+        assert_eq!(running, vec!["J1".to_owned()], "Y: {tried}");
+        assert_eq!(tried, "passed over J2");
     }
 }
