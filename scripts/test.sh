@@ -6,13 +6,17 @@
 # units' test), starts a throwaway PostgreSQL cluster on a Unix socket in a
 # temporary folder (AGENTGATE_TEST_POSTGRES: the store's tests run on
 # SQLite and on it), then checks formatting and
-# lints, then runs every test, including the end-to-end tests that drive the
-# real CLIs against `agentgate fake-llm`, and the fault drill last, alone.
-# Arguments go to one `cargo test --workspace` instead.
+# lints, then runs every test with cargo-nextest (.config/nextest.toml: the
+# fault drills and the benchmarks' small-scale runs each run alone),
+# including the end-to-end tests that drive the real CLIs against
+# `agentgate fake-llm`, then the doc tests (which nextest does not run).
+# Arguments go to `cargo nextest run --workspace` instead (e.g. `-E
+# 'test(/fault_drill/)'` or a test name).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+scripts/install-nextest.sh
 scripts/install-clis.sh
 scripts/install-browser.sh
 scripts/install-postgres.sh
@@ -24,12 +28,10 @@ export AGENTGATE_TEST_POSTGRES
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 if [ "$#" -gt 0 ]; then
-  cargo test --workspace --locked "$@"
+  cargo nextest run --workspace --locked "$@"
   exit
 fi
-# The fault drill times processes against each other (kills, leases,
-# stamps of when each stand-in started and ended): it runs on its own
-# after the rest, so the load of the real CLIs' tests beside it does not
-# decide its timings.
-cargo test --workspace --locked -- --skip suite::fault_drill::
-cargo test -p agentgate --test all --locked -- suite::fault_drill::
+start=$SECONDS
+cargo nextest run --workspace --locked
+cargo test --workspace --locked --doc
+echo "== the tests took $((SECONDS - start)) s"
