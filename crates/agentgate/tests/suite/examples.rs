@@ -3,7 +3,7 @@
 //! with the REAL Claude Code, Codex and Gemini CLI against `agentgate
 //! fake-llm`, and with stand-ins (on `PATH`) for the CLIs the examples name
 //! that no test can install (`mycli`, `ollama`); the tool registry is
-//! listed, checked and run as the README shows; the library example is
+//! listed, checked and run as the tools guide (`docs/guide/tools.md`) shows; the library example is
 //! compiled by cargo and run as its doc comment says. The systemd units are
 //! `examples_systemd.rs`'s; the host they run on, `examples_host.rs`'s. A
 //! file added to `examples/` without a test here fails
@@ -375,7 +375,8 @@ fn providers_yaml_resolves_each_providers_aliases() {
     }
 }
 
-/// The README's tool commands, run as written from a copy of `examples/`
+/// The tool commands of the tools guide (`docs/guide/tools.md`, the book's
+/// page that the README links for tools), run as written from a copy of `examples/`
 /// (`cd examples && agentgate tools list && agentgate tools check
 /// word_count`, then `agentgate tool --copy-in notes.txt word_count ...`).
 #[test]
@@ -393,11 +394,11 @@ fn the_tool_registry_runs_as_the_readme_shows() {
         LIMIT,
     );
     assert_eq!(copied.code, Some(0), "{}", copied.all_output());
-    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(workspace_root().join("docs/guide/tools.md")).unwrap();
     let shown = "cd examples && agentgate tools list && agentgate tools check word_count";
     assert!(
         readme.contains(shown),
-        "the README no longer shows {shown:?}"
+        "docs/guide/tools.md no longer shows {shown:?}"
     );
 
     let list = host.agentgate(&examples, &["tools", "list"]);
@@ -429,7 +430,7 @@ fn the_tool_registry_runs_as_the_readme_shows() {
     }
 }
 
-/// The README's `agentgate tool ...` lines of the tools section.
+/// The `agentgate tool ...` lines of the tools guide.
 fn readme_tool_commands(readme: &str) -> Vec<String> {
     let commands: Vec<String> = readme
         .lines()
@@ -438,7 +439,7 @@ fn readme_tool_commands(readme: &str) -> Vec<String> {
         .collect();
     assert!(
         commands.len() >= 2,
-        "the README shows no `agentgate tool` line: {commands:?}"
+        "docs/guide/tools.md shows no `agentgate tool` line: {commands:?}"
     );
     commands
 }
