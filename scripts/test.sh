@@ -6,7 +6,9 @@
 # units' test), starts a throwaway PostgreSQL cluster on a Unix socket in a
 # temporary folder (AGENTGATE_TEST_POSTGRES: the store's tests run on
 # SQLite and on it), then checks formatting and
-# lints, then runs every test with cargo-nextest (.config/nextest.toml: the
+# lints, builds the book (mdbook build docs: scripts/install-mdbook.sh
+# installs the pinned mdbook; the book's links are checked by the test
+# suite::docs_links), then runs every test with cargo-nextest (.config/nextest.toml: the
 # fault drills and the benchmarks' small-scale runs each run alone),
 # including the end-to-end tests that drive the real CLIs against
 # `agentgate fake-llm`, then the doc tests (which nextest does not run).
@@ -17,6 +19,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 scripts/install-nextest.sh
+scripts/install-mdbook.sh
 scripts/install-clis.sh
 scripts/install-browser.sh
 scripts/install-postgres.sh
@@ -27,6 +30,7 @@ AGENTGATE_TEST_POSTGRES=$(scripts/pg-cluster.sh start "$pg_dir")
 export AGENTGATE_TEST_POSTGRES
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+mdbook build docs
 if [ "$#" -gt 0 ]; then
   cargo nextest run --workspace --locked "$@"
   exit

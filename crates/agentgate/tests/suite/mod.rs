@@ -1,8 +1,10 @@
 mod cli_node;
+mod cli_reference;
 mod cli_versions;
 mod client_cli;
 mod config_cmd;
 mod dashboard;
+mod docs_links;
 mod dry_run_quota;
 mod examples;
 mod examples_host;
