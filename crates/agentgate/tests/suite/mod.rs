@@ -3,6 +3,7 @@ mod cli_reference;
 mod cli_versions;
 mod client_cli;
 mod config_cmd;
+mod config_doc;
 mod dashboard;
 mod docs_links;
 mod dry_run_quota;
