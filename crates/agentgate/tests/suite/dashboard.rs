@@ -140,7 +140,8 @@ fn the_page_follows_a_run_live_and_cancels_another() {
     assert!(runs.contains(&held) && runs.contains(&live), "{runs}");
     let shot = artifact("dashboard.png");
     browser.screenshot(&shot);
-    // `AGENTGATE_SCREENSHOT=docs/dashboard.png` refreshes the README's.
+    // `AGENTGATE_SCREENSHOT=docs/dashboard.png` refreshes the book's
+    // (docs/operating/dashboard.md shows it).
     if let Ok(to) = std::env::var("AGENTGATE_SCREENSHOT") {
         std::fs::copy(&shot, super::support::workspace_root().join(to)).unwrap();
     }

@@ -284,9 +284,10 @@ fn a_retried_job_streams_both_runs_and_submit_stream_ends_with_the_last() {
     );
 }
 
-/// `bench-serve` (the program behind the README's figures at scale) runs
-/// its three measures to the end on a small scale: every job succeeds and
-/// every SSE client gets every event, or it exits 1.
+/// `bench-serve` (the program behind the figures at scale of
+/// docs/operating/benchmarks.md) runs its three measures to the end on a
+/// small scale: every job succeeds and every SSE client gets every event,
+/// or it exits 1.
 #[test]
 fn the_scale_bench_runs_its_measures_on_a_small_scale() {
     let agentgate = std::path::Path::new(env!("CARGO_BIN_EXE_agentgate"));
@@ -320,8 +321,8 @@ fn the_scale_bench_runs_its_measures_on_a_small_scale() {
     }
 }
 
-/// `bench-queue` (the program behind the README's throughput table) runs
-/// every measure to the end on a small scale, on SQLite and on the test
+/// `bench-queue` (the program behind the throughput table of
+/// docs/operating/benchmarks.md) runs every measure to the end on a small scale, on SQLite and on the test
 /// PostgreSQL server: every job succeeds on every row, or it exits 1.
 #[test]
 fn the_queue_bench_runs_every_row_on_a_small_scale() {
@@ -402,8 +403,8 @@ fn the_queue_bench_runs_every_row_on_a_small_scale() {
     assert!(depths.iter().all(|l| l.contains(" MiB")), "{}", run.stdout);
 }
 
-/// `bench-sse --followers` (the README's figure for followers of a queued
-/// run) runs on a small scale: every follower gets its stream's head, and
+/// `bench-sse --followers` (docs/reference/http-api.md's figure for
+/// followers of a queued run) runs on a small scale: every follower gets its stream's head, and
 /// serve's CPU is read with none and with them, or it exits 1.
 #[test]
 fn the_followers_bench_runs_on_a_small_scale() {

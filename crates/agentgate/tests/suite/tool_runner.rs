@@ -517,8 +517,8 @@ fn exiting_ok_without_a_valid_result_is_a_protocol_error() {
     assert!(envelope.warnings.is_empty(), "{:?}", envelope.warnings);
 }
 
-/// The repository's own example registry (examples/tools), as the README
-/// shows it: a shell tool, its input copied into the workspace.
+/// The repository's own example registry (examples/tools), as
+/// docs/guide/tools.md shows it: a shell tool, its input copied into the workspace.
 #[test]
 fn the_readme_example_runs_and_is_recorded_as_a_tool_run() {
     let p = Project::new();

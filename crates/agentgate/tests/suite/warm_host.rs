@@ -217,8 +217,8 @@ fn across_invocations(cli: Cli) {
 
     // A CLI writes its session history after it reports the turn (Qwen
     // Code's write comes when its response stream is next read): a host
-    // killed in that moment loses the turn from the history, as the README
-    // says. The crash comes once the CLI has written the second reply.
+    // killed in that moment loses the turn from the history, as
+    // docs/guide/sessions.md says. The crash comes once the CLI has written the second reply.
     assert!(
         wait_until(Duration::from_secs(30), || b.cli_wrote_reply("reply-two")),
         "{cli}: the CLI never wrote the second reply to its session: {all}"
