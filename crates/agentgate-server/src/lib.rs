@@ -24,16 +24,13 @@
 //! - its own accept loop ([`conn`]): a header-read timeout, an idle
 //!   timeout and a connection limit ([`ConnLimits`]);
 //! - `POST /v1/runs` and `POST /v1/runs/{id}/cancel` (`run_routes.rs`):
-//!   the job queue, run by the [`executor`] within the config's `queue:`
-//!   limits;
+//!   the job queue, run by the executor (the `agentgate-executor` crate,
+//!   below this one: the server is routes over it) within the config's
+//!   `queue:` limits;
 //! - `POST /v1/workflows` (`workflow_routes.rs`): a workflow queued as a
-//!   job whose run is the workflow run, started or resumed by the executor
-//!   ([`executor::workflow_job`]);
-//! - the config's `schedules:` and `watch:` ([`automation`]): jobs created
-//!   at each cron fire and for each new file of a watched folder;
-//! - [`job_request`]: what every job stores, typed: a run's request (the
-//!   body of `POST /v1/runs`, a schedule's, a watched folder's) or a
-//!   workflow's, tagged by `kind`, read with serde;
+//!   job whose run is the workflow run, started or resumed by the executor;
+//! - the config's `schedules:` and `watch:` (the executor crate's
+//!   `automation`), started and stopped by [`Server`];
 //! - the dashboard at `/` (open; the page asks for the token), and the
 //!   API's own [`client`] that `agentgate submit`, `cancel`, `tail` and
 //!   `runs --server` use;
@@ -42,12 +39,12 @@
 //!   cancelled and requeued).
 //!
 //! - `GET /v1/workers` (`workers_route.rs`): the executors sharing the
-//!   store ([`presence`]), `serve`'s own among them unless it runs with
-//!   `--no-executor` (a pure API: it claims nothing);
-//! - [`worker`]: `agentgate worker`, the executor without HTTP (with
-//!   `--metrics-listen`, a listener of its own for `GET /metrics` only);
+//!   store (the executor crate's `presence`), `serve`'s own among them
+//!   unless it runs with `--no-executor` (a pure API: it claims nothing);
 //! - `GET /metrics` ([`metrics`]): the Prometheus text format, behind the
-//!   token: the store's queue and workers, this process's counters.
+//!   token: the store's queue and workers, this process's counters; and
+//!   [`metrics::MetricsListener`], the listener of `agentgate worker
+//!   --metrics-listen` (the worker itself is the executor crate's).
 //!
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
@@ -55,34 +52,27 @@
 mod answer_origin;
 mod approval_routes;
 mod auth_failures;
-pub mod automation;
 pub mod client;
-pub mod clock;
 pub mod conn;
 mod dashboard;
 mod error;
 pub mod events;
-pub mod executor;
 mod gate;
 mod info;
-pub mod job_request;
 pub mod metrics;
 pub mod openapi;
-mod planning;
-pub mod presence;
 mod router;
 mod routes;
 mod run_routes;
 mod runs;
 mod server;
-mod signals;
 mod state;
 pub mod token;
 pub mod views;
-pub mod worker;
 mod workers_route;
 mod workflow_routes;
 
+pub use agentgate_executor::signals::{StopSignals, shutdown_signal};
 pub use conn::ConnLimits;
 pub use error::{ApiError, ErrorBody, ErrorDetail, ServeError};
 pub use gate::MAX_BODY_BYTES;
@@ -93,6 +83,5 @@ pub use runs::{DEFAULT_PAGE, MAX_PAGE};
 pub use server::{
     DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped, is_loopback, parse_listen,
 };
-pub use signals::{StopSignals, shutdown_signal};
 pub use state::{AppState, DEFAULT_KEEP_ALIVE, EVENT_POLL_ENV, EventStreamOptions, HEALTH_TTL};
 pub use workflow_routes::WorkflowSubmission;

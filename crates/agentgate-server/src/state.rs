@@ -10,8 +10,8 @@ use agentgate_core::health::HealthReport;
 use agentgate_store::StoreBackend;
 use tokio::sync::Mutex;
 
-use crate::clock::Clock;
-use crate::executor::Executor;
+use agentgate_executor::clock::Clock;
+use agentgate_executor::executor::Executor;
 
 use crate::token::Token;
 
@@ -28,7 +28,7 @@ pub struct AppState {
     /// with `--no-executor`: the workers sharing the store run the jobs.
     pub queue: Option<Arc<Executor>>,
     /// This process's counters (the executor's; all zero without one).
-    pub metrics: Arc<crate::metrics::registry::Metrics>,
+    pub metrics: Arc<agentgate_executor::metrics::Metrics>,
     /// The clock requests are stamped with (the executor's, when it runs).
     pub clock: Arc<dyn Clock>,
     /// How `GET /v1/runs/{id}/events` waits and keeps streams alive.

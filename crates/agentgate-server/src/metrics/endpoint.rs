@@ -3,17 +3,16 @@
 
 use std::sync::Arc;
 
+use agentgate_executor::executor::Executor;
 use agentgate_store::StoreBackend;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use jiff::Timestamp;
 
-use super::page::render;
-use super::registry::Metrics;
-use super::text;
+use agentgate_executor::metrics::{Metrics, render, text};
+
 use crate::error::ApiError;
-use crate::executor::Executor;
 use crate::state::AppState;
 
 /// `GET /metrics`: the Prometheus text format (version 0.0.4), behind the

@@ -21,14 +21,15 @@
 //!   Sum them over the processes (`sum by (provider)`) for the cluster.
 //!
 //! A scrape's store calls block: they run on `spawn_blocking`.
+//!
+//! The counters, the text format and the page are the executor's
+//! (`agentgate_executor::metrics`, no HTTP); this module serves them:
+//! [`endpoint`] the route of `serve`'s router, [`listener`] the worker's
+//! listener of its own.
 
 pub mod endpoint;
 pub mod listener;
-pub mod page;
-pub mod registry;
-pub mod text;
 
+pub use agentgate_executor::metrics::{Metrics, RunEnd, render, text};
 pub use endpoint::scrape;
-pub use listener::{MetricsListener, ServingMetrics};
-pub use page::render;
-pub use registry::{Metrics, RunEnd};
+pub use listener::MetricsListener;

@@ -75,7 +75,7 @@ mod job;
 mod job_end;
 pub mod limits;
 mod notify;
-pub(crate) mod sealing;
+pub mod sealing;
 mod take_back;
 mod warm_hold;
 pub mod workflow_job;
