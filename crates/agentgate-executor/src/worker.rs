@@ -31,6 +31,7 @@ use tokio::task::JoinHandle;
 use crate::StartError;
 use crate::clock::Clock;
 use crate::executor::{Executor, ExecutorOptions};
+use crate::metrics::Metrics;
 use crate::presence::{Presence, PresenceInfo};
 pub use crate::signals::StopSignals;
 
@@ -61,8 +62,8 @@ pub struct WorkerOptions {
     pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
 }
 
-/// What a worker's metrics page reads: its store, its clock and its
-/// executor (whose [`Executor::metrics`] are the counters).
+/// What a worker's metrics page reads: its store, its clock, its executor
+/// and the counters the executor feeds.
 #[derive(Debug, Clone)]
 pub struct MetricsSource {
     /// The store whose queue and workers the page counts.
@@ -71,6 +72,8 @@ pub struct MetricsSource {
     pub clock: Arc<dyn Clock>,
     /// The worker's executor.
     pub executor: Arc<Executor>,
+    /// The worker's counters (its executor's observer).
+    pub metrics: Arc<Metrics>,
 }
 
 /// A bound `GET /metrics` listener (`agentgate worker --metrics-listen`),
@@ -109,7 +112,7 @@ pub struct Worker<M = NoMetrics> {
     grace: Duration,
     store: StoreLocation,
     metrics: Option<M>,
-    sources: (Arc<dyn StoreBackend>, Arc<dyn Clock>),
+    sources: (Arc<dyn StoreBackend>, Arc<dyn Clock>, Arc<Metrics>),
 }
 
 /// How [`Worker::run`] ended.
@@ -163,6 +166,7 @@ impl<M: MetricsExport> Worker<M> {
         store.set_event_log_bound(config.event_log.max_bytes);
         crate::signals::raise_open_files_limit();
         let lease = config.queue.lease;
+        let counters = Arc::new(Metrics::default());
         let executor = Arc::new(
             Executor::start(
                 store.clone(),
@@ -175,7 +179,7 @@ impl<M: MetricsExport> Worker<M> {
                     concurrency: options.concurrency,
                     providers: providers.clone(),
                     keys,
-                    ..ExecutorOptions::default()
+                    observer: Some(counters.clone()),
                 },
             )
             .map_err(StartError::Executor)?,
@@ -192,7 +196,7 @@ impl<M: MetricsExport> Worker<M> {
             grace: options.grace,
             store: location,
             metrics,
-            sources: (store, clock),
+            sources: (store, clock, counters),
         })
     }
 
@@ -216,13 +220,14 @@ impl<M: MetricsExport> Worker<M> {
     /// stop signal, then drain (see the module notes); a second signal cuts
     /// the grace short.
     pub async fn run(mut self, signals: StopSignals) -> Result<WorkerStopped, StartError> {
-        let (store, clock) = self.sources.clone();
+        let (store, clock, metrics) = self.sources.clone();
         let serving = match self.metrics.take() {
             Some(listener) => {
                 let source = MetricsSource {
                     store,
                     clock,
                     executor: self.executor.clone(),
+                    metrics,
                 };
                 let (stop, stopped) = watch::channel(false);
                 let task = listener

@@ -59,6 +59,7 @@ mod error;
 pub mod events;
 mod gate;
 mod info;
+mod listen;
 pub mod metrics;
 pub mod openapi;
 mod router;
@@ -76,12 +77,11 @@ pub use agentgate_executor::signals::{StopSignals, shutdown_signal};
 pub use conn::ConnLimits;
 pub use error::{ApiError, ErrorBody, ErrorDetail, ServeError};
 pub use gate::MAX_BODY_BYTES;
+pub use listen::{is_loopback, parse_listen};
 pub use router::router;
 pub use routes::Healthz;
 pub use run_routes::RunAccepted;
 pub use runs::{DEFAULT_PAGE, MAX_PAGE};
-pub use server::{
-    DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped, is_loopback, parse_listen,
-};
+pub use server::{DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped};
 pub use state::{AppState, DEFAULT_KEEP_ALIVE, EVENT_POLL_ENV, EventStreamOptions, HEALTH_TTL};
 pub use workflow_routes::WorkflowSubmission;

@@ -30,7 +30,7 @@
 //! server is a pure API over a store that workers run the jobs of.
 
 use std::future::Future;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,12 +41,14 @@ use tokio::net::TcpListener;
 
 use crate::conn::ConnLimits;
 use crate::error::ServeError;
+use crate::listen::{is_loopback, parse_listen};
 use crate::router::router;
 use crate::state::{AppState, EventStreamOptions};
 use crate::token::{self, TokenSource};
 use agentgate_executor::automation::Automation;
 use agentgate_executor::clock::Clock;
 use agentgate_executor::executor::{Executor, ExecutorOptions};
+use agentgate_executor::metrics::Metrics;
 use agentgate_executor::presence::{Presence, PresenceInfo};
 
 /// The address `serve` listens on without `--listen`.
@@ -175,6 +177,9 @@ impl Server {
         let addr = listener
             .local_addr()
             .map_err(|source| ServeError::Bind { addr, source })?;
+        // The process's counters: the executor feeds them (its observer),
+        // `GET /metrics` reads them; all zero without an executor.
+        let metrics = Arc::new(Metrics::default());
         let (executor, presence) = if options.executor {
             let executor = Arc::new(
                 Executor::start(
@@ -186,6 +191,7 @@ impl Server {
                         tool_server: options.tool_server.clone(),
                         tool_runner: options.tool_runner.clone(),
                         keys: keys.clone(),
+                        observer: Some(metrics.clone()),
                         ..ExecutorOptions::default()
                     },
                 )
@@ -221,6 +227,7 @@ impl Server {
                 }
                 .with_poll_from_env(),
                 keys,
+                metrics,
                 ..AppState::new(token, config, store, clock, executor)
             }),
             grace: options.grace,
@@ -333,60 +340,4 @@ fn start_automation(
     }
     let queue: Arc<dyn JobQueue> = store;
     Ok(Automation::start(config, queue, clock, keys)?)
-}
-
-/// `IP:PORT`, or `localhost:PORT` for 127.0.0.1.
-pub fn parse_listen(given: &str) -> Result<SocketAddr, ServeError> {
-    let bad = || ServeError::BadListen {
-        given: given.to_owned(),
-    };
-    if let Ok(addr) = given.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    let (host, port) = given.rsplit_once(':').ok_or_else(bad)?;
-    let port: u16 = port.parse().map_err(|_| bad())?;
-    if host.eq_ignore_ascii_case("localhost") {
-        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
-    }
-    Err(bad())
-}
-
-/// 127.0.0.0/8, ::1, and ::ffff:127.x.y.z.
-pub fn is_loopback(ip: IpAddr) -> bool {
-    ip.to_canonical().is_loopback()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn listen_addresses() {
-        assert_eq!(
-            parse_listen("127.0.0.1:0").unwrap(),
-            "127.0.0.1:0".parse().unwrap()
-        );
-        assert_eq!(
-            parse_listen("localhost:7700").unwrap(),
-            "127.0.0.1:7700".parse().unwrap()
-        );
-        assert_eq!(
-            parse_listen("[::1]:80").unwrap(),
-            "[::1]:80".parse().unwrap()
-        );
-        for bad in ["7700", "example.com:80", "127.0.0.1:99999", "127.0.0.1"] {
-            let err = parse_listen(bad).unwrap_err().to_string();
-            assert!(err.contains("IP:PORT"), "{bad}: {err}");
-        }
-    }
-
-    #[test]
-    fn loopback_addresses() {
-        for ip in ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"] {
-            assert!(is_loopback(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["0.0.0.0", "::", "10.0.0.1", "::ffff:10.0.0.1"] {
-            assert!(!is_loopback(ip.parse().unwrap()), "{ip}");
-        }
-    }
 }

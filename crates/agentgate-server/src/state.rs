@@ -27,7 +27,8 @@ pub struct AppState {
     /// The queue's executor (woken on enqueue, told of cancels); `None`
     /// with `--no-executor`: the workers sharing the store run the jobs.
     pub queue: Option<Arc<Executor>>,
-    /// This process's counters (the executor's; all zero without one).
+    /// This process's counters, fed by its executor (the executor's
+    /// observer; all zero without one, and in [`AppState::new`]).
     pub metrics: Arc<agentgate_executor::metrics::Metrics>,
     /// The clock requests are stamped with (the executor's, when it runs).
     pub clock: Arc<dyn Clock>,
@@ -64,10 +65,7 @@ impl AppState {
             token,
             config,
             store,
-            metrics: queue
-                .as_ref()
-                .map(|executor| executor.metrics().clone())
-                .unwrap_or_default(),
+            metrics: Arc::default(),
             queue,
             clock,
             event_streams: EventStreamOptions::default(),

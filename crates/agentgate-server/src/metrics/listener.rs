@@ -36,8 +36,8 @@ impl MetricsListener {
     /// Parse `listen` (`IP:PORT`), choose the token (a non-loopback
     /// address needs an explicit one) and bind.
     pub fn bind(listen: &str, token_file: Option<PathBuf>) -> Result<MetricsListener, ServeError> {
-        let addr = crate::server::parse_listen(listen)?;
-        let loopback = crate::server::is_loopback(addr.ip());
+        let addr = crate::listen::parse_listen(listen)?;
+        let loopback = crate::listen::is_loopback(addr.ip());
         let (token, token_source) = token::choose(addr, loopback, token_file)?;
         let listener = std::net::TcpListener::bind(addr)
             .and_then(|l| l.set_nonblocking(true).map(|()| l))
@@ -94,7 +94,7 @@ impl MetricsExport for MetricsListener {
 }
 
 async fn worker_scrape(State(source): State<MetricsSource>) -> Response {
-    let metrics = source.executor.metrics().clone();
+    let metrics = source.metrics.clone();
     let now = source.clock.now();
     page(source.store, now, metrics, Some(source.executor)).await
 }

@@ -13,9 +13,9 @@
 //!   of the store per kind and presence (`WorkerRegistry::list_workers`: one
 //!   row per live process). `agentgate_store_up` is 0 when the store could
 //!   not be read; those gauges are then left out of the page.
-//! - **Process counters** since this process started ([`Metrics`], owned
-//!   by the executor and counted where it claims a job, loses a lease,
-//!   hands a job back and finishes a run): claims, lease losses, hand-backs,
+//! - **Process counters** since this process started ([`Metrics`], made
+//!   by the process and fed by its executor as its observer, told where it
+//!   claims a job, loses a lease, hands a job back and finishes a run): claims, lease losses, hand-backs,
 //!   runs by provider and outcome, the run duration histogram, tokens and
 //!   cost per provider. A `serve --no-executor` reports them all at zero.
 //!   Sum them over the processes (`sum by (provider)`) for the cluster.
