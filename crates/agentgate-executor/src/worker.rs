@@ -58,7 +58,7 @@ pub struct WorkerOptions {
     /// `agentgate_core::run::RunOptions::tool_server`).
     pub tool_server: Option<agentgate_core::run::ToolServer>,
     /// How workflow jobs run their tool steps (see
-    /// [`crate::ServeOptions::tool_runner`]).
+    /// `agentgate_server::ServeOptions::tool_runner`).
     pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
 }
 

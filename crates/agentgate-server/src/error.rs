@@ -76,19 +76,19 @@ pub enum ServeError {
     Start(#[from] agentgate_executor::StartError),
     /// The test clock file is unusable.
     #[error(transparent)]
-    Clock(#[from] agentgate_executor::clock::ClockFileError),
+    Clock(#[from] agentgate_executor::ClockFileError),
     /// The job executor could not start.
     #[error("failed to start the job executor: {0}")]
     Executor(std::io::Error),
     /// The schedules or watched folders could not start.
     #[error(transparent)]
-    Automation(#[from] agentgate_executor::automation::AutomationError),
+    Automation(#[from] agentgate_executor::AutomationError),
     /// `--providers` names a provider no one knows.
     #[error(transparent)]
     UnknownProvider(#[from] agentgate_core::config::UnknownProvider),
     /// The worker could not register its presence.
     #[error(transparent)]
-    Presence(#[from] agentgate_executor::presence::PresenceError),
+    Presence(#[from] agentgate_executor::PresenceError),
     /// The accept loop failed.
     #[error("the server failed: {0}")]
     Io(std::io::Error),

@@ -20,7 +20,7 @@ use crate::views::{
     LimitView, ProviderCounts, QueueView, QuotaList, SessionDeleted, SessionList, SessionView,
     StateCounts,
 };
-use agentgate_executor::executor::limits::RunningJob;
+use agentgate_executor::RunningJob;
 
 /// Runs `f` with the store on the blocking pool; its error is a 500.
 async fn with_store<T, F>(state: &Arc<AppState>, f: F) -> Result<T, ApiError>

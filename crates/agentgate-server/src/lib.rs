@@ -73,7 +73,7 @@ pub mod views;
 mod workers_route;
 mod workflow_routes;
 
-pub use agentgate_executor::signals::{StopSignals, shutdown_signal};
+pub use agentgate_executor::{StopSignals, shutdown_signal};
 pub use conn::ConnLimits;
 pub use error::{ApiError, ErrorBody, ErrorDetail, ServeError};
 pub use gate::MAX_BODY_BYTES;

@@ -5,7 +5,7 @@
 //! non-loopback address without an explicit token *before* creating any
 //! file or socket), load the config, open the store, bind. The caller then prints
 //! [`Server::url`] and calls [`Server::run`] with a shutdown future
-//! ([`agentgate_executor::signals::shutdown_signal`] for SIGTERM and SIGINT).
+//! ([`agentgate_executor::shutdown_signal`] for SIGTERM and SIGINT).
 //!
 //! Connections are accepted by the server's own loop ([`crate::conn`]):
 //! a header-read timeout, an idle timeout and a connection limit
@@ -16,15 +16,15 @@
 //! streams end; requests in flight get up to the grace to finish, then
 //! whatever is left is dropped. At the same time the job executor stops claiming and gives its
 //! running jobs the same grace; then it cancels them and puts them back in
-//! the queue for the next start ([`agentgate_executor::executor::Executor::drain`]).
+//! the queue for the next start ([`agentgate_executor::Executor::drain`]).
 //! This is the one place where stopping happens. The schedules and watched
-//! folders ([`agentgate_executor::automation`]) start after the bind and stop when `run`
+//! folders ([`agentgate_executor::Automation`]) start after the bind and stop when `run`
 //! returns.
 //!
 //! [`Server::bind`] also opens the store (the same as `agentgate run`'s),
-//! picks the executor's clock ([`agentgate_executor::clock::from_env`]) and starts the
+//! picks the executor's clock ([`agentgate_executor::clock_from_env`]) and starts the
 //! executor: jobs left by a previous server are taken back at once. The
-//! executor registers its presence ([`agentgate_executor::presence`], kind `serve`),
+//! executor registers its presence ([`agentgate_executor::Presence`], kind `serve`),
 //! marked draining at the stop signal and removed when `run` returns.
 //! `--no-executor` ([`ServeOptions::executor`] false) starts neither: the
 //! server is a pure API over a store that workers run the jobs of.
@@ -45,11 +45,11 @@ use crate::listen::{is_loopback, parse_listen};
 use crate::router::router;
 use crate::state::{AppState, EventStreamOptions};
 use crate::token::{self, TokenSource};
-use agentgate_executor::automation::Automation;
-use agentgate_executor::clock::Clock;
-use agentgate_executor::executor::{Executor, ExecutorOptions};
-use agentgate_executor::metrics::Metrics;
-use agentgate_executor::presence::{Presence, PresenceInfo};
+use agentgate_executor::Automation;
+use agentgate_executor::Clock;
+use agentgate_executor::Metrics;
+use agentgate_executor::{Executor, ExecutorOptions};
+use agentgate_executor::{Presence, PresenceInfo};
 
 /// The address `serve` listens on without `--listen`.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7700";
@@ -150,7 +150,7 @@ impl Server {
         let (token, token_source) =
             token::choose(addr, is_loopback(addr.ip()), options.token_file.clone())?;
         let config = Config::load(options.config.as_deref())?;
-        let open_files = agentgate_executor::signals::raise_open_files_limit();
+        let open_files = agentgate_executor::raise_open_files_limit();
         let mut limits = options.limits;
         limits.max_connections =
             crate::conn::connections_within(limits.max_connections, open_files);
@@ -162,7 +162,7 @@ impl Server {
                 open_files.unwrap_or_default()
             );
         }
-        let clock = agentgate_executor::clock::from_env()?;
+        let clock = agentgate_executor::clock_from_env()?;
         let location =
             agentgate_core::store_choice::choose(options.store.clone(), config.store.as_ref())?;
         let store = agentgate_store::open_store(&location, STORE_POOL_SIZE)?;
@@ -202,7 +202,7 @@ impl Server {
                 providers: Vec::new(),
                 concurrency: None,
             };
-            let presence = agentgate_executor::presence::start_or_warn(
+            let presence = agentgate_executor::Presence::start_or_warn(
                 store.clone(),
                 executor.clone(),
                 config.queue.lease,

@@ -10,8 +10,8 @@ use agentgate_core::health::HealthReport;
 use agentgate_store::StoreBackend;
 use tokio::sync::Mutex;
 
-use agentgate_executor::clock::Clock;
-use agentgate_executor::executor::Executor;
+use agentgate_executor::Clock;
+use agentgate_executor::Executor;
 
 use crate::token::Token;
 
@@ -29,7 +29,7 @@ pub struct AppState {
     pub queue: Option<Arc<Executor>>,
     /// This process's counters, fed by its executor (the executor's
     /// observer; all zero without one, and in [`AppState::new`]).
-    pub metrics: Arc<agentgate_executor::metrics::Metrics>,
+    pub metrics: Arc<agentgate_executor::Metrics>,
     /// The clock requests are stamped with (the executor's, when it runs).
     pub clock: Arc<dyn Clock>,
     /// How `GET /v1/runs/{id}/events` waits and keeps streams alive.

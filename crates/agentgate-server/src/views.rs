@@ -12,7 +12,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use agentgate_executor::job_request::{JobKind, JobRequest};
+use agentgate_executor::{JobKind, JobRequest};
 
 /// Where a run is. A queued run waits to be claimed (see `not_before` and
 /// `waiting_for`); the last four are final.
@@ -124,9 +124,9 @@ impl From<JobRecord> for RunView {
             cancel_requested: job.cancel_requested,
             error: job.error,
             ended_at: job.ended_at,
-            request: without_secrets(as_submitted(
-                agentgate_executor::executor::sealing::without_sealed(job.request),
-            )),
+            request: without_secrets(as_submitted(agentgate_executor::without_sealed(
+                job.request,
+            ))),
             envelope: job.envelope,
         }
     }

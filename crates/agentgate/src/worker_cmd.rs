@@ -1,5 +1,5 @@
 //! `agentgate worker`: the flags, the start-up lines, and the exit code.
-//! Everything else is `agentgate_executor::worker`; with `--metrics-listen`,
+//! Everything else is `agentgate_executor::Worker`; with `--metrics-listen`,
 //! the listener is `agentgate_server::metrics::MetricsListener` (the
 //! executor crate has no HTTP).
 
@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_executor::worker::{StopSignals, Worker, WorkerOptions, WorkerStopped};
+use agentgate_executor::{StopSignals, Worker, WorkerOptions, WorkerStopped};
 use agentgate_server::metrics::MetricsListener;
 use agentgate_server::token::TokenSource;
 use anyhow::Context;

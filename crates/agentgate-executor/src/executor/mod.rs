@@ -96,10 +96,10 @@ use agentgate_core::config::{Config, LeaseExpiry};
 use agentgate_core::run::CancelRequest;
 use agentgate_store::{ExpiryPolicy, RunOwner, StoreBackend};
 
-pub use facts::{ProviderFilter, claim_facts, plan_providers, plan_request};
+pub use facts::ProviderFilter;
 pub use job::error_envelope;
 use limits::RunningJob;
-pub use observer::{JobObserver, RunEnd};
+pub use observer::{JobObserver, RunEnd, Unobserved};
 
 use crate::clock::Clock;
 

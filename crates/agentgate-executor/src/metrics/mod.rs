@@ -12,4 +12,4 @@ pub mod registry;
 pub mod text;
 
 pub use page::render;
-pub use registry::{Metrics, RunEnd};
+pub use registry::Metrics;

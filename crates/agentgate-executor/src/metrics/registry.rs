@@ -11,7 +11,7 @@ use agentgate_protocol::TokensUsed;
 
 use super::text::{Exposition, Histogram, Kind};
 use crate::executor::observer::JobObserver;
-pub use crate::executor::observer::RunEnd;
+use crate::executor::observer::RunEnd;
 
 /// The counters of one process (see the module notes). Shared by its
 /// executor, which counts through [`JobObserver`], and its `/metrics`

@@ -1,5 +1,5 @@
 //! How many connections fit under the open-files limit (which
-//! `agentgate_executor::signals::raise_open_files_limit` raised first).
+//! `agentgate_executor::raise_open_files_limit` raised first).
 
 /// Descriptors kept out of the connection limit: the running jobs' pipes
 /// and files, the store, the logs.

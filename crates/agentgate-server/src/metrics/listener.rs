@@ -3,13 +3,13 @@
 //! `serve`'s API (chosen the same way, [`token::choose`]), through the
 //! same gate (every path needs the token) and accept loop (the default
 //! [`ConnLimits`]). It is the worker's
-//! [`MetricsExport`]: `agentgate_executor::worker` has no HTTP of its own.
+//! [`MetricsExport`]: the executor crate's `Worker` has no HTTP of its own.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agentgate_executor::worker::{MetricsExport, MetricsSource};
+use agentgate_executor::{MetricsExport, MetricsSource};
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::middleware;

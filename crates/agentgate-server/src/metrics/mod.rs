@@ -23,13 +23,13 @@
 //! A scrape's store calls block: they run on `spawn_blocking`.
 //!
 //! The counters, the text format and the page are the executor's
-//! (`agentgate_executor::metrics`, no HTTP); this module serves them:
+//! (the `agentgate-executor` crate, no HTTP); this module serves them:
 //! [`endpoint`] the route of `serve`'s router, [`listener`] the worker's
 //! listener of its own.
 
 pub mod endpoint;
 pub mod listener;
 
-pub use agentgate_executor::metrics::{Metrics, RunEnd, render, text};
+pub use agentgate_executor::Metrics;
 pub use endpoint::scrape;
 pub use listener::MetricsListener;

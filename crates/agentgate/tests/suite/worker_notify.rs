@@ -7,7 +7,7 @@
 //! them and its end one other, not all three (schema v8's idle list): the
 //! workers' debug log counts their claim passes and says what woke each.
 
-use agentgate_executor::executor::POLL_ENV;
+use agentgate_executor::POLL_ENV;
 use agentgate_protocol::ErrorKind;
 use agentgate_store::JobState;
 use serde_json::json;
