@@ -14,7 +14,7 @@
 //! With `--metrics-listen`, the worker also listens for `GET /metrics`
 //! (the page of [`crate::metrics`]), and nothing else. This crate has no
 //! HTTP: the caller hands [`Worker::start`] a binder that makes the
-//! listener (a [`MetricsExport`]; `agentgate_server::metrics::MetricsListener`,
+//! listener (a [`MetricsExport`]; `agentgate_server::MetricsListener`,
 //! whose token is chosen as `serve` chooses its own), called at start
 //! before anything is claimed. The listener closes after the drain.
 
@@ -78,7 +78,7 @@ pub struct MetricsSource {
 
 /// A bound `GET /metrics` listener (`agentgate worker --metrics-listen`),
 /// not yet serving. Implemented by the HTTP side
-/// (`agentgate_server::metrics::MetricsListener`): this crate has none.
+/// (`agentgate_server::MetricsListener`): this crate has none.
 pub trait MetricsExport: Send + 'static {
     /// Serve the page of `source` on the current tokio runtime until `stop`
     /// turns true (a scrape in flight is answered first); the task ends

@@ -1,6 +1,6 @@
 //! `agentgate worker`: the flags, the start-up lines, and the exit code.
 //! Everything else is `agentgate_executor::Worker`; with `--metrics-listen`,
-//! the listener is `agentgate_server::metrics::MetricsListener` (the
+//! the listener is `agentgate_server::MetricsListener` (the
 //! executor crate has no HTTP).
 
 use std::path::Path;
@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agentgate_executor::{StopSignals, Worker, WorkerOptions, WorkerStopped};
-use agentgate_server::metrics::MetricsListener;
-use agentgate_server::token::TokenSource;
+use agentgate_server::MetricsListener;
+use agentgate_server::TokenSource;
 use anyhow::Context;
 
 use crate::output::{Stdout, note};

@@ -23,7 +23,7 @@ use crate::gate::Gate;
 use crate::token::{self, Token, TokenSource};
 
 /// `agentgate worker --metrics-listen`'s listener, bound and its token
-/// chosen ([`token::choose`], as `serve` does), not yet serving.
+/// chosen (`token::choose`, as `serve` does), not yet serving.
 #[derive(Debug)]
 pub struct MetricsListener {
     listener: std::net::TcpListener,

@@ -13,7 +13,7 @@
 //!   of the store per kind and presence (`WorkerRegistry::list_workers`: one
 //!   row per live process). `agentgate_store_up` is 0 when the store could
 //!   not be read; those gauges are then left out of the page.
-//! - **Process counters** since this process started ([`Metrics`], made
+//! - **Process counters** since this process started ([`Metrics`](agentgate_executor::Metrics), made
 //!   by the process and fed by its executor as its observer, told where it
 //!   claims a job, loses a lease, hands a job back and finishes a run): claims, lease losses, hand-backs,
 //!   runs by provider and outcome, the run duration histogram, tokens and
@@ -30,6 +30,4 @@
 pub mod endpoint;
 pub mod listener;
 
-pub use agentgate_executor::Metrics;
-pub use endpoint::scrape;
 pub use listener::MetricsListener;
