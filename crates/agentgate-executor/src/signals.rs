@@ -1,6 +1,6 @@
 //! What the long-running processes (`serve`, `worker`) share about their
 //! process: the stop signals, and the open-files limit they raise (the
-//! server keeps its connection limit under it: `agentgate_server::conn`).
+//! server keeps its connection limit under it: `agentgate_server`'s `conn`).
 
 use std::future::Future;
 

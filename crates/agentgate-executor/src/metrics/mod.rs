@@ -3,7 +3,7 @@
 //! loses a lease, hands a job back and finishes a run: this module sits
 //! above the executor, which never calls into it), the Prometheus text format ([`text`])
 //! and the page a scrape answers ([`render`]: the store's cluster gauges,
-//! then this process's executor and counters). `agentgate_server::metrics`
+//! then this process's executor and counters). `agentgate_server`'s `metrics`
 //! serves the page at `GET /metrics`, for `serve` and for
 //! `agentgate worker --metrics-listen`; its notes list the series.
 
