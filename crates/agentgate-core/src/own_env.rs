@@ -6,7 +6,7 @@
 //!   `AGENTGATE_HOME` (where the token file is), `AGENTGATE_STORE`,
 //!   `AGENTGATE_CONFIG`, every other `AGENTGATE_*`), or
 //! - its value holds a secret this process holds ([`hold`]): the API token
-//!   (`agentgate_server::token::choose`), the store's URL and the password
+//!   (`agentgate_server`'s `token::choose`), the store's URL and the password
 //!   in it (`store_choice`). A value of [`CONTAINED_MIN`] bytes or more is
 //!   found anywhere in another value (`DATABASE_URL=postgres://u:pw@h/db`
 //!   holds the password); a shorter one only as the whole value.

@@ -71,29 +71,24 @@ pub enum ServeError {
         /// Why.
         source: std::io::Error,
     },
-    /// The signal handlers could not be installed.
-    #[error("failed to watch {signal}: {source}")]
-    Signal {
-        /// SIGTERM or SIGINT.
-        signal: &'static str,
-        /// Why.
-        source: std::io::Error,
-    },
+    /// The executor's side could not start (the signal handlers, ...).
+    #[error(transparent)]
+    Start(#[from] agentgate_executor::StartError),
     /// The test clock file is unusable.
     #[error(transparent)]
-    Clock(#[from] crate::clock::ClockFileError),
+    Clock(#[from] agentgate_executor::ClockFileError),
     /// The job executor could not start.
     #[error("failed to start the job executor: {0}")]
     Executor(std::io::Error),
     /// The schedules or watched folders could not start.
     #[error(transparent)]
-    Automation(#[from] crate::automation::AutomationError),
+    Automation(#[from] agentgate_executor::AutomationError),
     /// `--providers` names a provider no one knows.
     #[error(transparent)]
     UnknownProvider(#[from] agentgate_core::config::UnknownProvider),
     /// The worker could not register its presence.
     #[error(transparent)]
-    Presence(#[from] crate::presence::PresenceError),
+    Presence(#[from] agentgate_executor::PresenceError),
     /// The accept loop failed.
     #[error("the server failed: {0}")]
     Io(std::io::Error),

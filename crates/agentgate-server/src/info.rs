@@ -15,12 +15,12 @@ use axum::extract::{Path, State};
 use jiff::Timestamp;
 
 use crate::error::ApiError;
-use crate::executor::limits::RunningJob;
 use crate::state::AppState;
 use crate::views::{
     LimitView, ProviderCounts, QueueView, QuotaList, SessionDeleted, SessionList, SessionView,
     StateCounts,
 };
+use agentgate_executor::RunningJob;
 
 /// Runs `f` with the store on the blocking pool; its error is a 500.
 async fn with_store<T, F>(state: &Arc<AppState>, f: F) -> Result<T, ApiError>

@@ -10,89 +10,102 @@
 //!   [`HEALTH_TTL`];
 //! - the read API over the store: `GET /v1/runs` (the queue's jobs, with
 //!   filters and keyset pages), `GET /v1/runs/{id}`, `GET
-//!   /v1/runs/{id}/events` (Server-Sent Events, see [`events`]), `GET
+//!   /v1/runs/{id}/events` (Server-Sent Events, see `events/`), `GET
 //!   /v1/queue`, `GET /v1/sessions`, `DELETE /v1/sessions/{name}`, `GET
-//!   /v1/quota`, `GET /v1/providers`; their bodies are the types of
-//!   [`views`];
-//! - `GET /v1/openapi.json`, the OpenAPI 3.1 document ([`openapi`]; a new
-//!   route joins it with one line in [`openapi::ApiDoc`]'s `paths(...)`);
-//! - bearer-token auth on every `/v1` route ([`token`] says where the token
-//!   comes from), checked before any byte of a body is read, with `429`
+//!   /v1/quota`, `GET /v1/providers`; their bodies are the view types
+//!   ([`RunView`], [`RunPage`], [`QueueView`], ...; `views.rs`);
+//! - `GET /v1/openapi.json`, the OpenAPI 3.1 document ([`openapi_document`];
+//!   a new route joins it with one line in [`ApiDoc`]'s `paths(...)`);
+//! - bearer-token auth on every `/v1` route ([`TokenSource`] says where the token
+//!   came from; `token.rs`), checked before any byte of a body is read, with `429`
 //!   for a peer after too many failures; a [`MAX_BODY_BYTES`] limit on
 //!   every request body (413); JSON errors `{"error": {"type", "message",
 //!   "field"}}` ([`ErrorBody`]) for 400, 401, 404, 405, 409, 413, 422, 429;
-//! - its own accept loop ([`conn`]): a header-read timeout, an idle
+//! - its own accept loop (`conn/`): a header-read timeout, an idle
 //!   timeout and a connection limit ([`ConnLimits`]);
 //! - `POST /v1/runs` and `POST /v1/runs/{id}/cancel` (`run_routes.rs`):
-//!   the job queue, run by the [`executor`] within the config's `queue:`
-//!   limits;
+//!   the job queue, run by the executor (the `agentgate-executor` crate,
+//!   below this one: the server is routes over it) within the config's
+//!   `queue:` limits;
 //! - `POST /v1/workflows` (`workflow_routes.rs`): a workflow queued as a
-//!   job whose run is the workflow run, started or resumed by the executor
-//!   ([`executor::workflow_job`]);
-//! - the config's `schedules:` and `watch:` ([`automation`]): jobs created
-//!   at each cron fire and for each new file of a watched folder;
-//! - [`job_request`]: what every job stores, typed: a run's request (the
-//!   body of `POST /v1/runs`, a schedule's, a watched folder's) or a
-//!   workflow's, tagged by `kind`, read with serde;
+//!   job whose run is the workflow run, started or resumed by the executor;
+//! - the config's `schedules:` and `watch:` (the executor crate's
+//!   `automation`), started and stopped by [`Server`];
 //! - the dashboard at `/` (open; the page asks for the token), and the
-//!   API's own [`client`] that `agentgate submit`, `cancel`, `tail` and
+//!   API's own client ([`ApiClient`]) that `agentgate submit`, `cancel`, `tail` and
 //!   `runs --server` use;
 //! - graceful shutdown on SIGTERM and SIGINT ([`Server::run`]): the HTTP
 //!   drain and the executor's (running jobs get the grace, then are
 //!   cancelled and requeued).
 //!
 //! - `GET /v1/workers` (`workers_route.rs`): the executors sharing the
-//!   store ([`presence`]), `serve`'s own among them unless it runs with
-//!   `--no-executor` (a pure API: it claims nothing);
-//! - [`worker`]: `agentgate worker`, the executor without HTTP (with
-//!   `--metrics-listen`, a listener of its own for `GET /metrics` only);
-//! - `GET /metrics` ([`metrics`]): the Prometheus text format, behind the
-//!   token: the store's queue and workers, this process's counters.
+//!   store (the executor crate's `presence`), `serve`'s own among them
+//!   unless it runs with `--no-executor` (a pure API: it claims nothing);
+//! - `GET /metrics` (`metrics/`): the Prometheus text format, behind the
+//!   token: the store's queue and workers, this process's counters; and
+//!   [`MetricsListener`], the listener of `agentgate worker
+//!   --metrics-listen` (the worker itself is the executor crate's).
 //!
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
+//!
+//! The modules are private; this face re-exports the API (documented,
+//! `missing_docs` warned). They form layers without an import cycle:
+//! `error`, `listen`, `token`, `views` at the bottom, the gate and the
+//! route modules over `state`, `openapi` over the routes, `router` over
+//! them, `server` on top; the executor crate below all of them.
+
+#![warn(missing_docs)]
 
 mod answer_origin;
 mod approval_routes;
 mod auth_failures;
-pub mod automation;
-pub mod client;
-pub mod clock;
-pub mod conn;
+mod client;
+mod conn;
 mod dashboard;
 mod error;
-pub mod events;
-pub mod executor;
+mod events;
 mod gate;
 mod info;
-pub mod job_request;
-pub mod metrics;
-pub mod openapi;
-mod planning;
-pub mod presence;
+mod listen;
+mod metrics;
+mod openapi;
 mod router;
 mod routes;
 mod run_routes;
 mod runs;
 mod server;
-mod signals;
 mod state;
-pub mod token;
-pub mod views;
-pub mod worker;
+mod token;
+mod views;
 mod workers_route;
 mod workflow_routes;
 
-pub use conn::ConnLimits;
+pub use agentgate_executor::{StopSignals, shutdown_signal};
+pub use approval_routes::{ApprovalAnswer, ApprovalAnswered, PendingApprovals};
+pub use client::{
+    ApiClient, BadServerUrl, ClientError, DEFAULT_SERVER, RECONNECTS_MAX, RunEvents, SERVER_ENV,
+    SSE_LINE_MAX, ServerUrl, SseError, SseMessage, SseParser, StreamItem,
+};
+pub use conn::{
+    ConnLimits, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    MAX_HEAD_BYTES,
+};
 pub use error::{ApiError, ErrorBody, ErrorDetail, ServeError};
 pub use gate::MAX_BODY_BYTES;
+pub use listen::{is_loopback, parse_listen};
+pub use metrics::MetricsListener;
+pub use openapi::{ApiDoc, document as openapi_document, document_json as openapi_json};
 pub use router::router;
 pub use routes::Healthz;
 pub use run_routes::RunAccepted;
-pub use runs::{DEFAULT_PAGE, MAX_PAGE};
-pub use server::{
-    DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped, is_loopback, parse_listen,
-};
-pub use signals::{StopSignals, shutdown_signal};
+pub use runs::{DEFAULT_PAGE, ListParams, MAX_PAGE};
+pub use server::{DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped};
 pub use state::{AppState, DEFAULT_KEEP_ALIVE, EVENT_POLL_ENV, EventStreamOptions, HEALTH_TTL};
+pub use token::{MIN_TOKEN_CHARS, TOKEN_ENV, TOKEN_FILE_NAME, Token, TokenFileChoice, TokenSource};
+pub use views::{
+    LimitView, ProviderCounts, QueueView, QuotaList, RunPage, RunState, RunView, SessionDeleted,
+    SessionList, SessionView, StateCounts, StreamEnd, UnreadableRun,
+};
+pub use workers_route::{WorkerList, WorkerView};
 pub use workflow_routes::WorkflowSubmission;

@@ -36,10 +36,10 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::executor::{claim_facts, error_envelope, plan_request};
-use crate::job_request::JobRequest;
 use crate::state::AppState;
 use crate::views::{RunState, envelope_or_null};
+use agentgate_executor::JobRequest;
+use agentgate_executor::{claim_facts, error_envelope, plan_request};
 
 /// The answer to `POST /v1/runs` and to a cancel.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -152,7 +152,7 @@ pub async fn submit(
             planned: true,
         };
         // The store never holds a secret of the request in clear.
-        crate::executor::sealing::seal_job(&mut job, &planning.keys)
+        agentgate_executor::seal_job(&mut job, &planning.keys)
             .map_err(|e| ApiError::internal(format!("failed to queue the run: {e}")))?;
         planning
             .store

@@ -5,7 +5,7 @@
 //! non-loopback address without an explicit token *before* creating any
 //! file or socket), load the config, open the store, bind. The caller then prints
 //! [`Server::url`] and calls [`Server::run`] with a shutdown future
-//! ([`crate::signals::shutdown_signal`] for SIGTERM and SIGINT).
+//! ([`agentgate_executor::shutdown_signal`] for SIGTERM and SIGINT).
 //!
 //! Connections are accepted by the server's own loop ([`crate::conn`]):
 //! a header-read timeout, an idle timeout and a connection limit
@@ -16,21 +16,21 @@
 //! streams end; requests in flight get up to the grace to finish, then
 //! whatever is left is dropped. At the same time the job executor stops claiming and gives its
 //! running jobs the same grace; then it cancels them and puts them back in
-//! the queue for the next start ([`crate::executor::Executor::drain`]).
+//! the queue for the next start ([`agentgate_executor::Executor::drain`]).
 //! This is the one place where stopping happens. The schedules and watched
-//! folders ([`crate::automation`]) start after the bind and stop when `run`
+//! folders ([`agentgate_executor::Automation`]) start after the bind and stop when `run`
 //! returns.
 //!
 //! [`Server::bind`] also opens the store (the same as `agentgate run`'s),
-//! picks the executor's clock ([`crate::clock::from_env`]) and starts the
+//! picks the executor's clock ([`agentgate_executor::clock_from_env`]) and starts the
 //! executor: jobs left by a previous server are taken back at once. The
-//! executor registers its presence ([`crate::presence`], kind `serve`),
+//! executor registers its presence ([`agentgate_executor::Presence`], kind `serve`),
 //! marked draining at the stop signal and removed when `run` returns.
 //! `--no-executor` ([`ServeOptions::executor`] false) starts neither: the
 //! server is a pure API over a store that workers run the jobs of.
 
 use std::future::Future;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,15 +39,17 @@ use agentgate_core::config::Config;
 use agentgate_store::JobQueue;
 use tokio::net::TcpListener;
 
-use crate::automation::Automation;
-use crate::clock::Clock;
 use crate::conn::ConnLimits;
 use crate::error::ServeError;
-use crate::executor::{Executor, ExecutorOptions};
-use crate::presence::{Presence, PresenceInfo};
+use crate::listen::{is_loopback, parse_listen};
 use crate::router::router;
 use crate::state::{AppState, EventStreamOptions};
 use crate::token::{self, TokenSource};
+use agentgate_executor::Automation;
+use agentgate_executor::Clock;
+use agentgate_executor::Metrics;
+use agentgate_executor::{Executor, ExecutorOptions};
+use agentgate_executor::{Presence, PresenceInfo};
 
 /// The address `serve` listens on without `--listen`.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7700";
@@ -148,10 +150,10 @@ impl Server {
         let (token, token_source) =
             token::choose(addr, is_loopback(addr.ip()), options.token_file.clone())?;
         let config = Config::load(options.config.as_deref())?;
-        let open_files = crate::signals::raise_open_files_limit();
+        let open_files = agentgate_executor::raise_open_files_limit();
         let mut limits = options.limits;
         limits.max_connections =
-            crate::signals::connections_within(limits.max_connections, open_files);
+            crate::conn::connections_within(limits.max_connections, open_files);
         if limits.max_connections < options.limits.max_connections {
             tracing::warn!(
                 "serving at most {} connections at once, not {}: the open-files limit is {}",
@@ -160,7 +162,7 @@ impl Server {
                 open_files.unwrap_or_default()
             );
         }
-        let clock = crate::clock::from_env()?;
+        let clock = agentgate_executor::clock_from_env()?;
         let location =
             agentgate_core::store_choice::choose(options.store.clone(), config.store.as_ref())?;
         let store = agentgate_store::open_store(&location, STORE_POOL_SIZE)?;
@@ -175,6 +177,9 @@ impl Server {
         let addr = listener
             .local_addr()
             .map_err(|source| ServeError::Bind { addr, source })?;
+        // The process's counters: the executor feeds them (its observer),
+        // `GET /metrics` reads them; all zero without an executor.
+        let metrics = Arc::new(Metrics::default());
         let (executor, presence) = if options.executor {
             let executor = Arc::new(
                 Executor::start(
@@ -186,6 +191,7 @@ impl Server {
                         tool_server: options.tool_server.clone(),
                         tool_runner: options.tool_runner.clone(),
                         keys: keys.clone(),
+                        observer: Some(metrics.clone()),
                         ..ExecutorOptions::default()
                     },
                 )
@@ -196,7 +202,7 @@ impl Server {
                 providers: Vec::new(),
                 concurrency: None,
             };
-            let presence = crate::presence::start_or_warn(
+            let presence = agentgate_executor::Presence::start_or_warn(
                 store.clone(),
                 executor.clone(),
                 config.queue.lease,
@@ -221,6 +227,7 @@ impl Server {
                 }
                 .with_poll_from_env(),
                 keys,
+                metrics,
                 ..AppState::new(token, config, store, clock, executor)
             }),
             grace: options.grace,
@@ -333,60 +340,4 @@ fn start_automation(
     }
     let queue: Arc<dyn JobQueue> = store;
     Ok(Automation::start(config, queue, clock, keys)?)
-}
-
-/// `IP:PORT`, or `localhost:PORT` for 127.0.0.1.
-pub fn parse_listen(given: &str) -> Result<SocketAddr, ServeError> {
-    let bad = || ServeError::BadListen {
-        given: given.to_owned(),
-    };
-    if let Ok(addr) = given.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    let (host, port) = given.rsplit_once(':').ok_or_else(bad)?;
-    let port: u16 = port.parse().map_err(|_| bad())?;
-    if host.eq_ignore_ascii_case("localhost") {
-        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
-    }
-    Err(bad())
-}
-
-/// 127.0.0.0/8, ::1, and ::ffff:127.x.y.z.
-pub fn is_loopback(ip: IpAddr) -> bool {
-    ip.to_canonical().is_loopback()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn listen_addresses() {
-        assert_eq!(
-            parse_listen("127.0.0.1:0").unwrap(),
-            "127.0.0.1:0".parse().unwrap()
-        );
-        assert_eq!(
-            parse_listen("localhost:7700").unwrap(),
-            "127.0.0.1:7700".parse().unwrap()
-        );
-        assert_eq!(
-            parse_listen("[::1]:80").unwrap(),
-            "[::1]:80".parse().unwrap()
-        );
-        for bad in ["7700", "example.com:80", "127.0.0.1:99999", "127.0.0.1"] {
-            let err = parse_listen(bad).unwrap_err().to_string();
-            assert!(err.contains("IP:PORT"), "{bad}: {err}");
-        }
-    }
-
-    #[test]
-    fn loopback_addresses() {
-        for ip in ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"] {
-            assert!(is_loopback(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["0.0.0.0", "::", "10.0.0.1", "::ffff:10.0.0.1"] {
-            assert!(!is_loopback(ip.parse().unwrap()), "{ip}");
-        }
-    }
 }

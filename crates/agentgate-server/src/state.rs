@@ -10,8 +10,8 @@ use agentgate_core::health::HealthReport;
 use agentgate_store::StoreBackend;
 use tokio::sync::Mutex;
 
-use crate::clock::Clock;
-use crate::executor::Executor;
+use agentgate_executor::Clock;
+use agentgate_executor::Executor;
 
 use crate::token::Token;
 
@@ -27,8 +27,9 @@ pub struct AppState {
     /// The queue's executor (woken on enqueue, told of cancels); `None`
     /// with `--no-executor`: the workers sharing the store run the jobs.
     pub queue: Option<Arc<Executor>>,
-    /// This process's counters (the executor's; all zero without one).
-    pub metrics: Arc<crate::metrics::registry::Metrics>,
+    /// This process's counters, fed by its executor (the executor's
+    /// observer; all zero without one, and in [`AppState::new`]).
+    pub metrics: Arc<agentgate_executor::Metrics>,
     /// The clock requests are stamped with (the executor's, when it runs).
     pub clock: Arc<dyn Clock>,
     /// How `GET /v1/runs/{id}/events` waits and keeps streams alive.
@@ -64,10 +65,7 @@ impl AppState {
             token,
             config,
             store,
-            metrics: queue
-                .as_ref()
-                .map(|executor| executor.metrics().clone())
-                .unwrap_or_default(),
+            metrics: Arc::default(),
             queue,
             clock,
             event_streams: EventStreamOptions::default(),

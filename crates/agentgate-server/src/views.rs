@@ -12,7 +12,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::job_request::{JobKind, JobRequest};
+use agentgate_executor::{JobKind, JobRequest};
 
 /// Where a run is. A queued run waits to be claimed (see `not_before` and
 /// `waiting_for`); the last four are final.
@@ -124,7 +124,7 @@ impl From<JobRecord> for RunView {
             cancel_requested: job.cancel_requested,
             error: job.error,
             ended_at: job.ended_at,
-            request: without_secrets(as_submitted(crate::executor::sealing::without_sealed(
+            request: without_secrets(as_submitted(agentgate_executor::without_sealed(
                 job.request,
             ))),
             envelope: job.envelope,
@@ -355,5 +355,57 @@ mod tests {
                 "extra_args": ["--api-key", "[redacted:--api-key]", "--verbose"],
             })
         );
+    }
+
+    /// Rows queued by an older version (untagged runs, workflows with their
+    /// `kind` field) and rows queued now (tagged) are read from a real store
+    /// as what they are: shown (the executor's `facts` tests plan them).
+    #[test]
+    fn old_and_new_rows_of_a_store_are_shown() {
+        use agentgate_store::{JobQueue, NewJob, Store};
+        use serde_json::json;
+
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("agentgate.db")).unwrap();
+        let cwd = dir.path().display().to_string();
+        let body =
+            json!({"prompt": "hi", "providers": ["claude"], "cwd": cwd, "ignore_quota": true});
+        let tagged = JobRequest::from_stored(body.clone())
+            .unwrap()
+            .to_stored()
+            .unwrap();
+        // As an older version stored it: the tag was a field of its own.
+        let workflow = json!({
+            "kind": "workflow",
+            "workflow": {"version": 1, "name": "w", "steps": [{"id": "a", "tool": "scanner"}]},
+            "input": {"n": 1},
+            "base_dir": cwd,
+        });
+        let now = jiff::Timestamp::now();
+        for (id, request) in [("old", body.clone()), ("new", tagged), ("wf", workflow)] {
+            let job = NewJob {
+                job_id: id.to_owned(),
+                request,
+                priority: 0,
+                not_before: None,
+                idempotency_key: None,
+                providers: Vec::new(),
+                session: None,
+                writes_in: None,
+                ignore_quota: false,
+                planned: false,
+            };
+            store.enqueue(&job, now).unwrap();
+        }
+        for id in ["old", "new"] {
+            let job = store.get_job(id).unwrap().unwrap();
+            let view = RunView::from(job);
+            assert_eq!(view.kind, "run");
+            assert_eq!(view.request, body, "{id}: shown as it was submitted");
+        }
+        let job = store.get_job("wf").unwrap().unwrap();
+        let view = RunView::from(job);
+        assert_eq!(view.kind, "workflow");
+        assert_eq!(view.request["kind"], "workflow");
     }
 }

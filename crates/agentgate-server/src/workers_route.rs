@@ -1,4 +1,4 @@
-//! `GET /v1/workers`: the executors sharing the store ([`crate::presence`]).
+//! `GET /v1/workers`: the executors sharing the store ([`agentgate_executor::Presence`]).
 
 use std::sync::Arc;
 

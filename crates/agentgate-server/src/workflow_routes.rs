@@ -38,9 +38,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::job_request::{JobRequest, WorkflowJobRequest};
 use crate::run_routes::{RunAccepted, accepted, refused};
 use crate::state::AppState;
+use agentgate_executor::{JobRequest, WorkflowJobRequest};
 
 /// The body of `POST /v1/workflows`.
 #[derive(Debug, Default, Serialize, Deserialize, utoipa::ToSchema)]
@@ -137,7 +137,7 @@ pub async fn submit_workflow(
             planned: true,
         };
         // The agents' secrets are sealed, as a run's are.
-        crate::executor::sealing::seal_job(&mut job, &enqueuing.keys)
+        agentgate_executor::seal_job(&mut job, &enqueuing.keys)
             .map_err(|e| ApiError::internal(format!("failed to queue the workflow: {e}")))?;
         enqueuing
             .store

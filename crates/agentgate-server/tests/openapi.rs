@@ -10,7 +10,7 @@ fn checked_in() -> PathBuf {
 
 #[test]
 fn the_checked_in_document_is_the_generated_one() {
-    let generated = agentgate_server::openapi::document_json();
+    let generated = agentgate_server::openapi_json();
     let path = checked_in();
     if std::env::var("AGENTGATE_BLESS").is_ok_and(|v| v == "1") {
         std::fs::write(&path, &generated).unwrap();
@@ -27,8 +27,7 @@ fn the_checked_in_document_is_the_generated_one() {
 
 #[test]
 fn the_document_is_openapi_3_1_with_bearer_auth_and_every_route() {
-    let doc: serde_json::Value =
-        serde_json::from_str(&agentgate_server::openapi::document_json()).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&agentgate_server::openapi_json()).unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(
         doc["components"]["securitySchemes"]["bearer"]["scheme"],

@@ -30,6 +30,7 @@ pub mod manifest;
 pub mod mcp;
 pub mod policy;
 pub mod registry;
+mod resolved;
 pub mod runner;
 pub mod sandbox;
 pub mod workflow;

@@ -16,7 +16,6 @@ mod defined;
 mod discover;
 mod listing;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use agentgate_core::config::Config;
@@ -25,46 +24,9 @@ pub use discover::{REGISTRY_DIR, TOOL_FILE, find_registry};
 pub use listing::{RegistryListing, ToolRow};
 
 use crate::error_codes::{ERROR_CODES_FILE, ErrorCodes, ErrorCodesError};
-use crate::manifest::{Manifest, ManifestError};
+use crate::manifest::ManifestError;
 use crate::policy::{POLICY_FILE, Policy, PolicyError};
-
-/// Where a tool is defined.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolSource {
-    /// A registry's `tool.yaml`.
-    Registry(PathBuf),
-    /// An entry of `tools.define` in the config file.
-    Config {
-        /// The config file.
-        path: PathBuf,
-        /// The line of the tool's name.
-        line: u64,
-    },
-}
-
-impl fmt::Display for ToolSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ToolSource::Registry(p) => write!(f, "{}", p.display()),
-            ToolSource::Config { path, line } => {
-                write!(f, "{}:{line} (tools.define)", path.display())
-            }
-        }
-    }
-}
-
-/// A tool ready to run: its manifest, folder and entry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResolvedTool {
-    /// The checked manifest.
-    pub manifest: Manifest,
-    /// The tool's folder (`tools/<name>/`, or `dir:` of a config tool).
-    pub tool_dir: PathBuf,
-    /// The program to run: the manifest's `entry` in `tool_dir`, absolute.
-    pub entry: PathBuf,
-    /// Where it is defined.
-    pub source: ToolSource,
-}
+pub use crate::resolved::{ResolvedTool, ToolSource};
 
 /// Why a listed tool cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,7 +1,7 @@
 //! What the commands that talk to a server share: the `--server` and
 //! `--token-file` flags, following a run's events to its result, and the
 //! exit codes of client errors. The requests themselves are
-//! `agentgate_server::client`'s.
+//! `agentgate_server::ApiClient`'s.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,7 +10,7 @@ use agentgate_core::run::audit_line;
 use agentgate_protocol::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_USAGE, Envelope,
 };
-use agentgate_server::client::{ApiClient, ClientError, StreamItem};
+use agentgate_server::{ApiClient, ClientError, StreamItem};
 use anyhow::Context;
 
 use crate::output::{Stdout, error_note, exit_code, note};

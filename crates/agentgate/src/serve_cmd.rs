@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_server::token::TokenSource;
+use agentgate_server::TokenSource;
 use agentgate_server::{ServeOptions, Server, Stopped};
 
 use crate::output::{Stdout, note};
@@ -40,16 +40,16 @@ pub struct Args {
     /// arrive, from the connection's start or, on a kept-alive one, from
     /// the first byte of the next request; then the connection is closed.
     /// Fractions allowed.
-    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::conn::DEFAULT_HEADER_READ_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_HEADER_READ_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
     header_timeout: f64,
     /// Seconds a kept-alive connection may stay idle (no request under
     /// way, none arriving) before it is closed. An event stream is not
     /// idle. Fractions allowed.
-    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::conn::DEFAULT_IDLE_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = agentgate_server::DEFAULT_IDLE_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
     idle_timeout: f64,
     /// The most connections served at once; past it a new connection gets
     /// 503 and is closed. Kept under the open-files limit (less 256).
-    #[arg(long, value_name = "N", default_value_t = agentgate_server::conn::DEFAULT_MAX_CONNECTIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = agentgate_server::DEFAULT_MAX_CONNECTIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
 }
 

@@ -1,12 +1,15 @@
 //! `agentgate worker`: the flags, the start-up lines, and the exit code.
-//! Everything else is `agentgate_server::worker`.
+//! Everything else is `agentgate_executor::Worker`; with `--metrics-listen`,
+//! the listener is `agentgate_server::MetricsListener` (the
+//! executor crate has no HTTP).
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_server::token::TokenSource;
-use agentgate_server::worker::{StopSignals, Worker, WorkerOptions, WorkerStopped};
+use agentgate_executor::{StopSignals, Worker, WorkerOptions, WorkerStopped};
+use agentgate_server::MetricsListener;
+use agentgate_server::TokenSource;
 use anyhow::Context;
 
 use crate::output::{Stdout, note};
@@ -103,10 +106,12 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         keeper: crate::cli_process::keeper_path(),
         tool_server: tool_server.as_ref().map(|(server, _)| server.clone()),
         tool_runner,
-        metrics_listen: args.metrics_listen,
-        token_file: args.token_file,
     };
-    let worker = tokio::task::spawn_blocking(move || Worker::start(options))
+    let bind_metrics = args.metrics_listen.map(|listen| {
+        let token_file = args.token_file;
+        move || MetricsListener::bind(&listen, token_file)
+    });
+    let worker = tokio::task::spawn_blocking(move || Worker::start(options, bind_metrics))
         .await
         .context("the worker failed to start")??;
     Stdout::new().line(worker.worker_id())?;

@@ -29,6 +29,7 @@
 //! caller bounds that wait with its grace; dropping [`serve`]'s future
 //! drops every connection.
 
+mod room;
 mod watch;
 
 use std::convert::Infallible;
@@ -50,6 +51,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tower::ServiceExt;
 
+pub(crate) use room::connections_within;
 use watch::{Busy, ConnWatch, WatchedIo};
 
 /// How long a request head may take to arrive, without `--header-timeout`.

@@ -3,17 +3,16 @@
 
 use std::sync::Arc;
 
+use agentgate_executor::Executor;
 use agentgate_store::StoreBackend;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use jiff::Timestamp;
 
-use super::page::render;
-use super::registry::Metrics;
-use super::text;
+use agentgate_executor::{METRICS_CONTENT_TYPE, Metrics, render_metrics};
+
 use crate::error::ApiError;
-use crate::executor::Executor;
 use crate::state::AppState;
 
 /// `GET /metrics`: the Prometheus text format (version 0.0.4), behind the
@@ -47,11 +46,11 @@ pub(crate) async fn page(
     executor: Option<Arc<Executor>>,
 ) -> Response {
     let rendered = tokio::task::spawn_blocking(move || {
-        render(store.as_ref(), now, &metrics, executor.as_deref())
+        render_metrics(store.as_ref(), now, &metrics, executor.as_deref())
     })
     .await;
     match rendered {
-        Ok(text) => ([(header::CONTENT_TYPE, text::CONTENT_TYPE)], text).into_response(),
+        Ok(text) => ([(header::CONTENT_TYPE, METRICS_CONTENT_TYPE)], text).into_response(),
         Err(e) => ApiError::internal(format!("the metrics scrape failed: {e}")).into_response(),
     }
 }

@@ -2,13 +2,14 @@
 //! `GET /metrics` and nothing else, behind the same bearer token as
 //! `serve`'s API (chosen the same way, [`token::choose`]), through the
 //! same gate (every path needs the token) and accept loop (the default
-//! [`ConnLimits`]).
+//! [`ConnLimits`]). It is the worker's
+//! [`MetricsExport`]: the executor crate's `Worker` has no HTTP of its own.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agentgate_store::StoreBackend;
+use agentgate_executor::{MetricsExport, MetricsSource};
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::middleware;
@@ -16,15 +17,13 @@ use axum::response::Response;
 use axum::routing::get;
 
 use super::endpoint::page;
-use crate::clock::Clock;
 use crate::conn::ConnLimits;
 use crate::error::{ApiError, ServeError};
-use crate::executor::Executor;
 use crate::gate::Gate;
 use crate::token::{self, Token, TokenSource};
 
 /// `agentgate worker --metrics-listen`'s listener, bound and its token
-/// chosen ([`token::choose`], as `serve` does), not yet serving.
+/// chosen (`token::choose`, as `serve` does), not yet serving.
 #[derive(Debug)]
 pub struct MetricsListener {
     listener: std::net::TcpListener,
@@ -33,27 +32,12 @@ pub struct MetricsListener {
     token_source: TokenSource,
 }
 
-/// What a worker's `/metrics` reads.
-#[derive(Debug, Clone)]
-struct WorkerSource {
-    store: Arc<dyn StoreBackend>,
-    clock: Arc<dyn Clock>,
-    executor: Arc<Executor>,
-}
-
-/// A [`MetricsListener`] serving; [`ServingMetrics::stop`] ends it.
-#[derive(Debug)]
-pub struct ServingMetrics {
-    stop: tokio::sync::watch::Sender<bool>,
-    task: tokio::task::JoinHandle<()>,
-}
-
 impl MetricsListener {
     /// Parse `listen` (`IP:PORT`), choose the token (a non-loopback
     /// address needs an explicit one) and bind.
     pub fn bind(listen: &str, token_file: Option<PathBuf>) -> Result<MetricsListener, ServeError> {
-        let addr = crate::server::parse_listen(listen)?;
-        let loopback = crate::server::is_loopback(addr.ip());
+        let addr = crate::listen::parse_listen(listen)?;
+        let loopback = crate::listen::is_loopback(addr.ip());
         let (token, token_source) = token::choose(addr, loopback, token_file)?;
         let listener = std::net::TcpListener::bind(addr)
             .and_then(|l| l.set_nonblocking(true).map(|()| l))
@@ -78,22 +62,19 @@ impl MetricsListener {
     pub fn token_source(&self) -> &TokenSource {
         &self.token_source
     }
+}
 
-    /// Serve `GET /metrics` of `executor`, on the current tokio runtime.
-    pub(crate) fn serve(
+impl MetricsExport for MetricsListener {
+    /// Serve `GET /metrics` of the worker, on the current tokio runtime,
+    /// until `stop` turns true.
+    fn serve(
         self,
-        store: Arc<dyn StoreBackend>,
-        clock: Arc<dyn Clock>,
-        executor: Arc<Executor>,
-    ) -> Result<ServingMetrics, ServeError> {
+        source: MetricsSource,
+        stop: tokio::sync::watch::Receiver<bool>,
+    ) -> Result<tokio::task::JoinHandle<()>, Box<dyn std::error::Error + Send + Sync>> {
         let addr = self.addr;
         let listener = tokio::net::TcpListener::from_std(self.listener)
             .map_err(|source| ServeError::Bind { addr, source })?;
-        let source = WorkerSource {
-            store,
-            clock,
-            executor,
-        };
         let app = Router::new()
             .route("/metrics", get(worker_scrape))
             .fallback(not_found)
@@ -103,29 +84,17 @@ impl MetricsListener {
                 Arc::new(Gate::everything(self.token)),
                 crate::gate::gate,
             ));
-        let (stop, stopped) = tokio::sync::watch::channel(false);
-        let task = tokio::spawn(crate::conn::serve(
+        Ok(tokio::spawn(crate::conn::serve(
             listener,
             app,
             ConnLimits::default(),
-            stopped,
-        ));
-        Ok(ServingMetrics { stop, task })
+            stop,
+        )))
     }
 }
 
-impl ServingMetrics {
-    /// Stop listening; a scrape in flight is answered first.
-    pub async fn stop(self) {
-        self.stop.send_replace(true);
-        if let Err(e) = self.task.await {
-            tracing::warn!("the metrics listener failed: {e}");
-        }
-    }
-}
-
-async fn worker_scrape(State(source): State<WorkerSource>) -> Response {
-    let metrics = source.executor.metrics().clone();
+async fn worker_scrape(State(source): State<MetricsSource>) -> Response {
+    let metrics = source.metrics.clone();
     let now = source.clock.now();
     page(source.store, now, metrics, Some(source.executor)).await
 }

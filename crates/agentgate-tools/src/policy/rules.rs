@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::Policy;
 use crate::glob::glob_match;
 use crate::manifest::{Manifest, WORKSPACE_VAR};
-use crate::registry::ResolvedTool;
+use crate::resolved::ResolvedTool;
 
 /// A run's deadline when neither the manifest nor the policy gives one
 /// (as the seed's runner).

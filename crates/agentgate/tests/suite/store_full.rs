@@ -165,7 +165,8 @@ fn a_job_whose_end_the_full_disk_refuses_ends_with_its_first_result_once_space_r
     let id = accepted.json()["run_id"].as_str().unwrap().to_owned();
     serve.wait("the store refused the job's end", |s| {
         s.log().lines().any(|l| {
-            l.contains("agentgate_server::executor::job") && l.contains("database or disk is full")
+            l.contains("agentgate_executor::executor::job")
+                && l.contains("database or disk is full")
         })
     });
     // The outage outlasts several leases and a sweep of expired leases

@@ -7,8 +7,8 @@
 //! them and its end one other, not all three (schema v8's idle list): the
 //! workers' debug log counts their claim passes and says what woke each.
 
+use agentgate_executor::POLL_ENV;
 use agentgate_protocol::ErrorKind;
-use agentgate_server::executor::POLL_ENV;
 use agentgate_store::JobState;
 use serde_json::json;
 
@@ -68,7 +68,7 @@ fn a_job_submitted_through_serve_wakes_an_idle_worker_whose_poll_is_slow() {
 }
 
 /// The workers' log filter: the executor's claim passes at debug level.
-const PASSES_LOGGED: &str = "info,agentgate_server::executor=debug";
+const PASSES_LOGGED: &str = "info,agentgate_executor::executor=debug";
 
 /// What woke each claim pass of a worker, in order (its `claim pass`
 /// debug lines, written as each pass ends: `cause` is `start`,

@@ -11,11 +11,12 @@
 //! attempt charged); a second signal hands them back at once. On a clean
 //! stop the presence row is removed.
 //!
-//! With [`WorkerOptions::metrics_listen`], the worker also listens for
-//! `GET /metrics` ([`crate::metrics`]), and nothing else: its token is
-//! chosen as `serve` chooses its own (`AGENTGATE_TOKEN`, else the token
-//! file; a non-loopback address needs an explicit one), before anything
-//! is claimed. The listener closes after the drain.
+//! With `--metrics-listen`, the worker also listens for `GET /metrics`
+//! (the page of [`crate::metrics`]), and nothing else. This crate has no
+//! HTTP: the caller hands [`Worker::start`] a binder that makes the
+//! listener (a [`MetricsExport`]; `agentgate_server::MetricsListener`,
+//! whose token is chosen as `serve` chooses its own), called at start
+//! before anything is claimed. The listener closes after the drain.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -24,10 +25,13 @@ use std::time::Duration;
 use agentgate_core::config::Config;
 use agentgate_store::{StoreBackend, StoreLocation, WorkerKind};
 
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::StartError;
 use crate::clock::Clock;
-use crate::error::ServeError;
 use crate::executor::{Executor, ExecutorOptions};
-use crate::metrics::listener::MetricsListener;
+use crate::metrics::Metrics;
 use crate::presence::{Presence, PresenceInfo};
 pub use crate::signals::StopSignals;
 
@@ -54,24 +58,61 @@ pub struct WorkerOptions {
     /// `agentgate_core::run::RunOptions::tool_server`).
     pub tool_server: Option<agentgate_core::run::ToolServer>,
     /// How workflow jobs run their tool steps (see
-    /// [`crate::ServeOptions::tool_runner`]).
+    /// `agentgate_server::ServeOptions::tool_runner`).
     pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
-    /// `--metrics-listen`: serve `GET /metrics` on this `IP:PORT`; `None`:
-    /// no listener.
-    pub metrics_listen: Option<String>,
-    /// `--token-file`: the metrics listener's token file (as `serve`'s).
-    pub token_file: Option<PathBuf>,
 }
 
-/// A started worker.
+/// What a worker's metrics page reads: its store, its clock, its executor
+/// and the counters the executor feeds.
+#[derive(Debug, Clone)]
+pub struct MetricsSource {
+    /// The store whose queue and workers the page counts.
+    pub store: Arc<dyn StoreBackend>,
+    /// The worker's clock.
+    pub clock: Arc<dyn Clock>,
+    /// The worker's executor.
+    pub executor: Arc<Executor>,
+    /// The worker's counters (its executor's observer).
+    pub metrics: Arc<Metrics>,
+}
+
+/// A bound `GET /metrics` listener (`agentgate worker --metrics-listen`),
+/// not yet serving. Implemented by the HTTP side
+/// (`agentgate_server::MetricsListener`): this crate has none.
+pub trait MetricsExport: Send + 'static {
+    /// Serve the page of `source` on the current tokio runtime until `stop`
+    /// turns true (a scrape in flight is answered first); the task ends
+    /// then.
+    fn serve(
+        self,
+        source: MetricsSource,
+        stop: watch::Receiver<bool>,
+    ) -> Result<JoinHandle<()>, Box<dyn std::error::Error + Send + Sync>>;
+}
+
+/// No metrics listener: the type of a worker started without one.
+#[derive(Debug, Clone, Copy)]
+pub enum NoMetrics {}
+
+impl MetricsExport for NoMetrics {
+    fn serve(
+        self,
+        _: MetricsSource,
+        _: watch::Receiver<bool>,
+    ) -> Result<JoinHandle<()>, Box<dyn std::error::Error + Send + Sync>> {
+        match self {}
+    }
+}
+
+/// A started worker, with its metrics listener `M` if it has one.
 #[derive(Debug)]
-pub struct Worker {
+pub struct Worker<M = NoMetrics> {
     executor: Arc<Executor>,
     presence: Presence,
     grace: Duration,
     store: StoreLocation,
-    metrics: Option<MetricsListener>,
-    sources: (Arc<dyn StoreBackend>, Arc<dyn Clock>),
+    metrics: Option<M>,
+    sources: (Arc<dyn StoreBackend>, Arc<dyn Clock>, Arc<Metrics>),
 }
 
 /// How [`Worker::run`] ended.
@@ -84,9 +125,19 @@ pub enum WorkerStopped {
     HandedBack,
 }
 
-impl Worker {
-    /// Load the config, open the store, start claiming and register.
-    pub fn start(options: WorkerOptions) -> Result<Worker, ServeError> {
+impl<M: MetricsExport> Worker<M> {
+    /// Load the config, open the store, start claiming and register. With
+    /// `bind_metrics` (`--metrics-listen`), the metrics listener is bound
+    /// by it once the config and the providers are checked, before the
+    /// store is opened: a refused token or a taken port fails the start.
+    pub fn start<B, E>(
+        options: WorkerOptions,
+        bind_metrics: Option<B>,
+    ) -> Result<Worker<M>, StartError>
+    where
+        B: FnOnce() -> Result<M, E>,
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         let config = Config::load(options.config.as_deref())?;
         let clock = crate::clock::from_env()?;
         let location = agentgate_core::store_choice::choose(options.store, config.store.as_ref())?;
@@ -97,13 +148,13 @@ impl Worker {
                 names
                     .iter()
                     .map(|p| Ok(config.resolve_provider(p)?.name().to_owned()))
-                    .collect::<Result<Vec<String>, ServeError>>()?,
+                    .collect::<Result<Vec<String>, StartError>>()?,
             ),
         };
         // Before anything is claimed: a refused token or a taken port
         // fails the start.
-        let metrics = match &options.metrics_listen {
-            Some(listen) => Some(MetricsListener::bind(listen, options.token_file.clone())?),
+        let metrics = match bind_metrics {
+            Some(bind) => Some(bind().map_err(|e| StartError::Metrics(e.into()))?),
             None => None,
         };
         let store = agentgate_store::open_store(&location, WORKER_POOL_SIZE)?;
@@ -115,6 +166,7 @@ impl Worker {
         store.set_event_log_bound(config.event_log.max_bytes);
         crate::signals::raise_open_files_limit();
         let lease = config.queue.lease;
+        let counters = Arc::new(Metrics::default());
         let executor = Arc::new(
             Executor::start(
                 store.clone(),
@@ -127,10 +179,10 @@ impl Worker {
                     concurrency: options.concurrency,
                     providers: providers.clone(),
                     keys,
-                    ..ExecutorOptions::default()
+                    observer: Some(counters.clone()),
                 },
             )
-            .map_err(ServeError::Executor)?,
+            .map_err(StartError::Executor)?,
         );
         let info = PresenceInfo {
             kind: WorkerKind::Worker,
@@ -144,7 +196,7 @@ impl Worker {
             grace: options.grace,
             store: location,
             metrics,
-            sources: (store, clock),
+            sources: (store, clock, counters),
         })
     }
 
@@ -158,24 +210,39 @@ impl Worker {
         &self.store
     }
 
-    /// The metrics listener's address and where its token came from, with
-    /// `--metrics-listen`.
-    pub fn metrics_listener(&self) -> Option<&MetricsListener> {
+    /// The metrics listener (its address and where its token came from),
+    /// with `--metrics-listen`.
+    pub fn metrics_listener(&self) -> Option<&M> {
         self.metrics.as_ref()
     }
 
     /// Serve the metrics (with `--metrics-listen`) and run until the first
     /// stop signal, then drain (see the module notes); a second signal cuts
     /// the grace short.
-    pub async fn run(mut self, signals: StopSignals) -> Result<WorkerStopped, ServeError> {
-        let (store, clock) = self.sources.clone();
+    pub async fn run(mut self, signals: StopSignals) -> Result<WorkerStopped, StartError> {
+        let (store, clock, metrics) = self.sources.clone();
         let serving = match self.metrics.take() {
-            Some(listener) => Some(listener.serve(store, clock, self.executor.clone())?),
+            Some(listener) => {
+                let source = MetricsSource {
+                    store,
+                    clock,
+                    executor: self.executor.clone(),
+                    metrics,
+                };
+                let (stop, stopped) = watch::channel(false);
+                let task = listener
+                    .serve(source, stopped)
+                    .map_err(StartError::Metrics)?;
+                Some((stop, task))
+            }
             None => None,
         };
         let stopped = self.drain_at_signal(signals).await;
-        if let Some(serving) = serving {
-            serving.stop().await;
+        if let Some((stop, task)) = serving {
+            stop.send_replace(true);
+            if let Err(e) = task.await {
+                tracing::warn!("the metrics listener failed: {e}");
+            }
         }
         Ok(stopped)
     }

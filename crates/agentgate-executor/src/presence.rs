@@ -218,20 +218,22 @@ fn new_worker_id() -> Result<String, PresenceError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// The presence of `executor` as `serve`'s or a worker's: what
-/// [`Presence::start`] logs when it cannot register (the server still
-/// serves; the workers list lacks it).
-pub fn start_or_warn(
-    store: Arc<dyn StoreBackend>,
-    executor: Arc<Executor>,
-    lease: Duration,
-    info: PresenceInfo,
-) -> Option<Presence> {
-    match Presence::start(store, executor, lease, info) {
-        Ok(p) => Some(p),
-        Err(e) => {
-            tracing::warn!("{e}");
-            None
+impl Presence {
+    /// The presence of `executor` as `serve`'s or a worker's: what
+    /// [`Presence::start`] logs when it cannot register (the server still
+    /// serves; the workers list lacks it).
+    pub fn start_or_warn(
+        store: Arc<dyn StoreBackend>,
+        executor: Arc<Executor>,
+        lease: Duration,
+        info: PresenceInfo,
+    ) -> Option<Presence> {
+        match Presence::start(store, executor, lease, info) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                tracing::warn!("{e}");
+                None
+            }
         }
     }
 }

@@ -1,11 +1,12 @@
 //! What the long-running processes (`serve`, `worker`) share about their
-//! process: the stop signals, and the open-files limit they raise.
+//! process: the stop signals, and the open-files limit they raise (the
+//! server keeps its connection limit under it: `agentgate_server`'s `conn`).
 
 use std::future::Future;
 
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
-use crate::error::ServeError;
+use crate::StartError;
 
 /// SIGTERM and SIGINT, each time one arrives. Installed by
 /// [`StopSignals::install`]: call it before announcing the process (its URL
@@ -18,9 +19,9 @@ pub struct StopSignals {
 
 impl StopSignals {
     /// Install the handlers.
-    pub fn install() -> Result<StopSignals, ServeError> {
+    pub fn install() -> Result<StopSignals, StartError> {
         let watch = |kind: SignalKind, name: &'static str| {
-            signal(kind).map_err(|source| ServeError::Signal {
+            signal(kind).map_err(|source| StartError::Signal {
                 signal: name,
                 source,
             })
@@ -43,7 +44,7 @@ impl StopSignals {
 /// A future that completes at the first SIGTERM or SIGINT (`serve`'s
 /// shutdown). The handlers are installed by this call, so call it before
 /// announcing the URL.
-pub fn shutdown_signal() -> Result<impl Future<Output = ()> + Send, ServeError> {
+pub fn shutdown_signal() -> Result<impl Future<Output = ()> + Send, StartError> {
     let mut signals = StopSignals::install()?;
     Ok(async move { signals.next().await })
 }
@@ -53,7 +54,7 @@ pub fn shutdown_signal() -> Result<impl Future<Output = ()> + Send, ServeError> 
 /// files to the hard one, as servers do (1024 is a common soft default, too
 /// few for hundreds of jobs). A failure only leaves the limit as it was.
 /// Returns the soft limit in force after, if it could be read.
-pub(crate) fn raise_open_files_limit() -> Option<u64> {
+pub fn raise_open_files_limit() -> Option<u64> {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
     match getrlimit(Resource::RLIMIT_NOFILE) {
         Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
@@ -68,32 +69,5 @@ pub(crate) fn raise_open_files_limit() -> Option<u64> {
             tracing::warn!("could not read the open-files limit: {e}");
             None
         }
-    }
-}
-
-/// Descriptors kept out of the connection limit: the running jobs' pipes
-/// and files, the store, the logs.
-pub(crate) const DESCRIPTORS_KEPT: u64 = 256;
-
-/// `wanted` connections, or fewer if the open-files limit `open_files`
-/// leaves room for fewer (after [`DESCRIPTORS_KEPT`]), at least 1.
-pub(crate) fn connections_within(wanted: usize, open_files: Option<u64>) -> usize {
-    let Some(limit) = open_files else {
-        return wanted;
-    };
-    let room = usize::try_from(limit.saturating_sub(DESCRIPTORS_KEPT)).unwrap_or(usize::MAX);
-    wanted.min(room).max(1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_connection_limit_stays_under_the_open_files_limit() {
-        assert_eq!(connections_within(1024, Some(1_048_576)), 1024);
-        assert_eq!(connections_within(1024, Some(1024)), 768);
-        assert_eq!(connections_within(1024, None), 1024);
-        assert_eq!(connections_within(1024, Some(100)), 1);
     }
 }

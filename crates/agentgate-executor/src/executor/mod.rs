@@ -54,10 +54,12 @@
 //!
 //! ## Metrics
 //!
-//! The executor counts into its [`Metrics`] (`ExecutorOptions::metrics`)
-//! where it happens, in `job.rs`: a claim to run, a lease found lost (at a
-//! renewal or at the final write), a job handed back at a stop, and each
-//! run's end (provider, outcome, duration, tokens, cost).
+//! The executor tells its [`JobObserver`] (`ExecutorOptions::observer`,
+//! `observer.rs`) what happens where it happens, in `job.rs`: a claim to
+//! run, a lease found lost (at a renewal or at the final write), a job
+//! handed back at a stop, and each run's end (provider, outcome, duration,
+//! tokens, cost). The process's counters (the `metrics` module's `Metrics`)
+//! listen; the executor does not know them.
 //!
 //! ## Stopping
 //!
@@ -75,7 +77,8 @@ mod job;
 mod job_end;
 pub mod limits;
 mod notify;
-pub(crate) mod sealing;
+pub mod observer;
+pub mod sealing;
 mod take_back;
 mod warm_hold;
 pub mod workflow_job;
@@ -93,12 +96,12 @@ use agentgate_core::config::{Config, LeaseExpiry};
 use agentgate_core::run::CancelRequest;
 use agentgate_store::{ExpiryPolicy, RunOwner, StoreBackend};
 
-pub use facts::{ProviderFilter, claim_facts, plan_providers, plan_request};
+pub use facts::ProviderFilter;
 pub use job::error_envelope;
 use limits::RunningJob;
+pub use observer::{JobObserver, RunEnd, Unobserved};
 
 use crate::clock::Clock;
-use crate::metrics::registry::Metrics;
 
 /// The longest the claim thread sleeps between two passes.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -129,8 +132,9 @@ pub struct ExecutorOptions {
     /// The providers whose jobs this executor claims (`agentgate worker
     /// --providers`); `None`: every provider. See [`ProviderFilter`].
     pub providers: Option<Vec<String>>,
-    /// The process's counters the executor adds to (`GET /metrics`).
-    pub metrics: Arc<Metrics>,
+    /// Who is told what happens to the jobs (the process's counters of
+    /// `GET /metrics`); `None`: no one.
+    pub observer: Option<Arc<dyn JobObserver>>,
     /// How workflow jobs' tool steps are run (the agentgate binary as
     /// their sandbox); `None`: their tool steps fail.
     pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
@@ -165,7 +169,7 @@ struct Inner {
     providers: Option<ProviderFilter>,
     /// The longest the claim thread sleeps: [`TICK`] (or [`POLL_ENV`]).
     poll: Duration,
-    metrics: Arc<Metrics>,
+    observer: Arc<dyn JobObserver>,
     /// Wakes the claim thread, saying why.
     wake: Mutex<Sender<Wake>>,
     /// Its place on the store's list of idle executors (`idle.rs`).
@@ -238,7 +242,9 @@ impl Executor {
             concurrency: options.concurrency,
             providers: options.providers.map(ProviderFilter),
             poll,
-            metrics: options.metrics,
+            observer: options
+                .observer
+                .unwrap_or_else(|| Arc::new(observer::Unobserved)),
             wake: Mutex::new(wake_tx),
             idle: idle::IdleEntry::default(),
             shared: Mutex::new(Shared::default()),
@@ -294,11 +300,6 @@ impl Executor {
     /// Where people answer the `ask` decisions of the runs it executes.
     pub fn approvals(&self) -> &ApprovalDesk {
         &self.inner.approvals
-    }
-
-    /// The counters this executor adds to.
-    pub fn metrics(&self) -> &Arc<Metrics> {
-        &self.inner.metrics
     }
 
     /// The clock the executor decides with.

@@ -76,7 +76,7 @@ fn a_missing_watched_folder_is_refused_at_start() {
     let err = Automation::start(
         &cfg,
         s.queue(),
-        Arc::new(super::SystemClock),
+        Arc::new(crate::clock::SystemClock),
         &KeyRing::default(),
     )
     .unwrap_err();

@@ -118,7 +118,8 @@ mod tests {
 
     /// Rows queued by an older version (untagged runs, workflows with their
     /// `kind` field) and rows queued now (tagged) are read from a real store
-    /// as what they are: planned, loaded, shown.
+    /// as what they are: planned and loaded (the server's `views` tests
+    /// show them).
     #[test]
     fn old_and_new_rows_of_a_store_are_planned_and_shown() {
         use agentgate_core::config::Config;
@@ -126,7 +127,6 @@ mod tests {
 
         use crate::executor::workflow_job::workflow_of;
         use crate::job_request::JobRequest;
-        use crate::views::RunView;
         use serde_json::json;
 
         let dir = tempfile::tempdir().unwrap();
@@ -168,16 +168,10 @@ mod tests {
             let (plan, request) = plan_job(&cfg, &job, now).unwrap();
             assert_eq!(plan.steps[0].provider.name(), "claude", "{id}");
             assert!(request.ignore_quota, "{id}");
-            let view = RunView::from(job);
-            assert_eq!(view.kind, "run");
-            assert_eq!(view.request, body, "{id}: shown as it was submitted");
         }
         let job = store.get_job("wf").unwrap().unwrap();
         let (wf, input) = workflow_of(&job).unwrap().unwrap();
         assert_eq!((wf.def.name.as_str(), input), ("w", json!({"n": 1})));
         assert_eq!(plan_job(&cfg, &job, now).unwrap_err().field, "kind");
-        let view = RunView::from(job);
-        assert_eq!(view.kind, "workflow");
-        assert_eq!(view.request["kind"], "workflow");
     }
 }

@@ -62,7 +62,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::TICK;
 use super::job::{Job, LeaseEnd, RunEnded};
 use super::limits::{backoff, jitter};
-use crate::metrics::registry::RunEnd;
+use super::observer::RunEnd;
 
 /// The first wait between two tries of a job's final write.
 pub const FIRST_WAIT: Duration = Duration::from_millis(250);
@@ -96,7 +96,7 @@ impl Job {
             .unwrap_or_else(|| super::workflow_job::WORKFLOW_KIND.to_owned());
         let end = if run.lease == LeaseEnd::Lost {
             tracing::warn!(job = self.id(), "lost the job's lease: its run was stopped");
-            inner.metrics.lease_lost();
+            inner.observer.lease_lost();
             if let Some(run_id) = &run.run_id {
                 self.record_run_only(run_id, envelope).await;
             }
@@ -107,7 +107,7 @@ impl Job {
                 "the job's lease ran out with the store out of reach: its run was stopped; \
                  whoever claims the job next records the run from the result it left"
             );
-            inner.metrics.lease_lost();
+            inner.observer.lease_lost();
             RunEnd::LeaseLost
         } else {
             let (after, end) = self.conclude(&run);
@@ -121,7 +121,7 @@ impl Job {
             self.settle(settlement, end, result_file.as_deref()).await
         };
         inner
-            .metrics
+            .observer
             .run_finished(&provider, end, duration, &tokens);
     }
 
@@ -194,7 +194,7 @@ impl Job {
             match written {
                 Written::Landed => {
                     if end == RunEnd::HandedBack {
-                        self.inner.metrics.handed_back();
+                        self.inner.observer.handed_back();
                     }
                     return end;
                 }
@@ -203,7 +203,7 @@ impl Job {
                     return end;
                 }
                 Written::LeaseLost => {
-                    self.inner.metrics.lease_lost();
+                    self.inner.observer.lease_lost();
                     match self.take_again() {
                         Some(again) => {
                             token = again;

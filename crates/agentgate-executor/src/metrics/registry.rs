@@ -1,5 +1,6 @@
 //! This process's counters since it started: what its executor claimed,
-//! lost and handed back, and how each run it finished went.
+//! lost and handed back, and how each run it finished went. The executor
+//! feeds them as its [`JobObserver`] (it knows the trait, not this type).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -9,44 +10,12 @@ use std::time::Duration;
 use agentgate_protocol::TokensUsed;
 
 use super::text::{Exposition, Histogram, Kind};
-
-/// How a run this process finished ended for its job: the label `outcome`
-/// of `agentgate_runs_finished_total`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum RunEnd {
-    /// The job succeeded.
-    Succeeded,
-    /// The job failed.
-    Failed,
-    /// A client cancelled the job.
-    Cancelled,
-    /// A recoverable failure: the job waits for its backoff.
-    Retried,
-    /// Every provider's quota is exhausted: the job waits for the reset.
-    QuotaWait,
-    /// The process was stopping: the job went back to the queue.
-    HandedBack,
-    /// The lease was lost: the run was stopped, the job is another's.
-    LeaseLost,
-}
-
-impl RunEnd {
-    /// The label value.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            RunEnd::Succeeded => "succeeded",
-            RunEnd::Failed => "failed",
-            RunEnd::Cancelled => "cancelled",
-            RunEnd::Retried => "retried",
-            RunEnd::QuotaWait => "quota_wait",
-            RunEnd::HandedBack => "handed_back",
-            RunEnd::LeaseLost => "lease_lost",
-        }
-    }
-}
+use crate::executor::observer::JobObserver;
+use crate::executor::observer::RunEnd;
 
 /// The counters of one process (see the module notes). Shared by its
-/// executor, which counts, and its `/metrics` route, which reads.
+/// executor, which counts through [`JobObserver`], and its `/metrics`
+/// route, which reads.
 #[derive(Debug, Default)]
 pub struct Metrics {
     claims: AtomicU64,
@@ -71,31 +40,20 @@ struct ProviderTotals {
     cost_usd: f64,
 }
 
-impl Metrics {
-    /// The executor claimed a job to run it.
-    pub fn claimed(&self) {
+impl JobObserver for Metrics {
+    fn claimed(&self) {
         self.claims.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// A job's lease was found lost (at a renewal or at the final write).
-    pub fn lease_lost(&self) {
+    fn lease_lost(&self) {
         self.lease_losses.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// A running job was handed back to the queue at a stop.
-    pub fn handed_back(&self) {
+    fn handed_back(&self) {
         self.handed_back.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// A run ended: counted under `provider` (the envelope's, the one that
-    /// ran last) with `end`, its duration and its tokens and cost.
-    pub fn run_finished(
-        &self,
-        provider: &str,
-        end: RunEnd,
-        duration: Duration,
-        tokens: &TokensUsed,
-    ) {
+    fn run_finished(&self, provider: &str, end: RunEnd, duration: Duration, tokens: &TokensUsed) {
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
         *runs.finished.entry((provider.to_owned(), end)).or_default() += 1;
         let totals = runs.by_provider.entry(provider.to_owned()).or_default();
@@ -106,7 +64,9 @@ impl Metrics {
         totals.cache_write_tokens += tokens.cache_creation_input_tokens;
         totals.cost_usd += tokens.cost_usd.unwrap_or(0.0);
     }
+}
 
+impl Metrics {
     /// Write every counter family.
     pub fn write(&self, page: &mut Exposition) {
         let counters = [

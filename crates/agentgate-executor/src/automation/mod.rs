@@ -27,17 +27,12 @@ mod schedule;
 mod watch;
 mod watch_files;
 
-pub use agentgate_store::JobQueue;
-pub use job::new_job;
 pub use runner::{Automation, AutomationError};
-pub use schedule::{Fire, FireOutcome, Scheduler, schedule_key};
-pub use watch::{FolderWatcher, ScanReport};
-pub use watch_files::ErrorRecord;
 
 /// Where the automation reads the time: the executor's clock (the system
 /// clock in `serve`, the test clock file under tests, a fake one in unit
 /// tests).
-pub use crate::clock::{Clock, SystemClock};
+use crate::clock::Clock;
 
 #[cfg(test)]
 mod test_support;

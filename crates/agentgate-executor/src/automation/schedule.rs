@@ -145,6 +145,7 @@ impl Scheduler {
     }
 
     /// The next fire of the schedule `name`.
+    #[cfg(test)]
     pub fn next_fire(&self, name: &str) -> Option<Timestamp> {
         self.entries
             .iter()

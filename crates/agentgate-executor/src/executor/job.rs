@@ -79,7 +79,7 @@ pub(super) fn start(
             return refuse(inner, &claimed, &refusal, now);
         }
     }
-    inner.metrics.claimed();
+    inner.observer.claimed();
     let (cancel_tx, cancel_rx) = tokio::sync::mpsc::channel(4);
     let cancelled = Arc::new(AtomicBool::new(false));
     let settling = Arc::new(AtomicBool::new(false));
@@ -427,7 +427,7 @@ impl Job {
         let inner = &self.inner;
         if let Err(e) = op(inner.store.as_ref(), &self.claimed.token, inner.clock.now()) {
             if matches!(e, StoreError::LeaseLost { .. }) {
-                inner.metrics.lease_lost();
+                inner.observer.lease_lost();
             }
             tracing::warn!(job = self.id(), "failed to {what} the job: {e}");
         }

@@ -1,5 +1,5 @@
 //! A queued workflow (`POST /v1/workflows`): the job's stored request (a
-//! [`JobRequest::Workflow`], see `job_request.rs`), and its run, which is
+//! [`JobRequest::Workflow`](crate::job_request::JobRequest::Workflow), see `job_request.rs`), and its run, which is
 //! the workflow run itself (job id = run id).
 //!
 //! A claim of a workflow job whose run is not stored yet starts the
@@ -25,7 +25,7 @@ use agentgate_core::config::Config;
 use agentgate_core::request::RequestError;
 use agentgate_core::run::{CancelRequest, RunOutcome, ToolServer};
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
-use agentgate_store::{JobRecord, RunStore, StoreError};
+use agentgate_store::{RunStore, StoreError};
 use agentgate_tools::runner::RunnerSetup;
 use agentgate_tools::workflow::{
     Workflow, WorkflowEnv, WorkflowRunError, WorkflowStart, resume_workflow, run_workflow,
@@ -33,7 +33,7 @@ use agentgate_tools::workflow::{
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::job_request::{JobKind, JobRequest};
+use crate::job_request::JobKind;
 
 /// The `kind` of a workflow job's stored request.
 pub const WORKFLOW_KIND: &str = JobKind::Workflow.as_str();
@@ -42,10 +42,14 @@ pub use crate::job_request::WorkflowJobRequest;
 
 /// The workflow of `job`: `None` for a run's job; `Some(Err)` when the
 /// stored workflow no longer loads. The request is read typed
-/// ([`JobRequest::of`]); one whose tag says workflow but which does not
+/// (`JobRequest::of`); one whose tag says workflow but which does not
 /// read is a workflow's refusal, any other unreadable one is left to the
 /// run's planning (which names its field).
-pub fn workflow_of(job: &JobRecord) -> Option<Result<(Workflow, Value), RequestError>> {
+#[cfg(test)]
+pub fn workflow_of(
+    job: &agentgate_store::JobRecord,
+) -> Option<Result<(Workflow, Value), RequestError>> {
+    use crate::job_request::JobRequest;
     match JobRequest::of(job) {
         Ok(JobRequest::Workflow(stored)) => Some(load_workflow(*stored)),
         Ok(JobRequest::Run(_)) => None,

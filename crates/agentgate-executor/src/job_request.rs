@@ -151,7 +151,7 @@ impl JobRequest {
     }
 
     /// The request as the store keeps it, its secrets sealed for job
-    /// `job_id` (see [`seal_stored`]).
+    /// `job_id` (see `seal_stored`).
     pub fn to_sealed(&self, keys: &KeyRing, job_id: &str) -> Result<Value, SealError> {
         let mut stored = self
             .to_stored()
