@@ -62,7 +62,7 @@ pub enum ProbeError {
 /// `timeout` (and whatever it left behind when it exits).
 pub fn probe_version(program: &Path, timeout: Duration) -> Result<Version, ProbeError> {
     let mut command = Command::new(program);
-    crate::own_env::scrub_command(&mut command);
+    agentgate_supervise::own_env::scrub_command(&mut command);
     let mut child = command
         .arg("--version")
         .stdin(Stdio::null())

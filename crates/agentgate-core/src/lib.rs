@@ -3,7 +3,7 @@
 //! One run goes: [`config`] is loaded; [`plan`] turns what the caller asks
 //! ([`plan::RunFlags`]) into steps; [`run`] executes them: for each step
 //! the provider (one of [`providers`]) builds the CLI's command line,
-//! [`supervise`] runs it in its own process group with timeouts and
+//! `agentgate_supervise` runs it in its own process group with timeouts and
 //! cancellation, the provider's decoder ([`decode`]) turns its output into
 //! protocol events, [`accumulate`] builds the result envelope and
 //! [`classify`] types the error; failover moves to the next step when that
@@ -18,7 +18,6 @@ pub mod decode;
 pub mod decoded;
 pub mod health;
 pub mod output_schema;
-pub mod own_env;
 pub mod plan;
 pub mod prompt;
 pub mod provider_listing;
@@ -33,7 +32,5 @@ pub mod run;
 pub mod sealed;
 pub mod session_host;
 pub mod settings;
-pub mod store_choice;
-pub mod supervise;
 pub mod warm;
 pub mod workspace;

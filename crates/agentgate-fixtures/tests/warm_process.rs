@@ -16,11 +16,11 @@ use std::time::Duration;
 
 use agentgate_core::decode::Decoded;
 use agentgate_core::providers::claude::ClaudeDecoder;
-use agentgate_core::supervise::{Invocation, SupervisorConfig, TerminationTable};
 use agentgate_core::warm::claude::ClaudeWarm;
 use agentgate_core::warm::process::{Step, WarmProcess, WarmStart};
 use agentgate_core::warm::{Answer, PermissionAsk};
 use agentgate_protocol::EventBody;
+use agentgate_supervise::{Invocation, SupervisorConfig, TerminationTable};
 
 /// Reads user lines; `ASK` asks to write a file and reports the answer;
 /// `TWICE` asks the same write twice, then waits; `HANG` waits for an

@@ -162,7 +162,7 @@ impl Server {
         }
         let clock = crate::clock::from_env()?;
         let location =
-            agentgate_core::store_choice::choose(options.store.clone(), config.store.as_ref())?;
+            agentgate_store::store_choice::choose(options.store.clone(), config.store.as_ref())?;
         let store = agentgate_store::open_store(&location, STORE_POOL_SIZE)?;
         // This server seals what it queues: the key file is made if missing.
         let key_file = agentgate_core::sealed::key_file(config.queue.key_file.as_deref())?;

@@ -32,6 +32,9 @@
 //! - [`RunOwner`]: who runs a running run; a run whose owner died reads as
 //!   [`RunStatus::Abandoned`].
 //!
+//! - [`store_choice`]: which store a command uses (`--store`,
+//!   `AGENTGATE_STORE`, the config's `store:`, the default SQLite file).
+//!
 //! Every call is synchronous and returns [`StoreError`], which names the
 //! file involved and, where it helps, what to do next.
 
@@ -60,6 +63,7 @@ mod run_store;
 mod session_lock;
 mod settle;
 mod sqlite;
+pub mod store_choice;
 mod workers;
 
 pub use backend::{StoreBackend, StoreLocation, open_store};

@@ -125,17 +125,19 @@ impl Plan {
 }
 
 /// A step whose environment, or an MCP server's, names one of
-/// agentgate's own variables is refused (see [`crate::own_env`]): a user
+/// agentgate's own variables is refused (see [`agentgate_supervise::own_env`]): a user
 /// who set one meant something that cannot happen, so it is said rather
 /// than dropped in silence.
 fn refuse_own_variables(step: &Step) -> Result<(), PlanError> {
-    let own = |field, place: String, names: Vec<&str>| match crate::own_env::first_own_name(names) {
-        Some(name) => Err(PlanError::OwnVariable {
-            field,
-            place,
-            name: name.to_owned(),
-        }),
-        None => Ok(()),
+    let own = |field, place: String, names: Vec<&str>| {
+        match agentgate_supervise::own_env::first_own_name(names) {
+            Some(name) => Err(PlanError::OwnVariable {
+                field,
+                place,
+                name: name.to_owned(),
+            }),
+            None => Ok(()),
+        }
     };
     own(
         "env",

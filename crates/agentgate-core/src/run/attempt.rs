@@ -23,8 +23,8 @@ use crate::plan::Step;
 use crate::providers::{
     PostRun, Provider, RemovedOnDrop, RunRequest, locate_binary, private_tmpdir,
 };
-use crate::supervise::{
-    self, Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
+use agentgate_supervise::{
+    Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
     SupervisorConfig, supervise,
 };
 
@@ -568,7 +568,10 @@ pub(super) fn finish_attempt(
 
 /// Names each process that could not be ended in a `log` event (level
 /// `warn`), and returns them for the attempt's `survivors`.
-fn report_survivors(found: &[supervise::Survivor], em: &mut Emitter<'_>) -> Vec<Survivor> {
+fn report_survivors(
+    found: &[agentgate_supervise::Survivor],
+    em: &mut Emitter<'_>,
+) -> Vec<Survivor> {
     found
         .iter()
         .map(|s| {
@@ -611,7 +614,7 @@ mod tests {
             &mut events,
             crate::redact::Redactor::default(),
         );
-        let found = [supervise::Survivor {
+        let found = [agentgate_supervise::Survivor {
             pid: 4242,
             command: "stuck-daemon --flag".to_owned(),
         }];

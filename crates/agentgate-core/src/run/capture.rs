@@ -14,7 +14,7 @@ use crate::classify::{self, ClassifyInput, StdoutSeen};
 use crate::decode::{Decoded, Decoder};
 use crate::providers::Provider;
 use crate::read_limit::{BoundedLines, CAPTURE_LINE_MAX_BYTES, ReadLimitError};
-use crate::supervise::Stream;
+use agentgate_supervise::Stream;
 
 /// Decode a saved capture of a CLI's output without running anything: the
 /// same decoder, accumulator and classifier as a live run.

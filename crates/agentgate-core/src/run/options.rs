@@ -7,7 +7,7 @@ use std::time::Duration;
 use agentgate_protocol::Envelope;
 use agentgate_store::StoreError;
 
-use crate::supervise::WarmKeeper;
+use agentgate_supervise::WarmKeeper;
 
 /// How the runner executes a plan.
 #[derive(Debug, Clone)]

@@ -37,11 +37,11 @@ use crate::accumulate::{Accumulator, delta};
 use crate::classify::{self, ClassifyInput, StdoutSeen};
 use crate::decode::Decoded;
 use crate::providers::{Provider, RunRequest, locate_binary};
-use crate::supervise::{ExitReport, SupervisorConfig};
 use crate::warm::approve::Approver;
 use crate::warm::modes::warm_plan;
 use crate::warm::process::{Step, WarmProcess};
 use crate::warm::sessions::{Taken, Warm};
+use agentgate_supervise::{ExitReport, SupervisorConfig};
 
 /// How long an interrupted turn may take to end before its process is
 /// killed.
@@ -318,7 +318,7 @@ async fn start(
             Ok(Box::new(Warm::new(process, fingerprint, cumulative, files)))
         }
         Err(crate::warm::process::WarmError::Spawn(
-            e @ crate::supervise::SuperviseError::ProgramNotFound { .. },
+            e @ agentgate_supervise::SuperviseError::ProgramNotFound { .. },
         )) => Err((
             ErrorKind::InvalidInput,
             format!("failed to run {}: {e}", program.display()),

@@ -18,7 +18,7 @@ use crate::providers::{
     CommandError, Provider, RunRequest, Scratch, WarmCommand, WarmWire, private_tmpdir,
 };
 use crate::settings::PermissionMode;
-use crate::supervise::{Invocation, SupervisorConfig};
+use agentgate_supervise::{Invocation, SupervisorConfig};
 
 /// How long a warm process may take to open its session.
 pub const OPEN_TIMEOUT: Duration = Duration::from_secs(60);

@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 
 use super::protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};
 use crate::decode::{Decoded, Decoder};
-use crate::supervise::{
+use agentgate_supervise::{
     Control, ExitReport, Invocation, OutputLine, Stream, SuperviseError, SupervisorConfig,
     supervise_with_stdin,
 };

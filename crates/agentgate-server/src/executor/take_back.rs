@@ -16,8 +16,8 @@
 
 use std::time::{Duration, Instant};
 
-use agentgate_core::supervise::keeper::{ORPHAN_GRACE, POLL_INTERVAL};
 use agentgate_store::{JobState, OwnerState, RunOwner};
+use agentgate_supervise::keeper::{ORPHAN_GRACE, POLL_INTERVAL};
 
 use super::{Inner, lock};
 

@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use agentgate_core::decode::Decoded;
 use agentgate_core::providers::{PermissionMode, RunRequest, Scratch, builtin};
-use agentgate_core::supervise::{Invocation, SupervisorConfig};
 use agentgate_core::warm::process::{Step, WarmProcess, WarmStart};
 use agentgate_core::warm::{Answer, PermissionAsk, WarmProtocol};
 use agentgate_fakellm::clients::Cli;
 use agentgate_protocol::{EventBody, Usage};
+use agentgate_supervise::{Invocation, SupervisorConfig};
 
 use super::cli_versions::qwen_stops_at_a_refusal;
 use super::support::{Client, FakeServer};

@@ -3,8 +3,11 @@
 //! (SIGINT, grace, SIGTERM, grace, SIGKILL to the whole group) and a bounded
 //! drain of its output, and leaves no process of the group behind.
 //!
-//! [`supervise`] is the entry point; `AGENTS.md` next to this file explains
-//! the design (the signal table, the keeper, the reaping order).
+//! [`supervise`] is the entry point; `AGENTS.md` at this crate's root
+//! explains the design (the signal table, the keeper, the reaping order).
+//! [`own_env`] is the one rule of what a child's environment may not hold
+//! (agentgate's own variables and the secrets it holds), applied in every
+//! spawn.
 
 mod config;
 mod control;
@@ -15,6 +18,7 @@ mod invocation;
 pub mod keeper;
 mod leader;
 mod lines;
+pub mod own_env;
 mod reader;
 mod report;
 mod run;

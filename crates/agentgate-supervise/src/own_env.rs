@@ -7,13 +7,13 @@
 //!   `AGENTGATE_CONFIG`, every other `AGENTGATE_*`), or
 //! - its value holds a secret this process holds ([`hold`]): the API token
 //!   (`agentgate_server::token::choose`), the store's URL and the password
-//!   in it (`store_choice`). A value of [`CONTAINED_MIN`] bytes or more is
+//!   in it (`agentgate_store::store_choice`). A value of [`CONTAINED_MIN`] bytes or more is
 //!   found anywhere in another value (`DATABASE_URL=postgres://u:pw@h/db`
 //!   holds the password); a shorter one only as the whole value.
 //!
 //! Where it is applied, so that no mode can forget it: the supervisor
 //! builds every CLI's and every tool's environment in one function
-//! (`supervise::warm::child_env`, used by the cold spawn, the keeper and
+//! (`warm::child_env` of this crate, used by the cold spawn, the keeper and
 //! the warm keeper's request alike), which ends with [`scrub`]; the other
 //! programs agentgate starts on a user's behalf (`git` for worktrees, whose
 //! hooks the agent may have written; a CLI's `--version` probe) go through
@@ -61,19 +61,18 @@ pub fn hold(secret: &str) {
     }
 }
 
-/// Hold a store's location when it can unlock the store: a PostgreSQL URL,
-/// and the password in it. A SQLite path unlocks nothing that the user's
-/// own files do not (and `AGENTGATE_HOME`, which names it, is dropped by
-/// its name).
-pub fn hold_store(location: &agentgate_store::StoreLocation) {
-    if let agentgate_store::StoreLocation::Postgres(url) = location {
-        hold(url);
-        if let Some(password) = url_password(url) {
-            if let Some(decoded) = percent_decoded(&password) {
-                hold(&decoded);
-            }
-            hold(&password);
+/// Hold a database URL that can unlock a store (a PostgreSQL URL), and the
+/// password in it. The store's choice (`agentgate_store::store_choice`)
+/// calls it for a PostgreSQL location; a SQLite path unlocks nothing that
+/// the user's own files do not (and `AGENTGATE_HOME`, which names it, is
+/// dropped by its name).
+pub fn hold_database_url(url: &str) {
+    hold(url);
+    if let Some(password) = url_password(url) {
+        if let Some(decoded) = percent_decoded(&password) {
+            hold(&decoded);
         }
+        hold(&password);
     }
 }
 
@@ -200,7 +199,7 @@ mod tests {
     #[test]
     fn a_held_secret_is_found_inside_values_and_a_short_one_only_whole() {
         let url = "postgres://ag:s3cret-Pa55word@db.internal:5432/agentgate";
-        hold_store(&agentgate_store::StoreLocation::Postgres(url.into()));
+        hold_database_url(url);
         hold("tok-0123456789abcdef");
         hold("short");
         let kept = scrub(env(&[

@@ -1,9 +1,13 @@
 //! Which store a command uses: `--store`, else `AGENTGATE_STORE`, else the
 //! config's `store:`, else the SQLite file at the default place.
+//!
+//! Whoever chooses or opens a store may then start CLIs: a PostgreSQL URL
+//! (and its password) is held by `agentgate_supervise::own_env`, so that no
+//! child's environment gets it.
 
 use std::sync::Arc;
 
-use agentgate_store::{StoreBackend, StoreError, StoreLocation};
+use crate::{StoreBackend, StoreError, StoreLocation};
 
 /// The environment variable that names the store.
 pub const STORE_ENV: &str = "AGENTGATE_STORE";
@@ -38,14 +42,22 @@ pub fn choose(
         None => StoreLocation::default_sqlite()?,
     };
     // Whoever chose it may start CLIs: its URL never reaches them.
-    crate::own_env::hold_store(&location);
+    hold(&location);
     Ok(location)
 }
 
 /// Opens `location` with [`COMMAND_POOL_SIZE`] connections.
 pub fn open(location: &StoreLocation) -> Result<Arc<dyn StoreBackend>, StoreError> {
-    crate::own_env::hold_store(location);
-    agentgate_store::open_store(location, COMMAND_POOL_SIZE)
+    hold(location);
+    crate::open_store(location, COMMAND_POOL_SIZE)
+}
+
+/// Holds `location` when it can unlock the store: a PostgreSQL URL and the
+/// password in it (see `agentgate_supervise::own_env`).
+fn hold(location: &StoreLocation) {
+    if let StoreLocation::Postgres(url) = location {
+        agentgate_supervise::own_env::hold_database_url(url);
+    }
 }
 
 #[cfg(test)]
