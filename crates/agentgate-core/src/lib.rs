@@ -9,19 +9,14 @@
 //! [`classify`] types the error; failover moves to the next step when that
 //! is safe, and the run is written to the store.
 
-pub mod accumulate;
 pub mod approvals;
-pub mod classify;
 pub mod config;
 pub mod cron;
-pub mod decode;
-pub mod decoded;
 pub mod health;
 pub mod output_schema;
 pub mod plan;
 pub mod prompt;
 pub mod provider_listing;
-pub mod providers;
 pub mod quota;
 pub mod quota_report;
 pub mod read_limit;

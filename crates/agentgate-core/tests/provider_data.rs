@@ -16,19 +16,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentgate_core::classify::{
-    ClassifyInput, NoticePattern, ProviderTable, Rule, classify_explained,
-};
-use agentgate_core::decode::ProviderError;
 use agentgate_core::health;
 use agentgate_core::plan::{self, Plan, RunFlags, Step};
-use agentgate_core::providers::argv::{Modes, Part, Parts, PromptInput, Words};
-use agentgate_core::providers::claude::ClaudeDecoder;
-use agentgate_core::providers::login::{LoginFacts, LoginProbe, LoginState};
-use agentgate_core::providers::{Description, Features, Provider, RunRequest, Verification};
 use agentgate_core::run::{NullSink, RunOptions};
 use agentgate_core::settings::PermissionMode;
 use agentgate_protocol::ErrorKind;
+use agentgate_providers::argv::{Modes, Part, Parts, PromptInput, Words};
+use agentgate_providers::classify::{
+    ClassifyInput, NoticePattern, ProviderTable, Rule, classify_explained,
+};
+use agentgate_providers::claude::ClaudeDecoder;
+use agentgate_providers::decode::ProviderError;
+use agentgate_providers::login::{LoginFacts, LoginProbe, LoginState};
+use agentgate_providers::{Description, Features, Provider, RunRequest, Verification};
 
 /// The CLI's own words for a spent budget, which no common row knows.
 static ERRORS: ProviderTable = ProviderTable {
@@ -217,7 +217,7 @@ fn classification_reads_its_error_table_in_a_real_run() {
     let got = classify_explained(&input).unwrap();
     assert_eq!((got.rule, got.info.kind), ("acme.budget", ErrorKind::Quota));
     assert!(
-        agentgate_core::classify::is_retry_notice(acme.errors(), "acme: retrying (2/5)")
+        agentgate_providers::classify::is_retry_notice(acme.errors(), "acme: retrying (2/5)")
             .is_some_and(|n| n.attempt == Some(2) && n.max == Some(5))
     );
     // A run of the script: the run's classifier reads the same table.

@@ -14,12 +14,12 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentgate_core::decode::Decoded;
-use agentgate_core::providers::claude::ClaudeDecoder;
 use agentgate_core::warm::claude::ClaudeWarm;
 use agentgate_core::warm::process::{Step, WarmProcess, WarmStart};
 use agentgate_core::warm::{Answer, PermissionAsk};
 use agentgate_protocol::EventBody;
+use agentgate_providers::claude::ClaudeDecoder;
+use agentgate_providers::decode::Decoded;
 use agentgate_supervise::{Invocation, SupervisorConfig, TerminationTable};
 
 /// Reads user lines; `ASK` asks to write a file and reports the answer;
@@ -216,9 +216,9 @@ impl agentgate_core::run::EventSink for Events {
 #[tokio::test]
 async fn a_refused_call_asked_again_stops_the_turn() {
     use agentgate_core::plan::{Plan, Step};
-    use agentgate_core::providers::{PermissionMode, RunRequest, builtin};
     use agentgate_core::run::{RunOptions, run};
     use agentgate_protocol::{DecidedBy, ErrorKind};
+    use agentgate_providers::{PermissionMode, RunRequest, builtin};
 
     let (dir, program) = stand_in();
     let request = RunRequest {

@@ -6,15 +6,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use agentgate_core::plan::{Plan, Step};
-use agentgate_core::providers::claude::CLAUDE;
-use agentgate_core::providers::codex::CODEX;
-use agentgate_core::providers::gemini::GEMINI;
-use agentgate_core::providers::opencode::OPENCODE;
-use agentgate_core::providers::qwen::QWEN;
-use agentgate_core::providers::{Description, PermissionMode, RunRequest};
 use agentgate_core::run::{NullSink, RunOptions};
 use agentgate_fakellm::clients::{self, Cli, ClientOptions};
 use agentgate_fakellm::{FakeLlm, Script, ServerConfig};
+use agentgate_providers::claude::CLAUDE;
+use agentgate_providers::codex::CODEX;
+use agentgate_providers::gemini::GEMINI;
+use agentgate_providers::opencode::OPENCODE;
+use agentgate_providers::qwen::QWEN;
+use agentgate_providers::{Description, PermissionMode, RunRequest};
 use agentgate_store::{RunStore, Store};
 use anyhow::Context;
 

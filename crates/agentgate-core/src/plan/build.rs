@@ -14,9 +14,9 @@ use super::step::{EditScope, PromptShape, Step};
 use crate::config::{AgentMode, ChainSpec, Config};
 use crate::output_schema::OutputSchema;
 use crate::prompt::{self, PromptParts, TaskInput};
-use crate::providers::RunRequest;
 use crate::read_limit::{SYSTEM_FILE_MAX_BYTES, read_text_file};
 use crate::settings::Settings;
+use agentgate_providers::RunRequest;
 
 /// What the steps of one run share: the flags with their paths made
 /// absolute and `--system-file` read, the base working directory, and the

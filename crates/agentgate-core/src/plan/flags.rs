@@ -7,8 +7,8 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Handoff, OnDirty};
-use crate::providers::McpServer;
 use crate::settings::Settings;
+use agentgate_providers::McpServer;
 
 /// Which model of an agent a run uses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,7 +107,7 @@ pub struct RunFlags {
     /// The clock for quota decisions; `None` = the system's.
     pub now: Option<Timestamp>,
     /// MCP servers every step's CLI starts for this run only; see
-    /// [`crate::providers::mcp`].
+    /// [`agentgate_providers::mcp`].
     pub mcp_servers: Vec<McpServer>,
     /// `--tools`: registry tools every step's agent may call, besides its
     /// own `tools:` (the run's [`ToolServer`](crate::run::ToolServer)

@@ -9,9 +9,9 @@ use std::time::Duration;
 use crate::config::ModelSource;
 use crate::output_schema::OutputSchema;
 use crate::prompt::PromptPiece;
-use crate::providers::{Provider, RunRequest};
 use crate::retry_on::RetryOn;
 use crate::settings::WorkspaceMode;
+use agentgate_providers::{Provider, RunRequest};
 
 /// Which files an agent may change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -16,11 +16,11 @@ use tokio::sync::mpsc;
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
 use super::tail::{STDERR_TAIL_BYTES, Tail};
-use crate::accumulate::{Accumulator, Finish};
-use crate::classify::{self, ClassifyInput, StdoutSeen};
-use crate::decode::{Decoded, ProviderError};
 use crate::plan::Step;
-use crate::providers::{
+use agentgate_providers::accumulate::{Accumulator, Finish};
+use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
+use agentgate_providers::decode::{Decoded, ProviderError};
+use agentgate_providers::{
     PostRun, Provider, RemovedOnDrop, RunRequest, locate_binary, private_tmpdir,
 };
 use agentgate_supervise::{

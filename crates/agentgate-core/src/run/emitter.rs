@@ -13,8 +13,8 @@ use agentgate_store::{RunFiles, StoreError};
 use jiff::Timestamp;
 
 use super::handoff::Transcript;
-use crate::providers::CliCommand;
 use crate::redact::Redactor;
+use agentgate_providers::CliCommand;
 
 /// Receives the run's events as they happen.
 pub trait EventSink: Send {

@@ -33,14 +33,14 @@ use super::attempt::{
 };
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
-use crate::accumulate::{Accumulator, delta};
-use crate::classify::{self, ClassifyInput, StdoutSeen};
-use crate::decode::Decoded;
-use crate::providers::{Provider, RunRequest, locate_binary};
 use crate::warm::approve::Approver;
 use crate::warm::modes::warm_plan;
 use crate::warm::process::{Step, WarmProcess};
 use crate::warm::sessions::{Taken, Warm};
+use agentgate_providers::accumulate::{Accumulator, delta};
+use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
+use agentgate_providers::decode::Decoded;
+use agentgate_providers::{Provider, RunRequest, locate_binary};
 use agentgate_supervise::{ExitReport, SupervisorConfig};
 
 /// How long an interrupted turn may take to end before its process is
@@ -297,7 +297,7 @@ async fn start(
     };
     let plan = match warm_plan(provider, req, program, ctx.scratch, supervisor) {
         None => {
-            let e = crate::providers::CommandError::no_long_lived_mode(provider.name());
+            let e = agentgate_providers::CommandError::no_long_lived_mode(provider.name());
             return Err((ErrorKind::InvalidInput, e.to_string()));
         }
         Some(Err(e)) => return Err((ErrorKind::InvalidInput, e.to_string())),
@@ -305,7 +305,7 @@ async fn start(
     };
     let cumulative = plan.cumulative_usage;
     // Removed here unless the process starts and takes them.
-    let mut files = crate::providers::RemovedOnDrop(plan.files);
+    let mut files = agentgate_providers::RemovedOnDrop(plan.files);
     if plan.load_needs_a_later_minute
         && let Some(id) = req.resume.as_deref()
         && let Some(born) = born_at(ctx, provider.name(), id)
@@ -347,7 +347,7 @@ fn born_at(ctx: RunContext<'_>, provider: &str, native_id: &str) -> Option<std::
 }
 
 /// Wait until the wall clock is past the minute `born` is in (see
-/// [`crate::providers::WarmCommand::load_needs_a_later_minute`]).
+/// [`agentgate_providers::WarmCommand::load_needs_a_later_minute`]).
 async fn wait_for_a_later_minute(
     born: std::time::SystemTime,
     provider: &str,

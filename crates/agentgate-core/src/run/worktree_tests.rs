@@ -7,9 +7,9 @@ use agentgate_protocol::ErrorKind;
 
 use super::*;
 use crate::plan::Step;
-use crate::providers::{RunRequest, builtin};
 use crate::run::NullSink;
 use crate::workspace::test_repo::{empty_repo, git};
+use agentgate_providers::{RunRequest, builtin};
 
 /// A repository with `a.txt` and `sub/b.txt` committed, `build/` ignored
 /// (and present).

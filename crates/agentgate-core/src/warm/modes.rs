@@ -13,11 +13,11 @@ use super::codex::{CodexThread, CodexWarm};
 use super::codex_decode::CodexAppServerDecoder;
 use super::process::WarmStart;
 use super::protocol::WarmProtocol;
-use crate::decode::Decoder;
-use crate::providers::{
+use crate::settings::PermissionMode;
+use agentgate_providers::decode::Decoder;
+use agentgate_providers::{
     CommandError, Provider, RunRequest, Scratch, WarmCommand, WarmWire, private_tmpdir,
 };
-use crate::settings::PermissionMode;
 use agentgate_supervise::{Invocation, SupervisorConfig};
 
 /// How long a warm process may take to open its session.
@@ -141,7 +141,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::providers::builtin;
+    use agentgate_providers::builtin;
 
     fn request(mode: PermissionMode) -> RunRequest {
         RunRequest {
@@ -266,7 +266,7 @@ mod tests {
             .expect("a TMPDIR");
         assert!(tmp.is_dir(), "{}", tmp.display());
         assert!(plan.files.contains(&tmp));
-        drop(crate::providers::RemovedOnDrop(plan.files));
+        drop(agentgate_providers::RemovedOnDrop(plan.files));
         assert!(!tmp.exists(), "removed with the process's files");
     }
 

@@ -7,9 +7,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use agentgate_core::output_schema::OutputSchema;
-use agentgate_core::providers::codex::CODEX;
-use agentgate_core::providers::{Provider, RunRequest};
 use agentgate_fakellm::clients::Cli;
+use agentgate_providers::codex::CODEX;
+use agentgate_providers::{Provider, RunRequest};
 use serde_json::{Value, json};
 
 use super::cli_versions::qwen_api_error_exit;
