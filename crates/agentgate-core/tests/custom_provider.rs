@@ -174,8 +174,8 @@ mod decoder {
     use std::sync::Arc;
 
     use agentgate_core::config::{Config, ConfigSource};
-    use agentgate_providers::custom::*;
     use agentgate_protocol::{EventBody, UsageScope};
+    use agentgate_providers::custom::*;
     use agentgate_providers::decode::*;
 
     fn decoder(yaml: &str) -> CustomDecoder {

@@ -39,6 +39,17 @@
 //! file involved and, where it helps, what to do next.
 
 #![warn(missing_docs)]
+// Without a backend (the engine's build: `default-features = false`) the
+// store is its types, traits and file formats; the helpers the backends
+// share (leases, claims, cursors) have no caller.
+#![cfg_attr(
+    not(any(feature = "sqlite", feature = "postgres")),
+    expect(
+        dead_code,
+        unused_imports,
+        reason = "the backends' shared helpers are unused in a build without a backend"
+    )
+)]
 
 mod backend;
 pub mod bells;
@@ -62,6 +73,7 @@ mod run_id;
 mod run_store;
 mod session_lock;
 mod settle;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 pub mod store_choice;
 mod workers;
@@ -97,10 +109,12 @@ pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
 pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EventLine, RunStore};
 pub use session_lock::{SessionLock, lock_file_name};
 pub use settle::{AfterRun, RESULT_FILE_NAME, SavedResult, Settlement};
+#[cfg(feature = "sqlite")]
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
 pub use workers::{
     LOST_AFTER_BEATS, PRUNE_AFTER, Presence, WorkerKind, WorkerRecord, WorkerRegistry, WorkerState,
 };
 
 /// The default store: SQLite.
+#[cfg(feature = "sqlite")]
 pub type Store = SqliteStore;
