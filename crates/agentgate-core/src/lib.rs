@@ -24,6 +24,7 @@ pub mod redact;
 pub mod request;
 pub mod retry_on;
 pub mod run;
+pub mod run_flags;
 pub mod sealed;
 pub mod session_host;
 pub mod settings;

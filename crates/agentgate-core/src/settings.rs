@@ -12,6 +12,54 @@ use crate::retry_on::RetryOn;
 
 pub use agentgate_providers::PermissionMode;
 
+/// What to do when a failed attempt changed the workspace before the next
+/// agent starts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum OnDirty {
+    /// Stop the chain with an error (the default).
+    #[default]
+    Stop,
+    /// Hand on anyway.
+    Continue,
+    /// `git stash` the changes, then hand on.
+    Stash,
+}
+
+impl OnDirty {
+    /// `stop`, `continue` or `stash`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnDirty::Stop => "stop",
+            OnDirty::Continue => "continue",
+            OnDirty::Stash => "stash",
+        }
+    }
+}
+
+/// What the next agent learns of a failed attempt.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Handoff {
+    /// Nothing (the default).
+    #[default]
+    None,
+    /// The failed attempt's partial transcript, as context.
+    Summary,
+}
+
+impl Handoff {
+    /// `none` or `summary`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Handoff::None => "none",
+            Handoff::Summary => "summary",
+        }
+    }
+}
+
 /// Where a run's CLI works on the files.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -12,7 +12,7 @@ mod argv_table {
     use agentgate_core::config::{Config, ConfigSource};
     use agentgate_providers::custom::*;
     use agentgate_providers::{
-        CommandError, PermissionMode, Provider, RunRequest, Scratch, Verification,
+        CliRequest, CommandError, PermissionMode, Provider, Scratch, Verification,
     };
 
     fn provider(yaml: &str) -> CustomProvider {
@@ -24,15 +24,15 @@ mod argv_table {
         cfg.provider("mycli").unwrap()
     }
 
-    fn req() -> RunRequest {
-        RunRequest {
+    fn req() -> CliRequest {
+        CliRequest {
             prompt: "do it".into(),
             cwd: PathBuf::from("/work"),
-            ..RunRequest::default()
+            ..CliRequest::default()
         }
     }
 
-    fn argv(p: &CustomProvider, r: &RunRequest) -> Result<Vec<String>, CommandError> {
+    fn argv(p: &CustomProvider, r: &CliRequest) -> Result<Vec<String>, CommandError> {
         p.command(r, Path::new("/bin/mycli"), &Scratch::at("/tmp"))
             .map(|plan| plan.display_args())
     }
@@ -57,7 +57,7 @@ mod argv_table {
         assert_eq!(plan.stdin.as_deref(), Some(&b"do it"[..]));
         assert_eq!(plan.env, [("MYCLI_QUIET".into(), "1".into())]);
         assert_eq!(plan.program, PathBuf::from("/bin/mycli"));
-        let r = RunRequest {
+        let r = CliRequest {
             model: Some("m1".into()),
             resume: Some("S1".into()),
             system: Some("Be brief.".into()),
@@ -96,28 +96,28 @@ mod argv_table {
         assert_eq!(plan.stdin, None);
         for (r, want) in [
             (
-                RunRequest {
+                CliRequest {
                     model: Some("m".into()),
                     ..req()
                 },
                 "mycli cannot take --model: its config uses no {model} placeholder",
             ),
             (
-                RunRequest {
+                CliRequest {
                     resume: Some("S".into()),
                     ..req()
                 },
                 "mycli cannot resume a session",
             ),
             (
-                RunRequest {
+                CliRequest {
                     permission_mode: PermissionMode::Plan,
                     ..req()
                 },
                 "`permission_modes.plan`",
             ),
             (
-                RunRequest {
+                CliRequest {
                     add_dirs: vec![PathBuf::from("/x")],
                     ..req()
                 },
@@ -144,7 +144,7 @@ mod argv_table {
 "#,
         );
         assert_eq!(argv(&p, &req()).unwrap(), ["exec", "--json", "-"]);
-        let r = RunRequest {
+        let r = CliRequest {
             resume: Some("T1".into()),
             ..req()
         };
@@ -533,7 +533,7 @@ mod mcp {
     use std::path::{Path, PathBuf};
 
     use agentgate_core::config::{Config, ConfigSource};
-    use agentgate_providers::{McpServer, Provider, RunRequest, Scratch};
+    use agentgate_providers::{CliRequest, McpServer, Provider, Scratch};
 
     #[test]
     fn described_clis_refuse_mcp_servers_naming_the_provider() {
@@ -541,11 +541,11 @@ mod mcp {
         probe
             .env
             .push(("PROBE_LOG".into(), "/tmp/probe.log".into()));
-        let r = RunRequest {
+        let r = CliRequest {
             mcp_servers: vec![probe],
             prompt: "do it".into(),
             cwd: PathBuf::from("/work"),
-            ..RunRequest::default()
+            ..CliRequest::default()
         };
         let dir = tempfile::tempdir().unwrap();
         let cfg = Config::parse(

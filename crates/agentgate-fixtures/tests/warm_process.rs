@@ -218,14 +218,14 @@ async fn a_refused_call_asked_again_stops_the_turn() {
     use agentgate_core::plan::{Plan, Step};
     use agentgate_core::run::{RunOptions, run};
     use agentgate_protocol::{DecidedBy, ErrorKind};
-    use agentgate_providers::{PermissionMode, RunRequest, builtin};
+    use agentgate_providers::{CliRequest, PermissionMode, builtin};
 
     let (dir, program) = stand_in();
-    let request = RunRequest {
+    let request = CliRequest {
         prompt: "TWICE".into(),
         permission_mode: PermissionMode::Ask,
         cwd: dir.path().to_path_buf(),
-        ..RunRequest::default()
+        ..CliRequest::default()
     };
     let mut step = Step::new(builtin("claude").unwrap(), request);
     step.binary = Some(program);

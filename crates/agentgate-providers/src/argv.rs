@@ -23,7 +23,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::provider::{CliCommand, CommandError, RunRequest};
+use super::provider::{CliCommand, CliRequest, CommandError};
 use super::scratch::Scratch;
 use super::template::{ExpandError, Template, Values};
 use crate::PermissionMode;
@@ -99,7 +99,7 @@ pub struct Context<'a> {
     /// The provider's name, for messages.
     pub provider: &'a str,
     /// The request.
-    pub request: &'a RunRequest,
+    pub request: &'a CliRequest,
     /// The folder of the run where the CLI's files may be written (made
     /// when its path is first asked for).
     pub scratch: &'a Scratch,
@@ -223,7 +223,7 @@ pub fn command(
     provider: &str,
     parts: &[Part],
     prompt: PromptInput,
-    req: &RunRequest,
+    req: &CliRequest,
     program: &Path,
     scratch: &Scratch,
 ) -> Result<CliCommand, CommandError> {
@@ -419,7 +419,7 @@ mod tests {
 
     use super::*;
 
-    fn table(parts: &[Part], r: &RunRequest) -> Result<Vec<String>, CommandError> {
+    fn table(parts: &[Part], r: &CliRequest) -> Result<Vec<String>, CommandError> {
         command(
             "mycli",
             parts,
@@ -431,13 +431,13 @@ mod tests {
         .map(|c| c.display_args())
     }
 
-    fn req() -> RunRequest {
-        RunRequest {
+    fn req() -> CliRequest {
+        CliRequest {
             prompt: "hi".into(),
             model: Some("m1".into()),
             cwd: PathBuf::from("/w"),
             system: Some(String::new()),
-            ..RunRequest::default()
+            ..CliRequest::default()
         }
     }
 
@@ -474,7 +474,7 @@ mod tests {
             env("MYCLI_MODEL", "{model}"),
             env("MYCLI_SESSION", "{session}"),
         ];
-        let r = RunRequest {
+        let r = CliRequest {
             add_dirs: vec![PathBuf::from("/a"), PathBuf::from("/b")],
             extra_args: vec!["--x".into()],
             ..req()
@@ -494,7 +494,7 @@ mod tests {
         );
         assert_eq!(cmd.env, [("MYCLI_MODEL".into(), "m1".into())]);
         assert_eq!(cmd.stdin.as_deref(), Some(&b"hi"[..]));
-        let resumed = RunRequest {
+        let resumed = CliRequest {
             resume: Some("S1".into()),
             permission_mode: PermissionMode::Plan,
             ..req()
@@ -503,7 +503,7 @@ mod tests {
             table(T, &resumed).unwrap(),
             ["run", "resume", "S1", "--read-only"]
         );
-        let bypass = RunRequest {
+        let bypass = CliRequest {
             permission_mode: PermissionMode::Bypass,
             ..req()
         };

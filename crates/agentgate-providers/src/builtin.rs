@@ -8,7 +8,7 @@ use std::path::Path;
 use super::argv::{self, Part, PromptInput};
 use super::login::LoginFacts;
 use super::provider::{
-    CliCommand, CommandError, Features, PostRun, Provider, RunRequest, Verification, WarmCommand,
+    CliCommand, CliRequest, CommandError, Features, PostRun, Provider, Verification, WarmCommand,
     WarmWire,
 };
 use super::scratch::Scratch;
@@ -83,7 +83,7 @@ impl Provider for Description {
 
     fn command(
         &self,
-        req: &RunRequest,
+        req: &CliRequest,
         program: &Path,
         scratch: &Scratch,
     ) -> Result<CliCommand, CommandError> {
@@ -96,7 +96,7 @@ impl Provider for Description {
 
     fn warm_command(
         &self,
-        req: &RunRequest,
+        req: &CliRequest,
         program: &Path,
         scratch: &Scratch,
     ) -> Option<Result<WarmCommand, CommandError>> {

@@ -6,7 +6,7 @@
 //! ([`accumulate`]); and the classifier that types a run's error
 //! ([`classify`]). Nothing here runs a process or reads a config file: the
 //! engine (`agentgate-core`) plans and runs, and hands this crate a
-//! [`RunRequest`] and the lines a CLI printed.
+//! [`CliRequest`] and the lines a CLI printed.
 //!
 //! # How a provider is made
 //!
@@ -73,7 +73,7 @@ pub use custom::CustomProvider;
 pub use mcp::McpServer;
 pub use permission_mode::PermissionMode;
 pub use provider::{
-    BinaryNotFound, CliCommand, CommandError, Features, PostRun, Provider, RunRequest,
+    BinaryNotFound, CliCommand, CliRequest, CommandError, Features, PostRun, Provider,
     Verification, WarmCommand, WarmWire, binary_env_for, locate_binary, provider_env_var,
 };
 
@@ -90,7 +90,7 @@ mod tests {
     use super::test_support::{self, req};
     use super::*;
 
-    fn argv(kind: &Description, r: &RunRequest) -> Vec<String> {
+    fn argv(kind: &Description, r: &CliRequest) -> Vec<String> {
         test_support::argv(kind, r)
     }
 
@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn model_system_dirs_and_resume_map_per_cli() {
-        let r = RunRequest {
+        let r = CliRequest {
             model: Some("m1".into()),
             system: Some("Be \"brief\".".into()),
             add_dirs: vec![PathBuf::from("/extra")],
@@ -211,7 +211,7 @@ mod tests {
             "{:?}",
             resumed.notices
         );
-        let fresh = RunRequest {
+        let fresh = CliRequest {
             resume: None,
             ..r.clone()
         };
@@ -220,7 +220,7 @@ mod tests {
             .unwrap();
         assert!(fresh.display_args().join(" ").contains("--add-dir /extra"));
         assert!(fresh.notices.is_empty());
-        let without_dirs = RunRequest {
+        let without_dirs = CliRequest {
             add_dirs: Vec::new(),
             ..r
         };
@@ -253,7 +253,7 @@ mod tests {
 
     #[test]
     fn permission_modes_map_onto_each_cli() {
-        let with = |mode| RunRequest {
+        let with = |mode| CliRequest {
             permission_mode: mode,
             ..req()
         };
@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn retry_bound_and_extra_args_reach_the_cli() {
-        let r = RunRequest {
+        let r = CliRequest {
             max_provider_retries: Some(2),
             extra_args: vec!["--debug".into()],
             ..req()
@@ -334,7 +334,7 @@ mod tests {
             // in a notice of what was left out: never dropped in silence,
             // on a fresh run or a resumed one.
             for resume in [None, Some("S1".to_owned())] {
-                let r = RunRequest {
+                let r = CliRequest {
                     add_dirs: vec![PathBuf::from("/extra/dir")],
                     resume,
                     ..req()

@@ -16,7 +16,7 @@ use super::gemini::GEMINI;
 use super::opencode::OPENCODE;
 use super::qwen::QWEN;
 use super::test_support::req;
-use super::{CliCommand, Description, McpServer, Provider, RunRequest, Scratch, builtins};
+use super::{CliCommand, CliRequest, Description, McpServer, Provider, Scratch, builtins};
 
 fn probe() -> McpServer {
     let mut s = McpServer::new("probe", "/opt/probe", &["--key", "a \"b\" \\c"]);
@@ -24,14 +24,14 @@ fn probe() -> McpServer {
     s
 }
 
-fn with_servers(servers: Vec<McpServer>) -> RunRequest {
-    RunRequest {
+fn with_servers(servers: Vec<McpServer>) -> CliRequest {
+    CliRequest {
         mcp_servers: servers,
         ..req()
     }
 }
 
-fn plan(p: &dyn Provider, r: &RunRequest, scratch: &Path) -> CliCommand {
+fn plan(p: &dyn Provider, r: &CliRequest, scratch: &Path) -> CliCommand {
     p.command(r, Path::new("/bin/cli"), &Scratch::at(scratch))
         .unwrap_or_else(|e| panic!("{}: {e}", p.name()))
 }
@@ -153,7 +153,7 @@ fn settings_overlay(p: &Description, settings_env: &str, defaults_env: &str) {
     std::fs::write(&system, original).unwrap();
     let scratch = dir.path().join("run");
     std::fs::create_dir(&scratch).unwrap();
-    let r = RunRequest {
+    let r = CliRequest {
         env: vec![(settings_env.into(), system.display().to_string())],
         ..with_servers(vec![probe()])
     };
@@ -185,7 +185,7 @@ fn settings_overlay(p: &Description, settings_env: &str, defaults_env: &str) {
 
     // Without system settings, a fresh file.
     let fresh = tempfile::tempdir().unwrap();
-    let r = RunRequest {
+    let r = CliRequest {
         env: vec![(
             settings_env.into(),
             fresh.path().join("none.json").display().to_string(),
@@ -213,7 +213,7 @@ fn qwen_gets_the_servers_in_a_copy_of_its_system_settings() {
 #[test]
 fn qwen_puts_a_retry_bound_and_the_servers_in_one_file() {
     let dir = tempfile::tempdir().unwrap();
-    let r = RunRequest {
+    let r = CliRequest {
         max_provider_retries: Some(2),
         env: vec![(
             "QWEN_CODE_SYSTEM_SETTINGS_PATH".into(),
@@ -233,7 +233,7 @@ fn qwen_puts_a_retry_bound_and_the_servers_in_one_file() {
 #[test]
 fn opencode_gets_the_servers_in_its_config_content_with_the_instructions() {
     let dir = tempfile::tempdir().unwrap();
-    let r = RunRequest {
+    let r = CliRequest {
         system: Some("be brief".into()),
         env_clear: true,
         ..with_servers(vec![probe()])
@@ -254,7 +254,7 @@ fn opencode_gets_the_servers_in_its_config_content_with_the_instructions() {
                               "environment": {"PROBE_LOG": "/tmp/probe.log"}, "enabled": true}},
         })
     );
-    let explicit = RunRequest {
+    let explicit = CliRequest {
         env: vec![("OPENCODE_CONFIG_CONTENT".into(), "{}".into())],
         ..with_servers(vec![probe()])
     };
@@ -375,7 +375,7 @@ fn every_builtin_renders_the_servers_or_refuses() {
     for p in builtins() {
         let dir = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
-        let r = RunRequest {
+        let r = CliRequest {
             env: vec![
                 (
                     "QWEN_CODE_SYSTEM_SETTINGS_PATH".into(),

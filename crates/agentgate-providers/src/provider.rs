@@ -13,9 +13,12 @@ use crate::PermissionMode;
 use crate::classify::{GENERIC, ProviderTable};
 use crate::decode::{Decoded, Decoder};
 
-/// What the caller asks of one invocation.
+/// What one CLI invocation is asked: the prompt, model, session, folders
+/// and settings a provider turns into a command line. (A run asked for as
+/// data, the engine's `agentgate_core::request::RunRequest`, is planned
+/// into steps first; each attempt of a step makes one of these.)
 #[derive(Debug, Clone, Default)]
-pub struct RunRequest {
+pub struct CliRequest {
     /// The prompt.
     pub prompt: String,
     /// The model, as the provider names it; the CLI's default when `None`.
@@ -234,7 +237,7 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// path makes it if need be).
     fn command(
         &self,
-        req: &RunRequest,
+        req: &CliRequest,
         program: &Path,
         scratch: &Scratch,
     ) -> Result<CliCommand, CommandError>;
@@ -256,7 +259,7 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// or `None` when agentgate drives no long-lived mode of this CLI.
     fn warm_command(
         &self,
-        req: &RunRequest,
+        req: &CliRequest,
         program: &Path,
         scratch: &Scratch,
     ) -> Option<Result<WarmCommand, CommandError>> {

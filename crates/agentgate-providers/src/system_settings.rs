@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use super::provider::{CommandError, RunRequest};
+use super::provider::{CliRequest, CommandError};
 use super::scratch::Scratch;
 
 /// Where a CLI keeps its system settings, and how it is pointed elsewhere.
@@ -38,7 +38,7 @@ impl SystemSettings {
     /// its retries"); `instead` what the user can do instead.
     pub(crate) fn overlay(
         &self,
-        req: &RunRequest,
+        req: &CliRequest,
         scratch: &Scratch,
         purpose: &str,
         instead: &str,
@@ -161,7 +161,7 @@ pub(crate) fn read_object(
 
 /// A variable as the CLI will see it: the request's own environment first,
 /// then agentgate's (unless the request starts from an empty environment).
-pub(crate) fn env_of(req: &RunRequest, key: &str) -> Option<OsString> {
+pub(crate) fn env_of(req: &CliRequest, key: &str) -> Option<OsString> {
     if let Some((_, v)) = req.env.iter().rev().find(|(k, _)| k == key) {
         return Some(v.into());
     }

@@ -3,22 +3,22 @@
 
 use std::path::{Path, PathBuf};
 
-use super::provider::{Provider, RunRequest};
+use super::provider::{CliRequest, Provider};
 use super::scratch::Scratch;
 use crate::decode::{Decoded, Decoder};
 
 /// `do it` in `/work`, everything else default.
-pub fn req() -> RunRequest {
-    RunRequest {
+pub fn req() -> CliRequest {
+    CliRequest {
         prompt: "do it".into(),
         cwd: PathBuf::from("/work"),
-        ..RunRequest::default()
+        ..CliRequest::default()
     }
 }
 
 /// The argv `provider` makes of `r` (files it writes go to a temporary
 /// folder, removed after).
-pub fn argv(provider: &dyn Provider, r: &RunRequest) -> Vec<String> {
+pub fn argv(provider: &dyn Provider, r: &CliRequest) -> Vec<String> {
     provider
         .command(r, Path::new("/bin/cli"), &Scratch::temporary())
         .map(|c| c.display_args())

@@ -102,8 +102,8 @@ pub use records::{
 };
 pub use redact::redact_url;
 pub use run_files::{
-    DEFAULT_EVENT_LOG_MAX, EVENTS_FILE_NAME, EventSink, EventsWriter, RunFiles, STDERR_FILE_NAME,
-    StderrWriter, kept_past_log_bound,
+    DEFAULT_EVENT_LOG_MAX, EVENTS_FILE_NAME, EventLogWriter, EventsWriter, RunFiles,
+    STDERR_FILE_NAME, StderrWriter, kept_past_log_bound,
 };
 pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
 pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EventLine, RunStore};

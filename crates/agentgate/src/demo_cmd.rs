@@ -14,7 +14,7 @@ use agentgate_providers::codex::CODEX;
 use agentgate_providers::gemini::GEMINI;
 use agentgate_providers::opencode::OPENCODE;
 use agentgate_providers::qwen::QWEN;
-use agentgate_providers::{Description, PermissionMode, RunRequest};
+use agentgate_providers::{CliRequest, Description, PermissionMode};
 use agentgate_store::{RunStore, Store};
 use anyhow::Context;
 
@@ -100,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             let setup = clients::prepare(cli, &server.url(), &dir.join(kind.name), &opts)
                 .with_context(|| format!("failed to prepare a scratch home for {kind}"))?;
-            let request = RunRequest {
+            let request = CliRequest {
                 prompt: PROMPT.into(),
                 // Codex and opencode take the model from the recipe's config.
                 model: (cli != Cli::Codex && cli != Cli::Opencode).then(|| setup.model.clone()),
@@ -108,7 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 cwd: setup.workdir.clone(),
                 env: setup.env.clone(),
                 env_clear: true,
-                ..RunRequest::default()
+                ..CliRequest::default()
             };
             let mut step = Step::new(std::sync::Arc::new(*kind), request);
             step.binary = Some(program);

@@ -128,5 +128,13 @@ impl PlanError {
     }
 }
 
+/// A run request the planner refused: the field is the one the error
+/// carries ([`PlanError::field`]), never read from its message.
+impl From<PlanError> for crate::request::RequestError {
+    fn from(e: PlanError) -> Self {
+        crate::request::RequestError::new(e.field(), e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests;

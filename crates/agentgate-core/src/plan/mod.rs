@@ -8,11 +8,10 @@
 //! the agent, the chain and the provider's defaults
 //! ([`crate::settings::Settings::combine`]), its model and how it was
 //! chosen, its prompt, its permission mode and checks. `--dry-run` prints
-//! a plan ([`report`]); [`crate::run::run`] executes one.
+//! a plan ([`report`]); the run module's `run` executes one.
 
 mod build;
 mod error;
-mod flags;
 mod members;
 mod modes;
 pub mod report;
@@ -22,8 +21,8 @@ use std::path::PathBuf;
 
 use jiff::Timestamp;
 
+pub use crate::run_flags::{NOW_ENV, RunFlags, SessionBusy, Tier, names, now_from_env};
 pub use error::PlanError;
-pub use flags::{NOW_ENV, RunFlags, SessionBusy, Tier, names, now_from_env};
 pub use step::{EditScope, PromptShape, Step};
 
 use crate::config::{Config, Handoff, OnDirty};

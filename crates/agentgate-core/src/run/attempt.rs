@@ -10,6 +10,15 @@ use agentgate_protocol::{
     HeartbeatEvent, LogLevel, RateLimitEvent, RawEvent, StartEvent, StatusEvent, Survivor, Usage,
     UsageEvent, UsageScope,
 };
+use agentgate_providers::accumulate::{Accumulator, Finish};
+use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
+use agentgate_providers::decode::{Decoded, ProviderError};
+use agentgate_providers::{CliRequest, PostRun, Provider, RemovedOnDrop};
+use agentgate_providers::{locate_binary, private_tmpdir};
+use agentgate_supervise::{
+    Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
+    SupervisorConfig, supervise,
+};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
@@ -17,16 +26,6 @@ use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
 use super::tail::{STDERR_TAIL_BYTES, Tail};
 use crate::plan::Step;
-use agentgate_providers::accumulate::{Accumulator, Finish};
-use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
-use agentgate_providers::decode::{Decoded, ProviderError};
-use agentgate_providers::{
-    PostRun, Provider, RemovedOnDrop, RunRequest, locate_binary, private_tmpdir,
-};
-use agentgate_supervise::{
-    Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
-    SupervisorConfig, supervise,
-};
 
 /// What one attempt runs: a step, the request of this attempt (the
 /// session it resumes, the model after an invalid-model retry), and the
@@ -34,7 +33,7 @@ use agentgate_supervise::{
 #[derive(Clone, Copy)]
 pub(super) struct AttemptPacket<'a> {
     pub step: &'a Step,
-    pub request: &'a RunRequest,
+    pub request: &'a CliRequest,
     pub home: Option<&'a Path>,
 }
 

@@ -16,7 +16,8 @@ use super::handoff::Transcript;
 use crate::redact::Redactor;
 use agentgate_providers::CliCommand;
 
-/// Receives the run's events as they happen.
+/// Receives the run's events as they happen (the caller's live view; the
+/// store's copy is written through `agentgate_store::EventLogWriter`).
 pub trait EventSink: Send {
     /// One event.
     fn emit(&mut self, event: &Event);

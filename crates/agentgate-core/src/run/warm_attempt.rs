@@ -40,7 +40,7 @@ use crate::warm::sessions::{Taken, Warm};
 use agentgate_providers::accumulate::{Accumulator, delta};
 use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
 use agentgate_providers::decode::Decoded;
-use agentgate_providers::{Provider, RunRequest, locate_binary};
+use agentgate_providers::{CliRequest, Provider, locate_binary};
 use agentgate_supervise::{ExitReport, SupervisorConfig};
 
 /// How long an interrupted turn may take to end before its process is
@@ -286,7 +286,7 @@ pub(super) async fn warm_attempt(
 async fn start(
     ctx: RunContext<'_>,
     provider: &dyn Provider,
-    req: &RunRequest,
+    req: &CliRequest,
     program: &std::path::Path,
     fingerprint: u64,
     em: &mut Emitter<'_>,
@@ -500,7 +500,7 @@ fn turn_error(
 /// anything else (another model, mode, folder, system prompt, servers,
 /// arguments or environment) gets a new one. The prompt and the session
 /// to resume are not part of it.
-fn fingerprint(provider: &str, program: &std::path::Path, req: &RunRequest) -> u64 {
+fn fingerprint(provider: &str, program: &std::path::Path, req: &CliRequest) -> u64 {
     use std::hash::{Hash, Hasher};
     let settings = format!(
         "{:?}",
@@ -537,13 +537,13 @@ mod tests {
 
     #[test]
     fn the_fingerprint_changes_with_the_settings_that_need_a_new_process() {
-        let req = RunRequest {
+        let req = CliRequest {
             model: Some("m1".into()),
             cwd: "/w".into(),
-            ..RunRequest::default()
+            ..CliRequest::default()
         };
         let p = std::path::Path::new("/bin/claude");
-        let same = RunRequest {
+        let same = CliRequest {
             prompt: "another prompt".into(),
             resume: Some("s1".into()),
             ..req.clone()
@@ -552,7 +552,7 @@ mod tests {
             fingerprint("claude", p, &req),
             fingerprint("claude", p, &same)
         );
-        let other = RunRequest {
+        let other = CliRequest {
             model: Some("m2".into()),
             ..req.clone()
         };
@@ -561,7 +561,7 @@ mod tests {
             fingerprint("claude", p, &other)
         );
         // Another value of the same variable (a key for another account).
-        let with_key = |v: &str| RunRequest {
+        let with_key = |v: &str| CliRequest {
             env: vec![("ANTHROPIC_API_KEY".into(), v.into())],
             ..req.clone()
         };

@@ -16,7 +16,7 @@ use super::protocol::WarmProtocol;
 use crate::settings::PermissionMode;
 use agentgate_providers::decode::Decoder;
 use agentgate_providers::{
-    CommandError, Provider, RunRequest, Scratch, WarmCommand, WarmWire, private_tmpdir,
+    CliRequest, CommandError, Provider, Scratch, WarmCommand, WarmWire, private_tmpdir,
 };
 use agentgate_supervise::{Invocation, SupervisorConfig};
 
@@ -42,7 +42,7 @@ pub struct WarmPlan {
 /// long-lived mode.
 pub fn warm_plan(
     provider: &dyn Provider,
-    req: &RunRequest,
+    req: &CliRequest,
     program: &Path,
     scratch: &Scratch,
     supervisor: SupervisorConfig,
@@ -94,7 +94,7 @@ pub fn warm_plan(
 fn wire_parts(
     wire: WarmWire,
     provider: &dyn Provider,
-    req: &RunRequest,
+    req: &CliRequest,
 ) -> (Box<dyn WarmProtocol>, Box<dyn Decoder>) {
     let cwd = req.cwd.display().to_string();
     let resume = req.resume.as_deref().filter(|s| !s.is_empty());
@@ -143,14 +143,14 @@ mod tests {
     use super::*;
     use agentgate_providers::builtin;
 
-    fn request(mode: PermissionMode) -> RunRequest {
-        RunRequest {
+    fn request(mode: PermissionMode) -> CliRequest {
+        CliRequest {
             prompt: "unused".into(),
             model: Some("m1".into()),
             permission_mode: mode,
             cwd: PathBuf::from("/work/here"),
             resume: Some("sess-1".into()),
-            ..RunRequest::default()
+            ..CliRequest::default()
         }
     }
 

@@ -33,7 +33,7 @@ use std::time::SystemTime;
 use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, mode, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
-use super::provider::{CliCommand, CommandError, Features, PostRun, RunRequest, Verification};
+use super::provider::{CliCommand, CliRequest, CommandError, Features, PostRun, Verification};
 use crate::decode::Decoded;
 
 /// The longest argument Linux passes to a program (`MAX_ARG_STRLEN`, 128
@@ -101,7 +101,7 @@ fn recovered(ctx: &PostRun<'_>) -> Vec<Decoded> {
 }
 
 /// `--print=PROMPT`, with the system instructions in front of the prompt.
-fn print_argument(req: &RunRequest) -> Result<OsString, String> {
+fn print_argument(req: &CliRequest) -> Result<OsString, String> {
     let prompt = match req.system.as_deref().filter(|s| !s.trim().is_empty()) {
         Some(system) => format!("{system}\n\n{}", req.prompt),
         None => req.prompt.clone(),
@@ -131,7 +131,7 @@ mod tests {
     use crate::provider::Provider;
     use crate::test_support::{self, req};
 
-    fn argv(r: &RunRequest) -> Vec<String> {
+    fn argv(r: &CliRequest) -> Vec<String> {
         test_support::argv(&AGY, r)
     }
 
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn model_modes_dirs_resume_and_system_map_onto_flags() {
-        let r = RunRequest {
+        let r = CliRequest {
             model: Some("gemini-3.1-pro-high".into()),
             permission_mode: PermissionMode::Bypass,
             add_dirs: vec![PathBuf::from("/extra")],
@@ -166,7 +166,7 @@ mod tests {
             ]
         );
         let mode = |m| {
-            argv(&RunRequest {
+            argv(&CliRequest {
                 permission_mode: m,
                 ..req()
             })
@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn a_prompt_too_long_for_one_argument_is_refused() {
-        let r = RunRequest {
+        let r = CliRequest {
             prompt: "x".repeat(MAX_ARG_BYTES),
             ..req()
         };

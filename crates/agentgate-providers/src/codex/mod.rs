@@ -223,20 +223,20 @@ mod tests {
 
     use super::{CODEX, toml_string};
     use crate::PermissionMode;
-    use crate::provider::RunRequest;
+    use crate::provider::CliRequest;
 
-    fn argv(r: &RunRequest) -> Vec<String> {
+    fn argv(r: &CliRequest) -> Vec<String> {
         crate::test_support::argv(&CODEX, r)
     }
 
     #[test]
     fn an_output_schema_is_passed_natively_fresh_and_on_resume() {
-        let fresh = RunRequest {
+        let fresh = CliRequest {
             prompt: "triage".into(),
             cwd: PathBuf::from("/work"),
             output_schema: Some(PathBuf::from("/schemas/triage.json")),
             extra_args: vec!["--ephemeral".into()],
-            ..RunRequest::default()
+            ..CliRequest::default()
         };
         assert_eq!(
             argv(&fresh),
@@ -252,7 +252,7 @@ mod tests {
                 "-"
             ]
         );
-        let resumed = RunRequest {
+        let resumed = CliRequest {
             resume: Some("S1".into()),
             extra_args: Vec::new(),
             ..fresh
@@ -277,10 +277,10 @@ mod tests {
     #[test]
     fn a_resumed_run_sets_the_sandbox_through_the_config() {
         // `codex exec resume` has no `--sandbox` flag.
-        let with = |mode| RunRequest {
+        let with = |mode| CliRequest {
             resume: Some("S1".into()),
             permission_mode: mode,
-            ..RunRequest::default()
+            ..CliRequest::default()
         };
         let plan = argv(&with(PermissionMode::Plan)).join(" ");
         assert!(plan.contains("-c sandbox_mode=\"read-only\""), "{plan}");
@@ -295,10 +295,10 @@ mod tests {
 
     #[test]
     fn a_relative_output_schema_is_made_absolute_from_agentgates_directory() {
-        let r = RunRequest {
+        let r = CliRequest {
             cwd: PathBuf::from("/elsewhere"),
             output_schema: Some(PathBuf::from("schemas/triage.json")),
-            ..RunRequest::default()
+            ..CliRequest::default()
         };
         let args = argv(&r);
         let at = args.iter().position(|a| a == "--output-schema").unwrap();
@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn no_output_schema_flag_without_a_schema() {
-        let args = argv(&RunRequest::default());
+        let args = argv(&CliRequest::default());
         assert!(!args.iter().any(|a| a == "--output-schema"), "{args:?}");
     }
 

@@ -29,7 +29,7 @@ use std::ffi::OsString;
 use super::argv::{Context, Modes, Part, PromptInput, args, mode, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
-use super::provider::{CliCommand, CommandError, Features, RunRequest, Verification};
+use super::provider::{CliCommand, CliRequest, CommandError, Features, Verification};
 
 /// The longest argument Linux passes to a program (`MAX_ARG_STRLEN`, 128
 /// KiB with its terminating NUL).
@@ -98,7 +98,7 @@ fn prompt(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
 
 /// The prompt as cursor-agent's last argument, with the system
 /// instructions in front.
-fn prompt_argument(req: &RunRequest) -> Result<String, String> {
+fn prompt_argument(req: &CliRequest) -> Result<String, String> {
     let mut prompt = match req.system.as_deref().filter(|s| !s.trim().is_empty()) {
         Some(system) => format!("{system}\n\n{}", req.prompt),
         None => req.prompt.clone(),
@@ -130,7 +130,7 @@ mod tests {
     use crate::provider::Provider;
     use crate::test_support::{self, req};
 
-    fn argv(r: &RunRequest) -> Vec<String> {
+    fn argv(r: &CliRequest) -> Vec<String> {
         test_support::argv(&CURSOR, r)
     }
 
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn model_resume_modes_and_system_map_onto_flags() {
-        let r = RunRequest {
+        let r = CliRequest {
             model: Some("sonnet-4.5".into()),
             resume: Some("c6b62c6f".into()),
             system: Some("Be brief.".into()),
@@ -189,12 +189,12 @@ mod tests {
                 "Be brief.\n\ndo it"
             ]
         );
-        let plan = RunRequest {
+        let plan = CliRequest {
             permission_mode: PermissionMode::Plan,
             ..req()
         };
         assert!(argv(&plan).join(" ").contains("--trust --mode plan do it"));
-        let edits = RunRequest {
+        let edits = CliRequest {
             permission_mode: PermissionMode::AcceptEdits,
             ..req()
         };
@@ -203,12 +203,12 @@ mod tests {
 
     #[test]
     fn prompts_that_look_like_flags_or_do_not_fit_are_handled() {
-        let dash = RunRequest {
+        let dash = CliRequest {
             prompt: "--help me".into(),
             ..req()
         };
         assert_eq!(argv(&dash).last().map(String::as_str), Some(" --help me"));
-        let huge = RunRequest {
+        let huge = CliRequest {
             prompt: "x".repeat(MAX_ARG_BYTES + 1),
             ..req()
         };
@@ -216,7 +216,7 @@ mod tests {
             .command(&huge, Path::new("/bin/cursor-agent"), &Scratch::temporary())
             .unwrap_err();
         assert!(err.to_string().contains("128 KiB"), "{err}");
-        let dirs = RunRequest {
+        let dirs = CliRequest {
             add_dirs: vec![PathBuf::from("/extra")],
             ..req()
         };

@@ -18,7 +18,7 @@ pub use spec::{
 };
 
 use super::argv::{self, Modes, Part, Parts, Words};
-use super::provider::{CliCommand, CommandError, Features, Provider, RunRequest, Verification};
+use super::provider::{CliCommand, CliRequest, CommandError, Features, Provider, Verification};
 use super::scratch::Scratch;
 use super::template::{ArgTemplate, Placeholder};
 use crate::PermissionMode;
@@ -143,7 +143,7 @@ impl Provider for CustomProvider {
 
     fn command(
         &self,
-        req: &RunRequest,
+        req: &CliRequest,
         program: &Path,
         scratch: &Scratch,
     ) -> Result<CliCommand, CommandError> {

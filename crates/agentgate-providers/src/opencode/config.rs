@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::PermissionMode;
 use crate::argv::Context;
 use crate::mcp;
-use crate::provider::{CliCommand, CommandError, RunRequest};
+use crate::provider::{CliCommand, CliRequest, CommandError};
 
 /// The environment variable opencode merges over its `permission` config.
 pub(super) const PERMISSION_ENV: &str = "OPENCODE_PERMISSION";
@@ -98,12 +98,12 @@ pub(super) fn system_file(scratch: &Path, text: &str) -> Result<PathBuf, Command
 }
 
 /// Whether `--env` sets `key`.
-pub(super) fn has_env(req: &RunRequest, key: &str) -> bool {
+pub(super) fn has_env(req: &CliRequest, key: &str) -> bool {
     req.env.iter().any(|(k, _)| k == key)
 }
 
 /// The value `key` has in agentgate's own environment, if the CLI inherits it.
-pub(super) fn own_env(req: &RunRequest, key: &str) -> Option<String> {
+pub(super) fn own_env(req: &CliRequest, key: &str) -> Option<String> {
     if req.env_clear {
         return None;
     }

@@ -148,18 +148,18 @@ mod tests {
 
     use super::*;
     use crate::PermissionMode;
-    use crate::provider::{Provider, RunRequest};
+    use crate::provider::{CliRequest, Provider};
 
-    fn req() -> RunRequest {
-        RunRequest {
+    fn req() -> CliRequest {
+        CliRequest {
             prompt: "do \"it\" now".into(),
             cwd: PathBuf::from("/work"),
             env_clear: true,
-            ..RunRequest::default()
+            ..CliRequest::default()
         }
     }
 
-    fn plan(r: &RunRequest, scratch: &Path) -> CliCommand {
+    fn plan(r: &CliRequest, scratch: &Path) -> CliCommand {
         OPENCODE
             .command(r, Path::new("/bin/opencode"), &scratch.into())
             .unwrap()
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn model_resume_and_extra_args_map_to_flags() {
-        let r = RunRequest {
+        let r = CliRequest {
             model: Some("fake/fake-model".into()),
             resume: Some("ses_1".into()),
             extra_args: vec!["--variant".into(), "high".into()],
@@ -211,7 +211,7 @@ mod tests {
             ["-m", "fake/fake-model", "-s", "ses_1", "--variant", "high"]
         );
         // A bare model name is passed as it is.
-        let r = RunRequest {
+        let r = CliRequest {
             model: Some("fake-model".into()),
             ..req()
         };
@@ -225,7 +225,7 @@ mod tests {
     fn permission_modes() {
         let with = |mode| {
             plan(
-                &RunRequest {
+                &CliRequest {
                     permission_mode: mode,
                     ..req()
                 },
@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn extra_dirs_are_allowed_external_directories() {
-        let r = RunRequest {
+        let r = CliRequest {
             permission_mode: PermissionMode::Bypass,
             add_dirs: vec![PathBuf::from("/extra/"), PathBuf::from("/more")],
             ..req()
@@ -267,7 +267,7 @@ mod tests {
     #[test]
     fn system_instructions_are_a_file_listed_in_the_config_content() {
         let dir = tempfile::tempdir().unwrap();
-        let r = RunRequest {
+        let r = CliRequest {
             system: Some("Always cite MARKER.".into()),
             ..req()
         };
@@ -282,7 +282,7 @@ mod tests {
         );
         // Another text gets another file: runs sharing a folder never mix.
         let other = plan(
-            &RunRequest {
+            &CliRequest {
                 system: Some("Other.".into()),
                 ..req()
             },
@@ -294,7 +294,7 @@ mod tests {
     #[test]
     fn inherited_config_is_merged_and_an_explicit_one_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let mut r = RunRequest {
+        let mut r = CliRequest {
             system: Some("S".into()),
             ..req()
         };

@@ -172,14 +172,14 @@ mod tests {
 
     use super::*;
     use crate::PermissionMode;
-    use crate::provider::{Provider, RunRequest};
+    use crate::provider::{CliRequest, Provider};
     use crate::test_support::req;
 
     fn os(s: &str) -> OsString {
         OsString::from(s)
     }
 
-    fn plan(r: &RunRequest, scratch: &Path) -> CliCommand {
+    fn plan(r: &CliRequest, scratch: &Path) -> CliCommand {
         QWEN.command(r, Path::new("/bin/qwen"), &scratch.into())
             .unwrap()
     }
@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn model_system_dirs_resume_and_modes_map_onto_flags() {
-        let r = RunRequest {
+        let r = CliRequest {
             model: Some("qwen3-coder-plus".into()),
             system: Some("Be \"brief\".".into()),
             add_dirs: vec![PathBuf::from("/a"), PathBuf::from("/b")],
@@ -233,7 +233,7 @@ mod tests {
             ]
         );
         let mode = |m| {
-            let r = RunRequest {
+            let r = CliRequest {
                 permission_mode: m,
                 ..req()
             };
@@ -254,7 +254,7 @@ mod tests {
         .unwrap();
         let scratch = dir.path().join("run");
         std::fs::create_dir(&scratch).unwrap();
-        let r = RunRequest {
+        let r = CliRequest {
             max_provider_retries: Some(2),
             env: vec![(SYSTEM_SETTINGS_ENV.into(), system.display().to_string())],
             ..req()
@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn a_retry_bound_without_system_settings_writes_a_fresh_file() {
         let dir = tempfile::tempdir().unwrap();
-        let r = RunRequest {
+        let r = CliRequest {
             max_provider_retries: Some(0),
             env: vec![(
                 SYSTEM_SETTINGS_ENV.into(),
@@ -319,7 +319,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, "[1, 2]").unwrap();
-        let r = RunRequest {
+        let r = CliRequest {
             max_provider_retries: Some(1),
             env: vec![(SYSTEM_SETTINGS_ENV.into(), bad.display().to_string())],
             ..req()
@@ -330,7 +330,7 @@ mod tests {
             .to_string();
         assert!(err.contains("not a JSON object"), "{err}");
         assert!(err.contains("--max-provider-retries"), "{err}");
-        let huge = RunRequest {
+        let huge = CliRequest {
             prompt: "x".repeat(MAX_STDIN_PROMPT + 1),
             ..req()
         };

@@ -13,7 +13,7 @@ use agentgate_core::warm::{Answer, PermissionAsk, WarmProtocol};
 use agentgate_fakellm::clients::Cli;
 use agentgate_protocol::{EventBody, Usage};
 use agentgate_providers::decode::Decoded;
-use agentgate_providers::{PermissionMode, RunRequest, Scratch, builtin};
+use agentgate_providers::{CliRequest, PermissionMode, Scratch, builtin};
 use agentgate_supervise::{Invocation, SupervisorConfig};
 
 use super::cli_versions::qwen_stops_at_a_refusal;
@@ -62,11 +62,11 @@ fn invocation(client: &Client, args: Vec<String>) -> Invocation {
 
 /// Claude Code's long-lived command line, as its provider builds it.
 fn claude_warm_args(client: &Client, mode: PermissionMode) -> Vec<String> {
-    let request = RunRequest {
+    let request = CliRequest {
         model: Some(client.setup.model.clone()),
         permission_mode: mode,
         cwd: client.setup.workdir.clone(),
-        ..RunRequest::default()
+        ..CliRequest::default()
     };
     let claude = builtin("claude").unwrap();
     let command = claude

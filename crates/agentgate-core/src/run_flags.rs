@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Handoff, OnDirty};
-use crate::settings::Settings;
+use crate::settings::{Handoff, OnDirty, Settings};
 use agentgate_providers::McpServer;
 
 /// Which model of an agent a run uses.
@@ -110,7 +109,7 @@ pub struct RunFlags {
     /// [`agentgate_providers::mcp`].
     pub mcp_servers: Vec<McpServer>,
     /// `--tools`: registry tools every step's agent may call, besides its
-    /// own `tools:` (the run's [`ToolServer`](crate::run::ToolServer)
+    /// own `tools:` (the run's `ToolServer` (in `run`)
     /// offers them).
     pub tools: Vec<String>,
 }
