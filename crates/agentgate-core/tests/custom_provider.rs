@@ -4,6 +4,7 @@
 //! (These were the unit tests of `custom/`; they need the config loader,
 //! which lives above the providers crate.)
 
+#[cfg(test)]
 mod argv_table {
     use std::path::PathBuf;
 
@@ -168,6 +169,7 @@ mod argv_table {
     }
 }
 
+#[cfg(test)]
 mod decoder {
     use std::path::PathBuf;
 
@@ -529,6 +531,7 @@ mod decoder {
 /// A described CLI has no per-run way to take MCP servers: it refuses,
 /// naming the provider, and writes nothing (the built-in CLIs' refusals
 /// are tested in `agentgate-providers`' `mcp_tests.rs`).
+#[cfg(test)]
 mod mcp {
     use std::path::{Path, PathBuf};
 

@@ -46,7 +46,6 @@
     not(any(feature = "sqlite", feature = "postgres")),
     expect(
         dead_code,
-        unused_imports,
         reason = "the backends' shared helpers are unused in a build without a backend"
     )
 )]

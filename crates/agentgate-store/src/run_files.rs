@@ -13,8 +13,10 @@ use crate::event_log::EventLog;
 
 mod private;
 
+#[cfg(feature = "sqlite")]
+pub(crate) use private::create_private_file;
 use private::open_private;
-pub(crate) use private::{create_private_dir, create_private_file, make_private};
+pub(crate) use private::{create_private_dir, make_private};
 
 /// File name of a run's event log inside its folder.
 pub const EVENTS_FILE_NAME: &str = "events.jsonl";
