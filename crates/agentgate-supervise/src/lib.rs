@@ -9,13 +9,15 @@
 //! (agentgate's own variables and the secrets it holds), applied in every
 //! spawn.
 
+#![warn(missing_docs)]
+
 mod config;
 mod control;
 mod error;
 mod forward;
 mod group;
 mod invocation;
-pub mod keeper;
+mod keeper;
 mod leader;
 mod lines;
 pub mod own_env;
@@ -34,7 +36,10 @@ pub use control::Control;
 pub use error::SuperviseError;
 pub use forward::{SignalForwarding, install_signal_forwarding};
 pub use invocation::Invocation;
-pub use keeper::{KEEPER_SUBCOMMAND, keeper_main};
+pub use keeper::{
+    KEEPER_SUBCOMMAND, ORPHAN_GRACE as KEEPER_ORPHAN_GRACE, POLL_INTERVAL as KEEPER_POLL_INTERVAL,
+    keeper_main,
+};
 pub use lines::{MAX_LINE_BYTES, OutputLine, Stream};
 pub use report::{EndReason, ExitReport, ExitStatusInfo, SignalSent, Survivor};
 pub use run::{supervise, supervise_with_stdin};
