@@ -16,6 +16,8 @@
 //! (a run asked for as data), `config`, `quota`, `plan`, `run`, and the
 //! session host; no module imports one above it.
 
+#![warn(missing_docs)]
+
 pub mod approvals;
 pub mod config;
 pub mod cron;

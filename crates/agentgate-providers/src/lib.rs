@@ -40,6 +40,8 @@
 //! says what it does with extra directories. A CLI can also be described
 //! in the config file without any code (`docs/custom-providers.md`).
 
+#![warn(missing_docs)]
+
 pub mod accumulate;
 pub mod agy;
 pub mod argv;
