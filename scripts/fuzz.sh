@@ -41,7 +41,7 @@ fi
 
 export RUSTC_BOOTSTRAP=1
 sanitizer=${FUZZ_SANITIZER:-address}
-fixtures=crates/agentgate-core/tests/fixtures/decode
+fixtures=crates/agentgate-providers/tests/fixtures/decode
 shopt -s nullglob
 
 for t in "${targets[@]}"; do

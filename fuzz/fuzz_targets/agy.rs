@@ -1,7 +1,7 @@
 //! Fuzzes the agy stream decoder: see `agentgate_fuzz::check`.
 #![no_main]
 
-use agentgate_core::providers::agy::AgyDecoder;
+use agentgate_providers::agy::AgyDecoder;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

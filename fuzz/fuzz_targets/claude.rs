@@ -1,7 +1,7 @@
 //! Fuzzes the claude stream decoder: see `agentgate_fuzz::check`.
 #![no_main]
 
-use agentgate_core::providers::claude::ClaudeDecoder;
+use agentgate_providers::claude::ClaudeDecoder;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

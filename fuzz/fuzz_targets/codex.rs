@@ -1,7 +1,7 @@
 //! Fuzzes the codex stream decoder: see `agentgate_fuzz::check`.
 #![no_main]
 
-use agentgate_core::providers::codex::CodexDecoder;
+use agentgate_providers::codex::CodexDecoder;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

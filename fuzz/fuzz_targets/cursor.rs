@@ -1,7 +1,7 @@
 //! Fuzzes the cursor stream decoder: see `agentgate_fuzz::check`.
 #![no_main]
 
-use agentgate_core::providers::cursor::CursorDecoder;
+use agentgate_providers::cursor::CursorDecoder;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

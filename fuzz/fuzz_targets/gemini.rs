@@ -1,7 +1,7 @@
 //! Fuzzes the gemini stream decoder: see `agentgate_fuzz::check`.
 #![no_main]
 
-use agentgate_core::providers::gemini::GeminiDecoder;
+use agentgate_providers::gemini::GeminiDecoder;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,7 +1,7 @@
 //! Fuzzes the opencode stream decoder: see `agentgate_fuzz::check`.
 #![no_main]
 
-use agentgate_core::providers::opencode::OpencodeDecoder;
+use agentgate_providers::opencode::OpencodeDecoder;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

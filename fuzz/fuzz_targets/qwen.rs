@@ -1,7 +1,7 @@
 //! Fuzzes the qwen stream decoder: see `agentgate_fuzz::check`.
 #![no_main]
 
-use agentgate_core::providers::qwen::QwenDecoder;
+use agentgate_providers::qwen::QwenDecoder;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

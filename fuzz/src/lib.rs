@@ -8,7 +8,7 @@
 //! (agy) may hold blank lines as part of the answer's spacing, as long as a
 //! later line or `finish` yields something for them.
 
-use agentgate_core::decode::Decoder;
+use agentgate_providers::decode::Decoder;
 
 /// Runs `decoder` over `data` and panics when a stdout line is lost.
 /// `plain_text`: the decoder reads plain text (agy), where blank lines are

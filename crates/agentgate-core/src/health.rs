@@ -1,6 +1,6 @@
 //! Provider health: whether each CLI is installed, its version, where its
 //! login comes from (read from the provider's description, see
-//! [`crate::providers::login`]) and whether it can resume sessions. No model
+//! [`agentgate_providers::login`]) and whether it can resume sessions. No model
 //! is called: the only process started is the CLI's `--version`.
 
 use std::io::Read;
@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::providers::login::{Login, LoginState, login_evidence};
-use crate::providers::{Provider, locate_binary};
+use agentgate_providers::login::{Login, LoginState, login_evidence};
+use agentgate_providers::{Provider, locate_binary};
 
 /// The default bound on one `--version` probe.
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -62,7 +62,7 @@ pub enum ProbeError {
 /// `timeout` (and whatever it left behind when it exits).
 pub fn probe_version(program: &Path, timeout: Duration) -> Result<Version, ProbeError> {
     let mut command = Command::new(program);
-    crate::own_env::scrub_command(&mut command);
+    agentgate_supervise::own_env::scrub_command(&mut command);
     let mut child = command
         .arg("--version")
         .stdin(Stdio::null())

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::providers::{Features, Provider, locate_binary};
+use agentgate_providers::{Features, Provider, locate_binary};
 
 /// The listing: the config it comes from and its providers.
 #[derive(Debug, Clone, Serialize)]

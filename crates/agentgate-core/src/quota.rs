@@ -8,7 +8,7 @@ use jiff::Timestamp;
 
 /// The quota state is stored under a quota key: the provider's name, or
 /// `provider@account` when the host names the account its CLI is logged in
-/// to (see [`Config::quota_key`](crate::config::Config::quota_key)).
+/// to (see the config's `Config::quota_key`).
 ///
 /// Remember what the run learnt about the provider's usage limit: a quota or
 /// rate-limit error, else a `rate_limit` event, else (on success) that an

@@ -7,7 +7,7 @@
 //! [`RunRequest::to_flags`] checks it and turns it into the [`RunFlags`]
 //! and [`TaskInput`] the planner takes; every refusal names the field, as
 //! data ([`RequestError::field`]); a refusal of the planner becomes one
-//! through [`PlanError::field`].
+//! through the planner's error's field (`From<PlanError>`, in `plan`).
 //! Paths must be absolute: the request is run by a server whose working
 //! directory is not the caller's (`agentgate submit` makes its flags'
 //! paths absolute before sending).
@@ -18,11 +18,10 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Handoff, OnDirty};
-use crate::plan::{PlanError, RunFlags, SessionBusy, Tier};
 use crate::prompt::{TaskInput, task_from_stdin};
 use crate::retry_on::retry_on_from_names;
-use crate::settings::{PermissionMode, Settings, WorkspaceMode, parse_duration};
+use crate::run_flags::{RunFlags, SessionBusy, Tier};
+use crate::settings::{Handoff, OnDirty, PermissionMode, Settings, WorkspaceMode, parse_duration};
 
 /// The longest `idempotency_key`, in bytes.
 pub const IDEMPOTENCY_KEY_MAX: usize = 256;
@@ -232,14 +231,6 @@ impl RequestError {
             field: field.into(),
             message: message.into(),
         }
-    }
-}
-
-/// A run request the planner refused: the field is the one the error
-/// carries ([`PlanError::field`]), never read from its message.
-impl From<PlanError> for RequestError {
-    fn from(e: PlanError) -> Self {
-        RequestError::new(e.field(), e.to_string())
     }
 }
 

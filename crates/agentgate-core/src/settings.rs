@@ -10,51 +10,52 @@ use std::time::Duration;
 
 use crate::retry_on::RetryOn;
 
-/// How much the agent may do without asking. In every mode but `Ask` the
-/// CLI cannot ask (runs are unattended), so what needs approval is refused
-/// by the CLI; in `Ask` it asks agentgate, which answers from the approval
-/// policy (`approvals:` in the config) through the CLI's long-lived mode.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum PermissionMode {
-    /// The CLI's default: edits and commands need approval, so they are refused.
+pub use agentgate_providers::PermissionMode;
+
+/// What to do when a failed attempt changed the workspace before the next
+/// agent starts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum OnDirty {
+    /// Stop the chain with an error (the default).
     #[default]
-    Default,
-    /// Read-only planning: nothing is changed.
-    Plan,
-    /// File edits are allowed, other actions need approval.
-    AcceptEdits,
-    /// Everything is allowed, without a sandbox (`--yolo`).
-    Bypass,
-    /// The CLI asks before each tool call that needs approval, and the
-    /// approval policy answers (only providers with a long-lived mode).
-    Ask,
+    Stop,
+    /// Hand on anyway.
+    Continue,
+    /// `git stash` the changes, then hand on.
+    Stash,
 }
 
-impl PermissionMode {
-    /// `default`, `plan`, `acceptEdits` or `bypass`, as the flag takes it.
+impl OnDirty {
+    /// `stop`, `continue` or `stash`.
     pub fn as_str(self) -> &'static str {
         match self {
-            PermissionMode::Default => "default",
-            PermissionMode::Plan => "plan",
-            PermissionMode::AcceptEdits => "acceptEdits",
-            PermissionMode::Bypass => "bypass",
-            PermissionMode::Ask => "ask",
+            OnDirty::Stop => "stop",
+            OnDirty::Continue => "continue",
+            OnDirty::Stash => "stash",
         }
     }
 }
 
-impl FromStr for PermissionMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "default" => Ok(PermissionMode::Default),
-            "plan" => Ok(PermissionMode::Plan),
-            "acceptEdits" | "accept-edits" | "accept_edits" => Ok(PermissionMode::AcceptEdits),
-            "bypass" | "bypassPermissions" | "yolo" => Ok(PermissionMode::Bypass),
-            "ask" => Ok(PermissionMode::Ask),
-            other => Err(format!(
-                "unknown permission mode `{other}` (expected default, plan, acceptEdits, bypass or ask)"
-            )),
+/// What the next agent learns of a failed attempt.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Handoff {
+    /// Nothing (the default).
+    #[default]
+    None,
+    /// The failed attempt's partial transcript, as context.
+    Summary,
+}
+
+impl Handoff {
+    /// `none` or `summary`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Handoff::None => "none",
+            Handoff::Summary => "summary",
         }
     }
 }

@@ -12,24 +12,25 @@
 
 use std::path::{Path, PathBuf};
 
-use agentgate_core::classify::{ClassifyInput, classify_explained};
-use agentgate_core::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
-use agentgate_core::providers::opencode::OPENCODE;
-use agentgate_core::providers::opencode::{MAX_RETRIES, OpencodeDecoder};
-use agentgate_core::providers::{Provider, Verification, error_table as table};
 use agentgate_core::run::parse_capture;
 use agentgate_protocol::{
     ActivityClass, Envelope, ErrorKind, EventBody, MessageEvent, RawStream, SessionEvent,
     StatusEvent, ThinkingEvent, ToolClass, ToolResultEvent, ToolUseEvent, Usage, UsageEvent,
     UsageScope,
 };
+use agentgate_providers::classify::{ClassifyInput, classify_explained};
+use agentgate_providers::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
+use agentgate_providers::opencode::OPENCODE;
+use agentgate_providers::opencode::{MAX_RETRIES, OpencodeDecoder};
+use agentgate_providers::{Provider, Verification, error_table as table};
 use jiff::tz::TimeZone;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------- helpers
 
 fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/decode/opencode")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../agentgate-providers/tests/fixtures/decode/opencode")
 }
 
 fn read(name: &str) -> Vec<u8> {

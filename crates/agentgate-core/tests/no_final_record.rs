@@ -19,12 +19,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agentgate_core::accumulate::Accumulator;
-use agentgate_core::classify::{ClassifyInput, StdoutSeen, classify_explained};
 use agentgate_core::config::{Config, ConfigSource};
-use agentgate_core::providers::{Provider, builtin};
 use agentgate_core::run::parse_capture;
 use agentgate_protocol::{ErrorKind, ErrorSource};
+use agentgate_providers::accumulate::Accumulator;
+use agentgate_providers::classify::{ClassifyInput, StdoutSeen, classify_explained};
+use agentgate_providers::{Provider, builtin};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
@@ -35,7 +35,7 @@ const NOT_THE_FORMAT: &str = "Segmentation fault (core dumped)\nWelcome! Type /h
 
 fn fixture(path: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/decode")
+        .join("../agentgate-providers/tests/fixtures/decode")
         .join(path);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }

@@ -16,19 +16,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentgate_core::classify::{
-    ClassifyInput, NoticePattern, ProviderTable, Rule, classify_explained,
-};
-use agentgate_core::decode::ProviderError;
 use agentgate_core::health;
 use agentgate_core::plan::{self, Plan, RunFlags, Step};
-use agentgate_core::providers::argv::{Modes, Part, Parts, PromptInput, Words};
-use agentgate_core::providers::claude::ClaudeDecoder;
-use agentgate_core::providers::login::{LoginFacts, LoginProbe, LoginState};
-use agentgate_core::providers::{Description, Features, Provider, RunRequest, Verification};
 use agentgate_core::run::{NullSink, RunOptions};
 use agentgate_core::settings::PermissionMode;
 use agentgate_protocol::ErrorKind;
+use agentgate_providers::argv::{Modes, Part, Parts, PromptInput, Words};
+use agentgate_providers::classify::{
+    ClassifyInput, NoticePattern, ProviderTable, Rule, classify_explained,
+};
+use agentgate_providers::claude::ClaudeDecoder;
+use agentgate_providers::decode::ProviderError;
+use agentgate_providers::login::{LoginFacts, LoginProbe, LoginState};
+use agentgate_providers::{CliRequest, Description, Features, Provider, Verification};
 
 /// The CLI's own words for a spent budget, which no common row knows.
 static ERRORS: ProviderTable = ProviderTable {
@@ -151,7 +151,7 @@ fn planning_reads_its_argv_table() {
     let dir = tempfile::tempdir().unwrap();
     let bin: &'static str = Box::leak(script(dir.path()).display().to_string().into_boxed_str());
     let acme = describe(bin);
-    let request = RunRequest {
+    let request = CliRequest {
         prompt: "hello".into(),
         model: Some("acme-large".into()),
         permission_mode: PermissionMode::Bypass,
@@ -159,7 +159,7 @@ fn planning_reads_its_argv_table() {
         resume: Some("acme-s0".into()),
         extra_args: vec!["--quiet".into()],
         cwd: dir.path().to_path_buf(),
-        ..RunRequest::default()
+        ..CliRequest::default()
     };
     let step = Step::new(Arc::new(acme), request.clone());
     let plan = Plan::single(step);
@@ -184,7 +184,7 @@ fn planning_reads_its_argv_table() {
     );
     assert_eq!(report["prompt_on_stdin"], true);
     // A mode its table has no arguments for is refused, with the reason.
-    let edits = RunRequest {
+    let edits = CliRequest {
         permission_mode: PermissionMode::AcceptEdits,
         ..request
     };
@@ -217,14 +217,14 @@ fn classification_reads_its_error_table_in_a_real_run() {
     let got = classify_explained(&input).unwrap();
     assert_eq!((got.rule, got.info.kind), ("acme.budget", ErrorKind::Quota));
     assert!(
-        agentgate_core::classify::is_retry_notice(acme.errors(), "acme: retrying (2/5)")
+        agentgate_providers::classify::is_retry_notice(acme.errors(), "acme: retrying (2/5)")
             .is_some_and(|n| n.attempt == Some(2) && n.max == Some(5))
     );
     // A run of the script: the run's classifier reads the same table.
-    let request = RunRequest {
+    let request = CliRequest {
         prompt: "hello".into(),
         cwd: dir.path().to_path_buf(),
-        ..RunRequest::default()
+        ..CliRequest::default()
     };
     let plan = Plan::single(Step::new(Arc::new(acme), request));
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -140,7 +140,7 @@ impl<M: MetricsExport> Worker<M> {
     {
         let config = Config::load(options.config.as_deref())?;
         let clock = crate::clock::from_env()?;
-        let location = agentgate_core::store_choice::choose(options.store, config.store.as_ref())?;
+        let location = agentgate_store::store_choice::choose(options.store, config.store.as_ref())?;
         // Each name checked, as the runs will name it.
         let providers = match &options.providers {
             None => None,

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use agentgate_core::supervise::{Control, install_signal_forwarding};
+use agentgate_supervise::{Control, install_signal_forwarding};
 use nix::sys::signal::{Signal, raise};
 
 #[tokio::test]

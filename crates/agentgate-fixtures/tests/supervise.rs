@@ -1,4 +1,4 @@
-//! Process tests of `agentgate_core::supervise`, driven by the `misbehave`
+//! Process tests of `agentgate_supervise`, driven by the `misbehave`
 //! fixture: every ending of a run (exit, timeouts, cancel, result-then-hang,
 //! the supervisor's own SIGKILL) must leave no process of the run behind.
 

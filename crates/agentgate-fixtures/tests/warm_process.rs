@@ -14,13 +14,13 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentgate_core::decode::Decoded;
-use agentgate_core::providers::claude::ClaudeDecoder;
-use agentgate_core::supervise::{Invocation, SupervisorConfig, TerminationTable};
 use agentgate_core::warm::claude::ClaudeWarm;
 use agentgate_core::warm::process::{Step, WarmProcess, WarmStart};
 use agentgate_core::warm::{Answer, PermissionAsk};
 use agentgate_protocol::EventBody;
+use agentgate_providers::claude::ClaudeDecoder;
+use agentgate_providers::decode::Decoded;
+use agentgate_supervise::{Invocation, SupervisorConfig, TerminationTable};
 
 /// Reads user lines; `ASK` asks to write a file and reports the answer;
 /// `TWICE` asks the same write twice, then waits; `HANG` waits for an
@@ -216,16 +216,16 @@ impl agentgate_core::run::EventSink for Events {
 #[tokio::test]
 async fn a_refused_call_asked_again_stops_the_turn() {
     use agentgate_core::plan::{Plan, Step};
-    use agentgate_core::providers::{PermissionMode, RunRequest, builtin};
     use agentgate_core::run::{RunOptions, run};
     use agentgate_protocol::{DecidedBy, ErrorKind};
+    use agentgate_providers::{CliRequest, PermissionMode, builtin};
 
     let (dir, program) = stand_in();
-    let request = RunRequest {
+    let request = CliRequest {
         prompt: "TWICE".into(),
         permission_mode: PermissionMode::Ask,
         cwd: dir.path().to_path_buf(),
-        ..RunRequest::default()
+        ..CliRequest::default()
     };
     let mut step = Step::new(builtin("claude").unwrap(), request);
     step.binary = Some(program);

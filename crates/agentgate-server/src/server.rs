@@ -164,7 +164,7 @@ impl Server {
         }
         let clock = agentgate_executor::clock_from_env()?;
         let location =
-            agentgate_core::store_choice::choose(options.store.clone(), config.store.as_ref())?;
+            agentgate_store::store_choice::choose(options.store.clone(), config.store.as_ref())?;
         let store = agentgate_store::open_store(&location, STORE_POOL_SIZE)?;
         // This server seals what it queues: the key file is made if missing.
         let key_file = agentgate_core::sealed::key_file(config.queue.key_file.as_deref())?;

@@ -181,7 +181,7 @@ pub fn read_file(path: &Path) -> Result<Option<Token>, ServeError> {
 /// refused ([`ServeError::TokenTooShort`]).
 ///
 /// The token chosen is held as one of this process's own secrets
-/// ([`agentgate_core::own_env::hold`]): no CLI or tool it starts gets a
+/// ([`agentgate_supervise::own_env::hold`]): no CLI or tool it starts gets a
 /// variable holding it.
 pub fn choose(
     addr: std::net::SocketAddr,
@@ -201,7 +201,7 @@ pub fn choose(
             min: MIN_TOKEN_CHARS,
         });
     }
-    agentgate_core::own_env::hold(&token.0);
+    agentgate_supervise::own_env::hold(&token.0);
     Ok((token, source))
 }
 

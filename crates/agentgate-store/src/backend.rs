@@ -9,7 +9,6 @@ use crate::job_queue::JobQueue;
 use crate::location::default_db_path;
 use crate::redact::redact_url;
 use crate::run_store::RunStore;
-use crate::sqlite::SqliteStore;
 use crate::workers::WorkerRegistry;
 
 /// A whole store: runs and the job queue, one object for any backend.
@@ -90,9 +89,23 @@ pub fn open_store(
     pool_size: usize,
 ) -> Result<Arc<dyn StoreBackend>, StoreError> {
     match location {
-        StoreLocation::Sqlite(path) => Ok(Arc::new(SqliteStore::open(path)?)),
+        StoreLocation::Sqlite(path) => open_sqlite(path),
         StoreLocation::Postgres(url) => open_postgres(url, pool_size),
     }
+}
+
+#[cfg(feature = "sqlite")]
+fn open_sqlite(path: &std::path::Path) -> Result<Arc<dyn StoreBackend>, StoreError> {
+    Ok(Arc::new(crate::sqlite::SqliteStore::open(path)?))
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn open_sqlite(path: &std::path::Path) -> Result<Arc<dyn StoreBackend>, StoreError> {
+    Err(StoreError::InvalidStore {
+        store: path.display().to_string(),
+        reason: "this agentgate was built without SQLite support (cargo feature `sqlite`)"
+            .to_owned(),
+    })
 }
 
 #[cfg(feature = "postgres")]

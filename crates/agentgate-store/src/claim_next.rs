@@ -79,6 +79,10 @@ impl ClaimLimits {
     }
 
     /// The limit of `provider`, if any.
+    #[cfg_attr(
+        not(feature = "postgres"),
+        expect(dead_code, reason = "used by the PostgreSQL backend only")
+    )]
     pub(crate) fn provider_limit(&self, provider: &str) -> Option<u32> {
         self.provider_limits
             .iter()
@@ -158,7 +162,15 @@ pub(crate) struct Candidate {
     /// exhausted.
     pub provider: Option<String>,
     pub ignore_quota: bool,
+    #[cfg_attr(
+        not(feature = "postgres"),
+        expect(dead_code, reason = "used by the PostgreSQL backend only")
+    )]
     pub session: Option<String>,
+    #[cfg_attr(
+        not(feature = "postgres"),
+        expect(dead_code, reason = "used by the PostgreSQL backend only")
+    )]
     pub writes_in: Option<String>,
 }
 

@@ -26,6 +26,7 @@ pub enum StoreError {
         source: io::Error,
     },
 
+    #[cfg(feature = "sqlite")]
     /// The database could not be opened.
     #[error(
         "failed to open the run store {}: {source}; check that the file and its folder are \
@@ -39,6 +40,7 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
 
+    #[cfg(feature = "sqlite")]
     /// The file is not a SQLite database, or a damaged one.
     #[error(
         "the run store {} is damaged or is not a SQLite database ({source}); move it aside \
@@ -69,6 +71,7 @@ pub enum StoreError {
         supported: i64,
     },
 
+    #[cfg(feature = "sqlite")]
     /// A schema migration failed; the database is left at `from`.
     #[error(
         "failed to migrate the run store {} from schema version {from} to {to}: {source}",
@@ -101,6 +104,7 @@ pub enum StoreError {
         timeout_s: u64,
     },
 
+    #[cfg(feature = "sqlite")]
     /// A query failed.
     #[error("failed to {op} in the run store {}: {source}", path.display())]
     Sql {

@@ -32,10 +32,23 @@
 //! - [`RunOwner`]: who runs a running run; a run whose owner died reads as
 //!   [`RunStatus::Abandoned`].
 //!
+//! - [`store_choice`]: which store a command uses (`--store`,
+//!   `AGENTGATE_STORE`, the config's `store:`, the default SQLite file).
+//!
 //! Every call is synchronous and returns [`StoreError`], which names the
 //! file involved and, where it helps, what to do next.
 
 #![warn(missing_docs)]
+// Without a backend (the engine's build: `default-features = false`) the
+// store is its types, traits and file formats; the helpers the backends
+// share (leases, claims, cursors) have no caller.
+#![cfg_attr(
+    not(any(feature = "sqlite", feature = "postgres")),
+    expect(
+        dead_code,
+        reason = "the backends' shared helpers are unused in a build without a backend"
+    )
+)]
 
 mod backend;
 pub mod bells;
@@ -59,7 +72,9 @@ mod run_id;
 mod run_store;
 mod session_lock;
 mod settle;
+#[cfg(feature = "sqlite")]
 mod sqlite;
+pub mod store_choice;
 mod workers;
 
 pub use backend::{StoreBackend, StoreLocation, open_store};
@@ -86,17 +101,19 @@ pub use records::{
 };
 pub use redact::redact_url;
 pub use run_files::{
-    DEFAULT_EVENT_LOG_MAX, EVENTS_FILE_NAME, EventSink, EventsWriter, RunFiles, STDERR_FILE_NAME,
-    StderrWriter, kept_past_log_bound,
+    DEFAULT_EVENT_LOG_MAX, EVENTS_FILE_NAME, EventLogWriter, EventsWriter, RunFiles,
+    STDERR_FILE_NAME, StderrWriter, kept_past_log_bound,
 };
 pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
 pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EventLine, RunStore};
 pub use session_lock::{SessionLock, lock_file_name};
 pub use settle::{AfterRun, RESULT_FILE_NAME, SavedResult, Settlement};
+#[cfg(feature = "sqlite")]
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
 pub use workers::{
     LOST_AFTER_BEATS, PRUNE_AFTER, Presence, WorkerKind, WorkerRecord, WorkerRegistry, WorkerState,
 };
 
 /// The default store: SQLite.
+#[cfg(feature = "sqlite")]
 pub type Store = SqliteStore;

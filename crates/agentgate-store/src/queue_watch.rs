@@ -129,7 +129,7 @@ impl QueueWatcher {
     /// A watcher fed by the returned sender, which holds at most `capacity`
     /// notices not yet received (more become one [`QueueNotice::Missed`]);
     /// `listener` is kept until the watcher is dropped.
-    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    #[cfg_attr(not(feature = "postgres"), expect(dead_code))]
     pub(crate) fn channel(
         capacity: usize,
         listener: Box<dyn Send>,
@@ -146,7 +146,7 @@ impl QueueWatcher {
     }
 
     /// The same watcher, hearing its own wakes on `channel`.
-    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    #[cfg_attr(not(feature = "postgres"), expect(dead_code))]
     pub(crate) fn with_wake_channel(mut self, channel: String) -> QueueWatcher {
         self.wake_channel = Some(channel);
         self
@@ -177,13 +177,12 @@ impl QueueWatcher {
 
 /// The listener's end of a [`QueueWatcher`]: never blocks.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 pub(crate) struct NoticeSender {
     tx: SyncSender<QueueNotice>,
     overflowed: Arc<AtomicBool>,
 }
 
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+#[cfg_attr(not(feature = "postgres"), expect(dead_code))]
 impl NoticeSender {
     /// Hands `notice` over; a full watcher gets a [`QueueNotice::Missed`]
     /// instead. `false` once the watcher is dropped.

@@ -1,5 +1,5 @@
 //! Writing a run's folder: its events (`events.jsonl`, or the store's
-//! table where the backend keeps them: [`EventSink`]) and `stderr.log`.
+//! table where the backend keeps them: [`EventLogWriter`]) and `stderr.log`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -13,18 +13,20 @@ use crate::event_log::EventLog;
 
 mod private;
 
+#[cfg(feature = "sqlite")]
+pub(crate) use private::create_private_file;
 use private::open_private;
-pub(crate) use private::{create_private_dir, create_private_file, make_private};
+pub(crate) use private::{create_private_dir, make_private};
 
 /// File name of a run's event log inside its folder.
 pub const EVENTS_FILE_NAME: &str = "events.jsonl";
 /// File name of a run's provider stderr inside its folder.
 pub const STDERR_FILE_NAME: &str = "stderr.log";
 
-/// Where a run's events are appended as it runs: the run's `events.jsonl`
+/// Writes a run's event log as it runs: the run's `events.jsonl`
 /// ([`EventsWriter`], SQLite) or rows of the store (PostgreSQL). Events are
 /// appended in `seq` order.
-pub trait EventSink: Send + std::fmt::Debug {
+pub trait EventLogWriter: Send + std::fmt::Debug {
     /// Appends one event (cut to the line limit first if it is longer:
     /// [`agentgate_protocol::fit`]); the bytes its line took, newline
     /// included.
@@ -56,7 +58,7 @@ pub trait EventSink: Send + std::fmt::Debug {
 #[derive(Debug)]
 pub struct RunFiles {
     dir: PathBuf,
-    events: Box<dyn EventSink>,
+    events: Box<dyn EventLogWriter>,
     stderr: StderrWriter,
     log: LogBound,
 }
@@ -161,7 +163,7 @@ impl RunFiles {
     pub fn with_events(
         dir: PathBuf,
         run_id: &str,
-        events: Box<dyn EventSink>,
+        events: Box<dyn EventLogWriter>,
     ) -> Result<Self, StoreError> {
         create_run_dir(&dir)?;
         let stderr_path = dir.join(STDERR_FILE_NAME);
@@ -251,7 +253,7 @@ impl RunFiles {
     /// [`RunFiles::reopen`]; `stderr.log` is appended to.
     pub fn reopen_with_events(
         dir: PathBuf,
-        events: Box<dyn EventSink>,
+        events: Box<dyn EventLogWriter>,
     ) -> Result<Self, StoreError> {
         open_run_dir(&dir)?;
         let stderr = open_stderr_to_continue(&dir)?;
@@ -303,7 +305,7 @@ impl RunFiles {
     }
 
     /// Waits until the events written so far can be read by others
-    /// ([`EventSink::flush`]).
+    /// ([`EventLogWriter::flush`]).
     pub fn flush_events(&mut self) -> Result<(), StoreError> {
         self.events.flush()
     }
@@ -315,7 +317,7 @@ impl RunFiles {
     }
 
     /// The two writers, to hand to different tasks.
-    pub fn into_writers(self) -> (Box<dyn EventSink>, StderrWriter) {
+    pub fn into_writers(self) -> (Box<dyn EventLogWriter>, StderrWriter) {
         (self.events, self.stderr)
     }
 
@@ -324,7 +326,7 @@ impl RunFiles {
     /// fence).
     pub fn wrap_events(
         mut self,
-        wrap: impl FnOnce(Box<dyn EventSink>) -> Box<dyn EventSink>,
+        wrap: impl FnOnce(Box<dyn EventLogWriter>) -> Box<dyn EventLogWriter>,
     ) -> Self {
         self.events = wrap(self.events);
         self
@@ -393,7 +395,7 @@ impl EventsWriter {
     }
 }
 
-impl EventSink for EventsWriter {
+impl EventLogWriter for EventsWriter {
     fn write_event(&mut self, event: &Event) -> Result<u64, StoreError> {
         EventsWriter::write_event(self, event)
     }

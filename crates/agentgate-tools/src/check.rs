@@ -15,7 +15,7 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentgate_core::supervise::{EndReason, Invocation, OutputLine, SupervisorConfig, supervise};
+use agentgate_supervise::{EndReason, Invocation, OutputLine, SupervisorConfig, supervise};
 use serde::Serialize;
 use tokio::sync::mpsc;
 

@@ -4,7 +4,7 @@
 //! them.)
 
 use agentgate_core::run::CancelRequest;
-use agentgate_core::supervise::{Control, SignalForwarding, install_signal_forwarding};
+use agentgate_supervise::{Control, SignalForwarding, install_signal_forwarding};
 use tokio::sync::mpsc;
 
 /// The keeper to start in front of the CLI: `agentgate-keeper` next to this

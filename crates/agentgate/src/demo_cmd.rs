@@ -6,15 +6,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use agentgate_core::plan::{Plan, Step};
-use agentgate_core::providers::claude::CLAUDE;
-use agentgate_core::providers::codex::CODEX;
-use agentgate_core::providers::gemini::GEMINI;
-use agentgate_core::providers::opencode::OPENCODE;
-use agentgate_core::providers::qwen::QWEN;
-use agentgate_core::providers::{Description, PermissionMode, RunRequest};
 use agentgate_core::run::{NullSink, RunOptions};
 use agentgate_fakellm::clients::{self, Cli, ClientOptions};
 use agentgate_fakellm::{FakeLlm, Script, ServerConfig};
+use agentgate_providers::claude::CLAUDE;
+use agentgate_providers::codex::CODEX;
+use agentgate_providers::gemini::GEMINI;
+use agentgate_providers::opencode::OPENCODE;
+use agentgate_providers::qwen::QWEN;
+use agentgate_providers::{CliRequest, Description, PermissionMode};
 use agentgate_store::{RunStore, Store};
 use anyhow::Context;
 
@@ -100,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             let setup = clients::prepare(cli, &server.url(), &dir.join(kind.name), &opts)
                 .with_context(|| format!("failed to prepare a scratch home for {kind}"))?;
-            let request = RunRequest {
+            let request = CliRequest {
                 prompt: PROMPT.into(),
                 // Codex and opencode take the model from the recipe's config.
                 model: (cli != Cli::Codex && cli != Cli::Opencode).then(|| setup.model.clone()),
@@ -108,7 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 cwd: setup.workdir.clone(),
                 env: setup.env.clone(),
                 env_clear: true,
-                ..RunRequest::default()
+                ..CliRequest::default()
             };
             let mut step = Step::new(std::sync::Arc::new(*kind), request);
             step.binary = Some(program);

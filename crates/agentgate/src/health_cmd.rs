@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use agentgate_core::config::Config;
 use agentgate_core::health::{self, ProviderHealth};
-use agentgate_core::providers::Provider;
+use agentgate_providers::Provider;
 
 use crate::output::Stdout;
 

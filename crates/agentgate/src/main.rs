@@ -174,8 +174,8 @@ fn main() -> ExitCode {
     // anything else (it must not touch the terminal).
     let mut args = std::env::args_os();
     match args.nth(1) {
-        Some(a) if a == agentgate_core::supervise::KEEPER_SUBCOMMAND => {
-            agentgate_core::supervise::keeper_main(args.collect())
+        Some(a) if a == agentgate_supervise::KEEPER_SUBCOMMAND => {
+            agentgate_supervise::keeper_main(args.collect())
         }
         // The sandbox a tool runs in: like the keeper, before clap and
         // before anything else (it becomes the tool).
@@ -191,7 +191,7 @@ fn main() -> ExitCode {
     let command = match cli.command {
         // Reached only with options before `__keeper`, which agentgate
         // never passes; still the keeper, before anything else.
-        Command::Keeper { args } => agentgate_core::supervise::keeper_main(args),
+        Command::Keeper { args } => agentgate_supervise::keeper_main(args),
         other => other,
     };
     logging::init(cli.verbose, cli.quiet);

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use agentgate_core::config::Config;
 use agentgate_core::quota_report;
-use agentgate_core::store_choice;
+use agentgate_store::store_choice;
 use agentgate_store::{RunStore, StoreLocation};
 use anyhow::Context;
 use jiff::Timestamp;

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use agentgate_core::store_choice;
+use agentgate_store::store_choice;
 use anyhow::Context;
 
 use crate::output::{Stdout, note};

@@ -153,7 +153,7 @@ async fn serve(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow
         listen: args.listen,
         token_file: args.token_file,
         config: config.map(Path::to_path_buf),
-        store: agentgate_core::store_choice::given(store)?,
+        store: agentgate_store::store_choice::given(store)?,
         grace: Duration::from_secs(args.grace),
         keeper: crate::cli_process::keeper_path(),
         tool_server: tool_server.as_ref().map(|(server, _)| server.clone()),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use agentgate_core::config::Config;
 use agentgate_core::settings::parse_duration;
-use agentgate_core::store_choice;
+use agentgate_store::store_choice;
 use agentgate_tools::invoke::{RunOverrides, request_for};
 use agentgate_tools::mcp::ToolRelay;
 use agentgate_tools::registry::Registry;

@@ -99,7 +99,7 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
         crate::tool_cmd::service_tool_runner(config, store, args.token_file.as_deref())?;
     let options = WorkerOptions {
         config: config.map(Path::to_path_buf),
-        store: agentgate_core::store_choice::given(store)?,
+        store: agentgate_store::store_choice::given(store)?,
         concurrency: args.concurrency.map(|n| n as usize),
         providers: args.providers,
         grace: Duration::from_secs(args.grace),

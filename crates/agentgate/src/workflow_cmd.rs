@@ -258,8 +258,8 @@ fn environment(
     base_dir: &Path,
     store_flag: Option<&str>,
 ) -> anyhow::Result<(WorkflowEnv, Option<agentgate_tools::mcp::ToolRelay>)> {
-    let location = agentgate_core::store_choice::choose(
-        agentgate_core::store_choice::given(store_flag)?,
+    let location = agentgate_store::store_choice::choose(
+        agentgate_store::store_choice::given(store_flag)?,
         cfg.store.as_ref(),
     )?;
     let (tool_server, relay) = match crate::tool_cmd::tool_server(&cfg, &location, &[]) {

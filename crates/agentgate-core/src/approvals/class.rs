@@ -6,7 +6,7 @@
 
 pub use agentgate_protocol::ToolClass;
 
-pub use crate::decode::tools::tool_class as class_of_tool;
+pub use agentgate_providers::decode::tools::tool_class as class_of_tool;
 
 /// One permission request, as the policy sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

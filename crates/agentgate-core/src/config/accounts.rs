@@ -24,7 +24,7 @@ pub const ACCOUNT_MAX_LEN: usize = 64;
 /// `AGENTGATE_<PROVIDER>_ACCOUNT`, with characters other than letters and
 /// digits as `_` (as `AGENTGATE_<PROVIDER>_BIN`).
 pub fn account_env_for(provider: &str) -> String {
-    crate::providers::provider_env_var(provider, "ACCOUNT")
+    agentgate_providers::provider_env_var(provider, "ACCOUNT")
 }
 
 /// `name`, trimmed, if it is a valid account name; else why not.
@@ -119,7 +119,7 @@ impl Config {
     /// A built-in provider's name in its canonical case, else `provider`.
     fn canonical_provider_name(&self, provider: &str) -> String {
         let provider = provider.trim();
-        crate::providers::description(provider)
+        agentgate_providers::description(provider)
             .map_or(provider, |d| d.name)
             .to_owned()
     }

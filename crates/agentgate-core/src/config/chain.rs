@@ -1,7 +1,7 @@
 //! `chains:`: ordered agents tried in turn, moving on after failures that
 //! `retry_on` admits.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::agent::{AgentSpec, check_name};
@@ -10,53 +10,7 @@ use super::retry::{self, RawItem};
 use super::yaml::{Fault, line};
 use crate::retry_on::RetryOn;
 
-/// What to do when a failed attempt changed the workspace before the next
-/// agent starts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum OnDirty {
-    /// Stop the chain with an error (the default).
-    #[default]
-    Stop,
-    /// Hand on anyway.
-    Continue,
-    /// `git stash` the changes, then hand on.
-    Stash,
-}
-
-impl OnDirty {
-    /// `stop`, `continue` or `stash`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OnDirty::Stop => "stop",
-            OnDirty::Continue => "continue",
-            OnDirty::Stash => "stash",
-        }
-    }
-}
-
-/// What the next agent learns of a failed attempt.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Handoff {
-    /// Nothing (the default).
-    #[default]
-    None,
-    /// The failed attempt's partial transcript, as context.
-    Summary,
-}
-
-impl Handoff {
-    /// `none` or `summary`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Handoff::None => "none",
-            Handoff::Summary => "summary",
-        }
-    }
-}
+pub use crate::settings::{Handoff, OnDirty};
 
 /// A named chain.
 #[derive(Debug, Clone, Default)]

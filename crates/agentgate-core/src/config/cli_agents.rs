@@ -25,10 +25,10 @@ use super::paths::{resolve_binary, resolve_path};
 use super::retry::RawItem;
 use super::settings::{self, SettingsKeys};
 use super::yaml::{Entries, Fault, Secs, Text, from_str, line};
-use crate::providers::argv::PromptInput;
-use crate::providers::custom::{CustomProviderSpec, OutputSpec, ResumeSpec};
-use crate::providers::description;
-use crate::providers::template::{ArgTemplate, Placeholder, Template};
+use agentgate_providers::argv::PromptInput;
+use agentgate_providers::custom::{CustomProviderSpec, OutputSpec, ResumeSpec};
+use agentgate_providers::description;
+use agentgate_providers::template::{ArgTemplate, Placeholder, Template};
 
 /// The name of the chain a cli_agents.yaml yields.
 pub const DEFAULT_CHAIN: &str = "default";

@@ -9,13 +9,13 @@ use serde_saphyr::Spanned;
 
 use super::paths::resolve_binary;
 use super::yaml::{At, Entries, Secs, Text};
-use crate::providers::argv::PromptInput;
-use crate::providers::custom::json::{Pointers, Selector};
-use crate::providers::custom::{
+use agentgate_providers::argv::PromptInput;
+use agentgate_providers::custom::json::{Pointers, Selector};
+use agentgate_providers::custom::{
     CustomProviderSpec, ErrorSpec, MessageSpec, OutputFormat, OutputSpec, PermissionArgs,
     ResumeSpec, ToolResultSpec, ToolUseSpec, UsageSpec,
 };
-use crate::providers::template::{ArgTemplate, Placeholder, Template};
+use agentgate_providers::template::{ArgTemplate, Placeholder, Template};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

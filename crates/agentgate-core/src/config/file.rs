@@ -21,9 +21,9 @@ use super::source::{CONFIG_VERSION, ConfigError, ConfigFormat};
 use super::tools::{self, RawTools};
 use super::yaml::{Entries, Fault, Shape, from_str};
 use super::{cli_agents, providers_yaml};
-use crate::providers::custom::CustomProviderSpec;
-use crate::providers::{builtin_names, description};
 use crate::redact::MIN_SECRET_BYTES;
+use agentgate_providers::custom::CustomProviderSpec;
+use agentgate_providers::{builtin_names, description};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -14,7 +14,7 @@
 //! An unknown key is an error that names the key and its line, so that a
 //! typo never silently changes what runs. [`Discovery`] says which file is
 //! read; `providers:` describes CLIs agentgate has no adapter for
-//! ([`CustomProviderSpec`], run by [`crate::providers::CustomProvider`]) and
+//! ([`CustomProviderSpec`], run by [`agentgate_providers::CustomProvider`]) and
 //! gives providers their defaults ([`ProviderDefaults`]); `agents:`
 //! ([`AgentSpec`]) and `chains:` ([`ChainSpec`]) name what runs;
 //! `redact:` lists values a run must never print or store; `queue:`
@@ -72,9 +72,9 @@ pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
 pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
 pub use tools::ToolsSpec;
 
-use crate::providers::custom::{CustomProvider, CustomProviderSpec};
-use crate::providers::{Provider, builtin, builtin_names, builtins, description};
 use crate::read_limit::{CONFIG_MAX_BYTES, read_text_file};
+use agentgate_providers::custom::{CustomProvider, CustomProviderSpec};
+use agentgate_providers::{Provider, builtin, builtin_names, builtins, description};
 
 /// A loaded config.
 #[derive(Debug, Clone, Default)]

@@ -12,7 +12,7 @@ use super::queue::QueueSpec;
 use super::source::{CONFIG_VERSION, ConfigFormat};
 use super::tools::ToolsSpec;
 use super::yaml::Fault;
-use crate::providers::custom::CustomProviderSpec;
+use agentgate_providers::custom::CustomProviderSpec;
 
 /// What a file holds, checked.
 #[derive(Debug, Default)]

@@ -20,7 +20,7 @@ use super::custom::RawProvider;
 use super::defaults;
 use super::parsed::{Parsed, defaults_keys};
 use super::yaml::{Entries, Fault, from_str};
-use crate::providers::{builtin_names, description};
+use agentgate_providers::{builtin_names, description};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -8,9 +8,9 @@ use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 
 use super::tests::{invalid, parse, parse_at};
 use super::*;
-use crate::providers::argv::PromptInput;
-use crate::providers::custom::OutputFormat;
-use crate::providers::template::{ArgTemplate, Placeholder};
+use agentgate_providers::argv::PromptInput;
+use agentgate_providers::custom::OutputFormat;
+use agentgate_providers::template::{ArgTemplate, Placeholder};
 
 #[test]
 fn providers_yaml_loads_in_both_shapes() {

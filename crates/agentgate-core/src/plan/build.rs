@@ -7,16 +7,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::PlanError;
-use super::flags::{RunFlags, Tier};
 use super::members::Member;
 use super::modes;
 use super::step::{EditScope, PromptShape, Step};
 use crate::config::{AgentMode, ChainSpec, Config};
 use crate::output_schema::OutputSchema;
 use crate::prompt::{self, PromptParts, TaskInput};
-use crate::providers::RunRequest;
 use crate::read_limit::{SYSTEM_FILE_MAX_BYTES, read_text_file};
+use crate::run_flags::{RunFlags, Tier};
 use crate::settings::Settings;
+use agentgate_providers::CliRequest;
 
 /// What the steps of one run share: the flags with their paths made
 /// absolute and `--system-file` read, the base working directory, and the
@@ -163,7 +163,7 @@ pub(super) fn build_step(
         .as_deref()
         .map(|p| shared.schema(p))
         .transpose()?;
-    let request = RunRequest {
+    let request = CliRequest {
         prompt: prompt.fresh.clone(),
         model: choice.model.clone(),
         permission_mode,

@@ -90,7 +90,7 @@ pub enum PlanError {
     OutputSchema(#[from] OutputSchemaError),
     /// A variable the run's environment or an MCP server's would set is
     /// one of agentgate's own (`AGENTGATE_*`), which never reach a CLI or
-    /// a tool ([`crate::own_env`]).
+    /// a tool ([`agentgate_supervise::own_env`]).
     #[error(
         "{place} sets `{name}`: agentgate's own variables (AGENTGATE_*) never reach an agent's CLI or its tools; remove it (from --env, the request's `env`, the config's `env:` or the MCP server's `env`)"
     )]
@@ -125,6 +125,14 @@ impl PlanError {
             | PlanError::ReadInput { field, .. }
             | PlanError::OwnVariable { field, .. } => field,
         }
+    }
+}
+
+/// A run request the planner refused: the field is the one the error
+/// carries ([`PlanError::field`]), never read from its message.
+impl From<PlanError> for crate::request::RequestError {
+    fn from(e: PlanError) -> Self {
+        crate::request::RequestError::new(e.field(), e.to_string())
     }
 }
 

@@ -2,8 +2,8 @@
 //! asked for, a chain, or the config's chain `default`.
 
 use super::error::PlanError;
-use super::flags::RunFlags;
 use crate::config::{AgentSpec, ChainSpec, Config, DEFAULT_CHAIN};
+use crate::run_flags::RunFlags;
 
 /// One member of a run: a provider, perhaps through a named agent.
 #[derive(Debug)]

@@ -8,11 +8,10 @@
 //! the agent, the chain and the provider's defaults
 //! ([`crate::settings::Settings::combine`]), its model and how it was
 //! chosen, its prompt, its permission mode and checks. `--dry-run` prints
-//! a plan ([`report`]); [`crate::run::run`] executes one.
+//! a plan ([`report`]); the run module's `run` executes one.
 
 mod build;
 mod error;
-mod flags;
 mod members;
 mod modes;
 pub mod report;
@@ -22,8 +21,8 @@ use std::path::PathBuf;
 
 use jiff::Timestamp;
 
+pub use crate::run_flags::{NOW_ENV, RunFlags, SessionBusy, Tier, names, now_from_env};
 pub use error::PlanError;
-pub use flags::{NOW_ENV, RunFlags, SessionBusy, Tier, names, now_from_env};
 pub use step::{EditScope, PromptShape, Step};
 
 use crate::config::{Config, Handoff, OnDirty};
@@ -125,17 +124,19 @@ impl Plan {
 }
 
 /// A step whose environment, or an MCP server's, names one of
-/// agentgate's own variables is refused (see [`crate::own_env`]): a user
+/// agentgate's own variables is refused (see [`agentgate_supervise::own_env`]): a user
 /// who set one meant something that cannot happen, so it is said rather
 /// than dropped in silence.
 fn refuse_own_variables(step: &Step) -> Result<(), PlanError> {
-    let own = |field, place: String, names: Vec<&str>| match crate::own_env::first_own_name(names) {
-        Some(name) => Err(PlanError::OwnVariable {
-            field,
-            place,
-            name: name.to_owned(),
-        }),
-        None => Ok(()),
+    let own = |field, place: String, names: Vec<&str>| {
+        match agentgate_supervise::own_env::first_own_name(names) {
+            Some(name) => Err(PlanError::OwnVariable {
+                field,
+                place,
+                name: name.to_owned(),
+            }),
+            None => Ok(()),
+        }
     };
     own(
         "env",

@@ -17,9 +17,9 @@
 //! without it refuses the run.
 
 use crate::config::{AgentMode, AgentSpec};
-use crate::providers::Provider;
-use crate::providers::argv::mode_name;
 use crate::settings::PermissionMode;
+use agentgate_providers::Provider;
+use agentgate_providers::argv::mode_name;
 
 /// The permission mode of a step of `agent` (if any) on `provider`, and
 /// what to tell the caller when the agent's mode had to be mapped.

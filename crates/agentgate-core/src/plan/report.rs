@@ -17,14 +17,14 @@ use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
 use super::error::PlanError;
-use super::flags::RunFlags;
 use super::{Plan, Step};
 use crate::prompt::estimate_tokens;
-use crate::providers::{CommandError, Scratch, locate_binary};
 use crate::quota::exhausted_quota;
 use crate::redact::{is_secret, mask_secret_flags, secret_flag_values};
+use crate::run_flags::RunFlags;
 use crate::settings::WorkspaceMode;
 use crate::workspace::{head_commit, locate_repository};
+use agentgate_providers::{CommandError, Scratch, locate_binary};
 
 /// The report of `plan` (or of the error that stopped it). `store` is
 /// read for the sessions a `--session` name maps to and the quota states;

@@ -9,9 +9,9 @@ use std::time::Duration;
 use crate::config::ModelSource;
 use crate::output_schema::OutputSchema;
 use crate::prompt::PromptPiece;
-use crate::providers::{Provider, RunRequest};
 use crate::retry_on::RetryOn;
 use crate::settings::WorkspaceMode;
+use agentgate_providers::{CliRequest, Provider};
 
 /// Which files an agent may change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,7 +45,7 @@ pub struct Step {
     /// The provider (a built-in description, or one described in config).
     pub provider: Arc<dyn Provider>,
     /// The invocation: prompt, model, permissions, retry bound, ...
-    pub request: RunRequest,
+    pub request: CliRequest,
     /// The prompt to send instead when the step resumes a session (the
     /// persona is not sent again); `None` = the same prompt.
     pub resumed_prompt: Option<String>,
@@ -76,7 +76,7 @@ pub struct Step {
     pub workspace: WorkspaceMode,
     /// Registry tools the agent may call (`--tools` and the agent's
     /// `tools:`), offered by the run's
-    /// [`ToolServer`](crate::run::ToolServer) as one more MCP server.
+    /// `ToolServer` (in `run`) as one more MCP server.
     pub tools: Vec<String>,
     /// The key its provider's quota state is stored under on this host:
     /// the provider's name, or `provider@account` (see
@@ -111,7 +111,7 @@ impl fmt::Debug for Step {
 
 impl Step {
     /// A step of `provider` with `request` and nothing else set.
-    pub fn new(provider: Arc<dyn Provider>, request: RunRequest) -> Step {
+    pub fn new(provider: Arc<dyn Provider>, request: CliRequest) -> Step {
         let quota_key = provider.name().to_owned();
         Step {
             quota_key,
@@ -138,7 +138,7 @@ impl Step {
     /// The request to send: resuming `stored_session` (the native id a
     /// `--session` name maps to) unless the request resumes one already,
     /// and with the resumed prompt (no persona) when it resumes.
-    pub fn request_for(&self, stored_session: Option<String>) -> RunRequest {
+    pub fn request_for(&self, stored_session: Option<String>) -> CliRequest {
         let mut request = self.request.clone();
         if request.resume.is_none() {
             request.resume = stored_session;

@@ -10,23 +10,22 @@ use agentgate_protocol::{
     HeartbeatEvent, LogLevel, RateLimitEvent, RawEvent, StartEvent, StatusEvent, Survivor, Usage,
     UsageEvent, UsageScope,
 };
+use agentgate_providers::accumulate::{Accumulator, Finish};
+use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
+use agentgate_providers::decode::{Decoded, ProviderError};
+use agentgate_providers::{CliRequest, PostRun, Provider, RemovedOnDrop};
+use agentgate_providers::{locate_binary, private_tmpdir};
+use agentgate_supervise::{
+    Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
+    SupervisorConfig, supervise,
+};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
 use super::tail::{STDERR_TAIL_BYTES, Tail};
-use crate::accumulate::{Accumulator, Finish};
-use crate::classify::{self, ClassifyInput, StdoutSeen};
-use crate::decode::{Decoded, ProviderError};
 use crate::plan::Step;
-use crate::providers::{
-    PostRun, Provider, RemovedOnDrop, RunRequest, locate_binary, private_tmpdir,
-};
-use crate::supervise::{
-    self, Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
-    SupervisorConfig, supervise,
-};
 
 /// What one attempt runs: a step, the request of this attempt (the
 /// session it resumes, the model after an invalid-model retry), and the
@@ -34,7 +33,7 @@ use crate::supervise::{
 #[derive(Clone, Copy)]
 pub(super) struct AttemptPacket<'a> {
     pub step: &'a Step,
-    pub request: &'a RunRequest,
+    pub request: &'a CliRequest,
     pub home: Option<&'a Path>,
 }
 
@@ -568,7 +567,10 @@ pub(super) fn finish_attempt(
 
 /// Names each process that could not be ended in a `log` event (level
 /// `warn`), and returns them for the attempt's `survivors`.
-fn report_survivors(found: &[supervise::Survivor], em: &mut Emitter<'_>) -> Vec<Survivor> {
+fn report_survivors(
+    found: &[agentgate_supervise::Survivor],
+    em: &mut Emitter<'_>,
+) -> Vec<Survivor> {
     found
         .iter()
         .map(|s| {
@@ -611,7 +613,7 @@ mod tests {
             &mut events,
             crate::redact::Redactor::default(),
         );
-        let found = [supervise::Survivor {
+        let found = [agentgate_supervise::Survivor {
             pid: 4242,
             command: "stuck-daemon --flag".to_owned(),
         }];

@@ -9,12 +9,12 @@ use jiff::Timestamp;
 
 use super::emitter::{Emitter, EventSink};
 use super::tail::{STDERR_TAIL_BYTES, Tail};
-use crate::accumulate::{Accumulator, Finish};
-use crate::classify::{self, ClassifyInput, StdoutSeen};
-use crate::decode::{Decoded, Decoder};
-use crate::providers::Provider;
 use crate::read_limit::{BoundedLines, CAPTURE_LINE_MAX_BYTES, ReadLimitError};
-use crate::supervise::Stream;
+use agentgate_providers::Provider;
+use agentgate_providers::accumulate::{Accumulator, Finish};
+use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
+use agentgate_providers::decode::{Decoded, Decoder};
+use agentgate_supervise::Stream;
 
 /// Decode a saved capture of a CLI's output without running anything: the
 /// same decoder, accumulator and classifier as a live run.

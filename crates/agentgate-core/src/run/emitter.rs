@@ -13,10 +13,11 @@ use agentgate_store::{RunFiles, StoreError};
 use jiff::Timestamp;
 
 use super::handoff::Transcript;
-use crate::providers::CliCommand;
 use crate::redact::Redactor;
+use agentgate_providers::CliCommand;
 
-/// Receives the run's events as they happen.
+/// Receives the run's events as they happen (the caller's live view; the
+/// store's copy is written through `agentgate_store::EventLogWriter`).
 pub trait EventSink: Send {
     /// One event.
     fn emit(&mut self, event: &Event);

@@ -24,8 +24,8 @@ use super::step::{StepEnd, StepRunner};
 use super::worktree;
 use crate::config::Handoff;
 use crate::plan::{Plan, Step};
-use crate::providers::Scratch;
 use crate::retry_on::retry_admits;
+use agentgate_providers::Scratch;
 
 /// Run `plan`: its steps in order until one succeeds or the run must stop.
 /// Events go to `sink` (and, with a store, to the run's `events.jsonl`);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use agentgate_protocol::Envelope;
 use agentgate_store::StoreError;
 
-use crate::supervise::WarmKeeper;
+use agentgate_supervise::WarmKeeper;
 
 /// How the runner executes a plan.
 #[derive(Debug, Clone)]
@@ -98,5 +98,5 @@ pub(super) struct RunContext<'a> {
     pub store: Option<&'a dyn agentgate_store::RunStore>,
     /// Where a CLI's files go (the run's folder in the store, else a folder
     /// of the run's own, made only if a provider writes a file).
-    pub scratch: &'a crate::providers::Scratch,
+    pub scratch: &'a agentgate_providers::Scratch,
 }

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::providers::McpServer;
+use agentgate_providers::McpServer;
 
 /// How to start agentgate's MCP server over the tool registry: a command
 /// with its first arguments (`agentgate mcp --relay SOCKET`: the server

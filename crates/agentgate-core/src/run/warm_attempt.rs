@@ -33,15 +33,15 @@ use super::attempt::{
 };
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
-use crate::accumulate::{Accumulator, delta};
-use crate::classify::{self, ClassifyInput, StdoutSeen};
-use crate::decode::Decoded;
-use crate::providers::{Provider, RunRequest, locate_binary};
-use crate::supervise::{ExitReport, SupervisorConfig};
 use crate::warm::approve::Approver;
 use crate::warm::modes::warm_plan;
 use crate::warm::process::{Step, WarmProcess};
 use crate::warm::sessions::{Taken, Warm};
+use agentgate_providers::accumulate::{Accumulator, delta};
+use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
+use agentgate_providers::decode::Decoded;
+use agentgate_providers::{CliRequest, Provider, locate_binary};
+use agentgate_supervise::{ExitReport, SupervisorConfig};
 
 /// How long an interrupted turn may take to end before its process is
 /// killed.
@@ -286,7 +286,7 @@ pub(super) async fn warm_attempt(
 async fn start(
     ctx: RunContext<'_>,
     provider: &dyn Provider,
-    req: &RunRequest,
+    req: &CliRequest,
     program: &std::path::Path,
     fingerprint: u64,
     em: &mut Emitter<'_>,
@@ -297,7 +297,7 @@ async fn start(
     };
     let plan = match warm_plan(provider, req, program, ctx.scratch, supervisor) {
         None => {
-            let e = crate::providers::CommandError::no_long_lived_mode(provider.name());
+            let e = agentgate_providers::CommandError::no_long_lived_mode(provider.name());
             return Err((ErrorKind::InvalidInput, e.to_string()));
         }
         Some(Err(e)) => return Err((ErrorKind::InvalidInput, e.to_string())),
@@ -305,7 +305,7 @@ async fn start(
     };
     let cumulative = plan.cumulative_usage;
     // Removed here unless the process starts and takes them.
-    let mut files = crate::providers::RemovedOnDrop(plan.files);
+    let mut files = agentgate_providers::RemovedOnDrop(plan.files);
     if plan.load_needs_a_later_minute
         && let Some(id) = req.resume.as_deref()
         && let Some(born) = born_at(ctx, provider.name(), id)
@@ -318,7 +318,7 @@ async fn start(
             Ok(Box::new(Warm::new(process, fingerprint, cumulative, files)))
         }
         Err(crate::warm::process::WarmError::Spawn(
-            e @ crate::supervise::SuperviseError::ProgramNotFound { .. },
+            e @ agentgate_supervise::SuperviseError::ProgramNotFound { .. },
         )) => Err((
             ErrorKind::InvalidInput,
             format!("failed to run {}: {e}", program.display()),
@@ -347,7 +347,7 @@ fn born_at(ctx: RunContext<'_>, provider: &str, native_id: &str) -> Option<std::
 }
 
 /// Wait until the wall clock is past the minute `born` is in (see
-/// [`crate::providers::WarmCommand::load_needs_a_later_minute`]).
+/// [`agentgate_providers::WarmCommand::load_needs_a_later_minute`]).
 async fn wait_for_a_later_minute(
     born: std::time::SystemTime,
     provider: &str,
@@ -500,7 +500,7 @@ fn turn_error(
 /// anything else (another model, mode, folder, system prompt, servers,
 /// arguments or environment) gets a new one. The prompt and the session
 /// to resume are not part of it.
-fn fingerprint(provider: &str, program: &std::path::Path, req: &RunRequest) -> u64 {
+fn fingerprint(provider: &str, program: &std::path::Path, req: &CliRequest) -> u64 {
     use std::hash::{Hash, Hasher};
     let settings = format!(
         "{:?}",
@@ -537,13 +537,13 @@ mod tests {
 
     #[test]
     fn the_fingerprint_changes_with_the_settings_that_need_a_new_process() {
-        let req = RunRequest {
+        let req = CliRequest {
             model: Some("m1".into()),
             cwd: "/w".into(),
-            ..RunRequest::default()
+            ..CliRequest::default()
         };
         let p = std::path::Path::new("/bin/claude");
-        let same = RunRequest {
+        let same = CliRequest {
             prompt: "another prompt".into(),
             resume: Some("s1".into()),
             ..req.clone()
@@ -552,7 +552,7 @@ mod tests {
             fingerprint("claude", p, &req),
             fingerprint("claude", p, &same)
         );
-        let other = RunRequest {
+        let other = CliRequest {
             model: Some("m2".into()),
             ..req.clone()
         };
@@ -561,7 +561,7 @@ mod tests {
             fingerprint("claude", p, &other)
         );
         // Another value of the same variable (a key for another account).
-        let with_key = |v: &str| RunRequest {
+        let with_key = |v: &str| CliRequest {
             env: vec![("ANTHROPIC_API_KEY".into(), v.into())],
             ..req.clone()
         };

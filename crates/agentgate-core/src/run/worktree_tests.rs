@@ -7,9 +7,9 @@ use agentgate_protocol::ErrorKind;
 
 use super::*;
 use crate::plan::Step;
-use crate::providers::{RunRequest, builtin};
 use crate::run::NullSink;
 use crate::workspace::test_repo::{empty_repo, git};
+use agentgate_providers::{CliRequest, builtin};
 
 /// A repository with `a.txt` and `sub/b.txt` committed, `build/` ignored
 /// (and present).
@@ -27,10 +27,10 @@ fn repo() -> tempfile::TempDir {
 }
 
 fn step(cwd: &Path, workspace: WorkspaceMode) -> Step {
-    let request = RunRequest {
+    let request = CliRequest {
         prompt: "p".into(),
         cwd: cwd.canonicalize().unwrap(),
-        ..RunRequest::default()
+        ..CliRequest::default()
     };
     let mut step = Step::new(builtin("claude").unwrap(), request);
     step.workspace = workspace;

@@ -195,7 +195,7 @@ fn read(path: &Path) -> Result<Option<Vec<SealKey>>, KeyFileError> {
         let key = SealKey::new(bytes);
         // A key is a secret of this process: no CLI gets a variable
         // holding it.
-        crate::own_env::hold(line);
+        agentgate_supervise::own_env::hold(line);
         keys.push(key);
     }
     if keys.is_empty() {

@@ -63,7 +63,7 @@ impl Host {
             return Ok(s.clone());
         }
         let location = StoreLocation::parse(text).map_err(|e| e.to_string())?;
-        let store = crate::store_choice::open(&location).map_err(|e| e.to_string())?;
+        let store = agentgate_store::store_choice::open(&location).map_err(|e| e.to_string())?;
         self.stores
             .borrow_mut()
             .insert(text.to_owned(), store.clone());

@@ -25,8 +25,10 @@ use agentgate_protocol::{
 use serde_json::{Map, Value};
 
 use crate::approvals::class_of_acp_kind;
-use crate::decode::tools::TOOL_OUTPUT_CAP;
-use crate::decode::{Decoded, JsonLinesDecoder, ProviderError, ProviderFinal, Understood, event};
+use agentgate_providers::decode::tools::TOOL_OUTPUT_CAP;
+use agentgate_providers::decode::{
+    Decoded, JsonLinesDecoder, ProviderError, ProviderFinal, Understood, event,
+};
 
 /// Decodes one ACP session's turns (see the module notes).
 #[derive(Debug, Default)]
@@ -266,7 +268,7 @@ impl JsonLinesDecoder for AcpDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::Decoder;
+    use agentgate_providers::decode::Decoder;
 
     fn decode(lines: &[&str]) -> Vec<Decoded> {
         let mut d = AcpDecoder::new(Some("s1".into()));
@@ -296,7 +298,7 @@ mod tests {
         ];
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
         let out = decode(&refs);
-        let kinds = crate::decoded::labels(&out);
+        let kinds = crate::warm::labels(&out);
         assert_eq!(
             kinds,
             [

@@ -15,8 +15,8 @@
 use agentgate_protocol::{EventBody, Usage, UsageEvent, UsageScope};
 use serde_json::{Map, Value, json};
 
-use crate::decode::{Decoded, JsonLinesDecoder, Understood, event};
-use crate::providers::codex::CodexDecoder;
+use agentgate_providers::codex::CodexDecoder;
+use agentgate_providers::decode::{Decoded, JsonLinesDecoder, Understood, event};
 
 /// Decodes a warm Codex's notifications (see the module notes).
 #[derive(Debug, Default)]
@@ -155,7 +155,7 @@ impl JsonLinesDecoder for CodexAppServerDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::Decoder;
+    use agentgate_providers::decode::Decoder;
 
     fn decode(lines: &[&str]) -> Vec<Decoded> {
         let mut d = CodexAppServerDecoder::new();
@@ -180,7 +180,7 @@ mod tests {
             USAGE_1,
             r#"{"method":"turn/completed","params":{"turn":{"id":"u","status":"completed","error":null}}}"#,
         ]);
-        let texts = crate::decoded::labels(&out);
+        let texts = crate::warm::labels(&out);
         assert_eq!(
             texts,
             [

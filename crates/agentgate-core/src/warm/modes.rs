@@ -13,12 +13,12 @@ use super::codex::{CodexThread, CodexWarm};
 use super::codex_decode::CodexAppServerDecoder;
 use super::process::WarmStart;
 use super::protocol::WarmProtocol;
-use crate::decode::Decoder;
-use crate::providers::{
-    CommandError, Provider, RunRequest, Scratch, WarmCommand, WarmWire, private_tmpdir,
-};
 use crate::settings::PermissionMode;
-use crate::supervise::{Invocation, SupervisorConfig};
+use agentgate_providers::decode::Decoder;
+use agentgate_providers::{
+    CliRequest, CommandError, Provider, Scratch, WarmCommand, WarmWire, private_tmpdir,
+};
+use agentgate_supervise::{Invocation, SupervisorConfig};
 
 /// How long a warm process may take to open its session.
 pub const OPEN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -42,7 +42,7 @@ pub struct WarmPlan {
 /// long-lived mode.
 pub fn warm_plan(
     provider: &dyn Provider,
-    req: &RunRequest,
+    req: &CliRequest,
     program: &Path,
     scratch: &Scratch,
     supervisor: SupervisorConfig,
@@ -94,7 +94,7 @@ pub fn warm_plan(
 fn wire_parts(
     wire: WarmWire,
     provider: &dyn Provider,
-    req: &RunRequest,
+    req: &CliRequest,
 ) -> (Box<dyn WarmProtocol>, Box<dyn Decoder>) {
     let cwd = req.cwd.display().to_string();
     let resume = req.resume.as_deref().filter(|s| !s.is_empty());
@@ -141,16 +141,16 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::providers::builtin;
+    use agentgate_providers::builtin;
 
-    fn request(mode: PermissionMode) -> RunRequest {
-        RunRequest {
+    fn request(mode: PermissionMode) -> CliRequest {
+        CliRequest {
             prompt: "unused".into(),
             model: Some("m1".into()),
             permission_mode: mode,
             cwd: PathBuf::from("/work/here"),
             resume: Some("sess-1".into()),
-            ..RunRequest::default()
+            ..CliRequest::default()
         }
     }
 
@@ -266,7 +266,7 @@ mod tests {
             .expect("a TMPDIR");
         assert!(tmp.is_dir(), "{}", tmp.display());
         assert!(plan.files.contains(&tmp));
-        drop(crate::providers::RemovedOnDrop(plan.files));
+        drop(agentgate_providers::RemovedOnDrop(plan.files));
         assert!(!tmp.exists(), "removed with the process's files");
     }
 

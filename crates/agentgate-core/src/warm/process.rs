@@ -15,8 +15,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};
-use crate::decode::{Decoded, Decoder};
-use crate::supervise::{
+use agentgate_providers::decode::{Decoded, Decoder};
+use agentgate_supervise::{
     Control, ExitReport, Invocation, OutputLine, Stream, SuperviseError, SupervisorConfig,
     supervise_with_stdin,
 };
@@ -319,7 +319,7 @@ impl WarmProcess {
                     Inbound::Refused(why) | Inbound::WrongModel(why) => {
                         self.queued
                             .push_back(Step::Output(vec![Decoded::ProviderError(
-                                crate::decode::ProviderError {
+                                agentgate_providers::decode::ProviderError {
                                     message: why,
                                     http_status: None,
                                     code: None,

@@ -51,14 +51,14 @@ pub struct Warm {
     /// something else gets a new process that resumes the session.
     pub fingerprint: u64,
     /// Its usage figures count from its start (see
-    /// [`crate::providers::WarmCommand::cumulative_usage`]).
+    /// [`agentgate_providers::WarmCommand::cumulative_usage`]).
     pub cumulative_usage: bool,
     /// Those figures after its last turn, to subtract.
     pub totals: Option<Usage>,
     /// Its cost after its last turn (cumulative CLIs), to subtract.
     pub cost: Option<f64>,
     /// Files written for it, removed when it is dropped.
-    pub files: crate::providers::RemovedOnDrop,
+    pub files: agentgate_providers::RemovedOnDrop,
 }
 
 impl Warm {
@@ -75,7 +75,7 @@ impl Warm {
             cumulative_usage,
             totals: None,
             cost: None,
-            files: crate::providers::RemovedOnDrop(files),
+            files: agentgate_providers::RemovedOnDrop(files),
         }
     }
 }

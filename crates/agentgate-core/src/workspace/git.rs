@@ -87,7 +87,7 @@ pub(super) fn git_command<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     // Its hooks are the repository's, which an agent may have written.
-    crate::own_env::scrub_command(&mut command);
+    agentgate_supervise::own_env::scrub_command(&mut command);
     command
 }
 

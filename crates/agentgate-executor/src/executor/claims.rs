@@ -70,7 +70,7 @@ impl Inner {
     fn claim_limits(&self, now: Timestamp) -> ClaimLimits {
         let as_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         let queue = &self.config.queue;
-        let mut names: Vec<String> = agentgate_core::providers::builtins()
+        let mut names: Vec<String> = agentgate_providers::builtins()
             .iter()
             .map(|p| p.name().to_owned())
             .collect();

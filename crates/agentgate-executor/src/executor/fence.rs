@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use agentgate_protocol::{Envelope, Event, Usage};
 use agentgate_store::{
-    AttemptRecord, EventLine, EventLog, EventSink, QuotaState, RunDetail, RunFiles, RunList,
+    AttemptRecord, EventLine, EventLog, EventLogWriter, QuotaState, RunDetail, RunFiles, RunList,
     RunRecord, RunStore, SavedResult, SessionLock, SessionRecord, StoreError,
 };
 
@@ -64,12 +64,12 @@ impl std::fmt::Debug for Fenced<'_> {
 /// A run's event log behind the fence.
 #[derive(Debug)]
 struct FencedSink {
-    sink: Box<dyn EventSink>,
+    sink: Box<dyn EventLogWriter>,
     closed: Arc<AtomicBool>,
     job_id: String,
 }
 
-impl EventSink for FencedSink {
+impl EventLogWriter for FencedSink {
     fn write_event(&mut self, event: &Event) -> Result<u64, StoreError> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(refused("store the run's events", &self.job_id));

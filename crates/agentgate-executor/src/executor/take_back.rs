@@ -16,8 +16,10 @@
 
 use std::time::{Duration, Instant};
 
-use agentgate_core::supervise::keeper::{ORPHAN_GRACE, POLL_INTERVAL};
 use agentgate_store::{JobState, OwnerState, RunOwner};
+use agentgate_supervise::{
+    KEEPER_ORPHAN_GRACE as ORPHAN_GRACE, KEEPER_POLL_INTERVAL as POLL_INTERVAL,
+};
 
 use super::{Inner, lock};
 

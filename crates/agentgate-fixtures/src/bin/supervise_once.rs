@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agentgate_core::supervise::{Invocation, OutputLine, SupervisorConfig, supervise};
+use agentgate_supervise::{Invocation, OutputLine, SupervisorConfig, supervise};
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 
 const USAGE: &str =

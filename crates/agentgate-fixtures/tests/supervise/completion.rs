@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use agentgate_core::supervise::EndReason;
+use agentgate_supervise::EndReason;
 
 use crate::support::{PidFile, assert_all_gone, config, misbehave, run, signal_names, texts};
 
@@ -35,7 +35,7 @@ async fn result_then_hang_is_ended_after_the_result_grace() {
     let inv = misbehave()
         .args(pids.arg())
         .args(["--grandchildren", "1", "--result-then-hang"]);
-    let cfg = agentgate_core::supervise::SupervisorConfig {
+    let cfg = agentgate_supervise::SupervisorConfig {
         // A result switches the idle watchdog off: it must not fire in the
         // second between the result and the end of the result grace.
         idle_timeout: Some(Duration::from_millis(300)),

@@ -1,6 +1,6 @@
 //! What cannot be started is an error, not a report.
 
-use agentgate_core::supervise::{Invocation, SuperviseError, SupervisorConfig};
+use agentgate_supervise::{Invocation, SuperviseError, SupervisorConfig};
 
 use crate::support::{config, keeper_path, misbehave, start};
 

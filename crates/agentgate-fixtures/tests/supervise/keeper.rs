@@ -3,7 +3,7 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use agentgate_core::supervise::{Control, EndReason, SupervisorConfig, TerminationTable};
+use agentgate_supervise::{Control, EndReason, SupervisorConfig, TerminationTable};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::{Pid, getpgid};
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};

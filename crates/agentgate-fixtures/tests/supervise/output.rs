@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use agentgate_core::supervise::{EndReason, MAX_LINE_BYTES, Stream};
+use agentgate_supervise::{EndReason, MAX_LINE_BYTES, Stream};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
@@ -105,7 +105,7 @@ async fn a_grandchild_in_the_group_holding_stdout_is_swept_not_leaked() {
         "--exit",
         "0",
     ]);
-    let cfg = agentgate_core::supervise::SupervisorConfig {
+    let cfg = agentgate_supervise::SupervisorConfig {
         drain_timeout: Duration::from_secs(20),
         ..config()
     };
@@ -123,7 +123,7 @@ async fn a_leaked_stdout_does_not_hang_the_run_and_is_reported() {
         misbehave()
             .args(pids.arg())
             .args(["--leak-stdout", "--print", "before", "--exit", "0"]);
-    let cfg = agentgate_core::supervise::SupervisorConfig {
+    let cfg = agentgate_supervise::SupervisorConfig {
         drain_timeout: Duration::from_millis(500),
         ..config()
     };

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use agentgate_core::supervise::{
+use agentgate_supervise::{
     Control, EndReason, Invocation, OutputLine, SupervisorConfig, supervise_with_stdin,
 };
 use tokio::sync::mpsc;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentgate_core::supervise::{
+use agentgate_supervise::{
     Control, ExitReport, Invocation, OutputLine, SuperviseError, SupervisorConfig,
     TerminationTable, supervise,
 };

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use agentgate_core::supervise::{Control, EndReason, SupervisorConfig, TerminationTable};
+use agentgate_supervise::{Control, EndReason, SupervisorConfig, TerminationTable};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::{Pid, getsid};
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
@@ -219,7 +219,7 @@ async fn a_process_the_keeper_could_not_end_is_named_in_the_report() {
     assert_eq!(report.status.code, Some(0));
     assert_eq!(
         report.survivors,
-        [agentgate_core::supervise::Survivor {
+        [agentgate_supervise::Survivor {
             pid: 4242,
             command: "stuck-daemon --flag".to_owned()
         }]

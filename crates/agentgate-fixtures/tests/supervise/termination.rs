@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use agentgate_core::supervise::{Control, EndReason, TerminationTable};
+use agentgate_supervise::{Control, EndReason, TerminationTable};
 
 use crate::support::{
     PidFile, assert_all_gone, config, misbehave, run, signal_names, start, texts,
@@ -18,7 +18,7 @@ async fn wall_timeout_kills_the_whole_tree_even_while_output_flows() {
         .args(pids.arg())
         .args(["--grandchildren", "2", "--tick", "100", "1000"]);
     let cfg = config();
-    let cfg = agentgate_core::supervise::SupervisorConfig {
+    let cfg = agentgate_supervise::SupervisorConfig {
         timeout: Some(Duration::from_millis(2500)),
         // Output keeps the idle watchdog quiet; it must not extend the wall clock.
         idle_timeout: Some(Duration::from_secs(1)),
@@ -44,7 +44,7 @@ async fn idle_timeout_kills_the_whole_tree() {
         misbehave()
             .args(pids.arg())
             .args(["--grandchildren", "2", "--print", "hello", "--hang"]);
-    let cfg = agentgate_core::supervise::SupervisorConfig {
+    let cfg = agentgate_supervise::SupervisorConfig {
         idle_timeout: Some(Duration::from_secs(1)),
         ..config()
     };
@@ -60,7 +60,7 @@ async fn output_resets_the_idle_watchdog() {
     // 20 ticks 100 ms apart: 2 s in all, far past the 1 s idle limit, never
     // 1 s silent.
     let inv = misbehave().args(["--tick", "100", "20"]);
-    let cfg = agentgate_core::supervise::SupervisorConfig {
+    let cfg = agentgate_supervise::SupervisorConfig {
         idle_timeout: Some(Duration::from_secs(1)),
         ..config()
     };
@@ -73,7 +73,7 @@ async fn output_resets_the_idle_watchdog() {
 #[tokio::test]
 async fn control_activity_resets_the_idle_watchdog() {
     let inv = misbehave().args(["--sleep-ms", "1800", "--print", "woke"]);
-    let cfg = agentgate_core::supervise::SupervisorConfig {
+    let cfg = agentgate_supervise::SupervisorConfig {
         idle_timeout: Some(Duration::from_millis(700)),
         ..config()
     };
@@ -96,7 +96,7 @@ async fn graceful_cancel_sends_sigint_to_the_group() {
     let inv = misbehave()
         .args(pids.arg())
         .args(["--grandchildren", "2", "--hang"]);
-    let cfg = agentgate_core::supervise::SupervisorConfig {
+    let cfg = agentgate_supervise::SupervisorConfig {
         // Long graces: the leader dies of SIGINT, so nothing else is sent.
         grace: TerminationTable {
             interrupt_grace: Duration::from_secs(10),
@@ -146,7 +146,7 @@ async fn second_cancel_cuts_the_table_short() {
         "1",
         "--hang",
     ]);
-    let cfg = agentgate_core::supervise::SupervisorConfig {
+    let cfg = agentgate_supervise::SupervisorConfig {
         grace: TerminationTable {
             interrupt_grace: Duration::from_secs(60),
             terminate_grace: Duration::from_secs(60),

@@ -3,7 +3,7 @@
 
 use std::os::unix::fs::symlink;
 
-use agentgate_core::supervise::{EndReason, Invocation, SupervisorConfig, WarmKeeper};
+use agentgate_supervise::{EndReason, Invocation, SupervisorConfig, WarmKeeper};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 

@@ -41,7 +41,7 @@ use super::values::{clamp_bigint, from_bigint, to_bigint};
 use super::{PgError, PgStore, describe_sql_error};
 use crate::error::StoreError;
 use crate::event_log::{EventLog, PREFIX_BYTES, oversize_note};
-use crate::run_files::EventSink;
+use crate::run_files::EventLogWriter;
 use crate::run_store::EventLine;
 
 /// The most events one insert stores.
@@ -122,7 +122,7 @@ impl PgEventSink {
     }
 }
 
-impl EventSink for PgEventSink {
+impl EventLogWriter for PgEventSink {
     fn write_event(&mut self, event: &Event) -> Result<u64, StoreError> {
         self.check()?;
         let encode = |source| StoreError::EncodeEvent {

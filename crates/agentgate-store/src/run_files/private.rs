@@ -34,6 +34,10 @@ pub(crate) fn make_private(path: &Path) -> io::Result<()> {
 /// Creates the file `path` empty, mode 600, if it is missing; makes it
 /// private if it is there. Anything else in its place is left for the
 /// caller's open to report.
+#[cfg_attr(
+    not(feature = "sqlite"),
+    expect(dead_code, reason = "used by the SQLite backend only")
+)]
 pub(crate) fn create_private_file(path: &Path) -> io::Result<()> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() => return make_private(path),

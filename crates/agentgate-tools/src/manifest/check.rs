@@ -115,7 +115,7 @@ pub(crate) fn check(m: &Manifest) -> Result<(), Fault> {
         if !seen.insert(name.as_str()) {
             return Err(Fault::new(at(), format!("`{name}` is listed twice")));
         }
-        if agentgate_core::own_env::is_own_name(std::ffi::OsStr::new(name)) {
+        if agentgate_supervise::own_env::is_own_name(std::ffi::OsStr::new(name)) {
             return Err(Fault::new(
                 at(),
                 format!(

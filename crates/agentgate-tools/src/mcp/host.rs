@@ -172,7 +172,7 @@ impl ToolHost {
                 }
                 let location = location.clone();
                 let opened = tokio::task::spawn_blocking(move || {
-                    agentgate_core::store_choice::open(&location)
+                    agentgate_store::store_choice::open(&location)
                 })
                 .await
                 .map_err(|e| format!("failed to open the run store: {e}"))?

@@ -116,7 +116,7 @@ pub fn scoped_env(
             .rev()
             .find(|(k, v)| {
                 k == name
-                    && !agentgate_core::own_env::is_own(
+                    && !agentgate_supervise::own_env::is_own(
                         std::ffi::OsStr::new(k),
                         std::ffi::OsStr::new(v),
                     )

@@ -141,7 +141,7 @@ impl std::fmt::Debug for ToolRunRequest {
 pub struct RunnerSetup {
     /// The `agentgate` binary: it is started as `agentgate __sandbox SPEC`.
     pub sandbox_program: PathBuf,
-    /// The keeper put in front of it (see `agentgate_core::supervise`).
+    /// The keeper put in front of it (see `agentgate_supervise`).
     pub keeper: Option<PathBuf>,
     /// agentgate's own files and folders no tool may read, whatever its
     /// read paths: the data folder (the default store, the API token), a

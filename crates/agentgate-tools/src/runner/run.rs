@@ -5,12 +5,12 @@ use std::time::Instant;
 
 use agentgate_core::redact::{RedactorBuilder, is_secret};
 use agentgate_core::run::{CancelRequest, new_run_id};
-use agentgate_core::supervise::{Invocation, SupervisorConfig};
 use agentgate_protocol::{
     CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorSource, EventBody, ResultEvent,
     StartEvent, ToolEnvelope, ToolErrorCode, ToolStatus,
 };
 use agentgate_store::{RunKind, RunRecord, RunStore};
+use agentgate_supervise::{Invocation, SupervisorConfig};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 

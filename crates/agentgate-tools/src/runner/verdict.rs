@@ -29,11 +29,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use agentgate_core::supervise::{EndReason, ExitReport, SuperviseError};
 use agentgate_protocol::{
     ArtifactCheck, ArtifactState, Enforcement, EnforcementState, ExitMeaning, LimitsReport,
     ToolErrorClass, ToolExit, ToolStatus,
 };
+use agentgate_supervise::{EndReason, ExitReport, SuperviseError};
 
 use super::artifacts::check_artifacts;
 use super::request::{ClassifyCode, RunLimits};

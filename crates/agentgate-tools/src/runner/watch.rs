@@ -6,13 +6,13 @@
 use std::time::Duration;
 
 use agentgate_core::run::{CancelRequest, STDERR_TAIL_BYTES, Tail};
-use agentgate_core::supervise::{
-    Control, ExitReport, Invocation, OutputLine, Stream, SuperviseError, SupervisorConfig,
-    supervise,
-};
 use agentgate_protocol::{
     ActionRequest, CancelledMessage, ErrorMessage, EventBody, ResultMessage, TOOL_PROTOCOL_VERSION,
     ToolLine, ToolMessage, ToolMessageBody, ToolMessageEvent,
+};
+use agentgate_supervise::{
+    Control, ExitReport, Invocation, OutputLine, Stream, SuperviseError, SupervisorConfig,
+    supervise,
 };
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};

@@ -7,7 +7,7 @@
 //! megabytes); this binary links only the keeper and starts in a fraction
 //! of that time. It takes the same arguments (`__keeper <parent-pid> --
 //! <program> [args...]`) and behaves exactly as `agentgate __keeper` (see
-//! `agentgate_core::supervise::keeper_main`). agentgate uses it when it is
+//! `agentgate_supervise::keeper_main`). agentgate uses it when it is
 //! installed next to the `agentgate` binary, and falls back to itself
 //! otherwise.
 
@@ -16,9 +16,9 @@ fn main() {
     // The subcommand word is optional here, so that both spellings work.
     if args
         .peek()
-        .is_some_and(|a| a == agentgate_core::supervise::KEEPER_SUBCOMMAND)
+        .is_some_and(|a| a == agentgate_supervise::KEEPER_SUBCOMMAND)
     {
         args.next();
     }
-    agentgate_core::supervise::keeper_main(args.collect())
+    agentgate_supervise::keeper_main(args.collect())
 }

@@ -17,10 +17,10 @@ use agentgate_core::config::Config;
 use agentgate_core::plan::{self, now_from_env, report};
 use agentgate_core::prompt::{TaskInput, task_from_stdin};
 use agentgate_core::run::{RunOptions, append_audit, audit_line};
-use agentgate_core::supervise::WarmKeeper;
+use agentgate_supervise::WarmKeeper;
 use std::sync::Arc;
 
-use agentgate_core::store_choice;
+use agentgate_store::store_choice;
 use agentgate_store::{RunStore, StoreBackend};
 use anyhow::Context;
 

@@ -13,8 +13,8 @@ use agentgate_core::plan;
 use agentgate_core::run::EventSink;
 use agentgate_core::session_host::client::connect_or_start;
 use agentgate_core::session_host::{ClientLine, HostAddress, HostLine, HostRequest};
-use agentgate_core::store_choice;
 use agentgate_store::StoreLocation;
+use agentgate_store::store_choice;
 use anyhow::Context;
 
 use super::print::CliSink;

@@ -15,11 +15,11 @@ use std::time::Duration;
 use agentgate_core::config::Config;
 use agentgate_core::plan::{self, RunFlags};
 use agentgate_core::prompt::TaskInput;
-use agentgate_core::providers::McpServer;
 use agentgate_core::run::{self, EventSink, RunOptions};
 use agentgate_core::settings::{PermissionMode, Settings};
 use agentgate_fakellm::clients::Cli;
 use agentgate_protocol::Event;
+use agentgate_providers::McpServer;
 use serde_json::Value;
 
 use super::support::{Client, FakeServer};

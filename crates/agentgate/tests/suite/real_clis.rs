@@ -7,9 +7,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use agentgate_core::output_schema::OutputSchema;
-use agentgate_core::providers::codex::CODEX;
-use agentgate_core::providers::{Provider, RunRequest};
 use agentgate_fakellm::clients::Cli;
+use agentgate_providers::codex::CODEX;
+use agentgate_providers::{CliRequest, Provider};
 use serde_json::{Value, json};
 
 use super::cli_versions::qwen_api_error_exit;
@@ -264,7 +264,7 @@ cli_tests! {
 
 /// Runs the Codex adapter's plan for `req` with the recipe's environment:
 /// the argv agentgate itself would give the real CLI.
-fn run_codex_plan(client: &Client, req: &RunRequest, scratch: &Path) -> Run {
+fn run_codex_plan(client: &Client, req: &CliRequest, scratch: &Path) -> Run {
     let plan = CODEX
         .command(req, &client.program, &scratch.into())
         .unwrap();
@@ -313,11 +313,11 @@ fn codex_output_schema_reaches_the_model_fresh_and_resumed() {
     std::fs::write(&schema_path, schema.to_string()).unwrap();
     let checker = OutputSchema::load(&schema_path).unwrap();
 
-    let fresh = RunRequest {
+    let fresh = CliRequest {
         prompt: "Please triage this issue.".into(),
         cwd: client.setup.workdir.clone(),
         output_schema: Some(schema_path.clone()),
-        ..RunRequest::default()
+        ..CliRequest::default()
     };
     let run = run_codex_plan(&client, &fresh, scratch.path());
     assert_ok(Cli::Codex, &run);
@@ -336,7 +336,7 @@ fn codex_output_schema_reaches_the_model_fresh_and_resumed() {
         .unwrap_or_else(|| panic!("codex printed no thread id:\n{}", run.all_output()))
         .to_owned();
 
-    let resumed = RunRequest {
+    let resumed = CliRequest {
         prompt: "Now triage it again.".into(),
         resume: Some(thread),
         ..fresh

@@ -633,7 +633,7 @@ fn parse_decodes_a_capture_through_the_description() {
     let config = dir.path().join("agentgate.yaml");
     std::fs::write(&config, claude_config(None)).unwrap();
     let capture = super::support::workspace_root()
-        .join("crates/agentgate-core/tests/fixtures/decode/claude/err_401_stream_json.stdout");
+        .join("crates/agentgate-providers/tests/fixtures/decode/claude/err_401_stream_json.stdout");
     let run = agentgate(
         &[
             "--config",

@@ -177,11 +177,11 @@ fn a_text_cli_killed_after_printing_is_not_a_success() {
 
 /// A real capture of Claude Code's answer, cut before its `result`.
 fn claude_text_only_capture(dir: &Path) -> PathBuf {
-    let full = std::fs::read_to_string(
-        workspace_root()
-            .join("crates/agentgate-core/tests/fixtures/decode/claude/text_stream_json.stdout"),
-    )
-    .unwrap();
+    let full =
+        std::fs::read_to_string(workspace_root().join(
+            "crates/agentgate-providers/tests/fixtures/decode/claude/text_stream_json.stdout",
+        ))
+        .unwrap();
     let kept: Vec<&str> = full
         .lines()
         .filter(|l| !l.contains(r#""type":"result""#))

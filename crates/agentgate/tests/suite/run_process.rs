@@ -686,7 +686,7 @@ fn max_provider_retries_bounds_each_request_not_the_whole_run() {
 /// shared captures).
 fn fixture(path: &str) -> PathBuf {
     workspace_root()
-        .join("crates/agentgate-core/tests/fixtures")
+        .join("crates/agentgate-providers/tests/fixtures")
         .join(path)
 }
 

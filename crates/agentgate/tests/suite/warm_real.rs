@@ -8,13 +8,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentgate_core::decode::Decoded;
-use agentgate_core::providers::{PermissionMode, RunRequest, Scratch, builtin};
-use agentgate_core::supervise::{Invocation, SupervisorConfig};
 use agentgate_core::warm::process::{Step, WarmProcess, WarmStart};
 use agentgate_core::warm::{Answer, PermissionAsk, WarmProtocol};
 use agentgate_fakellm::clients::Cli;
 use agentgate_protocol::{EventBody, Usage};
+use agentgate_providers::decode::Decoded;
+use agentgate_providers::{CliRequest, PermissionMode, Scratch, builtin};
+use agentgate_supervise::{Invocation, SupervisorConfig};
 
 use super::cli_versions::qwen_stops_at_a_refusal;
 use super::support::{Client, FakeServer};
@@ -62,11 +62,11 @@ fn invocation(client: &Client, args: Vec<String>) -> Invocation {
 
 /// Claude Code's long-lived command line, as its provider builds it.
 fn claude_warm_args(client: &Client, mode: PermissionMode) -> Vec<String> {
-    let request = RunRequest {
+    let request = CliRequest {
         model: Some(client.setup.model.clone()),
         permission_mode: mode,
         cwd: client.setup.workdir.clone(),
-        ..RunRequest::default()
+        ..CliRequest::default()
     };
     let claude = builtin("claude").unwrap();
     let command = claude
@@ -90,7 +90,7 @@ pub(super) fn carries_the_earlier_turns(server: &FakeServer, context: &str) {
 async fn start(
     inv: Invocation,
     protocol: Box<dyn WarmProtocol>,
-    decoder: Box<dyn agentgate_core::decode::Decoder>,
+    decoder: Box<dyn agentgate_providers::decode::Decoder>,
 ) -> WarmProcess {
     WarmProcess::start(WarmStart {
         invocation: inv,
@@ -148,8 +148,8 @@ async fn turn(
 
 #[test]
 fn claude_code_serves_three_turns_from_one_process() {
-    use agentgate_core::providers::claude::ClaudeDecoder;
     use agentgate_core::warm::claude::ClaudeWarm;
+    use agentgate_providers::claude::ClaudeDecoder;
     let server = FakeServer::start(THREE_TURNS);
     let client = Client::new(Cli::Claude, &server);
     let args = claude_warm_args(&client, PermissionMode::Bypass);
@@ -330,8 +330,8 @@ const READ_THEN_WRITE: &str = r#"turns:
 #[test]
 fn claude_codes_permission_requests_are_answered_by_the_policy() {
     use agentgate_core::approvals::{ApprovalPolicy, Decision, Rule, ToolClass};
-    use agentgate_core::providers::claude::ClaudeDecoder;
     use agentgate_core::warm::claude::ClaudeWarm;
+    use agentgate_providers::claude::ClaudeDecoder;
     // The write goes to a folder of its own, named in the script.
     let target = tempfile::tempdir().unwrap();
     let server =

@@ -16,13 +16,13 @@ use agentgate_core::approvals::{ApprovalPolicy, Decision};
 use agentgate_core::config::Config;
 use agentgate_core::plan::{self, Plan, RunFlags};
 use agentgate_core::prompt::TaskInput;
-use agentgate_core::providers::PermissionMode;
 use agentgate_core::run::{self, EventSink, RunOptions, RunOutcome};
 use agentgate_core::settings::Settings;
 use agentgate_core::warm::desk::ApprovalDesk;
 use agentgate_core::warm::sessions::{WarmSessions, WarmSettings};
 use agentgate_fakellm::clients::Cli;
 use agentgate_protocol::Event;
+use agentgate_providers::PermissionMode;
 use agentgate_store::{RunStore, SqliteStore};
 use serde_json::Value;
 

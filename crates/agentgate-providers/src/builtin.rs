@@ -1,0 +1,147 @@
+//! A built-in provider is a [`Description`]: static data that the rest of
+//! agentgate reads (planning, the argv interpreter, the decoder, the
+//! classifier, health). Each provider's folder holds its description.
+
+use std::fmt;
+use std::path::Path;
+
+use super::argv::{self, Part, PromptInput};
+use super::login::LoginFacts;
+use super::provider::{
+    CliCommand, CliRequest, CommandError, Features, PostRun, Provider, Verification, WarmCommand,
+    WarmWire,
+};
+use super::scratch::Scratch;
+use crate::classify::ProviderTable;
+use crate::decode::{Decoded, Decoder};
+
+/// Everything agentgate knows about one built-in CLI.
+#[derive(Debug, Clone, Copy)]
+pub struct Description {
+    /// The name on the command line and in envelopes (`claude`).
+    pub name: &'static str,
+    /// The executable looked up on `PATH` (`cursor-agent`).
+    pub binary: &'static str,
+    /// How far the description has been checked.
+    pub verification: Verification,
+    /// What the CLI supports, for `agentgate providers`.
+    pub features: Features,
+    /// Whether the CLI reports reasoning at all (in its output or in a
+    /// session file read after the run).
+    pub exposes_reasoning: bool,
+    /// How the prompt reaches it.
+    pub prompt: PromptInput,
+    /// Its command line, read by [`argv::command`].
+    pub argv: &'static [Part],
+    /// A fresh decoder of its output.
+    pub decoder: fn() -> Box<dyn Decoder>,
+    /// Facts read after it exited (a session file), if any.
+    pub post_run: Option<fn(&PostRun<'_>) -> Vec<Decoded>>,
+    /// What its errors mean.
+    pub errors: &'static ProviderTable,
+    /// The record its output format promises to end a turn with, in words
+    /// for an error message (`"its closing `result` record"`); `None` when
+    /// it promises none. See [`Provider::final_record`].
+    pub final_record: Option<&'static str>,
+    /// Where it keeps its login.
+    pub login: LoginFacts,
+    /// Its long-lived mode, if agentgate drives one.
+    pub warm: Option<WarmMode>,
+}
+
+/// A CLI's long-lived mode: its wire and command line (read by
+/// [`argv::command`] with no prompt; the session it resumes and the turns
+/// go over the wire, except where the table passes `{session}`).
+#[derive(Debug, Clone, Copy)]
+pub struct WarmMode {
+    /// The wire.
+    pub wire: WarmWire,
+    /// The command line.
+    pub argv: &'static [Part],
+    /// See [`WarmCommand::cumulative_usage`].
+    pub cumulative_usage: bool,
+    /// See [`WarmCommand::load_needs_a_later_minute`].
+    pub load_needs_a_later_minute: bool,
+}
+
+impl Provider for Description {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn binary_name(&self) -> &str {
+        self.binary
+    }
+
+    fn verification(&self) -> Verification {
+        self.verification
+    }
+
+    fn features(&self) -> Features {
+        self.features
+    }
+
+    fn command(
+        &self,
+        req: &CliRequest,
+        program: &Path,
+        scratch: &Scratch,
+    ) -> Result<CliCommand, CommandError> {
+        argv::command(self.name, self.argv, self.prompt, req, program, scratch)
+    }
+
+    fn decoder(&self) -> Box<dyn Decoder> {
+        (self.decoder)()
+    }
+
+    fn warm_command(
+        &self,
+        req: &CliRequest,
+        program: &Path,
+        scratch: &Scratch,
+    ) -> Option<Result<WarmCommand, CommandError>> {
+        let warm = self.warm?;
+        Some(
+            argv::command(
+                self.name,
+                warm.argv,
+                PromptInput::Argv,
+                req,
+                program,
+                scratch,
+            )
+            .map(|command| WarmCommand {
+                command,
+                wire: warm.wire,
+                cumulative_usage: warm.cumulative_usage,
+                load_needs_a_later_minute: warm.load_needs_a_later_minute,
+            }),
+        )
+    }
+
+    fn exposes_reasoning(&self) -> bool {
+        self.exposes_reasoning
+    }
+
+    fn post_run(&self, ctx: &PostRun<'_>) -> Vec<Decoded> {
+        self.post_run.map(|f| f(ctx)).unwrap_or_default()
+    }
+
+    fn errors(&self) -> &'static ProviderTable {
+        self.errors
+    }
+
+    fn final_record(&self) -> Option<&str> {
+        self.final_record
+    }
+
+    fn login(&self) -> Option<&LoginFacts> {
+        Some(&self.login)
+    }
+}
+
+impl fmt::Display for Description {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name)
+    }
+}

@@ -1,0 +1,369 @@
+//! Qwen Code: `qwen --output-format stream-json --approval-mode MODE` with
+//! the prompt on stdin (without a prompt argument and with stdin not a
+//! terminal, Qwen runs headless and reads its prompt from stdin).
+//!
+//! Qwen re-launches itself as a child node process with the same stdio;
+//! the supervisor's process-group kill stops both.
+//!
+//! Usage: Qwen's totals are cumulative over a session and include its
+//! background memory-extraction request; see `decode.rs` for how a run
+//! reports its own figures.
+
+mod decode;
+mod errors;
+
+pub use decode::{QwenDecoder, find_session_file, is_api_error, session_totals};
+pub use errors::ERRORS;
+
+use super::argv::{Context, Part, PromptInput, args, each_dir, mode_flag, optional};
+use super::builtin::{Description, WarmMode};
+use super::login::{LoginFacts, LoginProbe, LoginState};
+use super::mcp;
+use super::provider::{CliCommand, CommandError, Features, PostRun, Verification, WarmWire};
+use super::system_settings::{SystemSettings, object_at};
+use crate::decode::Decoded;
+
+/// The most Qwen reads from stdin (8 MiB); it truncates the rest.
+const MAX_STDIN_PROMPT: usize = 8 * 1024 * 1024;
+
+/// Qwen Code.
+pub static QWEN: Description = Description {
+    name: "qwen",
+    binary: "qwen",
+    verification: Verification::LiveCli,
+    features: Features {
+        cost: false,
+        ..Features::ALL
+    },
+    exposes_reasoning: true,
+    prompt: PromptInput::Stdin,
+    argv: ARGV,
+    decoder: || Box::new(QwenDecoder::new()),
+    post_run: Some(session_usage),
+    errors: &ERRORS,
+    final_record: Some("its closing `result` record"),
+    warm: Some(WarmMode {
+        wire: WarmWire::Acp,
+        argv: WARM_ARGV,
+        cumulative_usage: false,
+        load_needs_a_later_minute: false,
+    }),
+    login: LoginFacts {
+        probes: &[
+            LoginProbe::Credentials {
+                dir_var: None,
+                dir: ".qwen",
+                file: "oauth_creds.json",
+            },
+            LoginProbe::ApiKey("OPENAI_API_KEY"),
+            LoginProbe::AuthType(".qwen/settings.json"),
+        ],
+        otherwise: LoginState::NoneFound,
+    },
+};
+
+/// `--acp`: the session (new or loaded) and the turns go over the wire.
+static WARM_ARGV: &[Part] = &[
+    args(&["--acp"]),
+    Part::Code(allowed_mcp_servers),
+    mode_flag("--approval-mode", ["default", "plan", "auto-edit", "yolo"]),
+    optional(&["-m", "{model}"]),
+    optional(&["--append-system-prompt", "{system}"]),
+    each_dir(&["--include-directories", "{dir}"]),
+    Part::Extra,
+    Part::Code(system_settings),
+];
+
+static ARGV: &[Part] = &[
+    Part::Code(prompt_fits_stdin),
+    args(&["--output-format", "stream-json"]),
+    // Before a flag: the option would take the words after it.
+    Part::Code(allowed_mcp_servers),
+    mode_flag("--approval-mode", ["default", "plan", "auto-edit", "yolo"]),
+    optional(&["-m", "{model}"]),
+    optional(&["--append-system-prompt", "{system}"]),
+    each_dir(&["--include-directories", "{dir}"]),
+    optional(&["--resume", "{session}"]),
+    Part::Extra,
+    Part::Code(system_settings),
+];
+
+/// Qwen reads at most 8 MiB from stdin and drops the rest: refuse more.
+fn prompt_fits_stdin(ctx: &Context<'_>, _: &mut CliCommand) -> Result<(), CommandError> {
+    let len = ctx.request.prompt.len();
+    if len > MAX_STDIN_PROMPT {
+        return Err(ctx.unsupported(format!(
+            "take a prompt of {len} bytes: it reads at most 8 MiB from stdin and drops the rest"
+        )));
+    }
+    Ok(())
+}
+
+/// Qwen's variable naming its system settings file, which overrides the
+/// user's and the project's settings.
+pub(super) const SYSTEM_SETTINGS_ENV: &str = "QWEN_CODE_SYSTEM_SETTINGS_PATH";
+
+/// Qwen's variable naming its system defaults file.
+pub(super) const SYSTEM_DEFAULTS_ENV: &str = "QWEN_CODE_SYSTEM_DEFAULTS_PATH";
+
+static SETTINGS: SystemSettings = SystemSettings {
+    provider: "qwen",
+    settings_env: SYSTEM_SETTINGS_ENV,
+    defaults_env: SYSTEM_DEFAULTS_ENV,
+    default_path: "/etc/qwen-code/settings.json",
+    default_path_macos: "/Library/Application Support/QwenCode/settings.json",
+};
+
+/// The request's MCP servers, and only those: `--allowed-mcp-server-names`.
+fn allowed_mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    cmd.args.extend(mcp::allowed_names_args(mcp::checked(ctx)?));
+    Ok(())
+}
+
+/// What only a settings key sets: `--max-provider-retries`
+/// (`model.generationConfig.maxRetries`, no flag or variable sets it) and
+/// the request's MCP servers (`mcpServers`), in a copy of the system
+/// settings the run points Qwen at.
+fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    let retries = ctx.request.max_provider_retries;
+    let servers = mcp::checked(ctx)?;
+    let (purpose, instead) = match (retries.is_some(), servers.is_empty()) {
+        (false, true) => return Ok(()),
+        (true, true) => ("bound its retries", "run without --max-provider-retries"),
+        (false, false) => ("take MCP servers", "run without MCP servers"),
+        (true, false) => (
+            "bound its retries and take MCP servers",
+            "run without --max-provider-retries",
+        ),
+    };
+    let edit = |settings: &mut serde_json::Map<String, serde_json::Value>| {
+        if let Some(n) = retries {
+            let model = object_at(settings, "model");
+            // Indexing an object inserts what is missing; only a non-object
+            // in the way must be replaced first.
+            if !model["generationConfig"].is_object() {
+                model["generationConfig"] = serde_json::json!({});
+            }
+            model["generationConfig"]["maxRetries"] = n.into();
+        }
+        mcp::add_to_settings(settings, servers);
+    };
+    let (vars, file) = SETTINGS.overlay(ctx.request, ctx.scratch, purpose, instead, &edit)?;
+    cmd.env.extend(vars);
+    cmd.files.push(file);
+    Ok(())
+}
+
+/// The session's totals from Qwen's session file (reasoning included).
+fn session_usage(ctx: &PostRun<'_>) -> Vec<Decoded> {
+    ctx.session_in(".qwen")
+        .and_then(|(id, dir)| session_totals(&dir, id))
+        .map(Decoded::ThreadTotals)
+        .into_iter()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+    use std::path::{Path, PathBuf};
+
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::PermissionMode;
+    use crate::provider::{CliRequest, Provider};
+    use crate::test_support::req;
+
+    fn os(s: &str) -> OsString {
+        OsString::from(s)
+    }
+
+    fn plan(r: &CliRequest, scratch: &Path) -> CliCommand {
+        QWEN.command(r, Path::new("/bin/qwen"), &scratch.into())
+            .unwrap()
+    }
+
+    #[test]
+    fn the_prompt_goes_on_stdin_and_the_stream_is_stream_json() {
+        let p = plan(&req(), &std::env::temp_dir());
+        assert_eq!(
+            p.display_args(),
+            [
+                "--output-format",
+                "stream-json",
+                "--approval-mode",
+                "default"
+            ]
+        );
+        assert_eq!(p.stdin.as_deref(), Some(&b"do it"[..]));
+        assert_eq!(p.cwd, PathBuf::from("/work"));
+        assert!(p.env.is_empty() && p.files.is_empty());
+    }
+
+    #[test]
+    fn model_system_dirs_resume_and_modes_map_onto_flags() {
+        let r = CliRequest {
+            model: Some("qwen3-coder-plus".into()),
+            system: Some("Be \"brief\".".into()),
+            add_dirs: vec![PathBuf::from("/a"), PathBuf::from("/b")],
+            resume: Some("S1".into()),
+            extra_args: vec!["--debug".into()],
+            permission_mode: PermissionMode::Bypass,
+            ..req()
+        };
+        assert_eq!(
+            plan(&r, &std::env::temp_dir()).display_args(),
+            [
+                "--output-format",
+                "stream-json",
+                "--approval-mode",
+                "yolo",
+                "-m",
+                "qwen3-coder-plus",
+                "--append-system-prompt",
+                "Be \"brief\".",
+                "--include-directories",
+                "/a",
+                "--include-directories",
+                "/b",
+                "--resume",
+                "S1",
+                "--debug"
+            ]
+        );
+        let mode = |m| {
+            let r = CliRequest {
+                permission_mode: m,
+                ..req()
+            };
+            plan(&r, &std::env::temp_dir()).display_args()[3].clone()
+        };
+        assert_eq!(mode(PermissionMode::Plan), "plan");
+        assert_eq!(mode(PermissionMode::AcceptEdits), "auto-edit");
+    }
+
+    #[test]
+    fn a_retry_bound_extends_the_system_settings_in_a_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let system = dir.path().join("etc-settings.json");
+        std::fs::write(
+            &system,
+            "// admin settings\n{\"$version\": 4, /* keep */ \"model\": {\"name\": \"a//b\"}, \"x\": 1}",
+        )
+        .unwrap();
+        let scratch = dir.path().join("run");
+        std::fs::create_dir(&scratch).unwrap();
+        let r = CliRequest {
+            max_provider_retries: Some(2),
+            env: vec![(SYSTEM_SETTINGS_ENV.into(), system.display().to_string())],
+            ..req()
+        };
+        let p = plan(&r, &scratch);
+        let copy = p.files[0].clone();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(copy.parent(), Some(scratch.as_path()));
+        // Named by its content: another run with the same bound shares it.
+        assert_eq!(plan(&r, &scratch).files, p.files);
+        assert_eq!(
+            std::fs::read_dir(&scratch).unwrap().count(),
+            1,
+            "no leftovers"
+        );
+        assert_eq!(
+            p.env,
+            [
+                (os(SYSTEM_SETTINGS_ENV), copy.clone().into_os_string()),
+                (
+                    os(SYSTEM_DEFAULTS_ENV),
+                    dir.path().join("system-defaults.json").into_os_string()
+                ),
+            ]
+        );
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&copy).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            json!({"$version": 4, "x": 1, "model": {"name": "a//b", "generationConfig": {"maxRetries": 2}}})
+        );
+        // The original is left alone.
+        assert!(
+            std::fs::read_to_string(&system)
+                .unwrap()
+                .starts_with("// admin")
+        );
+    }
+
+    #[test]
+    fn a_retry_bound_without_system_settings_writes_a_fresh_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = CliRequest {
+            max_provider_retries: Some(0),
+            env: vec![(
+                SYSTEM_SETTINGS_ENV.into(),
+                dir.path().join("none.json").display().to_string(),
+            )],
+            ..req()
+        };
+        let p = plan(&r, dir.path());
+        let written = std::fs::read_to_string(&p.files[0]).unwrap();
+        let written: Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(
+            written,
+            json!({"$version": 4, "model": {"generationConfig": {"maxRetries": 0}}})
+        );
+    }
+
+    #[test]
+    fn unusable_requests_say_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, "[1, 2]").unwrap();
+        let r = CliRequest {
+            max_provider_retries: Some(1),
+            env: vec![(SYSTEM_SETTINGS_ENV.into(), bad.display().to_string())],
+            ..req()
+        };
+        let err = QWEN
+            .command(&r, Path::new("/bin/qwen"), &dir.path().into())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a JSON object"), "{err}");
+        assert!(err.contains("--max-provider-retries"), "{err}");
+        let huge = CliRequest {
+            prompt: "x".repeat(MAX_STDIN_PROMPT + 1),
+            ..req()
+        };
+        let err = QWEN
+            .command(&huge, Path::new("/bin/qwen"), &dir.path().into())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("8 MiB"), "{err}");
+    }
+
+    #[test]
+    fn post_run_reads_the_session_totals_with_reasoning() {
+        let home = tempfile::tempdir().unwrap();
+        let chats = home.path().join(".qwen/projects/-work/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let record = json!({"type": "system", "subtype": "ui_telemetry", "systemPayload": {"uiEvent": {
+            "event.name": "qwen-code.api_response", "input_token_count": 120,
+            "output_token_count": 9, "cached_content_token_count": 20, "thoughts_token_count": 4}}});
+        std::fs::write(chats.join("S1.jsonl"), format!("{record}\n{record}\n")).unwrap();
+        let ctx = |id| PostRun {
+            session_id: Some(id),
+            home: Some(home.path()),
+            cwd: Path::new("/work"),
+        };
+        let want = agentgate_protocol::Usage {
+            input_tokens: 240,
+            output_tokens: 18,
+            cache_read_input_tokens: 40,
+            reasoning_tokens: 8,
+            total_tokens: 258,
+            ..agentgate_protocol::Usage::default()
+        };
+        assert_eq!(QWEN.post_run(&ctx("S1")), [Decoded::ThreadTotals(want)]);
+        assert!(QWEN.post_run(&ctx("S2")).is_empty());
+    }
+}
