@@ -30,6 +30,10 @@ enum Step {
     More,
     /// The stream is over (the `result` was sent, or the client left).
     Done,
+    /// The read failed (the store did not answer): what is left to read
+    /// is unknown, so a run seen ended does not end the stream yet; the
+    /// next look reads again.
+    Unread,
 }
 
 /// The followed run's events file as read so far.
@@ -145,8 +149,13 @@ impl Follower {
             // the fallback).
             let read_now = !queued || wake == Wake::NewEvents || !read_while_queued;
             read_while_queued = queued;
-            if read_now && let Step::Done = self.read_feed(&mut read).await {
-                return;
+            let mut unread = false;
+            if read_now {
+                match self.read_feed(&mut read).await {
+                    Step::Done => return,
+                    Step::Unread => unread = true,
+                    Step::More => {}
+                }
             }
             if let Some(feed) = next {
                 self.follow_next_run(feed);
@@ -155,9 +164,11 @@ impl Follower {
                 wake = Wake::Changed;
                 continue;
             }
-            if let Some(end) = ended {
+            if let Some(end) = ended.filter(|_| !unread) {
                 // After the job's (or run's) last `result`, the stream just
-                // ends; without one, `end` says how it ended.
+                // ends; without one, `end` says how it ended. Not after a
+                // failed read: the lines the run wrote before it ended may
+                // still be unread (the status is read again, then them).
                 if !self.saw_result
                     && let Ok(event) = Event::default().event("end").json_data(&end)
                 {
@@ -313,7 +324,7 @@ impl Follower {
                 Ok(Err(e)) => {
                     // Asked again at the next poll.
                     tracing::warn!(events = %self.feed.describe(), error = %e, "cannot read a run's events");
-                    return Step::More;
+                    return Step::Unread;
                 }
                 Err(_) => return Step::Done,
             };
