@@ -21,7 +21,7 @@ pub const LEASE_SECS: u64 = 5;
 pub const SCHEDULE: &str = "drill-tick";
 
 /// The drill's config: providers `drill-a` (at most 2 at once), `drill-b`
-/// (at most 1 at once, see the README of the drill), `drill-c` (no limit
+/// (at most 1 at once, see docs/operating/fault-drill.md), `drill-c` (no limit
 /// of its own), each able to resume a session (`--resume ID`, which
 /// drill-cli ignores) and to run in `plan` or `accept_edits` mode (the
 /// burst's writers, one at a time per folder); leases of 5 s (the least

@@ -1,7 +1,7 @@
 //! The fault drill: the shared queue on PostgreSQL (or on a SQLite file
 //! that processes of one host share) under faults, checked from the
 //! processes' side. Issue 13's "Done when" names what it does and
-//! asserts; the README's "The fault drill" says how to run it.
+//! asserts; docs/operating/fault-drill.md says how to run it.
 //!
 //! `fault-drill --postgres URL | --sqlite [--seed N] [--jobs N] [--duration
 //! SECS] [--kills N] [--workers N] [--concurrency N] [--burst N] [--wait

@@ -212,7 +212,7 @@ pub struct Margins {
     pub taken_after_ms: u128,
 }
 
-/// What the partition must leave (see the README's "The fault drill"):
+/// What the partition must leave (see docs/operating/fault-drill.md):
 /// the cut-off worker's stand-in ended before its lease could end in the
 /// database; nothing it wrote for the long job landed after the lease was
 /// taken back; it ran the probe after the heal. The failures, and how
