@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use agentgate_providers::login::{Login, LoginState, login_evidence};
+use agentgate_providers::{Login, LoginState, login_evidence};
 use agentgate_providers::{Provider, locate_binary};
 
 /// The default bound on one `--version` probe.
