@@ -8,14 +8,10 @@
 //! Without `--chain`, the config's chain `default` runs. The exit status
 //! is the run's (0, 1, 2, 75, 124 or 130, as `agentgate run`'s).
 
-use std::error::Error;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use agentgate_core::config::{Config, ConfigSource};
-use agentgate_core::plan::{self, RunFlags};
-use agentgate_core::prompt::TaskInput;
-use agentgate_core::run::{self, NullSink, RunOptions, RunOutcome};
+use agentgate_core::{Engine, EngineError, RunOutcome, RunRequest};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -43,32 +39,20 @@ fn main() -> ExitCode {
     }
 }
 
-/// Load the config file at `config`, plan `chain` (the config's `default`
-/// when `None`) for `prompt`, and run it. Without a store: nothing is
+/// Load the config file at `config` and run `chain` (the config's
+/// `default` when `None`) for `prompt`. Without a store: nothing is
 /// recorded, and sessions are not mapped.
 pub fn run_chain(
     config: &Path,
     chain: Option<&str>,
     prompt: &str,
-) -> Result<RunOutcome, Box<dyn Error>> {
-    let cfg = Config::read(ConfigSource::Flag(PathBuf::from(config)))?;
-    let flags = RunFlags {
+) -> Result<RunOutcome, EngineError> {
+    let engine =
+        Engine::from_config_file(config)?.on_warning(|w| eprintln!("run_chain: warning: {w}"));
+    let request = RunRequest {
+        prompt: Some(prompt.to_owned()),
         chain: chain.map(str::to_owned),
-        ..RunFlags::default()
+        ..RunRequest::default()
     };
-    let task = TaskInput {
-        prompt: prompt.to_owned(),
-        ..TaskInput::default()
-    };
-    let plan = plan::plan(&cfg, &flags, task)?;
-    for w in &plan.warnings {
-        eprintln!("run_chain: warning: {w}");
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    // Nothing cancels this run; keep the sender so the channel stays open.
-    let (_cancel, cancel_rx) = tokio::sync::mpsc::channel(1);
-    let options = RunOptions::default();
-    Ok(runtime.block_on(run::run(&plan, &options, None, &mut NullSink, cancel_rx)))
+    engine.run(&request)
 }

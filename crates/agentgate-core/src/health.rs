@@ -1,6 +1,6 @@
 //! Provider health: whether each CLI is installed, its version, where its
 //! login comes from (read from the provider's description, see
-//! [`agentgate_providers::login`]) and whether it can resume sessions. No model
+//! [`agentgate_providers::Login`]) and whether it can resume sessions. No model
 //! is called: the only process started is the CLI's `--version`.
 
 use std::io::Read;
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use agentgate_providers::login::{Login, LoginState, login_evidence};
+use agentgate_providers::{Login, LoginState, login_evidence};
 use agentgate_providers::{Provider, locate_binary};
 
 /// The default bound on one `--version` probe.

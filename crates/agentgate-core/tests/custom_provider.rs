@@ -10,7 +10,7 @@ mod argv_table {
 
     use std::path::Path;
 
-    use agentgate_core::config::{Config, ConfigSource};
+    use agentgate_core::{Config, ConfigSource};
     use agentgate_providers::custom::*;
     use agentgate_providers::{
         CliRequest, CommandError, PermissionMode, Provider, Scratch, Verification,
@@ -175,7 +175,7 @@ mod decoder {
 
     use std::sync::Arc;
 
-    use agentgate_core::config::{Config, ConfigSource};
+    use agentgate_core::{Config, ConfigSource};
     use agentgate_protocol::{EventBody, UsageScope};
     use agentgate_providers::custom::*;
     use agentgate_providers::decode::*;
@@ -393,7 +393,7 @@ mod decoder {
 
     #[test]
     fn notice_errors_only_type_a_failure_the_exit_status_reveals() {
-        use agentgate_providers::classify::{ClassifyInput, classify};
+        use agentgate_providers::{ClassifyInput, classify};
         let mut d = decoder(CODEX);
         let out = decode(&mut d, &fixture("codex/err_429_json.stdout"));
         let e = errors(&out);
@@ -406,7 +406,7 @@ mod decoder {
             errors: &owned,
             exit_code: Some(1),
             provider: "codex-cfg",
-            ..ClassifyInput::new(&agentgate_providers::classify::GENERIC, now, &tz)
+            ..ClassifyInput::new(&agentgate_providers::GENERIC, now, &tz)
         };
         let info = classify(&failed).unwrap();
         assert_eq!(
@@ -535,7 +535,7 @@ mod decoder {
 mod mcp {
     use std::path::{Path, PathBuf};
 
-    use agentgate_core::config::{Config, ConfigSource};
+    use agentgate_core::{Config, ConfigSource};
     use agentgate_providers::{CliRequest, McpServer, Provider, Scratch};
 
     #[test]

@@ -12,16 +12,16 @@
 
 use std::path::{Path, PathBuf};
 
-use agentgate_core::run::parse_capture;
+use agentgate_core::parse_capture;
 use agentgate_protocol::{
     ActivityClass, Envelope, ErrorKind, EventBody, MessageEvent, RawStream, SessionEvent,
     StatusEvent, ThinkingEvent, ToolClass, ToolResultEvent, ToolUseEvent, Usage, UsageEvent,
     UsageScope,
 };
-use agentgate_providers::classify::{ClassifyInput, classify_explained};
 use agentgate_providers::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
 use agentgate_providers::opencode::OPENCODE;
 use agentgate_providers::opencode::{MAX_RETRIES, OpencodeDecoder};
+use agentgate_providers::{ClassifyInput, classify_explained};
 use agentgate_providers::{Provider, Verification, error_table as table};
 use jiff::tz::TimeZone;
 use serde_json::{Value, json};

@@ -14,17 +14,17 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use agentgate_core::run::parse_capture;
+use agentgate_core::parse_capture;
 use agentgate_protocol::{
     ErrorKind, EventBody, ReasoningSource, StatusEvent, ToolClass, UsageScope,
 };
 use agentgate_providers::agy::AGY;
 use agentgate_providers::agy::{AgyDecoder, transcript};
-use agentgate_providers::classify::{Classified, ClassifyInput, classify_explained};
 use agentgate_providers::cursor::CURSOR;
 use agentgate_providers::cursor::CursorDecoder;
 use agentgate_providers::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
 use agentgate_providers::error_table as table;
+use agentgate_providers::{Classified, ClassifyInput, classify_explained};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde_json::Value;
@@ -415,7 +415,7 @@ fn agy_post_run_finds_the_folders_conversation_and_its_turn() {
 fn agy_reasoning_from_the_transcript_is_marked_as_from_the_session_log() {
     let cwd = Path::new(CWD);
     let home = agy_home(cwd, "thinking");
-    let mut acc = agentgate_providers::accumulate::Accumulator::new("agy");
+    let mut acc = agentgate_providers::Accumulator::new("agy");
     let s = scenario("agy", "thinking");
     for d in decode("agy", &s.stdout, &s.stderr) {
         acc.observe(&d);
@@ -423,7 +423,7 @@ fn agy_reasoning_from_the_transcript_is_marked_as_from_the_session_log() {
     for d in transcript::recovered(home.path(), cwd, None, SystemTime::now()) {
         acc.observe_recovered(&d);
     }
-    let env = acc.finish(agentgate_providers::accumulate::Finish {
+    let env = acc.finish(agentgate_providers::Finish {
         exposes_reasoning: true,
         ..Default::default()
     });

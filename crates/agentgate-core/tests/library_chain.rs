@@ -3,7 +3,8 @@
 //! `agentgate fake-llm`) and a chain, planned and run by the example
 //! program `examples/run_chain.rs`, whose code this test compiles in.
 //! Claude hits a rate limit; the chain hands the task to Codex, which
-//! answers.
+//! answers. The same entry point ([`Engine`]) also runs a chain of a CLI
+//! the config describes (a shell script), blocking and inside tokio.
 #![expect(
     clippy::unwrap_used,
     clippy::panic,
@@ -14,8 +15,10 @@
 #[expect(dead_code, reason = "the example's `main` is not called here")]
 mod example;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
+
+use agentgate_core::{Engine, EngineError, RunRequest};
 
 use agentgate_fakellm::clients::{self, Cli, ClientOptions};
 use agentgate_fakellm::{FakeLlm, Script, ServerConfig};
@@ -135,4 +138,85 @@ fn a_two_agent_chain_from_a_config_file_fails_over_through_the_library() {
         tried,
         [("claude", Some(ErrorKind::RateLimit)), ("codex", None)]
     );
+}
+
+/// A config whose chain `default` is one agent of a described CLI: a shell
+/// script that keeps its stdin (the prompt) in `prompt.txt` beside it and
+/// prints one JSON result line.
+fn scripted_config(dir: &Path) -> PathBuf {
+    let script = dir.join("cli.sh");
+    let prompt = dir.join("prompt.txt");
+    std::fs::write(
+        &script,
+        format!(
+            "cat > '{}'\necho '{{\"type\":\"result\",\"result\":\"scripted answer\"}}'\n",
+            prompt.display()
+        ),
+    )
+    .unwrap();
+    let config = json!({
+        "version": 1,
+        "providers": {"scripted": {
+            "command": ["scripted", script.display().to_string()],
+            "output": "jsonl",
+            "final": {"type": "result"},
+            "text": "/result",
+        }},
+        // `sh` reads the script: nothing is executed from a file just written.
+        "agents": {"solo": {"provider": "scripted", "binary": "/bin/sh", "timeout": "60s"}},
+        "chains": {"default": {"agents": ["solo"]}},
+    });
+    let path = dir.join("agentgate.yaml");
+    std::fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn the_examples_entry_point_runs_a_chain_of_a_described_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = scripted_config(dir.path());
+
+    let outcome = example::run_chain(&path, Some("default"), "say hi").unwrap();
+    let env = &outcome.envelope;
+    assert_eq!(outcome.exit_code, 0, "{env:#?}");
+    assert_eq!(env.response, "scripted answer");
+    assert_eq!(
+        (
+            env.provider.as_deref(),
+            env.agent.as_deref(),
+            env.chain.as_deref()
+        ),
+        (Some("scripted"), Some("solo"), Some("default"))
+    );
+    let prompt = std::fs::read_to_string(dir.path().join("prompt.txt")).unwrap();
+    assert!(prompt.contains("say hi"), "{prompt}");
+
+    // A chain the config lacks is refused before anything runs.
+    let err = example::run_chain(&path, Some("nonesuch"), "say hi").unwrap_err();
+    assert!(matches!(err, EngineError::Plan(_)), "{err}");
+}
+
+#[test]
+fn inside_tokio_the_engine_runs_async_and_refuses_to_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::from_config_file(scripted_config(dir.path())).unwrap();
+    let request = RunRequest {
+        prompt: Some("say hi".into()),
+        ..RunRequest::default()
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let outcome = runtime.block_on(async {
+        let blocked = engine.run(&request);
+        assert!(
+            matches!(blocked, Err(EngineError::InsideRuntime)),
+            "{blocked:?}"
+        );
+        engine.run_async(&request).await.unwrap()
+    });
+    assert_eq!(outcome.exit_code, 0, "{:#?}", outcome.envelope);
+    assert_eq!(outcome.envelope.response, "scripted answer");
+    assert_eq!(outcome.envelope.chain.as_deref(), Some("default"));
 }

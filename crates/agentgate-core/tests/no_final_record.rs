@@ -19,11 +19,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agentgate_core::config::{Config, ConfigSource};
-use agentgate_core::run::parse_capture;
+use agentgate_core::parse_capture;
+use agentgate_core::{Config, ConfigSource};
 use agentgate_protocol::{ErrorKind, ErrorSource};
-use agentgate_providers::accumulate::Accumulator;
-use agentgate_providers::classify::{ClassifyInput, StdoutSeen, classify_explained};
+use agentgate_providers::Accumulator;
+use agentgate_providers::{ClassifyInput, StdoutSeen, classify_explained};
 use agentgate_providers::{Provider, builtin};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;

@@ -16,19 +16,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentgate_core::PermissionMode;
 use agentgate_core::health;
-use agentgate_core::plan::{self, Plan, RunFlags, Step};
-use agentgate_core::run::{NullSink, RunOptions};
-use agentgate_core::settings::PermissionMode;
+use agentgate_core::{NullSink, RunOptions};
+use agentgate_core::{Plan, RunFlags, Step};
 use agentgate_protocol::ErrorKind;
 use agentgate_providers::argv::{Modes, Part, Parts, PromptInput, Words};
-use agentgate_providers::classify::{
-    ClassifyInput, NoticePattern, ProviderTable, Rule, classify_explained,
-};
 use agentgate_providers::claude::ClaudeDecoder;
 use agentgate_providers::decode::ProviderError;
-use agentgate_providers::login::{LoginFacts, LoginProbe, LoginState};
+use agentgate_providers::{ClassifyInput, NoticePattern, ProviderTable, Rule, classify_explained};
 use agentgate_providers::{CliRequest, Description, Features, Provider, Verification};
+use agentgate_providers::{LoginFacts, LoginProbe, LoginState};
 
 /// The CLI's own words for a spent budget, which no common row knows.
 static ERRORS: ProviderTable = ProviderTable {
@@ -163,7 +161,7 @@ fn planning_reads_its_argv_table() {
     };
     let step = Step::new(Arc::new(acme), request.clone());
     let plan = Plan::single(step);
-    let report = plan::report::report(Ok(&plan), &RunFlags::default(), None);
+    let report = agentgate_core::dry_run_report(Ok(&plan), &RunFlags::default(), None);
     assert!(report["error"].is_null(), "{report:#}");
     assert_eq!(report["provider"], "acme");
     assert_eq!(
@@ -217,7 +215,7 @@ fn classification_reads_its_error_table_in_a_real_run() {
     let got = classify_explained(&input).unwrap();
     assert_eq!((got.rule, got.info.kind), ("acme.budget", ErrorKind::Quota));
     assert!(
-        agentgate_providers::classify::is_retry_notice(acme.errors(), "acme: retrying (2/5)")
+        agentgate_providers::is_retry_notice(acme.errors(), "acme: retrying (2/5)")
             .is_some_and(|n| n.attempt == Some(2) && n.max == Some(5))
     );
     // A run of the script: the run's classifier reads the same table.
@@ -233,7 +231,7 @@ fn classification_reads_its_error_table_in_a_real_run() {
         .unwrap();
     let outcome = rt.block_on(async {
         let (_tx, cancel) = tokio::sync::mpsc::channel(1);
-        agentgate_core::run::run(&plan, &RunOptions::default(), None, &mut NullSink, cancel).await
+        agentgate_core::run(&plan, &RunOptions::default(), None, &mut NullSink, cancel).await
     });
     let env = &outcome.envelope;
     assert_eq!(env.provider.as_deref(), Some("acme"));

@@ -12,7 +12,7 @@ pub enum StartError {
     DataDir(#[from] agentgate_store::StoreError),
     /// The config file could not be loaded.
     #[error(transparent)]
-    Config(#[from] agentgate_core::config::ConfigError),
+    Config(#[from] agentgate_core::ConfigError),
     /// The signal handlers could not be installed.
     #[error("failed to watch {signal}: {source}")]
     Signal {
@@ -29,7 +29,7 @@ pub enum StartError {
     Executor(std::io::Error),
     /// `--providers` names a provider no one knows.
     #[error(transparent)]
-    UnknownProvider(#[from] agentgate_core::config::UnknownProvider),
+    UnknownProvider(#[from] agentgate_core::UnknownProvider),
     /// The worker could not register its presence.
     #[error(transparent)]
     Presence(#[from] crate::presence::PresenceError),

@@ -20,8 +20,8 @@
 
 use std::path::PathBuf;
 
-use agentgate_core::request::{RequestError, RunRequest};
 use agentgate_core::sealed::{self, KeyRing, SealError};
+use agentgate_core::{RequestError, RunRequest};
 use agentgate_store::JobRecord;
 use agentgate_tools::workflow::definition::WorkflowDef;
 use serde::{Deserialize, Deserializer, Serialize};

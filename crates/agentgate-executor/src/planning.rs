@@ -3,10 +3,10 @@
 //! it as the executor will: the [`Plan`], and the claim facts stored in the
 //! job's columns at submit (see `executor/facts.rs`).
 
-use agentgate_core::config::Config;
-use agentgate_core::plan::{self, Plan};
-use agentgate_core::request::{RequestError, RunRequest};
-use agentgate_core::settings::PermissionMode;
+use agentgate_core::Config;
+use agentgate_core::PermissionMode;
+use agentgate_core::{Plan, plan};
+use agentgate_core::{RequestError, RunRequest};
 use agentgate_store::PlannedFacts;
 use jiff::Timestamp;
 
@@ -18,7 +18,7 @@ pub fn plan_request(
 ) -> Result<Plan, RequestError> {
     let (mut flags, task) = request.to_flags()?;
     flags.now = Some(now);
-    Ok(plan::plan(cfg, &flags, task)?)
+    Ok(plan(cfg, &flags, task)?)
 }
 
 /// What a claim needs to know of a job planned as `plan`, stored in its

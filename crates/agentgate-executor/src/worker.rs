@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 use agentgate_store::{StoreBackend, StoreLocation, WorkerKind};
 
 use tokio::sync::watch;
@@ -55,8 +55,8 @@ pub struct WorkerOptions {
     /// The keeper executable started in front of every CLI.
     pub keeper: Option<PathBuf>,
     /// How the runs' agents get registry tools (see
-    /// `agentgate_core::run::RunOptions::tool_server`).
-    pub tool_server: Option<agentgate_core::run::ToolServer>,
+    /// `agentgate_core::RunOptions::tool_server`).
+    pub tool_server: Option<agentgate_core::ToolServer>,
     /// How workflow jobs run their tool steps (see
     /// `agentgate_server::ServeOptions::tool_runner`).
     pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,

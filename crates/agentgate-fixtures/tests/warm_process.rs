@@ -203,7 +203,7 @@ async fn an_interrupted_turn_ends_and_a_killed_process_is_seen_dead() {
 #[derive(Default)]
 struct Events(Vec<agentgate_protocol::Event>);
 
-impl agentgate_core::run::EventSink for Events {
+impl agentgate_core::EventSink for Events {
     fn emit(&mut self, event: &agentgate_protocol::Event) {
         self.0.push(event.clone());
     }
@@ -215,8 +215,8 @@ impl agentgate_core::run::EventSink for Events {
 /// a `policy` error; both decisions are events and counted.
 #[tokio::test]
 async fn a_refused_call_asked_again_stops_the_turn() {
-    use agentgate_core::plan::{Plan, Step};
-    use agentgate_core::run::{RunOptions, run};
+    use agentgate_core::{Plan, Step};
+    use agentgate_core::{RunOptions, run};
     use agentgate_protocol::{DecidedBy, ErrorKind};
     use agentgate_providers::{CliRequest, PermissionMode, builtin};
 

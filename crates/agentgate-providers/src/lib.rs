@@ -1,12 +1,28 @@
 //! `agentgate-providers`: the CLIs agentgate drives, as data and decoders.
 //!
 //! One folder per CLI agentgate knows, and the CLIs a config file
-//! describes; what every decoder shares ([`decode`], [`decoded`]); the
+//! describes; what every decoder shares ([`decode`], [`Decoded`]); the
 //! accumulator that turns decoded output into the envelope
-//! ([`accumulate`]); and the classifier that types a run's error
-//! ([`classify`]). Nothing here runs a process or reads a config file: the
-//! engine (`agentgate-core`) plans and runs, and hands this crate a
-//! [`CliRequest`] and the lines a CLI printed.
+//! ([`Accumulator`]); and the classifier that types a run's error
+//! ([`classify()`], [`ProviderTable`]). Nothing here runs a process or
+//! reads a config file: the engine (`agentgate-core`) plans and runs, and
+//! hands this crate a [`CliRequest`] and the lines a CLI printed.
+//!
+//! # The face
+//!
+//! The root holds the API: the [`Provider`] trait and its [`CliRequest`]
+//! and [`CliCommand`]; the built-in [`Description`]s ([`BUILTIN`],
+//! [`description`], [`builtin`]); the decoded output ([`Decoded`],
+//! [`ProviderFinal`], [`ProviderError`]) and the [`Accumulator`]; the
+//! classifier ([`classify()`], [`ClassifyInput`], [`Classified`]); logins
+//! ([`Login`], [`LoginState`]); argument templates ([`Template`]); scratch
+//! files ([`Scratch`]). Public modules remain where a name reads better
+//! under its module: one per built-in CLI ([`claude`], [`codex`],
+//! [`gemini`], [`qwen`], [`opencode`], [`cursor`], [`agy`]: its
+//! description, decoder and error table), [`custom`] (CLIs a config file
+//! describes), [`argv`] (the argv-table language every description is
+//! written in), [`decode`] (the shared skeleton of the decoders) and
+//! [`mcp`] (the MCP server configs handed to a CLI).
 //!
 //! # How a provider is made
 //!
@@ -29,7 +45,7 @@
 //! - its decoder (`decode.rs`), built on the shared skeleton in
 //!   [`crate::decode`];
 //! - its error table (`errors.rs`), which the classifier reads;
-//! - where it keeps its login ([`login`]), which `agentgate health` reads;
+//! - where it keeps its login ([`Login`]), which `agentgate health` reads;
 //! - what to read after a run (a session file), if anything.
 //!
 //! # Adding a CLI
@@ -42,19 +58,19 @@
 
 #![warn(missing_docs)]
 
-pub mod accumulate;
+mod accumulate;
 pub mod agy;
 pub mod argv;
 mod builtin;
-pub mod classify;
+mod classify;
 pub mod claude;
 pub mod codex;
 pub mod cursor;
 pub mod custom;
 pub mod decode;
-pub mod decoded;
+mod decoded;
 pub mod gemini;
-pub mod login;
+mod login;
 pub mod mcp;
 mod mcp_server;
 #[cfg(test)]
@@ -66,21 +82,29 @@ pub mod qwen;
 pub(crate) mod registry;
 mod scratch;
 mod system_settings;
-pub mod template;
+mod template;
 #[cfg(test)]
 mod test_support;
 
+pub use accumulate::{Accumulator, Finish, delta, strip_single_fence};
 pub use builtin::Description;
+pub use classify::{
+    COMMON_RULES, Classified, ClassifyInput, GENERIC, NoticePattern, ProviderTable, RetryNotice,
+    Rule, StdoutSeen, classify, classify_explained, classify_with, compile_checked,
+    is_retry_notice, kind_for_status, parse_reset, parse_retry_after, status_in_text,
+};
 pub use custom::CustomProvider;
+pub use decoded::{Decoded, ProviderError, ProviderFinal};
+pub use login::{Login, LoginFacts, LoginProbe, LoginState, Probe, login_evidence};
 pub use mcp::McpServer;
 pub use permission_mode::PermissionMode;
 pub use provider::{
     BinaryNotFound, CliCommand, CliRequest, CommandError, Features, PostRun, Provider,
     Verification, WarmCommand, WarmWire, binary_env_for, locate_binary, provider_env_var,
 };
-
 pub use registry::{BUILTIN, builtin, builtin_names, builtins, description, error_table};
 pub use scratch::{RemovedOnDrop, Scratch, ScratchError, private_tmpdir};
+pub use template::{ArgTemplate, ExpandError, Placeholder, Template, TemplateError, Values};
 
 #[cfg(test)]
 mod tests {

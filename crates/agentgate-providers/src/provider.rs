@@ -15,7 +15,7 @@ use crate::decode::{Decoded, Decoder};
 
 /// What one CLI invocation is asked: the prompt, model, session, folders
 /// and settings a provider turns into a command line. (A run asked for as
-/// data, the engine's `agentgate_core::request::RunRequest`, is planned
+/// data, the engine's `agentgate_core::RunRequest`, is planned
 /// into steps first; each attempt of a step makes one of these.)
 #[derive(Debug, Clone, Default)]
 pub struct CliRequest {

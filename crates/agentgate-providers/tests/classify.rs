@@ -17,16 +17,16 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use agentgate_protocol::{ErrorKind, ErrorSource, exit_code_for};
-use agentgate_providers::classify::{
-    COMMON_RULES, Classified, ClassifyInput, ProviderTable, RetryNotice, Rule, classify,
-    classify_explained, classify_with, compile_checked, is_retry_notice, parse_reset,
-    parse_retry_after,
-};
 use agentgate_providers::claude::ClaudeDecoder;
 use agentgate_providers::codex::CodexDecoder;
 use agentgate_providers::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
 use agentgate_providers::gemini::GeminiDecoder;
 use agentgate_providers::{BUILTIN, error_table as table};
+use agentgate_providers::{
+    COMMON_RULES, Classified, ClassifyInput, ProviderTable, RetryNotice, Rule, classify,
+    classify_explained, classify_with, compile_checked, is_retry_notice, parse_reset,
+    parse_retry_after,
+};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde_json::Value;

@@ -14,11 +14,11 @@ use agentgate_protocol::{
     ActivityClass, ErrorKind, ErrorSource, EventBody, MessageEvent, SessionEvent, StatusEvent,
     ThinkingEvent, ToolClass, ToolResultEvent, ToolUseEvent, Usage, UsageEvent, UsageScope,
 };
-use agentgate_providers::accumulate::{Accumulator, Finish};
-use agentgate_providers::classify::{Classified, ClassifyInput, classify_explained};
 use agentgate_providers::decode::{Decoded, Decoder, ProviderError, ProviderFinal};
 use agentgate_providers::error_table as table;
 use agentgate_providers::qwen::{QwenDecoder, find_session_file, session_totals};
+use agentgate_providers::{Accumulator, Finish};
+use agentgate_providers::{Classified, ClassifyInput, classify_explained};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde_json::{Value, json};

@@ -62,7 +62,7 @@ pub enum ServeError {
     Random(std::io::Error),
     /// The config file could not be loaded.
     #[error(transparent)]
-    Config(#[from] agentgate_core::config::ConfigError),
+    Config(#[from] agentgate_core::ConfigError),
     /// The address could not be bound.
     #[error("failed to listen on {addr}: {source}")]
     Bind {
@@ -85,7 +85,7 @@ pub enum ServeError {
     Automation(#[from] agentgate_executor::AutomationError),
     /// `--providers` names a provider no one knows.
     #[error(transparent)]
-    UnknownProvider(#[from] agentgate_core::config::UnknownProvider),
+    UnknownProvider(#[from] agentgate_core::UnknownProvider),
     /// The worker could not register its presence.
     #[error(transparent)]
     Presence(#[from] agentgate_executor::PresenceError),

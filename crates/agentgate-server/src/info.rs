@@ -184,7 +184,7 @@ pub async fn queue(State(state): State<Arc<AppState>>) -> Result<Json<QueueView>
 }
 
 /// The config's limits with what runs under each (see [`QueueView`]).
-fn limits(spec: &agentgate_core::config::QueueSpec, running: &[RunningJob]) -> Vec<LimitView> {
+fn limits(spec: &agentgate_core::QueueSpec, running: &[RunningJob]) -> Vec<LimitView> {
     let mut out = vec![LimitView {
         scope: "max_running".into(),
         name: None,
@@ -224,7 +224,7 @@ fn limits(spec: &agentgate_core::config::QueueSpec, running: &[RunningJob]) -> V
 
 #[cfg(test)]
 mod tests {
-    use agentgate_core::config::QueueSpec;
+    use agentgate_core::QueueSpec;
 
     use super::*;
 

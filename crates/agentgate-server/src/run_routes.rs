@@ -5,7 +5,7 @@
 //! request's own checks or by planning it against the server's config (an
 //! unknown provider, agent or chain, a missing file): 422 naming the field
 //! the refusal carries ([`RequestError::field`], from the planner's
-//! [`agentgate_core::plan::PlanError::field`]: never from a message's
+//! [`agentgate_core::PlanError::field`]: never from a message's
 //! text), nothing queued. The job stores it as a [`JobRequest::Run`]
 //! (tagged `kind: run`, see `job_request.rs`). Otherwise the job is enqueued under a new run id and the
 //! executor woken: 201; a request repeating an `idempotency_key` gets the
@@ -25,7 +25,7 @@
 
 use std::sync::Arc;
 
-use agentgate_core::request::{RequestError, RunRequest};
+use agentgate_core::{RequestError, RunRequest};
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource};
 use agentgate_store::{CancelOutcome, JobRecord, JobState, NewJob};
 use axum::Json;
@@ -138,7 +138,7 @@ pub async fn submit(
         // What its claim needs, stored from this one planning.
         let facts = claim_facts(&plan, &request);
         let mut job = NewJob {
-            job_id: agentgate_core::run::new_run_id(),
+            job_id: agentgate_core::new_run_id(),
             request: JobRequest::Run(Box::new(request.clone()))
                 .to_stored()
                 .map_err(|e| ApiError::internal(format!("failed to store the request: {e}")))?,

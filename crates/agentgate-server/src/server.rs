@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 use agentgate_store::JobQueue;
 use tokio::net::TcpListener;
 
@@ -81,8 +81,8 @@ pub struct ServeOptions {
     /// binary): with it, the CLIs die with the server even on SIGKILL.
     pub keeper: Option<PathBuf>,
     /// How the runs' agents get registry tools (see
-    /// `agentgate_core::run::RunOptions::tool_server`).
-    pub tool_server: Option<agentgate_core::run::ToolServer>,
+    /// `agentgate_core::RunOptions::tool_server`).
+    pub tool_server: Option<agentgate_core::ToolServer>,
     /// How workflow jobs run their tool steps (the agentgate binary as
     /// the tools' sandbox); `None`: their tool steps fail.
     pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,

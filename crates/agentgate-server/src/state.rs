@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 use agentgate_core::health::HealthReport;
 use agentgate_store::StoreBackend;
 use tokio::sync::Mutex;

@@ -145,7 +145,7 @@ fn as_submitted(stored: serde_json::Value) -> serde_json::Value {
 /// `request` with the values of secret-named `env` variables and of secret
 /// flags in `extra_args` replaced by markers, as the dry run shows them.
 fn without_secrets(mut request: serde_json::Value) -> serde_json::Value {
-    use agentgate_core::redact::{is_secret, mask_secret_flags, secret_flag_values};
+    use agentgate_core::{is_secret, mask_secret_flags, secret_flag_values};
     if let Some(env) = request.get_mut("env").and_then(|e| e.as_object_mut()) {
         for (name, value) in env.iter_mut() {
             if is_secret(name) {

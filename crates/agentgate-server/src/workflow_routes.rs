@@ -25,7 +25,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agentgate_core::request::RequestError;
+use agentgate_core::RequestError;
 use agentgate_store::NewJob;
 use agentgate_tools::workflow::Workflow;
 use agentgate_tools::workflow::definition::WorkflowDef;
@@ -122,7 +122,7 @@ pub async fn submit_workflow(
             not_before: submission.not_before,
         }));
         let mut job = NewJob {
-            job_id: agentgate_core::run::new_run_id(),
+            job_id: agentgate_core::new_run_id(),
             request: stored
                 .to_stored()
                 .map_err(|e| ApiError::internal(format!("failed to store the workflow: {e}")))?,
@@ -150,7 +150,7 @@ pub async fn submit_workflow(
 }
 
 fn check_queue_fields(s: &WorkflowSubmission) -> Result<(), RequestError> {
-    agentgate_core::request::check_queue_fields(s.priority, s.idempotency_key.as_deref())
+    agentgate_core::check_queue_fields(s.priority, s.idempotency_key.as_deref())
 }
 
 /// The folders a submitted workflow may be read from and work in: the

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use agentgate_core::read_limit::{MIB, read_text_file};
+use agentgate_core::{MIB, read_text_file};
 use agentgate_protocol::ToolErrorClass;
 use serde::Deserialize;
 use serde_saphyr::Spanned;

@@ -16,7 +16,7 @@
 
 use std::path::PathBuf;
 
-use agentgate_core::run::ToolServer;
+use agentgate_core::ToolServer;
 use agentgate_store::StoreLocation;
 
 use crate::invoke::{classifier, mcp_tools};

@@ -5,7 +5,7 @@
 /// Whether `text` matches `pattern` in full: the same language as the
 /// approval rules' tool names and commands, so one matcher serves both.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
-    agentgate_core::approvals::pattern::text_glob(pattern, text)
+    agentgate_core::text_glob(pattern, text)
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ mod listing;
 
 use std::path::{Path, PathBuf};
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 
 pub use discover::{REGISTRY_DIR, TOOL_FILE, find_registry};
 pub use listing::{RegistryListing, ToolRow};

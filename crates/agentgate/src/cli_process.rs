@@ -3,7 +3,7 @@
 //! (`run`, `tool`, `workflow`, `serve` and `worker` use it; it uses none of
 //! them.)
 
-use agentgate_core::run::CancelRequest;
+use agentgate_core::CancelRequest;
 use agentgate_supervise::{Control, SignalForwarding, install_signal_forwarding};
 use tokio::sync::mpsc;
 

@@ -6,10 +6,10 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_core::config::{AgentMode, Config, Origins, RetryOn};
-use agentgate_core::redact::{is_secret, mask_secret_flags, secret_flag_values};
-use agentgate_core::settings::PermissionMode;
-use agentgate_providers::template::ArgTemplate;
+use agentgate_core::PermissionMode;
+use agentgate_core::{AgentMode, Config, Origins, RetryOn};
+use agentgate_core::{is_secret, mask_secret_flags, secret_flag_values};
+use agentgate_providers::ArgTemplate;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Value, json};

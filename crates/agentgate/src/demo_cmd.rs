@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use agentgate_core::plan::{Plan, Step};
-use agentgate_core::run::{NullSink, RunOptions};
+use agentgate_core::{NullSink, RunOptions};
+use agentgate_core::{Plan, Step};
 use agentgate_fakellm::clients::{self, Cli, ClientOptions};
 use agentgate_fakellm::{FakeLlm, Script, ServerConfig};
 use agentgate_providers::claude::CLAUDE;
@@ -124,8 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let start = Instant::now();
             let (_tx, cancel) = tokio::sync::mpsc::channel(1);
             let store = Some(&store as &dyn RunStore);
-            let outcome =
-                agentgate_core::run::run(&plan, &options, store, &mut NullSink, cancel).await;
+            let outcome = agentgate_core::run(&plan, &options, store, &mut NullSink, cancel).await;
             let env = &outcome.envelope;
             rows.push(Row {
                 provider: kind,

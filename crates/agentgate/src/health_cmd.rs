@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 use agentgate_core::health::{self, ProviderHealth};
 use agentgate_providers::Provider;
 

@@ -62,7 +62,7 @@ pub fn run(
             agentgate_tools::invoke::caller_env(),
         ),
         None => {
-            let mut cfg = agentgate_core::config::Config::load(config_flag)?;
+            let mut cfg = agentgate_core::Config::load(config_flag)?;
             if let Some(dir) = args.registry {
                 cfg.tools.registry = Some(dir);
             }

@@ -5,8 +5,8 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agentgate_core::config::Config;
-use agentgate_core::run::{EventSink, parse_capture_streams};
+use agentgate_core::Config;
+use agentgate_core::{EventSink, parse_capture_streams};
 use agentgate_protocol::Event;
 use anyhow::Context;
 

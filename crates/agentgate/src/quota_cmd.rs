@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 use agentgate_core::quota_report;
 use agentgate_store::store_choice;
 use agentgate_store::{RunStore, StoreLocation};
@@ -52,7 +52,7 @@ pub fn run(
                 .reset_in_seconds
                 .map(humanize)
                 .unwrap_or_else(|| "-".into());
-            let key = agentgate_core::config::quota_key(&r.provider, r.account.as_deref());
+            let key = agentgate_core::quota_key(&r.provider, r.account.as_deref());
             out.line(format_args!(
                 "{:<20} {:<16} {:<12} {}",
                 key,

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agentgate_core::run::audit_line;
+use agentgate_core::audit_line;
 use agentgate_protocol::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_USAGE, Envelope,
 };

@@ -54,7 +54,7 @@ pub fn run(
     // The config is read only when it may name the store.
     let configured = match given {
         Some(_) => None,
-        None => agentgate_core::config::Config::load(config)?.store,
+        None => agentgate_core::Config::load(config)?.store,
     };
     let location = store_choice::choose(given, configured.as_ref())?;
     let store = store_choice::open(&location).context("failed to open the run store")?;

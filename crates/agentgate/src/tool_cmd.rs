@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_core::config::Config;
-use agentgate_core::settings::parse_duration;
+use agentgate_core::Config;
+use agentgate_core::parse_duration;
 use agentgate_store::store_choice;
 use agentgate_tools::invoke::{RunOverrides, request_for};
 use agentgate_tools::mcp::ToolRelay;
@@ -204,16 +204,16 @@ pub(crate) fn service_tool_runner(
 /// its MCP server, hence its relay, across turns).
 #[derive(Debug, Default)]
 pub(crate) struct HostTools {
-    relays: std::sync::Mutex<Vec<(String, agentgate_core::run::ToolServer, ToolRelay)>>,
+    relays: std::sync::Mutex<Vec<(String, agentgate_core::ToolServer, ToolRelay)>>,
 }
 
-impl agentgate_core::run::ToolServerSource for HostTools {
+impl agentgate_core::ToolServerSource for HostTools {
     fn tool_server(
         &self,
-        config: &agentgate_core::config::ConfigSource,
+        config: &agentgate_core::ConfigSource,
         cwd: &Path,
         store: &str,
-    ) -> Result<agentgate_core::run::ToolServer, String> {
+    ) -> Result<agentgate_core::ToolServer, String> {
         let found = (|| {
             let cfg = Config::load_source(config.clone())?;
             let registry = Registry::discover(&cfg, cwd)?;
@@ -249,7 +249,7 @@ pub(crate) fn tool_server(
     cfg: &Config,
     store: &agentgate_store::StoreLocation,
     token_files: &[std::path::PathBuf],
-) -> anyhow::Result<(agentgate_core::run::ToolServer, ToolRelay)> {
+) -> anyhow::Result<(agentgate_core::ToolServer, ToolRelay)> {
     let runner =
         tool_runner(cfg, Some(store), token_files).context("cannot find the agentgate binary")?;
     relay_for(&registry_of(cfg)?, store.clone(), runner)
@@ -259,7 +259,7 @@ fn relay_for(
     registry: &Registry,
     store: agentgate_store::StoreLocation,
     runner: RunnerSetup,
-) -> anyhow::Result<(agentgate_core::run::ToolServer, ToolRelay)> {
+) -> anyhow::Result<(agentgate_core::ToolServer, ToolRelay)> {
     let program = std::env::current_exe().context("cannot find the agentgate binary")?;
     Ok(agentgate_tools::for_agents::tool_server(
         registry, program, runner, store,
@@ -274,7 +274,7 @@ pub(crate) fn service_tool_server(
     config_flag: Option<&Path>,
     store_flag: Option<&str>,
     token_file: Option<&Path>,
-) -> anyhow::Result<Option<(agentgate_core::run::ToolServer, ToolRelay)>> {
+) -> anyhow::Result<Option<(agentgate_core::ToolServer, ToolRelay)>> {
     let cfg = Config::load(config_flag)?;
     let store = store_choice::choose(store_choice::given(store_flag)?, cfg.store.as_ref())?;
     let token_files: Vec<std::path::PathBuf> =

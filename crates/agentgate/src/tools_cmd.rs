@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 use agentgate_tools::check::{Outcome, ToolCheck, check_tool};
 use agentgate_tools::registry::Registry;
 use anyhow::Context as _;

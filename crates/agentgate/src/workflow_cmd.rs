@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 use agentgate_protocol::Event;
 use agentgate_store::StoreBackend;
 use agentgate_tools::workflow::listing::{list_workflows, show_workflow};
@@ -290,10 +290,7 @@ fn environment(
 /// requests, streaming the events when asked.
 fn drive<F, Fut>(stream: bool, work: F) -> anyhow::Result<WorkflowOutcome>
 where
-    F: FnOnce(
-        WorkflowObserver,
-        tokio::sync::mpsc::Receiver<agentgate_core::run::CancelRequest>,
-    ) -> Fut,
+    F: FnOnce(WorkflowObserver, tokio::sync::mpsc::Receiver<agentgate_core::CancelRequest>) -> Fut,
     Fut: std::future::Future<
             Output = Result<WorkflowOutcome, agentgate_tools::workflow::WorkflowRunError>,
         >,

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agentgate_core::read_limit::{MIB, read_text_file};
+use agentgate_core::{MIB, read_text_file};
 use agentgate_server::WorkflowSubmission;
 use agentgate_tools::workflow::Workflow;
 use anyhow::Context as _;

@@ -28,7 +28,7 @@ use super::yaml::{Entries, Fault, Secs, Text, from_str, line};
 use agentgate_providers::argv::PromptInput;
 use agentgate_providers::custom::{CustomProviderSpec, OutputSpec, ResumeSpec};
 use agentgate_providers::description;
-use agentgate_providers::template::{ArgTemplate, Placeholder, Template};
+use agentgate_providers::{ArgTemplate, Placeholder, Template};
 
 /// The name of the chain a cli_agents.yaml yields.
 pub const DEFAULT_CHAIN: &str = "default";

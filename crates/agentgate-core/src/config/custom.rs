@@ -15,7 +15,7 @@ use agentgate_providers::custom::{
     CustomProviderSpec, ErrorSpec, MessageSpec, OutputFormat, OutputSpec, PermissionArgs,
     ResumeSpec, ToolResultSpec, ToolUseSpec, UsageSpec,
 };
-use agentgate_providers::template::{ArgTemplate, Placeholder, Template};
+use agentgate_providers::{ArgTemplate, Placeholder, Template};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use super::*;
 use agentgate_providers::argv::PromptInput;
 use agentgate_providers::custom::{OutputFormat, ResumeSpec};
-use agentgate_providers::template::{ArgTemplate, Placeholder};
+use agentgate_providers::{ArgTemplate, Placeholder};
 
 /// Parse `text` as if read from `path`.
 pub(super) fn parse_at(text: &str, path: &str) -> Result<Config, ConfigError> {

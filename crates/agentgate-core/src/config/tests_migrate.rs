@@ -10,7 +10,7 @@ use super::tests::{invalid, parse, parse_at};
 use super::*;
 use agentgate_providers::argv::PromptInput;
 use agentgate_providers::custom::OutputFormat;
-use agentgate_providers::template::{ArgTemplate, Placeholder};
+use agentgate_providers::{ArgTemplate, Placeholder};
 
 #[test]
 fn providers_yaml_loads_in_both_shapes() {

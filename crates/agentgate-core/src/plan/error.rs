@@ -68,7 +68,7 @@ pub enum PlanError {
         source: std::io::Error,
     },
     /// An input file could not be read, is larger than its limit or is
-    /// not UTF-8 ([`read_limit`](crate::read_limit)).
+    /// not UTF-8 ([`read_text_file`](crate::read_text_file)).
     #[error("failed to read {what}: {reason}")]
     ReadInput {
         /// The request field it was given as (`system_file`).

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use jiff::Timestamp;
 
-pub use crate::run_flags::{NOW_ENV, RunFlags, SessionBusy, Tier, names, now_from_env};
+pub(crate) use crate::run_flags::{RunFlags, SessionBusy, now_from_env};
 pub use error::PlanError;
 pub use step::{EditScope, PromptShape, Step};
 

@@ -10,9 +10,9 @@ use agentgate_protocol::{
     HeartbeatEvent, LogLevel, RateLimitEvent, RawEvent, StartEvent, StatusEvent, Survivor, Usage,
     UsageEvent, UsageScope,
 };
-use agentgate_providers::accumulate::{Accumulator, Finish};
-use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
 use agentgate_providers::decode::{Decoded, ProviderError};
+use agentgate_providers::{Accumulator, Finish};
+use agentgate_providers::{ClassifyInput, StdoutSeen, classify};
 use agentgate_providers::{CliRequest, PostRun, Provider, RemovedOnDrop};
 use agentgate_providers::{locate_binary, private_tmpdir};
 use agentgate_supervise::{
@@ -374,7 +374,7 @@ pub(super) async fn attempt(
             };
             let stdout_text = stdout_tail.text();
             let stderr_text = stderr_tail.text();
-            classify::classify(&ClassifyInput {
+            classify(&ClassifyInput {
                 provider: provider.name(),
                 table: provider.errors(),
                 errors: &errors,

@@ -11,9 +11,9 @@ use super::emitter::{Emitter, EventSink};
 use super::tail::{STDERR_TAIL_BYTES, Tail};
 use crate::read_limit::{BoundedLines, CAPTURE_LINE_MAX_BYTES, ReadLimitError};
 use agentgate_providers::Provider;
-use agentgate_providers::accumulate::{Accumulator, Finish};
-use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
 use agentgate_providers::decode::{Decoded, Decoder};
+use agentgate_providers::{Accumulator, Finish};
+use agentgate_providers::{ClassifyInput, StdoutSeen, classify};
 use agentgate_supervise::Stream;
 
 /// Decode a saved capture of a CLI's output without running anything: the
@@ -126,7 +126,7 @@ impl<'a> CaptureDecoder<'a> {
         let (provider, acc) = (self.provider, self.acc);
         let stdout_text = self.stdout_tail.text();
         let stderr_text = self.stderr_tail.text();
-        let error = classify::classify(&ClassifyInput {
+        let error = classify(&ClassifyInput {
             provider: provider.name(),
             table: provider.errors(),
             errors: acc.errors(),

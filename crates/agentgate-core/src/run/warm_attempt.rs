@@ -37,9 +37,9 @@ use crate::warm::approve::Approver;
 use crate::warm::modes::warm_plan;
 use crate::warm::process::{Step, WarmProcess};
 use crate::warm::sessions::{Taken, Warm};
-use agentgate_providers::accumulate::{Accumulator, delta};
-use agentgate_providers::classify::{self, ClassifyInput, StdoutSeen};
 use agentgate_providers::decode::Decoded;
+use agentgate_providers::{Accumulator, delta};
+use agentgate_providers::{ClassifyInput, StdoutSeen, classify};
 use agentgate_providers::{CliRequest, Provider, locate_binary};
 use agentgate_supervise::{ExitReport, SupervisorConfig};
 
@@ -479,7 +479,7 @@ fn turn_error(
             ),
         ));
     }
-    classify::classify(&ClassifyInput {
+    classify(&ClassifyInput {
         provider: name,
         table: step.provider.errors(),
         errors: acc.errors(),

@@ -9,7 +9,7 @@
 //! | `tool_call` | `tool_use` (id `toolCallId`, name from `_meta.toolName`, else the title; class from `kind`) |
 //! | `tool_call_update` completed / failed | `tool_result` (a call first seen here gets its `tool_use` too) |
 //! | a chunk's `_meta.usage` (Qwen, once per model call) | `usage`, per turn |
-//! | response `stopReason: end_turn` | the final record; opencode's `usage` (see [`opencode_usage`]), else Gemini's `_meta.quota.token_count`, as the turn's total usage |
+//! | response `stopReason: end_turn` | the final record; opencode's `usage` (see `opencode_usage`), else Gemini's `_meta.quota.token_count`, as the turn's total usage |
 //! | response `stopReason` cancelled, max_tokens, max_turn_requests, refusal | a terminal provider error naming it |
 //! | error response | a terminal provider error (its code as the HTTP status when it is one) |
 //!

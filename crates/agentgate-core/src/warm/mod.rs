@@ -48,11 +48,11 @@ pub use protocol::{Answer, Inbound, PermissionAsk, WarmProtocol};
 /// What each decoded item is, in a word a test can compare: an event's
 /// type, `final:<text>` for the final record, the debug form otherwise.
 #[cfg(test)]
-pub(crate) fn labels(out: &[agentgate_providers::decoded::Decoded]) -> Vec<String> {
+pub(crate) fn labels(out: &[agentgate_providers::Decoded]) -> Vec<String> {
     out.iter()
         .map(|d| match d {
-            agentgate_providers::decoded::Decoded::Event(b) => b.type_name().to_owned(),
-            agentgate_providers::decoded::Decoded::Final(f) => {
+            agentgate_providers::Decoded::Event(b) => b.type_name().to_owned(),
+            agentgate_providers::Decoded::Final(f) => {
                 format!("final:{}", f.text.clone().unwrap_or_default())
             }
             other => format!("{other:?}"),

@@ -1,9 +1,9 @@
 //! A run request and an idempotency key, as a job for the queue: the
 //! same [`JobRequest::Run`] `POST /v1/runs` stores.
 
-use agentgate_core::config::Config;
-use agentgate_core::request::RunRequest;
-use agentgate_core::run::new_run_id;
+use agentgate_core::Config;
+use agentgate_core::RunRequest;
+use agentgate_core::new_run_id;
 use agentgate_core::sealed::{KeyRing, SealError};
 use agentgate_store::NewJob;
 

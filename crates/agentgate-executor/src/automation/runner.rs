@@ -6,7 +6,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 use agentgate_core::sealed::KeyRing;
 use agentgate_store::JobQueue;
 

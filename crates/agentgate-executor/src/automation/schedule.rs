@@ -22,9 +22,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentgate_core::config::{Config, Overlap, ScheduleSpec};
-use agentgate_core::cron::CronExpr;
+use agentgate_core::CronExpr;
 use agentgate_core::sealed::KeyRing;
+use agentgate_core::{Config, Overlap, ScheduleSpec};
 use agentgate_store::{JobFilter, JobQueue, JobState, StoreError};
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};

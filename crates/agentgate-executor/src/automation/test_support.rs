@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use agentgate_core::config::{Config, ConfigSource};
+use agentgate_core::{Config, ConfigSource};
 use agentgate_store::{FinalState, JobFilter, JobOutcome, JobQueue, JobRecord, SqliteStore};
 use jiff::Timestamp;
 

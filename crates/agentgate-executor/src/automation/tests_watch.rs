@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
 use agentgate_store::{
     CancelOutcome, ClaimedJob, Enqueued, ExpiredJob, ExpiryPolicy, FinalState, Heartbeat,
     JobCursor, JobFilter, JobOutcome, JobPage, JobQueue, JobRecord, JobState, LeaseToken, NewJob,

@@ -25,11 +25,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentgate_core::config::{Config, WatchSpec};
-use agentgate_core::prompt::task_from_stdin;
-use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text_file};
-use agentgate_core::request::{IDEMPOTENCY_KEY_MAX, RunRequest};
 use agentgate_core::sealed::KeyRing;
+use agentgate_core::task_from_stdin;
+use agentgate_core::{Config, WatchSpec};
+use agentgate_core::{IDEMPOTENCY_KEY_MAX, RunRequest};
+use agentgate_core::{STDIN_PROMPT_MAX_BYTES, read_text_file};
 use agentgate_store::{JobQueue, JobRecord, JobState};
 use jiff::Timestamp;
 

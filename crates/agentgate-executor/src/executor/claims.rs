@@ -20,7 +20,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use agentgate_core::quota::exhausted_quota;
+use agentgate_core::exhausted_quota;
 use agentgate_store::{ClaimLimits, JobRecord, NextClaim, PlannedFacts, StoreError};
 use jiff::Timestamp;
 

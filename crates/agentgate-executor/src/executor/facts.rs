@@ -7,13 +7,13 @@
 //! planning itself is `planning.rs`, shared with whoever queues.
 //!
 //! A planning error becomes a [`RequestError`] naming the field the error
-//! carries ([`PlanError::field`](agentgate_core::plan::PlanError::field)):
+//! carries ([`PlanError::field`](agentgate_core::PlanError::field)):
 //! the 422 of `POST /v1/runs` and a refused job's error name it; nothing
 //! reads a field out of a message.
 
-use agentgate_core::config::Config;
-use agentgate_core::plan::Plan;
-use agentgate_core::request::{RequestError, RunRequest};
+use agentgate_core::Config;
+use agentgate_core::Plan;
+use agentgate_core::{RequestError, RunRequest};
 use agentgate_store::JobRecord;
 use jiff::Timestamp;
 
@@ -56,10 +56,7 @@ impl ProviderFilter {
     }
 
     /// `plan` without the steps of other providers; `None` when none is left.
-    pub fn restrict(
-        &self,
-        mut plan: agentgate_core::plan::Plan,
-    ) -> Option<agentgate_core::plan::Plan> {
+    pub fn restrict(&self, mut plan: agentgate_core::Plan) -> Option<agentgate_core::Plan> {
         plan.steps
             .retain(|step| self.0.iter().any(|p| p == step.provider.name()));
         (!plan.steps.is_empty()).then_some(plan)
@@ -122,7 +119,7 @@ mod tests {
     /// show them).
     #[test]
     fn old_and_new_rows_of_a_store_are_planned_and_shown() {
-        use agentgate_core::config::Config;
+        use agentgate_core::Config;
         use agentgate_store::{JobQueue, NewJob, Store};
 
         use crate::executor::workflow_job::workflow_of;

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use agentgate_core::run::CancelRequest;
+use agentgate_core::CancelRequest;
 use agentgate_store::{Heartbeat, StoreBackend, StoreError};
 use tokio::time::Instant;
 

@@ -18,9 +18,9 @@ use std::sync::atomic::AtomicBool;
 
 use std::path::PathBuf;
 
-use agentgate_core::request::RequestError;
-use agentgate_core::run::{CancelRequest, NullSink, RunOptions, RunOutcome};
+use agentgate_core::RequestError;
 use agentgate_core::sealed::SealError;
+use agentgate_core::{CancelRequest, NullSink, RunOptions, RunOutcome};
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
 use agentgate_store::{
     ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStatus, RunStore, SavedResult, StoreError,
@@ -271,7 +271,7 @@ impl Job {
         };
         let store: &dyn RunStore = &store;
         let mut sink = NullSink;
-        let run = agentgate_core::run::run(&plan, &options, Some(store), &mut sink, cancel_rx);
+        let run = agentgate_core::run(&plan, &options, Some(store), &mut sink, cancel_rx);
         let (outcome, lease) = self.with_heartbeat(run).await;
         let providers = plan_providers(&plan);
         self.end(RunEnded {

@@ -52,7 +52,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use agentgate_core::quota::exhausted_quota;
+use agentgate_core::exhausted_quota;
 use agentgate_protocol::EXIT_ALL_RECOVERABLE;
 use agentgate_store::{
     AfterRun, JobState, LeaseToken, RunStatus, Settlement, StoreBackend, StoreError,

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentgate_core::config::QueueSpec;
+use agentgate_core::QueueSpec;
 use jiff::Timestamp;
 
 /// A job running now, as the limits see it.

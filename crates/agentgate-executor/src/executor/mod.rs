@@ -1,6 +1,6 @@
 //! The queue's executor inside `agentgate serve`: claims queued jobs within
 //! the config's limits and runs each with the same engine as `agentgate
-//! run` (`agentgate_core::run::run`, the server's store, a keeper in front
+//! run` (`agentgate_core::run`, the server's store, a keeper in front
 //! of every CLI).
 //!
 //! ## Threads
@@ -92,8 +92,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use agentgate_core::config::{Config, LeaseExpiry};
-use agentgate_core::run::CancelRequest;
+use agentgate_core::CancelRequest;
+use agentgate_core::{Config, LeaseExpiry};
 use agentgate_store::{ExpiryPolicy, RunOwner, StoreBackend};
 
 pub use facts::ProviderFilter;
@@ -120,11 +120,11 @@ pub const CANCEL_WAIT: Duration = Duration::from_secs(30);
 /// What the executor is given.
 #[derive(Debug, Clone, Default)]
 pub struct ExecutorOptions {
-    /// The keeper executable (see `agentgate_core::run::RunOptions`).
+    /// The keeper executable (see `agentgate_core::RunOptions`).
     pub keeper: Option<PathBuf>,
     /// How the runs' agents get registry tools (see
-    /// `agentgate_core::run::RunOptions::tool_server`).
-    pub tool_server: Option<agentgate_core::run::ToolServer>,
+    /// `agentgate_core::RunOptions::tool_server`).
+    pub tool_server: Option<agentgate_core::ToolServer>,
     /// The most jobs this executor runs at once (`agentgate worker
     /// --concurrency`), on top of the config's `queue:` limits, which stay
     /// global; `None`: only those.
@@ -156,7 +156,7 @@ struct Inner {
     clock: Arc<dyn Clock>,
     owner: String,
     keeper: Option<PathBuf>,
-    tool_server: Option<agentgate_core::run::ToolServer>,
+    tool_server: Option<agentgate_core::ToolServer>,
     /// Where people answer the `ask` decisions of runs executing here.
     approvals: ApprovalDesk,
     /// The warm processes of `warm: true` sessions.

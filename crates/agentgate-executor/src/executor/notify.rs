@@ -35,7 +35,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use agentgate_core::run::CancelRequest;
+use agentgate_core::CancelRequest;
 use agentgate_store::{JobState, QueueChange, QueueNotice, QueueWatcher};
 
 use super::{Inner, Wake, lock};

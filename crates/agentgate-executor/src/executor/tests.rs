@@ -198,7 +198,7 @@ fn the_quota_held_against_a_job_is_the_account_this_host_names() {
     exhaust(&store, "claude@team-b");
     let config = Config::parse(
         "version: 1\nproviders:\n  claude:\n    account: team-a\n    binary: /bin/true\n",
-        agentgate_core::config::ConfigSource::Flag("/cfg/agentgate.yaml".into()),
+        agentgate_core::ConfigSource::Flag("/cfg/agentgate.yaml".into()),
     )
     .unwrap();
     let prompt = json!({"prompt": "hi", "providers": ["claude"], "permission_mode": "plan"});

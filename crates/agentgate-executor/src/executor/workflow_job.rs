@@ -21,9 +21,9 @@
 
 use std::path::PathBuf;
 
-use agentgate_core::config::Config;
-use agentgate_core::request::RequestError;
-use agentgate_core::run::{CancelRequest, RunOutcome, ToolServer};
+use agentgate_core::Config;
+use agentgate_core::RequestError;
+use agentgate_core::{CancelRequest, RunOutcome, ToolServer};
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
 use agentgate_store::{RunStore, StoreError};
 use agentgate_tools::runner::RunnerSetup;

@@ -16,7 +16,7 @@ mod url;
 
 use std::path::Path;
 
-use agentgate_core::request::RunRequest;
+use agentgate_core::RunRequest;
 use hyper::Method;
 use serde_json::Value;
 

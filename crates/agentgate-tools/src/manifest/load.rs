@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentgate_core::read_limit::{MIB, read_text_file};
+use agentgate_core::{MIB, read_text_file};
 
 use super::check::check;
 use super::fault::Fault;

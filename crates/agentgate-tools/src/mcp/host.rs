@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use agentgate_core::run::CancelRequest;
+use agentgate_core::CancelRequest;
 use agentgate_protocol::{Event, EventBody, ToolEnvelope, ToolMessageBody};
 use agentgate_store::{RunStore, StoreLocation};
 use serde::{Deserialize, Serialize};

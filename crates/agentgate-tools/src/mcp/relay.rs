@@ -26,7 +26,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agentgate_core::run::CancelRequest;
+use agentgate_core::CancelRequest;
 use agentgate_protocol::ToolEnvelope;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentgate_core::read_limit::{CONFIG_MAX_BYTES, read_text_file};
+use agentgate_core::{CONFIG_MAX_BYTES, read_text_file};
 use serde::Deserialize;
 
 use super::{BrokenTool, ListedTool, RegistryError, ResolvedTool, ToolSource};

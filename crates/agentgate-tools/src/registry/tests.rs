@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use agentgate_core::config::{Config, ConfigSource};
+use agentgate_core::{Config, ConfigSource};
 use agentgate_protocol::ToolErrorClass;
 
 use super::*;

@@ -1,7 +1,7 @@
 //! The run's event stream: numbered, redacted, written to the store and
 //! handed to the observer, in that order.
 
-use agentgate_core::redact::Redactor;
+use agentgate_core::Redactor;
 use agentgate_protocol::{Event, EventBody};
 use agentgate_store::RunFiles;
 use jiff::Timestamp;

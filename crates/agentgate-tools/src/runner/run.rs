@@ -3,8 +3,8 @@
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::time::Instant;
 
-use agentgate_core::redact::{RedactorBuilder, is_secret};
-use agentgate_core::run::{CancelRequest, new_run_id};
+use agentgate_core::{CancelRequest, new_run_id};
+use agentgate_core::{RedactorBuilder, is_secret};
 use agentgate_protocol::{
     CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorSource, EventBody, ResultEvent,
     StartEvent, ToolEnvelope, ToolErrorCode, ToolStatus,

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use agentgate_core::run::{CancelRequest, STDERR_TAIL_BYTES, Tail};
+use agentgate_core::{CancelRequest, STDERR_TAIL_BYTES, Tail};
 use agentgate_protocol::{
     ActionRequest, CancelledMessage, ErrorMessage, EventBody, ResultMessage, TOOL_PROTOCOL_VERSION,
     ToolLine, ToolMessage, ToolMessageBody, ToolMessageEvent,

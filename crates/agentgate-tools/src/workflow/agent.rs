@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use agentgate_core::request::{RequestError, RunRequest};
+use agentgate_core::{RequestError, RunRequest};
 use serde_json::{Map, Value};
 
 /// The fields of the queue, which belong to the workflow's job.
@@ -76,7 +76,7 @@ pub fn agent_request(value: &Value, base_dir: &Path) -> Result<RunRequest, Reque
     // resume runs the same workflow): a secret written in it would be
     // stored too. Secrets reach the CLI from the environment.
     if let Some(Value::Object(env)) = fields.get("env")
-        && let Some(name) = env.keys().find(|k| agentgate_core::redact::is_secret(k))
+        && let Some(name) = env.keys().find(|k| agentgate_core::is_secret(k))
     {
         return Err(RequestError::new(
             format!("env.{name}"),

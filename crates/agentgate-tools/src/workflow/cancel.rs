@@ -8,7 +8,7 @@
 use std::future::Future;
 use std::pin::pin;
 
-use agentgate_core::run::CancelRequest;
+use agentgate_core::CancelRequest;
 use futures_util::future::{Either, select};
 use tokio::sync::{mpsc, watch};
 

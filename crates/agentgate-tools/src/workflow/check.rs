@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use agentgate_core::settings::parse_duration;
+use agentgate_core::parse_duration;
 
 use super::agent::agent_request;
 use super::condition::Condition;

@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use agentgate_core::config::Config;
-use agentgate_core::run::ToolServer;
-use agentgate_core::settings::parse_duration;
+use agentgate_core::Config;
+use agentgate_core::ToolServer;
+use agentgate_core::parse_duration;
 use agentgate_protocol::{
     ErrorInfo, ErrorKind, ErrorSource, EventBody, StepOutcome, StepStatus, TaskStartedEvent,
     WorkflowState, WorkflowStateEvent,

@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use agentgate_core::run::{CancelRequest, new_run_id};
-use agentgate_core::settings::parse_duration;
+use agentgate_core::parse_duration;
+use agentgate_core::{CancelRequest, new_run_id};
 use agentgate_protocol::{
     Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, ResultEvent, StepStatus, WorkflowState,
     WorkflowStateEvent,

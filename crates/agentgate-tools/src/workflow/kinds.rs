@@ -11,8 +11,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentgate_core::request::RunRequest;
-use agentgate_core::run::{EventSink, RunOptions, new_run_id};
+use agentgate_core::RunRequest;
+use agentgate_core::{EventSink, RunOptions, new_run_id};
 use agentgate_protocol::{
     Envelope, ErrorInfo, ErrorKind, ErrorSource, Event, EventBody, StepOutcome, TaskProgressEvent,
     ToolEnvelope, ToolStatus,
@@ -245,7 +245,7 @@ pub(super) async fn run_agent_child(
     let (flags, task) = request
         .to_flags()
         .map_err(|e| TryEnd::invalid(format!("agent: {e}")))?;
-    let plan = agentgate_core::plan::plan(&ctx.env.config, &flags, task)
+    let plan = agentgate_core::plan(&ctx.env.config, &flags, task)
         .map_err(|e| TryEnd::invalid(format!("agent: {e}")))?;
     let run_id = new_run_id();
     started(ctx, child.step_id, child.attempt, &run_id, "agent", None);
@@ -259,7 +259,7 @@ pub(super) async fn run_agent_child(
     let mut sink = Nest::new(&ctx.journal, child.step_id, &run_id);
     let (plan, options, sink, store) = (&plan, &options, &mut sink, ctx.store);
     let outcome = scope
-        .run_with(move |rx| agentgate_core::run::run(plan, options, Some(store), sink, rx))
+        .run_with(move |rx| agentgate_core::run(plan, options, Some(store), sink, rx))
         .await;
     Ok(outcome.envelope)
 }

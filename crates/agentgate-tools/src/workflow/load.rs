@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use agentgate_core::read_limit::{MIB, read_text_file};
+use agentgate_core::{MIB, read_text_file};
 use serde_saphyr::Spanned;
 
 use super::check::check;

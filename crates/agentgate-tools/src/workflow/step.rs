@@ -8,8 +8,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use agentgate_core::run::CancelRequest;
-use agentgate_core::settings::parse_duration;
+use agentgate_core::CancelRequest;
+use agentgate_core::parse_duration;
 use agentgate_protocol::{
     ErrorInfo, ErrorKind, ErrorSource, EventBody, StepOutcome, StepStatus, TaskDoneEvent,
     TaskErrorEvent, TaskStartedEvent, TaskSubmittedEvent,

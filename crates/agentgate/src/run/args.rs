@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentgate_core::config::{Handoff, OnDirty, RetryOn, retry_on_from_names};
-use agentgate_core::plan::{RunFlags, SessionBusy, Tier, names};
-use agentgate_core::settings::{PermissionMode, Settings, WorkspaceMode, parse_duration};
+use agentgate_core::{Handoff, OnDirty, RetryOn, retry_on_from_names};
+use agentgate_core::{PermissionMode, Settings, WorkspaceMode, parse_duration};
+use agentgate_core::{RunFlags, SessionBusy, Tier, split_names as names};
 
 pub const AFTER_HELP: &str = "\
 OUTPUT

@@ -13,10 +13,10 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
-use agentgate_core::config::Config;
-use agentgate_core::plan::{self, now_from_env, report};
-use agentgate_core::prompt::{TaskInput, task_from_stdin};
-use agentgate_core::run::{RunOptions, append_audit, audit_line};
+use agentgate_core::Config;
+use agentgate_core::{RunOptions, append_audit, audit_line};
+use agentgate_core::{TaskInput, task_from_stdin};
+use agentgate_core::{dry_run_report, dry_run_report_ok, now_from_env, plan};
 use agentgate_supervise::WarmKeeper;
 use std::sync::Arc;
 
@@ -72,17 +72,17 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     let mut flags = args.flags();
     flags.now = now_from_env().map_err(anyhow::Error::msg)?;
     if args.dry_run {
-        let planned = plan::plan(&cfg, &flags, task);
+        let planned = plan(&cfg, &flags, task);
         let store = existing_store(&args, given.as_ref(), cfg.store.as_ref());
-        let out = report::report(
+        let out = dry_run_report(
             planned.as_ref(),
             &flags,
             store.as_deref().map(|s| s as &dyn RunStore),
         );
         Stdout::new().json(&out, args.pretty())?;
-        return Ok(ExitCode::from(if report::report_ok(&out) { 0 } else { 2 }));
+        return Ok(ExitCode::from(if dry_run_report_ok(&out) { 0 } else { 2 }));
     }
-    let plan = plan::plan(&cfg, &flags, task)?;
+    let plan = plan(&cfg, &flags, task)?;
     for w in &plan.warnings {
         note!("agentgate: warning: {w}");
     }
@@ -142,7 +142,7 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     let outcome = rt.block_on(async {
         let (_forwarding, cancel) = forward_signals()?;
         let store = store.as_deref().map(|s| s as &dyn RunStore);
-        anyhow::Ok(agentgate_core::run::run(&plan, &options, store, &mut sink, cancel).await)
+        anyhow::Ok(agentgate_core::run(&plan, &options, store, &mut sink, cancel).await)
     })?;
     // The run is recorded by now: an envelope that cannot be printed is
     // reported after the audit line, with its own exit code.
@@ -178,7 +178,7 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
 fn store_refused(
     location: Option<&agentgate_store::StoreLocation>,
     why: &str,
-    outcome: &agentgate_core::run::RunOutcome,
+    outcome: &agentgate_core::RunOutcome,
 ) -> i32 {
     let store = location.map_or_else(
         || "the run store".to_owned(),

@@ -1,7 +1,7 @@
 //! What `agentgate run` prints while it runs: the events as JSON lines
 //! with `--stream`, and the progress line on a terminal.
 
-use agentgate_core::run::EventSink;
+use agentgate_core::EventSink;
 use agentgate_protocol::Event;
 
 use super::progress::Progress;

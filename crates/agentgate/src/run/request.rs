@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use agentgate_core::request::RunRequest;
-use agentgate_core::settings::PermissionMode;
+use agentgate_core::PermissionMode;
+use agentgate_core::RunRequest;
 
 use std::io::IsTerminal;
 
-use agentgate_core::read_limit::{STDIN_PROMPT_MAX_BYTES, read_text};
+use agentgate_core::{STDIN_PROMPT_MAX_BYTES, read_text};
 use anyhow::Context;
 
 use super::Args;
@@ -200,9 +200,8 @@ mod tests {
             sent.settings.permission_mode,
             local.settings.permission_mode
         );
-        let kinds = |f: &agentgate_core::plan::RunFlags| {
-            f.settings.retry_on.as_ref().map(|r| r.kinds.clone())
-        };
+        let kinds =
+            |f: &agentgate_core::RunFlags| f.settings.retry_on.as_ref().map(|r| r.kinds.clone());
         assert_eq!(kinds(&sent), kinds(&local));
         assert_eq!(kinds(&sent).map(|k| k.len()), Some(2));
         assert_eq!(sent.settings.env, local.settings.env);

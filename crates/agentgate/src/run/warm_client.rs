@@ -8,9 +8,9 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentgate_core::config::Config;
+use agentgate_core::Config;
+use agentgate_core::EventSink;
 use agentgate_core::plan;
-use agentgate_core::run::EventSink;
 use agentgate_core::session_host::client::connect_or_start;
 use agentgate_core::session_host::{ClientLine, HostAddress, HostLine, HostRequest};
 use agentgate_store::StoreLocation;
@@ -41,7 +41,7 @@ pub(super) fn run(
     // Planned here too: a run the host would refuse is refused before a
     // host starts, with the same message.
     let (flags, task) = request.to_flags()?;
-    let planned = plan::plan(&cfg, &flags, task)?;
+    let planned = plan(&cfg, &flags, task)?;
     let location = store_choice::choose(store_choice::given(store)?, cfg.store.as_ref())?;
     // The host runs the tools (its relay outlives this client, as the warm
     // CLI's MCP server does); a registry that cannot be found is said here.

@@ -12,11 +12,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentgate_core::config::Config;
-use agentgate_core::plan::{self, RunFlags};
-use agentgate_core::prompt::TaskInput;
-use agentgate_core::run::{self, EventSink, RunOptions};
-use agentgate_core::settings::{PermissionMode, Settings};
+use agentgate_core::Config;
+use agentgate_core::TaskInput;
+use agentgate_core::{EventSink, RunOptions, run};
+use agentgate_core::{PermissionMode, Settings};
+use agentgate_core::{RunFlags, plan};
 use agentgate_fakellm::clients::Cli;
 use agentgate_protocol::Event;
 use agentgate_providers::McpServer;
@@ -172,7 +172,7 @@ pub fn mcp_tool_call(cli: Cli) {
         prompt: "Please look up the key k42.".into(),
         ..TaskInput::default()
     };
-    let mut plan = plan::plan(&Config::default(), &flags, task).unwrap();
+    let mut plan = plan(&Config::default(), &flags, task).unwrap();
     // Nothing of this process's environment (its HOME) reaches the CLI.
     for step in &mut plan.steps {
         step.request.env_clear = true;
@@ -187,7 +187,7 @@ pub fn mcp_tool_call(cli: Cli) {
         .build()
         .unwrap();
     let (_cancel, cancel_rx) = tokio::sync::mpsc::channel(1);
-    let outcome = runtime.block_on(run::run(&plan, &options, None, &mut events, cancel_rx));
+    let outcome = runtime.block_on(run(&plan, &options, None, &mut events, cancel_rx));
     let env = serde_json::to_value(&outcome.envelope).unwrap();
     let probe_lines: Vec<Value> = std::fs::read_to_string(&probe_log)
         .unwrap_or_default()

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use agentgate_core::output_schema::OutputSchema;
+use agentgate_core::OutputSchema;
 use agentgate_fakellm::clients::Cli;
 use agentgate_providers::codex::CODEX;
 use agentgate_providers::{CliRequest, Provider};

@@ -329,8 +329,8 @@ const READ_THEN_WRITE: &str = r#"turns:
 
 #[test]
 fn claude_codes_permission_requests_are_answered_by_the_policy() {
-    use agentgate_core::approvals::{ApprovalPolicy, Decision, Rule, ToolClass};
     use agentgate_core::warm::claude::ClaudeWarm;
+    use agentgate_core::{ApprovalPolicy, Decision, Rule, ToolClass};
     use agentgate_providers::claude::ClaudeDecoder;
     // The write goes to a folder of its own, named in the script.
     let target = tempfile::tempdir().unwrap();
@@ -418,9 +418,9 @@ const CODEX_READ_THEN_WRITE: &str = r#"turns:
 
 #[test]
 fn codexs_approval_requests_are_answered_by_the_policy() {
-    use agentgate_core::approvals::{ApprovalPolicy, Decision, Rule, ToolClass};
     use agentgate_core::warm::codex::{CodexThread, CodexWarm};
     use agentgate_core::warm::codex_decode::CodexAppServerDecoder;
+    use agentgate_core::{ApprovalPolicy, Decision, Rule, ToolClass};
     let server = FakeServer::start(CODEX_READ_THEN_WRITE);
     let client = Client::new(Cli::Codex, &server);
     let workdir = client.setup.workdir.clone();
@@ -478,9 +478,9 @@ fn codexs_approval_requests_are_answered_by_the_policy() {
 
 /// An ACP agent asked to write a file: asked, refused, not written.
 fn acp_write_is_refused(cli: Cli, args: Vec<String>, absolute: bool) {
-    use agentgate_core::approvals::{ApprovalPolicy, Decision, ToolClass};
     use agentgate_core::warm::acp::AcpWarm;
     use agentgate_core::warm::acp_decode::AcpDecoder;
+    use agentgate_core::{ApprovalPolicy, Decision, ToolClass};
     // Gemini refuses any path outside its folder without asking, so it
     // gets a relative one; Qwen wants an absolute one: a folder of its own.
     let target = tempfile::tempdir().unwrap();

@@ -12,14 +12,14 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use agentgate_core::approvals::{ApprovalPolicy, Decision};
-use agentgate_core::config::Config;
-use agentgate_core::plan::{self, Plan, RunFlags};
-use agentgate_core::prompt::TaskInput;
-use agentgate_core::run::{self, EventSink, RunOptions, RunOutcome};
-use agentgate_core::settings::Settings;
+use agentgate_core::Config;
+use agentgate_core::Settings;
+use agentgate_core::TaskInput;
 use agentgate_core::warm::desk::ApprovalDesk;
 use agentgate_core::warm::sessions::{WarmSessions, WarmSettings};
+use agentgate_core::{ApprovalPolicy, Decision};
+use agentgate_core::{EventSink, RunOptions, RunOutcome, run};
+use agentgate_core::{Plan, RunFlags, plan};
 use agentgate_fakellm::clients::Cli;
 use agentgate_protocol::Event;
 use agentgate_providers::PermissionMode;
@@ -103,7 +103,7 @@ impl Bench {
             prompt: prompt.into(),
             ..TaskInput::default()
         };
-        let mut plan = plan::plan(config, &flags, task).unwrap();
+        let mut plan = plan(config, &flags, task).unwrap();
         for step in &mut plan.steps {
             step.request.env_clear = true;
         }
@@ -122,7 +122,7 @@ impl Bench {
         let store: &dyn RunStore = &self.store;
         let outcome = self
             .runtime
-            .block_on(run::run(plan, &options, Some(store), &mut events, rx));
+            .block_on(run(plan, &options, Some(store), &mut events, rx));
         (outcome, events.0)
     }
 
