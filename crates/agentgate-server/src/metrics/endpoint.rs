@@ -17,7 +17,7 @@ use crate::state::AppState;
 
 /// `GET /metrics`: the Prometheus text format (version 0.0.4), behind the
 /// bearer token. Cluster gauges read from the store, then this process's
-/// counters since it started (see the README's "Metrics").
+/// counters since it started (see the book: docs/operating/metrics.md).
 #[utoipa::path(
     get,
     path = "/metrics",
