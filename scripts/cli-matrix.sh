@@ -144,7 +144,7 @@ fi
 
 echo "== building the tests"
 cargo test -p agentgate --test all --no-run --locked
-cargo test -p agentgate-core --test library_chain --no-run --locked
+cargo test -p agentgate-core --test all --no-run --locked
 
 # Install one set; prints its folder.
 install_set() { # "claude=V codex=V ... node=V"
@@ -180,8 +180,8 @@ for set in "${sets[@]}"; do
   : >"$log"
   AGENTGATE_TEST_CLIS=$dir cargo test -p agentgate --test all --locked -- \
     --skip suite::fault_drill:: "${test_args[@]}" 2>&1 | tee -a "$log" | grep -E '^test .* (FAILED|ok)$' | grep FAILED || true
-  AGENTGATE_TEST_CLIS=$dir cargo test -p agentgate-core --test library_chain --locked -- \
-    "${test_args[@]}" 2>&1 | sed 's/^test /test library_chain::/' | tee -a "$log" | grep FAILED || true
+  AGENTGATE_TEST_CLIS=$dir cargo test -p agentgate-core --test all --locked -- \
+    suite::library_chain "${test_args[@]}" 2>&1 | tee -a "$log" | grep FAILED || true
   results+=("$dir")
 done
 

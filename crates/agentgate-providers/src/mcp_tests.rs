@@ -1,7 +1,7 @@
 //! Each CLI's rendering of a request's MCP servers: the exact arguments,
 //! variables and files, the user's files left alone, and the refusals. (A
 //! described CLI's refusal needs the config loader: it is tested in
-//! `agentgate-core/tests/custom_provider.rs`.)
+//! `agentgate-core/tests/suite/custom_provider.rs`.)
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! of [`ApiDoc`]. Then regenerate the checked-in file:
 //!
 //! ```text
-//! AGENTGATE_BLESS=1 cargo test -p agentgate-server --test openapi
+//! AGENTGATE_BLESS=1 cargo test -p agentgate-server --test all -- suite::openapi
 //! ```
 //!
 //! (without `AGENTGATE_BLESS=1` that test fails when the file drifts from

@@ -14,7 +14,7 @@
 //! What each piece of evidence means is data: one table per provider (in
 //! the provider's folder, `providers/<name>/errors.rs`, read through its
 //! description), plus common rows and HTTP status defaults. Every row is
-//! exercised by real CLI output in `tests/classify.rs`. Reset times and
+//! exercised by real CLI output in `tests/suite/classify.rs`. Reset times and
 //! retry delays are parsed from the provider's words ([`parse_reset`],
 //! [`parse_retry_after`]), and CLIs that retry internally have their retry
 //! notices recognised ([`is_retry_notice`]) so the run loop can stop them

@@ -1,5 +1,5 @@
 //! Error texts seen in the field, shared by the classifier's tests
-//! (`tests/classify.rs` checks every row) and the replay decoders' tests.
+//! (`tests/suite/classify.rs` checks every row) and the replay decoders' tests.
 
 /// Texts seen in the field (PROVIDERS.md, the CLIs' issue trackers), as a
 /// failed run's final result text (`final`) or stderr (`stderr`).

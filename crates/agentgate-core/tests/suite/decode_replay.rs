@@ -509,11 +509,11 @@ fn every_cursor_and_agy_row_decides_a_transcript_or_text() {
     }
 }
 
-#[path = "../../agentgate-providers/tests/support/field_texts.rs"]
+#[path = "../../../agentgate-providers/tests/support/field_texts.rs"]
 mod field_texts;
 use field_texts::FIELD;
 
-/// `classify_field` of `tests/classify.rs`: the text alone, no decoder.
+/// `classify_field` of `tests/suite/classify.rs`: the text alone, no decoder.
 #[test]
 fn field_texts_classify_without_the_decoders_too() {
     let mut decided = BTreeSet::new();

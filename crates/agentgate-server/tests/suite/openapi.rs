@@ -1,5 +1,5 @@
 //! The checked-in `docs/openapi.json` is the generated document.
-//! `AGENTGATE_BLESS=1 cargo test -p agentgate-server --test openapi`
+//! `AGENTGATE_BLESS=1 cargo test -p agentgate-server --test all -- suite::openapi`
 //! rewrites it after an intended change of the API.
 
 use std::path::PathBuf;
@@ -20,7 +20,7 @@ fn the_checked_in_document_is_the_generated_one() {
     assert!(
         on_disk == generated,
         "{} is not the document the code generates. If the API change is intended, \
-         regenerate it:\n\n    AGENTGATE_BLESS=1 cargo test -p agentgate-server --test openapi\n",
+         regenerate it:\n\n    AGENTGATE_BLESS=1 cargo test -p agentgate-server --test all -- suite::openapi\n",
         path.display()
     );
 }

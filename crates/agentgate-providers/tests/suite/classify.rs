@@ -678,7 +678,7 @@ fn an_answer_that_only_mentions_an_api_error_is_not_one() {
 
 // ------------------------------------------------------------ field texts
 
-#[path = "support/field_texts.rs"]
+#[path = "../support/field_texts.rs"]
 mod field_texts;
 use field_texts::FIELD;
 

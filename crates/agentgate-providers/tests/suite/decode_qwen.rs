@@ -617,7 +617,7 @@ fn setup_failures_are_terminal_results() {
 }
 
 /// The classifier's own fixtures of Qwen (tests/fixtures/classify/qwen/),
-/// through the real decoder: the same kinds as in `tests/classify.rs`.
+/// through the real decoder: the same kinds as in `tests/suite/classify.rs`.
 #[test]
 fn the_classifier_fixtures_through_the_real_decoder() {
     for (case, kind) in [

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::support::keeper_path;
+use super::support::keeper_path;
 
 /// `supervise-once` started with SIGHUP, SIGINT, SIGQUIT and SIGTERM ignored
 /// (as `trap ''` does; ignored dispositions survive exec) and with signals

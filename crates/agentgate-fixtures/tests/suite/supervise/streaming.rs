@@ -9,7 +9,7 @@ use agentgate_supervise::{
 };
 use tokio::sync::mpsc;
 
-use crate::support::{RUN_BOUND, config, keeper_path};
+use super::support::{RUN_BOUND, config, keeper_path};
 
 async fn next_line(lines: &mut mpsc::Receiver<OutputLine>) -> String {
     match tokio::time::timeout(RUN_BOUND, lines.recv()).await {

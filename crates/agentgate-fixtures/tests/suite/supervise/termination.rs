@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use agentgate_supervise::{Control, EndReason, TerminationTable};
 
-use crate::support::{
+use super::support::{
     PidFile, assert_all_gone, config, misbehave, run, signal_names, start, texts,
 };
 

@@ -13,7 +13,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::{Pid, getsid};
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 
-use crate::support::{
+use super::support::{
     GONE_BOUND, PidFile, assert_alive, config, is_gone, keeper_path, misbehave, run, signal_names,
     start,
 };

@@ -11,7 +11,7 @@
     reason = "test code: a failed unwrap is a failed test"
 )]
 
-#[path = "../examples/run_chain.rs"]
+#[path = "../../examples/run_chain.rs"]
 #[expect(dead_code, reason = "the example's `main` is not called here")]
 mod example;
 

@@ -761,7 +761,7 @@ fn the_adapter_says_what_it_supports() {
     assert!(OPENCODE.exposes_reasoning());
 }
 
-/// opencode's rows on its own words, as `tests/classify.rs` checks field
+/// opencode's rows on its own words, as `tests/suite/classify.rs` checks field
 /// texts: printed on stderr by a CLI that exited 1.
 #[test]
 fn opencodes_rows_decide_its_texts() {

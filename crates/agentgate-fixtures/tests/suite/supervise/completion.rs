@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use agentgate_supervise::EndReason;
 
-use crate::support::{PidFile, assert_all_gone, config, misbehave, run, signal_names, texts};
+use super::support::{PidFile, assert_all_gone, config, misbehave, run, signal_names, texts};
 
 #[tokio::test]
 async fn a_completed_run_leaves_no_grandchild() {

@@ -6,7 +6,7 @@ use agentgate_supervise::{EndReason, MAX_LINE_BYTES, Stream};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::support::{PidFile, assert_alive, assert_all_gone, config, misbehave, run, texts};
+use super::support::{PidFile, assert_alive, assert_all_gone, config, misbehave, run, texts};
 
 fn the_pattern(bytes: &[u8]) -> bool {
     bytes

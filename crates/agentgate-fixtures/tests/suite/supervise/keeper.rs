@@ -8,7 +8,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::{Pid, getpgid};
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 
-use crate::support::{
+use super::support::{
     PidFile, assert_all_gone, config, keeper_path, misbehave, run, signal_names, start, texts,
 };
 

@@ -7,7 +7,7 @@ use agentgate_supervise::{EndReason, Invocation, SupervisorConfig, WarmKeeper};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::support::{PidFile, assert_all_gone, config, keeper_path, misbehave, run, texts};
+use super::support::{PidFile, assert_all_gone, config, keeper_path, misbehave, run, texts};
 
 fn warm_config(warm: &WarmKeeper) -> SupervisorConfig {
     SupervisorConfig {

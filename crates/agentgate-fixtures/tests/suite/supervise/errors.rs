@@ -2,7 +2,7 @@
 
 use agentgate_supervise::{Invocation, SuperviseError, SupervisorConfig};
 
-use crate::support::{config, keeper_path, misbehave, start};
+use super::support::{config, keeper_path, misbehave, start};
 
 #[tokio::test]
 async fn a_missing_program_is_reported_as_not_found() {

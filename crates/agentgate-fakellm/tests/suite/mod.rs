@@ -1,0 +1,2 @@
+mod server;
+mod stream_faults;

@@ -1,0 +1,3 @@
+mod forwarding;
+mod supervise;
+mod warm_process;

@@ -1,0 +1,3 @@
+mod classify;
+mod decode;
+mod decode_qwen;
