@@ -330,9 +330,3 @@ pub struct UnknownProvider {
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_automation;
-#[cfg(test)]
-mod tests_migrate;
-#[cfg(test)]
-mod tests_native;

@@ -273,5 +273,4 @@ pub(super) async fn settle(rw: RunWorktree, em: &mut Emitter<'_>) -> WorkspaceRe
 }
 
 #[cfg(test)]
-#[path = "worktree_tests.rs"]
 mod tests;

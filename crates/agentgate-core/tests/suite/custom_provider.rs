@@ -530,7 +530,7 @@ mod decoder {
 
 /// A described CLI has no per-run way to take MCP servers: it refuses,
 /// naming the provider, and writes nothing (the built-in CLIs' refusals
-/// are tested in `agentgate-providers`' `mcp_tests.rs`).
+/// are tested in `agentgate-providers`' `src/tests/mcp.rs`).
 #[cfg(test)]
 mod mcp {
     use std::path::{Path, PathBuf};

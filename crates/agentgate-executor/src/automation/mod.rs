@@ -37,8 +37,4 @@ use crate::clock::Clock;
 #[cfg(test)]
 mod test_support;
 #[cfg(test)]
-mod tests_runner;
-#[cfg(test)]
-mod tests_schedule;
-#[cfg(test)]
-mod tests_watch;
+mod tests;

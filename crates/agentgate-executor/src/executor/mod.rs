@@ -496,5 +496,3 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 mod test_store;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_end;

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use agentgate_core::sealed::KeyRing;
 
-use super::runner::{Automation, AutomationError};
-use super::test_support::{FakeClock, TestStore, config};
+use super::super::runner::{Automation, AutomationError};
+use super::super::test_support::{FakeClock, TestStore, config};
 
 /// Wait (at most 20 s) until `done` holds.
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 
-use super::tests::{invalid, parse};
-use super::*;
+use super::super::*;
+use super::{invalid, parse};
 use crate::settings::{PermissionMode, WorkspaceMode};
 
 const FULL: &str = r#"version: 1

@@ -240,3 +240,9 @@ fn files_are_read_from_their_source() {
         "{e}"
     );
 }
+
+mod automation;
+
+mod migrate;
+
+mod native;

@@ -227,3 +227,5 @@ fn the_quota_held_against_a_job_is_the_account_this_host_names() {
     assert_eq!(waiting.attempts, 0);
     executor.drain(Duration::ZERO);
 }
+
+mod end;

@@ -14,9 +14,9 @@ use agentgate_store::{
 };
 use jiff::Timestamp;
 
-use super::test_support::{TestStore, config, ts};
-use super::watch::FolderWatcher;
-use super::watch_files::ErrorRecord;
+use super::super::test_support::{TestStore, config, ts};
+use super::super::watch::FolderWatcher;
+use super::super::watch_files::ErrorRecord;
 
 struct Folder {
     dir: tempfile::TempDir,

@@ -2,8 +2,8 @@
 
 use agentgate_store::{FinalState, JobQueue, JobState};
 
-use super::schedule::{FireOutcome, Scheduler, schedule_key};
-use super::test_support::{TestStore, config, ts};
+use super::super::schedule::{FireOutcome, Scheduler, schedule_key};
+use super::super::test_support::{TestStore, config, ts};
 
 fn every_five(overlap: &str, catch_up: &str) -> String {
     format!(

@@ -12,9 +12,9 @@ use agentgate_protocol::ErrorKind;
 use agentgate_store::{JobQueue, JobRecord, JobState, RunStatus, RunStore};
 use serde_json::json;
 
-use super::test_store::{Call, GatedStore};
-use super::tests::{HeldClock, job, t};
-use super::*;
+use super::super::test_store::{Call, GatedStore};
+use super::super::*;
+use super::{HeldClock, job, t};
 
 /// A stand-in `claude` that stamps each start in `DIR/starts`, waits for
 /// `DIR/go` when `wait` is set, and answers `answer` (a stream-json line)

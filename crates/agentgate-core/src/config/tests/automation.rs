@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::tests::{invalid, parse};
-use super::*;
+use super::super::*;
+use super::{invalid, parse};
 
 const BOTH: &str = r#"version: 1
 schedules:
@@ -242,7 +242,7 @@ fn store_names_a_postgres_url_or_a_sqlite_file_beside_the_config() {
 #[test]
 fn approvals_are_read_in_order_with_their_lines() {
     use crate::approvals::{Decision, ToolClass};
-    let cfg = super::tests::parse(
+    let cfg = super::parse(
         "version: 1\napprovals:\n  default: ask\n  ask_timeout: 90s\n  rules:\n    - {class: read, decision: allow}\n    - {class: write, path: \"src/**\", decision: allow}\n    - {command: \"git status*\", decision: allow}\n",
     )
     .unwrap();
@@ -255,7 +255,7 @@ fn approvals_are_read_in_order_with_their_lines() {
     assert_eq!(a.rules[2].decision, Decision::Allow);
     assert_eq!(a.rules[1].label, "approvals.rules[1] (line 7)");
     // Without the section every request is denied.
-    let none = super::tests::parse("version: 1\n").unwrap();
+    let none = super::parse("version: 1\n").unwrap();
     assert_eq!(none.approvals.default, Decision::Deny);
     assert!(none.approvals.rules.is_empty());
 }
@@ -281,7 +281,7 @@ fn bad_approvals_are_located() {
         ("version: 1\napprovals:\n  ask_timeout: 0s\n", 3, "above 0"),
         ("version: 1\napprovals:\n  mode: ask\n", 3, "mode"),
     ] {
-        let (at, message) = super::tests::invalid(text);
+        let (at, message) = super::invalid(text);
         assert_eq!(at, Some(line), "{text}: {message}");
         assert!(message.contains(says), "{text}: {message}");
     }

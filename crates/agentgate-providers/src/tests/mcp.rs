@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::agy::AGY;
-use super::claude::CLAUDE;
-use super::codex::CODEX;
-use super::cursor::CURSOR;
-use super::gemini::GEMINI;
-use super::opencode::OPENCODE;
-use super::qwen::QWEN;
-use super::test_support::req;
-use super::{CliCommand, CliRequest, Description, McpServer, Provider, Scratch, builtins};
+use crate::agy::AGY;
+use crate::claude::CLAUDE;
+use crate::codex::CODEX;
+use crate::cursor::CURSOR;
+use crate::gemini::GEMINI;
+use crate::opencode::OPENCODE;
+use crate::qwen::QWEN;
+use crate::test_support::req;
+use crate::{CliCommand, CliRequest, Description, McpServer, Provider, Scratch, builtins};
 
 fn probe() -> McpServer {
     let mut s = McpServer::new("probe", "/opt/probe", &["--key", "a \"b\" \\c"]);

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource};
 
-use super::tests::{invalid, parse, parse_at};
-use super::*;
+use super::super::*;
+use super::{invalid, parse, parse_at};
 use agentgate_providers::argv::PromptInput;
 use agentgate_providers::custom::OutputFormat;
 use agentgate_providers::{ArgTemplate, Placeholder};

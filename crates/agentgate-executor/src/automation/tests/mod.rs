@@ -1,0 +1,5 @@
+//! The automation's tests: the runner, the schedules, the watched folders.
+
+mod runner;
+mod schedule;
+mod watch;
