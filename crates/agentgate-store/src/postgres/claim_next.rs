@@ -14,8 +14,8 @@
 //!   end, a release, a retry or a lease taken back needs no slot write and
 //!   nothing can drift. Two claimers never hold one slot, so together they
 //!   never pass a limit, on one host or many; neither waits for the other.
-//!   Because that release is read from the jobs, a slot's holder is
-//!   checked again under the slot's lock by a statement of its own
+//!   Because that release is read from the jobs, the write that takes a
+//!   slot asks again whether it is free, under the slot's lock
 //!   (`take_slot`): the look's snapshot can predate the claim that just
 //!   took the slot.
 //! - A slot scope with no free slot: for `all`, nothing may start
@@ -87,35 +87,42 @@ pub(super) fn next_queued_sql() -> String {
     )
 }
 
-/// One slot of `$1` among 1..`$2`, not among `$3`, that is free by this
-/// statement's snapshot, locked; with its holder as the lock found it.
-/// The snapshot may predate the holder's commit (see [`take_slot`]).
-const LOCK_SLOT: &str = "SELECT s.n, s.job_id, s.lease_token FROM claim_slots AS s \
-    WHERE s.scope = $1 AND s.n <= $2 AND s.n <> ALL($3) \
-      AND (s.job_id IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS j \
-           WHERE j.job_id = s.job_id AND j.state = 'running' \
-             AND j.lease_token = s.lease_token)) \
-    ORDER BY s.n LIMIT 1 FOR UPDATE OF s SKIP LOCKED";
+/// Whether slot row `s` is free: empty, or its job no longer runs under
+/// the lease token it names (released lazily, see the module notes).
+const SLOT_FREE: &str = "(s.job_id IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS j \
+    WHERE j.job_id = s.job_id AND j.state = 'running' AND j.lease_token = s.lease_token))";
 
-/// Whether job `$1` runs under lease token `$2`.
-const STILL_HELD: &str = "SELECT EXISTS (SELECT 1 FROM jobs \
-    WHERE job_id = $1 AND state = 'running' AND lease_token = $2)";
+/// One slot of `$1` among 1..`$2`, not among `$3`, free by this
+/// statement's snapshot, locked. The snapshot may predate the claim that
+/// took it (see [`take_slot`]).
+fn lock_slot_sql() -> String {
+    format!(
+        "SELECT s.n FROM claim_slots AS s \
+         WHERE s.scope = $1 AND s.n <= $2 AND s.n <> ALL($3) AND {SLOT_FREE} \
+         ORDER BY s.n LIMIT 1 FOR UPDATE OF s SKIP LOCKED"
+    )
+}
 
-/// Slot `$2` of `$1` is now job `$3`'s, under token `$4`.
-const WRITE_SLOT: &str =
-    "UPDATE claim_slots SET job_id = $3, lease_token = $4 WHERE scope = $1 AND n = $2";
+/// Slot `$2` of `$1`, locked by this transaction, becomes job `$3`'s under
+/// token `$4` if it is free by this statement's snapshot.
+fn write_slot_sql() -> String {
+    format!(
+        "UPDATE claim_slots AS s SET job_id = $3, lease_token = $4 \
+         WHERE s.scope = $1 AND s.n = $2 AND {SLOT_FREE}"
+    )
+}
 
 /// Takes one free slot of `scope` among 1..`count` for `job_id` under
 /// `token`; whether one was free.
 ///
-/// The look ([`LOCK_SLOT`]) reads the jobs by its statement's snapshot.
-/// When the slot it locks was taken by a claim that committed after that
-/// snapshot, PostgreSQL re-checks the slot row as that claim left it, but
-/// its job still by the old snapshot, where it was not yet running: the
-/// slot looks free. So the holder found under the lock is checked again by
-/// a statement of its own ([`STILL_HELD`]), whose snapshot, taken with the
-/// lock held, sees every claim that wrote the slot. Each look excludes
-/// the slots found held, so at most `count` looks.
+/// The look reads the jobs by its statement's snapshot. When the slot it
+/// locks was taken by a claim that committed after that snapshot,
+/// PostgreSQL re-checks the slot row as that claim left it, but its job
+/// still by the old snapshot, where it was not yet running: the slot looks
+/// free. So the write asks again whether the slot is free, as a statement
+/// of its own: its snapshot, taken with the lock held, sees every claim
+/// that wrote the slot. A slot found held is excluded from the next look,
+/// so at most `count` looks.
 async fn take_slot(
     tx: &Transaction<'_>,
     scope: &str,
@@ -125,25 +132,21 @@ async fn take_slot(
 ) -> Result<bool, PgError> {
     let mut held: Vec<i32> = Vec::new();
     while held.len() <= usize::try_from(count).unwrap_or(usize::MAX) {
-        let Some(slot) = tx.query_opt(LOCK_SLOT, &[&scope, &count, &held]).await? else {
+        let Some(slot) = tx
+            .query_opt(&lock_slot_sql(), &[&scope, &count, &held])
+            .await?
+        else {
             return Ok(false);
         };
         let n: i32 = slot.try_get(0)?;
-        let holder: Option<String> = slot.try_get(1)?;
-        let holder_token: Option<String> = slot.try_get(2)?;
-        if let (Some(holder), Some(holder_token)) = (holder, holder_token) {
-            let still: bool = tx
-                .query_one(STILL_HELD, &[&holder, &holder_token])
-                .await?
-                .try_get(0)?;
-            if still {
-                held.push(n);
-                continue;
-            }
+        if tx
+            .execute(&write_slot_sql(), &[&scope, &n, &job_id, &token.0])
+            .await?
+            == 1
+        {
+            return Ok(true);
         }
-        tx.execute(WRITE_SLOT, &[&scope, &n, &job_id, &token.0])
-            .await?;
-        return Ok(true);
+        held.push(n);
     }
     Ok(false)
 }
