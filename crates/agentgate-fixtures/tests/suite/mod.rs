@@ -1,3 +1,1 @@
-mod forwarding;
-mod supervise;
 mod warm_process;

@@ -78,7 +78,7 @@ async fn start(program: &PathBuf) -> WarmProcess {
                 interrupt_grace: Duration::from_millis(300),
                 terminate_grace: Duration::from_millis(300),
             },
-            keeper: Some(PathBuf::from(env!("CARGO_BIN_EXE_keeper"))),
+            keeper: Some(PathBuf::from(env!("CARGO_BIN_EXE_fixture-keeper"))),
             ..SupervisorConfig::default()
         },
         protocol: Box::new(ClaudeWarm::new()),
@@ -232,7 +232,7 @@ async fn a_refused_call_asked_again_stops_the_turn() {
     step.timeout = Some(Duration::from_secs(30));
     let plan = Plan::single(step);
     let options = RunOptions {
-        keeper: Some(PathBuf::from(env!("CARGO_BIN_EXE_keeper"))),
+        keeper: Some(PathBuf::from(env!("CARGO_BIN_EXE_fixture-keeper"))),
         ..RunOptions::default()
     };
     let mut events = Events::default();

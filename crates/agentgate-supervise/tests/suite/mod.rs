@@ -1,0 +1,2 @@
+mod forwarding;
+mod supervise;
