@@ -5,8 +5,13 @@
 //! is listed in `docs/SUMMARY.md`. Anchors are computed as mdBook makes
 //! them (lowercase, whitespace to `-`, other punctuation than `-` and `_`
 //! dropped, a repeated heading numbered `-1`, `-2`, ...). Links to other
-//! sites (`http:`, `https:`, `mailto:`) are not fetched. Text inside code
-//! (fenced blocks and `inline code`) is not a link.
+//! sites (`http:`, `https:`, `mailto:`) are not fetched, except links to
+//! the project's own files on its repository (`<repository>/blob/main/<path>`
+//! or `/tree/main/<path>`, the `repository` of the workspace's Cargo.toml),
+//! which must name a file or folder of this tree. A book page links
+//! relatively only inside the book (the built site has nothing else); a file
+//! outside `docs/` is linked on the repository. Text inside code (fenced
+//! blocks and `inline code`) is not a link.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
@@ -117,6 +122,31 @@ fn the_link_checker_sees_what_is_broken() {
         check_link(dir.path(), &page, "https://example.com/gone", &mut anchors),
         None
     );
+
+    // The project's own files on its repository are checked; a book page
+    // may not link relatively out of the book.
+    let root = workspace_root();
+    let book_page = root.join("docs/guide/library.md");
+    let on_repository =
+        |path: &str| format!("https://github.com/agentgate/agentgate/blob/main/{path}");
+    assert_eq!(
+        check_link(&root, &book_page, &on_repository("AGENTS.md"), &mut anchors),
+        None
+    );
+    assert_eq!(
+        check_link(&root, &book_page, &on_repository("GONE.md"), &mut anchors).as_deref(),
+        Some("GONE.md is not a file of this tree")
+    );
+    assert_eq!(
+        check_link(&root, &book_page, "../../AGENTS.md", &mut anchors).as_deref(),
+        Some(
+            "AGENTS.md is outside the book, which the built site does not hold: link it on the repository"
+        )
+    );
+    assert_eq!(
+        check_link(&root, &root.join("README.md"), "AGENTS.md", &mut anchors),
+        None
+    );
 }
 
 /// README.md, AGENTS.md, `crates/*/README.md` and every `docs/**/*.md`.
@@ -158,6 +188,10 @@ fn check_link(
     link: &str,
     anchors: &mut HashMap<PathBuf, BTreeSet<String>>,
 ) -> Option<String> {
+    if let Some(file) = repository_file(root, link) {
+        let target = normalise(&root.join(file.split('#').next().unwrap_or("")));
+        return (!target.exists()).then(|| format!("{file} is not a file of this tree"));
+    }
     if is_external(link) {
         return None;
     }
@@ -178,6 +212,12 @@ fn check_link(
     if !target.exists() {
         return Some(format!("{shown} does not exist"));
     }
+    let book = root.join("docs");
+    if page.starts_with(&book) && !target.starts_with(&book) {
+        return Some(format!(
+            "{shown} is outside the book, which the built site does not hold: link it on the repository"
+        ));
+    }
     let anchor = anchor?;
     if target.extension().is_none_or(|e| e != "md") {
         return None;
@@ -190,6 +230,21 @@ fn check_link(
     } else {
         Some(format!("no heading of {shown} has the anchor #{anchor}"))
     }
+}
+
+/// The path in this tree that `link` names on the project's repository
+/// (`<repository>/blob/main/<path>` or `<repository>/tree/main/<path>`).
+fn repository_file<'a>(root: &Path, link: &'a str) -> Option<&'a str> {
+    // A folder without a manifest (the checker's own test) has no repository.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).ok()?;
+    let repository = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("repository = "))
+        .map(|value| value.trim().trim_matches('"'))?;
+    let rest = link.strip_prefix(repository)?;
+    ["/blob/main/", "/tree/main/"]
+        .iter()
+        .find_map(|kind| rest.strip_prefix(kind))
 }
 
 fn is_external(link: &str) -> bool {
