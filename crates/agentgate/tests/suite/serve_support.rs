@@ -90,6 +90,11 @@ impl Serve {
         }
     }
 
+    /// What the server has written to stderr so far (its log).
+    pub fn stderr_so_far(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
