@@ -65,6 +65,7 @@
 #![warn(missing_docs)]
 
 mod approvals;
+mod coalesce;
 mod config;
 mod cron;
 mod engine;
@@ -92,6 +93,7 @@ pub use approvals::{
     ApprovalPolicy, DEFAULT_ASK_TIMEOUT, Decision, Rule, ToolCall, ToolClass, Verdict,
     class_of_acp_kind, class_of_tool, unwrap_shell,
 };
+pub use coalesce::{Chunk, ChunkFollower, CoalesceMode, CoalesceOptions, Coalescer};
 pub use config::{
     ACCOUNT_MAX_LEN, AgentMode, AgentSpec, CATCH_UP_MAX, CONFIG_ENV, CONFIG_VERSION, ChainSpec,
     Config, ConfigError, ConfigFormat, ConfigSource, DEFAULT_CHAIN, DEFAULT_MAX_RUNNING,

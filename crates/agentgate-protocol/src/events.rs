@@ -15,9 +15,10 @@ use crate::workflow::{
 };
 
 pub use payloads::{
-    CancelReason, CancelledEvent, HeartbeatEvent, LogEvent, LogLevel, MessageEvent, RateLimitEvent,
-    RateLimitStatus, ResultEvent, SessionEvent, StartEvent, StatusEvent, TextDeltaEvent,
-    ThinkingEvent, ToolMessageEvent, ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
+    AnswerChunkEvent, CancelReason, CancelledEvent, HeartbeatEvent, LogEvent, LogLevel,
+    MessageEvent, RateLimitEvent, RateLimitStatus, ResultEvent, SessionEvent, StartEvent,
+    StatusEvent, TextDeltaEvent, ThinkingEvent, ToolMessageEvent, ToolResultEvent, ToolUseEvent,
+    UsageEvent, UsageScope,
 };
 pub use raw::{RawEvent, RawStream};
 
@@ -55,6 +56,7 @@ pub const EVENT_TYPES: &[&str] = &[
     "task_done",
     "approval_request",
     "approval_decision",
+    "answer_chunk",
 ];
 
 /// One event of a run's stream: the common header plus a typed body.
@@ -219,6 +221,11 @@ pub enum EventBody {
     /// agentgate answered a permission request.
     #[serde(rename = "approval_decision")]
     ApprovalDecision(ApprovalDecisionEvent),
+    /// A readable piece of the answer, cut at a paragraph, sentence or
+    /// line by a coalescing follower (`--coalesce`, `?coalesce=`); never
+    /// in a run's stored stream.
+    #[serde(rename = "answer_chunk")]
+    AnswerChunk(AnswerChunkEvent),
     /// An event whose `type` this version does not know (written by a newer
     /// agentgate): all its body fields, `type` included, kept as they came.
     /// It serializes back unchanged. Never written by this version, so it is
@@ -257,6 +264,7 @@ impl EventBody {
             Self::TaskDone(_) => "task_done",
             Self::ApprovalRequest(_) => "approval_request",
             Self::ApprovalDecision(_) => "approval_decision",
+            Self::AnswerChunk(_) => "answer_chunk",
             Self::Unknown(fields) => fields.get("type").and_then(Value::as_str).unwrap_or(""),
         }
     }

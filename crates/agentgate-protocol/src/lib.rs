@@ -49,10 +49,11 @@ pub use envelope::{
 };
 pub use error::{ErrorInfo, ErrorKind, ErrorSource, ToolErrorCode, UnknownErrorKind};
 pub use events::{
-    CancelReason, CancelledEvent, Cut, EVENT_TYPES, Event, EventBody, HeartbeatEvent, LogEvent,
-    LogLevel, MessageEvent, PROTOCOL_VERSION, RateLimitEvent, RateLimitStatus, RawEvent, RawStream,
-    ResultEvent, SessionEvent, StartEvent, StatusEvent, TaskProgressEvent, TextDeltaEvent,
-    ThinkingEvent, ToolMessageEvent, ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
+    AnswerChunkEvent, CancelReason, CancelledEvent, Cut, EVENT_TYPES, Event, EventBody,
+    HeartbeatEvent, LogEvent, LogLevel, MessageEvent, PROTOCOL_VERSION, RateLimitEvent,
+    RateLimitStatus, RawEvent, RawStream, ResultEvent, SessionEvent, StartEvent, StatusEvent,
+    TaskProgressEvent, TextDeltaEvent, ThinkingEvent, ToolMessageEvent, ToolResultEvent,
+    ToolUseEvent, UsageEvent, UsageScope,
 };
 pub use exit_code::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OUTPUT_CLOSED, EXIT_OUTPUT_FAILED,

@@ -232,6 +232,53 @@ pub enum StatusEvent {
         /// The notice text.
         detail: String,
     },
+    /// agentgate's own: the attempt's wall-clock deadline (`timeout`) is
+    /// near (`timeout_warn`). The attempt goes on.
+    #[serde(rename = "timeout_warning")]
+    TimeoutWarning {
+        /// Time left until the deadline, in milliseconds.
+        remaining_ms: u64,
+        /// Time since the CLI started, in milliseconds.
+        elapsed_ms: u64,
+        /// When the deadline falls, RFC 3339 in UTC.
+        #[schemars(extend("format" = "date-time"))]
+        deadline: String,
+    },
+    /// agentgate's own: the deadline came while the CLI was still printing
+    /// (within `extend_on_activity`), so it moved later, never past
+    /// `max_timeout` from the CLI's start.
+    #[serde(rename = "timeout_extended")]
+    TimeoutExtended {
+        /// How far the deadline moved, in milliseconds.
+        extended_by_ms: u64,
+        /// Time left until the new deadline, in milliseconds.
+        remaining_ms: u64,
+        /// Time since the CLI started, in milliseconds.
+        elapsed_ms: u64,
+        /// The new deadline, RFC 3339 in UTC.
+        #[schemars(extend("format" = "date-time"))]
+        deadline: String,
+    },
+}
+
+/// Body of `answer_chunk`: a readable piece of the answer text as it
+/// streamed (`text_delta`, or `message` where the CLI gives whole
+/// messages), cut at a paragraph, sentence or line, never inside a word or
+/// an open code fence. The chunks of one follower concatenate exactly to
+/// the text it streamed; they are a view made by the follower that asked
+/// for them, not events of the run's stored stream (they carry the header
+/// of the event after which they were cut, its `seq` included).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AnswerChunkEvent {
+    /// The chunk's text.
+    pub text: String,
+    /// The chunk's number in this follower's stream, from 0.
+    pub index: u64,
+    /// Where the chunk starts in the streamed text, in bytes of UTF-8.
+    pub offset: u64,
+    /// Why it was cut here: `paragraph`, `sentence`, `line`, `word`,
+    /// `size`, `idle`, `message` (a message ended) or `end` (the text ended).
+    pub boundary: String,
 }
 
 /// Body of `heartbeat`: emitted while the agent is silent, so a consumer can

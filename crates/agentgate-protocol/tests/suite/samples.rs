@@ -303,6 +303,23 @@ pub fn bodies() -> Vec<EventBody> {
             rule: Some("approvals.rules[1] (line 7)".to_owned()),
             message: Some("denied by approvals.rules[1]".to_owned()),
         }),
+        EventBody::AnswerChunk(agentgate_protocol::AnswerChunkEvent {
+            text: "The first paragraph.\n\n".to_owned(),
+            index: 0,
+            offset: 0,
+            boundary: "paragraph".to_owned(),
+        }),
+        EventBody::Status(StatusEvent::TimeoutWarning {
+            remaining_ms: 120_000,
+            elapsed_ms: 480_000,
+            deadline: "2026-05-01T12:10:00.000Z".to_owned(),
+        }),
+        EventBody::Status(StatusEvent::TimeoutExtended {
+            extended_by_ms: 300_000,
+            remaining_ms: 300_000,
+            elapsed_ms: 600_000,
+            deadline: "2026-05-01T12:15:00.000Z".to_owned(),
+        }),
     ]
 }
 
