@@ -1,6 +1,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::deadline::{DeadlinePolicy, NoticeSender};
 use super::warm::WarmKeeper;
 
 /// How [`supervise`](super::supervise) bounds and ends a run.
@@ -13,6 +14,12 @@ pub struct SupervisorConfig {
     /// Wall-clock limit from spawn; past it the run is terminated and ends as
     /// [`EndReason::Timeout`](super::EndReason::Timeout).
     pub timeout: Option<Duration>,
+    /// Warnings before `timeout`'s deadline and its extension while the
+    /// CLI prints (ignored without `timeout`).
+    pub deadline: DeadlinePolicy,
+    /// Where the deadline's warnings and extensions are sent, as they
+    /// happen (`None`: not sent; an extension still happens).
+    pub deadline_notices: Option<NoticeSender>,
     /// Limit on silence: reset by every byte on stdout or stderr and by
     /// [`Control::Activity`](super::Control::Activity); past it the run is
     /// terminated and ends as
@@ -50,6 +57,8 @@ impl Default for SupervisorConfig {
     fn default() -> Self {
         SupervisorConfig {
             timeout: None,
+            deadline: DeadlinePolicy::default(),
+            deadline_notices: None,
             idle_timeout: None,
             grace: TerminationTable::default(),
             result_grace: Duration::from_secs(5),

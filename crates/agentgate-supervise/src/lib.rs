@@ -1,5 +1,6 @@
 //! The process supervisor: runs one agent CLI in its own process group, with
-//! a wall-clock deadline, an idle watchdog, cancellation, a termination table
+//! a wall-clock deadline (with warnings before it and an extension while
+//! the CLI prints), an idle watchdog, cancellation, a termination table
 //! (SIGINT, grace, SIGTERM, grace, SIGKILL to the whole group) and a bounded
 //! drain of its output, and leaves no process of the group behind.
 //!
@@ -13,6 +14,7 @@
 
 mod config;
 mod control;
+mod deadline;
 mod error;
 mod forward;
 mod group;
@@ -33,6 +35,7 @@ mod warm_request;
 
 pub use config::{SupervisorConfig, TerminationTable};
 pub use control::Control;
+pub use deadline::{DeadlineNotice, DeadlinePolicy, NoticeSender, WarnPoint};
 pub use error::SuperviseError;
 pub use forward::{SignalForwarding, install_signal_forwarding};
 pub use invocation::Invocation;

@@ -8,6 +8,7 @@ use tokio::time::{Instant, sleep_until, timeout_at};
 
 use super::config::SupervisorConfig;
 use super::control::Control;
+use super::deadline::{Wall, WallWake};
 use super::error::SuperviseError;
 use super::group::KillOnDrop;
 use super::invocation::Invocation;
@@ -110,7 +111,10 @@ pub async fn supervise_with_stdin(
     }
 
     let mut term = Terminator::new(cfg.grace, group, keeper, started);
-    let wall = cfg.timeout.map(|t| started + t);
+    let mut wall = cfg
+        .timeout
+        .map(|t| Wall::new(started, t, cfg.deadline.clone()));
+    let mut last_output: Option<Instant> = None;
     let mut idle = cfg.idle_timeout.map(|t| Instant::now() + t);
     let mut result_deadline: Option<Instant> = None;
     let mut control_open = true;
@@ -138,8 +142,25 @@ pub async fn supervise_with_stdin(
                     Some(Control::Activity) => idle = cfg.idle_timeout.map(|t| Instant::now() + t),
                 },
                 () = sleep_opt(result_deadline), if timers => term.begin(EndReason::ResultThenHang),
-                () = sleep_opt(wall), if timeouts => term.begin(EndReason::Timeout),
-                () = activity.notified() => idle = cfg.idle_timeout.map(|t| Instant::now() + t),
+                () = sleep_opt(wall.as_ref().map(Wall::next_wake)), if timeouts => {
+                    if let Some(w) = &mut wall {
+                        match w.wake(Instant::now(), last_output) {
+                            WallWake::Expired => term.begin(EndReason::Timeout),
+                            WallWake::Notices(notices) => {
+                                if let Some(tx) = &cfg.deadline_notices {
+                                    for n in notices {
+                                        let _ = tx.0.send(n);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                () = activity.notified() => {
+                    let now = Instant::now();
+                    last_output = Some(now);
+                    idle = cfg.idle_timeout.map(|t| now + t);
+                }
                 () = sleep_opt(idle), if timeouts => term.begin(EndReason::IdleTimeout),
             }
         }

@@ -13,6 +13,8 @@ mod support;
 
 #[path = "supervise/completion.rs"]
 mod completion;
+#[path = "supervise/deadline.rs"]
+mod deadline;
 #[path = "supervise/errors.rs"]
 mod errors;
 #[path = "supervise/keeper.rs"]

@@ -32,6 +32,8 @@ pub fn keeper_path() -> PathBuf {
 pub fn config() -> SupervisorConfig {
     SupervisorConfig {
         timeout: Some(Duration::from_secs(20)),
+        deadline: agentgate_supervise::DeadlinePolicy::default(),
+        deadline_notices: None,
         idle_timeout: None,
         grace: TerminationTable {
             interrupt_grace: Duration::from_millis(300),
