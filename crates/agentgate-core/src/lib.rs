@@ -131,7 +131,7 @@ pub use run::{
     parse_capture_streams, raw_line, run,
 };
 pub use run_flags::{NOW_ENV, RunFlags, SessionBusy, Tier, names as split_names, now_from_env};
-pub use settings::{PermissionMode, Settings, WorkspaceMode, parse_duration};
+pub use settings::{PermissionMode, Settings, WorkspaceMode, parse_duration, parse_timeout_warn};
 pub use workspace::{
     Change, ChangeKind, DEFAULT_WALK_LIMIT, RepoLocation, Snapshot, SnapshotKind, WorkspaceError,
     Worktree, add_worktree, head_commit, locate_repository, outside_allowlist, remove_worktree,

@@ -158,6 +158,16 @@ pub struct RunRequest {
     /// `--idle-timeout`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idle_timeout: Option<String>,
+    /// `--timeout-warn`: when to warn before `timeout`, e.g. `"80%,95%"`,
+    /// `"2m"`, `"off"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_warn: Option<String>,
+    /// `--extend-on-activity`, e.g. `"5m"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extend_on_activity: Option<String>,
+    /// `--max-timeout`, e.g. `"30m"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_timeout: Option<String>,
     /// `--max-provider-retries`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_provider_retries: Option<u32>,
@@ -335,6 +345,17 @@ impl RunRequest {
                 binary: self.binary.clone(),
                 timeout: duration("timeout", self.timeout.as_deref())?,
                 idle_timeout: duration("idle_timeout", self.idle_timeout.as_deref())?,
+                timeout_warn: self
+                    .timeout_warn
+                    .as_deref()
+                    .map(crate::settings::parse_timeout_warn)
+                    .transpose()
+                    .map_err(|e| RequestError::new("timeout_warn", e))?,
+                extend_on_activity: duration(
+                    "extend_on_activity",
+                    self.extend_on_activity.as_deref(),
+                )?,
+                max_timeout: duration("max_timeout", self.max_timeout.as_deref())?,
                 max_provider_retries: self.max_provider_retries,
                 permission_mode,
                 system: self.system.clone(),

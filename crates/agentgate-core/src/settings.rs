@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::retry_on::RetryOn;
 
 pub use agentgate_providers::PermissionMode;
+pub use agentgate_supervise::WarnPoint;
 
 /// What to do when a failed attempt changed the workspace before the next
 /// agent starts.
@@ -109,6 +110,13 @@ pub struct Settings {
     pub timeout: Option<Duration>,
     /// Limit on silence.
     pub idle_timeout: Option<Duration>,
+    /// When to warn before `timeout` (`timeout_warning` events); an empty
+    /// list: never.
+    pub timeout_warn: Option<Vec<WarnPoint>>,
+    /// Move `timeout` this much later when the CLI printed within as much.
+    pub extend_on_activity: Option<Duration>,
+    /// The limit of those moves, from the attempt's start.
+    pub max_timeout: Option<Duration>,
     /// Bound on the CLI's own retries of a failed model request.
     pub max_provider_retries: Option<u32>,
     /// What the agent may do unattended.
@@ -140,6 +148,9 @@ impl Settings {
             binary: self.binary.or_else(|| lower.binary.clone()),
             timeout: self.timeout.or(lower.timeout),
             idle_timeout: self.idle_timeout.or(lower.idle_timeout),
+            timeout_warn: self.timeout_warn.or_else(|| lower.timeout_warn.clone()),
+            extend_on_activity: self.extend_on_activity.or(lower.extend_on_activity),
+            max_timeout: self.max_timeout.or(lower.max_timeout),
             max_provider_retries: self.max_provider_retries.or(lower.max_provider_retries),
             permission_mode: self.permission_mode.or(lower.permission_mode),
             system: self.system.or_else(|| lower.system.clone()),
@@ -196,11 +207,61 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(total)
 }
 
+/// When to warn before the deadline, as written: `off`, or a
+/// comma-separated list of shares of the timeout (`80%`) and times left
+/// (`2m`, `30s`): `80%,95%`, `5m,1m`.
+pub fn parse_timeout_warn(s: &str) -> Result<Vec<WarnPoint>, String> {
+    let s = s.trim();
+    if s == "off" || s == "none" {
+        return Ok(Vec::new());
+    }
+    s.split(',')
+        .map(|item| {
+            let item = item.trim();
+            match item.strip_suffix('%') {
+                Some(p) => match p.trim().parse::<f64>() {
+                    Ok(p) if p > 0.0 && p < 100.0 => {
+                        // In (0, 100): a value from 1 to 999.
+                        let permille = (p * 10.0).round().clamp(1.0, 999.0);
+                        Ok(WarnPoint::Permille(permille as u16))
+                    }
+                    _ => Err(format!(
+                        "`{item}`: a share of the timeout is above 0% and below 100%"
+                    )),
+                },
+                None => match parse_duration(item) {
+                    Ok(d) if !d.is_zero() => Ok(WarnPoint::Remaining(d)),
+                    Ok(_) => Err(format!("`{item}`: give a time left above 0")),
+                    Err(e) => Err(format!(
+                        "{e}; a timeout warning is a share (80%) or a time left (2m), or `off`"
+                    )),
+                },
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    #[test]
+    fn timeout_warnings_are_shares_or_times_left() {
+        assert_eq!(
+            parse_timeout_warn("80%, 95.5%,2m").unwrap(),
+            [
+                WarnPoint::Permille(800),
+                WarnPoint::Permille(955),
+                WarnPoint::Remaining(Duration::from_secs(120))
+            ]
+        );
+        assert_eq!(parse_timeout_warn("off").unwrap(), []);
+        for bad in ["100%", "0%", "x%", "0s", "soon", ""] {
+            assert!(parse_timeout_warn(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn durations_take_the_usual_forms() {

@@ -71,6 +71,9 @@ pub fn client_failed(e: &ClientError) -> ExitCode {
 pub enum Follow {
     /// Each event as a JSON line, as `agentgate run --stream` prints them.
     Stream,
+    /// The same with the answer's `answer_chunk` events among them
+    /// (`--coalesce`), cut here.
+    Chunks(agentgate_core::CoalesceOptions),
     /// Only the envelope at the end, as `agentgate run` prints it.
     Envelope {
         /// Indent it (`None`: when stdout is a terminal).
@@ -134,6 +137,7 @@ pub async fn after_submit(
     client: &ApiClient,
     submitted: Result<(serde_json::Value, bool), ClientError>,
     stream: bool,
+    coalesce: Option<agentgate_core::CoalesceOptions>,
     wait: bool,
     pretty: Option<bool>,
     signals: StopSignals,
@@ -151,7 +155,9 @@ pub async fn after_submit(
             "agentgate: {run_id}: the run an earlier submission with this idempotency key created"
         );
     }
-    let how = if stream {
+    let how = if let (true, Some(options)) = (stream, coalesce) {
+        Follow::Chunks(options)
+    } else if stream {
         Follow::Stream
     } else if wait {
         Follow::Envelope { pretty }
@@ -176,6 +182,10 @@ pub async fn follow(
     mut signals: StopSignals,
 ) -> anyhow::Result<ExitCode> {
     let mut out = Stdout::new();
+    let mut chunks = match how {
+        Follow::Chunks(options) => Some(crate::run::ChunkPump::start(options)),
+        _ => None,
+    };
     let mut events = client.events(run_id, from);
     let mut cancelling = false;
     // The envelope of the last `result` (or `end`) seen: the run's, once
@@ -207,8 +217,15 @@ pub async fn follow(
         };
         match item {
             StreamItem::Event { text, value } => {
-                if let Follow::Stream = how {
-                    out.line(&text)?;
+                match (
+                    &chunks,
+                    serde_json::from_value::<agentgate_protocol::Event>(value.clone()),
+                ) {
+                    (Some(pump), Ok(event)) => pump.event(&event),
+                    (Some(_), Err(_)) | (None, _) if !matches!(how, Follow::Envelope { .. }) => {
+                        out.line(&text)?;
+                    }
+                    _ => {}
                 }
                 if value["type"] == "result" {
                     last_result = Some(value["envelope"].clone());
@@ -235,6 +252,9 @@ pub async fn follow(
                 }
             }
         }
+    }
+    if let Some(failed) = chunks.as_mut().and_then(crate::run::ChunkPump::finish) {
+        return Err(failed.into());
     }
     let value = last_result
         .with_context(|| format!("the event stream of {run_id} ended without its result"))?;

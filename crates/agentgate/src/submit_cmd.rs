@@ -32,7 +32,8 @@ are made absolute here, and the run's working directory is this one unless
 OUTPUT
   Without --wait or --stream: the server's answer, {\"run_id\", \"status\",
   ...}, then exit 0 (follow it with `agentgate tail RUN`). With --wait: the
-  envelope; with --stream: the events as JSON lines; both end with the audit
+  envelope; with --stream: the events as JSON lines (with --coalesce, the
+  answer's chunks among them, cut here as `agentgate run` cuts them); both end with the audit
   line on stderr and `agentgate run`'s exit code. SIGINT or SIGTERM while
   waiting cancels the run on the server (a second one stops waiting, 130).
 
@@ -57,6 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     request.priority = args.queue.priority;
     request.idempotency_key = args.queue.idempotency_key.clone();
     request.not_before = args.queue.not_before;
+    let coalesce = args.run.coalesce.options()?;
     let client = match args.server.client() {
         Ok(c) => c,
         Err(e) => return Ok(client_failed(&e)),
@@ -68,6 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             &client,
             submitted,
             args.run.stream,
+            coalesce,
             args.wait,
             args.run.pretty(),
             signals,

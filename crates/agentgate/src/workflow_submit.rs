@@ -65,6 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             &client,
             submitted,
             args.stream,
+            None,
             args.wait,
             args.pretty.then_some(true),
             signals,

@@ -119,6 +119,12 @@ pub(super) struct RawAgent {
     #[serde(default)]
     idle_timeout: Option<Spanned<Secs>>,
     #[serde(default)]
+    timeout_warn: Option<Spanned<String>>,
+    #[serde(default)]
+    extend_on_activity: Option<Spanned<Secs>>,
+    #[serde(default)]
+    max_timeout: Option<Spanned<Secs>>,
+    #[serde(default)]
     env: Option<Spanned<Entries<Text>>>,
     #[serde(default)]
     extra_args: Option<Spanned<Vec<Text>>>,
@@ -266,6 +272,9 @@ pub(super) fn convert(
         binary: raw.binary.as_ref(),
         timeout: raw.timeout.as_ref(),
         idle_timeout: raw.idle_timeout.as_ref(),
+        timeout_warn: raw.timeout_warn.as_ref(),
+        extend_on_activity: raw.extend_on_activity.as_ref(),
+        max_timeout: raw.max_timeout.as_ref(),
         max_provider_retries: raw.max_provider_retries.as_ref(),
         permission_mode: raw.permission_mode.as_ref(),
         system: raw.system.as_ref(),

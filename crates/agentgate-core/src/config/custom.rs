@@ -65,6 +65,12 @@ pub(super) struct RawProvider {
     pub timeout: Option<Spanned<Secs>>,
     #[serde(default)]
     pub idle_timeout: Option<Spanned<Secs>>,
+    #[serde(default)]
+    pub timeout_warn: Option<Spanned<String>>,
+    #[serde(default)]
+    pub extend_on_activity: Option<Spanned<Secs>>,
+    #[serde(default)]
+    pub max_timeout: Option<Spanned<Secs>>,
     /// The account the CLI is logged in to on this host (quota sharing).
     #[serde(default)]
     pub account: Option<Spanned<String>>,

@@ -85,6 +85,9 @@ pub(super) fn convert(
         max_provider_retries: raw.max_provider_retries.as_ref(),
         timeout: raw.timeout.as_ref(),
         idle_timeout: raw.idle_timeout.as_ref(),
+        timeout_warn: raw.timeout_warn.as_ref(),
+        extend_on_activity: raw.extend_on_activity.as_ref(),
+        max_timeout: raw.max_timeout.as_ref(),
         ..SettingsKeys::default()
     };
     d.settings = settings::convert(&keys, base, &label, &mut d.origins)?;

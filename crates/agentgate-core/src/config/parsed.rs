@@ -49,5 +49,5 @@ pub(super) fn check_version(version: &Spanned<u32>) -> Result<(), Fault> {
 
 /// The keys of a provider's defaults, for messages.
 pub(super) fn defaults_keys() -> &'static str {
-    "binary, extra_args, env, models, default_model, max_provider_retries, timeout and idle_timeout"
+    "binary, extra_args, env, models, default_model, max_provider_retries, timeout, idle_timeout, timeout_warn, extend_on_activity and max_timeout"
 }

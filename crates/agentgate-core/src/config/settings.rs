@@ -19,6 +19,9 @@ pub(super) struct SettingsKeys<'a> {
     pub binary: Option<&'a Spanned<String>>,
     pub timeout: Option<&'a Spanned<Secs>>,
     pub idle_timeout: Option<&'a Spanned<Secs>>,
+    pub timeout_warn: Option<&'a Spanned<String>>,
+    pub extend_on_activity: Option<&'a Spanned<Secs>>,
+    pub max_timeout: Option<&'a Spanned<Secs>>,
     pub max_provider_retries: Option<&'a Spanned<u32>>,
     pub permission_mode: Option<&'a Spanned<String>>,
     pub system: Option<&'a Spanned<String>>,
@@ -65,6 +68,21 @@ pub(super) fn convert(
     if let Some(t) = keys.idle_timeout {
         s.idle_timeout = Some(t.value.0);
         origins.set("idle_timeout", line(t));
+    }
+    if let Some(w) = keys.timeout_warn {
+        s.timeout_warn = Some(
+            crate::settings::parse_timeout_warn(&w.value)
+                .map_err(|m| Fault::at(w, label(format!("`timeout_warn`: {m}"))))?,
+        );
+        origins.set("timeout_warn", line(w));
+    }
+    if let Some(t) = keys.extend_on_activity {
+        s.extend_on_activity = Some(t.value.0).filter(|d| !d.is_zero());
+        origins.set("extend_on_activity", line(t));
+    }
+    if let Some(t) = keys.max_timeout {
+        s.max_timeout = Some(t.value.0);
+        origins.set("max_timeout", line(t));
     }
     if let Some(r) = keys.max_provider_retries {
         s.max_provider_retries = Some(r.value);

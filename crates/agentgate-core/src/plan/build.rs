@@ -189,6 +189,11 @@ pub(super) fn build_step(
     step.binary = settings.binary;
     step.timeout = settings.timeout;
     step.idle_timeout = settings.idle_timeout;
+    step.deadline = agentgate_supervise::DeadlinePolicy {
+        warn: settings.timeout_warn.clone().unwrap_or_default(),
+        extend_on_activity: settings.extend_on_activity,
+        max_timeout: settings.max_timeout,
+    };
     step.model_source = choice.source;
     step.model_resolution = choice.resolution;
     step.default_model = cfg.default_model(&name);

@@ -57,6 +57,8 @@ pub struct Step {
     pub timeout: Option<Duration>,
     /// Limit on silence.
     pub idle_timeout: Option<Duration>,
+    /// Warnings before `timeout` and its extension while the CLI prints.
+    pub deadline: agentgate_supervise::DeadlinePolicy,
     /// Where the model came from.
     pub model_source: ModelSource,
     /// How the model was resolved (the envelope's `model_resolution`).
@@ -97,6 +99,7 @@ impl fmt::Debug for Step {
             .field("binary", &self.binary)
             .field("timeout", &self.timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("deadline", &self.deadline)
             .field("default_model", &self.default_model)
             .field("retry_on", &self.retry_on.is_some())
             .field("output_schema", &self.output_schema.is_some())
@@ -123,6 +126,7 @@ impl Step {
             binary: None,
             timeout: None,
             idle_timeout: None,
+            deadline: agentgate_supervise::DeadlinePolicy::default(),
             model_source: ModelSource::CliDefault,
             model_resolution: None,
             default_model: None,

@@ -16,7 +16,7 @@ use agentgate_providers::{ClassifyInput, StdoutSeen, classify};
 use agentgate_providers::{CliRequest, PostRun, Provider, RemovedOnDrop};
 use agentgate_providers::{locate_binary, private_tmpdir};
 use agentgate_supervise::{
-    Control, EndReason, ExitReport, Invocation, OutputLine, Stream, SuperviseError,
+    Control, EndReason, ExitReport, Invocation, NoticeSender, OutputLine, Stream, SuperviseError,
     SupervisorConfig, supervise,
 };
 use jiff::Timestamp;
@@ -121,8 +121,11 @@ pub(super) async fn attempt(
         }
         Some(Ok(None)) | None => None,
     };
+    let (notice_tx, mut notice_rx) = mpsc::unbounded_channel();
     let cfg = SupervisorConfig {
         timeout: step.timeout,
+        deadline: step.deadline.clone(),
+        deadline_notices: Some(NoticeSender(notice_tx)),
         idle_timeout: step.idle_timeout,
         result_grace: opts.result_grace,
         keeper: opts.keeper.clone(),
@@ -150,6 +153,8 @@ pub(super) async fn attempt(
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut lines_open = true;
     let mut cancel_open = true;
+    let mut notices_open = true;
+    let mut extended = Duration::ZERO;
 
     let report: Result<ExitReport, Unstarted> = loop {
         tokio::select! {
@@ -244,6 +249,13 @@ pub(super) async fn attempt(
                     None => cancel_open = false,
                 }
             }
+            notice = notice_rx.recv(), if notices_open => match notice {
+                Some(n) => {
+                    extended += super::deadline_event::extension(&n);
+                    em.emit(super::deadline_event::status(&n));
+                }
+                None => notices_open = false,
+            },
             _ = heartbeat.tick() => {
                 let idle = last_output.elapsed();
                 if idle >= opts.heartbeat {
@@ -336,10 +348,10 @@ pub(super) async fn attempt(
         EndReason::Timeout => Some(ErrorInfo::new(
             ErrorKind::Timeout,
             ErrorSource::Internal,
-            format!(
-                "{} did not finish within --timeout {}",
+            super::deadline_event::timed_out(
                 provider.name(),
-                humanize(step.timeout.unwrap_or_default())
+                step.timeout.unwrap_or_default(),
+                extended,
             ),
         )),
         EndReason::IdleTimeout => Some(ErrorInfo::new(
@@ -589,14 +601,7 @@ fn report_survivors(
         .collect()
 }
 
-pub(super) fn humanize(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
-}
+pub(super) use super::deadline_event::humanize;
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,8 @@
 //! under the supervisor, its lines decoded as they come, its end
 //! classified. `checks.rs` holds what is checked around an attempt (the
 //! answer's schema, the edit scope, the workspace before failover),
+//! `deadline_event.rs` turns the supervisor's deadline notices
+//! into `timeout_warning` and `timeout_extended` status events,
 //! `emitter.rs` numbers the events and writes them, `record.rs` writes the
 //! store, `session_gate.rs` keeps a `--session` name to one run at a time,
 //! `worktree.rs` gives a run in `workspace: worktree` its own git worktree,
@@ -16,6 +18,7 @@ mod attempt;
 mod audit;
 mod capture;
 mod checks;
+mod deadline_event;
 mod emitter;
 mod failover;
 mod handoff;

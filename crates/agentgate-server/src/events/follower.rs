@@ -94,6 +94,8 @@ pub(super) struct Follower {
     pub(super) saw_result: bool,
     /// The `requeued` message for the followed run was sent.
     pub(super) told_requeued: bool,
+    /// `?coalesce=`: the answer's chunks among the events (`chunks.rs`).
+    pub(super) chunks: Option<agentgate_core::ChunkFollower>,
 }
 
 impl Follower {
@@ -187,10 +189,22 @@ impl Follower {
             } else {
                 self.poll_after(&options, read.file.is_some())
             };
-            wake = tokio::select! {
-                woke = waits.next(poll) => woke,
-                () = self.tx.closed() => return,
-                _ = stopping.changed() => return,
+            wake = loop {
+                let chunk_due = self
+                    .chunks
+                    .as_ref()
+                    .and_then(agentgate_core::ChunkFollower::next_wake)
+                    .map(tokio::time::Instant::from_std);
+                tokio::select! {
+                    woke = waits.next(poll) => break woke,
+                    () = self.tx.closed() => return,
+                    _ = stopping.changed() => return,
+                    () = sleep_until_opt(chunk_due) => {
+                        if self.send_due_chunks().await.is_err() {
+                            return;
+                        }
+                    }
+                }
             };
         }
     }
@@ -386,6 +400,20 @@ impl Follower {
         }
     }
 
+    /// The chunks that time made due (`?coalesce=`); `Err` when the
+    /// client is gone.
+    async fn send_due_chunks(&mut self) -> Result<(), ()> {
+        let Some(chunks) = &mut self.chunks else {
+            return Ok(());
+        };
+        for out in chunks.poll(std::time::Instant::now()) {
+            if let Some(m) = super::chunks::chunk_message(&out) {
+                self.tx.send(Ok(m)).await.map_err(|_| ())?;
+            }
+        }
+        Ok(())
+    }
+
     /// One line of the file as one message (unless `Last-Event-ID` passed
     /// it); `Done` after the `result` event.
     async fn send_line(&mut self, line: &[u8]) -> Step {
@@ -407,9 +435,28 @@ impl Follower {
         let id = self.offset + head.seq;
         self.last_seq = Some(head.seq);
         if self.after.is_none_or(|after| id > after) {
+            // With `?coalesce=`, the chunks the event completed come after
+            // it (those of the end before the `result`).
+            let mut before = Vec::new();
+            let mut after = Vec::new();
+            if let Some(chunks) = &mut self.chunks
+                && let Ok(parsed) = serde_json::from_str::<agentgate_protocol::Event>(text)
+            {
+                let mut seen_self = false;
+                for out in chunks.observe(parsed, std::time::Instant::now()) {
+                    match super::chunks::chunk_message(&out) {
+                        Some(m) if seen_self => after.push(m),
+                        Some(m) => before.push(m),
+                        None => seen_self = true,
+                    }
+                }
+            }
             let event = Event::default().id(id.to_string()).data(text);
-            if self.tx.send(Ok(event)).await.is_err() {
-                return Step::Done;
+            let messages = before.into_iter().chain([event]).chain(after);
+            for message in messages {
+                if self.tx.send(Ok(message)).await.is_err() {
+                    return Step::Done;
+                }
             }
         }
         if head.kind != "result" {
@@ -481,5 +528,12 @@ impl Follower {
             }
             Err(_) => (None, false),
         }
+    }
+}
+
+async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }

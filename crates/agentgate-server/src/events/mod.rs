@@ -107,7 +107,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agentgate_store::{RunStore, validate_run_id};
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
@@ -116,6 +116,8 @@ use tokio::sync::mpsc;
 use crate::error::ApiError;
 use crate::state::AppState;
 
+mod chunks;
+pub use chunks::EventsQuery;
 mod follower;
 mod job_look;
 mod pending;
@@ -145,10 +147,14 @@ type Message = Result<Event, Infallible>;
     params(
         ("id" = String, Path, description = "The run's id"),
         ("Last-Event-ID" = Option<u64>, Header, description = "Send only the events whose `seq` is larger (what an SSE client sends when it reconnects)"),
+        ("coalesce" = Option<String>, Query, description = "`paragraph`, `sentence` or `size`: also send the answer in readable chunks, each an `answer_chunk` event in a message without `id:` (cut at a blank line or closed code fence, a sentence or line end, or only by size and idle time; never inside a word or an open code fence; concatenated, the chunks are the answer text as it streamed). Resumed with Last-Event-ID, chunks count from the resume point"),
+        ("coalesce_min_interval" = Option<String>, Query, description = "With `coalesce`: at most one chunk per this duration (`1s`, the default; `0` for no limit); the end is not held back"),
+        ("coalesce_max_chars" = Option<u64>, Query, description = "With `coalesce`: a chunk's size in characters (default 2000); a code fence is cut only past twice this, at a line end"),
+        ("coalesce_idle" = Option<String>, Query, description = "With `coalesce`: send what came after this long without new text (`2s`, the default; `0` for never)"),
     ),
     responses(
         (status = 200, content_type = "text/event-stream", body = String, description = "One message per protocol event (`id:` its `seq`, `data:` its JSON line exactly as in the run's events.jsonl, an `Event`), live until the run's final `result` event; a job that runs again (retry, quota wait, restart) sends `event: requeued` and goes on with its next run, ids continuing; a run that ended without a `result` ends with `event: end` and a StreamEnd as data; `: keep-alive` comments while idle"),
-        (status = 400, description = "Last-Event-ID is not a whole number (not ASCII, or any other text; empty is no Last-Event-ID)", body = crate::error::ErrorBody),
+        (status = 400, description = "Last-Event-ID is not a whole number (not ASCII, or any other text; empty is no Last-Event-ID), or a `coalesce` parameter is not valid (the parameter is named)", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
         (status = 404, description = "No run has this id", body = crate::error::ErrorBody),
     ),
@@ -156,9 +162,13 @@ type Message = Result<Event, Infallible>;
 pub async fn run_events(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
+    query: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Message>>, ApiError> {
     let after = last_event_id(&headers)?;
+    let chunks = query
+        .map_err(|e| ApiError::invalid_parameter("query", e.body_text()))?
+        .follower()?;
     let (watched, feed) = watch(&state, id).await?;
     let options = state.event_streams;
     let (tx, rx) = mpsc::channel(BUFFERED_MESSAGES);
@@ -174,6 +184,7 @@ pub async fn run_events(
         last_seq: None,
         saw_result: false,
         told_requeued: false,
+        chunks,
     };
     tokio::spawn(follower.run());
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use agentgate_core::{Handoff, OnDirty, RetryOn, retry_on_from_names};
-use agentgate_core::{PermissionMode, Settings, WorkspaceMode, parse_duration};
+use agentgate_core::{PermissionMode, Settings, WorkspaceMode, parse_duration, parse_timeout_warn};
 use agentgate_core::{RunFlags, SessionBusy, Tier, split_names as names};
 
 pub const AFTER_HELP: &str = "\
@@ -182,6 +182,20 @@ pub struct Args {
     /// Limit on silence: stop a CLI that prints nothing for this long.
     #[arg(long, value_parser = parse_duration)]
     pub idle_timeout: Option<Duration>,
+    /// Emit `timeout_warning` status events before --timeout expires, at
+    /// shares of it or times left, comma-separated (`80%,95%`, `5m,1m`;
+    /// `off`). Default: the agent's or provider's `timeout_warn`, else none.
+    #[arg(long, value_parser = check_timeout_warn, value_name = "WHEN")]
+    pub timeout_warn: Option<String>,
+    /// When --timeout expires while the CLI printed something within this
+    /// long, move the deadline this much later (a `timeout_extended`
+    /// event), up to --max-timeout.
+    #[arg(long, value_parser = parse_duration, value_name = "DUR")]
+    pub extend_on_activity: Option<Duration>,
+    /// The limit of --extend-on-activity, from the attempt's start
+    /// (default: three times --timeout).
+    #[arg(long, value_parser = parse_duration, value_name = "DUR")]
+    pub max_timeout: Option<Duration>,
     /// Stop the CLI once it has retried a failed model request more than N
     /// times (it otherwise retries for minutes), so failover can act.
     #[arg(long)]
@@ -232,6 +246,8 @@ pub struct Args {
     /// `result` event.
     #[arg(long)]
     pub stream: bool,
+    #[command(flatten)]
+    pub coalesce: super::coalesce::CoalesceArgs,
     /// Indent the envelope even when stdout is not a terminal.
     #[arg(long, conflicts_with = "compact")]
     pub pretty: bool,
@@ -260,6 +276,10 @@ pub struct Args {
     /// chain, without running anything or writing to the store.
     #[arg(long, conflicts_with = "stream")]
     pub dry_run: bool,
+}
+
+fn check_timeout_warn(s: &str) -> Result<String, String> {
+    parse_timeout_warn(s).map(|_| s.to_owned())
 }
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {
@@ -331,6 +351,12 @@ impl Args {
                 binary: self.binary.clone(),
                 timeout: self.timeout,
                 idle_timeout: self.idle_timeout,
+                timeout_warn: self
+                    .timeout_warn
+                    .as_deref()
+                    .and_then(|w| parse_timeout_warn(w).ok()),
+                extend_on_activity: self.extend_on_activity,
+                max_timeout: self.max_timeout,
                 max_provider_retries: self.max_provider_retries,
                 permission_mode: if self.yolo {
                     Some(PermissionMode::Bypass)

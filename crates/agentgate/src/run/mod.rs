@@ -4,6 +4,7 @@
 //! (`args.rs`) and the printing (`print.rs`, `progress.rs`).
 
 mod args;
+mod coalesce;
 mod print;
 mod progress;
 mod request;
@@ -25,6 +26,7 @@ use agentgate_store::{RunStore, StoreBackend};
 use anyhow::Context;
 
 pub use args::{AFTER_HELP, Args};
+pub use coalesce::ChunkPump;
 pub use request::read_task_text;
 
 use crate::cli_process::{forward_signals, keeper_path};
@@ -138,7 +140,8 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     }
     let progress =
         (!args.stream && !quiet() && std::io::stderr().is_terminal()).then(Progress::start);
-    let mut sink = CliSink::new(args.stream, progress);
+    let chunks = args.coalesce.options()?.map(coalesce::ChunkPump::start);
+    let mut sink = CliSink::new(args.stream, progress, chunks);
     let outcome = rt.block_on(async {
         let (_forwarding, cancel) = forward_signals()?;
         let store = store.as_deref().map(|s| s as &dyn RunStore);

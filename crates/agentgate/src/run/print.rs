@@ -4,6 +4,7 @@
 use agentgate_core::EventSink;
 use agentgate_protocol::Event;
 
+use super::coalesce::ChunkPump;
 use super::progress::Progress;
 use crate::output::{OutputError, Stdout};
 
@@ -14,14 +15,17 @@ pub struct CliSink {
     stream: bool,
     progress: Option<Progress>,
     out: Stdout,
+    /// With `--coalesce`: prints the events and their chunks instead.
+    chunks: Option<ChunkPump>,
 }
 
 impl CliSink {
-    pub fn new(stream: bool, progress: Option<Progress>) -> Self {
+    pub fn new(stream: bool, progress: Option<Progress>, chunks: Option<ChunkPump>) -> Self {
         CliSink {
             stream,
             progress,
             out: Stdout::new(),
+            chunks,
         }
     }
 
@@ -31,7 +35,10 @@ impl CliSink {
         if let Some(p) = self.progress.take() {
             p.finish();
         }
-        self.out.failure()
+        match &mut self.chunks {
+            Some(pump) => pump.finish(),
+            None => self.out.failure(),
+        }
     }
 }
 
@@ -40,7 +47,9 @@ impl EventSink for CliSink {
         if let Some(p) = &mut self.progress {
             p.observe(event);
         }
-        if self.stream && self.out.failure().is_none() {
+        if let Some(pump) = &self.chunks {
+            pump.event(event);
+        } else if self.stream && self.out.failure().is_none() {
             match serde_json::to_string(event) {
                 // A failure is kept in `out` and reported at the end.
                 Ok(line) => drop(self.out.line(line)),

@@ -62,7 +62,11 @@ pub(super) fn run(
     let exe = std::env::current_exe().context("cannot find the agentgate binary")?;
     let progress =
         (!args.stream && !quiet() && std::io::stderr().is_terminal()).then(Progress::start);
-    let mut sink = CliSink::new(args.stream, progress);
+    let chunks = args
+        .coalesce
+        .options()?
+        .map(super::coalesce::ChunkPump::start);
+    let mut sink = CliSink::new(args.stream, progress, chunks);
     let rt = start_runtime()?;
     let ended = rt.block_on(async {
         let (mut reader, mut writer) = connect_or_start(&address, &exe, HOST_START_WAIT)
