@@ -64,6 +64,8 @@ mod sse_client;
 mod store_full;
 mod store_postgres;
 mod stream_breaks;
+mod stream_chunks;
+mod stream_chunks_serve;
 mod support;
 mod tool_copy_in;
 mod tool_examples;

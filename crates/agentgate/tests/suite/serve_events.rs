@@ -26,7 +26,7 @@ use super::sse_client::{Message, Opened, open, stream};
 const TOKEN: &str = "api-test-token-0123456789abcdef012";
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
 
-fn event(run_id: &str, seq: u64, body: EventBody) -> Event {
+pub(super) fn event(run_id: &str, seq: u64, body: EventBody) -> Event {
     Event {
         v: 1,
         ts: "2026-05-01T12:00:00.000Z".to_owned(),
@@ -39,7 +39,7 @@ fn event(run_id: &str, seq: u64, body: EventBody) -> Event {
     }
 }
 
-fn text(run_id: &str, seq: u64, text: &str) -> Event {
+pub(super) fn text(run_id: &str, seq: u64, text: &str) -> Event {
     event(
         run_id,
         seq,
@@ -49,7 +49,7 @@ fn text(run_id: &str, seq: u64, text: &str) -> Event {
     )
 }
 
-fn result(run_id: &str, seq: u64) -> Event {
+pub(super) fn result(run_id: &str, seq: u64) -> Event {
     event(
         run_id,
         seq,
@@ -63,7 +63,7 @@ fn result(run_id: &str, seq: u64) -> Event {
 }
 
 /// Claims the queued job `id` (the only one ready) as an executor would.
-fn claim(store: &Store, id: &str) -> LeaseToken {
+pub(super) fn claim(store: &Store, id: &str) -> LeaseToken {
     let claimed = store
         .claim("test-executor", Duration::from_secs(600), Timestamp::now())
         .unwrap()
@@ -72,7 +72,7 @@ fn claim(store: &Store, id: &str) -> LeaseToken {
     claimed.token
 }
 
-fn finish(store: &Store, id: &str, token: &LeaseToken) {
+pub(super) fn finish(store: &Store, id: &str, token: &LeaseToken) {
     let outcome = JobOutcome {
         state: FinalState::Succeeded,
         envelope: Some(Envelope::default()),
