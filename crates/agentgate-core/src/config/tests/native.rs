@@ -401,3 +401,38 @@ fn redact_lists_values_and_refuses_short_ones() {
     let (line, message) = invalid("version: 1\nredact: secret-value-1\n");
     assert_eq!(line, Some(2), "{message}");
 }
+
+#[test]
+fn timeout_warnings_and_extension_load_for_providers_and_agents() {
+    let cfg = parse(
+        "version: 1\nproviders:\n  claude:\n    timeout: 10m\n    timeout_warn: 80%\n    \
+         extend_on_activity: 5m\n    max_timeout: 30m\nagents:\n  slow:\n    provider: claude\n    \
+         timeout_warn: \"2m, 30s\"\n",
+    )
+    .unwrap();
+    let c = cfg.provider_defaults("claude").unwrap();
+    assert_eq!(
+        c.settings.timeout_warn.as_deref(),
+        Some(&[agentgate_supervise::WarnPoint::Permille(800)][..])
+    );
+    assert_eq!(c.settings.extend_on_activity, Some(Duration::from_secs(300)));
+    assert_eq!(c.settings.max_timeout, Some(Duration::from_secs(1800)));
+    let a = cfg.agent("slow").unwrap();
+    assert_eq!(
+        a.settings.timeout_warn.as_deref(),
+        Some(
+            &[
+                agentgate_supervise::WarnPoint::Remaining(Duration::from_secs(120)),
+                agentgate_supervise::WarnPoint::Remaining(Duration::from_secs(30)),
+            ][..]
+        )
+    );
+    // The agent's list wins over the provider's; the rest comes from it.
+    let combined = a.settings.clone().combine(&c.settings);
+    assert_eq!(combined.timeout_warn.map(|w| w.len()), Some(2));
+    assert_eq!(combined.max_timeout, Some(Duration::from_secs(1800)));
+    let (line, message) =
+        invalid("version: 1\nagents:\n  a:\n    provider: claude\n    timeout_warn: 120%\n");
+    assert_eq!(line, Some(5));
+    assert!(message.contains("timeout_warn"), "{message}");
+}
