@@ -322,8 +322,8 @@ impl Coalescer {
             .map(|(at, _)| *at);
         lines
             .clone()
-            .filter(|at| *at <= fence_limit)
-            .last()
+            .rev()
+            .find(|at| *at <= fence_limit)
             .or_else(|| lines.clone().next())
     }
 

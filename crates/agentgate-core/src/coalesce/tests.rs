@@ -1,9 +1,3 @@
-#![expect(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: a failed unwrap is a failed test"
-)]
-
 use std::time::{Duration, Instant};
 
 use super::*;

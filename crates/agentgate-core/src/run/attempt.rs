@@ -345,23 +345,11 @@ pub(super) async fn attempt(
         );
     }
     let error = match report.ended_by {
-        EndReason::Timeout => Some(ErrorInfo::new(
-            ErrorKind::Timeout,
-            ErrorSource::Internal,
-            super::deadline_event::timed_out(
-                provider.name(),
-                step.timeout.unwrap_or_default(),
-                extended,
-            ),
-        )),
-        EndReason::IdleTimeout => Some(ErrorInfo::new(
-            ErrorKind::IdleTimeout,
-            ErrorSource::Internal,
-            format!(
-                "{} printed nothing for --idle-timeout {}",
-                provider.name(),
-                humanize(step.idle_timeout.unwrap_or_default())
-            ),
+        EndReason::Timeout | EndReason::IdleTimeout => Some(super::deadline_event::timed_out(
+            provider.name(),
+            report.ended_by,
+            step,
+            extended,
         )),
         EndReason::Cancelled
             if !cancel_came_too_late && (stopped_for_retries.is_none() || cancelled) =>

@@ -1,10 +1,13 @@
 //! The supervisor's deadline notices as the run's status events, and the
-//! words of a timeout that was extended.
+//! error of an attempt that ran out of time (saying by how much an
+//! extension moved its deadline).
 
 use std::time::Duration;
 
-use agentgate_protocol::{EventBody, StatusEvent};
-use agentgate_supervise::DeadlineNotice;
+use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource, EventBody, StatusEvent};
+use agentgate_supervise::{DeadlineNotice, EndReason};
+
+use crate::plan::Step;
 use jiff::{SignedDuration, Timestamp};
 
 /// `timeout_warning` or `timeout_extended` for `notice`; the deadline is
@@ -45,21 +48,40 @@ pub(super) fn extension(notice: &DeadlineNotice) -> Duration {
     }
 }
 
-/// The error message of a timed-out attempt whose deadline moved by
-/// `extended` in all.
-pub(super) fn timed_out(provider: &str, timeout: Duration, extended: Duration) -> String {
-    if extended.is_zero() {
-        format!(
-            "{provider} did not finish within --timeout {}",
-            humanize(timeout)
-        )
-    } else {
-        format!(
-            "{provider} did not finish within --timeout {} (extended by {} while it printed)",
-            humanize(timeout),
-            humanize(extended)
-        )
-    }
+/// The error of an attempt that ended by its `timeout` (`ended_by`
+/// `Timeout`, its deadline moved by `extended` in all) or its
+/// `idle_timeout`.
+pub(super) fn timed_out(
+    provider: &str,
+    ended_by: EndReason,
+    step: &Step,
+    extended: Duration,
+) -> ErrorInfo {
+    let (kind, message) = match ended_by {
+        EndReason::IdleTimeout => (
+            ErrorKind::IdleTimeout,
+            format!(
+                "{provider} printed nothing for --idle-timeout {}",
+                humanize(step.idle_timeout.unwrap_or_default())
+            ),
+        ),
+        _ if extended.is_zero() => (
+            ErrorKind::Timeout,
+            format!(
+                "{provider} did not finish within --timeout {}",
+                humanize(step.timeout.unwrap_or_default())
+            ),
+        ),
+        _ => (
+            ErrorKind::Timeout,
+            format!(
+                "{provider} did not finish within --timeout {} (extended by {} while it printed)",
+                humanize(step.timeout.unwrap_or_default()),
+                humanize(extended)
+            ),
+        ),
+    };
+    ErrorInfo::new(kind, ErrorSource::Internal, message)
 }
 
 /// `90s`, or `1500ms` when not whole seconds.

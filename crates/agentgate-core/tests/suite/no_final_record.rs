@@ -337,16 +337,36 @@ fn the_missing_record_is_reported_from_the_exit_status() {
 #[test]
 fn the_text_before_a_missing_record_is_kept_in_the_response() {
     for (name, capture, closing) in [
-        ("claude", "claude/text_stream_json.stdout", r#""type":"result""#),
-        ("codex", "codex/text_json.stdout", r#""type":"turn.completed""#),
-        ("gemini", "gemini/text_stream_json.stdout", r#""type":"result""#),
-        ("opencode", "opencode/text_json.stdout", r#""type":"step_finish""#),
+        (
+            "claude",
+            "claude/text_stream_json.stdout",
+            r#""type":"result""#,
+        ),
+        (
+            "codex",
+            "codex/text_json.stdout",
+            r#""type":"turn.completed""#,
+        ),
+        (
+            "gemini",
+            "gemini/text_stream_json.stdout",
+            r#""type":"result""#,
+        ),
+        (
+            "opencode",
+            "opencode/text_json.stdout",
+            r#""type":"step_finish""#,
+        ),
     ] {
         let provider = builtin(name).unwrap();
         let cut = cut_before_last(&fixture(capture), closing);
         let o = outcome(provider.as_ref(), &cut, Some(0));
         assert_eq!(o.rule, Some(RULE), "{name}");
-        assert_eq!(o.envelope.error_type, Some(ErrorKind::ProviderError), "{name}");
+        assert_eq!(
+            o.envelope.error_type,
+            Some(ErrorKind::ProviderError),
+            "{name}"
+        );
         assert_eq!(o.envelope.response, "done", "{name}: {:#?}", o.envelope);
     }
 }

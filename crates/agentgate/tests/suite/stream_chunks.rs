@@ -125,8 +125,7 @@ fn run_stand_in(provider: &str, binary: &Path, extra: &[&str]) -> (i32, String, 
         .current_dir(dir.path())
         .stdin(std::process::Stdio::null());
     let run = run_bounded(cmd, Duration::from_secs(120));
-    let last = last_json(&run.stdout)
-        .unwrap_or_else(|| panic!("no output:\n{}", run.all_output()));
+    let last = last_json(&run.stdout).unwrap_or_else(|| panic!("no output:\n{}", run.all_output()));
     let env = if last["type"] == "result" {
         last["envelope"].clone()
     } else {
@@ -151,7 +150,13 @@ fn a_stream_cut_before_its_final_record_keeps_its_text_and_is_still_an_error() {
     let (code, stdout, env) = run_stand_in(
         "gemini",
         &cli,
-        &["--stream", "--coalesce", "paragraph", "--coalesce-min-interval", "0"],
+        &[
+            "--stream",
+            "--coalesce",
+            "paragraph",
+            "--coalesce-min-interval",
+            "0",
+        ],
     );
     assert_eq!(code, 75, "{env:#}");
     assert_eq!(env["error_type"], "provider_error", "{env:#}");
@@ -247,7 +252,14 @@ fn a_cli_that_keeps_printing_outlives_its_timeout_with_extend_on_activity() {
     let (code, _, env) = run_stand_in(
         "claude",
         &cli,
-        &["--timeout", "1s", "--extend-on-activity", "1s", "--max-timeout", "2s"],
+        &[
+            "--timeout",
+            "1s",
+            "--extend-on-activity",
+            "1s",
+            "--max-timeout",
+            "2s",
+        ],
     );
     assert_eq!(code, 124, "{env:#}");
     let message = env["error"].as_str().unwrap();

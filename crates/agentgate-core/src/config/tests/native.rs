@@ -415,7 +415,10 @@ fn timeout_warnings_and_extension_load_for_providers_and_agents() {
         c.settings.timeout_warn.as_deref(),
         Some(&[agentgate_supervise::WarnPoint::Permille(800)][..])
     );
-    assert_eq!(c.settings.extend_on_activity, Some(Duration::from_secs(300)));
+    assert_eq!(
+        c.settings.extend_on_activity,
+        Some(Duration::from_secs(300))
+    );
     assert_eq!(c.settings.max_timeout, Some(Duration::from_secs(1800)));
     let a = cfg.agent("slow").unwrap();
     assert_eq!(
