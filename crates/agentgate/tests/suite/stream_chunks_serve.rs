@@ -92,3 +92,70 @@ fn the_events_stream_carries_the_answer_in_chunks_when_asked() {
         );
     }
 }
+
+/// A stand-in `claude`: its answer, three paragraphs in one message.
+const PARAGRAPH_CLAUDE: &str = r#"#!/bin/sh
+cat > /dev/null
+printf '%s\n' '{"type":"system","subtype":"init","session_id":"s-para","model":"m"}'
+printf '%s\n' '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"One paragraph.\n\nTwo paragraphs.\n\nThree."}]},"session_id":"s-para"}'
+printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"One paragraph.\n\nTwo paragraphs.\n\nThree.","session_id":"s-para"}'
+"#;
+
+#[test]
+fn submit_stream_coalesce_prints_the_chunks_of_a_served_run() {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::serve_support::{Env, Serve};
+    use super::support::run_bounded;
+
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let bin = home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("claude"), PARAGRAPH_CLAUDE).unwrap();
+    std::fs::set_permissions(bin.join("claude"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = Serve::start(
+        &Env {
+            home,
+            bin: &bin,
+            vars: vec![("AGENTGATE_TOKEN", TOKEN.to_owned())],
+        },
+        &[],
+    );
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    cmd.args(["submit", "--server", &server.url, "--stream", "--coalesce"])
+        .args([
+            "sentence",
+            "--coalesce-min-interval",
+            "0",
+            "--coalesce-max-chars",
+            "20",
+        ])
+        .args(["-p", "claude", "go"])
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("HOME", home)
+        .env("AGENTGATE_TOKEN", TOKEN)
+        .current_dir(home);
+    let run = run_bounded(cmd, std::time::Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let events: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let texts: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "answer_chunk")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        ["One paragraph.\n\n", "Two paragraphs.\n\n", "Three."]
+    );
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "result");
+    assert_eq!(last["envelope"]["response"], texts.concat());
+    let (status, _, stderr) = server.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
