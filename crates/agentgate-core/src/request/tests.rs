@@ -169,3 +169,41 @@ fn an_unknown_field_is_named_in_the_message() {
     let err = refused(r#"{"prompt": "p", "colour": 1}"#);
     assert!(err.message.contains("colour"), "{err}");
 }
+
+#[test]
+fn a_request_asks_for_timeout_warnings_and_extension() {
+    let req = RunRequest::from_json(
+        r#"{"prompt": "p", "timeout": "10m", "timeout_warn": "80%,1m",
+            "extend_on_activity": "5m", "max_timeout": "30m"}"#,
+    )
+    .unwrap();
+    let (flags, _) = req.to_flags().unwrap();
+    assert_eq!(
+        flags.settings.timeout_warn.as_deref(),
+        Some(
+            &[
+                agentgate_supervise::WarnPoint::Permille(800),
+                agentgate_supervise::WarnPoint::Remaining(Duration::from_secs(60)),
+            ][..]
+        )
+    );
+    assert_eq!(
+        flags.settings.extend_on_activity,
+        Some(Duration::from_secs(300))
+    );
+    assert_eq!(flags.settings.max_timeout, Some(Duration::from_secs(1800)));
+    for (body, field) in [
+        (
+            r#"{"prompt": "p", "timeout_warn": "always"}"#,
+            "timeout_warn",
+        ),
+        (
+            r#"{"prompt": "p", "extend_on_activity": "later"}"#,
+            "extend_on_activity",
+        ),
+        (r#"{"prompt": "p", "max_timeout": "x"}"#, "max_timeout"),
+    ] {
+        let e = RunRequest::from_json(body).unwrap().to_flags().unwrap_err();
+        assert_eq!(e.field, field, "{body}");
+    }
+}
