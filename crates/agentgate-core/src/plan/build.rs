@@ -203,6 +203,13 @@ pub(super) fn build_step(
     step.workspace = settings.workspace.unwrap_or_default();
     step.quota_key = cfg.quota_key(&name);
     let mut warnings = prompt.warnings;
+    let deadline_asked =
+        !step.deadline.warn.is_empty() || step.deadline.extend_on_activity.is_some();
+    if deadline_asked && step.timeout.is_none() {
+        warnings.push(format!(
+            "{name}: timeout_warn and extend_on_activity apply to a timeout, and this step has none (--timeout)"
+        ));
+    }
     if let Some(n) = mode_notice {
         warnings.push(n.clone());
         step.notices.push(n);

@@ -265,3 +265,23 @@ fn a_cli_that_keeps_printing_outlives_its_timeout_with_extend_on_activity() {
     let message = env["error"].as_str().unwrap();
     assert!(message.contains("extended by"), "{message}");
 }
+
+#[test]
+fn timeout_warnings_without_a_timeout_are_named_in_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let cli = slow_claude(dir.path(), 0, "0");
+    let (_, stdout, _) = run_stand_in("claude", &cli, &["--dry-run", "--timeout-warn", "80%"]);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains("timeout_warn"), "{report:#}");
+    let (_, stdout, _) = run_stand_in(
+        "claude",
+        &cli,
+        &["--dry-run", "--timeout", "1m", "--timeout-warn", "80%"],
+    );
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        !report["warnings"].to_string().contains("timeout_warn"),
+        "{report:#}"
+    );
+}
