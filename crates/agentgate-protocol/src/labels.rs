@@ -49,7 +49,10 @@ pub fn check_label_key(key: &str) -> Result<(), LabelError> {
             cut(key, 32)
         )));
     }
-    let first_ok = key.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let first_ok = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
     let rest_ok = key
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
@@ -165,7 +168,11 @@ mod tests {
         assert!(err("-a=1").contains("not a key"), "{}", err("-a=1"));
         assert!(err("ä=1").contains("not a key"), "{}", err("ä=1"));
         let long_key = format!("{}=1", "k".repeat(LABEL_KEY_MAX + 1));
-        assert!(err(&long_key).contains("longer than 63"), "{}", err(&long_key));
+        assert!(
+            err(&long_key).contains("longer than 63"),
+            "{}",
+            err(&long_key)
+        );
         assert!(parse_label(&format!("{}=1", "k".repeat(LABEL_KEY_MAX))).is_ok());
         let long_value = format!("k={}", "v".repeat(LABEL_VALUE_MAX + 1));
         assert!(err(&long_value).contains("longer than 256"));

@@ -150,6 +150,7 @@ pub async fn submit(
             writes_in: facts.writes_in,
             ignore_quota: facts.ignore_quota,
             planned: true,
+            labels: Default::default(),
         };
         // The store never holds a secret of the request in clear.
         agentgate_executor::seal_job(&mut job, &planning.keys)

@@ -135,6 +135,7 @@ pub async fn submit_workflow(
             writes_in: None,
             ignore_quota: true,
             planned: true,
+            labels: Default::default(),
         };
         // The agents' secrets are sealed, as a run's are.
         agentgate_executor::seal_job(&mut job, &enqueuing.keys)

@@ -60,6 +60,7 @@ pub(super) fn open_run(
         prompt_bytes: first.map_or(0, |s| s.request.prompt.len() as u64),
         kind: RunKind::Agent,
         parent_run_id: parent_run_id.map(str::to_owned),
+        labels: Default::default(),
     };
     store
         .insert_run(&record)
@@ -117,6 +118,7 @@ pub(super) fn save_session(
         created_at: now,
         updated_at: now,
         turns: turns + 1,
+        labels: Default::default(),
     })
 }
 

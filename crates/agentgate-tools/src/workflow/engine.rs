@@ -100,6 +100,7 @@ pub async fn run_workflow(
         prompt_bytes: 0,
         kind: RunKind::Workflow,
         parent_run_id: None,
+        labels: Default::default(),
     })?;
     let files = store.create_run_files(&run_id)?;
     let journal = Journal::new(&run_id, files, 0, observer);
