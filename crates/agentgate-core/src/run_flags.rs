@@ -112,6 +112,9 @@ pub struct RunFlags {
     /// own `tools:` (the run's `ToolServer` (in `run`)
     /// offers them).
     pub tools: Vec<String>,
+    /// `--label key=value`: recorded with the run and its session, and put
+    /// in the envelope (checked by the caller: `agentgate_protocol::check_labels`).
+    pub labels: agentgate_protocol::Labels,
 }
 
 /// The variable that sets the clock of a run (RFC 3339), for tests of the

@@ -51,6 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "--dry-run and --no-store are `agentgate run`'s: a server always records its runs"
         );
     }
+    args.run.check_labels()?;
     let task = read_task_text(&args.run)?;
     let cwd = std::env::current_dir().context("failed to read the working directory")?;
     let mut request = args.run.request(task, &cwd);

@@ -65,6 +65,9 @@ pub struct Plan {
     /// How long a warm process of this run's session may stay idle
     /// before it is ended (`--warm-idle`); `None`: the holder's default.
     pub warm_idle: Option<std::time::Duration>,
+    /// The run's labels (`--label`): recorded with the run and the session
+    /// it creates, and put in the envelope.
+    pub labels: agentgate_protocol::Labels,
 }
 
 impl Plan {
@@ -84,6 +87,7 @@ impl Plan {
             redact: Vec::new(),
             approvals: crate::approvals::ApprovalPolicy::default(),
             warm_idle: None,
+            labels: agentgate_protocol::Labels::new(),
         }
     }
 
@@ -203,6 +207,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         redact: cfg.redact.clone(),
         approvals: cfg.approvals.clone(),
         warm_idle: None,
+        labels: flags.labels.clone(),
     })
 }
 

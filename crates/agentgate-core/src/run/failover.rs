@@ -301,7 +301,7 @@ fn finish(
     // Remember the session for the next run.
     if let (Some(name), Some(store), Some(id), Some(step)) =
         (&plan.session, store, envelope.session_id.clone(), last_step)
-        && let Err(e) = record::save_session(store, name, step, id)
+        && let Err(e) = record::save_session(store, name, step, id, &plan.labels)
     {
         em.log(
             LogLevel::Warn,
@@ -333,6 +333,7 @@ fn finish(
         }
     }
     envelope.chain = plan.chain.clone();
+    envelope.labels = plan.labels.clone();
     envelope.attempts = std::mem::take(&mut runner.attempts);
     envelope.session_recreated = runner.session_recreated || runner.resumed_elsewhere;
     envelope.duration_ms = started.elapsed().as_millis() as u64;
