@@ -52,6 +52,7 @@ mod serve_automation;
 mod serve_clients;
 mod serve_events;
 mod serve_events_lockstep;
+mod serve_labels;
 mod serve_limits;
 mod serve_queue;
 mod serve_queue_support;
