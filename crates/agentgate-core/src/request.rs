@@ -374,6 +374,10 @@ impl RunRequest {
             mcp_servers: Vec::new(),
             tools: self.tools.clone(),
             labels: self.labels.clone(),
+            // A server's run logs go where its config says, never where a
+            // request says (a request names no folder of the server's).
+            log_dir: None,
+            log_name: None,
         };
         Ok((flags, task))
     }

@@ -71,6 +71,7 @@ pub async fn run(
         None => Scratch::temporary(),
     };
     let mut em = Emitter::new(run_id.clone(), files.as_mut(), sink, redactor);
+    open_run_log(plan, &run_id, &mut em);
     if let Some(e) = open_error {
         em.store_failed(e);
     }
@@ -348,6 +349,18 @@ fn finish(
     if let Some(e) = &error {
         em.emit(EventBody::Error(e.clone()));
     }
+    if let Some(log) = em.take_run_log() {
+        let outcome = match &envelope.error_type {
+            None => format!("exit {exit_code}"),
+            Some(kind) => format!("exit {exit_code}, {kind}"),
+        };
+        if let Err(e) = log.finish(&outcome, &envelope.response) {
+            em.log(
+                LogLevel::Warn,
+                format!("{e}; the run's log file is incomplete"),
+            );
+        }
+    }
     em.emit(EventBody::Result(ResultEvent {
         envelope: Box::new(envelope.clone()),
     }));
@@ -371,5 +384,38 @@ fn finish(
         exit_code,
         store_error,
         result_file,
+    }
+}
+
+/// Open the run's log file (`--log-dir`, `log_dir:`), if it has one: a
+/// folder that cannot be written is a warning, never the run's end.
+fn open_run_log(plan: &Plan, run_id: &str, em: &mut Emitter<'_>) {
+    let Some(spec) = &plan.run_log else {
+        return;
+    };
+    let providers: Vec<String> = plan
+        .steps
+        .iter()
+        .map(|s| s.provider.name().to_owned())
+        .collect();
+    let header = super::run_log::Header {
+        parts: crate::log_name::NameParts {
+            labels: &plan.labels,
+            run_id,
+            started: jiff::Timestamp::now(),
+            provider: providers.first().map(String::as_str),
+        },
+        providers: providers.clone(),
+        chain: plan.chain.as_deref(),
+    };
+    match super::run_log::RunLog::open(spec, &header, em.redactor().clone()) {
+        Ok(log) => {
+            tracing::info!(file = %log.path().display(), "writing the run's log file");
+            em.set_run_log(log);
+        }
+        Err(e) => em.log(
+            LogLevel::Warn,
+            format!("{e}; the run goes on without its log file"),
+        ),
     }
 }

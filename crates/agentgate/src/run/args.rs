@@ -257,6 +257,20 @@ pub struct Args {
     /// `_`, `-` (starting with a letter or digit); a value 1 to 256 bytes.
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
     pub labels: Vec<(String, String)>,
+    /// Also write the run's log file in DIR (made if missing, mode 700;
+    /// the file 600): a header (run id, labels, providers, start time),
+    /// the CLI's stderr as it comes, and the answer at the end, secrets
+    /// redacted. A folder that cannot be written is a warning, never a
+    /// lost run. Over the config's `log_dir:` (an agent's, then the
+    /// file's). `agentgate run` only: a server writes its config's.
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+    /// The log file's name: `{label:KEY}`, `{labels}` (every value, in
+    /// key order), `{run}`, `{ts}` (start, UTC), `{provider}`; a missing
+    /// label is dropped with its separator, and the name is made safe (no
+    /// `/`, no `..`). Default `{labels}_{ts}_{run}.log`; over `log_name:`.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub log_name: Option<String>,
     /// Do not record the run in the store. Without it, a store that
     /// cannot be opened or written (a full disk, a read-only file) makes
     /// the run exit non-zero (74 for a run that succeeded).
@@ -377,6 +391,8 @@ impl Args {
             mcp_servers: Vec::new(),
             tools: self.tools.clone(),
             labels: self.labels.iter().cloned().collect(),
+            log_dir: self.log_dir.clone(),
+            log_name: self.log_name.clone(),
         }
     }
 
