@@ -168,6 +168,7 @@ impl<'a> Emitter<'a> {
         {
             // The log goes; the run goes on.
             self.run_log = None;
+            tracing::warn!("{e}; the run goes on without its log file");
             self.log(
                 LogLevel::Warn,
                 format!("{e}; the run goes on without its log file"),

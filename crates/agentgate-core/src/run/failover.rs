@@ -355,6 +355,7 @@ fn finish(
             Some(kind) => format!("exit {exit_code}, {kind}"),
         };
         if let Err(e) = log.finish(&outcome, &envelope.response) {
+            tracing::warn!("{e}; the run's log file is incomplete");
             em.log(
                 LogLevel::Warn,
                 format!("{e}; the run's log file is incomplete"),
@@ -413,9 +414,13 @@ fn open_run_log(plan: &Plan, run_id: &str, em: &mut Emitter<'_>) {
             tracing::info!(file = %log.path().display(), "writing the run's log file");
             em.set_run_log(log);
         }
-        Err(e) => em.log(
-            LogLevel::Warn,
-            format!("{e}; the run goes on without its log file"),
-        ),
+        Err(e) => {
+            // On stderr (a warning) and in the events.
+            tracing::warn!("{e}; the run goes on without its log file");
+            em.log(
+                LogLevel::Warn,
+                format!("{e}; the run goes on without its log file"),
+            );
+        }
     }
 }
