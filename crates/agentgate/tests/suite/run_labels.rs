@@ -122,3 +122,39 @@ fn a_labelled_run_writes_its_log_file_and_is_found_by_label() {
     assert_eq!(bad.code, Some(2), "{}", bad.all_output());
     assert!(bad.stderr.contains("not a key"), "{}", bad.stderr);
 }
+
+/// `agentgate workflow run --label`: the workflow run is recorded with its
+/// labels, and `agentgate runs --label` finds it (not its tool runs).
+#[test]
+fn a_labelled_workflow_run_is_found_by_label() {
+    use super::workflow_support::{envelope, project, runs, workflow};
+    let p = project();
+    std::fs::write(
+        p.root().join("pub.yaml"),
+        "version: 1\nname: pub\nsteps:\n  - id: publish\n    tool: publisher\n",
+    )
+    .unwrap();
+    let run = workflow(
+        &p,
+        &[
+            "run",
+            "pub.yaml",
+            "--label",
+            "ticket=T-5",
+            "--label",
+            "workflow=pub",
+        ],
+        &[],
+    );
+    let env = envelope(&run);
+    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    let id = env["run_id"].as_str().unwrap();
+    let labelled: Vec<Value> = runs(&p)
+        .into_iter()
+        .filter(|r| r["labels"]["ticket"] == "T-5")
+        .collect();
+    assert_eq!(labelled.len(), 1, "{labelled:?}");
+    assert_eq!(labelled[0]["run_id"], id);
+    assert_eq!(labelled[0]["kind"], "workflow");
+    assert_eq!(labelled[0]["labels"]["workflow"], "pub");
+}
