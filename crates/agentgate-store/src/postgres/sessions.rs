@@ -49,7 +49,7 @@ pub(super) async fn put(
                 &turns,
                 // The labels of the run that created the session: an
                 // update keeps them.
-                &(!session.labels.is_empty()).then(|| Json(&session.labels)),
+                &(!session.labels.is_empty()).then_some(Json(&session.labels)),
             ],
         )
         .await?;
