@@ -174,13 +174,10 @@ mod tests {
     fn names_never_leave_their_folder() {
         let evil = name("{label:t}.log", &[("t", "../../etc/passwd")]);
         assert!(!evil.contains('/') && !evil.contains(".."), "{evil}");
-        assert_eq!(evil, "_etc_passwd.log".trim_start_matches('_'));
+        assert_eq!(evil, "etc_passwd.log");
         assert!(!name("{label:t}", &[("t", "..")]).contains(".."));
         assert!(!name("..", &[]).starts_with('.'));
-        assert_eq!(
-            name("a b/c\u{e9}.log", &[]),
-            "a_b_c_.log".replace("_.", ".")
-        );
+        assert_eq!(name("a b/c\u{e9}.log", &[]), "a_b_c.log");
         assert!(name(&"x".repeat(500), &[]).len() <= 200);
         // An unknown field stays (made safe), never expands.
         assert_eq!(name("{nope}.log", &[]), "nope.log");
