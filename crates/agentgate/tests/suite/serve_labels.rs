@@ -236,3 +236,27 @@ fn cancel_by_label_stops_the_running_run_and_ends_the_queued_one() {
     let out = client(&home, &server.url, &["cancel"]);
     assert_eq!(out.status.code(), Some(2), "a run id or --label is needed");
 }
+
+#[test]
+fn a_session_keeps_the_labels_of_the_run_that_created_it() {
+    let home = QueueHome::new("");
+    let server = home.serve(false, &[]);
+    let first = submit_ok(
+        &server.url,
+        "say tag-one",
+        json!({"session": "chat-42", "labels": {"chat": "42"}}),
+    );
+    home.wait_for_state(&first, JobState::Succeeded);
+    // A later turn with other labels: the session keeps the first run's.
+    let second = submit_ok(
+        &server.url,
+        "say tag-two",
+        json!({"session": "chat-42", "labels": {"chat": "99"}}),
+    );
+    home.wait_for_state(&second, JobState::Succeeded);
+    let sessions = get(&server.url, "/v1/sessions", Some(TOKEN)).json();
+    let session = &sessions["sessions"][0];
+    assert_eq!(session["name"], "chat-42", "{sessions}");
+    assert_eq!(session["turns"], 2, "{sessions}");
+    assert_eq!(session["labels"], json!({"chat": "42"}), "{sessions}");
+}
