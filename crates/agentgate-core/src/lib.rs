@@ -70,6 +70,7 @@ mod config;
 mod cron;
 mod engine;
 pub mod health;
+pub mod log_name;
 mod output_schema;
 mod plan;
 mod prompt;

@@ -205,6 +205,11 @@ pub struct RunRequest {
     /// `--extra-arg` values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extra_args: Vec<String>,
+    /// `--label key=value` pairs: stored with the job and its run, in the
+    /// envelope, and what `?label=` filters and cancels by label match
+    /// (see `agentgate_protocol::check_labels` for the bounds).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
     /// Higher runs first (-1000 to 1000, default 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub priority: i64,
@@ -315,6 +320,8 @@ impl RunRequest {
             return Err(RequestError::new("warm_idle", "needs warm"));
         }
         self.warm_idle()?;
+        agentgate_protocol::check_labels(&self.labels)
+            .map_err(|e| RequestError::new("labels", e.to_string()))?;
         if let Some(name) = self.env.keys().find(|k| k.is_empty() || k.contains('=')) {
             return Err(RequestError::new(
                 "env",
@@ -387,6 +394,11 @@ impl RunRequest {
             // MCP servers are given through the library's flags only.
             mcp_servers: Vec::new(),
             tools: self.tools.clone(),
+            labels: self.labels.clone(),
+            // A server's run logs go where its config says, never where a
+            // request says (a request names no folder of the server's).
+            log_dir: None,
+            log_name: None,
         };
         Ok((flags, task))
     }

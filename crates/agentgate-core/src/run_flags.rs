@@ -112,6 +112,15 @@ pub struct RunFlags {
     /// own `tools:` (the run's `ToolServer` (in `run`)
     /// offers them).
     pub tools: Vec<String>,
+    /// `--label key=value`: recorded with the run and its session, and put
+    /// in the envelope (checked by the caller: `agentgate_protocol::check_labels`).
+    pub labels: agentgate_protocol::Labels,
+    /// `--log-dir`: write the run's log file in this folder (over the
+    /// config's `log_dir:`, the first agent's then the file's).
+    pub log_dir: Option<PathBuf>,
+    /// `--log-name`: the log file's name template (over the config's
+    /// `log_name:`; see [`crate::log_name`]).
+    pub log_name: Option<String>,
 }
 
 /// The variable that sets the clock of a run (RFC 3339), for tests of the

@@ -118,6 +118,11 @@ pub struct Envelope {
     /// The failover chain the run followed, when it used one.
     #[serde(default)]
     pub chain: Option<String>,
+    /// The run's labels (`--label key=value`, the API's `labels`), by key.
+    /// Unlike the other fields it is left out when the run has none, so an
+    /// unlabelled run's envelope is what it was before labels existed.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub labels: crate::labels::Labels,
     /// With `workspace: worktree`: the git worktree the run ran in, whether
     /// it was kept, and what the run changed there; `null` for a run in the
     /// shared working tree.

@@ -15,6 +15,8 @@
 //!   workflow run's stream and result.
 //! - [`ApprovalRequestEvent`], [`ApprovalDecisionEvent`] and
 //!   [`ApprovalCounts`]: a CLI's permission requests and their answers.
+//! - [`Labels`]: a run's `key=value` labels and their bounds
+//!   ([`check_labels`], [`parse_label`]).
 //! - [`strict_json`]: JSON from outside read strictly (a repeated key is
 //!   refused).
 //! - [`MAX_LINE_BYTES`]: the one line limit, and [`fit`], which cuts an
@@ -32,6 +34,7 @@ mod envelope;
 mod error;
 mod events;
 mod exit_code;
+mod labels;
 mod line_limit;
 mod schema;
 pub mod strict_json;
@@ -58,6 +61,10 @@ pub use events::{
 pub use exit_code::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OUTPUT_CLOSED, EXIT_OUTPUT_FAILED,
     EXIT_SUCCESS, EXIT_TIMEOUT, EXIT_USAGE, exit_code_for,
+};
+pub use labels::{
+    LABEL_KEY_MAX, LABEL_VALUE_MAX, LABELS_MAX, LabelError, Labels, check_label_key,
+    check_label_value, check_labels, parse_label, parse_labels,
 };
 pub use line_limit::{MAX_LINE_BYTES, fit, fit_within, line_len};
 pub use schema::schemas;

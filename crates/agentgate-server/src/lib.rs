@@ -67,6 +67,7 @@ mod error;
 mod events;
 mod gate;
 mod info;
+mod label_cancel;
 mod listen;
 mod metrics;
 mod openapi;

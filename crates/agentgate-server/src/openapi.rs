@@ -29,7 +29,8 @@ use utoipa::{Modify, OpenApi};
 use crate::error::ErrorBody;
 use crate::views::StreamEnd;
 use crate::{
-    approval_routes, events, info, routes, run_routes, runs, workers_route, workflow_routes,
+    approval_routes, events, info, label_cancel, routes, run_routes, runs, workers_route,
+    workflow_routes,
 };
 
 /// The document's definition: every route, the shared schemas, bearer auth
@@ -55,6 +56,7 @@ use crate::{
         run_routes::submit,
         runs::get_run,
         run_routes::cancel,
+        label_cancel::cancel_by_label,
         approval_routes::pending,
         approval_routes::answer,
         events::run_events,

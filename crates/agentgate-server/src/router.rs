@@ -21,7 +21,7 @@ use crate::gate::Gate;
 use crate::metrics::endpoint as metrics;
 use crate::state::AppState;
 use crate::{
-    approval_routes, events, info, openapi, routes, run_routes, runs, workers_route,
+    approval_routes, events, info, label_cancel, openapi, routes, run_routes, runs, workers_route,
     workflow_routes,
 };
 
@@ -31,6 +31,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     let v1 = Router::new()
         .route("/health", get(routes::v1_health))
         .route("/runs", get(runs::list_runs).post(run_routes::submit))
+        .route("/runs/cancel", post(label_cancel::cancel_by_label))
         .route("/runs/{id}/cancel", post(run_routes::cancel))
         .route("/runs/{id}/approvals", get(approval_routes::pending))
         .route(

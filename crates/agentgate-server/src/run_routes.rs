@@ -150,6 +150,7 @@ pub async fn submit(
             writes_in: facts.writes_in,
             ignore_quota: facts.ignore_quota,
             planned: true,
+            labels: request.labels.clone(),
         };
         // The store never holds a secret of the request in clear.
         agentgate_executor::seal_job(&mut job, &planning.keys)
@@ -205,6 +206,17 @@ pub async fn cancel(
     State(state): State<Arc<AppState>>,
     Path(run_id): Path<String>,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
+    let (status, accepted) = cancel_one(&state, run_id).await?;
+    Ok((status, Json(accepted)))
+}
+
+/// Cancel one run as `POST /v1/runs/{id}/cancel` does (also each run of
+/// a cancel by label): 200 for a queued run cancelled (or one cancelled
+/// before), 202 for a running one being stopped, an error otherwise.
+pub(crate) async fn cancel_one(
+    state: &Arc<AppState>,
+    run_id: String,
+) -> Result<(StatusCode, RunAccepted), ApiError> {
     let store = state.store.clone();
     let now = state.clock.now();
     let id = run_id.clone();
@@ -247,7 +259,7 @@ pub async fn cancel(
             ));
         }
     };
-    Ok((status, Json(RunAccepted::of(job, false))))
+    Ok((status, RunAccepted::of(job, false)))
 }
 
 pub(crate) fn refused(e: RequestError) -> ApiError {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use agentgate_store::{JobCursor, JobFilter, JobState, validate_run_id};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, RawQuery, State};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -32,6 +32,10 @@ pub struct ListParams {
     pub provider: Option<String>,
     /// Only runs of this logical session.
     pub session: Option<String>,
+    /// Only runs carrying this label, `KEY=VALUE` (URL-encoded: `label=chat%3D42`
+    /// or `label=chat=42`). Repeat it for more labels: every one must match.
+    /// Read through the store's label index.
+    pub label: Option<String>,
     /// At most this many runs (1 to 500, default 50).
     pub limit: Option<String>,
     /// The `next_cursor` of the previous page, unchanged.
@@ -41,7 +45,9 @@ pub struct ListParams {
 impl ListParams {
     /// The store's filter, page size and cursor; a bad value is a 400
     /// naming its parameter.
-    fn parse(self) -> Result<(JobFilter, usize, Option<JobCursor>), ApiError> {
+    fn parse(self, labels: Vec<String>) -> Result<(JobFilter, usize, Option<JobCursor>), ApiError> {
+        let labels = agentgate_protocol::parse_labels(labels.iter().map(String::as_str))
+            .map_err(|e| ApiError::invalid_parameter("label", e.to_string()))?;
         let status = self
             .status
             .map(|s| {
@@ -84,9 +90,42 @@ impl ListParams {
             state: status,
             provider,
             session,
+            labels,
         };
         Ok((filter, limit, cursor))
     }
+}
+
+/// The query's `label` values (repeatable, so not for serde's struct
+/// reading, which refuses a repeated key), and the other parameters read
+/// as [`ListParams`].
+fn split_query(raw: &str) -> Result<(ListParams, Vec<String>), ApiError> {
+    let query_error = |e: QueryRejection| {
+        ApiError::invalid_parameter(
+            "query",
+            e.body_text()
+                .trim_start_matches("Failed to deserialize query string: ")
+                .to_owned(),
+        )
+    };
+    let uri = |query: &str| {
+        format!("/v1/runs?{query}")
+            .parse::<axum::http::Uri>()
+            .map_err(|e| ApiError::invalid_parameter("query", e.to_string()))
+    };
+    let (label_parts, rest): (Vec<&str>, Vec<&str>) = raw
+        .split('&')
+        .filter(|part| !part.is_empty())
+        .partition(|part| part.split('=').next() == Some("label"));
+    let labels = Query::<Vec<(String, String)>>::try_from_uri(&uri(&label_parts.join("&"))?)
+        .map_err(query_error)?
+        .0
+        .into_iter()
+        .map(|(_, value)| value)
+        .collect();
+    let Query(params) =
+        Query::<ListParams>::try_from_uri(&uri(&rest.join("&"))?).map_err(query_error)?;
+    Ok((params, labels))
 }
 
 /// `GET /v1/runs`: the runs, newest first, one page at a time.
@@ -103,16 +142,10 @@ impl ListParams {
 )]
 pub async fn list_runs(
     State(state): State<Arc<AppState>>,
-    params: Result<Query<ListParams>, QueryRejection>,
+    RawQuery(raw): RawQuery,
 ) -> Result<Json<RunPage>, ApiError> {
-    let Query(params) = params.map_err(|e| {
-        ApiError::invalid_parameter(
-            "query",
-            e.body_text()
-                .trim_start_matches("Failed to deserialize query string: "),
-        )
-    })?;
-    let (filter, limit, cursor) = params.parse()?;
+    let (params, labels) = split_query(raw.as_deref().unwrap_or(""))?;
+    let (filter, limit, cursor) = params.parse(labels)?;
     let store = Arc::clone(&state.store);
     let page =
         tokio::task::spawn_blocking(move || store.list_jobs(&filter, limit, cursor.as_ref()))
@@ -195,7 +228,7 @@ mod tests {
             (vec![("cursor", "nope")], "cursor"),
             (vec![("provider", "")], "provider"),
         ] {
-            let err = params(&pairs).parse().unwrap_err();
+            let err = params(&pairs).parse(Vec::new()).unwrap_err();
             assert_eq!(err.status(), axum::http::StatusCode::BAD_REQUEST);
             assert!(
                 err.message().starts_with(&format!("invalid {named}:")),
@@ -204,10 +237,38 @@ mod tests {
             );
         }
         let (filter, limit, cursor) = params(&[("status", "queued"), ("limit", "7")])
-            .parse()
+            .parse(Vec::new())
             .unwrap();
         assert_eq!(filter.state, Some(JobState::Queued));
         assert_eq!(limit, 7);
         assert!(cursor.is_none());
+    }
+
+    #[test]
+    fn labels_are_read_from_every_label_parameter() {
+        let (params, labels) =
+            split_query("label=chat%3D42&status=queued&label=topic=a%20b&limit=3").unwrap();
+        assert_eq!(labels, ["chat=42", "topic=a b"]);
+        let (filter, limit, _) = params.parse(labels).unwrap();
+        assert_eq!(filter.state, Some(JobState::Queued));
+        assert_eq!(limit, 3);
+        assert_eq!(
+            filter.labels.into_iter().collect::<Vec<_>>(),
+            [
+                ("chat".to_owned(), "42".to_owned()),
+                ("topic".to_owned(), "a b".to_owned())
+            ]
+        );
+        for bad in ["label=chat", "label=%3D1", "label=a=1&label=a=2"] {
+            let (params, labels) = split_query(bad).unwrap();
+            let err = params.parse(labels).unwrap_err();
+            assert!(
+                err.message().starts_with("invalid label:"),
+                "{}",
+                err.message()
+            );
+        }
+        // Another parameter given twice is still refused as before.
+        assert!(split_query("status=queued&status=failed").is_err());
     }
 }

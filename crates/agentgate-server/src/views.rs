@@ -206,6 +206,10 @@ pub struct SessionView {
     pub updated_at: Timestamp,
     /// Turns run in the session.
     pub turns: u64,
+    /// The labels of the run that created the session (`--label`); left
+    /// out when it had none.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 impl From<SessionRecord> for SessionView {
@@ -218,6 +222,7 @@ impl From<SessionRecord> for SessionView {
             created_at: s.created_at,
             updated_at: s.updated_at,
             turns: s.turns,
+            labels: s.labels,
         }
     }
 }
@@ -394,6 +399,7 @@ mod tests {
                 writes_in: None,
                 ignore_quota: false,
                 planned: false,
+                labels: Default::default(),
             };
             store.enqueue(&job, now).unwrap();
         }

@@ -75,6 +75,10 @@ pub struct WorkflowSubmission {
     /// Not started before this time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_before: Option<Timestamp>,
+    /// Labels of the workflow's job, `{"key": "value"}` (as a run's): listed
+    /// and cancelled by label like runs.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// `POST /v1/workflows`: queue a workflow.
@@ -107,6 +111,8 @@ pub async fn submit_workflow(
             ApiError::new(status, "bad_request", format!("the body: {e}")).with_field("request")
         })?;
     check_queue_fields(&submission).map_err(refused)?;
+    agentgate_protocol::check_labels(&submission.labels)
+        .map_err(|e| refused(agentgate_core::RequestError::new("labels", e.to_string())))?;
     let roots = WorkflowRoots::of(&state);
     let now = state.clock.now();
     // Loading reads files and enqueueing writes the store: both block.
@@ -135,6 +141,7 @@ pub async fn submit_workflow(
             writes_in: None,
             ignore_quota: true,
             planned: true,
+            labels: submission.labels.clone(),
         };
         // The agents' secrets are sealed, as a run's are.
         agentgate_executor::seal_job(&mut job, &enqueuing.keys)

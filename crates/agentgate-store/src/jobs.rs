@@ -106,6 +106,10 @@ pub struct NewJob {
     /// planning the request; `false`: the executor plans them before any
     /// claim takes the job (see [`crate::JobQueue::unplanned_jobs`]).
     pub planned: bool,
+    /// The request's labels, kept in the side table `labels` under the
+    /// job's id (its run's id too), so that jobs are listed and cancelled
+    /// by label through an index ([`JobFilter::labels`]).
+    pub labels: agentgate_protocol::Labels,
 }
 
 /// What planning a queued job tells its claim, stored in its columns
@@ -294,6 +298,8 @@ pub struct JobFilter {
     pub provider: Option<String>,
     /// Only jobs of this logical session.
     pub session: Option<String>,
+    /// Only jobs that carry every one of these labels (none: any).
+    pub labels: agentgate_protocol::Labels,
 }
 
 /// Where a page of [`crate::JobQueue::list_jobs`] ends: the next page starts

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use agentgate_protocol::{Envelope, ErrorKind, RateLimitStatus, Usage};
+use agentgate_protocol::{Envelope, ErrorKind, Labels, RateLimitStatus, Usage};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +38,10 @@ pub struct RunRecord {
     /// tool through `agentgate mcp`.
     #[serde(default)]
     pub parent_run_id: Option<String>,
+    /// The run's labels (`--label key=value`), kept in the side table
+    /// `labels` (indexed by key and value, see [`crate::RunStore::list_runs_labelled`]).
+    #[serde(default, skip_serializing_if = "Labels::is_empty")]
+    pub labels: Labels,
 }
 
 /// What a run ran.
@@ -261,6 +265,10 @@ pub struct SessionRecord {
     pub updated_at: Timestamp,
     /// Turns run in the session, as the caller counts them.
     pub turns: u64,
+    /// The labels of the run that created the session: `put_session` keeps
+    /// the stored ones when it updates an existing session.
+    #[serde(default, skip_serializing_if = "Labels::is_empty")]
+    pub labels: Labels,
 }
 
 /// What is known about a provider's usage limit.

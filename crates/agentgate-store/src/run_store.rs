@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentgate_protocol::{Envelope, Usage};
+use agentgate_protocol::{Envelope, Labels, Usage};
 
 use crate::error::StoreError;
 use crate::event_log::EventLog;
@@ -84,7 +84,20 @@ pub trait RunStore: Send + Sync {
     /// (see [`crate::effective_status`]), here and in every other read. A
     /// row that cannot be read (damaged) is in [`RunList::unreadable`]
     /// and counts as one of the `limit` (and of a later call's `offset`).
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<RunList, StoreError>;
+    fn list_runs(&self, limit: usize, offset: usize) -> Result<RunList, StoreError> {
+        self.list_runs_labelled(&Labels::new(), limit, offset)
+    }
+
+    /// [`RunStore::list_runs`], only the runs that carry every label of
+    /// `labels` (none: every run). Each label is looked up in the side
+    /// table `labels` through its index by key and value; no row's JSON is
+    /// read to filter.
+    fn list_runs_labelled(
+        &self,
+        labels: &Labels,
+        limit: usize,
+        offset: usize,
+    ) -> Result<RunList, StoreError>;
 
     /// Everything about one run; `None` if there is no such run.
     fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError>;

@@ -209,8 +209,13 @@ impl RunStore for SqliteStore {
             })
     }
 
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<RunList, StoreError> {
-        self.read("list runs", |tx| runs::list_runs(tx, limit, offset))
+    fn list_runs_labelled(
+        &self,
+        labels: &agentgate_protocol::Labels,
+        limit: usize,
+        offset: usize,
+    ) -> Result<RunList, StoreError> {
+        self.read("list runs", |tx| runs::list_runs(tx, labels, limit, offset))
     }
 
     fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError> {

@@ -19,6 +19,10 @@ pub struct Args {
     /// How many runs to list, newest first.
     #[arg(long, default_value_t = 20)]
     limit: usize,
+    /// Only runs carrying this label, KEY=VALUE (repeatable: every one must
+    /// match). Read through the store's label index, not by scanning runs.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    labels: Vec<(String, String)>,
     /// Ask this `agentgate serve` (its queue's runs) instead of the local
     /// store; `--server` alone means $AGENTGATE_SERVER, else
     /// http://127.0.0.1:7700. The token: $AGENTGATE_TOKEN, else
@@ -40,6 +44,10 @@ enum Show {
         #[arg(long)]
         events: bool,
     },
+}
+
+fn parse_label(s: &str) -> Result<(String, String), String> {
+    agentgate_protocol::parse_label(s).map_err(|e| e.to_string())
 }
 
 pub fn run(
@@ -96,7 +104,8 @@ pub fn run(
             }
         }
         None => {
-            let listed = store.list_runs(args.limit, 0)?;
+            let labels: agentgate_protocol::Labels = args.labels.iter().cloned().collect();
+            let listed = store.list_runs_labelled(&labels, args.limit, 0)?;
             // A damaged row is told, not the end of the list.
             for bad in &listed.unreadable {
                 note!(
@@ -175,7 +184,12 @@ fn remote(args: &Args, server: &str) -> anyhow::Result<ExitCode> {
             Err(e) => Ok(client_failed(&e)),
         },
         None => {
-            let query = [("limit", args.limit.clamp(1, 500).to_string())];
+            let mut query = vec![("limit", args.limit.clamp(1, 500).to_string())];
+            query.extend(
+                args.labels
+                    .iter()
+                    .map(|(k, v)| ("label", format!("{k}={v}"))),
+            );
             let page = match rt.block_on(client.runs(&query)) {
                 Ok(page) => page,
                 Err(e) => return Ok(client_failed(&e)),

@@ -47,11 +47,17 @@ ENVIRONMENT
   AGENTGATE_TOKEN     the token (else --token-file, else the default file)";
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.run.log_dir.is_some() || args.run.log_name.is_some() {
+        anyhow::bail!(
+            "--log-dir and --log-name are `agentgate run`'s: a server writes run logs where its config's `log_dir:` says"
+        );
+    }
     if args.run.dry_run || args.run.no_store {
         anyhow::bail!(
             "--dry-run and --no-store are `agentgate run`'s: a server always records its runs"
         );
     }
+    args.run.check_labels()?;
     let task = read_task_text(&args.run)?;
     let cwd = std::env::current_dir().context("failed to read the working directory")?;
     let mut request = args.run.request(task, &cwd);

@@ -20,6 +20,10 @@ use anyhow::Context as _;
 use crate::output::{Stdout, exit_code};
 use crate::workflow_submit::read_input;
 
+fn parse_label(s: &str) -> Result<(String, String), String> {
+    agentgate_protocol::parse_label(s).map_err(|e| e.to_string())
+}
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -48,6 +52,10 @@ enum Sub {
         /// Pretty-print the envelope (default: when stdout is a terminal).
         #[arg(long)]
         pretty: bool,
+        /// A label KEY=VALUE of the workflow run (repeatable), as `run
+        /// --label`: `agentgate runs --label` finds it.
+        #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+        labels: Vec<(String, String)>,
     },
     /// Check a workflow file (kinds, ids, references, cycles, agents'
     /// requests) without running it; exit 2 with the line and the reason
@@ -200,7 +208,17 @@ pub fn run(
             input_file,
             stream,
             pretty,
+            labels,
         } => {
+            let labels = agentgate_protocol::parse_labels(
+                labels
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(String::as_str),
+            )
+            .map_err(|e| anyhow::anyhow!("--label: {e}"))?;
             let wf = Workflow::load_file(&file).map_err(usage)?;
             let input = read_input(input, input_file)?;
             let (cfg, store) = open(config_flag, store_flag)?;
@@ -209,6 +227,7 @@ pub fn run(
                 workflow: wf,
                 input,
                 run_id: None,
+                labels,
             };
             let outcome = drive(stream, |observer, cancel| async {
                 run_workflow(start, &env, store.as_ref(), observer, cancel).await

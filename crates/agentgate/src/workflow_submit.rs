@@ -35,10 +35,18 @@ pub struct Args {
     /// Pretty-print the answer or the envelope.
     #[arg(long)]
     pretty: bool,
+    /// A label KEY=VALUE of the workflow's job (repeatable), as `submit
+    /// --label`: listed and cancelled by label like a run.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    labels: Vec<(String, String)>,
     #[command(flatten)]
     queue: QueueArgs,
     #[command(flatten)]
     server: ServerArgs,
+}
+
+fn parse_label(s: &str) -> Result<(String, String), String> {
+    agentgate_protocol::parse_label(s).map_err(|e| e.to_string())
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -52,6 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         priority: args.queue.priority,
         idempotency_key: args.queue.idempotency_key,
         not_before: args.queue.not_before,
+        labels: args.labels.iter().cloned().collect(),
         ..WorkflowSubmission::default()
     };
     let client = match args.server.client() {

@@ -74,6 +74,9 @@ pub struct AgentSpec {
     /// `tools:`: registry tools the agent may call in every run (through
     /// agentgate's MCP server; see `agentgate run --tools`).
     pub tools: Vec<String>,
+    /// `log_dir:`: the folder of the log file of each run whose first
+    /// agent this is (over the file's `log_dir:`, under `--log-dir`).
+    pub log_dir: Option<PathBuf>,
     /// Where each value was written.
     pub origins: Origins,
 }
@@ -140,6 +143,8 @@ pub(super) struct RawAgent {
     workspace: Option<Spanned<String>>,
     #[serde(default)]
     tools: Option<Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    log_dir: Option<Spanned<String>>,
 }
 
 /// The longest tool name (as `agentgate-tools` allows in a manifest).
@@ -301,6 +306,13 @@ pub(super) fn convert(
         }
         a.agent_file = Some(resolve_path(s.value.trim(), base));
         a.origins.set("agent_file", line(s));
+    }
+    if let Some(s) = &raw.log_dir {
+        if s.value.trim().is_empty() {
+            return Err(Fault::at(s, label("`log_dir` is empty".into())));
+        }
+        a.log_dir = Some(resolve_path(s.value.trim(), base));
+        a.origins.set("log_dir", line(s));
     }
     Ok(a)
 }

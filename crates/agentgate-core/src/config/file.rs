@@ -46,6 +46,8 @@ struct RawFile {
     tools: Option<Spanned<RawTools>>,
     approvals: Option<RawApprovals>,
     event_log: Option<RawEventLog>,
+    log_dir: Option<Spanned<String>>,
+    log_name: Option<Spanned<String>>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -190,6 +192,18 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     if let Some(e) = &raw.event_log {
         out.event_log = event_log::convert(e)?;
+    }
+    if let Some(d) = &raw.log_dir {
+        if d.value.trim().is_empty() {
+            return Err(Fault::at(d, "log_dir: it is empty".to_owned()));
+        }
+        out.log_dir = Some(super::paths::resolve_path(d.value.trim(), base));
+    }
+    if let Some(n) = &raw.log_name {
+        if n.value.trim().is_empty() {
+            return Err(Fault::at(n, "log_name: it is empty".to_owned()));
+        }
+        out.log_name = Some(n.value.clone());
     }
     Ok(out)
 }

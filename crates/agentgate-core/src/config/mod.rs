@@ -113,6 +113,12 @@ pub struct Config {
     pub approvals: crate::approvals::ApprovalPolicy,
     /// `event_log:`: the bound on each run's event log.
     pub event_log: EventLogSpec,
+    /// `log_dir:`: every run writes its log file in this folder (see
+    /// `agentgate run --log-dir`); an agent's `log_dir:` wins for runs it
+    /// starts, the flag over both.
+    pub log_dir: Option<PathBuf>,
+    /// `log_name:`: the log file's name template (`crate::log_name`).
+    pub log_name: Option<String>,
     /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
     /// by provider; they win over the file's `account:` (see
     /// [`Config::account`]).
@@ -191,6 +197,8 @@ impl Config {
             tools: p.tools,
             approvals: p.approvals,
             event_log: p.event_log,
+            log_dir: p.log_dir,
+            log_name: p.log_name,
             account_env: Vec::new(),
         })
     }

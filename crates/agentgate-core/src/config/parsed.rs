@@ -31,6 +31,8 @@ pub(super) struct Parsed {
     pub tools: ToolsSpec,
     pub approvals: crate::approvals::ApprovalPolicy,
     pub event_log: super::event_log::EventLogSpec,
+    pub log_dir: Option<std::path::PathBuf>,
+    pub log_name: Option<String>,
 }
 
 /// Check the version a file declares.

@@ -65,6 +65,12 @@ pub struct Plan {
     /// How long a warm process of this run's session may stay idle
     /// before it is ended (`--warm-idle`); `None`: the holder's default.
     pub warm_idle: Option<std::time::Duration>,
+    /// The run's labels (`--label`): recorded with the run and the session
+    /// it creates, and put in the envelope.
+    pub labels: agentgate_protocol::Labels,
+    /// Where the run's log file goes (`--log-dir`, `log_dir:`); `None`: no
+    /// log file.
+    pub run_log: Option<crate::log_name::RunLogSpec>,
 }
 
 impl Plan {
@@ -84,6 +90,8 @@ impl Plan {
             redact: Vec::new(),
             approvals: crate::approvals::ApprovalPolicy::default(),
             warm_idle: None,
+            labels: agentgate_protocol::Labels::new(),
+            run_log: None,
         }
     }
 
@@ -180,6 +188,25 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         warnings.extend(prompt_warnings);
         steps.push(step);
     }
+    // The log file's folder: the flag, else the first agent's, else the
+    // file's; its name: the flag's template, else the file's, else the default.
+    let first_agent = steps
+        .first()
+        .and_then(|s| s.agent.as_deref())
+        .and_then(|name| cfg.agent(name));
+    let run_log = flags
+        .log_dir
+        .clone()
+        .or_else(|| first_agent.and_then(|a| a.log_dir.clone()))
+        .or_else(|| cfg.log_dir.clone())
+        .map(|dir| crate::log_name::RunLogSpec {
+            dir,
+            name: flags
+                .log_name
+                .clone()
+                .or_else(|| cfg.log_name.clone())
+                .unwrap_or_else(|| crate::log_name::DEFAULT_LOG_NAME.to_owned()),
+        });
     // A `HOME` in the flags' environment reaches every step's `env`, where
     // the run looks first; this is the home of a step that sets none.
     let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -203,6 +230,8 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         redact: cfg.redact.clone(),
         approvals: cfg.approvals.clone(),
         warm_idle: None,
+        labels: flags.labels.clone(),
+        run_log,
     })
 }
 

@@ -55,6 +55,8 @@ pub(super) struct Emitter<'a> {
     pub transcript: Option<Transcript>,
     /// The run's secrets.
     redactor: Redactor,
+    /// The run's log file (`--log-dir`), if it has one.
+    run_log: Option<super::run_log::RunLog>,
 }
 
 impl<'a> Emitter<'a> {
@@ -74,6 +76,7 @@ impl<'a> Emitter<'a> {
             store_error: None,
             transcript: None,
             redactor,
+            run_log: None,
         }
     }
 
@@ -147,9 +150,30 @@ impl<'a> Emitter<'a> {
         self.store_error.take()
     }
 
+    /// Write the run's stderr and answer to `log` too.
+    pub fn set_run_log(&mut self, log: super::run_log::RunLog) {
+        self.run_log = Some(log);
+    }
+
+    /// The run's log file, taken to write its end.
+    pub fn take_run_log(&mut self) -> Option<super::run_log::RunLog> {
+        self.run_log.take()
+    }
+
     /// Append a line of the CLI's stderr (already redacted) to the run's
-    /// `stderr.log`.
+    /// `stderr.log` (and its log file).
     pub fn stderr(&mut self, line: &[u8]) {
+        if let Some(log) = &mut self.run_log
+            && let Err(e) = log.stderr(line)
+        {
+            // The log goes; the run goes on.
+            self.run_log = None;
+            tracing::warn!("{e}; the run goes on without its log file");
+            self.log(
+                LogLevel::Warn,
+                format!("{e}; the run goes on without its log file"),
+            );
+        }
         if let Some(f) = self.files.as_deref_mut() {
             let mut bytes = line.to_vec();
             bytes.push(b'\n');

@@ -71,6 +71,7 @@ pub async fn run(
         None => Scratch::temporary(),
     };
     let mut em = Emitter::new(run_id.clone(), files.as_mut(), sink, redactor);
+    open_run_log(plan, &run_id, &mut em);
     if let Some(e) = open_error {
         em.store_failed(e);
     }
@@ -301,7 +302,7 @@ fn finish(
     // Remember the session for the next run.
     if let (Some(name), Some(store), Some(id), Some(step)) =
         (&plan.session, store, envelope.session_id.clone(), last_step)
-        && let Err(e) = record::save_session(store, name, step, id)
+        && let Err(e) = record::save_session(store, name, step, id, &plan.labels)
     {
         em.log(
             LogLevel::Warn,
@@ -333,6 +334,7 @@ fn finish(
         }
     }
     envelope.chain = plan.chain.clone();
+    envelope.labels = plan.labels.clone();
     envelope.attempts = std::mem::take(&mut runner.attempts);
     envelope.session_recreated = runner.session_recreated || runner.resumed_elsewhere;
     envelope.duration_ms = started.elapsed().as_millis() as u64;
@@ -346,6 +348,19 @@ fn finish(
     }
     if let Some(e) = &error {
         em.emit(EventBody::Error(e.clone()));
+    }
+    if let Some(log) = em.take_run_log() {
+        let outcome = match &envelope.error_type {
+            None => format!("exit {exit_code}"),
+            Some(kind) => format!("exit {exit_code}, {kind}"),
+        };
+        if let Err(e) = log.finish(&outcome, &envelope.response) {
+            tracing::warn!("{e}; the run's log file is incomplete");
+            em.log(
+                LogLevel::Warn,
+                format!("{e}; the run's log file is incomplete"),
+            );
+        }
     }
     em.emit(EventBody::Result(ResultEvent {
         envelope: Box::new(envelope.clone()),
@@ -370,5 +385,42 @@ fn finish(
         exit_code,
         store_error,
         result_file,
+    }
+}
+
+/// Open the run's log file (`--log-dir`, `log_dir:`), if it has one: a
+/// folder that cannot be written is a warning, never the run's end.
+fn open_run_log(plan: &Plan, run_id: &str, em: &mut Emitter<'_>) {
+    let Some(spec) = &plan.run_log else {
+        return;
+    };
+    let providers: Vec<String> = plan
+        .steps
+        .iter()
+        .map(|s| s.provider.name().to_owned())
+        .collect();
+    let header = super::run_log::Header {
+        parts: crate::log_name::NameParts {
+            labels: &plan.labels,
+            run_id,
+            started: jiff::Timestamp::now(),
+            provider: providers.first().map(String::as_str),
+        },
+        providers: providers.clone(),
+        chain: plan.chain.as_deref(),
+    };
+    match super::run_log::RunLog::open(spec, &header, em.redactor().clone()) {
+        Ok(log) => {
+            tracing::info!(file = %log.path().display(), "writing the run's log file");
+            em.set_run_log(log);
+        }
+        Err(e) => {
+            // On stderr (a warning) and in the events.
+            tracing::warn!("{e}; the run goes on without its log file");
+            em.log(
+                LogLevel::Warn,
+                format!("{e}; the run goes on without its log file"),
+            );
+        }
     }
 }

@@ -24,6 +24,7 @@ mod failover;
 mod handoff;
 mod options;
 mod record;
+mod run_log;
 mod session_gate;
 mod step;
 mod tail;

@@ -60,6 +60,7 @@ pub(super) fn open_run(
         prompt_bytes: first.map_or(0, |s| s.request.prompt.len() as u64),
         kind: RunKind::Agent,
         parent_run_id: parent_run_id.map(str::to_owned),
+        labels: plan.labels.clone(),
     };
     store
         .insert_run(&record)
@@ -100,6 +101,7 @@ pub(super) fn save_session(
     name: &str,
     step: &Step,
     id: String,
+    labels: &agentgate_protocol::Labels,
 ) -> Result<(), agentgate_store::StoreError> {
     let provider = step.provider.name();
     let now = Timestamp::now();
@@ -117,6 +119,9 @@ pub(super) fn save_session(
         created_at: now,
         updated_at: now,
         turns: turns + 1,
+        // Kept by the store when the session exists: the labels of the run
+        // that created it.
+        labels: labels.clone(),
     })
 }
 

@@ -52,6 +52,7 @@ pub fn new_job(
         writes_in: facts.writes_in,
         ignore_quota: facts.ignore_quota,
         planned,
+        labels: request.labels.clone(),
     })
 }
 

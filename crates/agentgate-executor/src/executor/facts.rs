@@ -155,6 +155,7 @@ mod tests {
                 writes_in: None,
                 ignore_quota: false,
                 planned: false,
+                labels: Default::default(),
             };
             store.enqueue(&job, now).unwrap();
         }

@@ -101,8 +101,13 @@ impl RunStore for Fenced<'_> {
         self.open("reopen run")?;
         self.store.reopen_run(run_id)
     }
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<RunList, StoreError> {
-        self.store.list_runs(limit, offset)
+    fn list_runs_labelled(
+        &self,
+        labels: &agentgate_protocol::Labels,
+        limit: usize,
+        offset: usize,
+    ) -> Result<RunList, StoreError> {
+        self.store.list_runs_labelled(labels, limit, offset)
     }
     fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError> {
         self.store.get_run(run_id)

@@ -112,6 +112,7 @@ mod tests {
                 writes_in: None,
                 ignore_quota: false,
                 planned: true,
+                labels: Default::default(),
             };
             seal_job(&mut job, &keys).unwrap();
             let stored = job.request.to_string();

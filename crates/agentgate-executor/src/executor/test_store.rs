@@ -146,8 +146,13 @@ impl RunStore for GatedStore {
     fn reopen_run(&self, run_id: &str) -> Result<(), StoreError> {
         self.inner.reopen_run(run_id)
     }
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<RunList, StoreError> {
-        self.inner.list_runs(limit, offset)
+    fn list_runs_labelled(
+        &self,
+        labels: &agentgate_protocol::Labels,
+        limit: usize,
+        offset: usize,
+    ) -> Result<RunList, StoreError> {
+        self.inner.list_runs_labelled(labels, limit, offset)
     }
     fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError> {
         self.inner.get_run(run_id)

@@ -114,6 +114,8 @@ pub async fn run_job(
                 workflow: wf,
                 input,
                 run_id: Some(job_id.to_owned()),
+                // Stored with the job at submit, under the same id.
+                labels: agentgate_protocol::Labels::new(),
             };
             run_workflow(start, &env, store, observer, cancel).await
         }

@@ -165,6 +165,21 @@ impl ApiClient {
         Ok(self.json(Method::GET, &path, None).await?.1)
     }
 
+    /// `POST /v1/runs/cancel`: every queued or running run with all these
+    /// labels.
+    pub async fn cancel_by_label(
+        &self,
+        labels: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Value, ClientError> {
+        let body = serde_json::json!({ "labels": labels })
+            .to_string()
+            .into_bytes();
+        Ok(self
+            .json(Method::POST, "/v1/runs/cancel", Some(body))
+            .await?
+            .1)
+    }
+
     /// `POST /v1/runs/{id}/cancel`.
     pub async fn cancel(&self, run_id: &str) -> Result<Value, ClientError> {
         let path = format!("/v1/runs/{}/cancel", path_segment(run_id));

@@ -157,6 +157,10 @@ function runQuery(cursor) {
   if (status) q.set("status", status);
   if (provider) q.set("provider", provider);
   if (session) q.set("session", session);
+  // `key=value` words: each one a `label` parameter (all must match).
+  for (const label of $("filter-label").value.trim().split(/\s+/)) {
+    if (label) q.append("label", label);
+  }
   if (cursor) q.set("cursor", cursor);
   return "/v1/runs?" + q.toString();
 }

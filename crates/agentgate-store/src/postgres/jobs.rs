@@ -90,6 +90,7 @@ pub(super) async fn enqueue<C: GenericClient + Sync>(
         )
         .await?;
     if let Some(row) = inserted {
+        super::runs::insert_labels(client, &job.job_id, &job.labels).await?;
         return Ok((record_from_row(&row)?, true));
     }
     // A unique column conflicted: the key (the first job wins), else the id.
@@ -384,6 +385,16 @@ pub(super) async fn list<C: GenericClient + Sync>(
         // `?`: the array holds this string as an element (not a substring).
         values.push(provider);
         conditions.push(format!("providers ? ${}", values.len()));
+    }
+    for (key, value) in &filter.labels {
+        // One probe of the index `labels_by_value` per label.
+        values.push(key);
+        values.push(value);
+        let n = values.len();
+        conditions.push(format!(
+            "job_id IN (SELECT id FROM labels WHERE key = ${} AND value = ${n})",
+            n - 1
+        ));
     }
     if let Some(cursor) = cursor {
         // A stored text (of a time that did not read) is cast back by the

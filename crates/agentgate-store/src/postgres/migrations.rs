@@ -27,6 +27,7 @@ pub(super) const MIGRATIONS: &[&[&str]] = &[
     &[include_str!("schema/v6_workflow_runs.sql")],
     &[include_str!("schema/v7_claims.sql")],
     &[include_str!("schema/v8_idle_wake.sql")],
+    &[include_str!("schema/v9_labels.sql")],
 ];
 
 /// The schema version this agentgate writes.

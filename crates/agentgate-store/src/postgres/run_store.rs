@@ -58,9 +58,15 @@ impl RunStore for PgStore {
         })
     }
 
-    fn list_runs(&self, limit: usize, offset: usize) -> Result<crate::RunList, StoreError> {
+    fn list_runs_labelled(
+        &self,
+        labels: &agentgate_protocol::Labels,
+        limit: usize,
+        offset: usize,
+    ) -> Result<crate::RunList, StoreError> {
+        let labels = labels.clone();
         self.transaction("list runs", move |tx| {
-            Box::pin(async move { runs::list_runs(tx, limit, offset).await })
+            Box::pin(async move { runs::list_runs(tx, &labels, limit, offset).await })
         })
     }
 

@@ -1,6 +1,6 @@
 //! The `runs` and `attempts` tables.
 
-use agentgate_protocol::{EXIT_SUCCESS, Envelope, Usage};
+use agentgate_protocol::{EXIT_SUCCESS, Envelope, Labels, Usage};
 use jiff::Timestamp;
 use tokio_postgres::types::{Json, ToSql};
 use tokio_postgres::{GenericClient, Row};
@@ -22,7 +22,8 @@ const SUMMARY_COLUMNS: &str = "run_id, started_at, providers, model, session_nam
     final_model, session_id, input_tokens, output_tokens, cache_read_input_tokens, \
     cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, context_tokens, \
     tokens_estimated, owner_pid, owner_start_ticks, owner_boot_id, owner_host, kind, \
-    parent_run_id";
+    parent_run_id, \
+    (SELECT jsonb_object_agg(key, value) FROM labels WHERE labels.id = runs.run_id) AS labels";
 
 /// Records `run` as running, owned by `owner` (the calling process).
 pub(super) async fn insert_run(
@@ -57,7 +58,57 @@ pub(super) async fn insert_run(
             ],
         )
         .await?;
+    insert_labels(client, &run.run_id, &run.labels).await
+}
+
+/// Stores the labels of the run or job `id` (a job's run has its id: the
+/// labels its job stored are kept, the run's are the same).
+pub(super) async fn insert_labels(
+    client: &impl GenericClient,
+    id: &str,
+    labels: &Labels,
+) -> Result<(), PgError> {
+    if labels.is_empty() {
+        return Ok(());
+    }
+    let keys: Vec<&str> = labels.keys().map(String::as_str).collect();
+    let values: Vec<&str> = labels.values().map(String::as_str).collect();
+    client
+        .execute(
+            "INSERT INTO labels (id, key, value) SELECT $1, k, v FROM unnest($2::text[], $3::text[]) \
+             AS l (k, v) ON CONFLICT (id, key) DO NOTHING",
+            &[&id, &keys, &values],
+        )
+        .await?;
     Ok(())
+}
+
+/// The condition "the row's id carries every label of `labels`", for a
+/// query whose id column is `id_column`, its parameters numbered from
+/// `first`: one `IN` per label, each read from the index `labels_by_value`.
+pub(super) fn labels_condition(id_column: &str, labels: &Labels, first: usize) -> String {
+    (0..labels.len())
+        .map(|i| {
+            let (k, v) = (first + 2 * i, first + 2 * i + 1);
+            format!(" AND {id_column} IN (SELECT id FROM labels WHERE key = ${k} AND value = ${v})")
+        })
+        .collect()
+}
+
+/// The parameters of [`labels_condition`], in order.
+pub(super) fn labels_params(labels: &Labels) -> Vec<&(dyn ToSql + Sync)> {
+    labels
+        .iter()
+        .flat_map(|(k, v)| [k as &(dyn ToSql + Sync), v as &(dyn ToSql + Sync)])
+        .collect()
+}
+
+/// Labels as `jsonb_object_agg` gives them (`NULL` for none).
+pub(super) fn labels_from_row(row: &Row, column: &str) -> Result<Labels, PgError> {
+    Ok(row
+        .try_get::<_, Option<Json<Labels>>>(column)?
+        .map(|Json(labels)| labels)
+        .unwrap_or_default())
 }
 
 pub(super) async fn finish_run(
@@ -131,16 +182,21 @@ pub(super) async fn finish_run(
 
 pub(super) async fn list_runs(
     client: &impl GenericClient,
+    labels: &Labels,
     limit: usize,
     offset: usize,
 ) -> Result<RunList, PgError> {
+    let (limit, offset) = (clamp_bigint(limit), clamp_bigint(offset));
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&limit, &offset];
+    params.extend(labels_params(labels));
     let rows = client
         .query(
             &format!(
-                "SELECT {SUMMARY_COLUMNS} FROM runs \
-                 ORDER BY started_at DESC, run_id DESC LIMIT $1 OFFSET $2"
+                "SELECT {SUMMARY_COLUMNS} FROM runs WHERE true{} \
+                 ORDER BY started_at DESC, run_id DESC LIMIT $1 OFFSET $2",
+                labels_condition("run_id", labels, 3)
             ),
-            &[&clamp_bigint(limit), &clamp_bigint(offset)],
+            &params,
         )
         .await?;
     let mut list = RunList::default();
@@ -353,6 +409,7 @@ fn summary_from_row(row: &Row) -> Result<RunSummary, PgError> {
             prompt_bytes: from_bigint("runs.prompt_bytes", row.try_get("prompt_bytes")?)?,
             kind: name_from_sql("runs.kind", row.try_get("kind")?)?,
             parent_run_id: row.try_get("parent_run_id")?,
+            labels: labels_from_row(row, "labels")?,
         },
         status: effective_status(
             name_from_sql("runs.status", row.try_get("status")?)?,

@@ -1,12 +1,14 @@
 //! The `sessions` table.
 
+use tokio_postgres::types::Json;
 use tokio_postgres::{GenericClient, Row};
 
 use super::PgError;
 use super::values::{from_bigint, to_bigint};
 use crate::records::SessionRecord;
 
-const COLUMNS: &str = "name, provider, native_session_id, cwd, created_at, updated_at, turns";
+const COLUMNS: &str =
+    "name, provider, native_session_id, cwd, created_at, updated_at, turns, labels";
 
 pub(super) async fn get(
     client: &impl GenericClient,
@@ -32,7 +34,7 @@ pub(super) async fn put(
     client
         .execute(
             &format!(
-                "INSERT INTO sessions ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                "INSERT INTO sessions ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
                  ON CONFLICT (name, provider) DO UPDATE SET \
                  native_session_id = excluded.native_session_id, cwd = excluded.cwd, \
                  updated_at = excluded.updated_at, turns = excluded.turns"
@@ -45,6 +47,9 @@ pub(super) async fn put(
                 &session.created_at,
                 &session.updated_at,
                 &turns,
+                // The labels of the run that created the session: an
+                // update keeps them.
+                &(!session.labels.is_empty()).then_some(Json(&session.labels)),
             ],
         )
         .await?;
@@ -88,5 +93,6 @@ fn from_row(row: &Row) -> Result<SessionRecord, PgError> {
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
         turns: from_bigint("sessions.turns", row.try_get("turns")?)?,
+        labels: super::runs::labels_from_row(row, "labels")?,
     })
 }

@@ -61,6 +61,7 @@ pub(super) fn enqueue(
             job.planned,
         ],
     )?;
+    super::runs::insert_labels(conn, &job.job_id, &job.labels)?;
     let job = select_one(conn, "job_id = ?1", &job.job_id)?
         .ok_or_else(|| DbError::JobNotFound(job.job_id.clone()))?;
     Ok((job, true))
@@ -347,24 +348,36 @@ pub(super) fn list(
     let cursor_id = cursor.map(|c| c.job_id.as_str());
     // One more than asked tells whether there is a next page.
     let fetch = i64::try_from(limit).unwrap_or(i64::MAX).saturating_add(1);
-    let mut conditions = Vec::new();
+    let mut conditions: Vec<String> = Vec::new();
     let mut values: Vec<(&str, &dyn ToSql)> = vec![(":limit", &fetch)];
+    let label_names: Vec<(String, String)> = (0..filter.labels.len())
+        .map(|i| (format!(":label_key{i}"), format!(":label_value{i}")))
+        .collect();
+    for ((key, value), (key_name, value_name)) in filter.labels.iter().zip(&label_names) {
+        // One probe of the index `labels_by_value` per label.
+        conditions.push(format!(
+            "job_id IN (SELECT id FROM labels WHERE key = {key_name} AND value = {value_name})"
+        ));
+        values.push((key_name, key));
+        values.push((value_name, value));
+    }
     if let Some(state) = &state {
-        conditions.push("state = :state");
+        conditions.push("state = :state".to_owned());
         values.push((":state", state));
     }
     if let Some(session) = &filter.session {
-        conditions.push("session_name = :session");
+        conditions.push("session_name = :session".to_owned());
         values.push((":session", session));
     }
     if let Some(provider) = &filter.provider {
         conditions.push(
-            "EXISTS (SELECT 1 FROM json_each(jobs.providers) AS p WHERE p.value = :provider)",
+            "EXISTS (SELECT 1 FROM json_each(jobs.providers) AS p WHERE p.value = :provider)"
+                .to_owned(),
         );
         values.push((":provider", provider));
     }
     if let (Some(at), Some(id)) = (&cursor_at, &cursor_id) {
-        conditions.push("(created_at, job_id) < (:cursor_at, :cursor_id)");
+        conditions.push("(created_at, job_id) < (:cursor_at, :cursor_id)".to_owned());
         values.push((":cursor_at", at));
         values.push((":cursor_id", id));
     }

@@ -253,9 +253,27 @@ CREATE INDEX jobs_session_queue ON jobs (session_name, created_at, seq)
 CREATE INDEX jobs_unplanned ON jobs (seq) WHERE state = 'queued' AND planned = 0;
 ";
 
+/// Version 10: labels (`--label key=value`). One side table for runs and
+/// jobs alike (a job's run has the job's id): a row per label, keyed by the
+/// id and the key, and an index by key and value, so that a label filter
+/// (`agentgate runs --label`, `GET /v1/runs?label=`, cancel by label) reads
+/// the ids carrying a label from the index and never parses a JSON column
+/// of every row. A session keeps the labels of the run that created it
+/// (JSON, read only with the session). Rows written before have no labels.
+const V10: &str = "
+CREATE TABLE labels (
+    id    TEXT NOT NULL,                            -- a run's or a job's id
+    key   TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (id, key)
+) STRICT;
+CREATE INDEX labels_by_value ON labels (key, value, id);
+ALTER TABLE sessions ADD COLUMN labels TEXT CHECK (labels IS NULL OR json_valid(labels));
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

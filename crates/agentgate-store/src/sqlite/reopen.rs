@@ -111,6 +111,7 @@ mod tests {
             prompt_bytes: 1,
             kind: crate::RunKind::Workflow,
             parent_run_id: None,
+            labels: Default::default(),
         };
         let gone = RunOwner {
             pid: u32::MAX,

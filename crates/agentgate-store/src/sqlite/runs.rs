@@ -1,6 +1,6 @@
 //! The `runs` and `attempts` tables.
 
-use agentgate_protocol::{EXIT_SUCCESS, Envelope, Usage};
+use agentgate_protocol::{EXIT_SUCCESS, Envelope, Labels, Usage};
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
 
@@ -21,7 +21,8 @@ const SUMMARY_COLUMNS: &str = "run_id, started_at, providers, model, session_nam
     final_model, session_id, input_tokens, output_tokens, cache_read_input_tokens, \
     cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, context_tokens, \
     tokens_estimated, owner_pid, owner_start_ticks, owner_boot_id, owner_host, kind, \
-    parent_run_id";
+    parent_run_id, \
+    (SELECT json_group_object(key, value) FROM labels WHERE labels.id = runs.run_id) AS labels";
 
 /// Records `run` as running, owned by `owner` (the calling process).
 pub(super) fn insert_run(
@@ -54,7 +55,53 @@ pub(super) fn insert_run(
             run.parent_run_id,
         ],
     )?;
+    insert_labels(conn, &run.run_id, &run.labels)
+}
+
+/// Stores the labels of the run or job `id` (a job's run has its id: the
+/// labels its job stored are kept, the run's are the same).
+pub(super) fn insert_labels(conn: &Connection, id: &str, labels: &Labels) -> Result<(), DbError> {
+    if labels.is_empty() {
+        return Ok(());
+    }
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO labels (id, key, value) VALUES (?1, ?2, ?3) ON CONFLICT (id, key) DO NOTHING",
+    )?;
+    for (key, value) in labels {
+        stmt.execute(params![id, key, value])?;
+    }
     Ok(())
+}
+
+/// The condition "the row's id carries every label of `labels`", for a
+/// query whose id column is `id_column`, its parameters numbered from
+/// `first`: one `IN` per label, each read from the index `labels_by_value`.
+pub(super) fn labels_condition(id_column: &str, labels: &Labels, first: usize) -> String {
+    (0..labels.len())
+        .map(|i| {
+            let (k, v) = (first + 2 * i, first + 2 * i + 1);
+            format!(" AND {id_column} IN (SELECT id FROM labels WHERE key = ?{k} AND value = ?{v})")
+        })
+        .collect()
+}
+
+/// The parameters of [`labels_condition`], in order.
+pub(super) fn labels_params(labels: &Labels) -> Vec<&str> {
+    labels
+        .iter()
+        .flat_map(|(k, v)| [k.as_str(), v.as_str()])
+        .collect()
+}
+
+/// Labels read back as `json_group_object` gives them (`{}` for none).
+pub(super) fn labels_from_sql(json: Option<String>) -> Result<Labels, DbError> {
+    match json {
+        None => Ok(Labels::new()),
+        Some(json) => serde_json::from_str(&json).map_err(|source| DbError::Json {
+            op: "decode the labels",
+            source,
+        }),
+    }
 }
 
 pub(super) fn finish_run(
@@ -112,16 +159,26 @@ pub(super) fn finish_run(
 
 pub(super) fn list_runs(
     conn: &Connection,
+    labels: &Labels,
     limit: usize,
     offset: usize,
 ) -> Result<RunList, DbError> {
     let mut stmt = conn.prepare(&format!(
-        "SELECT {SUMMARY_COLUMNS} FROM runs \
-         ORDER BY started_at DESC, run_id DESC LIMIT ?1 OFFSET ?2"
+        "SELECT {SUMMARY_COLUMNS} FROM runs WHERE 1 = 1{} \
+         ORDER BY started_at DESC, run_id DESC LIMIT ?1 OFFSET ?2",
+        labels_condition("run_id", labels, 3)
     ))?;
     // `usize::MAX` means "all": clamp instead of failing the conversion.
     let clamp = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-    let mut rows = stmt.query(params![clamp(limit), clamp(offset)])?;
+    let mut values: Vec<&dyn rusqlite::ToSql> = Vec::new();
+    let (limit, offset) = (clamp(limit), clamp(offset));
+    values.push(&limit);
+    values.push(&offset);
+    let label_values = labels_params(labels);
+    for value in &label_values {
+        values.push(value);
+    }
+    let mut rows = stmt.query(values.as_slice())?;
     let mut list = RunList::default();
     while let Some(row) = rows.next()? {
         // A damaged row is reported, not the end of the list.
@@ -301,6 +358,7 @@ fn summary_from_row(row: &Row<'_>) -> Result<RunSummary, DbError> {
             prompt_bytes: row.get("prompt_bytes")?,
             kind: name_from_sql("runs.kind", row.get("kind")?)?,
             parent_run_id: row.get("parent_run_id")?,
+            labels: labels_from_sql(row.get("labels")?)?,
         },
         status: effective_status(
             name_from_sql("runs.status", row.get("status")?)?,

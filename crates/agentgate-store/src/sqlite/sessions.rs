@@ -6,7 +6,8 @@ use super::DbError;
 use super::values::{timestamp_from_sql, timestamp_to_sql};
 use crate::records::SessionRecord;
 
-const COLUMNS: &str = "name, provider, native_session_id, cwd, created_at, updated_at, turns";
+const COLUMNS: &str =
+    "name, provider, native_session_id, cwd, created_at, updated_at, turns, labels";
 
 pub(super) fn get(
     conn: &Connection,
@@ -23,9 +24,20 @@ pub(super) fn get(
 }
 
 pub(super) fn put(conn: &Connection, session: &SessionRecord) -> Result<(), DbError> {
+    // The labels of the run that created the session: an update keeps them.
+    let labels_json = if session.labels.is_empty() {
+        None
+    } else {
+        Some(
+            serde_json::to_string(&session.labels).map_err(|source| DbError::Json {
+                op: "encode the session's labels",
+                source,
+            })?,
+        )
+    };
     conn.execute(
         &format!(
-            "INSERT INTO sessions ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+            "INSERT INTO sessions ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
              ON CONFLICT (name, provider) DO UPDATE SET \
              native_session_id = excluded.native_session_id, cwd = excluded.cwd, \
              updated_at = excluded.updated_at, turns = excluded.turns"
@@ -38,6 +50,7 @@ pub(super) fn put(conn: &Connection, session: &SessionRecord) -> Result<(), DbEr
             timestamp_to_sql(session.created_at),
             timestamp_to_sql(session.updated_at),
             session.turns,
+            labels_json,
         ],
     )?;
     Ok(())
@@ -72,5 +85,6 @@ fn from_row(row: &Row<'_>) -> Result<SessionRecord, DbError> {
         created_at: timestamp_from_sql("sessions.created_at", row.get("created_at")?)?,
         updated_at: timestamp_from_sql("sessions.updated_at", row.get("updated_at")?)?,
         turns: row.get("turns")?,
+        labels: super::runs::labels_from_sql(row.get("labels")?)?,
     })
 }

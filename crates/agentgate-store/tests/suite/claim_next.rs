@@ -52,6 +52,7 @@ fn job(id: &str, providers: &[&str]) -> NewJob {
         writes_in: None,
         ignore_quota: false,
         planned: true,
+        labels: Default::default(),
     }
 }
 

@@ -48,6 +48,7 @@ fn write_runs(store: &Store, writer: usize) {
                 created_at: ts("2026-05-01T00:00:00Z"),
                 updated_at: ts("2026-05-01T00:00:00Z"),
                 turns,
+                labels: Default::default(),
             })
             .unwrap();
         store

@@ -118,6 +118,7 @@ fn filters_by_state_provider_and_session(store: &TestStore) {
             state: Some(JobState::Queued),
             provider: provider("codex"),
             session: provider("s1"),
+            labels: Default::default(),
         }),
         ["c"]
     );

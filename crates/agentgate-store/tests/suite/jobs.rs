@@ -43,6 +43,7 @@ pub fn new_job(job_id: &str) -> NewJob {
         writes_in: None,
         ignore_quota: false,
         planned: true,
+        labels: Default::default(),
     }
 }
 

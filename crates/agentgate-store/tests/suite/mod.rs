@@ -7,6 +7,7 @@ mod idle_wake;
 mod job_claims;
 mod job_lists;
 mod jobs;
+mod labels;
 mod log_bounds;
 mod migrations;
 mod migrations_v8;

@@ -20,6 +20,7 @@ fn session(name: &str, provider: &str, native: &str, at: &str) -> SessionRecord 
         created_at: ts(at),
         updated_at: ts(at),
         turns: 1,
+        labels: Default::default(),
     }
 }
 

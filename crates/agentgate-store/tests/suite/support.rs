@@ -263,6 +263,7 @@ pub fn run_record(run_id: &str, started_at: &str) -> RunRecord {
         prompt_bytes: 1234,
         kind: agentgate_store::RunKind::Agent,
         parent_run_id: None,
+        labels: Default::default(),
     }
 }
 

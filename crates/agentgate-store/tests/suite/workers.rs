@@ -139,6 +139,7 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
                  ALTER TABLE jobs DROP COLUMN charged_provider, DROP COLUMN writes_in; \
                  DROP TABLE claim_slots; DROP INDEX jobs_session_queue, jobs_unplanned; \
                  ALTER TABLE jobs DROP COLUMN ignore_quota, DROP COLUMN planned; \
+                 DROP TABLE labels; ALTER TABLE sessions DROP COLUMN labels; \
                  UPDATE agentgate_schema SET version = 1",
             )
             .await
@@ -157,7 +158,7 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
             .get(0)
     });
     assert_eq!(version, PG_SCHEMA_VERSION);
-    assert_eq!(PG_SCHEMA_VERSION, 8);
+    assert_eq!(PG_SCHEMA_VERSION, 9);
     drop(store);
     super::support::drop_pg_database(&url);
 }

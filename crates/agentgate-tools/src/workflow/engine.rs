@@ -43,6 +43,9 @@ pub struct WorkflowStart {
     pub input: Value,
     /// The run's id (a server's job id); `None`: a new one.
     pub run_id: Option<String>,
+    /// The run's labels (`workflow run --label`), recorded with it (a
+    /// queued workflow's are its job's, stored at submit under the same id).
+    pub labels: agentgate_protocol::Labels,
 }
 
 /// How a workflow run ended.
@@ -100,6 +103,7 @@ pub async fn run_workflow(
         prompt_bytes: 0,
         kind: RunKind::Workflow,
         parent_run_id: None,
+        labels: start.labels.clone(),
     })?;
     let files = store.create_run_files(&run_id)?;
     let journal = Journal::new(&run_id, files, 0, observer);

@@ -266,6 +266,27 @@ pub struct Args {
     /// two arguments) is redacted like a secret variable's.
     #[arg(long = "extra-arg", allow_hyphen_values = true)]
     pub extra_args: Vec<String>,
+    /// A label KEY=VALUE for the run (repeatable, at most 16): stored with
+    /// the run (and the session it creates), put in the envelope, and
+    /// matched by `agentgate runs --label`, `agentgate cancel --label` and
+    /// the API's `?label=`. A key is 1 to 63 ASCII letters, digits, `.`,
+    /// `_`, `-` (starting with a letter or digit); a value 1 to 256 bytes.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    pub labels: Vec<(String, String)>,
+    /// Also write the run's log file in DIR (made if missing, mode 700;
+    /// the file 600): a header (run id, labels, providers, start time),
+    /// the CLI's stderr as it comes, and the answer at the end, secrets
+    /// redacted. A folder that cannot be written is a warning, never a
+    /// lost run. Over the config's `log_dir:` (an agent's, then the
+    /// file's). `agentgate run` only: a server writes its config's.
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+    /// The log file's name: `{label:KEY}`, `{labels}` (every value, in
+    /// key order), `{run}`, `{ts}` (start, UTC), `{provider}`; a missing
+    /// label is dropped with its separator, and the name is made safe (no
+    /// `/`, no `..`). Default `{labels}_{ts}_{run}.log`; over `log_name:`.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub log_name: Option<String>,
     /// Do not record the run in the store. Without it, a store that
     /// cannot be opened or written (a full disk, a read-only file) makes
     /// the run exit non-zero (74 for a run that succeeded).
@@ -326,6 +347,10 @@ fn parse_handoff(s: &str) -> Result<Handoff, String> {
         "summary" => Ok(Handoff::Summary),
         _ => Err(format!("`{s}`: expected none or summary")),
     }
+}
+
+fn parse_label(s: &str) -> Result<(String, String), String> {
+    agentgate_protocol::parse_label(s).map_err(|e| e.to_string())
 }
 
 fn parse_env(s: &str) -> Result<(String, String), String> {
@@ -391,7 +416,24 @@ impl Args {
             now: None,
             mcp_servers: Vec::new(),
             tools: self.tools.clone(),
+            labels: self.labels.iter().cloned().collect(),
+            log_dir: self.log_dir.clone(),
+            log_name: self.log_name.clone(),
         }
+    }
+
+    /// The `--label` flags as a whole: a key given twice, or more than 16
+    /// labels, is refused (each one was checked as it was parsed).
+    pub fn check_labels(&self) -> anyhow::Result<agentgate_protocol::Labels> {
+        agentgate_protocol::parse_labels(
+            self.labels
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str),
+        )
+        .map_err(|e| anyhow::anyhow!("--label: {e}"))
     }
 
     /// `--pretty`/`--compact`, else the terminal decides.

@@ -39,6 +39,7 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     if args.warm {
         return warm_client::run(&args, config, store);
     }
+    args.check_labels()?;
     let task = read_task(&args)?;
     let given = store_choice::given(store)?;
     // Opening the store (a fresh process replays SQLite's write-ahead log)

@@ -96,6 +96,7 @@ impl Args {
             output_schema: self.output_schema.as_ref().map(abs),
             env: self.env.iter().cloned().collect(),
             extra_args: self.extra_args.clone(),
+            labels: self.labels.iter().cloned().collect(),
             workspace: self.workspace,
             priority: 0,
             idempotency_key: None,

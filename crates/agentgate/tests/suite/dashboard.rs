@@ -218,3 +218,43 @@ fn the_page_shows_a_workflow_as_a_live_tree_of_steps() {
     assert!(steps.contains("is false"), "the skip's reason: {steps}");
     browser.screenshot(&artifact("dashboard-workflow.png"));
 }
+
+#[test]
+fn the_runs_list_filters_by_label() {
+    use super::serve_queue_support::{QueueHome, TOKEN as QUEUE_TOKEN, submit_ok};
+    let home = QueueHome::new("");
+    let serve = home.serve(false, &[]);
+    let chat42 = submit_ok(
+        &serve.url,
+        "say tag-a",
+        serde_json::json!({"labels": {"chat": "42", "topic": "x"}}),
+    );
+    let chat7 = submit_ok(
+        &serve.url,
+        "say tag-b",
+        serde_json::json!({"labels": {"chat": "7"}}),
+    );
+    let browser = Browser::start();
+    browser.goto(&format!("{}/", serve.url));
+    browser.type_into("#token-input", QUEUE_TOKEN);
+    browser.click("#token-form button");
+    browser.wait_text("#runs", "both runs", |t| {
+        t.contains(&chat42) && t.contains(&chat7)
+    });
+
+    browser.type_into("#filter-label", "chat=42 topic=x");
+    click_in_page(&browser, "#run-filters button");
+    let runs = browser.wait_text("#runs", "only the labelled run", |t| {
+        t.contains(&chat42) && !t.contains(&chat7)
+    });
+    assert!(runs.contains(&chat42), "{runs}");
+    // A label no run carries: none listed.
+    browser.script(
+        "document.getElementById('filter-label').value = 'chat=99';",
+        serde_json::json!([]),
+    );
+    click_in_page(&browser, "#run-filters button");
+    browser.wait_text("#runs", "no run", |t| {
+        !t.contains(&chat42) && !t.contains(&chat7)
+    });
+}

@@ -44,6 +44,7 @@ fn run_record(id: &str, second: i64) -> RunRecord {
         prompt_bytes: 2,
         kind: RunKind::Agent,
         parent_run_id: None,
+        labels: Default::default(),
     }
 }
 

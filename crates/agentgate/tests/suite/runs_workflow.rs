@@ -23,6 +23,7 @@ fn a_workflow_run_is_listed_and_shown_by_agentgate_runs() {
             prompt_bytes: 0,
             kind: RunKind::Workflow,
             parent_run_id: None,
+            labels: Default::default(),
         })
         .unwrap();
     let mut files = store.create_run_files(run_id).unwrap();

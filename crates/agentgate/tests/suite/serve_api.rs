@@ -51,6 +51,7 @@ pub(super) fn job(id: &str, providers: &[&str], session: Option<&str>) -> NewJob
         writes_in: None,
         ignore_quota: false,
         planned: false,
+        labels: Default::default(),
     }
 }
 
@@ -241,6 +242,7 @@ fn the_queue_sessions_quota_and_providers_read_the_store_and_config() {
         created_at: at(0),
         updated_at: at(5),
         turns: 3,
+        labels: Default::default(),
     };
     store.put_session(&session("review", "claude")).unwrap();
     store.put_session(&session("review", "codex")).unwrap();

@@ -37,6 +37,7 @@ pub(super) fn job(id: &str, request: serde_json::Value) -> NewJob {
         writes_in: None,
         ignore_quota: false,
         planned: false,
+        labels: Default::default(),
     }
 }
 
