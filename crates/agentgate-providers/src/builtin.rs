@@ -12,6 +12,7 @@ use super::provider::{
     WarmWire,
 };
 use super::scratch::Scratch;
+use super::skills::{GENERIC_SKILLS, SkillFacts};
 use crate::classify::ProviderTable;
 use crate::decode::{Decoded, Decoder};
 
@@ -47,6 +48,8 @@ pub struct Description {
     pub login: LoginFacts,
     /// Its long-lived mode, if agentgate drives one.
     pub warm: Option<WarmMode>,
+    /// Where it finds skills and how it invokes one.
+    pub skills: Option<SkillFacts>,
 }
 
 /// A CLI's long-lived mode: its wire and command line (read by
@@ -137,6 +140,10 @@ impl Provider for Description {
 
     fn login(&self) -> Option<&LoginFacts> {
         Some(&self.login)
+    }
+
+    fn skills(&self) -> &SkillFacts {
+        self.skills.as_ref().unwrap_or(&GENERIC_SKILLS)
     }
 }
 

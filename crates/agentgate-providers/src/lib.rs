@@ -79,6 +79,7 @@ mod provider;
 pub mod qwen;
 pub(crate) mod registry;
 mod scratch;
+pub mod skills;
 mod system_settings;
 mod template;
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::login::LoginFacts;
 use super::mcp_server::McpServer;
 use super::scratch::{Scratch, ScratchError};
+use super::skills::{GENERIC_SKILLS, SkillFacts};
 use crate::PermissionMode;
 use crate::classify::{GENERIC, ProviderTable};
 use crate::decode::{Decoded, Decoder};
@@ -300,6 +301,13 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// agentgate knows nothing of it.
     fn login(&self) -> Option<&LoginFacts> {
         None
+    }
+
+    /// Where it finds skills and how a run invokes one: the generic
+    /// `.agents/skills/` folders and a prompt naming the skill, unless the
+    /// provider says otherwise.
+    fn skills(&self) -> &SkillFacts {
+        &GENERIC_SKILLS
     }
 }
 

@@ -34,6 +34,7 @@ use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, mode, optio
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::provider::{CliCommand, CliRequest, CommandError, Features, PostRun, Verification};
+use super::skills::{SkillFacts, SkillInvoke, UserDir};
 use crate::decode::Decoded;
 
 /// The longest argument Linux passes to a program (`MAX_ARG_STRLEN`, 128
@@ -58,6 +59,7 @@ pub static AGY: Description = Description {
     post_run: Some(recovered),
     errors: &ERRORS,
     final_record: Some("an answer on stdout"),
+    skills: Some(SKILLS),
     warm: None,
     login: LoginFacts {
         probes: &[LoginProbe::Hint(".gemini/antigravity-cli")],
@@ -192,3 +194,10 @@ mod tests {
         );
     }
 }
+
+/// agy (from Antigravity's documentation, not checked against a binary): `.agent/skills/` and `.agents/skills/` of the workspace and the user's `~/.gemini/antigravity/skills/`; agentgate writes a prompt naming the skill.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".agent/skills", ".agents/skills"],
+    user_dirs: &[UserDir::home(".gemini/antigravity/skills")],
+    invoke: SkillInvoke::Prompt,
+};

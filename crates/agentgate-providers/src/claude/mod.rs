@@ -14,6 +14,7 @@ use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, Verification, WarmWire};
+use super::skills::{SkillFacts, SkillInvoke, UserDir};
 use crate::PermissionMode;
 
 /// Claude Code.
@@ -29,6 +30,7 @@ pub static CLAUDE: Description = Description {
     post_run: None,
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
+    skills: Some(SKILLS),
     warm: Some(WarmMode {
         wire: WarmWire::ClaudeStreamJson,
         argv: WARM_ARGV,
@@ -128,3 +130,14 @@ fn mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandErr
     cmd.files.push(path);
     Ok(())
 }
+
+/// Claude Code: `.claude/skills/` of the project (nested folders only when working there), and the user's `~/.claude/skills/`, which `CLAUDE_CONFIG_DIR` replaces by `$CLAUDE_CONFIG_DIR/skills`; `-p "/NAME ARGS"` invokes one.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".claude/skills"],
+    user_dirs: &[UserDir::moved_by(
+        "CLAUDE_CONFIG_DIR",
+        "skills",
+        ".claude/skills",
+    )],
+    invoke: SkillInvoke::Slash,
+};

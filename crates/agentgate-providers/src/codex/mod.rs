@@ -16,6 +16,7 @@ use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState, Probe};
 use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, Verification, WarmWire};
+use super::skills::{SkillFacts, SkillInvoke, SkillScope, UserDir};
 
 /// Codex.
 pub static CODEX: Description = Description {
@@ -33,6 +34,7 @@ pub static CODEX: Description = Description {
     post_run: None,
     errors: &ERRORS,
     final_record: Some("its closing `turn.completed` record"),
+    skills: Some(SKILLS),
     warm: Some(WarmMode {
         wire: WarmWire::CodexAppServer,
         argv: WARM_ARGV,
@@ -320,3 +322,17 @@ mod tests {
         );
     }
 }
+
+/// Codex: `.agents/skills/` and `.codex/skills/` of the project, the user's `~/.agents/skills/` and `$CODEX_HOME/skills/` (`~/.codex/skills/`), and the skills it unpacks itself in `.system` there; a `$NAME` mention in the prompt invokes one.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".agents/skills", ".codex/skills"],
+    user_dirs: &[
+        UserDir::home(".agents/skills"),
+        UserDir::moved_by("CODEX_HOME", "skills", ".codex/skills"),
+        UserDir {
+            scope: SkillScope::System,
+            ..UserDir::moved_by("CODEX_HOME", "skills/.system", ".codex/skills/.system")
+        },
+    ],
+    invoke: SkillInvoke::Mention,
+};

@@ -30,6 +30,7 @@ use super::argv::{Context, Modes, Part, PromptInput, args, mode, optional};
 use super::builtin::Description;
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::provider::{CliCommand, CliRequest, CommandError, Features, Verification};
+use super::skills::{SkillFacts, SkillInvoke, UserDir};
 
 /// The longest argument Linux passes to a program (`MAX_ARG_STRLEN`, 128
 /// KiB with its terminating NUL).
@@ -51,6 +52,7 @@ pub static CURSOR: Description = Description {
     post_run: None,
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
+    skills: Some(SKILLS),
     warm: None,
     login: LoginFacts {
         probes: &[
@@ -229,3 +231,19 @@ mod tests {
         );
     }
 }
+
+/// cursor-agent (from its documentation, not checked against a binary): `.cursor/skills/`, `.claude/skills/`, `.codex/skills/`, `.agents/skills/` of the project and the user's `~/.cursor/skills/`, `~/.claude/skills/`, `~/.codex/skills/`; its `/name` is documented for chat only, so agentgate writes a prompt naming the skill.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[
+        ".cursor/skills",
+        ".claude/skills",
+        ".codex/skills",
+        ".agents/skills",
+    ],
+    user_dirs: &[
+        UserDir::home(".cursor/skills"),
+        UserDir::home(".claude/skills"),
+        UserDir::home(".codex/skills"),
+    ],
+    invoke: SkillInvoke::Prompt,
+};

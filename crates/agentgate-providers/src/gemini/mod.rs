@@ -16,6 +16,7 @@ use super::argv::{Context, Modes, Part, PromptInput, args, each_dir, mode, optio
 use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::provider::{CliCommand, CommandError, Features, PostRun, Verification, WarmWire};
+use super::skills::{SkillFacts, SkillInvoke, UserDir};
 use crate::decode::Decoded;
 
 /// Gemini CLI.
@@ -34,6 +35,7 @@ pub static GEMINI: Description = Description {
     post_run: Some(thoughts),
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
+    skills: Some(SKILLS),
     warm: Some(WarmMode {
         wire: WarmWire::Acp,
         argv: WARM_ARGV,
@@ -112,3 +114,13 @@ fn thoughts(ctx: &PostRun<'_>) -> Vec<Decoded> {
         .map(|(id, dir)| recovered_thoughts(&dir, id))
         .unwrap_or_default()
 }
+
+/// Gemini CLI: `.agents/skills/` (wins) and `.gemini/skills/` of the project and of the user's home (`GEMINI_CLI_HOME` moves it); headless Gemini has no invocation of its own (the model calls `activate_skill`), so agentgate writes a prompt naming the skill.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".agents/skills", ".gemini/skills"],
+    user_dirs: &[
+        UserDir::moved_by("GEMINI_CLI_HOME", ".agents/skills", ".agents/skills"),
+        UserDir::moved_by("GEMINI_CLI_HOME", ".gemini/skills", ".gemini/skills"),
+    ],
+    invoke: SkillInvoke::Prompt,
+};

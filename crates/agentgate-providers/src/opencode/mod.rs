@@ -43,6 +43,7 @@ use super::argv::{Context, Modes, Part, PromptInput, args, mode, optional};
 use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState, Probe};
 use super::provider::{CliCommand, CommandError, Features, Verification, WarmWire};
+use super::skills::{SkillFacts, SkillInvoke, UserDir};
 use config::{Bypass, private_tmpdir, set_config_content, set_permissions};
 
 /// opencode.
@@ -58,6 +59,7 @@ pub static OPENCODE: Description = Description {
     post_run: None,
     errors: &ERRORS,
     final_record: Some("a `step_finish` record that ends the turn"),
+    skills: Some(SKILLS),
     warm: Some(WarmMode {
         wire: WarmWire::OpencodeAcp,
         argv: warm::WARM_ARGV,
@@ -332,3 +334,14 @@ mod tests {
         assert_eq!(own_env(&r, PERMISSION_ENV), None, "a cleared environment");
     }
 }
+
+/// opencode: `.opencode/skills/`, `.claude/skills/` and `.agents/skills/` of the project, the user's `$XDG_CONFIG_HOME/opencode/skills/`; `run --command NAME` invokes one, the prompt being its arguments.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".opencode/skills", ".claude/skills", ".agents/skills"],
+    user_dirs: &[UserDir::moved_by(
+        "XDG_CONFIG_HOME",
+        "opencode/skills",
+        ".config/opencode/skills",
+    )],
+    invoke: SkillInvoke::CommandFlag("--command"),
+};

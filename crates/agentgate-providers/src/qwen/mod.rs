@@ -20,6 +20,7 @@ use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, PostRun, Verification, WarmWire};
+use super::skills::{SkillFacts, SkillInvoke, UserDir};
 use super::system_settings::{SystemSettings, object_at};
 use crate::decode::Decoded;
 
@@ -42,6 +43,7 @@ pub static QWEN: Description = Description {
     post_run: Some(session_usage),
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
+    skills: Some(SKILLS),
     warm: Some(WarmMode {
         wire: WarmWire::Acp,
         argv: WARM_ARGV,
@@ -367,3 +369,10 @@ mod tests {
         assert!(QWEN.post_run(&ctx("S2")).is_empty());
     }
 }
+
+/// Qwen Code: `.qwen/skills/` and `.agents/skills/` of the project (not `.claude/skills/`), the user's `~/.qwen/skills/`; the prompt `/NAME ARGS` invokes one.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".qwen/skills", ".agents/skills"],
+    user_dirs: &[UserDir::home(".qwen/skills")],
+    invoke: SkillInvoke::Slash,
+};
