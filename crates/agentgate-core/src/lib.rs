@@ -86,6 +86,7 @@ mod run_flags;
 pub mod sealed;
 pub mod session_host;
 mod settings;
+mod skills;
 pub mod warm;
 mod workspace;
 
@@ -133,6 +134,7 @@ pub use run::{
 };
 pub use run_flags::{NOW_ENV, RunFlags, SessionBusy, Tier, names as split_names, now_from_env};
 pub use settings::{PermissionMode, Settings, WorkspaceMode, parse_duration, parse_timeout_warn};
+pub use skills::{SkillCall, SkillQuery, SkillRow, check_skill_name, list_skills};
 pub use workspace::{
     Change, ChangeKind, DEFAULT_WALK_LIMIT, RepoLocation, Snapshot, SnapshotKind, WorkspaceError,
     Worktree, add_worktree, head_commit, locate_repository, outside_allowlist, remove_worktree,

@@ -210,6 +210,13 @@ pub struct RunRequest {
     /// (see `agentgate_protocol::check_labels` for the bounds).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// `--skill NAME`: the skill each provider invokes its own way (the
+    /// prompt may then be left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skill: Option<String>,
+    /// `--input JSON`: the skill's input (a string is passed as its text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<serde_json::Value>,
     /// Higher runs first (-1000 to 1000, default 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub priority: i64,
@@ -399,6 +406,10 @@ impl RunRequest {
             // request says (a request names no folder of the server's).
             log_dir: None,
             log_name: None,
+            skill: self.skill.as_ref().map(|name| crate::skills::SkillCall {
+                name: name.clone(),
+                input: self.input.clone(),
+            }),
         };
         Ok((flags, task))
     }
@@ -410,6 +421,7 @@ impl RunRequest {
             (Some(_), Some(_)) => {
                 return Err(RequestError::new("task", "give prompt or task, not both"));
             }
+            (None, None) if self.skill.is_some() => TaskInput::default(),
             (None, None) => {
                 return Err(RequestError::new("prompt", "a prompt or a task is needed"));
             }
@@ -426,7 +438,12 @@ impl RunRequest {
                 ));
             }
         };
-        if task.prompt.trim().is_empty() {
+        if let Some(name) = &self.skill {
+            crate::skills::check_skill_name(name).map_err(|e| RequestError::new("skill", e))?;
+        } else if self.input.is_some() {
+            return Err(RequestError::new("input", "needs a skill"));
+        }
+        if task.prompt.trim().is_empty() && self.skill.is_none() {
             let field = if self.task.is_some() {
                 "task"
             } else {

@@ -121,6 +121,9 @@ pub struct RunFlags {
     /// `--log-name`: the log file's name template (over the config's
     /// `log_name:`; see [`crate::log_name`]).
     pub log_name: Option<String>,
+    /// `--skill NAME --input JSON`: the skill every step invokes, its own
+    /// way (see [`crate::skills`]).
+    pub skill: Option<crate::skills::SkillCall>,
 }
 
 /// The variable that sets the clock of a run (RFC 3339), for tests of the

@@ -123,6 +123,10 @@ pub struct Envelope {
     /// unlabelled run's envelope is what it was before labels existed.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub labels: crate::labels::Labels,
+    /// The skill the run invoked (`--skill NAME`, the API's `skill`). Like
+    /// `labels`, left out when the run invoked none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill: Option<String>,
     /// With `workspace: worktree`: the git worktree the run ran in, whether
     /// it was kept, and what the run changed there; `null` for a run in the
     /// shared working tree.

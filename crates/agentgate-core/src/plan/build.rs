@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::error::PlanError;
 use super::members::Member;
 use super::modes;
+use super::skill;
 use super::step::{EditScope, PromptShape, Step};
 use crate::config::{AgentMode, ChainSpec, Config};
 use crate::output_schema::OutputSchema;
@@ -139,13 +140,38 @@ pub(super) fn build_step(
     if let Some(warn) = flags.prompt_warn_bytes {
         parts.warn_bytes = warn;
     }
+    let skill = flags
+        .skill
+        .as_ref()
+        .map(|call| {
+            skill::skill_invocation(
+                call,
+                provider.as_ref(),
+                &settings.env,
+                &cwd,
+                &shared.task.prompt,
+            )
+        })
+        .transpose()?;
     shared.task.clone().apply_to(&mut parts);
+    if let Some(s) = &skill {
+        parts.task = s.task.clone();
+    }
     // A file of the task input is read as a context file: its error names
     // the task, where it was given.
-    let prompt = prompt::assemble(&parts).map_err(|e| match e.path() {
+    let mut prompt = prompt::assemble(&parts).map_err(|e| match e.path() {
         Some(p) if shared.task.files.iter().any(|f| f == p) => PlanError::TaskFile(e),
         _ => PlanError::Prompt(e),
     })?;
+    // A slash command or a mention must open the prompt to be one.
+    if let Some(prefix) = skill.as_ref().and_then(|s| s.prefix.as_ref()) {
+        prompt.fresh = format!("{prefix}\n\n{}", prompt.fresh);
+        prompt.resumed = format!("{prefix}\n\n{}", prompt.resumed);
+    }
+    let mut settings = settings;
+    if let Some(s) = &skill {
+        settings.extra_args.extend(s.extra_args.iter().cloned());
+    }
 
     let mode = agent.and_then(|a| a.mode.as_ref());
     let (permission_mode, mode_notice) =

@@ -103,6 +103,37 @@ pub enum PlanError {
         /// The variable.
         name: String,
     },
+    /// A skill the step's CLI cannot see (`--skill`): the CLIs themselves
+    /// would pass an unknown `/name` to the model in silence.
+    #[error("skill `{name}` not found for {provider} (searched {searched})")]
+    SkillNotFound {
+        /// The skill asked for.
+        name: String,
+        /// The provider.
+        provider: String,
+        /// The folders looked in.
+        searched: String,
+    },
+    /// A skill whose `SKILL.md` cannot be used.
+    #[error("skill `{name}` of {provider} cannot be used: {path}: {reason}")]
+    SkillUnusable {
+        /// The skill.
+        name: String,
+        /// The provider.
+        provider: String,
+        /// Its `SKILL.md`.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// No step of a chain can see the skill: each one's reason.
+    #[error("no provider of the run can use skill `{name}`: {reasons}")]
+    SkillNowhere {
+        /// The skill asked for.
+        name: String,
+        /// Each provider's reason, joined.
+        reasons: String,
+    },
 }
 
 impl PlanError {
@@ -120,6 +151,9 @@ impl PlanError {
             PlanError::OutputSchema(_) => "output_schema",
             PlanError::Prompt(e) => e.field(),
             PlanError::TaskFile(_) => "task",
+            PlanError::SkillNotFound { .. }
+            | PlanError::SkillUnusable { .. }
+            | PlanError::SkillNowhere { .. } => "skill",
             PlanError::OneProviderOnly { field, .. }
             | PlanError::Read { field, .. }
             | PlanError::ReadInput { field, .. }

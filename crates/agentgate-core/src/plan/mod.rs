@@ -15,6 +15,7 @@ mod error;
 mod members;
 mod modes;
 pub mod report;
+mod skill;
 mod step;
 
 use std::path::PathBuf;
@@ -71,6 +72,8 @@ pub struct Plan {
     /// Where the run's log file goes (`--log-dir`, `log_dir:`); `None`: no
     /// log file.
     pub run_log: Option<crate::log_name::RunLogSpec>,
+    /// The skill every step invokes (`--skill`), for the envelope.
+    pub skill: Option<String>,
 }
 
 impl Plan {
@@ -92,6 +95,7 @@ impl Plan {
             warm_idle: None,
             labels: agentgate_protocol::Labels::new(),
             run_log: None,
+            skill: None,
         }
     }
 
@@ -182,11 +186,31 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
     let mut shared = build::Shared::new(flags, task)?;
     let mut steps = Vec::new();
     let mut warnings = Vec::new();
+    let mut skill_misses = Vec::new();
     for m in &members {
-        let (step, prompt_warnings) = build::build_step(&mut shared, cfg, chain, m)?;
+        let (step, prompt_warnings) = match build::build_step(&mut shared, cfg, chain, m) {
+            // In a chain, a step whose CLI cannot use the skill is left
+            // out, saying why; the run fails only when every step is.
+            Err(e @ (PlanError::SkillNotFound { .. } | PlanError::SkillUnusable { .. }))
+                if members.len() > 1 =>
+            {
+                skill_misses.push(e.to_string());
+                continue;
+            }
+            other => other?,
+        };
         refuse_own_variables(&step)?;
         warnings.extend(prompt_warnings);
         steps.push(step);
+    }
+    if let Some(call) = &flags.skill {
+        if steps.is_empty() {
+            return Err(PlanError::SkillNowhere {
+                name: call.name.clone(),
+                reasons: skill_misses.join("; "),
+            });
+        }
+        warnings.extend(skill_misses.into_iter().map(|m| format!("skipped: {m}")));
     }
     // The log file's folder: the flag, else the first agent's, else the
     // file's; its name: the flag's template, else the file's, else the default.
@@ -232,6 +256,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         warm_idle: None,
         labels: flags.labels.clone(),
         run_log,
+        skill: flags.skill.as_ref().map(|s| s.name.clone()),
     })
 }
 

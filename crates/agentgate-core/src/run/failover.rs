@@ -335,6 +335,7 @@ fn finish(
     }
     envelope.chain = plan.chain.clone();
     envelope.labels = plan.labels.clone();
+    envelope.skill = plan.skill.clone();
     envelope.attempts = std::mem::take(&mut runner.attempts);
     envelope.session_recreated = runner.session_recreated || runner.resumed_elsewhere;
     envelope.duration_ms = started.elapsed().as_millis() as u64;

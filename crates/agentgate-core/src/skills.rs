@@ -1,0 +1,128 @@
+//! Skills for a run and for `agentgate skills` / `GET /v1/skills`: each
+//! provider's folders (its [`SkillFacts`](agentgate_providers::skills::SkillFacts))
+//! scanned with the environment its CLI would have (agentgate's own, under
+//! the config's `env:` for the provider), so `CLAUDE_CONFIG_DIR` or
+//! `CODEX_HOME` set either way moves the user folder as it moves the CLI's.
+//! Offline: reads folders, starts no CLI. A leaf: it imports the config
+//! only.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, UnknownProvider};
+use agentgate_providers::Provider;
+use agentgate_providers::skills::{Skill, SkillScan, scan};
+
+/// A skill a run invokes (`--skill NAME --input JSON`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SkillCall {
+    /// The skill's name.
+    pub name: String,
+    /// Its input: a JSON string is passed as its text, other JSON compact.
+    pub input: Option<serde_json::Value>,
+}
+
+impl SkillCall {
+    /// The input as the text the invocation carries (empty for none).
+    pub fn input_text(&self) -> String {
+        match &self.input {
+            None | Some(serde_json::Value::Null) => String::new(),
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+        }
+    }
+}
+
+/// A skill name a run may ask for: not blank, no white space, no `/`
+/// (it becomes `/NAME` or `$NAME` in a prompt and a folder name).
+pub fn check_skill_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 128 {
+        return Err("a skill name is 1 to 128 characters".to_owned());
+    }
+    if name
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '/' || c == '\\' || c == '$')
+    {
+        return Err(format!(
+            "`{name}` is not a skill name (no white space, `/`, `\\` or `$`)"
+        ));
+    }
+    Ok(())
+}
+
+/// What to list.
+#[derive(Debug, Clone, Default)]
+pub struct SkillQuery {
+    /// These providers only; empty = every provider of the config.
+    pub providers: Vec<String>,
+    /// The working directory the project folders are found from.
+    pub cwd: PathBuf,
+    /// Also the shadowed skills and the CLIs' own (`system`) ones.
+    pub all: bool,
+}
+
+/// One skill a provider can see.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SkillRow {
+    /// The provider whose CLI sees it.
+    pub provider: String,
+    /// How a run invokes it with this provider: `native` (the CLI's own
+    /// way) or `prompt` (a prompt naming it).
+    pub invocation: &'static str,
+    /// The skill.
+    #[serde(flatten)]
+    pub skill: Skill,
+}
+
+/// The skills of the providers `query` names (every one of the config's
+/// when none), in each provider's order of precedence.
+pub fn list_skills(cfg: &Config, query: &SkillQuery) -> Result<Vec<SkillRow>, UnknownProvider> {
+    let providers = if query.providers.is_empty() {
+        cfg.all_providers()
+    } else {
+        query
+            .providers
+            .iter()
+            .map(|n| cfg.resolve_provider(n))
+            .collect::<Result<_, _>>()?
+    };
+    let mut rows = Vec::new();
+    for p in providers {
+        let env = cfg
+            .provider_defaults(p.name())
+            .map(|d| d.settings.env.clone())
+            .unwrap_or_default();
+        let found = scan_for(p.as_ref(), &env, &query.cwd);
+        rows.extend(
+            found
+                .skills
+                .into_iter()
+                .filter(|s| {
+                    query.all
+                        || (!s.shadowed
+                            && s.scope != agentgate_providers::skills::SkillScope::System)
+                })
+                .map(|skill| SkillRow {
+                    provider: p.name().to_owned(),
+                    invocation: p.skills().invoke.as_str(),
+                    skill,
+                }),
+        );
+    }
+    Ok(rows)
+}
+
+/// The skills `provider`'s CLI would see working in `cwd` with `env`
+/// added to agentgate's own environment.
+pub(crate) fn scan_for(provider: &dyn Provider, env: &[(String, String)], cwd: &Path) -> SkillScan {
+    let var = |k: &str| {
+        env.iter()
+            .rev()
+            .find(|(name, _)| name == k)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(k).ok())
+    };
+    scan(provider.skills(), cwd, &var)
+}
