@@ -17,6 +17,7 @@ mod run;
 mod runs_cmd;
 mod serve_cmd;
 mod service_runtime;
+mod skills_cmd;
 mod submit_cmd;
 mod table;
 mod tool_cmd;
@@ -102,6 +103,13 @@ enum Command {
     /// its adapter kind, whether its CLI is found, its verification level
     /// and what it supports.
     Providers(providers_cmd::Args),
+    /// List the skills (`SKILL.md` folders) each provider's CLI can see:
+    /// the project's, from the working directory up to the repository
+    /// root, then the user's (honouring CLAUDE_CONFIG_DIR, CODEX_HOME,
+    /// ...), with name, description, scope, path and how a run invokes
+    /// it. Reads the folders only: offline, starts no CLI. A bad
+    /// `SKILL.md` is reported on its row.
+    Skills(skills_cmd::Args),
     /// Check each provider without calling a model: installed or not, path,
     /// `--version`, login evidence, session support and the probe's latency.
     /// Exits 1 when a provider named with --provider is unusable.
@@ -200,6 +208,7 @@ fn main() -> ExitCode {
         Command::Runs(args) => runs_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Parse(args) => parse_cmd::run(args, config.as_deref()),
         Command::Providers(args) => providers_cmd::run(args, config.as_deref()),
+        Command::Skills(args) => skills_cmd::run(args, config.as_deref()),
         Command::Health(args) => health_cmd::run(args, config.as_deref()),
         Command::Quota(args) => quota_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Config(args) => config_cmd::run(args, config.as_deref()),

@@ -61,6 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let task = read_task_text(&args.run)?;
     let cwd = std::env::current_dir().context("failed to read the working directory")?;
     let mut request = args.run.request(task, &cwd);
+    request.input = args.run.skill_input()?;
     request.priority = args.queue.priority;
     request.idempotency_key = args.queue.idempotency_key.clone();
     request.not_before = args.queue.not_before;

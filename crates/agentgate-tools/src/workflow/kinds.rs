@@ -236,6 +236,10 @@ pub(super) async fn run_agent_child(
             render(prompt, &child.values).map_err(|e| TryEnd::invalid(format!("prompt: {e}")))?,
         );
     }
+    // A skill's input is rendered as the prompt is: each text in it.
+    if let Some(input) = &mut request.input {
+        render_texts(input, &child.values).map_err(|e| TryEnd::invalid(format!("input: {e}")))?;
+    }
     if request.timeout.is_none() {
         request.timeout = child.timeout;
     }
@@ -352,4 +356,25 @@ impl crate::runner::ToolObserver for Nest {
     fn event(&mut self, event: &Event) {
         self.nest(event);
     }
+}
+
+/// Render every text of `value` (a skill's `input`) in place.
+fn render_texts(value: &mut Value, values: &refs::Scope) -> Result<(), String> {
+    match value {
+        Value::String(s) => {
+            *s = render(s, values)?;
+        }
+        Value::Array(items) => {
+            for v in items {
+                render_texts(v, values)?;
+            }
+        }
+        Value::Object(fields) => {
+            for v in fields.values_mut() {
+                render_texts(v, values)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }

@@ -287,6 +287,19 @@ pub struct Args {
     /// `/`, no `..`). Default `{labels}_{ts}_{run}.log`; over `log_name:`.
     #[arg(long, value_name = "TEMPLATE")]
     pub log_name: Option<String>,
+    /// Invoke the skill NAME (a `SKILL.md` folder the provider's CLI
+    /// reads; `agentgate skills` lists them) the provider's own way: the
+    /// prompt `/NAME INPUT` for Claude Code and Qwen Code, a `$NAME`
+    /// mention for Codex, `--command NAME` for opencode, else a prompt that
+    /// names the skill and carries its instructions. A skill the provider
+    /// cannot see fails before any CLI starts (in a chain, that provider
+    /// is skipped). The prompt is then optional (added after the input).
+    #[arg(long, value_name = "NAME")]
+    pub skill: Option<String>,
+    /// The skill's input: JSON (a JSON string is passed as its text), or
+    /// `-` to read it from stdin.
+    #[arg(long, value_name = "JSON|-", requires = "skill")]
+    pub input: Option<String>,
     /// Do not record the run in the store. Without it, a store that
     /// cannot be opened or written (a full disk, a read-only file) makes
     /// the run exit non-zero (74 for a run that succeeded).
@@ -419,7 +432,35 @@ impl Args {
             labels: self.labels.iter().cloned().collect(),
             log_dir: self.log_dir.clone(),
             log_name: self.log_name.clone(),
+            skill: None,
         }
+    }
+
+    /// `--skill` and `--input` as the run's skill call (`--input -` reads
+    /// stdin); `None` without `--skill`.
+    pub fn skill_call(&self) -> anyhow::Result<Option<agentgate_core::SkillCall>> {
+        let Some(name) = &self.skill else {
+            return Ok(None);
+        };
+        agentgate_core::check_skill_name(name).map_err(|e| anyhow::anyhow!("--skill: {e}"))?;
+        Ok(Some(agentgate_core::SkillCall {
+            name: name.clone(),
+            input: self.skill_input()?,
+        }))
+    }
+
+    /// `--input` parsed as JSON (`-`: stdin's).
+    pub fn skill_input(&self) -> anyhow::Result<Option<serde_json::Value>> {
+        let text = match self.input.as_deref() {
+            None => return Ok(None),
+            Some("-") => super::request::read_stdin_input()?,
+            Some(t) => t.to_owned(),
+        };
+        agentgate_protocol::strict_json::from_str(text.trim())
+            .map(Some)
+            .map_err(|e| {
+                anyhow::anyhow!("--input is not JSON ({e}); quote a text as a JSON string")
+            })
     }
 
     /// The `--label` flags as a whole: a key given twice, or more than 16

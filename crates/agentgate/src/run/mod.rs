@@ -37,6 +37,9 @@ use progress::Progress;
 /// Run `agentgate run`.
 pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
     if args.warm {
+        if args.skill.is_some() {
+            anyhow::bail!("--skill does not apply to --warm runs: run the skill without --warm");
+        }
         return warm_client::run(&args, config, store);
     }
     args.check_labels()?;
@@ -73,6 +76,7 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
         note!("agentgate: config: {w}");
     }
     let mut flags = args.flags();
+    flags.skill = args.skill_call()?;
     flags.now = now_from_env().map_err(anyhow::Error::msg)?;
     if args.dry_run {
         let planned = plan(&cfg, &flags, task);
@@ -229,6 +233,10 @@ fn start_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 /// The task: the prompt argument as is, or stdin (plain text or a JSON
 /// task input).
 fn read_task(args: &Args) -> anyhow::Result<TaskInput> {
+    // A skill needs no prompt: stdin is read only when asked (`-`).
+    if args.skill.is_some() && args.prompt.is_none() {
+        return Ok(TaskInput::default());
+    }
     let task = match args.prompt.as_deref() {
         Some(p) if p != "-" => TaskInput {
             prompt: p.to_owned(),
@@ -236,7 +244,7 @@ fn read_task(args: &Args) -> anyhow::Result<TaskInput> {
         },
         _ => task_from_stdin(&request::read_stdin_prompt(args)?)?,
     };
-    if task.prompt.trim().is_empty() {
+    if task.prompt.trim().is_empty() && args.skill.is_none() {
         anyhow::bail!("the prompt is empty");
     }
     Ok(task)

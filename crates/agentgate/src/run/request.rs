@@ -97,6 +97,8 @@ impl Args {
             env: self.env.iter().cloned().collect(),
             extra_args: self.extra_args.clone(),
             labels: self.labels.iter().cloned().collect(),
+            skill: self.skill.clone(),
+            input: None,
             workspace: self.workspace,
             priority: 0,
             idempotency_key: None,
@@ -109,6 +111,8 @@ impl Args {
 pub fn read_task_text(args: &Args) -> anyhow::Result<TaskText> {
     let text = match args.prompt.as_deref() {
         Some(p) if p != "-" => return Ok(TaskText::Prompt(p.to_owned())),
+        // A skill needs no prompt: stdin is read only when asked (`-`).
+        None if args.skill.is_some() => return Ok(TaskText::Prompt(String::new())),
         _ => read_stdin_prompt(args)?,
     };
     let trimmed = text.trim();
@@ -136,6 +140,19 @@ pub(super) fn read_stdin_prompt(args: &Args) -> anyhow::Result<String> {
         .map_or(STDIN_PROMPT_MAX_BYTES, |n| n.max(STDIN_PROMPT_MAX_BYTES));
     read_text(std::io::stdin().lock(), limit, "a prompt on stdin")
         .context("failed to read the prompt from stdin")
+}
+
+/// Stdin as a skill's `--input -`, bounded; refused on a terminal.
+pub(super) fn read_stdin_input() -> anyhow::Result<String> {
+    if std::io::stdin().is_terminal() {
+        anyhow::bail!("--input -: pipe the input on stdin");
+    }
+    read_text(
+        std::io::stdin().lock(),
+        STDIN_PROMPT_MAX_BYTES,
+        "the input on stdin",
+    )
+    .context("failed to read the skill's input from stdin")
 }
 
 /// A duration as the request takes it: seconds, exact to the millisecond.
