@@ -76,6 +76,7 @@ mod routes;
 mod run_routes;
 mod runs;
 mod server;
+mod skills_route;
 mod state;
 mod token;
 mod views;

@@ -29,8 +29,8 @@ use utoipa::{Modify, OpenApi};
 use crate::error::ErrorBody;
 use crate::views::StreamEnd;
 use crate::{
-    approval_routes, events, info, label_cancel, routes, run_routes, runs, workers_route,
-    workflow_routes,
+    approval_routes, events, info, label_cancel, routes, run_routes, runs, skills_route,
+    workers_route, workflow_routes,
 };
 
 /// The document's definition: every route, the shared schemas, bearer auth
@@ -66,6 +66,7 @@ use crate::{
         info::delete_session,
         info::quota,
         info::providers,
+        skills_route::list,
         workers_route::list_workers,
         openapi_json,
     ),
@@ -76,7 +77,7 @@ use crate::{
         (name = "runs", description = "Runs: list, one, their events, the queue"),
         (name = "workflows", description = "Workflows: tool, agent, parallel and decision steps run as one job (then followed as a run)"),
         (name = "sessions", description = "Logical sessions (`--session`)"),
-        (name = "providers", description = "The agent CLIs: installed, healthy, their quota"),
+        (name = "providers", description = "The agent CLIs: installed, healthy, their quota, the skills they see"),
         (name = "workers", description = "The executors sharing the store: `agentgate worker`s and `serve`"),
         (name = "server", description = "The server itself"),
     ),

@@ -453,6 +453,9 @@ impl Args {
     pub fn skill_input(&self) -> anyhow::Result<Option<serde_json::Value>> {
         let text = match self.input.as_deref() {
             None => return Ok(None),
+            Some("-") if self.prompt.as_deref() == Some("-") => {
+                anyhow::bail!("--input - and the prompt `-` both read stdin: give one of them as an argument")
+            }
             Some("-") => super::request::read_stdin_input()?,
             Some(t) => t.to_owned(),
         };

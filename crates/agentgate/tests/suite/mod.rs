@@ -36,6 +36,7 @@ mod run_no_answer;
 mod run_process;
 mod run_replay;
 mod run_scratch;
+mod run_skills;
 mod run_session_busy;
 mod run_tools;
 mod run_worktree;
