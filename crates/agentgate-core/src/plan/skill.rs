@@ -119,7 +119,10 @@ mod tests {
         let e = planned(dir.path(), r#"["gemini", "codex"]"#, NAME).unwrap_err();
         assert_eq!(e.field(), "skill");
         let text = e.to_string();
-        assert!(text.contains("for gemini") && text.contains("for codex"), "{text}");
+        assert!(
+            text.contains("for gemini") && text.contains("for codex"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -128,8 +131,17 @@ mod tests {
         let e = planned(dir.path(), r#"["claude"]"#, "no-such-skill").unwrap_err();
         assert!(matches!(e, PlanError::SkillNotFound { .. }), "{e:?}");
         let text = e.to_string();
-        let folder = dir.path().canonicalize().unwrap().join(".claude/skills").display().to_string();
-        assert!(text.contains("skill `no-such-skill` not found for claude"), "{text}");
+        let folder = dir
+            .path()
+            .canonicalize()
+            .unwrap()
+            .join(".claude/skills")
+            .display()
+            .to_string();
+        assert!(
+            text.contains("skill `no-such-skill` not found for claude"),
+            "{text}"
+        );
         assert!(text.contains(&folder), "{text}");
     }
 
@@ -138,7 +150,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let skill = dir.path().join(".gemini/skills").join(NAME);
         std::fs::create_dir_all(&skill).unwrap();
-        std::fs::write(skill.join("SKILL.md"), "---\ndescription: d\n---\nDo the thing.\n").unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            "---\ndescription: d\n---\nDo the thing.\n",
+        )
+        .unwrap();
         let p = planned(dir.path(), r#"["gemini"]"#, NAME).unwrap();
         let prompt = &p.steps[0].request.prompt;
         for part in ["Do the thing.", "Input (JSON): {\"n\":1}", "SKILL.md"] {

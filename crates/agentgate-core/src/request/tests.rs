@@ -207,3 +207,25 @@ fn a_request_asks_for_timeout_warnings_and_extension() {
         assert_eq!(e.field, field, "{body}");
     }
 }
+
+#[test]
+fn a_skill_needs_no_prompt_and_its_input_needs_a_skill() {
+    let req = RunRequest::from_json(r#"{"skill": "greet", "input": {"name": "Ada"}}"#).unwrap();
+    let (flags, task) = req.to_flags().unwrap();
+    let call = flags.skill.unwrap();
+    assert_eq!(call.name, "greet");
+    assert_eq!(call.input_text(), r#"{"name":"Ada"}"#);
+    assert_eq!(task.prompt, "");
+    // A JSON string is passed as its text.
+    let req = RunRequest::from_json(r#"{"skill": "greet", "input": "Ada"}"#).unwrap();
+    assert_eq!(req.to_flags().unwrap().0.skill.unwrap().input_text(), "Ada");
+    for (body, field) in [
+        (r#"{"prompt": "p", "input": {}}"#, "input"),
+        (r#"{"skill": "a b"}"#, "skill"),
+        (r#"{"skill": "../x"}"#, "skill"),
+        (r#"{"skill": ""}"#, "skill"),
+        (r#"{}"#, "prompt"),
+    ] {
+        assert_eq!(refused(body).field, field, "{body}");
+    }
+}

@@ -454,7 +454,9 @@ impl Args {
         let text = match self.input.as_deref() {
             None => return Ok(None),
             Some("-") if self.prompt.as_deref() == Some("-") => {
-                anyhow::bail!("--input - and the prompt `-` both read stdin: give one of them as an argument")
+                anyhow::bail!(
+                    "--input - and the prompt `-` both read stdin: give one of them as an argument"
+                )
             }
             Some("-") => super::request::read_stdin_input()?,
             Some(t) => t.to_owned(),

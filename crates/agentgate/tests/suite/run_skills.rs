@@ -48,7 +48,13 @@ fn agentgate(client: &Client, store: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
     cmd.args(args)
         .env_clear()
-        .envs(client.setup.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .envs(
+            client
+                .setup
+                .env
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        )
         .env("AGENTGATE_HOME", store)
         .current_dir(&client.setup.workdir)
         .stdin(std::process::Stdio::null());
@@ -92,7 +98,12 @@ fn skill_reaches_the_model(cli: Cli) {
     let client = Client::new(cli, &server);
     let store = tempfile::tempdir().unwrap();
     greet_skill(&client.setup.workdir, project_folder(cli));
-    let run = run_skill(&client, store.path(), "greet", &["--input", r#"{"name":"Ada"}"#]);
+    let run = run_skill(
+        &client,
+        store.path(),
+        "greet",
+        &["--input", r#"{"name":"Ada"}"#],
+    );
     let env = last_json(&run.stdout)
         .unwrap_or_else(|| panic!("{cli}: no envelope:\n{}", run.all_output()));
     assert_eq!(run.code, Some(0), "{cli}: {env:#}\n{}", run.stderr);
@@ -102,7 +113,10 @@ fn skill_reaches_the_model(cli: Cli) {
     let carried = |needle: &str| texts.iter().any(|t| t.contains(needle));
     // The body reached the model with the input.
     assert!(carried(MARKER), "{cli}: no skill body in {texts:#?}");
-    assert!(carried(r#"{"name":"Ada"}"#), "{cli}: no input in {texts:#?}");
+    assert!(
+        carried(r#"{"name":"Ada"}"#),
+        "{cli}: no input in {texts:#?}"
+    );
     match cli {
         // Claude expanded its own slash command: the marker arrived with
         // `$ARGUMENTS` replaced, which only Claude's expansion does.
@@ -128,7 +142,8 @@ fn skill_reaches_the_model(cli: Cli) {
 }
 
 fn unknown_skill_fails_fast(cli: Cli) {
-    let server = FakeServer::start("turns:\n  - text: \"Should not be asked.\"\n    repeat: true\n");
+    let server =
+        FakeServer::start("turns:\n  - text: \"Should not be asked.\"\n    repeat: true\n");
     let client = Client::new(cli, &server);
     let store = tempfile::tempdir().unwrap();
     greet_skill(&client.setup.workdir, project_folder(cli));
@@ -143,7 +158,11 @@ fn unknown_skill_fails_fast(cli: Cli) {
         "{cli}: {}",
         run.stderr
     );
-    assert!(server.requests().is_empty(), "{cli}: {:#?}", server.requests());
+    assert!(
+        server.requests().is_empty(),
+        "{cli}: {:#?}",
+        server.requests()
+    );
 }
 
 fn rows(out: &str) -> Vec<Value> {
@@ -163,10 +182,19 @@ fn lists_project_and_user_skills(cli: Cli) {
     greet_skill(workdir, project_folder(cli));
     // A user skill of the same name is shadowed by the project's.
     greet_skill(home, project_folder(cli));
-    write_skill(home, project_folder(cli), "mine", "---\ndescription: Mine.\n---\nbody\n");
+    write_skill(
+        home,
+        project_folder(cli),
+        "mine",
+        "---\ndescription: Mine.\n---\nbody\n",
+    );
     write_skill(home, project_folder(cli), "broken", "---\nname: [\n---\n");
     let run = run_bounded(
-        agentgate(&client, store.path(), &["skills", "--provider", cli.binary(), "--json"]),
+        agentgate(
+            &client,
+            store.path(),
+            &["skills", "--provider", cli.binary(), "--json"],
+        ),
         LIMIT,
     );
     assert_eq!(run.code, Some(0), "{cli}: {}", run.all_output());
@@ -188,7 +216,8 @@ fn lists_project_and_user_skills(cli: Cli) {
             .display()
             .to_string()
     };
-    let expected = |name: &str, scope: &str, root: &Path| (name.to_owned(), scope.to_owned(), at(root, name));
+    let expected =
+        |name: &str, scope: &str, root: &Path| (name.to_owned(), scope.to_owned(), at(root, name));
     assert_eq!(
         listed,
         [
@@ -200,13 +229,27 @@ fn lists_project_and_user_skills(cli: Cli) {
         run.stdout
     );
     let all = rows(&run.stdout);
-    assert_eq!(all[0]["description"], "Greets the person named in the input.");
-    assert!(all[1]["error"].as_str().unwrap().contains("not valid YAML"), "{all:#?}");
-    let invocation = if cli == Cli::Claude { "native" } else { "prompt" };
+    assert_eq!(
+        all[0]["description"],
+        "Greets the person named in the input."
+    );
+    assert!(
+        all[1]["error"].as_str().unwrap().contains("not valid YAML"),
+        "{all:#?}"
+    );
+    let invocation = if cli == Cli::Claude {
+        "native"
+    } else {
+        "prompt"
+    };
     assert_eq!(all[0]["invocation"], invocation);
     // --all shows the shadowed user copy too.
     let run = run_bounded(
-        agentgate(&client, store.path(), &["skills", "--provider", cli.binary(), "--json", "--all"]),
+        agentgate(
+            &client,
+            store.path(),
+            &["skills", "--provider", cli.binary(), "--json", "--all"],
+        ),
         LIMIT,
     );
     let shadowed: Vec<Value> = rows(&run.stdout)
@@ -217,10 +260,18 @@ fn lists_project_and_user_skills(cli: Cli) {
     assert_eq!(shadowed[0]["path"], at(home, "greet"));
     // The table names them too.
     let run = run_bounded(
-        agentgate(&client, store.path(), &["skills", "--provider", cli.binary()]),
+        agentgate(
+            &client,
+            store.path(),
+            &["skills", "--provider", cli.binary()],
+        ),
         LIMIT,
     );
-    assert!(run.stdout.contains("greet") && run.stdout.contains("ERROR: "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("greet") && run.stdout.contains("ERROR: "),
+        "{}",
+        run.stdout
+    );
 }
 
 /// `CLAUDE_CONFIG_DIR` replaces `~/.claude` for the user's skills, in the
@@ -230,10 +281,24 @@ fn claude_config_dir_moves_the_user_skills() {
     let server = FakeServer::start("turns:\n  - text: \"unused\"\n");
     let client = Client::new(Cli::Claude, &server);
     let store = tempfile::tempdir().unwrap();
-    write_skill(&client.setup.home, ".claude/skills", "in-home", "---\ndescription: h\n---\n");
+    write_skill(
+        &client.setup.home,
+        ".claude/skills",
+        "in-home",
+        "---\ndescription: h\n---\n",
+    );
     let moved = tempfile::tempdir().unwrap();
-    write_skill(moved.path(), "skills", "in-config-dir", "---\ndescription: m\n---\n");
-    let mut cmd = agentgate(&client, store.path(), &["skills", "--provider", "claude", "--json"]);
+    write_skill(
+        moved.path(),
+        "skills",
+        "in-config-dir",
+        "---\ndescription: m\n---\n",
+    );
+    let mut cmd = agentgate(
+        &client,
+        store.path(),
+        &["skills", "--provider", "claude", "--json"],
+    );
     cmd.env("CLAUDE_CONFIG_DIR", moved.path());
     let run = run_bounded(cmd, LIMIT);
     let names: Vec<String> = rows(&run.stdout)
