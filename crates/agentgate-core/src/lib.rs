@@ -132,9 +132,12 @@ pub use run::{
     ToolServer, ToolServerSource, append_audit, audit_line, new_run_id, parse_capture,
     parse_capture_streams, raw_line, run,
 };
-pub use run_flags::{NOW_ENV, RunFlags, SessionBusy, Tier, names as split_names, now_from_env};
+pub use run_flags::{
+    NOW_ENV, RunFlags, SessionBusy, SkillCall, Tier, check_skill_name, names as split_names,
+    now_from_env,
+};
 pub use settings::{PermissionMode, Settings, WorkspaceMode, parse_duration, parse_timeout_warn};
-pub use skills::{SkillCall, SkillQuery, SkillRow, check_skill_name, list_skills};
+pub use skills::{SkillQuery, SkillRow, list_skills};
 pub use workspace::{
     Change, ChangeKind, DEFAULT_WALK_LIMIT, RepoLocation, Snapshot, SnapshotKind, WorkspaceError,
     Worktree, add_worktree, head_commit, locate_repository, outside_allowlist, remove_worktree,

@@ -406,7 +406,7 @@ impl RunRequest {
             // request says (a request names no folder of the server's).
             log_dir: None,
             log_name: None,
-            skill: self.skill.as_ref().map(|name| crate::skills::SkillCall {
+            skill: self.skill.as_ref().map(|name| crate::run_flags::SkillCall {
                 name: name.clone(),
                 input: self.input.clone(),
             }),
@@ -439,7 +439,7 @@ impl RunRequest {
             }
         };
         if let Some(name) = &self.skill {
-            crate::skills::check_skill_name(name).map_err(|e| RequestError::new("skill", e))?;
+            crate::run_flags::check_skill_name(name).map_err(|e| RequestError::new("skill", e))?;
         } else if self.input.is_some() {
             return Err(RequestError::new("input", "needs a skill"));
         }

@@ -122,8 +122,8 @@ pub struct RunFlags {
     /// `log_name:`; see [`crate::log_name`]).
     pub log_name: Option<String>,
     /// `--skill NAME --input JSON`: the skill every step invokes, its own
-    /// way (see [`crate::skills`]).
-    pub skill: Option<crate::skills::SkillCall>,
+    /// way (`plan/skill.rs`).
+    pub skill: Option<SkillCall>,
 }
 
 /// The variable that sets the clock of a run (RFC 3339), for tests of the
@@ -149,4 +149,41 @@ pub fn names(list: &str) -> Vec<String> {
         .filter(|n| !n.is_empty())
         .map(str::to_owned)
         .collect()
+}
+
+/// A skill a run invokes (`--skill NAME --input JSON`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SkillCall {
+    /// The skill's name.
+    pub name: String,
+    /// Its input: a JSON string is passed as its text, other JSON compact.
+    pub input: Option<serde_json::Value>,
+}
+
+impl SkillCall {
+    /// The input as the text the invocation carries (empty for none).
+    pub fn input_text(&self) -> String {
+        match &self.input {
+            None | Some(serde_json::Value::Null) => String::new(),
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+        }
+    }
+}
+
+/// A skill name a run may ask for: not blank, no white space, no `/`
+/// (it becomes `/NAME` or `$NAME` in a prompt and a folder name).
+pub fn check_skill_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 128 {
+        return Err("a skill name is 1 to 128 characters".to_owned());
+    }
+    if name
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '/' || c == '\\' || c == '$')
+    {
+        return Err(format!(
+            "`{name}` is not a skill name (no white space, `/`, `\\` or `$`)"
+        ));
+    }
+    Ok(())
 }

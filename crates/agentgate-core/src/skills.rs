@@ -4,52 +4,16 @@
 //! the config's `env:` for the provider), so `CLAUDE_CONFIG_DIR` or
 //! `CODEX_HOME` set either way moves the user folder as it moves the CLI's.
 //! Offline: reads folders, starts no CLI. A leaf: it imports the config
-//! only.
+//! and the providers only (the skill a run asks for, `SkillCall`, is in
+//! `run_flags.rs`).
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::config::{Config, UnknownProvider};
 use agentgate_providers::Provider;
 use agentgate_providers::skills::{Skill, SkillScan, scan};
-
-/// A skill a run invokes (`--skill NAME --input JSON`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SkillCall {
-    /// The skill's name.
-    pub name: String,
-    /// Its input: a JSON string is passed as its text, other JSON compact.
-    pub input: Option<serde_json::Value>,
-}
-
-impl SkillCall {
-    /// The input as the text the invocation carries (empty for none).
-    pub fn input_text(&self) -> String {
-        match &self.input {
-            None | Some(serde_json::Value::Null) => String::new(),
-            Some(serde_json::Value::String(s)) => s.clone(),
-            Some(v) => v.to_string(),
-        }
-    }
-}
-
-/// A skill name a run may ask for: not blank, no white space, no `/`
-/// (it becomes `/NAME` or `$NAME` in a prompt and a folder name).
-pub fn check_skill_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 128 {
-        return Err("a skill name is 1 to 128 characters".to_owned());
-    }
-    if name
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control() || c == '/' || c == '\\' || c == '$')
-    {
-        return Err(format!(
-            "`{name}` is not a skill name (no white space, `/`, `\\` or `$`)"
-        ));
-    }
-    Ok(())
-}
 
 /// What to list.
 #[derive(Debug, Clone, Default)]

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::error::PlanError;
-use crate::skills::{SkillCall, scan_for};
+use crate::run_flags::SkillCall;
+use crate::skills::scan_for;
 use agentgate_providers::Provider;
 use agentgate_providers::skills::{SkillInvocation, SkillInvoke, invocation, read_skill};
 

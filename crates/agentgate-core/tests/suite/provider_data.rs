@@ -81,6 +81,7 @@ fn describe(binary: &'static str) -> Description {
         errors: &ERRORS,
         final_record: Some("its closing `result` record"),
         warm: None,
+        skills: None,
         login: LoginFacts {
             probes: &[
                 LoginProbe::Credentials {

@@ -123,6 +123,13 @@ fn print_argument(req: &CliRequest) -> Result<OsString, String> {
     Ok(OsString::from(arg))
 }
 
+/// agy (from Antigravity's documentation, not checked against a binary): `.agent/skills/` and `.agents/skills/` of the workspace and the user's `~/.gemini/antigravity/skills/`; agentgate writes a prompt naming the skill.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".agent/skills", ".agents/skills"],
+    user_dirs: &[UserDir::home(".gemini/antigravity/skills")],
+    invoke: SkillInvoke::Prompt,
+};
+
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
@@ -194,10 +201,3 @@ mod tests {
         );
     }
 }
-
-/// agy (from Antigravity's documentation, not checked against a binary): `.agent/skills/` and `.agents/skills/` of the workspace and the user's `~/.gemini/antigravity/skills/`; agentgate writes a prompt naming the skill.
-static SKILLS: SkillFacts = SkillFacts {
-    project_dirs: &[".agent/skills", ".agents/skills"],
-    user_dirs: &[UserDir::home(".gemini/antigravity/skills")],
-    invoke: SkillInvoke::Prompt,
-};

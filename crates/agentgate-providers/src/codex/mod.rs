@@ -219,6 +219,20 @@ fn toml_string(s: &str) -> String {
     out
 }
 
+/// Codex: `.agents/skills/` and `.codex/skills/` of the project, the user's `~/.agents/skills/` and `$CODEX_HOME/skills/` (`~/.codex/skills/`), and the skills it unpacks itself in `.system` there; a `$NAME` mention in the prompt invokes one.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".agents/skills", ".codex/skills"],
+    user_dirs: &[
+        UserDir::home(".agents/skills"),
+        UserDir::moved_by("CODEX_HOME", "skills", ".codex/skills"),
+        UserDir {
+            scope: SkillScope::System,
+            ..UserDir::moved_by("CODEX_HOME", "skills/.system", ".codex/skills/.system")
+        },
+    ],
+    invoke: SkillInvoke::Mention,
+};
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -322,17 +336,3 @@ mod tests {
         );
     }
 }
-
-/// Codex: `.agents/skills/` and `.codex/skills/` of the project, the user's `~/.agents/skills/` and `$CODEX_HOME/skills/` (`~/.codex/skills/`), and the skills it unpacks itself in `.system` there; a `$NAME` mention in the prompt invokes one.
-static SKILLS: SkillFacts = SkillFacts {
-    project_dirs: &[".agents/skills", ".codex/skills"],
-    user_dirs: &[
-        UserDir::home(".agents/skills"),
-        UserDir::moved_by("CODEX_HOME", "skills", ".codex/skills"),
-        UserDir {
-            scope: SkillScope::System,
-            ..UserDir::moved_by("CODEX_HOME", "skills/.system", ".codex/skills/.system")
-        },
-    ],
-    invoke: SkillInvoke::Mention,
-};

@@ -122,6 +122,22 @@ fn prompt_argument(req: &CliRequest) -> Result<String, String> {
     Ok(prompt)
 }
 
+/// cursor-agent (from its documentation, not checked against a binary): `.cursor/skills/`, `.claude/skills/`, `.codex/skills/`, `.agents/skills/` of the project and the user's `~/.cursor/skills/`, `~/.claude/skills/`, `~/.codex/skills/`; its `/name` is documented for chat only, so agentgate writes a prompt naming the skill.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[
+        ".cursor/skills",
+        ".claude/skills",
+        ".codex/skills",
+        ".agents/skills",
+    ],
+    user_dirs: &[
+        UserDir::home(".cursor/skills"),
+        UserDir::home(".claude/skills"),
+        UserDir::home(".codex/skills"),
+    ],
+    invoke: SkillInvoke::Prompt,
+};
+
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
@@ -231,19 +247,3 @@ mod tests {
         );
     }
 }
-
-/// cursor-agent (from its documentation, not checked against a binary): `.cursor/skills/`, `.claude/skills/`, `.codex/skills/`, `.agents/skills/` of the project and the user's `~/.cursor/skills/`, `~/.claude/skills/`, `~/.codex/skills/`; its `/name` is documented for chat only, so agentgate writes a prompt naming the skill.
-static SKILLS: SkillFacts = SkillFacts {
-    project_dirs: &[
-        ".cursor/skills",
-        ".claude/skills",
-        ".codex/skills",
-        ".agents/skills",
-    ],
-    user_dirs: &[
-        UserDir::home(".cursor/skills"),
-        UserDir::home(".claude/skills"),
-        UserDir::home(".codex/skills"),
-    ],
-    invoke: SkillInvoke::Prompt,
-};

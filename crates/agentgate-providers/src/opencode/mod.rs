@@ -140,6 +140,17 @@ fn config_api_keys(p: &mut Probe<'_>) {
     }
 }
 
+/// opencode: `.opencode/skills/`, `.claude/skills/` and `.agents/skills/` of the project, the user's `$XDG_CONFIG_HOME/opencode/skills/`; `run --command NAME` invokes one, the prompt being its arguments.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".opencode/skills", ".claude/skills", ".agents/skills"],
+    user_dirs: &[UserDir::moved_by(
+        "XDG_CONFIG_HOME",
+        "opencode/skills",
+        ".config/opencode/skills",
+    )],
+    invoke: SkillInvoke::CommandFlag("--command"),
+};
+
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
@@ -334,14 +345,3 @@ mod tests {
         assert_eq!(own_env(&r, PERMISSION_ENV), None, "a cleared environment");
     }
 }
-
-/// opencode: `.opencode/skills/`, `.claude/skills/` and `.agents/skills/` of the project, the user's `$XDG_CONFIG_HOME/opencode/skills/`; `run --command NAME` invokes one, the prompt being its arguments.
-static SKILLS: SkillFacts = SkillFacts {
-    project_dirs: &[".opencode/skills", ".claude/skills", ".agents/skills"],
-    user_dirs: &[UserDir::moved_by(
-        "XDG_CONFIG_HOME",
-        "opencode/skills",
-        ".config/opencode/skills",
-    )],
-    invoke: SkillInvoke::CommandFlag("--command"),
-};

@@ -165,6 +165,13 @@ fn session_usage(ctx: &PostRun<'_>) -> Vec<Decoded> {
         .collect()
 }
 
+/// Qwen Code: `.qwen/skills/` and `.agents/skills/` of the project (not `.claude/skills/`), the user's `~/.qwen/skills/`; the prompt `/NAME ARGS` invokes one.
+static SKILLS: SkillFacts = SkillFacts {
+    project_dirs: &[".qwen/skills", ".agents/skills"],
+    user_dirs: &[UserDir::home(".qwen/skills")],
+    invoke: SkillInvoke::Slash,
+};
+
 #[cfg(test)]
 mod tests {
     use std::ffi::OsString;
@@ -369,10 +376,3 @@ mod tests {
         assert!(QWEN.post_run(&ctx("S2")).is_empty());
     }
 }
-
-/// Qwen Code: `.qwen/skills/` and `.agents/skills/` of the project (not `.claude/skills/`), the user's `~/.qwen/skills/`; the prompt `/NAME ARGS` invokes one.
-static SKILLS: SkillFacts = SkillFacts {
-    project_dirs: &[".qwen/skills", ".agents/skills"],
-    user_dirs: &[UserDir::home(".qwen/skills")],
-    invoke: SkillInvoke::Slash,
-};

@@ -35,7 +35,7 @@ pub fn scan(facts: &SkillFacts, cwd: &Path, var: &dyn Fn(&str) -> Option<String>
     }
     let home = var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
     for u in facts.user_dirs {
-        let moved = u.var.and_then(|v| var(v)).filter(|v| !v.is_empty());
+        let moved = u.var.and_then(var).filter(|v| !v.is_empty());
         let path = match (moved, &home) {
             (Some(base), _) => PathBuf::from(base).join(u.under_var),
             (None, Some(home)) => home.join(u.under_home),

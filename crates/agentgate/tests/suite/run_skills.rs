@@ -122,10 +122,7 @@ fn skill_reaches_the_model(cli: Cli) {
         // `$ARGUMENTS` replaced, which only Claude's expansion does.
         Cli::Claude => {
             assert!(carried("<command-name>/greet</command-name>"), "{texts:#?}");
-            assert!(
-                carried(&format!(r#"in this input: {{"name":"Ada"}}"#)),
-                "{texts:#?}"
-            );
+            assert!(carried(r#"in this input: {"name":"Ada"}"#), "{texts:#?}");
         }
         // Gemini got agentgate's prompt naming the skill and its file.
         _ => {
