@@ -320,3 +320,91 @@ skill_tests! {
     claude => Cli::Claude,
     gemini => Cli::Gemini,
 }
+
+/// A chain where only the second provider sees the skill: the first is
+/// skipped with a warning saying why (its CLI never starts), the second
+/// invokes the skill its own way.
+#[test]
+fn a_chain_skips_the_provider_that_cannot_see_the_skill() {
+    let server = FakeServer::start(&format!(
+        "turns:\n  - match: {{contains: \"{MARKER}\"}}\n    text: \"Hello Ada, greeted.\"\n  - text: \"The skill never arrived.\"\n    repeat: true\n"
+    ));
+    let gemini = Client::new(Cli::Gemini, &server);
+    let store = tempfile::tempdir().unwrap();
+    greet_skill(&gemini.setup.workdir, ".gemini/skills");
+    let mut cmd = agentgate(
+        &gemini,
+        store.path(),
+        &[
+            "run",
+            "--provider",
+            "claude,gemini",
+            "--yolo",
+            "--compact",
+            "--model",
+            &gemini.setup.model,
+            "--skill",
+            "greet",
+            "--input",
+            r#"{"name":"Ada"}"#,
+        ],
+    );
+    // A Claude that would fail loudly if it were started.
+    cmd.env("AGENTGATE_CLAUDE_BIN", "/nonexistent/claude")
+        .env("AGENTGATE_GEMINI_BIN", &gemini.program);
+    let run = run_bounded(cmd, LIMIT);
+    let env =
+        last_json(&run.stdout).unwrap_or_else(|| panic!("no envelope:\n{}", run.all_output()));
+    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    assert_eq!(env["provider"], "gemini", "{env:#}");
+    assert_eq!(env["skill"], "greet");
+    assert_eq!(env["response"], "Hello Ada, greeted.");
+    assert_eq!(env["attempts"].as_array().unwrap().len(), 1, "{env:#}");
+    assert!(
+        run.stderr
+            .contains("skipped: skill `greet` not found for claude"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A workflow's agent step takes `skill` and `input`, the input's texts
+/// rendered from the workflow's own input.
+#[test]
+fn a_workflow_agent_step_invokes_a_skill() {
+    let server = FakeServer::start(&format!(
+        "turns:\n  - match: {{contains: \"{MARKER}\"}}\n    text: \"Hello Ada, greeted.\"\n  - text: \"The skill never arrived.\"\n    repeat: true\n"
+    ));
+    let client = Client::new(Cli::Claude, &server);
+    let store = tempfile::tempdir().unwrap();
+    let workdir = &client.setup.workdir;
+    greet_skill(workdir, ".claude/skills");
+    std::fs::write(
+        workdir.join("greet.yaml"),
+        format!(
+            "version: 1\nname: greeting\nsteps:\n  - id: greet\n    agent:\n      provider: claude\n      binary: {}\n      model: {}\n      permission_mode: bypass\n      cwd: .\n      skill: greet\n      input: {{name: \"${{input.who}}\"}}\n",
+            client.program.display(),
+            client.setup.model
+        ),
+    )
+    .unwrap();
+    let run = run_bounded(
+        agentgate(
+            &client,
+            store.path(),
+            &[
+                "workflow",
+                "run",
+                "greet.yaml",
+                "--input",
+                r#"{"who": "Ada"}"#,
+            ],
+        ),
+        LIMIT,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let texts = request_texts(&server);
+    let carried = |needle: &str| texts.iter().any(|t| t.contains(needle));
+    assert!(carried("<command-name>/greet</command-name>"), "{texts:#?}");
+    assert!(carried(r#"in this input: {"name":"Ada"}"#), "{texts:#?}");
+}
