@@ -1,9 +1,13 @@
-//! Skills with the REAL Claude Code and Gemini CLI against `agentgate
-//! fake-llm`: `agentgate run --skill NAME --input JSON` invokes a project
-//! skill the provider's way (Claude: the slash command, which Claude
-//! expands itself; Gemini: agentgate's prompt carrying the body), an
-//! unknown skill fails before any CLI starts, and `agentgate skills` lists
-//! the project's and the user's skills.
+//! Skills with the REAL CLIs against `agentgate fake-llm`: `agentgate run
+//! --skill NAME --input JSON` invokes a project skill the provider's way
+//! (Claude and Qwen: the slash command, which the CLI expands itself;
+//! Codex: the `$NAME` mention, after which Codex adds the skill's file;
+//! opencode: `--command NAME`; Gemini: agentgate's prompt carrying the
+//! body), and the requests fake-llm received prove the body and the input
+//! reached the model; an unknown skill fails before any CLI starts (no
+//! request); `agentgate skills` lists the project's and the user's skills;
+//! a chain skips a provider that cannot see the skill; a workflow's agent
+//! step invokes one.
 
 use std::path::Path;
 use std::process::Command;
@@ -39,7 +43,9 @@ fn greet_skill(root: &Path, folder: &str) {
 fn project_folder(cli: Cli) -> &'static str {
     match cli {
         Cli::Claude => ".claude/skills",
-        _ => ".gemini/skills",
+        Cli::Gemini => ".gemini/skills",
+        Cli::Qwen => ".qwen/skills",
+        Cli::Codex | Cli::Opencode => ".agents/skills",
     }
 }
 
@@ -72,11 +78,13 @@ fn run_skill(client: &Client, store: &Path, skill: &str, extra: &[&str]) -> Run 
         "--compact",
         "--binary",
         &program,
-        "--model",
-        &client.setup.model,
         "--skill",
         skill,
     ];
+    // Codex and opencode take their model from the recipe's config.
+    if cli != Cli::Codex && cli != Cli::Opencode {
+        args.extend(["--model", &client.setup.model]);
+    }
     args.extend_from_slice(extra);
     run_bounded(agentgate(client, store, &args), LIMIT)
 }
@@ -124,8 +132,21 @@ fn skill_reaches_the_model(cli: Cli) {
             assert!(carried("<command-name>/greet</command-name>"), "{texts:#?}");
             assert!(carried(r#"in this input: {"name":"Ada"}"#), "{texts:#?}");
         }
+        // Codex added the skill's file to the request after the `$greet`
+        // mention.
+        Cli::Codex => {
+            assert!(carried("<name>greet</name>"), "{texts:#?}");
+        }
+        // Qwen expanded its own slash command, with the arguments.
+        Cli::Qwen => {
+            assert!(carried("<skill-args>"), "{texts:#?}");
+        }
+        // opencode ran the command: `$ARGUMENTS` replaced.
+        Cli::Opencode => {
+            assert!(carried(r#"in this input: {"name":"Ada"}"#), "{texts:#?}");
+        }
         // Gemini got agentgate's prompt naming the skill and its file.
-        _ => {
+        Cli::Gemini => {
             let path = client
                 .setup
                 .workdir
@@ -175,17 +196,31 @@ fn lists_project_and_user_skills(cli: Cli) {
     let client = Client::new(cli, &server);
     let store = tempfile::tempdir().unwrap();
     let workdir = &client.setup.workdir;
-    let home = &client.setup.home;
+    // The user's folder: opencode's is under its config home.
+    let (home, user_folder) = match cli {
+        Cli::Opencode => (
+            client
+                .setup
+                .env
+                .iter()
+                .find(|(k, _)| k == "XDG_CONFIG_HOME")
+                .map(|(_, v)| std::path::PathBuf::from(v))
+                .unwrap_or_else(|| client.setup.home.join(".config")),
+            "opencode/skills",
+        ),
+        _ => (client.setup.home.clone(), project_folder(cli)),
+    };
+    let home = &home;
     greet_skill(workdir, project_folder(cli));
     // A user skill of the same name is shadowed by the project's.
-    greet_skill(home, project_folder(cli));
+    greet_skill(home, user_folder);
     write_skill(
         home,
-        project_folder(cli),
+        user_folder,
         "mine",
         "---\ndescription: Mine.\n---\nbody\n",
     );
-    write_skill(home, project_folder(cli), "broken", "---\nname: [\n---\n");
+    write_skill(home, user_folder, "broken", "---\nname: [\n---\n");
     let run = run_bounded(
         agentgate(
             &client,
@@ -207,7 +242,12 @@ fn lists_project_and_user_skills(cli: Cli) {
         })
         .collect();
     let at = |root: &Path, name: &str| {
-        root.join(project_folder(cli))
+        let folder = if root == workdir.as_path() {
+            project_folder(cli)
+        } else {
+            user_folder
+        };
+        root.join(folder)
             .join(name)
             .join("SKILL.md")
             .display()
@@ -234,10 +274,10 @@ fn lists_project_and_user_skills(cli: Cli) {
         all[1]["error"].as_str().unwrap().contains("not valid YAML"),
         "{all:#?}"
     );
-    let invocation = if cli == Cli::Claude {
-        "native"
-    } else {
+    let invocation = if cli == Cli::Gemini {
         "prompt"
+    } else {
+        "native"
     };
     assert_eq!(all[0]["invocation"], invocation);
     // --all shows the shadowed user copy too.
@@ -319,6 +359,9 @@ macro_rules! skill_tests {
 skill_tests! {
     claude => Cli::Claude,
     gemini => Cli::Gemini,
+    codex => Cli::Codex,
+    qwen => Cli::Qwen,
+    opencode => Cli::Opencode,
 }
 
 /// A chain where only the second provider sees the skill: the first is
