@@ -87,6 +87,7 @@ pub mod sealed;
 pub mod session_host;
 mod settings;
 mod skills;
+mod skills_native;
 pub mod warm;
 mod workspace;
 
@@ -137,7 +138,7 @@ pub use run_flags::{
     now_from_env,
 };
 pub use settings::{PermissionMode, Settings, WorkspaceMode, parse_duration, parse_timeout_warn};
-pub use skills::{SkillQuery, SkillRow, list_skills};
+pub use skills::{SkillListError, SkillQuery, SkillRow, list_skills};
 pub use workspace::{
     Change, ChangeKind, DEFAULT_WALK_LIMIT, RepoLocation, Snapshot, SnapshotKind, WorkspaceError,
     Worktree, add_worktree, head_commit, locate_repository, outside_allowlist, remove_worktree,

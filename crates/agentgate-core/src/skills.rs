@@ -24,6 +24,25 @@ pub struct SkillQuery {
     pub cwd: PathBuf,
     /// Also the shadowed skills and the CLIs' own (`system`) ones.
     pub all: bool,
+    /// Ask the CLIs that have a cheap lister of their own (Codex) instead
+    /// of scanning their folders.
+    pub native: bool,
+}
+
+/// Why the skills could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub enum SkillListError {
+    /// A provider neither built in nor described in the config.
+    #[error(transparent)]
+    UnknownProvider(#[from] UnknownProvider),
+    /// A CLI's own lister failed (`--native`).
+    #[error("{provider}: its own skill listing failed: {reason}")]
+    Native {
+        /// The provider.
+        provider: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// One skill a provider can see.
@@ -35,6 +54,9 @@ pub struct SkillRow {
     /// How a run invokes it with this provider: `native` (the CLI's own
     /// way) or `prompt` (a prompt naming it).
     pub invocation: &'static str,
+    /// `scan` (agentgate read the folders) or `cli` (the CLI listed it,
+    /// `--native`).
+    pub source: &'static str,
     /// The skill.
     #[serde(flatten)]
     pub skill: Skill,
@@ -42,7 +64,7 @@ pub struct SkillRow {
 
 /// The skills of the providers `query` names (every one of the config's
 /// when none), in each provider's order of precedence.
-pub fn list_skills(cfg: &Config, query: &SkillQuery) -> Result<Vec<SkillRow>, UnknownProvider> {
+pub fn list_skills(cfg: &Config, query: &SkillQuery) -> Result<Vec<SkillRow>, SkillListError> {
     let providers = if query.providers.is_empty() {
         cfg.all_providers()
     } else {
@@ -58,10 +80,23 @@ pub fn list_skills(cfg: &Config, query: &SkillQuery) -> Result<Vec<SkillRow>, Un
             .provider_defaults(p.name())
             .map(|d| d.settings.env.clone())
             .unwrap_or_default();
-        let found = scan_for(p.as_ref(), &env, &query.cwd);
+        let binary = cfg
+            .provider_defaults(p.name())
+            .and_then(|d| d.settings.binary.clone());
+        let native = match query.native {
+            true => {
+                crate::skills_native::native_skills(p.as_ref(), binary.as_deref(), &env, &query.cwd)
+                    .map_err(|reason| SkillListError::Native {
+                        provider: p.name().to_owned(),
+                        reason,
+                    })?
+            }
+            false => None,
+        };
+        let source = if native.is_some() { "cli" } else { "scan" };
+        let found = native.unwrap_or_else(|| scan_for(p.as_ref(), &env, &query.cwd).skills);
         rows.extend(
             found
-                .skills
                 .into_iter()
                 .filter(|s| {
                     query.all
@@ -69,6 +104,7 @@ pub fn list_skills(cfg: &Config, query: &SkillQuery) -> Result<Vec<SkillRow>, Un
                             && s.scope != agentgate_providers::skills::SkillScope::System)
                 })
                 .map(|skill| SkillRow {
+                    source,
                     provider: p.name().to_owned(),
                     invocation: p.skills().invoke.as_str(),
                     skill,

@@ -1,6 +1,6 @@
 //! `GET /v1/skills`: what `agentgate skills --json` prints
 //! ([`agentgate_core::list_skills`]: each provider's skill folders,
-//! scanned; no CLI starts).
+//! scanned; no CLI starts: `--native` is the command line's only).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -61,6 +61,8 @@ pub async fn list(
             .unwrap_or_default(),
         cwd,
         all: params.all.unwrap_or(false),
+        // The server scans only: it starts no CLI to list skills.
+        native: false,
     };
     // The scan reads the file system.
     tokio::task::spawn_blocking(move || list_skills(&state.config, &query))

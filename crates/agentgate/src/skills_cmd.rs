@@ -22,6 +22,11 @@ pub struct Args {
     /// CLI installs itself (Codex's `.system`).
     #[arg(long)]
     all: bool,
+    /// Ask the CLIs that have a cheap lister of their own instead of
+    /// scanning their folders: Codex (`codex app-server`, `skills/list`,
+    /// well under a second, no model request). The others are scanned.
+    #[arg(long)]
+    native: bool,
     /// Print JSON (an array of rows) instead of a table.
     #[arg(long)]
     json: bool,
@@ -43,6 +48,7 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
             .unwrap_or_default(),
         cwd,
         all: args.all,
+        native: args.native,
     };
     let rows = list_skills(&cfg, &query)?;
     let mut out = Stdout::new();

@@ -128,6 +128,7 @@ static SKILLS: SkillFacts = SkillFacts {
     project_dirs: &[".agent/skills", ".agents/skills"],
     user_dirs: &[UserDir::home(".gemini/antigravity/skills")],
     invoke: SkillInvoke::Prompt,
+    native: None,
 };
 
 #[cfg(test)]

@@ -140,4 +140,5 @@ static SKILLS: SkillFacts = SkillFacts {
         ".claude/skills",
     )],
     invoke: SkillInvoke::Slash,
+    native: None,
 };

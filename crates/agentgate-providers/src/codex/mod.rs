@@ -16,7 +16,7 @@ use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState, Probe};
 use super::mcp;
 use super::provider::{CliCommand, CommandError, Features, Verification, WarmWire};
-use super::skills::{SkillFacts, SkillInvoke, SkillScope, UserDir};
+use super::skills::{NativeLister, SkillFacts, SkillInvoke, SkillScope, UserDir};
 
 /// Codex.
 pub static CODEX: Description = Description {
@@ -231,6 +231,7 @@ static SKILLS: SkillFacts = SkillFacts {
         },
     ],
     invoke: SkillInvoke::Mention,
+    native: Some(NativeLister::CodexAppServer),
 };
 
 #[cfg(test)]

@@ -136,6 +136,7 @@ static SKILLS: SkillFacts = SkillFacts {
         UserDir::home(".codex/skills"),
     ],
     invoke: SkillInvoke::Prompt,
+    native: None,
 };
 
 #[cfg(test)]

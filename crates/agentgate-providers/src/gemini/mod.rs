@@ -123,4 +123,5 @@ static SKILLS: SkillFacts = SkillFacts {
         UserDir::moved_by("GEMINI_CLI_HOME", ".gemini/skills", ".gemini/skills"),
     ],
     invoke: SkillInvoke::Prompt,
+    native: None,
 };

@@ -149,6 +149,7 @@ static SKILLS: SkillFacts = SkillFacts {
         ".config/opencode/skills",
     )],
     invoke: SkillInvoke::CommandFlag("--command"),
+    native: None,
 };
 
 #[cfg(test)]

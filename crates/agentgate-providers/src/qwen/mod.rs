@@ -170,6 +170,7 @@ static SKILLS: SkillFacts = SkillFacts {
     project_dirs: &[".qwen/skills", ".agents/skills"],
     user_dirs: &[UserDir::home(".qwen/skills")],
     invoke: SkillInvoke::Slash,
+    native: None,
 };
 
 #[cfg(test)]

@@ -42,6 +42,16 @@ pub struct SkillFacts {
     pub user_dirs: &'static [UserDir],
     /// How a run invokes a skill.
     pub invoke: SkillInvoke,
+    /// The CLI's own cheap lister, if it has one (`agentgate skills
+    /// --native`).
+    pub native: Option<NativeLister>,
+}
+
+/// A CLI's own listing of its skills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NativeLister {
+    /// `codex app-server`: `initialize`, then `skills/list {cwds}`.
+    CodexAppServer,
 }
 
 /// A user folder of skills: `$VAR/under_var` when `var` is set, else
@@ -92,6 +102,7 @@ pub static GENERIC_SKILLS: SkillFacts = SkillFacts {
     project_dirs: &[".agents/skills"],
     user_dirs: &[UserDir::home(".agents/skills")],
     invoke: SkillInvoke::Prompt,
+    native: None,
 };
 
 /// How a provider invokes a skill in a headless run.

@@ -20,6 +20,7 @@ const FACTS: SkillFacts = SkillFacts {
         ".claude/skills",
     )],
     invoke: SkillInvoke::Slash,
+    native: None,
 };
 
 #[test]

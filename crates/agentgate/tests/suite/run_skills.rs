@@ -451,3 +451,51 @@ fn a_workflow_agent_step_invokes_a_skill() {
     assert!(carried("<command-name>/greet</command-name>"), "{texts:#?}");
     assert!(carried(r#"in this input: {"name":"Ada"}"#), "{texts:#?}");
 }
+
+/// `--native` asks Codex itself (`app-server` `skills/list`): it lists
+/// what agentgate's scan finds, project and user, with `source: cli`.
+#[test]
+fn codex_native_listing_matches_the_scan() {
+    let server = FakeServer::start("turns:\n  - text: \"unused\"\n");
+    let client = Client::new(Cli::Codex, &server);
+    let store = tempfile::tempdir().unwrap();
+    greet_skill(&client.setup.workdir, ".agents/skills");
+    write_skill(
+        &client.setup.home,
+        ".agents/skills",
+        "mine",
+        "---\ndescription: Mine.\n---\nbody\n",
+    );
+    let listed = |native: bool| {
+        let mut args = vec!["skills", "--provider", "codex", "--json"];
+        if native {
+            args.push("--native");
+        }
+        let mut cmd = agentgate(&client, store.path(), &args);
+        cmd.env("AGENTGATE_CODEX_BIN", &client.program);
+        let run = run_bounded(cmd, LIMIT);
+        assert_eq!(run.code, Some(0), "{}", run.all_output());
+        rows(&run.stdout)
+    };
+    let brief = |rows: &[Value]| -> Vec<(String, String, String, String)> {
+        let mut v: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                let s = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
+                (s("name"), s("scope"), s("path"), s("source"))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let scanned = brief(&listed(false));
+    let native = brief(&listed(true));
+    assert_eq!(scanned.len(), 2, "{scanned:#?}");
+    assert!(native.iter().all(|r| r.3 == "cli"), "{native:#?}");
+    let strip = |v: &[(String, String, String, String)]| -> Vec<(String, String, String)> {
+        v.iter()
+            .map(|r| (r.0.clone(), r.1.clone(), r.2.clone()))
+            .collect()
+    };
+    assert_eq!(strip(&native), strip(&scanned));
+}
