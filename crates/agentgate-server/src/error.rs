@@ -148,6 +148,28 @@ impl ApiError {
         self
     }
 
+    /// A request body read strictly (a key given twice is refused, naming
+    /// it): 400 `bad_request` when it is not JSON, 422 `invalid_request`
+    /// when it is JSON of the wrong shape; `field` is `request`.
+    pub fn strict_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+        agentgate_protocol::strict_json::from_slice(body).map_err(|e| {
+            if e.is_data() {
+                ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "invalid_request",
+                    format!("the body: {e}"),
+                )
+            } else {
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "bad_request",
+                    format!("the body is not JSON: {e}"),
+                )
+            }
+            .with_field("request")
+        })
+    }
+
     /// 401: no `Authorization: Bearer` header, or a wrong token.
     pub fn unauthorized(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)

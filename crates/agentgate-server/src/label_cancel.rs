@@ -64,14 +64,7 @@ pub async fn cancel_by_label(
     State(state): State<Arc<AppState>>,
     body: Bytes,
 ) -> Result<Json<LabelCancelled>, ApiError> {
-    let body: LabelCancel = agentgate_protocol::strict_json::from_slice(&body).map_err(|e| {
-        let status = if e.is_data() {
-            StatusCode::UNPROCESSABLE_ENTITY
-        } else {
-            StatusCode::BAD_REQUEST
-        };
-        ApiError::new(status, "bad_request", format!("the body: {e}")).with_field("request")
-    })?;
+    let body: LabelCancel = ApiError::strict_body(&body)?;
     let invalid = |message: String| {
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", message)
             .with_field("labels")

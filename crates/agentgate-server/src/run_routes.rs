@@ -111,23 +111,7 @@ pub async fn submit(
     body: Bytes,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
     // Read strictly: a key given twice is refused (422), naming it.
-    let value: serde_json::Value =
-        agentgate_protocol::strict_json::from_slice(&body).map_err(|e| {
-            if e.is_data() {
-                ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "invalid_request",
-                    format!("the body: {e}"),
-                )
-            } else {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "bad_request",
-                    format!("the body is not JSON: {e}"),
-                )
-            }
-            .with_field("request")
-        })?;
+    let value: serde_json::Value = ApiError::strict_body(&body)?;
     let request = RunRequest::from_value(value).map_err(refused)?;
     let now = state.clock.now();
     // Planning reads the request's files and enqueueing writes the store:

@@ -101,15 +101,7 @@ pub async fn submit_workflow(
     body: Bytes,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
     // Read strictly: a key given twice is refused (422), naming it.
-    let submission: WorkflowSubmission = agentgate_protocol::strict_json::from_slice(&body)
-        .map_err(|e| {
-            let status = if e.is_data() {
-                StatusCode::UNPROCESSABLE_ENTITY
-            } else {
-                StatusCode::BAD_REQUEST
-            };
-            ApiError::new(status, "bad_request", format!("the body: {e}")).with_field("request")
-        })?;
+    let submission: WorkflowSubmission = ApiError::strict_body(&body)?;
     check_queue_fields(&submission).map_err(refused)?;
     agentgate_protocol::check_labels(&submission.labels)
         .map_err(|e| refused(agentgate_core::RequestError::new("labels", e.to_string())))?;
