@@ -206,10 +206,14 @@ impl Accumulator {
 
     /// The answer: the CLI's own final text when it gives one, else the last
     /// assistant message; a whole answer in one code fence is unwrapped.
+    /// A final record that is an error carries the error's text, not an
+    /// answer (Claude's `result` of an API error): that text is the run's
+    /// `error`, and the answer is what the model said before, if anything.
     pub fn response(&self) -> String {
         let from_final = self
             .final_
             .as_ref()
+            .filter(|f| !f.is_error)
             .and_then(|f| f.text.as_deref())
             .filter(|t| !t.trim().is_empty());
         let text = match from_final {
@@ -434,6 +438,26 @@ mod tests {
             ..ProviderFinal::default()
         }));
         assert_eq!(a.response(), "final");
+    }
+
+    #[test]
+    fn an_error_final_record_is_not_the_answer() {
+        let mut a = Accumulator::new("claude");
+        let api_error = || {
+            Decoded::Final(ProviderFinal {
+                text: Some("API Error: Connection to the API was lost".into()),
+                is_error: true,
+                ..ProviderFinal::default()
+            })
+        };
+        a.observe(&api_error());
+        assert_eq!(a.response(), "");
+        let mut a = Accumulator::new("claude");
+        a.observe(&ev(EventBody::Message(MessageEvent {
+            text: "half an answer".into(),
+        })));
+        a.observe(&api_error());
+        assert_eq!(a.response(), "half an answer");
     }
 
     #[test]
