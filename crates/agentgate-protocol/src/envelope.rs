@@ -23,8 +23,9 @@ use crate::workspace::WorkspaceReport;
 ///   had no way to say "unknown", agentgate writes `null`: `session_id` before
 ///   the provider gave one, `tokens_used.cost_usd` when the cost is unknown (0
 ///   would claim the run was free), `model_resolution` when the model was used
-///   as requested, `metadata.tool_activity` when the provider's output does
-///   not show tool calls.
+///   as requested, `metadata.tool_activity` when the provider's output cannot
+///   show tool calls (a plain-text CLI; where it can, a run without tool
+///   calls has zero counts and `activity_class: none`).
 /// - `error`, `error_type`, `exit_code` and `recoverable` appear on failure
 ///   only, as in the wrapper: their absence means success.
 /// - agentgate's additions are always present, `null` when unknown or not
@@ -35,7 +36,8 @@ use crate::workspace::WorkspaceReport;
 /// input only.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Envelope {
-    /// The answer: the final assistant text. Empty on failure.
+    /// The answer: the final assistant text. On failure, what the model said
+    /// before it failed (the error's own text is in `error`), else empty.
     #[serde(default)]
     pub response: String,
     /// The provider's native session id, to resume; `null` when unknown.
@@ -255,8 +257,8 @@ pub struct Metadata {
     /// Why `reasoning` is empty, or `available` when it is not.
     #[serde(default)]
     pub reasoning_absent_reason: ReasoningAbsentReason,
-    /// Tool calls of the run; `null` when the provider's output does not show
-    /// them.
+    /// Tool calls of the run; `null` when the provider's output cannot show
+    /// them (a plain-text CLI), zero counts when it can and none ran.
     #[serde(default)]
     pub tool_activity: Option<ToolActivity>,
 }

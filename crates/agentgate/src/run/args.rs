@@ -164,7 +164,7 @@ pub struct Args {
     pub session_busy: SessionBusy,
     /// Keep the CLI running after the turn, in its long-lived mode, and
     /// send the session's next turn to it (Claude Code, Codex, Gemini CLI,
-    /// Qwen Code): the per-user session host holds it across invocations
+    /// Qwen Code, opencode): the per-user session host holds it across invocations
     /// (see WARM SESSIONS).
     #[arg(long, requires = "session", conflicts_with_all = ["dry_run", "no_store"])]
     pub warm: bool,
