@@ -22,7 +22,8 @@
 //! `watch:` ([`ScheduleSpec`], [`WatchSpec`]) are the runs `agentgate
 //! serve` starts by itself; `tools:` ([`ToolsSpec`]) says where the
 //! deterministic tools are (`agentgate-tools` reads their manifests);
-//! `event_log:` ([`EventLogSpec`]) bounds each run's stored events. Two
+//! `event_log:` ([`EventLogSpec`]) bounds each run's stored events;
+//! `models:` ([`ModelsSpec`]) how catalogs are kept and used. Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
@@ -39,6 +40,7 @@ mod discover;
 mod event_log;
 mod file;
 mod model;
+mod models;
 mod origin;
 mod parsed;
 mod paths;
@@ -67,6 +69,7 @@ pub use defaults::ProviderDefaults;
 pub use discover::{CONFIG_ENV, Discovery, PROJECT_FILES};
 pub use event_log::{EVENT_LOG_MIN_BYTES, EventLogSpec};
 pub use model::{ModelChoice, ModelSource};
+pub use models::{DEFAULT_CATALOG_REFRESH, GEMINI_CAPACITY_FALLBACK, ModelValidation, ModelsSpec};
 pub use origin::Origins;
 pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
 pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
@@ -113,6 +116,9 @@ pub struct Config {
     pub approvals: crate::approvals::ApprovalPolicy,
     /// `event_log:`: the bound on each run's event log.
     pub event_log: EventLogSpec,
+    /// `models:`: catalog refresh, model validation, Gemini's capacity
+    /// fallback.
+    pub models: ModelsSpec,
     /// `log_dir:`: every run writes its log file in this folder (see
     /// `agentgate run --log-dir`); an agent's `log_dir:` wins for runs it
     /// starts, the flag over both.
@@ -197,6 +203,7 @@ impl Config {
             tools: p.tools,
             approvals: p.approvals,
             event_log: p.event_log,
+            models: p.models,
             log_dir: p.log_dir,
             log_name: p.log_name,
             account_env: Vec::new(),

@@ -18,10 +18,17 @@ pub enum ModelSource {
     ProviderDefault,
     /// Nothing: the CLI picks its own default.
     CliDefault,
+    /// Normalised by the provider's catalog: a CLI alias or the unique
+    /// tail of an id (`gpt-5.1` -> `openai/gpt-5.1`).
+    Catalog,
+    /// The catalog's default, because the configured `default_model` is
+    /// not in the catalog the CLI gave.
+    CatalogDefault,
 }
 
 impl ModelSource {
-    /// `flag`, `agent`, `alias`, `provider_default` or `cli_default`.
+    /// `flag`, `agent`, `alias`, `provider_default`, `cli_default`,
+    /// `catalog` or `catalog_default`.
     pub fn as_str(self) -> &'static str {
         match self {
             ModelSource::Flag => "flag",
@@ -29,6 +36,8 @@ impl ModelSource {
             ModelSource::Alias => "alias",
             ModelSource::ProviderDefault => "provider_default",
             ModelSource::CliDefault => "cli_default",
+            ModelSource::Catalog => "catalog",
+            ModelSource::CatalogDefault => "catalog_default",
         }
     }
 }

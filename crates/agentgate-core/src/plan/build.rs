@@ -11,7 +11,8 @@ use super::members::Member;
 use super::modes;
 use super::skill;
 use super::step::{EditScope, PromptShape, Step};
-use crate::config::{AgentMode, ChainSpec, Config};
+use crate::catalog::{CatalogCheck, catalog_for, check_model};
+use crate::config::{AgentMode, ChainSpec, Config, ModelSource};
 use crate::output_schema::OutputSchema;
 use crate::prompt::{self, PromptParts, TaskInput};
 use crate::read_limit::{SYSTEM_FILE_MAX_BYTES, read_text_file};
@@ -105,6 +106,23 @@ pub(super) fn build_step(
 
     let agent_model = agent.and_then(|a| a.model_for_tier(flags.tier == Tier::Fast));
     let choice = cfg.resolve_model(&name, flags.model.as_deref(), agent_model);
+    let choice = check_model(
+        &name,
+        catalog_for(provider.as_ref()),
+        cfg.models.validate,
+        choice,
+    )
+    .map_err(|e| match e {
+        CatalogCheck::Ambiguous { model, candidates } => PlanError::ModelAmbiguous {
+            provider: name.clone(),
+            model,
+            candidates: candidates.join(", "),
+        },
+        CatalogCheck::Absent { model } => PlanError::ModelNotInCatalog {
+            provider: name.clone(),
+            model,
+        },
+    })?;
     let cwd = match (&shared.settings.cwd, &settings.cwd) {
         (None, Some(dir)) => dir.canonicalize().map_err(|source| PlanError::Cwd {
             described: format!(
@@ -222,7 +240,12 @@ pub(super) fn build_step(
     };
     step.model_source = choice.source;
     step.model_resolution = choice.resolution;
-    step.default_model = cfg.default_model(&name);
+    step.default_model = match step.model_source {
+        // The configured default is stale: the invalid-model retry uses
+        // the catalog's too.
+        ModelSource::CatalogDefault => step.request.model.clone(),
+        _ => cfg.default_model(&name),
+    };
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
     step.edit_scope = edit_scope;
