@@ -19,6 +19,7 @@ mod logs;
 mod long_lines;
 mod mcp_servers;
 mod metrics;
+mod models_catalog;
 mod output_errors;
 mod own_keys;
 mod prompt_cli;
