@@ -110,8 +110,9 @@ pub use config::{
     EventLogSpec, GEMINI_CAPACITY_FALLBACK, Handoff, LEGACY_NAMES, LeaseExpiry, MIN_POLL,
     ModelChoice, ModelSource, ModelValidation, ModelsSpec, OnDirty, Origins, Overlap,
     PROJECT_FILES, ProviderDefaults, QueueSpec, RetryOn, RetryPattern, ScheduleSpec, ToolsSpec,
-    UnknownProvider, WatchSpec, account_env_for, check_account, kind_named, quota_key,
-    retry_admits, retry_on_from_names, split_quota_key,
+    UnknownProvider, WRAPPER_CONFIG_VARS, WRAPPER_FILES, WatchSpec, WrapperModels, account_env_for,
+    check_account, find_wrapper_models, kind_named, quota_key, retry_admits, retry_on_from_names,
+    split_quota_key,
 };
 pub use cron::{CronError, CronExpr};
 pub use engine::{Engine, EngineError};

@@ -50,6 +50,7 @@ mod retry;
 mod settings;
 mod source;
 mod tools;
+mod wrapper_models;
 mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -74,6 +75,7 @@ pub use origin::Origins;
 pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
 pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
 pub use tools::ToolsSpec;
+pub use wrapper_models::{WRAPPER_CONFIG_VARS, WRAPPER_FILES, WrapperModels, find_wrapper_models};
 
 use crate::read_limit::{CONFIG_MAX_BYTES, read_text_file};
 use agentgate_providers::custom::{CustomProvider, CustomProviderSpec};
@@ -262,19 +264,53 @@ impl Config {
         flag: Option<&str>,
         agent_model: Option<&str>,
     ) -> ModelChoice {
+        self.resolve_model_with(provider, None, flag, agent_model)
+    }
+
+    /// [`Config::resolve_model`] with a wrapper `providers.yaml`'s aliases
+    /// and `default_model` first ([`find_wrapper_models`]).
+    pub fn resolve_model_with(
+        &self,
+        provider: &str,
+        wrapper: Option<&WrapperModels>,
+        flag: Option<&str>,
+        agent_model: Option<&str>,
+    ) -> ModelChoice {
         model::resolve(
             provider,
-            self.provider_defaults(provider),
+            &self.model_layers(provider, wrapper),
             flag,
             agent_model,
         )
+    }
+
+    fn model_layers<'a>(
+        &'a self,
+        provider: &str,
+        wrapper: Option<&'a WrapperModels>,
+    ) -> Vec<model::Layer<'a>> {
+        let canonical = description(provider.trim()).map_or(provider.trim(), |d| d.name);
+        wrapper
+            .and_then(|w| w.provider(canonical).map(|d| (d, Some(w.path.as_path()))))
+            .into_iter()
+            .chain(self.provider_defaults(provider).map(|d| (d, None)))
+            .collect()
     }
 
     /// The provider's `default_model` (alias-resolved): the model of a run
     /// that requests none, and of the one retry after an invalid-model
     /// error. `None`: the config gives none.
     pub fn default_model(&self, provider: &str) -> Option<String> {
-        model::default_model(self.provider_defaults(provider))
+        self.default_model_with(provider, None)
+    }
+
+    /// [`Config::default_model`] with a wrapper `providers.yaml`'s first.
+    pub fn default_model_with(
+        &self,
+        provider: &str,
+        wrapper: Option<&WrapperModels>,
+    ) -> Option<String> {
+        model::default_model(&self.model_layers(provider, wrapper)).map(|(m, _)| m)
     }
 
     /// Every custom provider, in file order.

@@ -126,6 +126,11 @@ pub enum PlanError {
         /// Why.
         reason: String,
     },
+    /// The wrapper `providers.yaml` a variable names is missing or bad.
+    #[error(
+        "the wrapper providers.yaml (AI_CLI_PROVIDERS_CONFIG / AUTONOM8_PROVIDERS_CONFIG): {0}"
+    )]
+    WrapperModels(#[source] crate::config::ConfigError),
     /// A model name that is the tail of several of the catalog's ids
     /// (`invalid_input`).
     #[error(
@@ -178,7 +183,9 @@ impl PlanError {
             PlanError::SkillNotFound { .. }
             | PlanError::SkillUnusable { .. }
             | PlanError::SkillNowhere { .. } => "skill",
-            PlanError::ModelAmbiguous { .. } | PlanError::ModelNotInCatalog { .. } => "model",
+            PlanError::ModelAmbiguous { .. }
+            | PlanError::ModelNotInCatalog { .. }
+            | PlanError::WrapperModels(_) => "model",
             PlanError::OneProviderOnly { field, .. }
             | PlanError::Read { field, .. }
             | PlanError::ReadInput { field, .. }
