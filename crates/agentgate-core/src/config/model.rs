@@ -2,7 +2,8 @@
 //! provider's aliases; else the provider's `default_model`; else the CLI's
 //! own default. Aliases and defaults come in layers: a wrapper's
 //! `providers.yaml` (`wrapper_models.rs`) before the config's. The
-//! catalog check (`crate::catalog`) comes after.
+//! check against the provider's catalog (the engine's `catalog/check.rs`)
+//! comes after.
 
 use std::path::Path;
 
