@@ -58,6 +58,7 @@ mod serve_events;
 mod serve_events_lockstep;
 mod serve_labels;
 mod serve_limits;
+mod serve_models;
 mod serve_queue;
 mod serve_queue_support;
 mod serve_shared_queue;
