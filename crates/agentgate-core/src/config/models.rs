@@ -116,3 +116,34 @@ pub(super) fn convert(raw: &RawModels) -> Result<ModelsSpec, Fault> {
     }
     Ok(spec)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, ConfigSource};
+
+    fn models(yaml: &str) -> Result<ModelsSpec, String> {
+        Config::parse(
+            &format!("version: 1\nmodels:\n{yaml}"),
+            ConfigSource::Default,
+        )
+        .map(|c| c.models)
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_models_section_is_checked() {
+        assert_eq!(Config::default().models, ModelsSpec::default());
+        let m = models("  refresh: 10m\n  validate: strict\n  gemini_capacity_fallback: off\n")
+            .unwrap();
+        assert_eq!(m.refresh, Duration::from_secs(600));
+        assert_eq!(m.validate, ModelValidation::Strict);
+        assert_eq!(m.gemini_capacity_fallback, None);
+        let e = models("  validate: loose\n").unwrap_err();
+        assert!(e.contains("none of strict, warn, off"), "{e}");
+        let e = models("  refresh: soon\n").unwrap_err();
+        assert!(e.contains("models.refresh"), "{e}");
+        let e = models("  gemini_capacity_fallback: \"\"\n").unwrap_err();
+        assert!(e.contains("write `off`"), "{e}");
+    }
+}
