@@ -64,7 +64,9 @@
 
 #![warn(missing_docs)]
 
+mod app_server;
 mod approvals;
+mod catalog;
 mod coalesce;
 mod config;
 mod cron;
@@ -96,15 +98,21 @@ pub use approvals::{
     ApprovalPolicy, DEFAULT_ASK_TIMEOUT, Decision, Rule, ToolCall, ToolClass, Verdict,
     class_of_acp_kind, class_of_tool, unwrap_shell,
 };
+pub use catalog::{
+    CachedCatalog, FETCH_TIMEOUT, ModelListError, ModelQuery, ProviderModels, catalog_entry,
+    list_models,
+};
 pub use coalesce::{Chunk, ChunkFollower, CoalesceMode, CoalesceOptions, Coalescer};
 pub use config::{
     ACCOUNT_MAX_LEN, AgentMode, AgentSpec, CATCH_UP_MAX, CONFIG_ENV, CONFIG_VERSION, ChainSpec,
-    Config, ConfigError, ConfigFormat, ConfigSource, DEFAULT_CHAIN, DEFAULT_MAX_RUNNING,
-    DEFAULT_POLL, DEFAULT_SETTLE, Discovery, EVENT_LOG_MIN_BYTES, EventLogSpec, Handoff,
-    LEGACY_NAMES, LeaseExpiry, MIN_POLL, ModelChoice, ModelSource, OnDirty, Origins, Overlap,
+    Config, ConfigError, ConfigFormat, ConfigSource, DEFAULT_CATALOG_REFRESH, DEFAULT_CHAIN,
+    DEFAULT_MAX_RUNNING, DEFAULT_POLL, DEFAULT_SETTLE, Discovery, EVENT_LOG_MIN_BYTES,
+    EventLogSpec, GEMINI_CAPACITY_FALLBACK, Handoff, LEGACY_NAMES, LeaseExpiry, MIN_POLL,
+    ModelChoice, ModelSource, ModelValidation, ModelsSpec, OnDirty, Origins, Overlap,
     PROJECT_FILES, ProviderDefaults, QueueSpec, RetryOn, RetryPattern, ScheduleSpec, ToolsSpec,
-    UnknownProvider, WatchSpec, account_env_for, check_account, kind_named, quota_key,
-    retry_admits, retry_on_from_names, split_quota_key,
+    UnknownProvider, WRAPPER_CONFIG_VARS, WRAPPER_FILES, WatchSpec, WrapperModels, account_env_for,
+    check_account, find_wrapper_models, kind_named, quota_key, retry_admits, retry_on_from_names,
+    split_quota_key,
 };
 pub use cron::{CronError, CronExpr};
 pub use engine::{Engine, EngineError};

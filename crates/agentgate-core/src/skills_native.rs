@@ -1,5 +1,6 @@
 //! `agentgate skills --native`: a CLI's own listing of its skills, where it
-//! has a cheap one ([`NativeLister`]): Codex's `app-server` answers
+//! has a cheap one ([`NativeLister`]): Codex's `app-server`
+//! ([`AppServer`]) answers
 //! `skills/list` in a fraction of a second, with no model request.
 //! Gemini's `skills list` and opencode's `debug skill` take 5 to 7 s and
 //! Claude has none, so they are not asked.
@@ -8,14 +9,12 @@
 //! the config's `env:` for the provider; it is ended (killed and reaped) as
 //! soon as the answer arrives, or at [`NATIVE_TIMEOUT`].
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::app_server::AppServer;
 use agentgate_providers::skills::{NativeLister, Skill, SkillScope};
 use agentgate_providers::{Provider, locate_binary};
 
@@ -44,60 +43,9 @@ fn codex_skills(
     env: &[(String, String)],
     cwd: &Path,
 ) -> Result<Vec<Skill>, String> {
-    let mut child = Command::new(program)
-        .arg("app-server")
-        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start {} app-server: {e}", program.display()))?;
-    let answer = (|| {
-        let mut stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let messages = [
-            json!({"id": 1, "method": "initialize", "params": {
-                "clientInfo": {"name": "agentgate", "title": null, "version": env!("CARGO_PKG_VERSION")}}}),
-            json!({"method": "initialized"}),
-            json!({"id": 2, "method": "skills/list", "params": {"cwds": [cwd]}}),
-        ];
-        for m in messages {
-            writeln!(stdin, "{m}").map_err(|e| format!("writing to app-server: {e}"))?;
-        }
-        stdin
-            .flush()
-            .map_err(|e| format!("writing to app-server: {e}"))?;
-        let deadline = Instant::now() + NATIVE_TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = rx
-                .recv_timeout(left)
-                .map_err(|_| format!("no skills/list answer within {NATIVE_TIMEOUT:?}"))?;
-            let Ok(message) = serde_json::from_str::<Value>(&line) else {
-                continue;
-            };
-            if message["id"] == 2 {
-                return Ok::<Value, String>(message);
-            }
-        }
-    })();
-    let _ = child.kill();
-    let _ = child.wait();
-    let answer = answer?;
-    if let Some(e) = answer.get("error") {
-        return Err(format!("skills/list failed: {e}"));
-    }
-    Ok(codex_rows(&answer["result"]))
+    let mut server = AppServer::start(program, env, cwd, NATIVE_TIMEOUT)?;
+    let result = server.request("skills/list", json!({"cwds": [cwd]}))?;
+    Ok(codex_rows(&result))
 }
 
 /// The skills of a `skills/list` result.

@@ -65,6 +65,11 @@ impl Engine {
         }
     }
 
+    /// The models the script lists, if it names them.
+    pub fn models(&self) -> Option<&[String]> {
+        self.script.models.as_deref()
+    }
+
     /// A fresh id with a prefix, unique within this server.
     pub fn next_id(&self, prefix: &str) -> String {
         let n = self.ids.fetch_add(1, Ordering::Relaxed);

@@ -16,6 +16,7 @@ canned answer and never use up a turn; the request log marks them `side`.
 
   on_unmatched: default        # default | error
   default_text: "ok"           # replaces the default greeting
+  models: [fake-model, gpt-5.5] # what GET /v1/models lists (first = Codex default)
   turns:
     - name: make-file          # label shown in the request log
       match:                   # all optional; all given must hold
@@ -92,7 +93,10 @@ ENDPOINTS
   POST /v1/chat/completions                         OpenAI Chat Completions
   POST /v1beta/models/M:generateContent, :streamGenerateContent?alt=sse,
        :countTokens                                 Gemini
-  GET  /v1/models, /v1beta/models                   model listings
+  GET  /v1/models, /v1beta/models                   model listings (a script's
+                                                    `models:` replaces the list)
+  GET  /v1/models?client_version=V, /codex/models   Codex's catalog format
+                                                    (a provider's model_catalog_url)
   HEAD /                                            liveness
 
 REQUEST LOG (--log FILE): one JSON object per request with n, ts, method,

@@ -23,6 +23,7 @@ pub mod engine;
 pub mod fault;
 mod help;
 pub mod log;
+mod models;
 pub mod reply;
 pub mod request;
 pub mod script;

@@ -21,6 +21,9 @@ pub struct Script {
     pub on_unmatched: Unmatched,
     /// The text of the default answer (instead of the built-in greeting).
     pub default_text: Option<String>,
+    /// The models `GET /v1/models` lists (in every flavour), instead of
+    /// the built-in list; the first is Codex's default.
+    pub models: Option<Vec<String>>,
 }
 
 /// What the server does with a request that no turn matches.
@@ -74,6 +77,8 @@ struct ScriptFile {
     on_unmatched: Unmatched,
     #[serde(default)]
     default_text: Option<String>,
+    #[serde(default)]
+    models: Option<Vec<String>>,
 }
 
 /// The conditions of a turn as written in YAML.
@@ -293,6 +298,7 @@ impl Script {
                 turns: Vec::new(),
                 on_unmatched: Unmatched::Default,
                 default_text: None,
+                models: None,
             }
         } else {
             serde_saphyr::from_str(text).map_err(|e| ScriptError::Parse {
@@ -395,6 +401,7 @@ impl Script {
             turns,
             on_unmatched: file.on_unmatched,
             default_text: file.default_text,
+            models: file.models,
         })
     }
 }

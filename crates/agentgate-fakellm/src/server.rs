@@ -17,6 +17,7 @@ use crate::api::{self, Frame, PathInfo, Rendered};
 use crate::engine::{Engine, SideRequest};
 use crate::fault::{self, Ending};
 use crate::log::{LogEntry, RequestLog};
+use crate::models::{ModelsFlavor, models_listing};
 use crate::reply::{Cut, ErrorReply, Outcome, Reply};
 use crate::request::{Api, ChatRequest};
 use crate::script::Script;
@@ -145,20 +146,18 @@ enum Route {
     NotFound,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ModelsFlavor {
-    OpenAi,
-    Anthropic,
-    Gemini,
-}
-
-fn route(method: &Method, path: &str, headers: &HeaderMap) -> Route {
+fn route(method: &Method, path: &str, query: Option<&str>, headers: &HeaderMap) -> Route {
     let path = path.trim_end_matches('/');
     if path.is_empty() && (method == Method::HEAD || method == Method::GET) {
         return Route::Root;
     }
     if method == Method::GET {
         if path.ends_with("/models") {
+            let codex =
+                query.is_some_and(|q| q.split('&').any(|kv| kv.starts_with("client_version=")));
+            if codex || path.ends_with("/codex/models") {
+                return Route::Models(ModelsFlavor::Codex);
+            }
             if path.contains("v1beta") || path.contains("/v1alpha") {
                 return Route::Models(ModelsFlavor::Gemini);
             }
@@ -244,7 +243,7 @@ async fn handle(
         status: None,
         error: None,
     };
-    let route = route(&method, uri.path(), &headers);
+    let route = route(&method, uri.path(), uri.query(), &headers);
     match route {
         Route::Root => {
             entry.status = Some(200);
@@ -254,7 +253,11 @@ async fn handle(
         Route::Models(flavor) => {
             entry.status = Some(200);
             shared.log.record(entry);
-            json_response(StatusCode::OK, models_listing(flavor), None)
+            json_response(
+                StatusCode::OK,
+                models_listing(flavor, shared.engine.models()),
+                None,
+            )
         }
         Route::NotFound => {
             entry.outcome = "not_found";
@@ -532,35 +535,4 @@ fn stream_body(
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     resp
-}
-
-fn models_listing(flavor: ModelsFlavor) -> Value {
-    const MODELS: &[&str] = &[
-        "claude-sonnet-4-5",
-        "claude-opus-4-8",
-        "gpt-5.5",
-        "gemini-2.5-flash",
-        "gemini-2.5-pro",
-        "qwen3-coder-plus",
-        "fake-model",
-    ];
-    match flavor {
-        ModelsFlavor::OpenAi => json!({
-            "object": "list",
-            "data": MODELS.iter().map(|m| json!({"id": m, "object": "model", "created": 1_700_000_000, "owned_by": "agentgate-fakellm"})).collect::<Vec<_>>(),
-        }),
-        ModelsFlavor::Anthropic => json!({
-            "data": MODELS.iter().map(|m| json!({"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"})).collect::<Vec<_>>(),
-            "has_more": false,
-            "first_id": MODELS.first(),
-            "last_id": MODELS.last(),
-        }),
-        ModelsFlavor::Gemini => json!({
-            "models": MODELS.iter().map(|m| json!({
-                "name": format!("models/{m}"),
-                "displayName": m,
-                "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"],
-            })).collect::<Vec<_>>(),
-        }),
-    }
 }

@@ -6,6 +6,7 @@ use std::fmt;
 use std::path::Path;
 
 use super::argv::{self, Part, PromptInput};
+use super::catalog::CatalogSource;
 use super::login::LoginFacts;
 use super::provider::{
     CliCommand, CliRequest, CommandError, Features, PostRun, Provider, Verification, WarmCommand,
@@ -50,6 +51,8 @@ pub struct Description {
     pub warm: Option<WarmMode>,
     /// Where it finds skills and how it invokes one.
     pub skills: Option<SkillFacts>,
+    /// Where its model catalog comes from, if agentgate knows one.
+    pub catalog: Option<CatalogSource>,
 }
 
 /// A CLI's long-lived mode: its wire and command line (read by
@@ -144,6 +147,10 @@ impl Provider for Description {
 
     fn skills(&self) -> &SkillFacts {
         self.skills.as_ref().unwrap_or(&GENERIC_SKILLS)
+    }
+
+    fn catalog(&self) -> Option<&CatalogSource> {
+        self.catalog.as_ref()
     }
 }
 

@@ -62,6 +62,7 @@ mod accumulate;
 pub mod agy;
 pub mod argv;
 mod builtin;
+pub mod catalog;
 mod classify;
 pub mod claude;
 pub mod codex;

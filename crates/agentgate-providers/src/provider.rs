@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::catalog::CatalogSource;
 use super::login::LoginFacts;
 use super::mcp_server::McpServer;
 use super::scratch::{Scratch, ScratchError};
@@ -308,6 +309,12 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// provider says otherwise.
     fn skills(&self) -> &SkillFacts {
         &GENERIC_SKILLS
+    }
+
+    /// Where its model catalog comes from (`agentgate models`); `None`
+    /// (the default) when agentgate knows none.
+    fn catalog(&self) -> Option<&CatalogSource> {
+        None
     }
 }
 

@@ -70,6 +70,7 @@ mod info;
 mod label_cancel;
 mod listen;
 mod metrics;
+mod models_route;
 mod openapi;
 mod router;
 mod routes;

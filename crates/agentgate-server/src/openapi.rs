@@ -29,8 +29,8 @@ use utoipa::{Modify, OpenApi};
 use crate::error::ErrorBody;
 use crate::views::StreamEnd;
 use crate::{
-    approval_routes, events, info, label_cancel, routes, run_routes, runs, skills_route,
-    workers_route, workflow_routes,
+    approval_routes, events, info, label_cancel, models_route, routes, run_routes, runs,
+    skills_route, workers_route, workflow_routes,
 };
 
 /// The document's definition: every route, the shared schemas, bearer auth
@@ -67,6 +67,7 @@ use crate::{
         info::quota,
         info::providers,
         skills_route::list,
+        models_route::list,
         workers_route::list_workers,
         openapi_json,
     ),
@@ -77,7 +78,7 @@ use crate::{
         (name = "runs", description = "Runs: list, one, their events, the queue"),
         (name = "workflows", description = "Workflows: tool, agent, parallel and decision steps run as one job (then followed as a run)"),
         (name = "sessions", description = "Logical sessions (`--session`)"),
-        (name = "providers", description = "The agent CLIs: installed, healthy, their quota, the skills they see"),
+        (name = "providers", description = "The agent CLIs: installed, healthy, their quota, the skills they see, the models they offer"),
         (name = "workers", description = "The executors sharing the store: `agentgate worker`s and `serve`"),
         (name = "server", description = "The server itself"),
     ),

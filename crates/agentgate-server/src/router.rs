@@ -21,8 +21,8 @@ use crate::gate::Gate;
 use crate::metrics::endpoint as metrics;
 use crate::state::AppState;
 use crate::{
-    approval_routes, events, info, label_cancel, openapi, routes, run_routes, runs, skills_route,
-    workers_route, workflow_routes,
+    approval_routes, events, info, label_cancel, models_route, openapi, routes, run_routes, runs,
+    skills_route, workers_route, workflow_routes,
 };
 
 /// The whole application: `/healthz`, the `/v1` API behind the token, the
@@ -47,6 +47,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/quota", get(info::quota))
         .route("/providers", get(info::providers))
         .route("/skills", get(skills_route::list))
+        .route("/models", get(models_route::list))
         .route("/workers", get(workers_route::list_workers))
         .route("/openapi.json", get(openapi::openapi_json))
         .fallback(v1_not_found)

@@ -7,6 +7,7 @@ mod fake_llm;
 mod health_cmd;
 mod logging;
 mod mcp_cmd;
+mod models_cmd;
 mod output;
 mod parse_cmd;
 mod providers_cmd;
@@ -110,6 +111,14 @@ enum Command {
     /// it. Reads the folders only: offline, starts no CLI. A bad
     /// `SKILL.md` is reported on its row.
     Skills(skills_cmd::Args),
+    /// List the models each provider's CLI offers, read from the CLI
+    /// itself where it can tell (`opencode models`, `cursor-agent models`,
+    /// Codex's app-server `model/list`), else agentgate's bundled table
+    /// (Gemini, Claude, Qwen: source `static`). A CLI's list is cached in
+    /// the data folder (`catalogs/`) for `models.refresh` (1 h); a failed
+    /// refresh keeps the older copy, marked stale. Exits 1 when a provider
+    /// named with --provider has no catalog to show.
+    Models(models_cmd::Args),
     /// Check each provider without calling a model: installed or not, path,
     /// `--version`, login evidence, session support and the probe's latency.
     /// Exits 1 when a provider named with --provider is unusable.
@@ -209,6 +218,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse_cmd::run(args, config.as_deref()),
         Command::Providers(args) => providers_cmd::run(args, config.as_deref()),
         Command::Skills(args) => skills_cmd::run(args, config.as_deref()),
+        Command::Models(args) => models_cmd::run(args, config.as_deref()),
         Command::Health(args) => health_cmd::run(args, config.as_deref()),
         Command::Quota(args) => quota_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Config(args) => config_cmd::run(args, config.as_deref()),

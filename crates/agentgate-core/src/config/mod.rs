@@ -22,7 +22,8 @@
 //! `watch:` ([`ScheduleSpec`], [`WatchSpec`]) are the runs `agentgate
 //! serve` starts by itself; `tools:` ([`ToolsSpec`]) says where the
 //! deterministic tools are (`agentgate-tools` reads their manifests);
-//! `event_log:` ([`EventLogSpec`]) bounds each run's stored events. Two
+//! `event_log:` ([`EventLogSpec`]) bounds each run's stored events;
+//! `models:` ([`ModelsSpec`]) how catalogs are kept and used. Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
@@ -39,6 +40,7 @@ mod discover;
 mod event_log;
 mod file;
 mod model;
+mod models;
 mod origin;
 mod parsed;
 mod paths;
@@ -48,6 +50,7 @@ mod retry;
 mod settings;
 mod source;
 mod tools;
+mod wrapper_models;
 mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -67,10 +70,12 @@ pub use defaults::ProviderDefaults;
 pub use discover::{CONFIG_ENV, Discovery, PROJECT_FILES};
 pub use event_log::{EVENT_LOG_MIN_BYTES, EventLogSpec};
 pub use model::{ModelChoice, ModelSource};
+pub use models::{DEFAULT_CATALOG_REFRESH, GEMINI_CAPACITY_FALLBACK, ModelValidation, ModelsSpec};
 pub use origin::Origins;
 pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
 pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
 pub use tools::ToolsSpec;
+pub use wrapper_models::{WRAPPER_CONFIG_VARS, WRAPPER_FILES, WrapperModels, find_wrapper_models};
 
 use crate::read_limit::{CONFIG_MAX_BYTES, read_text_file};
 use agentgate_providers::custom::{CustomProvider, CustomProviderSpec};
@@ -113,6 +118,9 @@ pub struct Config {
     pub approvals: crate::approvals::ApprovalPolicy,
     /// `event_log:`: the bound on each run's event log.
     pub event_log: EventLogSpec,
+    /// `models:`: catalog refresh, model validation, Gemini's capacity
+    /// fallback.
+    pub models: ModelsSpec,
     /// `log_dir:`: every run writes its log file in this folder (see
     /// `agentgate run --log-dir`); an agent's `log_dir:` wins for runs it
     /// starts, the flag over both.
@@ -197,6 +205,7 @@ impl Config {
             tools: p.tools,
             approvals: p.approvals,
             event_log: p.event_log,
+            models: p.models,
             log_dir: p.log_dir,
             log_name: p.log_name,
             account_env: Vec::new(),
@@ -255,19 +264,53 @@ impl Config {
         flag: Option<&str>,
         agent_model: Option<&str>,
     ) -> ModelChoice {
+        self.resolve_model_with(provider, None, flag, agent_model)
+    }
+
+    /// [`Config::resolve_model`] with a wrapper `providers.yaml`'s aliases
+    /// and `default_model` first ([`find_wrapper_models`]).
+    pub fn resolve_model_with(
+        &self,
+        provider: &str,
+        wrapper: Option<&WrapperModels>,
+        flag: Option<&str>,
+        agent_model: Option<&str>,
+    ) -> ModelChoice {
         model::resolve(
             provider,
-            self.provider_defaults(provider),
+            &self.model_layers(provider, wrapper),
             flag,
             agent_model,
         )
+    }
+
+    fn model_layers<'a>(
+        &'a self,
+        provider: &str,
+        wrapper: Option<&'a WrapperModels>,
+    ) -> Vec<model::Layer<'a>> {
+        let canonical = description(provider.trim()).map_or(provider.trim(), |d| d.name);
+        wrapper
+            .and_then(|w| w.provider(canonical).map(|d| (d, Some(w.path.as_path()))))
+            .into_iter()
+            .chain(self.provider_defaults(provider).map(|d| (d, None)))
+            .collect()
     }
 
     /// The provider's `default_model` (alias-resolved): the model of a run
     /// that requests none, and of the one retry after an invalid-model
     /// error. `None`: the config gives none.
     pub fn default_model(&self, provider: &str) -> Option<String> {
-        model::default_model(self.provider_defaults(provider))
+        self.default_model_with(provider, None)
+    }
+
+    /// [`Config::default_model`] with a wrapper `providers.yaml`'s first.
+    pub fn default_model_with(
+        &self,
+        provider: &str,
+        wrapper: Option<&WrapperModels>,
+    ) -> Option<String> {
+        model::default_model(&self.model_layers(provider, wrapper)).map(|(m, _)| m)
     }
 
     /// Every custom provider, in file order.

@@ -1,6 +1,11 @@
 //! Model resolution: the flag, else the agent's model, through the
 //! provider's aliases; else the provider's `default_model`; else the CLI's
-//! own default.
+//! own default. Aliases and defaults come in layers: a wrapper's
+//! `providers.yaml` (`wrapper_models.rs`) before the config's. The
+//! check against the provider's catalog (the engine's `catalog/check.rs`)
+//! comes after.
+
+use std::path::Path;
 
 use super::defaults::ProviderDefaults;
 
@@ -18,10 +23,17 @@ pub enum ModelSource {
     ProviderDefault,
     /// Nothing: the CLI picks its own default.
     CliDefault,
+    /// Normalised by the provider's catalog: a CLI alias or the unique
+    /// tail of an id (`gpt-5.1` -> `openai/gpt-5.1`).
+    Catalog,
+    /// The catalog's default, because the configured `default_model` is
+    /// not in the catalog the CLI gave.
+    CatalogDefault,
 }
 
 impl ModelSource {
-    /// `flag`, `agent`, `alias`, `provider_default` or `cli_default`.
+    /// `flag`, `agent`, `alias`, `provider_default`, `cli_default`,
+    /// `catalog` or `catalog_default`.
     pub fn as_str(self) -> &'static str {
         match self {
             ModelSource::Flag => "flag",
@@ -29,6 +41,8 @@ impl ModelSource {
             ModelSource::Alias => "alias",
             ModelSource::ProviderDefault => "provider_default",
             ModelSource::CliDefault => "cli_default",
+            ModelSource::Catalog => "catalog",
+            ModelSource::CatalogDefault => "catalog_default",
         }
     }
 }
@@ -46,14 +60,28 @@ pub struct ModelChoice {
     pub resolution: Option<String>,
 }
 
-/// The model of a run of `provider` (whose defaults are `defaults`):
-/// `flag` (`--model`), else `agent_model`; a requested name that is an alias
-/// of the provider's `models:` becomes its target; with nothing requested,
-/// the provider's `default_model` (itself alias-resolved); else the CLI's
-/// default.
+/// One layer of model settings: a provider's defaults, and the wrapper
+/// file they came from (`None`: the config itself).
+pub(super) type Layer<'a> = (&'a ProviderDefaults, Option<&'a Path>);
+
+/// Where a layer's value came from, for `model_resolution`: nothing for
+/// the config (`(alias)`), the file for a wrapper's (`(alias,
+/// providers.yaml)`).
+fn from(kind: &str, file: Option<&Path>) -> String {
+    match file {
+        None => kind.to_owned(),
+        Some(f) => format!("{kind}, {}", f.display()),
+    }
+}
+
+/// The model of a run of `provider` with the settings `layers` (the
+/// first that has a value wins): `flag` (`--model`), else `agent_model`;
+/// a requested name that is an alias of a layer's `models:` becomes its
+/// target; with nothing requested, a layer's `default_model` (itself
+/// alias-resolved); else the CLI's default.
 pub(super) fn resolve(
     provider: &str,
-    defaults: Option<&ProviderDefaults>,
+    layers: &[Layer<'_>],
     flag: Option<&str>,
     agent_model: Option<&str>,
 ) -> ModelChoice {
@@ -63,12 +91,16 @@ pub(super) fn resolve(
         .map(|m| (m, ModelSource::Flag))
         .or(agent_model.map(|m| (m, ModelSource::Agent)));
     if let Some((requested, source)) = requested {
-        return match defaults.and_then(|d| d.alias(requested)) {
-            Some(target) => ModelChoice {
+        let alias = layers
+            .iter()
+            .find_map(|(d, file)| d.alias(requested).map(|t| (t, *file)));
+        return match alias {
+            Some((target, file)) => ModelChoice {
                 model: Some(target.to_owned()),
                 source: ModelSource::Alias,
                 resolution: Some(format!(
-                    "{provider} model '{requested}' -> '{target}' (alias)"
+                    "{provider} model '{requested}' -> '{target}' ({})",
+                    from("alias", file)
                 )),
             },
             None => ModelChoice {
@@ -78,10 +110,11 @@ pub(super) fn resolve(
             },
         };
     }
-    match default_model(defaults) {
-        Some(model) => ModelChoice {
+    match default_model(layers) {
+        Some((model, file)) => ModelChoice {
             resolution: Some(format!(
-                "{provider} model (none requested) -> '{model}' (default_model)"
+                "{provider} model (none requested) -> '{model}' ({})",
+                from("default_model", file)
             )),
             model: Some(model),
             source: ModelSource::ProviderDefault,
@@ -94,10 +127,15 @@ pub(super) fn resolve(
     }
 }
 
-/// The provider's `default_model` (alias-resolved): the model of a run that
+/// The first layer's `default_model` (alias-resolved in that layer, else
+/// in the others), and the file it came from: the model of a run that
 /// requests none, and of the one retry after an invalid-model error.
-pub(super) fn default_model(defaults: Option<&ProviderDefaults>) -> Option<String> {
-    let d = defaults?;
+pub(super) fn default_model<'a>(layers: &[Layer<'a>]) -> Option<(String, Option<&'a Path>)> {
+    let (d, file) = layers.iter().find(|(d, _)| d.default_model.is_some())?;
     let m = d.default_model.as_deref()?;
-    Some(d.alias(m).unwrap_or(m).to_owned())
+    let target = d
+        .alias(m)
+        .or_else(|| layers.iter().find_map(|(other, _)| other.alias(m)))
+        .unwrap_or(m);
+    Some((target.to_owned(), *file))
 }

@@ -11,7 +11,8 @@ use super::members::Member;
 use super::modes;
 use super::skill;
 use super::step::{EditScope, PromptShape, Step};
-use crate::config::{AgentMode, ChainSpec, Config};
+use crate::catalog::{CatalogCheck, catalog_for, check_model};
+use crate::config::{AgentMode, ChainSpec, Config, ModelSource, find_wrapper_models};
 use crate::output_schema::OutputSchema;
 use crate::prompt::{self, PromptParts, TaskInput};
 use crate::read_limit::{SYSTEM_FILE_MAX_BYTES, read_text_file};
@@ -104,7 +105,6 @@ pub(super) fn build_step(
     }
 
     let agent_model = agent.and_then(|a| a.model_for_tier(flags.tier == Tier::Fast));
-    let choice = cfg.resolve_model(&name, flags.model.as_deref(), agent_model);
     let cwd = match (&shared.settings.cwd, &settings.cwd) {
         (None, Some(dir)) => dir.canonicalize().map_err(|source| PlanError::Cwd {
             described: format!(
@@ -117,6 +117,31 @@ pub(super) fn build_step(
         })?,
         _ => shared.base_cwd.clone(),
     };
+
+    // A wrapper's providers.yaml (AI_CLI_PROVIDERS_CONFIG, or one near the
+    // working folder) before the config's aliases and default.
+    let (wrapper, wrapper_warnings) =
+        find_wrapper_models(&cwd, cfg.source.path(), &|k| std::env::var(k).ok())
+            .map_err(PlanError::WrapperModels)?;
+    let choice =
+        cfg.resolve_model_with(&name, wrapper.as_ref(), flags.model.as_deref(), agent_model);
+    let choice = check_model(
+        &name,
+        catalog_for(provider.as_ref()),
+        cfg.models.validate,
+        choice,
+    )
+    .map_err(|e| match e {
+        CatalogCheck::Ambiguous { model, candidates } => PlanError::ModelAmbiguous {
+            provider: name.clone(),
+            model,
+            candidates: candidates.join(", "),
+        },
+        CatalogCheck::Absent { model } => PlanError::ModelNotInCatalog {
+            provider: name.clone(),
+            model,
+        },
+    })?;
 
     let mut parts = PromptParts::new(String::new(), &cwd);
     parts.agent_file = absolute_opt(flags.agent_file.as_ref())?
@@ -222,13 +247,20 @@ pub(super) fn build_step(
     };
     step.model_source = choice.source;
     step.model_resolution = choice.resolution;
-    step.default_model = cfg.default_model(&name);
+    step.default_model = match step.model_source {
+        // The configured default is stale: the invalid-model retry uses
+        // the catalog's too.
+        ModelSource::CatalogDefault => step.request.model.clone(),
+        _ => cfg.default_model_with(&name, wrapper.as_ref()),
+    };
+    step.capacity_fallback = capacity_fallback(&name, cfg, step.request.model.as_deref());
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
     step.edit_scope = edit_scope;
     step.workspace = settings.workspace.unwrap_or_default();
     step.quota_key = cfg.quota_key(&name);
     let mut warnings = prompt.warnings;
+    warnings.extend(wrapper_warnings);
     let deadline_asked =
         !step.deadline.warn.is_empty() || step.deadline.extend_on_activity.is_some();
     if deadline_asked && step.timeout.is_none() {
@@ -268,4 +300,20 @@ fn absolute(p: &Path) -> Result<PathBuf, PlanError> {
 
 fn absolute_opt(p: Option<&PathBuf>) -> Result<Option<PathBuf>, PlanError> {
     p.map(|p| absolute(p)).transpose()
+}
+
+/// The model a run of `provider` with `model` retries with once after a
+/// capacity error: Gemini's `models.gemini_capacity_fallback` (the seed's
+/// `gemini-2.5-flash`), unless the model is a Flash one already (a lighter
+/// model is what the retry is for).
+fn capacity_fallback(provider: &str, cfg: &Config, model: Option<&str>) -> Option<String> {
+    if provider != "gemini" {
+        return None;
+    }
+    let fallback = cfg.models.gemini_capacity_fallback.clone()?;
+    let flash = |m: &str| m.contains("flash");
+    match model {
+        Some(m) if flash(m) || m == fallback => None,
+        _ => Some(fallback),
+    }
 }

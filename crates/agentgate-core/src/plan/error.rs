@@ -126,6 +126,35 @@ pub enum PlanError {
         /// Why.
         reason: String,
     },
+    /// The wrapper `providers.yaml` a variable names is missing or bad.
+    #[error(
+        "the wrapper providers.yaml (AI_CLI_PROVIDERS_CONFIG / AUTONOM8_PROVIDERS_CONFIG): {0}"
+    )]
+    WrapperModels(#[source] crate::config::ConfigError),
+    /// A model name that is the tail of several of the catalog's ids
+    /// (`invalid_input`).
+    #[error(
+        "invalid_input: {provider} model `{model}` is ambiguous in its catalog: it could be {candidates}; give the full id"
+    )]
+    ModelAmbiguous {
+        /// The provider.
+        provider: String,
+        /// The name asked for.
+        model: String,
+        /// The ids it could be, comma-separated.
+        candidates: String,
+    },
+    /// A model the CLI's own catalog lacks, with `models.validate: strict`
+    /// (`invalid_model`).
+    #[error(
+        "invalid_model: {provider} has no model `{model}` in its catalog (`agentgate models --provider {provider}` lists them; `--refresh` asks the CLI again)"
+    )]
+    ModelNotInCatalog {
+        /// The provider.
+        provider: String,
+        /// The name asked for.
+        model: String,
+    },
     /// No step of a chain can see the skill: each one's reason.
     #[error("no provider of the run can use skill `{name}`: {reasons}")]
     SkillNowhere {
@@ -154,6 +183,9 @@ impl PlanError {
             PlanError::SkillNotFound { .. }
             | PlanError::SkillUnusable { .. }
             | PlanError::SkillNowhere { .. } => "skill",
+            PlanError::ModelAmbiguous { .. }
+            | PlanError::ModelNotInCatalog { .. }
+            | PlanError::WrapperModels(_) => "model",
             PlanError::OneProviderOnly { field, .. }
             | PlanError::Read { field, .. }
             | PlanError::ReadInput { field, .. }

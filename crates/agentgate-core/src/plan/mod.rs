@@ -300,4 +300,44 @@ mod tests {
         );
         assert!(planned(&request(r#"{"MY_AGENTGATE_X": "1"}"#), "version: 1\n").is_ok());
     }
+
+    #[test]
+    fn gemini_gets_the_capacity_fallback_unless_flash_or_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let request = |provider: &str, model: &str| {
+            format!(
+                r#"{{"prompt": "p", "providers": ["{provider}"], "model": "{model}", "cwd": "{}"}}"#,
+                dir.path().display()
+            )
+        };
+        let fallback = |provider: &str, model: &str, config: &str| {
+            planned(&request(provider, model), config).unwrap().steps[0]
+                .capacity_fallback
+                .clone()
+        };
+        let v1 = "version: 1\n";
+        assert_eq!(
+            fallback("gemini", "gemini-2.5-pro", v1).as_deref(),
+            Some("gemini-2.5-flash")
+        );
+        assert_eq!(fallback("gemini", "gemini-3.8-flash", v1), None);
+        assert_eq!(fallback("claude", "opus", v1), None);
+        assert_eq!(
+            fallback(
+                "gemini",
+                "pro",
+                "version: 1\nmodels: {gemini_capacity_fallback: gemini-3-flash}\n"
+            )
+            .as_deref(),
+            Some("gemini-3-flash")
+        );
+        assert_eq!(
+            fallback(
+                "gemini",
+                "pro",
+                "version: 1\nmodels: {gemini_capacity_fallback: off}\n"
+            ),
+            None
+        );
+    }
 }

@@ -66,6 +66,10 @@ pub struct Step {
     /// The model to retry with, once, when the requested one is rejected as
     /// invalid; `None` = the CLI's own default (no model argument).
     pub default_model: Option<String>,
+    /// The model to retry with, once, when the CLI reports its model out of
+    /// capacity (Gemini's `models.gemini_capacity_fallback`); `None`: no
+    /// such retry.
+    pub capacity_fallback: Option<String>,
     /// Besides being recoverable, which errors hand on to the next step;
     /// `None` = every recoverable error.
     pub retry_on: Option<RetryOn>,
@@ -130,6 +134,7 @@ impl Step {
             model_source: ModelSource::CliDefault,
             model_resolution: None,
             default_model: None,
+            capacity_fallback: None,
             retry_on: None,
             output_schema: None,
             edit_scope: EditScope::Any,

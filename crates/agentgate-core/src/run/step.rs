@@ -184,6 +184,7 @@ impl StepRunner<'_> {
 
         let mut model_note = None;
         let mut model_retried = false;
+        let mut capacity_retried = false;
         let mut recreated = false;
         let outcome = loop {
             self.attempt_no += 1;
@@ -252,6 +253,22 @@ impl StepRunner<'_> {
                 em.notice(note.clone());
                 model_note = Some(note);
                 model_retried = true;
+                continue;
+            }
+            // Gemini's capacity error (its model has no capacity now, not
+            // the account's quota): once, with the lighter model.
+            if kind == Some(ErrorKind::Overloaded)
+                && !capacity_retried
+                && let Some(lighter) = step.capacity_fallback.clone()
+            {
+                let asked = request.model.replace(lighter.clone());
+                let asked = asked.map_or_else(|| "(its default)".to_owned(), |m| format!("'{m}'"));
+                let note = format!(
+                    "{provider} model {asked} -> '{lighter}' (capacity fallback: the model reported no capacity; retried once)"
+                );
+                em.notice(note.clone());
+                model_note = Some(note);
+                capacity_retried = true;
                 continue;
             }
             break outcome;

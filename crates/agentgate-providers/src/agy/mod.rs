@@ -60,6 +60,7 @@ pub static AGY: Description = Description {
     errors: &ERRORS,
     final_record: Some("an answer on stdout"),
     skills: Some(SKILLS),
+    catalog: None,
     warm: None,
     login: LoginFacts {
         probes: &[LoginProbe::Hint(".gemini/antigravity-cli")],

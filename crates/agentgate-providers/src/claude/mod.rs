@@ -1,6 +1,7 @@
 //! Claude Code: `claude -p --output-format stream-json --verbose`, the
 //! prompt on stdin.
 
+mod catalog;
 mod decode;
 mod errors;
 
@@ -31,6 +32,7 @@ pub static CLAUDE: Description = Description {
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
     skills: Some(SKILLS),
+    catalog: Some(catalog::CATALOG),
     warm: Some(WarmMode {
         wire: WarmWire::ClaudeStreamJson,
         argv: WARM_ARGV,

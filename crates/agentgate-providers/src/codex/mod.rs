@@ -1,9 +1,11 @@
 //! Codex: `codex exec --json ... -` (the prompt on stdin), and
 //! `codex exec resume --json ... SESSION -`.
 
+mod catalog;
 mod decode;
 mod errors;
 
+pub use catalog::{MODEL_LIST_METHOD, catalog_page};
 pub use decode::{CodexDecoder, PATCH_TOOL, SHELL_TOOL};
 pub use errors::ERRORS;
 
@@ -35,6 +37,7 @@ pub static CODEX: Description = Description {
     errors: &ERRORS,
     final_record: Some("its closing `turn.completed` record"),
     skills: Some(SKILLS),
+    catalog: Some(crate::catalog::CatalogSource::CodexAppServer),
     warm: Some(WarmMode {
         wire: WarmWire::CodexAppServer,
         argv: WARM_ARGV,

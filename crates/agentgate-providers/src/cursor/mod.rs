@@ -18,9 +18,11 @@
 //! - cursor-agent has no option for directories beyond `--workspace`, so
 //!   `--add-dir` is refused rather than silently dropped.
 
+mod catalog;
 mod decode;
 mod errors;
 
+pub use catalog::parse_models;
 pub use decode::CursorDecoder;
 pub use errors::ERRORS;
 
@@ -53,6 +55,7 @@ pub static CURSOR: Description = Description {
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
     skills: Some(SKILLS),
+    catalog: Some(catalog::CATALOG),
     warm: None,
     login: LoginFacts {
         probes: &[

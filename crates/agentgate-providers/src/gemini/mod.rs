@@ -1,6 +1,7 @@
 //! Gemini CLI: `gemini --output-format stream-json -p ""` with the prompt on
 //! stdin (the CLI appends `-p`'s text to its stdin).
 
+mod catalog;
 mod decode;
 mod errors;
 mod mcp_home;
@@ -36,6 +37,7 @@ pub static GEMINI: Description = Description {
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
     skills: Some(SKILLS),
+    catalog: Some(catalog::CATALOG),
     warm: Some(WarmMode {
         wire: WarmWire::Acp,
         argv: WARM_ARGV,

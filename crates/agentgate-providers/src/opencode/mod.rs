@@ -28,12 +28,14 @@
 //!   found".
 //! - Warm sessions and mode `ask` run `opencode acp` instead (`warm.rs`).
 
+mod catalog;
 mod config;
 mod decode;
 mod errors;
 mod unfinished;
 mod warm;
 
+pub use catalog::parse_models;
 pub use decode::{MAX_RETRIES, OpencodeDecoder};
 pub use errors::ERRORS;
 
@@ -60,6 +62,7 @@ pub static OPENCODE: Description = Description {
     errors: &ERRORS,
     final_record: Some("a `step_finish` record that ends the turn"),
     skills: Some(SKILLS),
+    catalog: Some(catalog::CATALOG),
     warm: Some(WarmMode {
         wire: WarmWire::OpencodeAcp,
         argv: warm::WARM_ARGV,

@@ -9,6 +9,7 @@
 //! background memory-extraction request; see `decode.rs` for how a run
 //! reports its own figures.
 
+mod catalog;
 mod decode;
 mod errors;
 
@@ -44,6 +45,7 @@ pub static QWEN: Description = Description {
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
     skills: Some(SKILLS),
+    catalog: Some(catalog::CATALOG),
     warm: Some(WarmMode {
         wire: WarmWire::Acp,
         argv: WARM_ARGV,
