@@ -100,11 +100,12 @@ pub use coalesce::{Chunk, ChunkFollower, CoalesceMode, CoalesceOptions, Coalesce
 pub use config::{
     ACCOUNT_MAX_LEN, AgentMode, AgentSpec, CATCH_UP_MAX, CONFIG_ENV, CONFIG_VERSION, ChainSpec,
     Config, ConfigError, ConfigFormat, ConfigSource, DEFAULT_CHAIN, DEFAULT_MAX_RUNNING,
-    DEFAULT_POLL, DEFAULT_SETTLE, Discovery, EVENT_LOG_MIN_BYTES, EventLogSpec, Handoff,
-    LEGACY_NAMES, LeaseExpiry, MIN_POLL, ModelChoice, ModelSource, OnDirty, Origins, Overlap,
-    PROJECT_FILES, ProviderDefaults, QueueSpec, RetryOn, RetryPattern, ScheduleSpec, ToolsSpec,
-    UnknownProvider, WatchSpec, account_env_for, check_account, kind_named, quota_key,
-    retry_admits, retry_on_from_names, split_quota_key,
+    DEFAULT_POLL, DEFAULT_SETTLE, Discovery, EVENT_LOG_MIN_BYTES, EventLogSpec,
+    GARDENER_CONFIG_ENV, GARDENER_PROJECT_FILE, Handoff, LEGACY_NAMES, LeaseExpiry, MIN_POLL,
+    ModelChoice, ModelSource, OnDirty, OnFailure, Origins, Overlap, PROJECT_FILES,
+    ProviderDefaults, QueueSpec, RetryOn, RetryPattern, ScheduleSpec, ToolsSpec, UnknownProvider,
+    WatchSpec, account_env_for, check_account, kind_named, quota_key, retry_admits,
+    retry_on_from_names, split_quota_key,
 };
 pub use cron::{CronError, CronExpr};
 pub use engine::{Engine, EngineError};
@@ -112,9 +113,11 @@ pub use output_schema::{OutputSchema, OutputSchemaError};
 pub use plan::report::{report as dry_run_report, report_ok as dry_run_report_ok};
 pub use plan::{EditScope, Plan, PlanError, PromptShape, Step, plan};
 pub use prompt::{
-    AssembledPrompt, CONTEXT_FILE, DEFAULT_MAX_BYTES, DEFAULT_WARN_BYTES, FileRole, PieceKind,
-    PromptError, PromptParts, PromptPiece, TASK_INPUT_FIELDS, TaskInput, UNATTENDED_INSTRUCTION,
-    assemble as assemble_prompt, estimate_tokens, task_from_stdin, truncation_marker,
+    AssembledPrompt, CONTEXT_FILE, DEFAULT_MAX_BYTES, DEFAULT_WARN_BYTES, FILE_NAME_MAX, FileRole,
+    INSTRUCTIONS_LEAD, InstructionFile, PieceKind, PromptError, PromptParts, PromptPiece,
+    SCHEMA_INSTRUCTION, TASK_INPUT_FIELDS, TaskInput, UNATTENDED_INSTRUCTION,
+    assemble as assemble_prompt, check_file_name, estimate_tokens, schema_instruction,
+    task_from_stdin, truncation_marker,
 };
 pub use quota::{exhausted_quota, record_quota};
 pub use read_limit::{

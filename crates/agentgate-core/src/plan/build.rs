@@ -154,6 +154,16 @@ pub(super) fn build_step(
         })
         .transpose()?;
     shared.task.clone().apply_to(&mut parts);
+    parts.instructions = agent.map(|a| a.instructions.clone()).unwrap_or_default();
+    let output_schema = settings
+        .output_schema
+        .as_deref()
+        .map(|p| shared.schema(p))
+        .transpose()?;
+    // Every CLI is told the schema in the prompt: only some take it natively.
+    parts.output_schema = output_schema
+        .as_ref()
+        .map(|s| serde_json::to_string_pretty(s.raw()).unwrap_or_else(|_| s.raw().to_string()));
     if let Some(s) = &skill {
         parts.task = s.task.clone();
     }
@@ -184,11 +194,6 @@ pub(super) fn build_step(
         }
         Some(AgentMode::Edit { allow }) => EditScope::Only(allow.clone()),
     };
-    let output_schema = settings
-        .output_schema
-        .as_deref()
-        .map(|p| shared.schema(p))
-        .transpose()?;
     let request = CliRequest {
         prompt: prompt.fresh.clone(),
         model: choice.model.clone(),
@@ -226,6 +231,7 @@ pub(super) fn build_step(
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
     step.edit_scope = edit_scope;
+    step.summary_file = agent.and_then(|a| a.summary_file.clone());
     step.workspace = settings.workspace.unwrap_or_default();
     step.quota_key = cfg.quota_key(&name);
     let mut warnings = prompt.warnings;

@@ -1,0 +1,215 @@
+//! The Gardener's contract (seed 004) with the REAL CLIs against
+//! `agentgate fake-llm`: the instruction files in their order (AGENTS.md,
+//! then GARDENER.md), the note with its file name, then the output schema
+//! with the JSON-only instruction reach the model, for Claude Code and
+//! Gemini CLI (which take no schema natively), and the structured answer
+//! is checked; an edit agent's summary file says what the run changed.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use agentgate_core::{INSTRUCTIONS_LEAD, SCHEMA_INSTRUCTION, UNATTENDED_INSTRUCTION};
+use agentgate_fakellm::clients::Cli;
+use serde_json::{Value, json};
+
+use super::run_e2e::last_json;
+use super::support::{Client, FakeServer, Run, run_bounded};
+
+const LIMIT: Duration = Duration::from_secs(180);
+const NOTE: &str = "GARDEN-NOTE-4411: plant roses by the fence";
+const ANSWER: &str = r#"{"action": "create", "path": "garden/roses.md", "content": "Roses by the fence.", "reasoning": "a new topic"}"#;
+
+fn gardener_action_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["create", "append", "task"]},
+            "path": {"type": "string"},
+            "content": {"type": "string"},
+            "reasoning": {"type": "string"}
+        },
+        "required": ["action", "path", "content", "reasoning"],
+        "additionalProperties": false
+    })
+}
+
+/// A config folder with AGENTS.md, GARDENER.md, the schema and an agent
+/// `gardener` of `cli` (plus `extra` agent keys); returns the config file.
+fn gardener_config(dir: &Path, cli: Cli, extra: &str) -> std::path::PathBuf {
+    std::fs::write(
+        dir.join("AGENTS.md"),
+        "AGENTS-RULE-1: keep every note short.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("GARDENER.md"),
+        "GARDENER-RULE-2: file notes by topic.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("gardener.schema.json"),
+        gardener_action_schema().to_string(),
+    )
+    .unwrap();
+    let file = dir.join("agentgate.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "version: 1\nagents:\n  gardener:\n    provider: {}\n    instructions: [AGENTS.md, GARDENER.md]\n    output_schema: gardener.schema.json\n{extra}",
+            cli.binary()
+        ),
+    )
+    .unwrap();
+    file
+}
+
+/// `agentgate --config CONFIG run --agent gardener` with the JSON task
+/// input `task` on stdin.
+fn run_gardener(client: &Client, store: &Path, config: &Path, task: &Value) -> Run {
+    let cli = client.setup.cli;
+    let input = store.join("task.json");
+    std::fs::write(&input, task.to_string()).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    cmd.arg("--config")
+        .arg(config)
+        .args(["run", "--agent", "gardener", "--yolo", "--compact"])
+        .arg("--binary")
+        .arg(&client.program);
+    if cli != Cli::Codex && cli != Cli::Opencode {
+        cmd.args(["--model", &client.setup.model]);
+    }
+    cmd.env_clear()
+        .envs(
+            client
+                .setup
+                .env
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        )
+        .env("AGENTGATE_HOME", store)
+        .current_dir(&client.setup.workdir)
+        .stdin(Stdio::from(std::fs::File::open(&input).unwrap()));
+    run_bounded(cmd, LIMIT)
+}
+
+/// The user-side texts of every model request fake-llm received.
+fn request_texts(server: &FakeServer) -> Vec<String> {
+    server
+        .turn_requests()
+        .iter()
+        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+        .filter_map(|m| m["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Where each of `needles` is in `text`, in order, or which is missing or
+/// out of order.
+fn in_order(text: &str, needles: &[&str]) -> Result<(), String> {
+    let mut from = 0;
+    for n in needles {
+        match text[from..].find(n) {
+            Some(i) => from += i + n.len(),
+            None => return Err(format!("`{n}` missing or out of order")),
+        }
+    }
+    Ok(())
+}
+
+fn the_prompt_carries_instructions_note_name_and_schema(cli: Cli) {
+    let server = FakeServer::start(&format!(
+        "turns:\n  - match: {{contains: \"GARDEN-NOTE-4411\"}}\n    text: '{ANSWER}'\n  - text: \"The note never arrived.\"\n    repeat: true\n"
+    ));
+    let client = Client::new(cli, &server);
+    let store = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let config = gardener_config(cfg_dir.path(), cli, "");
+    let run = run_gardener(
+        &client,
+        store.path(),
+        &config,
+        &json!({"prompt": NOTE, "file_name": "2026-11-29 roses.md"}),
+    );
+    let env = last_json(&run.stdout)
+        .unwrap_or_else(|| panic!("{cli}: no envelope:\n{}", run.all_output()));
+    assert_eq!(run.code, Some(0), "{cli}: {env:#}\n{}", run.stderr);
+    assert_eq!(
+        env["structured_output"],
+        serde_json::from_str::<Value>(ANSWER).unwrap(),
+        "{cli}: {env:#}"
+    );
+    let texts = request_texts(&server);
+    let prompt = texts
+        .iter()
+        .find(|t| t.contains("GARDEN-NOTE-4411"))
+        .unwrap_or_else(|| panic!("{cli}: the note never reached the model: {texts:#?}"));
+    let schema = serde_json::to_string_pretty(&gardener_action_schema()).unwrap();
+    in_order(
+        prompt,
+        &[
+            INSTRUCTIONS_LEAD,
+            "AGENTS-RULE-1",
+            "GARDENER-RULE-2",
+            "--- task: 2026-11-29 roses.md ---",
+            NOTE,
+            SCHEMA_INSTRUCTION,
+            &schema,
+            UNATTENDED_INSTRUCTION,
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{cli}: {e} in the prompt sent:\n{prompt}"));
+}
+
+#[test]
+fn claude_gets_instructions_note_name_and_schema_in_the_prompt() {
+    the_prompt_carries_instructions_note_name_and_schema(Cli::Claude);
+}
+
+#[test]
+fn gemini_gets_instructions_note_name_and_schema_in_the_prompt() {
+    the_prompt_carries_instructions_note_name_and_schema(Cli::Gemini);
+}
+
+/// An edit agent's summary file lists the file the run created (observed in
+/// the workspace, not claimed) and the answer's reasoning, mode 600.
+#[test]
+fn an_edit_agents_summary_file_says_what_the_run_changed() {
+    let cli = Cli::Claude;
+    let server = FakeServer::start(&format!(
+        "turns:\n  - match: {{contains: \"GARDEN-NOTE-4411\", tool_result: false}}\n    text: \"Filing it.\"\n    tool_call: {{name: shell, command: \"mkdir -p garden && echo roses > garden/roses.md\"}}\n  - match: {{tool_result: true}}\n    text: '{ANSWER}'\n"
+    ));
+    let client = Client::new(cli, &server);
+    let store = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let config = gardener_config(
+        cfg_dir.path(),
+        cli,
+        "    mode: edit\n    summary_file: state/last_cli_result.json\n",
+    );
+    let run = run_gardener(&client, store.path(), &config, &json!({"prompt": NOTE}));
+    let env = last_json(&run.stdout)
+        .unwrap_or_else(|| panic!("{cli}: no envelope:\n{}", run.all_output()));
+    assert_eq!(run.code, Some(0), "{cli}: {env:#}\n{}", run.stderr);
+    assert!(client.setup.workdir.join("garden/roses.md").is_file());
+    let path = cfg_dir.path().join("state/last_cli_result.json");
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("no summary file {}: {e}", path.display())),
+    )
+    .unwrap();
+    assert_eq!(summary["ok"], true, "{summary:#}");
+    assert_eq!(summary["agent"], "gardener", "{summary:#}");
+    assert_eq!(summary["provider"], "claude", "{summary:#}");
+    assert_eq!(summary["summary"], "a new topic", "{summary:#}");
+    assert_eq!(summary["structured_output"]["action"], "create");
+    let edited = summary["files_edited"].as_array().unwrap();
+    assert!(
+        edited
+            .iter()
+            .any(|f| f["path"] == "garden/roses.md" && f["change"] == "added"),
+        "{summary:#}"
+    );
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
