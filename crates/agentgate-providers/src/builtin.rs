@@ -15,6 +15,7 @@ use super::scratch::Scratch;
 use super::skills::{GENERIC_SKILLS, SkillFacts};
 use crate::classify::ProviderTable;
 use crate::decode::{Decoded, Decoder};
+use crate::permissions::{self, PermissionsWay};
 
 /// Everything agentgate knows about one built-in CLI.
 #[derive(Debug, Clone, Copy)]
@@ -50,6 +51,8 @@ pub struct Description {
     pub warm: Option<WarmMode>,
     /// Where it finds skills and how it invokes one.
     pub skills: Option<SkillFacts>,
+    /// How it takes an agent's permissions file.
+    pub permissions: PermissionsWay,
 }
 
 /// A CLI's long-lived mode: its wire and command line (read by
@@ -90,7 +93,13 @@ impl Provider for Description {
         program: &Path,
         scratch: &Scratch,
     ) -> Result<CliCommand, CommandError> {
-        argv::command(self.name, self.argv, self.prompt, req, program, scratch)
+        let mut cmd = argv::command(self.name, self.argv, self.prompt, req, program, scratch)?;
+        if let Some(p) = &req.permissions {
+            let (args, notices) = permissions::apply(self.permissions, self.name, p);
+            cmd.args.extend(args);
+            cmd.notices.extend(notices);
+        }
+        Ok(cmd)
     }
 
     fn decoder(&self) -> Box<dyn Decoder> {
@@ -113,6 +122,14 @@ impl Provider for Description {
                 program,
                 scratch,
             )
+            .map(|mut command| {
+                if let Some(p) = &req.permissions {
+                    let (args, notices) = permissions::apply(self.permissions, self.name, p);
+                    command.args.extend(args);
+                    command.notices.extend(notices);
+                }
+                command
+            })
             .map(|command| WarmCommand {
                 command,
                 wire: warm.wire,

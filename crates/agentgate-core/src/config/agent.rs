@@ -74,7 +74,8 @@ pub struct AgentSpec {
     /// session's prompt, in order (absolute; a migrated cli_agents.yaml's
     /// defaults are optional: left out when missing).
     pub instructions: Vec<InstructionFile>,
-    /// cli_agents.yaml's `permissions_file`: recorded, not used.
+    /// `permissions_file`: agentgate's vendor-neutral permissions or the
+    /// CLI's own settings, applied where the CLI takes them (absolute).
     pub permissions_file: Option<PathBuf>,
     /// `summary_file:`: where each finished attempt's structured summary
     /// (files changed, answer, error) is written (absolute).
@@ -127,6 +128,8 @@ pub(super) struct RawAgent {
     instructions: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]
     summary_file: Option<Spanned<String>>,
+    #[serde(default)]
+    permissions_file: Option<Spanned<String>>,
     #[serde(default)]
     cwd: Option<Spanned<String>>,
     #[serde(default)]
@@ -346,6 +349,13 @@ pub(super) fn convert(
     if let Some(list) = &raw.instructions {
         a.instructions = instruction_files(list, base, &label)?;
         a.origins.set("instructions", line(list));
+    }
+    if let Some(s) = &raw.permissions_file {
+        if s.value.trim().is_empty() {
+            return Err(Fault::at(s, label("`permissions_file` is empty".into())));
+        }
+        a.permissions_file = Some(resolve_path(s.value.trim(), base));
+        a.origins.set("permissions_file", line(s));
     }
     if let Some(s) = &raw.summary_file {
         if s.value.trim().is_empty() {

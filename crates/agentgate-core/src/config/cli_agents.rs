@@ -10,6 +10,15 @@
 //! chain named `default`, in file order; each agent's `retry_on` applies
 //! to its own failures, and names that are no error type become
 //! case-insensitive substring patterns.
+//!
+//! The Gardener's contract (seed 004) fills what the file leaves out:
+//! each agent's instruction files are the seed's order, each if present
+//! (the global AGENTS.md, then DATA_DIR's AGENTS.md and GARDENER.md, see
+//! [`data_dir`]), and a `mode: edit` agent writes its summary file to
+//! `DATA_DIR/.gardener/last_cli_result.json`; agentgate's own
+//! `instructions:` and `summary_file:` keys replace them.
+//! `permissions_file` is read when a run is planned and applied the CLI's
+//! way (`agentgate_providers::permissions`).
 
 use std::path::{Path, PathBuf};
 
@@ -173,13 +182,9 @@ fn convert(a: &RawAgent, base: &Path, out: &mut Parsed) -> Result<AgentSpec, Fau
         spec.origins.set("mode", line(m));
     }
     if let Some(p) = &a.permissions_file {
-        let path = resolve_path(p.value.trim(), base);
-        out.warnings.push(format!(
-            "agent `{name}` (line {}): permissions_file {} is recorded but not used; agentgate enforces `mode` (classify or edit) and its permission modes instead",
-            line(p),
-            path.display()
-        ));
-        spec.permissions_file = Some(path);
+        // Read when a run is planned: applied the CLI's way, or a notice
+        // says it is not (see agentgate_providers::permissions).
+        spec.permissions_file = Some(resolve_path(p.value.trim(), base));
         spec.origins.set("permissions_file", line(p));
     }
     let keys = SettingsKeys {

@@ -11,13 +11,14 @@ use super::members::Member;
 use super::modes;
 use super::skill;
 use super::step::{EditScope, PromptShape, Step};
-use crate::config::{AgentMode, ChainSpec, Config};
+use crate::config::{AgentMode, AgentSpec, ChainSpec, Config};
 use crate::output_schema::OutputSchema;
 use crate::prompt::{self, PromptParts, TaskInput};
-use crate::read_limit::{SYSTEM_FILE_MAX_BYTES, read_text_file};
+use crate::read_limit::{OUTPUT_SCHEMA_MAX_BYTES, SYSTEM_FILE_MAX_BYTES, read_text_file};
 use crate::run_flags::{RunFlags, Tier};
 use crate::settings::Settings;
 use agentgate_providers::CliRequest;
+use agentgate_providers::permissions::Permissions;
 
 /// What the steps of one run share: the flags with their paths made
 /// absolute and `--system-file` read, the base working directory, and the
@@ -208,6 +209,7 @@ pub(super) fn build_step(
         env_clear: false,
         output_schema: settings.output_schema,
         mcp_servers: flags.mcp_servers.clone(),
+        permissions: agent.map(load_permissions).transpose()?.flatten(),
     };
     let mut step = Step::new(provider, request);
     step.agent = agent.map(|a| a.name.clone());
@@ -253,6 +255,22 @@ pub(super) fn build_step(
         }
     }
     Ok((step, warnings))
+}
+
+/// The agent's permissions file, read (YAML or JSON), when it has one.
+fn load_permissions(agent: &AgentSpec) -> Result<Option<Permissions>, PlanError> {
+    let Some(path) = &agent.permissions_file else {
+        return Ok(None);
+    };
+    let bad = |reason: String| PlanError::Permissions {
+        agent: agent.name.clone(),
+        path: path.clone(),
+        reason,
+    };
+    let text = read_text_file(path, OUTPUT_SCHEMA_MAX_BYTES, "a permissions file")
+        .map_err(|e| bad(e.to_string()))?;
+    let value: serde_json::Value = serde_saphyr::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    Permissions::from_value(value).map(Some).map_err(bad)
 }
 
 fn current_dir() -> Result<PathBuf, PlanError> {

@@ -145,8 +145,7 @@ pub(super) async fn attempt(
     let mut cancelled = false;
     let mut result_seen = false;
     let mut stopped_for_retries: Option<ProviderError> = None;
-    // The agent asked its user a question: stopped, and this is the error.
-    let mut asked: Option<ErrorInfo> = None;
+    let mut asked: Option<ErrorInfo> = None; // see `asked.rs`
     // Retries of the current model request: the CLI's own count where it
     // gives one, else retries since the last sign of progress.
     let mut request_retries: u32 = 0;
@@ -352,8 +351,7 @@ pub(super) async fn attempt(
         );
     }
     let error = match report.ended_by {
-        // Whatever the CLI did after it asked (gave up, answered anyway).
-        _ if asked.is_some() && !cancelled => asked,
+        _ if asked.is_some() && !cancelled => asked, // whatever the CLI did after
         EndReason::Timeout | EndReason::IdleTimeout => Some(super::deadline_event::timed_out(
             provider.name(),
             report.ended_by,

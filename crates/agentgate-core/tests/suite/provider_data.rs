@@ -82,6 +82,7 @@ fn describe(binary: &'static str) -> Description {
         final_record: Some("its closing `result` record"),
         warm: None,
         skills: None,
+        permissions: agentgate_providers::permissions::PermissionsWay::None,
         login: LoginFacts {
             probes: &[
                 LoginProbe::Credentials {

@@ -48,6 +48,7 @@ pub static CLAUDE: Description = Description {
         ],
         otherwise: LoginState::NoneFound,
     },
+    permissions: crate::permissions::PermissionsWay::ClaudeSettings,
 };
 
 static ARGV: &[Part] = &[

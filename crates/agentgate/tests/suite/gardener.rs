@@ -14,6 +14,7 @@ use agentgate_core::{INSTRUCTIONS_LEAD, SCHEMA_INSTRUCTION, UNATTENDED_INSTRUCTI
 use agentgate_fakellm::clients::Cli;
 use serde_json::{Value, json};
 
+use super::run_chain::{Chain, attempts};
 use super::run_e2e::last_json;
 use super::support::{Client, FakeServer, Run, run_bounded};
 
@@ -212,4 +213,146 @@ fn an_edit_agents_summary_file_says_what_the_run_changed() {
     );
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
+}
+
+/// A model turn that calls Claude Code's `AskUserQuestion` stops the run at
+/// once with `user_input_requested` (not a timeout: the agents have 120s
+/// ones), and the chain moves on to the next agent, whose answer stands.
+#[test]
+fn a_question_to_the_user_fails_the_attempt_and_the_chain_moves_on() {
+    let chain = Chain::new(
+        r#"turns:
+  - match: {contains: "GARDEN-ASK-5120", tool_result: false}
+    text: "I need to know one thing."
+    tool_call:
+      name: AskUserQuestion
+      args:
+        questions:
+          - question: "Which folder should the note go to?"
+            header: Folder
+            multiSelect: false
+            options:
+              - {label: garden, description: the garden folder}
+              - {label: inbox, description: leave it}
+  - match: {tool_result: true}
+    text: "Filed it somewhere."
+  - match: {contains: "GARDEN-ASK-5120"}
+    text: "Filed under garden."
+    repeat: true
+"#,
+        &[Cli::Claude, Cli::Gemini],
+        json!({}),
+        json!({"chains": {"gardeners": {"agents": ["claude", "gemini"]}}}),
+    );
+    let (run, env) = chain.run(&["--chain", "gardeners"], "GARDEN-ASK-5120: file this note");
+    let tried = attempts(&env);
+    assert_eq!(tried[0]["provider"], "claude", "{env:#}");
+    assert_eq!(
+        tried[0]["error_type"], "user_input_requested",
+        "{env:#}\n{}",
+        run.stderr
+    );
+    let message = tried[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("Which folder should the note go to?"),
+        "{env:#}"
+    );
+    assert_eq!(env["provider"], "gemini", "{env:#}\n{}", run.stderr);
+    assert_eq!(env["response"], "Filed under garden.", "{env:#}");
+    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+}
+
+/// The `status` notices of a `--stream` run's output.
+fn notices(run: &Run) -> Vec<String> {
+    run.stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "status" && e["kind"] == "notice")
+        .map(|e| e["detail"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// A vendor-neutral permissions file is applied to Claude Code as its own
+/// settings: `deny: [shell]` makes Claude refuse the scripted shell call
+/// even with `--yolo` (the file it would write is not there); for Gemini
+/// CLI, which takes no settings from agentgate, a notice says the file was
+/// not applied, and the run goes on.
+#[test]
+fn a_permissions_file_is_applied_to_claude_and_said_not_to_be_for_gemini() {
+    for cli in [Cli::Claude, Cli::Gemini] {
+        let server = FakeServer::start(
+            r#"turns:
+  - match: {contains: "GARDEN-PERM-7002", tool_result: false}
+    text: "Writing it."
+    tool_call: {name: shell, command: "echo written > perm-marker.txt"}
+  - match: {tool_result: true}
+    text: "The tool said: {{tool_output}}"
+"#,
+        );
+        let client = Client::new(cli, &server);
+        let store = tempfile::tempdir().unwrap();
+        let cfg_dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            cfg_dir.path().join("permissions.yml"),
+            "deny: [shell]\nallow: [read]\n",
+        )
+        .unwrap();
+        let config = cfg_dir.path().join("agentgate.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "version: 1\nagents:\n  gardener:\n    provider: {}\n    permissions_file: permissions.yml\n",
+                cli.binary()
+            ),
+        )
+        .unwrap();
+        let input = store.path().join("task.json");
+        std::fs::write(
+            &input,
+            r#"{"prompt": "GARDEN-PERM-7002: write the marker"}"#,
+        )
+        .unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        cmd.arg("--config")
+            .arg(&config)
+            .args(["run", "--agent", "gardener", "--yolo", "--stream"])
+            .arg("--binary")
+            .arg(&client.program)
+            .args(["--model", &client.setup.model])
+            .env_clear()
+            .envs(
+                client
+                    .setup
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            )
+            .env("AGENTGATE_HOME", store.path())
+            .current_dir(&client.setup.workdir)
+            .stdin(Stdio::from(std::fs::File::open(&input).unwrap()));
+        let run = run_bounded(cmd, LIMIT);
+        let said = notices(&run);
+        let marker = client.setup.workdir.join("perm-marker.txt");
+        match cli {
+            Cli::Claude => {
+                assert!(
+                    !marker.exists(),
+                    "claude ran the denied shell call:\n{}",
+                    run.all_output()
+                );
+                assert!(said.iter().all(|n| !n.contains("permissions")), "{said:?}");
+            }
+            _ => {
+                assert!(
+                    said.iter()
+                        .any(|n| n.contains("permissions file was not applied")
+                            && n.contains("gemini")),
+                    "{cli}: {said:?}\n{}",
+                    run.all_output()
+                );
+                // Not applied: the shell call ran.
+                assert!(marker.exists(), "{}", run.all_output());
+            }
+        }
+    }
 }
