@@ -3,7 +3,9 @@
 //! then GARDENER.md), the note with its file name, then the output schema
 //! with the JSON-only instruction reach the model, for Claude Code and
 //! Gemini CLI (which take no schema natively), and the structured answer
-//! is checked; an edit agent's summary file says what the run changed.
+//! is checked; an edit agent's summary file says what the run changed; a
+//! question to the user fails at once; a permissions file is applied (or
+//! said not to be); a served inbox names the note and keeps a failed one.
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
@@ -16,6 +18,7 @@ use serde_json::{Value, json};
 
 use super::run_chain::{Chain, attempts};
 use super::run_e2e::last_json;
+use super::serve_queue_support::QueueHome;
 use super::support::{Client, FakeServer, Run, run_bounded};
 
 const LIMIT: Duration = Duration::from_secs(180);
@@ -354,5 +357,67 @@ fn a_permissions_file_is_applied_to_claude_and_said_not_to_be_for_gemini() {
                 assert!(marker.exists(), "{}", run.all_output());
             }
         }
+    }
+}
+
+/// `agentgate serve` watching an inbox with `on_failure: keep`: the note's
+/// file name reaches the CLI's prompt (the stand-in Claude answers with the
+/// first `tag-...` word of its prompt, here the name on the task's line); a
+/// note whose job fails stays in the inbox with its record in `failed/`,
+/// and is not taken again while unchanged: a later note is done first, and
+/// the kept one still has its one job.
+#[test]
+fn a_served_inbox_names_the_note_and_keeps_a_failed_one() {
+    use agentgate_store::{JobFilter, JobQueue};
+    let home = QueueHome::new(
+        "watch:\n  inbox:\n    folder: inbox\n    poll: 100ms\n    settle: 200ms\n    on_failure: keep\n    request:\n      providers: [claude]\n      max_provider_retries: 0\n",
+    );
+    let inbox = home.file("inbox");
+    std::fs::create_dir(&inbox).unwrap();
+    let server = home.serve(false, &[]);
+    std::fs::write(inbox.join("tag-fromname.md"), "a plain note").unwrap();
+    std::fs::write(inbox.join("kept.md"), "flaky tag-kept").unwrap();
+    wait_until("kept.md's error record", || {
+        inbox.join("failed/kept.md.error.json").exists()
+    });
+    wait_until("tag-fromname.md in done/", || {
+        inbox.join("done/tag-fromname.md").exists()
+    });
+    // A later note, taken and done after the kept one failed.
+    std::fs::write(inbox.join("later.md"), "summarise tag-later").unwrap();
+    wait_until("later.md in done/", || inbox.join("done/later.md").exists());
+    assert!(inbox.join("kept.md").is_file(), "the failed note stays");
+    assert!(!inbox.join("failed/kept.md").exists());
+    let jobs = home
+        .store()
+        .list_jobs(&JobFilter::default(), 10, None)
+        .unwrap()
+        .jobs;
+    assert_eq!(jobs.len(), 3, "one job per note: {jobs:#?}");
+    let named = jobs
+        .iter()
+        .find(|j| j.request["prompt"] == "a plain note")
+        .unwrap();
+    assert_eq!(named.request["file_name"], "tag-fromname.md");
+    assert_eq!(
+        named.envelope.as_ref().unwrap().response,
+        "done tag-fromname"
+    );
+    let kept: Vec<_> = home
+        .cli_runs()
+        .into_iter()
+        .filter(|r| r.tag == "tag-kept")
+        .collect();
+    assert_eq!(kept.len(), 1, "the kept note ran once: {kept:?}");
+    let (status, _, _) = server.stop("TERM");
+    assert_eq!(status.code(), Some(0));
+}
+
+/// Wait (bounded) until `done` holds.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(start.elapsed() < LIMIT, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
