@@ -107,12 +107,12 @@ pub use config::{
     ACCOUNT_MAX_LEN, AgentMode, AgentSpec, CATCH_UP_MAX, CONFIG_ENV, CONFIG_VERSION, ChainSpec,
     Config, ConfigError, ConfigFormat, ConfigSource, DEFAULT_CATALOG_REFRESH, DEFAULT_CHAIN,
     DEFAULT_MAX_RUNNING, DEFAULT_POLL, DEFAULT_SETTLE, Discovery, EVENT_LOG_MIN_BYTES,
-    EventLogSpec, GEMINI_CAPACITY_FALLBACK, Handoff, LEGACY_NAMES, LeaseExpiry, MIN_POLL,
-    ModelChoice, ModelSource, ModelValidation, ModelsSpec, OnDirty, Origins, Overlap,
-    PROJECT_FILES, ProviderDefaults, QueueSpec, RetryOn, RetryPattern, ScheduleSpec, ToolsSpec,
-    UnknownProvider, WRAPPER_CONFIG_VARS, WRAPPER_FILES, WatchSpec, WrapperModels, account_env_for,
-    check_account, find_wrapper_models, kind_named, quota_key, retry_admits, retry_on_from_names,
-    split_quota_key,
+    EventLogSpec, GARDENER_CONFIG_ENV, GARDENER_PROJECT_FILE, GEMINI_CAPACITY_FALLBACK, Handoff,
+    LEGACY_NAMES, LeaseExpiry, MIN_POLL, ModelChoice, ModelSource, ModelValidation, ModelsSpec,
+    OnDirty, OnFailure, Origins, Overlap, PROJECT_FILES, ProviderDefaults, QueueSpec, RetryOn,
+    RetryPattern, ScheduleSpec, ToolsSpec, UnknownProvider, WRAPPER_CONFIG_VARS, WRAPPER_FILES,
+    WatchSpec, WrapperModels, account_env_for, check_account, find_wrapper_models, kind_named,
+    quota_key, retry_admits, retry_on_from_names, split_quota_key,
 };
 pub use cron::{CronError, CronExpr};
 pub use engine::{Engine, EngineError};
@@ -120,9 +120,11 @@ pub use output_schema::{OutputSchema, OutputSchemaError};
 pub use plan::report::{report as dry_run_report, report_ok as dry_run_report_ok};
 pub use plan::{EditScope, Plan, PlanError, PromptShape, Step, plan};
 pub use prompt::{
-    AssembledPrompt, CONTEXT_FILE, DEFAULT_MAX_BYTES, DEFAULT_WARN_BYTES, FileRole, PieceKind,
-    PromptError, PromptParts, PromptPiece, TASK_INPUT_FIELDS, TaskInput, UNATTENDED_INSTRUCTION,
-    assemble as assemble_prompt, estimate_tokens, task_from_stdin, truncation_marker,
+    AssembledPrompt, CONTEXT_FILE, DEFAULT_MAX_BYTES, DEFAULT_WARN_BYTES, FILE_NAME_MAX, FileRole,
+    INSTRUCTIONS_LEAD, InstructionFile, PieceKind, PromptError, PromptParts, PromptPiece,
+    SCHEMA_INSTRUCTION, TASK_INPUT_FIELDS, TaskInput, UNATTENDED_INSTRUCTION,
+    assemble as assemble_prompt, check_file_name, estimate_tokens, schema_instruction,
+    task_from_stdin, truncation_marker,
 };
 pub use quota::{exhausted_quota, record_quota};
 pub use read_limit::{

@@ -72,6 +72,11 @@ pub struct RunRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub task: Option<serde_json::Value>,
+    /// The name of the file the task came from (a watched note's name): the
+    /// prompt sends the task under `--- task: NAME ---` (as the task input's
+    /// `file_name`; give it in one of the two places).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_name: Option<String>,
     /// Providers tried in order (`--provider claude,codex`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub providers: Vec<String>,
@@ -438,6 +443,19 @@ impl RunRequest {
                 ));
             }
         };
+        let mut task = task;
+        if let Some(name) = &self.file_name {
+            if task.file_name.is_some() {
+                return Err(RequestError::new(
+                    "file_name",
+                    "the task input gives `file_name` too; give it once",
+                ));
+            }
+            task.file_name = Some(
+                crate::prompt::check_file_name(name)
+                    .map_err(|e| RequestError::new("file_name", e))?,
+            );
+        }
         if let Some(name) = &self.skill {
             crate::run_flags::check_skill_name(name).map_err(|e| RequestError::new("skill", e))?;
         } else if self.input.is_some() {

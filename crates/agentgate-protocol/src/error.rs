@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 /// | `network` | yes | the provider could not be reached |
 /// | `context_overflow` | no | the conversation no longer fits the model's context; it needs compaction or a smaller prompt |
 /// | `invalid_output` | yes | the answer failed the caller's JSON Schema; another try may produce a valid one |
+/// | `user_input_requested` | yes | the agent asked its user a question (a CLI's ask tool), which nobody answers in an unattended run; stopped at once, and another agent may not ask |
 /// | `cancelled` | no | the caller cancelled the run |
 /// | `provider_error` | yes | the provider failed on its side (HTTP 5xx, a crash) |
 /// | `session_busy` | yes | another run holds the `--session` (refused with `--session-busy fail`, or waited for past the timeout); later it is free |
@@ -76,6 +77,9 @@ pub enum ErrorKind {
     /// The answer does not match the caller's JSON Schema.
     #[serde(rename = "invalid_output")]
     InvalidOutput,
+    /// The agent asked its user a question, which nobody answers.
+    #[serde(rename = "user_input_requested")]
+    UserInputRequested,
     /// The run was cancelled.
     #[serde(rename = "cancelled")]
     Cancelled,
@@ -98,7 +102,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: [ErrorKind; 20] = [
         Self::Timeout,
         Self::IdleTimeout,
         Self::Quota,
@@ -112,6 +116,7 @@ impl ErrorKind {
         Self::Network,
         Self::ContextOverflow,
         Self::InvalidOutput,
+        Self::UserInputRequested,
         Self::Cancelled,
         Self::ProviderError,
         Self::SessionBusy,
@@ -133,6 +138,7 @@ impl ErrorKind {
             | Self::CredentialUnavailable
             | Self::Network
             | Self::InvalidOutput
+            | Self::UserInputRequested
             | Self::ProviderError
             | Self::SessionBusy => true,
             Self::InvalidSession
@@ -162,6 +168,7 @@ impl ErrorKind {
             Self::Network => "network",
             Self::ContextOverflow => "context_overflow",
             Self::InvalidOutput => "invalid_output",
+            Self::UserInputRequested => "user_input_requested",
             Self::Cancelled => "cancelled",
             Self::ProviderError => "provider_error",
             Self::SessionBusy => "session_busy",

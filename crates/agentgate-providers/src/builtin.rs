@@ -16,6 +16,7 @@ use super::scratch::Scratch;
 use super::skills::{GENERIC_SKILLS, SkillFacts};
 use crate::classify::ProviderTable;
 use crate::decode::{Decoded, Decoder};
+use crate::permissions::{self, PermissionsWay};
 
 /// Everything agentgate knows about one built-in CLI.
 #[derive(Debug, Clone, Copy)]
@@ -53,6 +54,8 @@ pub struct Description {
     pub skills: Option<SkillFacts>,
     /// Where its model catalog comes from, if agentgate knows one.
     pub catalog: Option<CatalogSource>,
+    /// How it takes an agent's permissions file.
+    pub permissions: PermissionsWay,
 }
 
 /// A CLI's long-lived mode: its wire and command line (read by
@@ -93,7 +96,13 @@ impl Provider for Description {
         program: &Path,
         scratch: &Scratch,
     ) -> Result<CliCommand, CommandError> {
-        argv::command(self.name, self.argv, self.prompt, req, program, scratch)
+        let mut cmd = argv::command(self.name, self.argv, self.prompt, req, program, scratch)?;
+        if let Some(p) = &req.permissions {
+            let (args, notices) = permissions::apply(self.permissions, self.name, p);
+            cmd.args.extend(args);
+            cmd.notices.extend(notices);
+        }
+        Ok(cmd)
     }
 
     fn decoder(&self) -> Box<dyn Decoder> {
@@ -116,6 +125,14 @@ impl Provider for Description {
                 program,
                 scratch,
             )
+            .map(|mut command| {
+                if let Some(p) = &req.permissions {
+                    let (args, notices) = permissions::apply(self.permissions, self.name, p);
+                    command.args.extend(args);
+                    command.notices.extend(notices);
+                }
+                command
+            })
             .map(|command| WarmCommand {
                 command,
                 wire: warm.wire,

@@ -76,6 +76,7 @@ pub mod mcp;
 mod mcp_server;
 pub mod opencode;
 mod permission_mode;
+pub mod permissions;
 mod provider;
 pub mod qwen;
 pub(crate) mod registry;

@@ -51,6 +51,9 @@ pub struct CliRequest {
     /// MCP servers the CLI starts for this invocation only (see
     /// the `mcp` module); a CLI with no way to take them refuses the request.
     pub mcp_servers: Vec<McpServer>,
+    /// The agent's permissions file, read: applied the CLI's way, or said
+    /// not to be (a `status` notice).
+    pub permissions: Option<crate::permissions::Permissions>,
 }
 
 /// The command line a provider builds for one invocation.

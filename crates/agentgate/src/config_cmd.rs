@@ -317,6 +317,22 @@ fn listing(cfg: &Config) -> Listing {
                 |p: &Option<std::path::PathBuf>| opt(p.as_ref().map(|p| p.display().to_string()));
             s.field(&mut f, "agent_file", path(&a.agent_file));
             s.field(&mut f, "persona", opt(a.persona.as_deref()));
+            if !a.instructions.is_empty() {
+                let files: Vec<String> = a
+                    .instructions
+                    .iter()
+                    .map(|i| {
+                        let p = i.path.display().to_string();
+                        if i.required {
+                            p
+                        } else {
+                            format!("{p} (if present)")
+                        }
+                    })
+                    .collect();
+                s.field(&mut f, "instructions", json!(files));
+            }
+            s.field(&mut f, "summary_file", path(&a.summary_file));
             s.field(&mut f, "cwd", path(&a.settings.cwd));
             s.field(&mut f, "timeout", duration(a.settings.timeout));
             s.field(&mut f, "idle_timeout", duration(a.settings.idle_timeout));

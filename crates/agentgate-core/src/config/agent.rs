@@ -10,6 +10,7 @@ use super::paths::resolve_path;
 use super::retry::RawItem;
 use super::settings::{self, SettingsKeys};
 use super::yaml::{Entries, Fault, Secs, Text, line};
+use crate::prompt::InstructionFile;
 use crate::settings::Settings;
 
 /// What an agent may do to the files of its working directory.
@@ -69,8 +70,16 @@ pub struct AgentSpec {
     pub agent_file: Option<PathBuf>,
     /// The persona block of `agent_file` to use.
     pub persona: Option<String>,
-    /// cli_agents.yaml's `permissions_file`: recorded, not used.
+    /// `instructions:`: standing instruction files sent first in every new
+    /// session's prompt, in order (absolute; a migrated cli_agents.yaml's
+    /// defaults are optional: left out when missing).
+    pub instructions: Vec<InstructionFile>,
+    /// `permissions_file`: agentgate's vendor-neutral permissions or the
+    /// CLI's own settings, applied where the CLI takes them (absolute).
     pub permissions_file: Option<PathBuf>,
+    /// `summary_file:`: where each finished attempt's structured summary
+    /// (files changed, answer, error) is written (absolute).
+    pub summary_file: Option<PathBuf>,
     /// `tools:`: registry tools the agent may call in every run (through
     /// agentgate's MCP server; see `agentgate run --tools`).
     pub tools: Vec<String>,
@@ -115,6 +124,12 @@ pub(super) struct RawAgent {
     agent_file: Option<Spanned<String>>,
     #[serde(default)]
     persona: Option<Spanned<String>>,
+    #[serde(default)]
+    instructions: Option<Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    summary_file: Option<Spanned<String>>,
+    #[serde(default)]
+    permissions_file: Option<Spanned<String>>,
     #[serde(default)]
     cwd: Option<Spanned<String>>,
     #[serde(default)]
@@ -181,6 +196,30 @@ fn tool_names(
         out.push(n.to_owned());
     }
     Ok(out)
+}
+
+/// `instructions:`: files, each required, relative to the config file's
+/// folder.
+pub(super) fn instruction_files(
+    list: &Spanned<Vec<Spanned<String>>>,
+    base: &Path,
+    label: &dyn Fn(String) -> String,
+) -> Result<Vec<InstructionFile>, Fault> {
+    list.value
+        .iter()
+        .map(|p| {
+            if p.value.trim().is_empty() {
+                return Err(Fault::at(
+                    p,
+                    label("an `instructions` path is empty".into()),
+                ));
+            }
+            Ok(InstructionFile {
+                path: resolve_path(p.value.trim(), base),
+                required: true,
+            })
+        })
+        .collect()
 }
 
 /// Check a name of an agent or chain.
@@ -306,6 +345,24 @@ pub(super) fn convert(
         }
         a.agent_file = Some(resolve_path(s.value.trim(), base));
         a.origins.set("agent_file", line(s));
+    }
+    if let Some(list) = &raw.instructions {
+        a.instructions = instruction_files(list, base, &label)?;
+        a.origins.set("instructions", line(list));
+    }
+    if let Some(s) = &raw.permissions_file {
+        if s.value.trim().is_empty() {
+            return Err(Fault::at(s, label("`permissions_file` is empty".into())));
+        }
+        a.permissions_file = Some(resolve_path(s.value.trim(), base));
+        a.origins.set("permissions_file", line(s));
+    }
+    if let Some(s) = &raw.summary_file {
+        if s.value.trim().is_empty() {
+            return Err(Fault::at(s, label("`summary_file` is empty".into())));
+        }
+        a.summary_file = Some(resolve_path(s.value.trim(), base));
+        a.origins.set("summary_file", line(s));
     }
     if let Some(s) = &raw.log_dir {
         if s.value.trim().is_empty() {

@@ -44,6 +44,29 @@ impl Overlap {
     }
 }
 
+/// Where a watched file goes when its job fails (is cancelled or
+/// abandoned).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnFailure {
+    /// To `failed/`, next to its error record (the default).
+    #[default]
+    Move,
+    /// Nowhere: it stays in the folder (its error record goes to
+    /// `failed/`), and is not taken again until it changes.
+    Keep,
+}
+
+impl OnFailure {
+    /// `move` or `keep`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnFailure::Move => "move",
+            OnFailure::Keep => "keep",
+        }
+    }
+}
+
 /// The longest `catch_up` window.
 pub const CATCH_UP_MAX: Duration = Duration::from_secs(31 * 24 * 3600);
 
@@ -92,6 +115,8 @@ pub struct WatchSpec {
     pub settle: Duration,
     /// The run each file becomes, without its task.
     pub request: RunRequest,
+    /// Where a file whose job failed goes.
+    pub on_failure: OnFailure,
 }
 
 #[derive(Debug, Deserialize)]
@@ -117,6 +142,8 @@ pub(super) struct RawWatch {
     poll: Option<Spanned<Secs>>,
     #[serde(default)]
     settle: Option<Spanned<Secs>>,
+    #[serde(default)]
+    on_failure: Option<Spanned<OnFailure>>,
     request: Spanned<Entries<serde_json::Value>>,
 }
 
@@ -208,6 +235,7 @@ pub(super) fn watch(
         poll,
         settle: raw.settle.as_ref().map_or(DEFAULT_SETTLE, |s| s.value.0),
         request,
+        on_failure: raw.on_failure.as_ref().map(|o| o.value).unwrap_or_default(),
     })
 }
 

@@ -10,6 +10,15 @@
 //! chain named `default`, in file order; each agent's `retry_on` applies
 //! to its own failures, and names that are no error type become
 //! case-insensitive substring patterns.
+//!
+//! The Gardener's contract (seed 004) fills what the file leaves out:
+//! each agent's instruction files are the seed's order, each if present
+//! (the global AGENTS.md, then DATA_DIR's AGENTS.md and GARDENER.md, see
+//! [`data_dir`]), and a `mode: edit` agent writes its summary file to
+//! `DATA_DIR/.gardener/last_cli_result.json`; agentgate's own
+//! `instructions:` and `summary_file:` keys replace them.
+//! `permissions_file` is read when a run is planned and applied the CLI's
+//! way (`agentgate_providers::permissions`).
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +26,7 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::agent::{AgentMode, AgentSpec, ModeName, check_name};
+use super::agent::{AgentMode, AgentSpec, ModeName, check_name, instruction_files};
 use super::chain::ChainSpec;
 use super::origin::Origins;
 use super::parsed::{Parsed, check_version};
@@ -25,6 +34,7 @@ use super::paths::{resolve_binary, resolve_path};
 use super::retry::RawItem;
 use super::settings::{self, SettingsKeys};
 use super::yaml::{Entries, Fault, Secs, Text, from_str, line};
+use crate::prompt::InstructionFile;
 use agentgate_providers::argv::PromptInput;
 use agentgate_providers::custom::{CustomProviderSpec, OutputSpec, ResumeSpec};
 use agentgate_providers::description;
@@ -63,6 +73,12 @@ struct RawAgent {
     env: Option<Spanned<Entries<Text>>>,
     #[serde(default)]
     retry_on: Option<Spanned<Vec<Spanned<RawItem>>>>,
+    /// agentgate's own: the instruction files, instead of the defaults.
+    #[serde(default)]
+    instructions: Option<Spanned<Vec<Spanned<String>>>>,
+    /// agentgate's own: the summary file, instead of the default.
+    #[serde(default)]
+    summary_file: Option<Spanned<String>>,
 }
 
 pub(super) fn parse(text: &str, base: &Path) -> Result<Parsed, Fault> {
@@ -166,13 +182,9 @@ fn convert(a: &RawAgent, base: &Path, out: &mut Parsed) -> Result<AgentSpec, Fau
         spec.origins.set("mode", line(m));
     }
     if let Some(p) = &a.permissions_file {
-        let path = resolve_path(p.value.trim(), base);
-        out.warnings.push(format!(
-            "agent `{name}` (line {}): permissions_file {} is recorded but not used; agentgate enforces `mode` (classify or edit) and its permission modes instead",
-            line(p),
-            path.display()
-        ));
-        spec.permissions_file = Some(path);
+        // Read when a run is planned: applied the CLI's way, or a notice
+        // says it is not (see agentgate_providers::permissions).
+        spec.permissions_file = Some(resolve_path(p.value.trim(), base));
         spec.origins.set("permissions_file", line(p));
     }
     let keys = SettingsKeys {
@@ -186,7 +198,84 @@ fn convert(a: &RawAgent, base: &Path, out: &mut Parsed) -> Result<AgentSpec, Fau
     let binary = spec.settings.binary.take();
     spec.settings = settings::convert(&keys, base, &label, &mut spec.origins)?;
     spec.settings.binary = binary;
+    spec.instructions = match &a.instructions {
+        Some(list) => {
+            spec.origins.set("instructions", line(list));
+            instruction_files(list, base, &label)?
+        }
+        None => default_instructions(base, spec.settings.cwd.as_deref(), user_config_dir()),
+    };
+    spec.summary_file = match &a.summary_file {
+        Some(s) if s.value.trim().is_empty() => {
+            return Err(Fault::at(s, label("`summary_file` is empty".into())));
+        }
+        Some(s) => {
+            spec.origins.set("summary_file", line(s));
+            Some(resolve_path(s.value.trim(), base))
+        }
+        // The seed's edit-mode contract: DATA_DIR/.gardener/last_cli_result.json.
+        None if matches!(spec.mode, Some(AgentMode::Edit { .. })) => Some(
+            data_dir(base, spec.settings.cwd.as_deref())
+                .join(GARDENER_DIR)
+                .join(SUMMARY_FILE),
+        ),
+        None => None,
+    };
     Ok(spec)
+}
+
+/// The folder of the Gardener's local files: a cli_agents.yaml kept where
+/// the seed puts it (`DATA_DIR/.gardener/cli_agents.yaml`) has DATA_DIR as
+/// the parent of `.gardener`; else the agent's working directory; else the
+/// file's folder.
+pub(super) fn data_dir(base: &Path, working_dir: Option<&Path>) -> PathBuf {
+    if base.file_name().is_some_and(|n| n == GARDENER_DIR)
+        && let Some(parent) = base.parent()
+    {
+        return parent.to_path_buf();
+    }
+    working_dir.unwrap_or(base).to_path_buf()
+}
+
+/// The folder of the Gardener's local files in DATA_DIR.
+pub const GARDENER_DIR: &str = ".gardener";
+
+/// The name of an edit agent's default summary file in [`GARDENER_DIR`].
+pub const SUMMARY_FILE: &str = "last_cli_result.json";
+
+/// The seed's instruction order, each file optional: the global AGENTS.md
+/// (`USER_CONFIG/agentgate/AGENTS.md`), DATA_DIR's AGENTS.md, then
+/// DATA_DIR's GARDENER.md.
+fn default_instructions(
+    base: &Path,
+    working_dir: Option<&Path>,
+    user_config: Option<PathBuf>,
+) -> Vec<InstructionFile> {
+    let data = data_dir(base, working_dir);
+    let global = user_config.map(|d| d.join("agentgate").join("AGENTS.md"));
+    global
+        .into_iter()
+        .chain([data.join("AGENTS.md"), data.join("GARDENER.md")])
+        .map(|path| InstructionFile {
+            path,
+            required: false,
+        })
+        .collect()
+}
+
+/// `$XDG_CONFIG_HOME` when absolute, else `~/.config` (as config discovery
+/// finds the user's config file).
+fn user_config_dir() -> Option<PathBuf> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    match (var("XDG_CONFIG_HOME"), var("HOME")) {
+        (Some(x), _) if x.is_absolute() => Some(x),
+        (_, Some(h)) => Some(h.join(".config")),
+        _ => None,
+    }
 }
 
 /// The described CLI of an agent whose provider agentgate does not know.

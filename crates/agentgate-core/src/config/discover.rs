@@ -1,8 +1,11 @@
 //! Which config file a run reads.
 //!
-//! In order: `--config FILE`; the `AGENTGATE_CONFIG` variable;
-//! `agentgate.yaml`, then `.agentgate/config.yaml`, in the working
-//! directory and then each of its ancestors; the user's
+//! In order: `--config FILE`; the `AGENTGATE_CONFIG` variable; the
+//! `GARDENER_CLI_CONFIG` variable (the Gardener's, for a migrated
+//! cli_agents.yaml); `agentgate.yaml`, then `.agentgate/config.yaml`, then
+//! `.gardener/cli_agents.yaml` (the Gardener's default place,
+//! `DATA_DIR/.gardener/`), in the working directory and then each of its
+//! ancestors; the user's
 //! `$XDG_CONFIG_HOME/agentgate/config.yaml` (else
 //! `~/.config/agentgate/config.yaml`); else none: built-in defaults.
 //! A file named by `--config` or the variable must exist; a relative name
@@ -17,9 +20,17 @@ use super::source::{ConfigError, ConfigSource};
 /// The variable that names the config file.
 pub const CONFIG_ENV: &str = "AGENTGATE_CONFIG";
 
+/// The variable the Gardener named its cli_agents.yaml with, honoured after
+/// [`CONFIG_ENV`].
+pub const GARDENER_CONFIG_ENV: &str = "GARDENER_CLI_CONFIG";
+
 /// The file names looked for in the working directory and its ancestors,
 /// in order.
 pub const PROJECT_FILES: [&str; 2] = ["agentgate.yaml", ".agentgate/config.yaml"];
+
+/// The Gardener's cli_agents.yaml in its data folder, looked for after
+/// [`PROJECT_FILES`] in each folder.
+pub const GARDENER_PROJECT_FILE: &str = ".gardener/cli_agents.yaml";
 
 /// What discovery looks at, so that it can be run on any inputs.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +39,8 @@ pub struct Discovery {
     pub flag: Option<PathBuf>,
     /// `AGENTGATE_CONFIG` (ignored when empty).
     pub env: Option<PathBuf>,
+    /// `GARDENER_CLI_CONFIG` (ignored when empty).
+    pub gardener_env: Option<PathBuf>,
     /// The folder the project search starts in.
     pub cwd: PathBuf,
     /// `XDG_CONFIG_HOME` (ignored unless absolute, as the spec says).
@@ -47,6 +60,7 @@ impl Discovery {
         Ok(Discovery {
             flag: flag.map(Path::to_path_buf),
             env: var(CONFIG_ENV),
+            gardener_env: var(GARDENER_CONFIG_ENV),
             cwd: std::env::current_dir().map_err(ConfigError::Cwd)?,
             xdg_config_home: var("XDG_CONFIG_HOME"),
             home: var("HOME"),
@@ -62,8 +76,15 @@ impl Discovery {
         if let Some(p) = self.env.as_ref().filter(|p| !p.as_os_str().is_empty()) {
             return given(&self.cwd.join(p), CONFIG_ENV).map(ConfigSource::Env);
         }
+        if let Some(p) = self
+            .gardener_env
+            .as_ref()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            return given(&self.cwd.join(p), GARDENER_CONFIG_ENV).map(ConfigSource::Env);
+        }
         for dir in self.cwd.ancestors() {
-            for name in PROJECT_FILES {
+            for name in PROJECT_FILES.into_iter().chain([GARDENER_PROJECT_FILE]) {
                 let p = dir.join(name);
                 if p.is_file() {
                     return Ok(ConfigSource::Project(p));
@@ -155,6 +176,20 @@ mod tests {
             d.find().unwrap(),
             ConfigSource::Project(root.join("repo/sub/.agentgate/config.yaml"))
         );
+        // The Gardener's place, after the others of its folder.
+        let sub = root.join("repo/sub/deeper/.gardener/cli_agents.yaml");
+        write(&sub);
+        assert_eq!(d.find().unwrap(), ConfigSource::Project(sub.clone()));
+        write(&root.join("repo/sub/deeper/agentgate.yaml"));
+        assert_eq!(
+            d.find().unwrap(),
+            ConfigSource::Project(root.join("repo/sub/deeper/agentgate.yaml"))
+        );
+        // GARDENER_CLI_CONFIG over the project's, under AGENTGATE_CONFIG.
+        let gardener_file = root.join("gardener.yaml");
+        write(&gardener_file);
+        d.gardener_env = Some(gardener_file.clone());
+        assert_eq!(d.find().unwrap(), ConfigSource::Env(gardener_file));
         // The variable, then the flag.
         let env_file = root.join("env.yaml");
         write(&env_file);
@@ -212,6 +247,15 @@ mod tests {
         let e = d.find().unwrap_err().to_string();
         assert!(
             e.contains("AGENTGATE_CONFIG") && e.contains("is not a file"),
+            "{e}"
+        );
+        let d = Discovery {
+            gardener_env: Some(PathBuf::from("/nonexistent/cli_agents.yaml")),
+            ..Discovery::default()
+        };
+        let e = d.find().unwrap_err().to_string();
+        assert!(
+            e.contains("GARDENER_CLI_CONFIG") && e.contains("does not exist"),
             "{e}"
         );
     }

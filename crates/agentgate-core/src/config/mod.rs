@@ -62,12 +62,15 @@ pub use crate::retry_on::{
 pub use accounts::{ACCOUNT_MAX_LEN, account_env_for, check_account, quota_key, split_quota_key};
 pub use agent::{AgentMode, AgentSpec};
 pub use automation::{
-    CATCH_UP_MAX, DEFAULT_POLL, DEFAULT_SETTLE, MIN_POLL, Overlap, ScheduleSpec, WatchSpec,
+    CATCH_UP_MAX, DEFAULT_POLL, DEFAULT_SETTLE, MIN_POLL, OnFailure, Overlap, ScheduleSpec,
+    WatchSpec,
 };
 pub use chain::{ChainSpec, Handoff, OnDirty};
 pub use cli_agents::DEFAULT_CHAIN;
 pub use defaults::ProviderDefaults;
-pub use discover::{CONFIG_ENV, Discovery, PROJECT_FILES};
+pub use discover::{
+    CONFIG_ENV, Discovery, GARDENER_CONFIG_ENV, GARDENER_PROJECT_FILE, PROJECT_FILES,
+};
 pub use event_log::{EVENT_LOG_MIN_BYTES, EventLogSpec};
 pub use model::{ModelChoice, ModelSource};
 pub use models::{DEFAULT_CATALOG_REFRESH, GEMINI_CAPACITY_FALLBACK, ModelValidation, ModelsSpec};

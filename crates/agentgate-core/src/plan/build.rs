@@ -12,13 +12,14 @@ use super::modes;
 use super::skill;
 use super::step::{EditScope, PromptShape, Step};
 use crate::catalog::{CatalogCheck, catalog_for, check_model};
-use crate::config::{AgentMode, ChainSpec, Config, ModelSource, find_wrapper_models};
+use crate::config::{AgentMode, AgentSpec, ChainSpec, Config, ModelSource, find_wrapper_models};
 use crate::output_schema::OutputSchema;
 use crate::prompt::{self, PromptParts, TaskInput};
-use crate::read_limit::{SYSTEM_FILE_MAX_BYTES, read_text_file};
+use crate::read_limit::{OUTPUT_SCHEMA_MAX_BYTES, SYSTEM_FILE_MAX_BYTES, read_text_file};
 use crate::run_flags::{RunFlags, Tier};
 use crate::settings::Settings;
 use agentgate_providers::CliRequest;
+use agentgate_providers::permissions::Permissions;
 
 /// What the steps of one run share: the flags with their paths made
 /// absolute and `--system-file` read, the base working directory, and the
@@ -179,6 +180,16 @@ pub(super) fn build_step(
         })
         .transpose()?;
     shared.task.clone().apply_to(&mut parts);
+    parts.instructions = agent.map(|a| a.instructions.clone()).unwrap_or_default();
+    let output_schema = settings
+        .output_schema
+        .as_deref()
+        .map(|p| shared.schema(p))
+        .transpose()?;
+    // Every CLI is told the schema in the prompt: only some take it natively.
+    parts.output_schema = output_schema
+        .as_ref()
+        .map(|s| serde_json::to_string_pretty(s.raw()).unwrap_or_else(|_| s.raw().to_string()));
     if let Some(s) = &skill {
         parts.task = s.task.clone();
     }
@@ -209,11 +220,6 @@ pub(super) fn build_step(
         }
         Some(AgentMode::Edit { allow }) => EditScope::Only(allow.clone()),
     };
-    let output_schema = settings
-        .output_schema
-        .as_deref()
-        .map(|p| shared.schema(p))
-        .transpose()?;
     let request = CliRequest {
         prompt: prompt.fresh.clone(),
         model: choice.model.clone(),
@@ -228,6 +234,7 @@ pub(super) fn build_step(
         env_clear: false,
         output_schema: settings.output_schema,
         mcp_servers: flags.mcp_servers.clone(),
+        permissions: agent.map(load_permissions).transpose()?.flatten(),
     };
     let mut step = Step::new(provider, request);
     step.agent = agent.map(|a| a.name.clone());
@@ -257,6 +264,7 @@ pub(super) fn build_step(
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
     step.edit_scope = edit_scope;
+    step.summary_file = agent.and_then(|a| a.summary_file.clone());
     step.workspace = settings.workspace.unwrap_or_default();
     step.quota_key = cfg.quota_key(&name);
     let mut warnings = prompt.warnings;
@@ -279,6 +287,22 @@ pub(super) fn build_step(
         }
     }
     Ok((step, warnings))
+}
+
+/// The agent's permissions file, read (YAML or JSON), when it has one.
+fn load_permissions(agent: &AgentSpec) -> Result<Option<Permissions>, PlanError> {
+    let Some(path) = &agent.permissions_file else {
+        return Ok(None);
+    };
+    let bad = |reason: String| PlanError::Permissions {
+        agent: agent.name.clone(),
+        path: path.clone(),
+        reason,
+    };
+    let text = read_text_file(path, OUTPUT_SCHEMA_MAX_BYTES, "a permissions file")
+        .map_err(|e| bad(e.to_string()))?;
+    let value: serde_json::Value = serde_saphyr::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    Permissions::from_value(value).map(Some).map_err(bad)
 }
 
 fn current_dir() -> Result<PathBuf, PlanError> {

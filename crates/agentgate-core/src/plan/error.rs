@@ -78,6 +78,16 @@ pub enum PlanError {
         /// Why (in the message, so not a `source`).
         reason: crate::read_limit::ReadLimitError,
     },
+    /// An agent's permissions file is not one.
+    #[error("the permissions file {path} of agent `{agent}` cannot be used: {reason}")]
+    Permissions {
+        /// The agent.
+        agent: String,
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// The prompt could not be assembled.
     #[error(transparent)]
     Prompt(#[from] PromptError),
@@ -174,7 +184,7 @@ impl PlanError {
     pub fn field(&self) -> &'static str {
         match self {
             PlanError::NoProvider(_) | PlanError::UnknownProvider(_) => "providers",
-            PlanError::UnknownAgent { .. } => "agents",
+            PlanError::UnknownAgent { .. } | PlanError::Permissions { .. } => "agents",
             PlanError::UnknownChain { .. } => "chain",
             PlanError::Cwd { .. } => "cwd",
             PlanError::OutputSchema(_) => "output_schema",

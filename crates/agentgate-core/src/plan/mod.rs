@@ -340,4 +340,46 @@ mod tests {
             None
         );
     }
+
+    #[test]
+    fn an_agents_permissions_file_is_read_when_a_run_is_planned() {
+        use agentgate_providers::permissions::{NeutralPermissions, Permissions};
+        let dir = tempfile::tempdir().unwrap();
+        let config =
+            "version: 1\nagents:\n  g:\n    provider: claude\n    permissions_file: perms.yml\n";
+        let cfg = Config::parse(
+            config,
+            ConfigSource::Flag(dir.path().join("agentgate.yaml")),
+        )
+        .unwrap();
+        let request = format!(
+            r#"{{"prompt": "p", "agents": ["g"], "cwd": "{}"}}"#,
+            dir.path().display()
+        );
+        let run = || {
+            let (flags, task) = RunRequest::from_json(&request).unwrap().to_flags().unwrap();
+            plan(&cfg, &flags, task)
+        };
+        std::fs::write(
+            dir.path().join("perms.yml"),
+            "deny: [shell]\nnetwork: false\n",
+        )
+        .unwrap();
+        assert_eq!(
+            run().unwrap().steps[0].request.permissions,
+            Some(Permissions::Neutral(NeutralPermissions {
+                deny: vec!["shell".into()],
+                network: Some(false),
+                ..NeutralPermissions::default()
+            }))
+        );
+        // Read for each run: a broken file fails the plan, naming the agent.
+        std::fs::write(dir.path().join("perms.yml"), "deny: shell\n").unwrap();
+        let e = run().unwrap_err();
+        assert_eq!(e.field(), "agents");
+        assert!(
+            e.to_string().contains("perms.yml") && e.to_string().contains("`g`"),
+            "{e}"
+        );
+    }
 }

@@ -77,6 +77,9 @@ pub struct Step {
     pub output_schema: Option<Arc<OutputSchema>>,
     /// Which files the agent may change.
     pub edit_scope: EditScope,
+    /// Where to write the structured summary of each finished attempt
+    /// (an agent's `summary_file:`; absolute).
+    pub summary_file: Option<PathBuf>,
     /// Where the CLI works: in `request.cwd` (shared), or in the same
     /// folder of the run's git worktree.
     pub workspace: WorkspaceMode,
@@ -138,6 +141,7 @@ impl Step {
             retry_on: None,
             output_schema: None,
             edit_scope: EditScope::Any,
+            summary_file: None,
             workspace: WorkspaceMode::Shared,
             tools: Vec::new(),
             notices: Vec::new(),

@@ -13,6 +13,8 @@ pub enum FileRole {
     ContextDir,
     /// The CONTEXT.md found in the working directory.
     WorkingDirContext,
+    /// A file of an agent's `instructions:`.
+    Instructions,
 }
 
 impl FileRole {
@@ -23,6 +25,7 @@ impl FileRole {
             FileRole::ContextFile => "context file",
             FileRole::ContextDir => "CONTEXT.md of --context-dir",
             FileRole::WorkingDirContext => "CONTEXT.md of the working directory",
+            FileRole::Instructions => "instructions file",
         }
     }
 
@@ -36,6 +39,7 @@ impl FileRole {
             FileRole::ContextFile => "context",
             FileRole::ContextDir => "context_dir",
             FileRole::WorkingDirContext => "cwd",
+            FileRole::Instructions => "agents",
         }
     }
 
@@ -48,6 +52,9 @@ impl FileRole {
             }
             FileRole::ContextDir => "check the folder given to --context-dir",
             FileRole::WorkingDirContext => "fix the file, or leave it out with --skip-context-file",
+            FileRole::Instructions => {
+                "check the paths of the agent's `instructions:` in the config"
+            }
         }
     }
 }

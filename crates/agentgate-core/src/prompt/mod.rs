@@ -3,6 +3,10 @@
 //! [`assemble`] builds the text sent to the agent from [`PromptParts`], in
 //! this order, sections separated by a blank line:
 //!
+//! 0. the standing instruction files (an agent's `instructions:`, such as
+//!    AGENTS.md then GARDENER.md), after [`INSTRUCTIONS_LEAD`], each under
+//!    an `--- instructions: PATH ---` line (a missing optional file is left
+//!    out);
 //! 1. the agent file (`--agent-file`): all of it, or with `--persona` its
 //!    preamble (the text before the first heading) and the selected persona
 //!    block (a Markdown heading of level 1 to 3 and what follows it up to
@@ -11,13 +15,18 @@
 //!    directory unless `--skip-context-file`), the `--context` files, the
 //!    task input's `files`, then its `context`, each under a
 //!    `--- context: NAME ---` line, bounded together by `--context-max`;
-//! 3. the task (under a `--- task ---` line when something precedes it);
-//! 4. [`UNATTENDED_INSTRUCTION`], unless turned off.
+//! 3. the task (under a `--- task ---` line when something precedes it;
+//!    under `--- task: NAME ---`, always, when the task came from a file
+//!    named NAME);
+//! 4. the output schema with the JSON-only instruction
+//!    ([`schema_instruction`]), when the run has one: every CLI gets it,
+//!    not only the ones that take a schema natively;
+//! 5. [`UNATTENDED_INSTRUCTION`], unless turned off.
 //!
 //! A resumed session already has the standing instructions: its prompt
-//! ([`AssembledPrompt::resumed`]) leaves out the agent file, the persona and
-//! the CONTEXT.md, and keeps the per-run context, the task and the
-//! instruction. `docs/prompt.md` is the user's guide.
+//! ([`AssembledPrompt::resumed`]) leaves out the instruction files, the
+//! agent file, the persona and the CONTEXT.md, and keeps the per-run
+//! context, the task, the schema and the instruction. `docs/prompt.md` is the user's guide.
 
 mod agent_file;
 mod context;
@@ -29,10 +38,14 @@ mod task;
 pub use context::{CONTEXT_FILE, truncation_marker};
 pub use error::{FileRole, PromptError};
 pub use parts::{
-    AssembledPrompt, DEFAULT_MAX_BYTES, DEFAULT_WARN_BYTES, PieceKind, PromptParts, PromptPiece,
-    UNATTENDED_INSTRUCTION, estimate_tokens,
+    AssembledPrompt, DEFAULT_MAX_BYTES, DEFAULT_WARN_BYTES, InstructionFile, PieceKind,
+    PromptParts, PromptPiece, SCHEMA_INSTRUCTION, UNATTENDED_INSTRUCTION, estimate_tokens,
+    schema_instruction,
 };
-pub use task::{TASK_INPUT_FIELDS, TaskInput, task_from_stdin};
+pub use task::{FILE_NAME_MAX, TASK_INPUT_FIELDS, TaskInput, check_file_name, task_from_stdin};
+
+/// The line sent before the standing instruction files.
+pub const INSTRUCTIONS_LEAD: &str = "Follow the instructions below exactly.";
 
 use context::{Piece, resolve};
 use read::read_text;
@@ -43,7 +56,10 @@ pub fn assemble(p: &PromptParts) -> Result<AssembledPrompt, PromptError> {
     if task.trim().is_empty() {
         return Err(PromptError::EmptyTask);
     }
-    let (head, head_parts, persona) = agent_sections(p)?;
+    let (mut head, mut head_parts) = instruction_sections(p)?;
+    let (agent_head, agent_parts, persona) = agent_sections(p)?;
+    head.extend(agent_head);
+    head_parts.extend(agent_parts);
     let (pieces, mut warnings) = context::gather(p)?;
     let all: Vec<&Piece> = pieces.iter().collect();
     let per_run: Vec<&Piece> = pieces.iter().filter(|c| !c.standing).collect();
@@ -51,11 +67,17 @@ pub fn assemble(p: &PromptParts) -> Result<AssembledPrompt, PromptError> {
     let resumed_context = context::build(&per_run, p.context_max);
     warnings.extend(fresh_context.warnings);
 
-    let tail = tail_parts(task, p.unattended_instruction);
+    let tail = Tail {
+        task,
+        file_name: p.task_file_name.as_deref(),
+        schema: p.output_schema.as_deref().map(schema_instruction),
+        instruction: p.unattended_instruction,
+    };
     let mut sections = head;
     sections.extend(fresh_context.sections);
-    let fresh = compose(sections, task, p.unattended_instruction);
-    let resumed = compose(resumed_context.sections, task, p.unattended_instruction);
+    let fresh = tail.compose(sections);
+    let resumed = tail.compose(resumed_context.sections);
+    let tail = tail.parts();
 
     if p.max_bytes > 0 && fresh.len() > p.max_bytes {
         return Err(PromptError::TooLarge {
@@ -145,34 +167,97 @@ fn agent_sections(p: &PromptParts) -> Result<AgentSections, PromptError> {
     Ok((sections, parts, Some(s.heading)))
 }
 
-fn tail_parts(task: &str, instruction: bool) -> Vec<PromptPiece> {
-    let piece = |kind, bytes: usize| PromptPiece {
-        kind,
-        source: None,
-        label: None,
-        bytes,
-        total_bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
-        truncated: false,
-    };
-    let mut parts = vec![piece(PieceKind::Task, task.len())];
-    if instruction {
-        parts.push(piece(PieceKind::Instruction, UNATTENDED_INSTRUCTION.len()));
+/// The standing instruction files' sections (after [`INSTRUCTIONS_LEAD`])
+/// and pieces; a missing optional file is left out.
+fn instruction_sections(p: &PromptParts) -> Result<(Vec<String>, Vec<PromptPiece>), PromptError> {
+    let mut sections = Vec::new();
+    let mut parts = Vec::new();
+    let limit = (p.max_bytes > 0).then_some(p.max_bytes);
+    for file in &p.instructions {
+        let path = resolve(&p.cwd, &file.path);
+        if !file.required && !path.exists() {
+            continue;
+        }
+        let read = read_text(&path, FileRole::Instructions, limit)?;
+        if !read.complete {
+            return Err(PromptError::FileTooLarge {
+                role: FileRole::Instructions,
+                path,
+                bytes: read.size,
+                limit: p.max_bytes,
+            });
+        }
+        let text = read.text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        sections.push(format!("--- instructions: {} ---\n{text}", path.display()));
+        parts.push(PromptPiece {
+            kind: PieceKind::Instructions,
+            label: Some(path.display().to_string()),
+            source: Some(path),
+            bytes: text.len(),
+            total_bytes: read.size,
+            truncated: false,
+        });
     }
-    parts
+    if !sections.is_empty() {
+        sections.insert(0, INSTRUCTIONS_LEAD.to_owned());
+    }
+    Ok((sections, parts))
 }
 
-/// `sections`, the task (with a header when something precedes it) and the
-/// instruction, a blank line apart.
-fn compose(mut sections: Vec<String>, task: &str, instruction: bool) -> String {
-    if sections.is_empty() {
-        sections.push(task.to_owned());
-    } else {
-        sections.push(format!("--- task ---\n{task}"));
+/// What follows the standing parts and the context: the task, the output
+/// schema, the unattended instruction.
+struct Tail<'a> {
+    task: &'a str,
+    file_name: Option<&'a str>,
+    schema: Option<String>,
+    instruction: bool,
+}
+
+impl Tail<'_> {
+    /// `sections`, the task (with a header when something precedes it or it
+    /// came from a named file), the schema and the instruction, a blank
+    /// line apart.
+    fn compose(&self, mut sections: Vec<String>) -> String {
+        let task = self.task;
+        match self.file_name {
+            Some(name) => sections.push(format!("--- task: {name} ---\n{task}")),
+            None if sections.is_empty() => sections.push(task.to_owned()),
+            None => sections.push(format!("--- task ---\n{task}")),
+        }
+        if let Some(schema) = &self.schema {
+            sections.push(schema.clone());
+        }
+        if self.instruction {
+            sections.push(UNATTENDED_INSTRUCTION.to_owned());
+        }
+        sections.join("\n\n")
     }
-    if instruction {
-        sections.push(UNATTENDED_INSTRUCTION.to_owned());
+
+    fn parts(&self) -> Vec<PromptPiece> {
+        let piece = |kind, label: Option<&str>, bytes: usize| PromptPiece {
+            kind,
+            source: None,
+            label: label.map(str::to_owned),
+            bytes,
+            total_bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+            truncated: false,
+        };
+        let mut parts = vec![piece(PieceKind::Task, self.file_name, self.task.len())];
+        if let Some(schema) = &self.schema {
+            parts.push(piece(PieceKind::OutputSchema, None, schema.len()));
+        }
+        if self.instruction {
+            parts.push(piece(
+                PieceKind::Instruction,
+                None,
+                UNATTENDED_INSTRUCTION.len(),
+            ));
+        }
+        parts
     }
-    sections.join("\n\n")
 }
 
 /// `task` without trailing white space and leading blank lines (the first

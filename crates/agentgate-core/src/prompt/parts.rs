@@ -46,7 +46,38 @@ pub struct PromptParts {
     pub warn_bytes: usize,
     /// The task input's `context`: text sent as the last context piece.
     pub task_context: Option<String>,
+    /// The name of the file the task came from (a watched note): the task
+    /// is sent under `--- task: NAME ---`.
+    pub task_file_name: Option<String>,
+    /// Standing instruction files, sent first, in order (an agent's
+    /// `instructions:`).
+    pub instructions: Vec<InstructionFile>,
+    /// The output schema's JSON text: sent after the task with the
+    /// JSON-only instruction ([`schema_instruction`]).
+    pub output_schema: Option<String>,
 }
+
+/// One standing instruction file of a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstructionFile {
+    /// The file (relative: to the run's working directory).
+    pub path: PathBuf,
+    /// Whether a missing file is an error (else it is left out).
+    pub required: bool,
+}
+
+/// The paragraph that asks for a JSON-only answer matching `schema` (the
+/// schema's JSON text), sent after the task when a run has an output
+/// schema, to every CLI.
+pub fn schema_instruction(schema: &str) -> String {
+    format!(
+        "--- output schema ---\n{SCHEMA_INSTRUCTION}\n{}",
+        schema.trim()
+    )
+}
+
+/// The words of [`schema_instruction`] before the schema.
+pub const SCHEMA_INSTRUCTION: &str = "Your final answer must be exactly one JSON value that validates against the JSON Schema below, and nothing else: no text before or after it, no Markdown code fences.";
 
 impl Default for PromptParts {
     fn default() -> Self {
@@ -63,6 +94,9 @@ impl Default for PromptParts {
             max_bytes: DEFAULT_MAX_BYTES,
             warn_bytes: DEFAULT_WARN_BYTES,
             task_context: None,
+            task_file_name: None,
+            instructions: Vec::new(),
+            output_schema: None,
         }
     }
 }
@@ -87,12 +121,16 @@ pub enum PieceKind {
     AgentFile,
     /// The selected persona block.
     Persona,
+    /// A standing instruction file (an agent's `instructions:`).
+    Instructions,
     /// A context file or the task input's context.
     Context,
     /// The task.
     Task,
     /// [`UNATTENDED_INSTRUCTION`].
     Instruction,
+    /// The output schema with the JSON-only instruction.
+    OutputSchema,
 }
 
 /// One piece of an assembled prompt, for `--dry-run`.

@@ -9,7 +9,8 @@ use super::error::PromptError;
 use super::parts::PromptParts;
 
 /// The fields a JSON task input may have.
-pub const TASK_INPUT_FIELDS: &[&str] = &["prompt", "task", "context", "persona", "files"];
+pub const TASK_INPUT_FIELDS: &[&str] =
+    &["prompt", "task", "context", "persona", "files", "file_name"];
 
 /// A task read from stdin.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -23,6 +24,9 @@ pub struct TaskInput {
     /// The JSON's `files`: context files, relative to the run's working
     /// directory.
     pub files: Vec<PathBuf>,
+    /// The JSON's `file_name`: the name of the file the task came from (a
+    /// watched note's name), shown in the task's header line.
+    pub file_name: Option<String>,
     /// Whether the text was a JSON task input object.
     pub json: bool,
 }
@@ -40,6 +44,7 @@ impl TaskInput {
         if parts.persona.is_none() {
             parts.persona = self.persona;
         }
+        parts.task_file_name = self.file_name;
     }
 }
 
@@ -112,13 +117,40 @@ fn from_json(mut fields: Map<String, Value>) -> Result<TaskInput, PromptError> {
             .collect::<Result<_, _>>()?,
         Some(other) => return Err(bad(format!("`files` is {other}, not a list of paths"))),
     };
+    let file_name = fields
+        .remove("file_name")
+        .map(|v| string_field("file_name", v))
+        .transpose()?
+        .flatten()
+        .map(|n| check_file_name(&n).map_err(bad))
+        .transpose()?;
     Ok(TaskInput {
         prompt,
         context,
         persona,
         files,
+        file_name,
         json: true,
     })
+}
+
+/// The longest `file_name`, in bytes (a file name's limit on common file
+/// systems).
+pub const FILE_NAME_MAX: usize = 255;
+
+/// `name` as a task's file name: one line, not blank, at most
+/// [`FILE_NAME_MAX`] bytes (it goes into the prompt's header line as is).
+pub fn check_file_name(name: &str) -> Result<String, String> {
+    if name.trim().is_empty() {
+        return Err("`file_name` is empty".into());
+    }
+    if name.chars().any(char::is_control) {
+        return Err("`file_name` holds a control character (a line break?)".into());
+    }
+    if name.len() > FILE_NAME_MAX {
+        return Err(format!("`file_name` is over {FILE_NAME_MAX} bytes"));
+    }
+    Ok(name.to_owned())
 }
 
 /// A string field's value; `null` is none.
@@ -181,6 +213,7 @@ mod tests {
                 context: Some(context),
                 persona: Some("rev".into()),
                 files: vec!["notes.md".into(), "/abs/log.txt".into()],
+                file_name: None,
                 json: true,
             }
         );
@@ -220,6 +253,18 @@ mod tests {
     }
 
     #[test]
+    fn a_file_name_names_the_task_and_must_be_one_line() {
+        let t = task_from_stdin(r#"{"prompt": "p", "file_name": "inbox/note 1.md"}"#).unwrap();
+        assert_eq!(t.file_name.as_deref(), Some("inbox/note 1.md"));
+        let mut parts = PromptParts::default();
+        t.apply_to(&mut parts);
+        assert_eq!(parts.task_file_name.as_deref(), Some("inbox/note 1.md"));
+        assert!(err(r#"{"prompt": "p", "file_name": "a\nb"}"#).contains("control character"));
+        assert!(err(r#"{"prompt": "p", "file_name": " "}"#).contains("`file_name` is empty"));
+        assert!(err(r#"{"prompt": "p", "file_name": 1}"#).contains("not a string"));
+    }
+
+    #[test]
     fn applying_a_task_keeps_the_persona_given_by_flag() {
         let mut parts = PromptParts {
             persona: Some("writer".into()),
@@ -231,6 +276,7 @@ mod tests {
             context: Some("ctx".into()),
             persona: Some("rev".into()),
             files: vec!["b.md".into()],
+            file_name: None,
             json: true,
         }
         .apply_to(&mut parts);

@@ -83,6 +83,26 @@ fn a_task_object_is_read_as_a_json_task_input() {
 }
 
 #[test]
+fn a_file_name_goes_with_a_prompt_or_in_the_task_once() {
+    let req = RunRequest::from_json(r#"{"prompt": "buy milk", "file_name": "note.md"}"#).unwrap();
+    let (_, task) = req.to_flags().unwrap();
+    assert_eq!(task.file_name.as_deref(), Some("note.md"));
+    let req =
+        RunRequest::from_json(r#"{"task": {"prompt": "p", "file_name": "in-task.md"}}"#).unwrap();
+    assert_eq!(
+        req.to_flags().unwrap().1.file_name.as_deref(),
+        Some("in-task.md")
+    );
+    for bad in [
+        r#"{"task": {"prompt": "p", "file_name": "a.md"}, "file_name": "b.md"}"#,
+        r#"{"prompt": "p", "file_name": "two\nlines"}"#,
+    ] {
+        let e = RunRequest::from_json(bad).unwrap().to_flags().unwrap_err();
+        assert_eq!(e.field, "file_name", "{bad}: {}", e.message);
+    }
+}
+
+#[test]
 fn every_refusal_names_its_field() {
     let cases = [
         (r#"{"prompt": "p", "colour": 1}"#, "colour"),

@@ -145,6 +145,7 @@ pub(super) async fn attempt(
     let mut cancelled = false;
     let mut result_seen = false;
     let mut stopped_for_retries: Option<ProviderError> = None;
+    let mut asked: Option<ErrorInfo> = None; // see `asked.rs`
     // Retries of the current model request: the CLI's own count where it
     // gives one, else retries since the last sign of progress.
     let mut request_retries: u32 = 0;
@@ -216,6 +217,10 @@ pub(super) async fn attempt(
                                     code: None,
                                     terminal: true,
                                 });
+                                let _ = control_tx.send(Control::Cancel { immediate: false }).await;
+                            }
+                            if asked.is_none() && let Some(e) = super::asked::question_asked(provider.name(), &body) {
+                                asked = Some(e);
                                 let _ = control_tx.send(Control::Cancel { immediate: false }).await;
                             }
                             em.emit(body);
@@ -332,6 +337,7 @@ pub(super) async fn attempt(
     // answers SIGINT with an error result and exit 0: a cancel.)
     let cancel_came_too_late = report.ended_by == EndReason::Cancelled
         && stopped_for_retries.is_none()
+        && asked.is_none()
         && result_seen
         && acc.errors().is_empty()
         && report.status.code == Some(0);
@@ -345,6 +351,7 @@ pub(super) async fn attempt(
         );
     }
     let error = match report.ended_by {
+        _ if asked.is_some() && !cancelled => asked, // whatever the CLI did after
         EndReason::Timeout | EndReason::IdleTimeout => Some(super::deadline_event::timed_out(
             provider.name(),
             report.ended_by,

@@ -14,6 +14,7 @@
 //! `worktree.rs` gives a run in `workspace: worktree` its own git worktree,
 //! `tool_server.rs` gives a step with registry tools agentgate's MCP server.
 
+mod asked;
 mod attempt;
 mod audit;
 mod capture;
@@ -27,6 +28,7 @@ mod record;
 mod run_log;
 mod session_gate;
 mod step;
+mod summary_file;
 mod tail;
 mod tool_server;
 mod warm_attempt;

@@ -15,6 +15,7 @@ use super::emitter::Emitter;
 use super::handoff::Transcript;
 use super::options::{CancelRequest, RunContext};
 use super::record;
+use super::summary_file;
 use super::warm_attempt::warm_attempt;
 use crate::config::Handoff;
 use crate::config::split_quota_key;
@@ -170,13 +171,15 @@ impl StepRunner<'_> {
             .map(|(_, v)| PathBuf::from(v))
             .or_else(|| self.ctx.plan.home.clone());
         // The workspace before the step, when something will ask what it
-        // changed: the failover's check, or the agent's edit scope.
-        let snapshot = if has_next || step.edit_scope != EditScope::Any {
-            let cwd = request.cwd.clone();
-            Some(blocking(move || Snapshot::take(&cwd)).await)
-        } else {
-            None
-        };
+        // changed: the failover's check, the agent's edit scope, or its
+        // summary file.
+        let snapshot =
+            if has_next || step.edit_scope != EditScope::Any || step.summary_file.is_some() {
+                let cwd = request.cwd.clone();
+                Some(blocking(move || Snapshot::take(&cwd)).await)
+            } else {
+                None
+            };
         let mut changes: Changes;
         // Kept only when it may be handed on.
         em.transcript =
@@ -273,6 +276,20 @@ impl StepRunner<'_> {
             }
             break outcome;
         };
+        if let Some(path) = &step.summary_file {
+            let value = summary_file::summary(
+                step.agent.as_deref(),
+                &outcome.envelope,
+                outcome.error.as_ref(),
+                changes.as_ref(),
+            );
+            if let Err(e) = summary_file::write(path, &value) {
+                em.log(
+                    LogLevel::Warn,
+                    format!("failed to write the summary file {}: {e}", path.display()),
+                );
+            }
+        }
         // A CLI that starts a new session when asked to resume one it no
         // longer knows (agy) recreated it too.
         if let Some(asked) = request.resume.as_deref()

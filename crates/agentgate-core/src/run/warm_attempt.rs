@@ -498,7 +498,7 @@ fn turn_error(
 /// What a warm process was started for, as a hash (the request's
 /// environment may hold secrets, which are not kept): a turn asking for
 /// anything else (another model, mode, folder, system prompt, servers,
-/// arguments or environment) gets a new one. The prompt and the session
+/// arguments, environment or permissions) gets a new one. The prompt and the session
 /// to resume are not part of it.
 fn fingerprint(provider: &str, program: &std::path::Path, req: &CliRequest) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -516,7 +516,7 @@ fn fingerprint(provider: &str, program: &std::path::Path, req: &CliRequest) -> u
             &req.extra_args,
             &req.env,
             req.env_clear,
-            req.max_provider_retries,
+            (req.max_provider_retries, &req.permissions),
         )
     );
     let mut hasher = std::collections::hash_map::DefaultHasher::new();

@@ -83,6 +83,7 @@ fn describe(binary: &'static str) -> Description {
         warm: None,
         skills: None,
         catalog: None,
+        permissions: agentgate_providers::permissions::PermissionsWay::None,
         login: LoginFacts {
             probes: &[
                 LoginProbe::Credentials {

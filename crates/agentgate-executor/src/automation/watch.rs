@@ -14,7 +14,11 @@
 //! 3. *Followed*: each scan reads its job ([`JobQueue::get_job`]); once the
 //!    job has ended the file moves to `done/` (succeeded) or to `failed/`
 //!    with `NAME.error.json`. A move that fails is tried again at the next
-//!    scan.
+//!    scan. With `on_failure: keep`, a failed file stays where it is (its
+//!    record goes to `failed/NAME.error.json`) and is marked *kept*: later
+//!    scans pass it by until it changes (a new identity: a new job). After
+//!    a restart it settles again and its key finds the ended job: it is
+//!    kept again, never run twice.
 //!
 //! Nothing of this is kept on disk: after a restart a file is seen, settles
 //! and is enqueued again, and its key returns the job it had, running or
@@ -26,10 +30,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgate_core::sealed::KeyRing;
-use agentgate_core::task_from_stdin;
-use agentgate_core::{Config, WatchSpec};
+use agentgate_core::{Config, OnFailure, WatchSpec};
 use agentgate_core::{IDEMPOTENCY_KEY_MAX, RunRequest};
 use agentgate_core::{STDIN_PROMPT_MAX_BYTES, read_text_file};
+use agentgate_core::{check_file_name, task_from_stdin};
 use agentgate_store::{JobQueue, JobRecord, JobState};
 use jiff::Timestamp;
 
@@ -47,6 +51,9 @@ pub struct ScanReport {
     pub done: Vec<(String, String)>,
     /// Files moved to `failed/`: (name, job id, or `None` when refused).
     pub failed: Vec<(String, Option<String>)>,
+    /// Files whose job failed, left in the folder (`on_failure: keep`):
+    /// (name, job id).
+    pub kept: Vec<(String, String)>,
     /// What went wrong and will be tried again.
     pub errors: Vec<String>,
 }
@@ -61,6 +68,9 @@ struct Seen {
 struct Taken {
     identity: Identity,
     job_id: String,
+    /// Its job failed and the file was kept in the folder: nothing more to
+    /// do until it changes.
+    kept: bool,
 }
 
 /// One watched folder.
@@ -151,6 +161,9 @@ impl FolderWatcher {
         for file in &files {
             if let Some(taken) = self.taken.get(&file.name) {
                 if taken.identity == file.identity {
+                    if taken.kept {
+                        continue;
+                    }
                     let job_id = taken.job_id.clone();
                     self.follow(&file.name, &job_id, &mut report);
                     continue;
@@ -207,8 +220,14 @@ impl FolderWatcher {
                     tracing::info!(watch = %self.spec.name, file = name, job_id, "watched file enqueued");
                     report.enqueued.push((name.to_owned(), job_id.clone()));
                 }
-                self.taken
-                    .insert(name.to_owned(), Taken { identity, job_id });
+                self.taken.insert(
+                    name.to_owned(),
+                    Taken {
+                        identity,
+                        job_id,
+                        kept: false,
+                    },
+                );
                 if done.job.state.is_final() {
                     self.settle_file(name, &done.job, report);
                 }
@@ -234,6 +253,11 @@ impl FolderWatcher {
                 request.task = Some(object);
             }
             _ => request.prompt = Some(task.prompt),
+        }
+        // The prompt names the note (unless its task object names itself,
+        // or the name cannot go in a header line).
+        if task.file_name.is_none() && check_file_name(name).is_ok() {
+            request.file_name = Some(name.to_owned());
         }
         request
             .to_flags()
@@ -273,7 +297,48 @@ impl FolderWatcher {
             .error
             .clone()
             .or_else(|| job.envelope.as_ref().and_then(|e| e.error.clone()));
-        self.move_to_failed(name, Some(&job.job_id), job.state.as_str(), error, report);
+        match self.spec.on_failure {
+            OnFailure::Move => {
+                self.move_to_failed(name, Some(&job.job_id), job.state.as_str(), error, report);
+            }
+            OnFailure::Keep => {
+                self.keep_failed(name, &job.job_id, job.state.as_str(), error, report)
+            }
+        }
+    }
+
+    /// Leave the file of a failed job in the folder, its record in
+    /// `failed/`, and pass it by until it changes.
+    fn keep_failed(
+        &mut self,
+        name: &str,
+        job_id: &str,
+        state: &str,
+        error: Option<String>,
+        report: &mut ScanReport,
+    ) {
+        let failed = self.spec.folder.join(FAILED_DIR);
+        let record = ErrorRecord {
+            watch: self.spec.name.clone(),
+            file: name.to_owned(),
+            job_id: Some(job_id.to_owned()),
+            state: state.to_owned(),
+            error,
+        };
+        let written = std::fs::create_dir_all(&failed)
+            .and_then(|()| write_record(&failed.join(name), &record));
+        if let Err(e) = written {
+            // The file is kept all the same: a record is not worth a loop.
+            report.errors.push(format!(
+                "`{name}`: kept in the folder, but its error record could not be written to {}: {e}",
+                failed.display()
+            ));
+        }
+        if let Some(taken) = self.taken.get_mut(name) {
+            taken.kept = true;
+        }
+        tracing::warn!(watch = %self.spec.name, file = name, job_id, state, error = ?record.error, "watched file failed, kept in the folder");
+        report.kept.push((name.to_owned(), job_id.to_owned()));
     }
 
     fn move_to_failed(

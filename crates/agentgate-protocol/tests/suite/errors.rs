@@ -24,6 +24,7 @@ const TABLE: &[(ErrorKind, &str, bool)] = &[
     (ErrorKind::Network, "network", true),
     (ErrorKind::ContextOverflow, "context_overflow", false),
     (ErrorKind::InvalidOutput, "invalid_output", true),
+    (ErrorKind::UserInputRequested, "user_input_requested", true),
     (ErrorKind::Cancelled, "cancelled", false),
     (ErrorKind::ProviderError, "provider_error", true),
     (ErrorKind::SessionBusy, "session_busy", true),

@@ -66,6 +66,7 @@ pub static AGY: Description = Description {
         probes: &[LoginProbe::Hint(".gemini/antigravity-cli")],
         otherwise: LoginState::Unknown,
     },
+    permissions: crate::permissions::PermissionsWay::None,
 };
 
 static ARGV: &[Part] = &[

@@ -50,6 +50,7 @@ pub static CLAUDE: Description = Description {
         ],
         otherwise: LoginState::NoneFound,
     },
+    permissions: crate::permissions::PermissionsWay::ClaudeSettings,
 };
 
 static ARGV: &[Part] = &[

@@ -56,6 +56,7 @@ pub static CODEX: Description = Description {
         ],
         otherwise: LoginState::NoneFound,
     },
+    permissions: crate::permissions::PermissionsWay::None,
 };
 
 /// `codex app-server`: the thread (resumed or new), its model, sandbox and

@@ -65,6 +65,7 @@ pub static CURSOR: Description = Description {
         ],
         otherwise: LoginState::Unknown,
     },
+    permissions: crate::permissions::PermissionsWay::None,
 };
 
 static ARGV: &[Part] = &[

@@ -171,7 +171,14 @@ impl Provider for CustomProvider {
                     .into(),
             ));
         }
-        argv::command(&spec.name, &self.argv, spec.prompt, req, program, scratch)
+        let mut cmd = argv::command(&spec.name, &self.argv, spec.prompt, req, program, scratch)?;
+        if let Some(p) = &req.permissions {
+            // A described CLI takes no settings: said so, not pretended.
+            let way = crate::permissions::PermissionsWay::None;
+            let (_, notices) = crate::permissions::apply(way, &spec.name, p);
+            cmd.notices.extend(notices);
+        }
+        Ok(cmd)
     }
 
     fn decoder(&self) -> Box<dyn Decoder> {

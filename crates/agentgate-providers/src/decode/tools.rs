@@ -52,6 +52,26 @@ const CLASSES: &[(&str, ToolClass)] = &[
     ("google_web_search", ToolClass::Web),
 ];
 
+/// The built-in tools with which a CLI asks its user a question and waits
+/// for the answer (names as the CLI declares them to the model): Claude
+/// Code `AskUserQuestion`, Gemini CLI and Qwen Code `ask_user`, Codex
+/// `request_user_input`, opencode `question`. Nobody answers an unattended
+/// run, so a call of one is a failure (the run's `user_input_requested`),
+/// not a wait until the timeout. Exact names only: an MCP tool of another
+/// name never matches.
+pub const ASK_USER_TOOLS: &[&str] = &[
+    "AskUserQuestion",
+    "ask_user",
+    "request_user_input",
+    "question",
+];
+
+/// Whether a tool call of `name` asks the user a question (see
+/// [`ASK_USER_TOOLS`]).
+pub fn asks_the_user(name: &str) -> bool {
+    ASK_USER_TOOLS.contains(&name)
+}
+
 /// Words that make a tool (usually an MCP tool) a browser driver.
 const BROWSER_WORDS: &[&str] = &["browser", "playwright", "puppeteer", "chrome"];
 
@@ -96,6 +116,28 @@ pub fn compact_tool_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_ask_tools_of_the_clis_ask_the_user() {
+        for name in [
+            "AskUserQuestion",
+            "ask_user",
+            "request_user_input",
+            "question",
+        ] {
+            assert!(asks_the_user(name), "{name}");
+        }
+        // Exact names: an MCP tool or another spelling is not one.
+        for name in [
+            "askuserquestion",
+            "mcp__forms__ask_user",
+            "Bash",
+            "questions",
+            "",
+        ] {
+            assert!(!asks_the_user(name), "{name}");
+        }
+    }
 
     #[test]
     fn shell_tools_of_every_cli_are_shell() {

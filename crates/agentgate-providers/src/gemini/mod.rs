@@ -57,6 +57,7 @@ pub static GEMINI: Description = Description {
         ],
         otherwise: LoginState::NoneFound,
     },
+    permissions: crate::permissions::PermissionsWay::None,
 };
 
 /// The approval mode's flags (in `ask`, the default, in which it asks).

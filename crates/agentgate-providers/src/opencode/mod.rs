@@ -82,6 +82,7 @@ pub static OPENCODE: Description = Description {
         // found is therefore not conclusive.
         otherwise: LoginState::Unknown,
     },
+    permissions: crate::permissions::PermissionsWay::None,
 };
 
 static ARGV: &[Part] = &[

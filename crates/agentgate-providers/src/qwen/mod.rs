@@ -64,6 +64,7 @@ pub static QWEN: Description = Description {
         ],
         otherwise: LoginState::NoneFound,
     },
+    permissions: crate::permissions::PermissionsWay::None,
 };
 
 /// `--acp`: the session (new or loaded) and the turns go over the wire.

@@ -53,6 +53,8 @@ impl Args {
         RunRequest {
             prompt,
             task,
+            // A JSON task input names its file itself (`file_name`).
+            file_name: None,
             providers: self.provider.clone().map(|n| n.0).unwrap_or_default(),
             agents: self.agent.clone().map(|n| n.0).unwrap_or_default(),
             chain: self.chain.clone(),

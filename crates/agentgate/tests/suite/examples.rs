@@ -231,6 +231,13 @@ fn cli_agents_yaml_runs_by_a_relative_name_as_its_comment_says() {
     host.stand_in("ollama", "ollama answered");
     let work = host.work();
     host.copy_example("cli_agents.yaml", &work);
+    // The example's permissions_file: Claude Code's own settings.
+    std::fs::create_dir_all(work.join(".claude")).unwrap();
+    std::fs::write(
+        work.join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["WebFetch"]}}"#,
+    )
+    .unwrap();
 
     let run = host.agentgate(
         &work,

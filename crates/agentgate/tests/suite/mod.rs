@@ -12,6 +12,7 @@ mod examples_host;
 mod examples_systemd;
 mod fake_llm_cli;
 mod fault_drill;
+mod gardener;
 mod health;
 mod input_limits;
 mod json_duplicates;

@@ -3,3 +3,4 @@
 mod runner;
 mod schedule;
 mod watch;
+mod watch_gardener;

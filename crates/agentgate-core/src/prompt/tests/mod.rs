@@ -409,3 +409,5 @@ fn pieces_serialize_for_dry_run() {
         serde_json::json!({"kind": "task", "source": null, "label": null, "bytes": 2, "total_bytes": 2, "truncated": false})
     );
 }
+
+mod gardener;
