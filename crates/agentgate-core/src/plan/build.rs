@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::effort;
 use super::error::PlanError;
 use super::members::Member;
 use super::modes;
@@ -189,6 +190,14 @@ pub(super) fn build_step(
         .as_deref()
         .map(|p| shared.schema(p))
         .transpose()?;
+    let levels = flags.effort_levels.of(&name, choice.model.as_deref());
+    let knobs = effort::resolve(&name, choice.model.as_deref(), &settings, levels.as_deref());
+    // The longest the deadline lets an attempt go on: its timeout, or the
+    // limit of its extensions (three timeouts unless set).
+    let deadline = match (settings.timeout, settings.extend_on_activity) {
+        (Some(t), Some(_)) => Some(settings.max_timeout.unwrap_or(t.saturating_mul(3))),
+        (t, _) => t,
+    };
     let request = CliRequest {
         prompt: prompt.fresh.clone(),
         model: choice.model.clone(),
@@ -203,6 +212,11 @@ pub(super) fn build_step(
         env_clear: false,
         output_schema: settings.output_schema,
         mcp_servers: flags.mcp_servers.clone(),
+        env_remove: settings.env_remove,
+        reasoning_effort: knobs.effort,
+        thinking_budget: knobs.thinking_budget,
+        max_turns: knobs.max_turns,
+        deadline,
     };
     let mut step = Step::new(provider, request);
     step.agent = agent.map(|a| a.name.clone());
@@ -222,6 +236,7 @@ pub(super) fn build_step(
     };
     step.model_source = choice.source;
     step.model_resolution = choice.resolution;
+    step.effort = knobs.report;
     step.default_model = cfg.default_model(&name);
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
@@ -237,6 +252,10 @@ pub(super) fn build_step(
         ));
     }
     if let Some(n) = mode_notice {
+        warnings.push(n.clone());
+        step.notices.push(n);
+    }
+    for n in knobs.warnings {
         warnings.push(n.clone());
         step.notices.push(n);
     }

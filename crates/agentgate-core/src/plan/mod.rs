@@ -11,6 +11,7 @@
 //! a plan ([`report`]); the run module's `run` executes one.
 
 mod build;
+mod effort;
 mod error;
 mod members;
 mod modes;
