@@ -233,7 +233,10 @@ mod tests {
     #[test]
     fn codex_gets_the_effort_on_fresh_and_resumed_turns() {
         let fresh = argv(&CODEX, &asking(Some("high"), None, None));
-        assert!(has_pair(&fresh, "-c", "model_reasoning_effort=\"high\""), "{fresh:?}");
+        assert!(
+            has_pair(&fresh, "-c", "model_reasoning_effort=\"high\""),
+            "{fresh:?}"
+        );
         let resumed = argv(
             &CODEX,
             &CliRequest {
@@ -241,7 +244,10 @@ mod tests {
                 ..asking(Some("low"), None, None)
             },
         );
-        assert!(has_pair(&resumed, "-c", "model_reasoning_effort=\"low\""), "{resumed:?}");
+        assert!(
+            has_pair(&resumed, "-c", "model_reasoning_effort=\"low\""),
+            "{resumed:?}"
+        );
         assert!(!argv(&CODEX, &req()).join(" ").contains("reasoning"));
     }
 
@@ -286,7 +292,8 @@ mod tests {
             env_clear: true,
             ..asking(None, Some(1234), None)
         };
-        r.env.push(("HOME".into(), home.path().display().to_string()));
+        r.env
+            .push(("HOME".into(), home.path().display().to_string()));
         let c = GEMINI
             .command(&r, Path::new("/bin/gemini"), &dir.path().into())
             .unwrap();
@@ -306,7 +313,10 @@ mod tests {
                    "modelConfig": {"generateContentConfig": {"thinkingConfig": {"thinkingBudget": 1234}}}})
         );
         // No MCP servers: none allowed by name.
-        assert!(!c.display_args().contains(&"--allowed-mcp-server-names".to_owned()));
+        assert!(
+            !c.display_args()
+                .contains(&"--allowed-mcp-server-names".to_owned())
+        );
         // Nothing asked: no home of its own.
         let plain = GEMINI
             .command(&req(), Path::new("/bin/gemini"), &dir.path().into())
