@@ -54,7 +54,7 @@ pub struct CliRequest {
     /// (`env_remove`: a provider-home override such as `CLAUDE_CONFIG_DIR`).
     pub env_remove: Vec<String>,
     /// How hard the model thinks: a level of
-    /// [`crate::reasoning::EFFORT_LEVELS`], for the CLIs with a knob for it
+    /// `reasoning::EFFORT_LEVELS`, for the CLIs with a knob for it
     /// (see the `reasoning` module); the planner clears it for the others.
     pub reasoning_effort: Option<String>,
     /// A thinking budget in tokens, for the CLIs with a knob for it.

@@ -22,7 +22,7 @@ const LIMIT: Duration = Duration::from_secs(180);
 
 /// `agentgate run --provider CLI --yolo --compact ARGS "Say hi."` in the
 /// recipe's environment.
-fn run(client: &Client, args: &[&str]) -> (Run, Value) {
+fn run_cli(client: &Client, args: &[&str]) -> (Run, Value) {
     let store = tempfile::tempdir().unwrap();
     let program = client.program.display().to_string();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
@@ -69,7 +69,7 @@ const HELLO: &str = "turns:\n  - text: \"Hello.\"\n    repeat: true\n";
 fn codex_effort_in_request() {
     let server = FakeServer::start(HELLO);
     let client = Client::new(Cli::Codex, &server);
-    let (run, env) = run(&client, &["--reasoning-effort", "high"]);
+    let (run, env) = run_cli(&client, &["--reasoning-effort", "high"]);
     assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
     let sent = reasoning_sent(&server);
     assert!(!sent.is_empty(), "no model request");
@@ -105,7 +105,7 @@ fn claude_effort() {
     let server = FakeServer::start(HELLO);
     let client = Client::new(Cli::Claude, &server);
     // A model with effort: `--effort` becomes `output_config.effort`.
-    let (run, env) = run(
+    let (run, env) = run_cli(
         &client,
         &["--model", "claude-opus-4-8", "--reasoning-effort", "low"],
     );
@@ -119,7 +119,7 @@ fn claude_effort() {
     assert_eq!(env["effort"]["via"][0], "--effort");
     // A model that thinks with a budget: MAX_THINKING_TOKENS sets it.
     let before = sent.len();
-    let (run, env) = run(
+    let (run, env) = run_cli(
         &client,
         &["--model", "claude-sonnet-4-5", "--thinking-budget", "5000"],
     );
@@ -138,7 +138,7 @@ fn claude_effort() {
 fn gemini_thinking_budget() {
     let server = FakeServer::start(HELLO);
     let client = Client::new(Cli::Gemini, &server);
-    let (run, env) = run(
+    let (run, env) = run_cli(
         &client,
         &["--model", "gemini-2.5-flash", "--thinking-budget", "1234"],
     );
@@ -152,7 +152,7 @@ fn gemini_thinking_budget() {
     assert_eq!(env["effort"]["thinking_budget"], 1234, "{env:#}");
     // An effort level becomes the budget agentgate maps it to (low: 1024).
     let before = sent.len();
-    let (run, env) = run(
+    let (run, env) = run_cli(
         &client,
         &["--model", "gemini-2.5-flash", "--reasoning-effort", "low"],
     );
@@ -175,7 +175,7 @@ fn claude_max_turns() {
     );
     let client = Client::new(Cli::Claude, &server);
     let model = client.setup.model.clone();
-    let (run, env) = run(&client, &["--model", &model, "--max-turns", "2"]);
+    let (run, env) = run_cli(&client, &["--model", &model, "--max-turns", "2"]);
     assert_eq!(env["error_type"], "max_turns", "{env:#}\n{}", run.stderr);
     assert_eq!(env["recoverable"], false, "{env:#}");
     assert_eq!(run.code, Some(1), "{env:#}");
@@ -191,7 +191,7 @@ fn echo_config(dir: &Path) -> std::path::PathBuf {
         r#"version: 1
 providers:
   echoenv:
-    command: [/bin/sh, -c, 'echo "home=${CLAUDE_CONFIG_DIR:-unset} keep=${KEEP_ME:-unset} args=$*"', sh]
+    command: [/bin/sh, -c, 'echo "home=${{CLAUDE_CONFIG_DIR:-unset}} keep=${{KEEP_ME:-unset}} args=$*"', sh]
     prompt: stdin
     output: text
     extra_args: [--global]
