@@ -25,7 +25,7 @@ use agentgate_store::store_choice;
 use agentgate_store::{RunStore, StoreBackend};
 use anyhow::Context;
 
-pub use args::{AFTER_HELP, Args};
+pub use args::{AFTER_HELP, Args, OutputFormat};
 pub use coalesce::ChunkPump;
 pub use request::read_task_text;
 
