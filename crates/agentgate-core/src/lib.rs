@@ -144,10 +144,13 @@ pub use run::{
     parse_capture_streams, raw_line, run,
 };
 pub use run_flags::{
-    NOW_ENV, RunFlags, SessionBusy, SkillCall, Tier, check_skill_name, names as split_names,
-    now_from_env,
+    EffortLevels, EffortLevelsFn, NOW_ENV, RunFlags, SessionBusy, SkillCall, Tier,
+    check_skill_name, names as split_names, now_from_env,
 };
-pub use settings::{PermissionMode, Settings, WorkspaceMode, parse_duration, parse_timeout_warn};
+pub use settings::{
+    ExtraArgsMode, PermissionMode, Settings, UnsupportedEffort, WorkspaceMode, parse_duration,
+    parse_timeout_warn,
+};
 pub use skills::{SkillListError, SkillQuery, SkillRow, list_skills};
 pub use workspace::{
     Change, ChangeKind, DEFAULT_WALK_LIMIT, RepoLocation, Snapshot, SnapshotKind, WorkspaceError,

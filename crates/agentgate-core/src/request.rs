@@ -210,6 +210,21 @@ pub struct RunRequest {
     /// `--extra-arg` values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extra_args: Vec<String>,
+    /// `append` (the default) or `replace` (`--extra-args-mode`): whether
+    /// `extra_args` replace the agent's and the provider's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extra_args_mode: Option<crate::settings::ExtraArgsMode>,
+    /// `--reasoning-effort`: `none`, `minimal`, `low`, `medium`, `high`,
+    /// `xhigh` or `max`, for the CLIs with a knob for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<String>,
+    /// `--thinking-budget`: tokens of thinking, for the CLIs with a knob
+    /// for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking_budget: Option<u32>,
+    /// `--max-turns` (Claude Code).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u32>,
     /// `--label key=value` pairs: stored with the job and its run, in the
     /// envelope, and what `?label=` filters and cancels by label match
     /// (see `agentgate_protocol::check_labels` for the bounds).
@@ -384,6 +399,22 @@ impl RunRequest {
                 workspace: self.workspace,
                 env: self.env.clone().into_iter().collect(),
                 extra_args: self.extra_args.clone(),
+                extra_args_mode: self.extra_args_mode,
+                env_remove: Vec::new(),
+                reasoning_effort: self
+                    .reasoning_effort
+                    .as_deref()
+                    .map(agentgate_providers::reasoning::parse_effort)
+                    .transpose()
+                    .map_err(|e| RequestError::new("reasoning_effort", e))?,
+                unsupported_effort: None,
+                thinking_budget: self.thinking_budget,
+                max_turns: match self.max_turns {
+                    Some(0) => {
+                        return Err(RequestError::new("max_turns", "at least 1"));
+                    }
+                    n => n,
+                },
             },
             system_file: self.system_file.clone(),
             agent_file: self.agent_file.clone(),
@@ -415,6 +446,7 @@ impl RunRequest {
                 name: name.clone(),
                 input: self.input.clone(),
             }),
+            effort_levels: crate::run_flags::EffortLevels::default(),
         };
         Ok((flags, task))
     }

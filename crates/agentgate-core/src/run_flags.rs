@@ -124,6 +124,37 @@ pub struct RunFlags {
     /// `--skill NAME --input JSON`: the skill every step invokes, its own
     /// way (`plan/skill.rs`).
     pub skill: Option<SkillCall>,
+    /// The reasoning-effort levels each model takes, where a catalog knows
+    /// them; an effort a model does not take is clamped or dropped
+    /// (`plan/effort.rs`). Unset: every effort is passed as asked.
+    pub effort_levels: EffortLevels,
+}
+
+/// The levels of reasoning effort a model takes: `(provider, model)` (the
+/// model as the step will pass it, `None` for the CLI's default) to the
+/// list, `None` when unknown. The seam through which a model catalog
+/// tells the planner.
+pub type EffortLevelsFn = dyn Fn(&str, Option<&str>) -> Option<Vec<String>> + Send + Sync;
+
+/// [`RunFlags::effort_levels`]: a lookup, or none.
+#[derive(Clone, Default)]
+pub struct EffortLevels(pub Option<std::sync::Arc<EffortLevelsFn>>);
+
+impl EffortLevels {
+    /// The levels `model` of `provider` takes, if known.
+    pub fn of(&self, provider: &str, model: Option<&str>) -> Option<Vec<String>> {
+        self.0.as_ref().and_then(|f| f(provider, model))
+    }
+}
+
+impl std::fmt::Debug for EffortLevels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "EffortLevels(lookup)"
+        } else {
+            "EffortLevels(none)"
+        })
+    }
 }
 
 /// The variable that sets the clock of a run (RFC 3339), for tests of the

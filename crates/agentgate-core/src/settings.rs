@@ -100,6 +100,59 @@ impl FromStr for WorkspaceMode {
     }
 }
 
+/// What a layer's `extra_args` do to those of the layers below it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ExtraArgsMode {
+    /// Come after them (the default).
+    #[default]
+    Append,
+    /// Replace them: a task's own arguments instead of the agent's and
+    /// the provider's (seed 001's task-level `cli_parameters`).
+    Replace,
+}
+
+impl FromStr for ExtraArgsMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "append" => Ok(ExtraArgsMode::Append),
+            "replace" => Ok(ExtraArgsMode::Replace),
+            other => Err(format!(
+                "unknown extra_args_mode `{other}` (expected append or replace)"
+            )),
+        }
+    }
+}
+
+/// What the planner does with a reasoning effort the model does not take
+/// (when it knows the model's levels: see `plan/effort.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum UnsupportedEffort {
+    /// Use the nearest level the model takes, below the one asked for if
+    /// there is one (the default).
+    #[default]
+    Clamp,
+    /// Leave the effort out: the model's default applies.
+    Drop,
+}
+
+impl FromStr for UnsupportedEffort {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "clamp" => Ok(UnsupportedEffort::Clamp),
+            "drop" => Ok(UnsupportedEffort::Drop),
+            other => Err(format!(
+                "unknown unsupported_effort `{other}` (expected clamp or drop)"
+            )),
+        }
+    }
+}
+
 /// What a layer says about one step. `None` (or an empty list) says
 /// nothing, so the layer below decides.
 #[derive(Debug, Clone, Default)]
@@ -135,8 +188,23 @@ pub struct Settings {
     /// pair winning over an earlier one of the same name.
     pub env: Vec<(String, String)>,
     /// Arguments appended to the CLI's argv; the lists of all layers add
-    /// up, the lowest layer's first.
+    /// up, the lowest layer's first, unless a layer's `extra_args_mode` is
+    /// `replace`.
     pub extra_args: Vec<String>,
+    /// Whether this layer's `extra_args` replace those of the layers below.
+    pub extra_args_mode: Option<ExtraArgsMode>,
+    /// Variables of agentgate's environment the CLI does not inherit; the
+    /// lists of all layers add up (a variable `env` sets is still set).
+    pub env_remove: Vec<String>,
+    /// How hard the model thinks (`--reasoning-effort`): a level of
+    /// `agentgate_providers::reasoning::EFFORT_LEVELS`.
+    pub reasoning_effort: Option<String>,
+    /// What to do with an effort the model does not take.
+    pub unsupported_effort: Option<UnsupportedEffort>,
+    /// A thinking budget in tokens (`--thinking-budget`).
+    pub thinking_budget: Option<u32>,
+    /// The most turns the agent may take (`--max-turns`).
+    pub max_turns: Option<u32>,
 }
 
 impl Settings {
@@ -159,12 +227,33 @@ impl Settings {
             retry_on: self.retry_on.or_else(|| lower.retry_on.clone()),
             workspace: self.workspace.or(lower.workspace),
             env: lower.env.iter().cloned().chain(self.env).collect(),
-            extra_args: lower
-                .extra_args
+            extra_args: if self.extra_args_mode == Some(ExtraArgsMode::Replace) {
+                self.extra_args
+            } else {
+                lower
+                    .extra_args
+                    .iter()
+                    .cloned()
+                    .chain(self.extra_args)
+                    .collect()
+            },
+            // A layer that replaces replaces every layer below it.
+            extra_args_mode: match self.extra_args_mode {
+                Some(ExtraArgsMode::Replace) => Some(ExtraArgsMode::Replace),
+                _ => lower.extra_args_mode,
+            },
+            env_remove: lower
+                .env_remove
                 .iter()
                 .cloned()
-                .chain(self.extra_args)
+                .chain(self.env_remove)
                 .collect(),
+            reasoning_effort: self
+                .reasoning_effort
+                .or_else(|| lower.reasoning_effort.clone()),
+            unsupported_effort: self.unsupported_effort.or(lower.unsupported_effort),
+            thinking_budget: self.thinking_budget.or(lower.thinking_budget),
+            max_turns: self.max_turns.or(lower.max_turns),
         }
     }
 }
@@ -317,6 +406,48 @@ mod tests {
             ]
         );
         assert_eq!(s.permission_mode, None);
+    }
+
+    #[test]
+    fn a_layer_that_replaces_extra_args_drops_every_layer_below() {
+        let layer = |arg: &str, mode| Settings {
+            extra_args: vec![arg.into()],
+            extra_args_mode: mode,
+            ..Settings::default()
+        };
+        let provider = layer("--provider", None);
+        let s = layer("--flag", Some(ExtraArgsMode::Replace))
+            .combine(&layer("--agent", None))
+            .combine(&provider);
+        assert_eq!(s.extra_args, ["--flag"]);
+        let s = layer("--flag", None)
+            .combine(&layer("--agent", Some(ExtraArgsMode::Replace)))
+            .combine(&provider);
+        assert_eq!(s.extra_args, ["--agent", "--flag"]);
+        let s = layer("--flag", Some(ExtraArgsMode::Append))
+            .combine(&layer("--agent", None))
+            .combine(&provider);
+        assert_eq!(s.extra_args, ["--provider", "--agent", "--flag"]);
+        assert!("swap".parse::<ExtraArgsMode>().is_err());
+    }
+
+    #[test]
+    fn env_remove_adds_up_and_knobs_come_from_the_highest_layer() {
+        let flags = Settings {
+            reasoning_effort: Some("high".into()),
+            env_remove: vec!["CODEX_HOME".into()],
+            ..Settings::default()
+        };
+        let agent = Settings {
+            reasoning_effort: Some("low".into()),
+            max_turns: Some(3),
+            env_remove: vec!["CLAUDE_CONFIG_DIR".into()],
+            ..Settings::default()
+        };
+        let s = flags.combine(&agent);
+        assert_eq!(s.reasoning_effort.as_deref(), Some("high"));
+        assert_eq!(s.max_turns, Some(3));
+        assert_eq!(s.env_remove, ["CLAUDE_CONFIG_DIR", "CODEX_HOME"]);
     }
 
     #[test]

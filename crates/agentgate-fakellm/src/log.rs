@@ -40,6 +40,12 @@ pub struct LogEntry {
     /// `text.format`, Chat Completions `response_format`), as sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_format: Option<serde_json::Value>,
+    /// The reasoning settings as sent, under their wire names: Responses
+    /// `reasoning` (`{effort, summary}`), Chat Completions
+    /// `reasoning_effort`, Anthropic `output_config` and `thinking`,
+    /// Gemini `thinkingConfig` (of `generationConfig`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<serde_json::Value>,
     /// The side request kind, when it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub side: Option<SideRequest>,
@@ -54,6 +60,26 @@ pub struct LogEntry {
     /// Why a request was refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// The reasoning settings of a request `body` of `api`, as sent (see
+/// [`LogEntry::reasoning`]); `None` when it has none.
+pub fn reasoning_of(api: Api, body: &serde_json::Value) -> Option<serde_json::Value> {
+    let keys: &[&str] = match api {
+        Api::Responses => &["reasoning"],
+        Api::Chat => &["reasoning_effort"],
+        Api::Anthropic => &["output_config", "thinking"],
+        Api::Gemini => &["thinkingConfig"],
+    };
+    let from = match api {
+        Api::Gemini => body.get("generationConfig")?,
+        _ => body,
+    };
+    let found: serde_json::Map<String, serde_json::Value> = keys
+        .iter()
+        .filter_map(|k| Some(((*k).to_owned(), from.get(*k)?.clone())))
+        .collect();
+    (!found.is_empty()).then_some(serde_json::Value::Object(found))
 }
 
 /// Where log lines go.
@@ -116,5 +142,33 @@ impl RequestLog {
             Ok(e) => e.clone(),
             Err(p) => p.into_inner().clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn reasoning_fields_are_kept_as_sent_per_api() {
+        let body = json!({"reasoning": {"effort": "high"}, "reasoning_effort": "low"});
+        assert_eq!(
+            reasoning_of(Api::Responses, &body),
+            Some(json!({"reasoning": {"effort": "high"}}))
+        );
+        assert_eq!(
+            reasoning_of(Api::Chat, &body),
+            Some(json!({"reasoning_effort": "low"}))
+        );
+        let body = json!({"thinking": {"type": "enabled", "budget_tokens": 5000}});
+        assert_eq!(reasoning_of(Api::Anthropic, &body), Some(body.clone()));
+        let body = json!({"generationConfig": {"thinkingConfig": {"thinkingBudget": 1024}}});
+        assert_eq!(
+            reasoning_of(Api::Gemini, &body),
+            Some(json!({"thinkingConfig": {"thinkingBudget": 1024}}))
+        );
+        assert_eq!(reasoning_of(Api::Gemini, &json!({})), None);
     }
 }

@@ -237,6 +237,7 @@ async fn handle(
         tools: None,
         messages: None,
         response_format: None,
+        reasoning: None,
         side: None,
         turn: None,
         outcome: "info",
@@ -316,6 +317,7 @@ async fn handle(
             entry.tools = Some(req.tool_names());
             entry.messages = Some(req.messages.clone());
             entry.response_format = req.response_format.clone();
+            entry.reasoning = crate::log::reasoning_of(api, &value);
             let reply = match SideRequest::detect(&req) {
                 Some(kind) => {
                     entry.side = Some(kind);

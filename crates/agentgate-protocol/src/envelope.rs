@@ -129,6 +129,11 @@ pub struct Envelope {
     /// `labels`, left out when the run invoked none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill: Option<String>,
+    /// The reasoning effort and thinking budget asked for
+    /// (`--reasoning-effort`, `--thinking-budget`) and what the CLI was
+    /// given. Like `skill`, left out when the run asked for neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<EffortReport>,
     /// With `workspace: worktree`: the git worktree the run ran in, whether
     /// it was kept, and what the run changed there; `null` for a run in the
     /// shared working tree.
@@ -151,6 +156,31 @@ pub struct Envelope {
     /// `null` for a run whose CLI was started for it alone.
     #[serde(default)]
     pub warm: Option<crate::warm::WarmReport>,
+}
+
+/// What became of a run's reasoning effort and thinking budget on the
+/// provider that answered.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EffortReport {
+    /// The level asked for; `null` when only a budget was.
+    #[serde(default)]
+    pub requested: Option<String>,
+    /// The level the CLI was given; `null` when it was left out (the CLI
+    /// or the model takes none, or `unsupported_effort: drop`).
+    #[serde(default)]
+    pub applied: Option<String>,
+    /// The thinking budget in tokens the CLI was given; `null` when none
+    /// was asked for or the CLI takes none.
+    #[serde(default)]
+    pub thinking_budget: Option<u32>,
+    /// How the CLI was told, e.g. `--effort`, `-c model_reasoning_effort`,
+    /// `MAX_THINKING_TOKENS`; empty when nothing was passed.
+    #[serde(default)]
+    pub via: Vec<String>,
+    /// What agentgate changed, and why, when it did not pass what was
+    /// asked as asked; `null` otherwise.
+    #[serde(default)]
+    pub effort_resolution: Option<String>,
 }
 
 impl Envelope {

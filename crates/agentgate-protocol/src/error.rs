@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 /// | `session_busy` | yes | another run holds the `--session` (refused with `--session-busy fail`, or waited for past the timeout); later it is free |
 /// | `tool_error` | no | a deterministic tool (`agentgate tool`) failed; its error code's registry entry says whether a retry may help, and the envelope's `recoverable` carries that |
 /// | `policy` | no | the tool policy refused the tool before it started; change the policy or the manifest |
+/// | `max_turns` | no | the agent used the turns the caller allowed (`--max-turns`) without finishing; the same limit stops it again |
 /// | `unknown` | no | not classified; retrying blindly could repeat side effects |
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -95,6 +96,9 @@ pub enum ErrorKind {
     /// The tool policy refused the tool before it started.
     #[serde(rename = "policy")]
     Policy,
+    /// The agent reached the caller's limit on turns (`--max-turns`).
+    #[serde(rename = "max_turns")]
+    MaxTurns,
     /// Not classified.
     #[serde(rename = "unknown")]
     Unknown,
@@ -102,7 +106,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 20] = [
+    pub const ALL: [ErrorKind; 21] = [
         Self::Timeout,
         Self::IdleTimeout,
         Self::Quota,
@@ -122,6 +126,7 @@ impl ErrorKind {
         Self::SessionBusy,
         Self::ToolError,
         Self::Policy,
+        Self::MaxTurns,
         Self::Unknown,
     ];
 
@@ -148,6 +153,7 @@ impl ErrorKind {
             | Self::Cancelled
             | Self::ToolError
             | Self::Policy
+            | Self::MaxTurns
             | Self::Unknown => false,
         }
     }
@@ -174,6 +180,7 @@ impl ErrorKind {
             Self::SessionBusy => "session_busy",
             Self::ToolError => "tool_error",
             Self::Policy => "policy",
+            Self::MaxTurns => "max_turns",
             Self::Unknown => "unknown",
         }
     }

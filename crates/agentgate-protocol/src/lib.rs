@@ -47,8 +47,8 @@ mod workspace;
 
 pub use approval::{ApprovalCounts, ApprovalDecisionEvent, ApprovalRequestEvent, DecidedBy};
 pub use envelope::{
-    ActivityClass, Attempt, Envelope, Metadata, ReasoningAbsentReason, ReasoningSource, Survivor,
-    TokensUsed, ToolActivity, estimate_output_tokens,
+    ActivityClass, Attempt, EffortReport, Envelope, Metadata, ReasoningAbsentReason,
+    ReasoningSource, Survivor, TokensUsed, ToolActivity, estimate_output_tokens,
 };
 pub use error::{ErrorInfo, ErrorKind, ErrorSource, ToolErrorCode, UnknownErrorKind};
 pub use events::{

@@ -22,7 +22,8 @@
 //! description, decoder and error table), [`custom`] (CLIs a config file
 //! describes), [`argv`] (the argv-table language every description is
 //! written in), [`decode`] (the shared skeleton of the decoders) and
-//! [`mcp`] (the MCP server configs handed to a CLI).
+//! [`mcp`] (the MCP server configs handed to a CLI), [`reasoning`] (each
+//! CLI's knobs for reasoning effort, thinking budget and turns).
 //!
 //! # How a provider is made
 //!
@@ -79,6 +80,7 @@ mod permission_mode;
 pub mod permissions;
 mod provider;
 pub mod qwen;
+pub mod reasoning;
 pub(crate) mod registry;
 mod scratch;
 pub mod skills;

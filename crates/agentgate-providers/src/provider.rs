@@ -54,6 +54,21 @@ pub struct CliRequest {
     /// The agent's permissions file, read: applied the CLI's way, or said
     /// not to be (a `status` notice).
     pub permissions: Option<crate::permissions::Permissions>,
+    /// Variables of agentgate's environment the CLI must not inherit
+    /// (`env_remove`: a provider-home override such as `CLAUDE_CONFIG_DIR`).
+    pub env_remove: Vec<String>,
+    /// How hard the model thinks: a level of
+    /// `reasoning::EFFORT_LEVELS`, for the CLIs with a knob for it
+    /// (see the `reasoning` module); the planner clears it for the others.
+    pub reasoning_effort: Option<String>,
+    /// A thinking budget in tokens, for the CLIs with a knob for it.
+    pub thinking_budget: Option<u32>,
+    /// The most turns the agent may take (Claude Code's `--max-turns`).
+    pub max_turns: Option<u32>,
+    /// The longest the run's deadline lets this invocation go on (its
+    /// timeout, or the limit of its extensions), for a CLI with a limit of
+    /// its own to match (agy's `--print-timeout`); `None`: no deadline.
+    pub deadline: Option<std::time::Duration>,
 }
 
 /// The command line a provider builds for one invocation.

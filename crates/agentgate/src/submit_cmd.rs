@@ -52,6 +52,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "--log-dir and --log-name are `agentgate run`'s: a server writes run logs where its config's `log_dir:` says"
         );
     }
+    if args.run.output == run::OutputFormat::Text {
+        anyhow::bail!(
+            "--output text is `agentgate run`'s: `submit --wait` prints the envelope (its `response` is the answer)"
+        );
+    }
     if args.run.dry_run || args.run.no_store {
         anyhow::bail!(
             "--dry-run and --no-store are `agentgate run`'s: a server always records its runs"

@@ -229,3 +229,12 @@ pub fn catalog_entry(provider: &dyn Provider, model: &str) -> Option<CatalogEntr
     let (_, entries) = catalog_for(provider)?;
     agentgate_providers::catalog::entry_for(&entries, model).cloned()
 }
+
+/// The reasoning efforts `model` of `provider` takes, from its catalog
+/// (bundled or cached), for the planner to fit a requested effort to;
+/// `None` when no model is named (the CLI's own default is not always the
+/// catalog's), the catalog does not name it once, or lists no efforts.
+pub(crate) fn catalog_efforts(provider: &dyn Provider, model: Option<&str>) -> Option<Vec<String>> {
+    let entry = catalog_entry(provider, model?)?;
+    (!entry.efforts.is_empty()).then_some(entry.efforts)
+}

@@ -160,6 +160,18 @@ pub(super) struct RawAgent {
     tools: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]
     log_dir: Option<Spanned<String>>,
+    #[serde(default)]
+    reasoning_effort: Option<Spanned<String>>,
+    #[serde(default)]
+    unsupported_effort: Option<Spanned<String>>,
+    #[serde(default)]
+    thinking_budget: Option<Spanned<u32>>,
+    #[serde(default)]
+    max_turns: Option<Spanned<u32>>,
+    #[serde(default)]
+    env_remove: Option<Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    extra_args_mode: Option<Spanned<String>>,
 }
 
 /// The longest tool name (as `agentgate-tools` allows in a manifest).
@@ -329,6 +341,7 @@ pub(super) fn convert(
         env: raw.env.as_ref(),
         extra_args: raw.extra_args.as_ref(),
         workspace: raw.workspace.as_ref(),
+        knobs: Some(settings::knob_keys!(raw)),
     };
     a.settings = settings::convert(&keys, base, &label, &mut a.origins)?;
     if let Some(list) = &raw.tools {

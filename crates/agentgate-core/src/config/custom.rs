@@ -74,6 +74,18 @@ pub(super) struct RawProvider {
     /// The account the CLI is logged in to on this host (quota sharing).
     #[serde(default)]
     pub account: Option<Spanned<String>>,
+    #[serde(default)]
+    pub reasoning_effort: Option<Spanned<String>>,
+    #[serde(default)]
+    pub unsupported_effort: Option<Spanned<String>>,
+    #[serde(default)]
+    pub thinking_budget: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub max_turns: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub env_remove: Option<Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    pub extra_args_mode: Option<Spanned<String>>,
 }
 
 impl RawProvider {

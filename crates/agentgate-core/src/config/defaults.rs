@@ -88,6 +88,7 @@ pub(super) fn convert(
         timeout_warn: raw.timeout_warn.as_ref(),
         extend_on_activity: raw.extend_on_activity.as_ref(),
         max_timeout: raw.max_timeout.as_ref(),
+        knobs: Some(settings::knob_keys!(raw)),
         ..SettingsKeys::default()
     };
     d.settings = settings::convert(&keys, base, &label, &mut d.origins)?;

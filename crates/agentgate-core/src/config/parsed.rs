@@ -52,5 +52,5 @@ pub(super) fn check_version(version: &Spanned<u32>) -> Result<(), Fault> {
 
 /// The keys of a provider's defaults, for messages.
 pub(super) fn defaults_keys() -> &'static str {
-    "binary, extra_args, env, models, default_model, max_provider_retries, timeout, idle_timeout, timeout_warn, extend_on_activity and max_timeout"
+    "binary, extra_args, extra_args_mode, env, env_remove, models, default_model, max_provider_retries, timeout, idle_timeout, timeout_warn, extend_on_activity, max_timeout, reasoning_effort, unsupported_effort, thinking_budget and max_turns"
 }

@@ -36,6 +36,85 @@ pub(super) struct SettingsKeys<'a> {
     pub env: Option<&'a Spanned<Entries<Text>>>,
     pub extra_args: Option<&'a Spanned<Vec<Text>>>,
     pub workspace: Option<&'a Spanned<String>>,
+    pub knobs: Option<KnobKeys<'a>>,
+}
+
+/// The keys of an agent or a provider's defaults for the CLI's own knobs
+/// (reasoning effort, thinking, turns, inherited variables, how extra
+/// arguments combine), as written.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct KnobKeys<'a> {
+    pub reasoning_effort: Option<&'a Spanned<String>>,
+    pub unsupported_effort: Option<&'a Spanned<String>>,
+    pub thinking_budget: Option<&'a Spanned<u32>>,
+    pub max_turns: Option<&'a Spanned<u32>>,
+    pub env_remove: Option<&'a Spanned<Vec<Spanned<String>>>>,
+    pub extra_args_mode: Option<&'a Spanned<String>>,
+}
+
+/// The raw fields of the knob keys, for a raw entry to embed (each
+/// `#[serde(default)]`), and [`KnobKeys`] of them.
+macro_rules! knob_keys {
+    ($raw:expr) => {
+        $crate::config::settings::KnobKeys {
+            reasoning_effort: $raw.reasoning_effort.as_ref(),
+            unsupported_effort: $raw.unsupported_effort.as_ref(),
+            thinking_budget: $raw.thinking_budget.as_ref(),
+            max_turns: $raw.max_turns.as_ref(),
+            env_remove: $raw.env_remove.as_ref(),
+            extra_args_mode: $raw.extra_args_mode.as_ref(),
+        }
+    };
+}
+pub(super) use knob_keys;
+
+/// Check the knob keys into `s`.
+fn convert_knobs(
+    k: &KnobKeys<'_>,
+    s: &mut Settings,
+    label: &dyn Fn(String) -> String,
+    origins: &mut Origins,
+) -> Result<(), Fault> {
+    if let Some(e) = k.reasoning_effort {
+        s.reasoning_effort = Some(
+            agentgate_providers::reasoning::parse_effort(&e.value)
+                .map_err(|m| Fault::at(e, label(format!("`reasoning_effort`: {m}"))))?,
+        );
+        origins.set("reasoning_effort", line(e));
+    }
+    if let Some(u) = k.unsupported_effort {
+        s.unsupported_effort = Some(u.value.parse().map_err(|m| Fault::at(u, label(m)))?);
+        origins.set("unsupported_effort", line(u));
+    }
+    if let Some(b) = k.thinking_budget {
+        s.thinking_budget = Some(b.value);
+        origins.set("thinking_budget", line(b));
+    }
+    if let Some(n) = k.max_turns {
+        if n.value == 0 {
+            return Err(Fault::at(n, label("`max_turns` is at least 1".into())));
+        }
+        s.max_turns = Some(n.value);
+        origins.set("max_turns", line(n));
+    }
+    if let Some(list) = k.env_remove {
+        for v in &list.value {
+            let n = v.value.trim();
+            if n.is_empty() || n.contains(['=', '\0']) {
+                return Err(Fault::at(
+                    v,
+                    label(format!("`{n}` is not an environment variable name")),
+                ));
+            }
+            s.env_remove.push(n.to_owned());
+        }
+        origins.set("env_remove", line(list));
+    }
+    if let Some(m) = k.extra_args_mode {
+        s.extra_args_mode = Some(m.value.parse().map_err(|e| Fault::at(m, label(e)))?);
+        origins.set("extra_args_mode", line(m));
+    }
+    Ok(())
 }
 
 /// Check `keys`; `label` prefixes a fault's message with the entry's name,
@@ -139,6 +218,9 @@ pub(super) fn convert(
     if let Some(x) = keys.extra_args {
         s.extra_args = texts(&x.value);
         origins.set("extra_args", line(x));
+    }
+    if let Some(k) = &keys.knobs {
+        convert_knobs(k, &mut s, label, origins)?;
     }
     Ok(s)
 }

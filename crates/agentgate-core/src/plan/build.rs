@@ -6,12 +6,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::effort;
 use super::error::PlanError;
 use super::members::Member;
 use super::modes;
 use super::skill;
 use super::step::{EditScope, PromptShape, Step};
-use crate::catalog::{CatalogCheck, catalog_for, check_model};
+use crate::catalog::{CatalogCheck, catalog_efforts, catalog_for, check_model};
 use crate::config::{AgentMode, AgentSpec, ChainSpec, Config, ModelSource, find_wrapper_models};
 use crate::output_schema::OutputSchema;
 use crate::prompt::{self, PromptParts, TaskInput};
@@ -220,6 +221,18 @@ pub(super) fn build_step(
         }
         Some(AgentMode::Edit { allow }) => EditScope::Only(allow.clone()),
     };
+    // The caller's lookup, else the catalog's (Codex's model/list).
+    let levels = flags
+        .effort_levels
+        .of(&name, choice.model.as_deref())
+        .or_else(|| catalog_efforts(provider.as_ref(), choice.model.as_deref()));
+    let knobs = effort::resolve(&name, choice.model.as_deref(), &settings, levels.as_deref());
+    // The longest the deadline lets an attempt go on: its timeout, or the
+    // limit of its extensions (three timeouts unless set).
+    let deadline = match (settings.timeout, settings.extend_on_activity) {
+        (Some(t), Some(_)) => Some(settings.max_timeout.unwrap_or(t.saturating_mul(3))),
+        (t, _) => t,
+    };
     let request = CliRequest {
         prompt: prompt.fresh.clone(),
         model: choice.model.clone(),
@@ -235,6 +248,11 @@ pub(super) fn build_step(
         output_schema: settings.output_schema,
         mcp_servers: flags.mcp_servers.clone(),
         permissions: agent.map(load_permissions).transpose()?.flatten(),
+        env_remove: settings.env_remove,
+        reasoning_effort: knobs.effort,
+        thinking_budget: knobs.thinking_budget,
+        max_turns: knobs.max_turns,
+        deadline,
     };
     let mut step = Step::new(provider, request);
     step.agent = agent.map(|a| a.name.clone());
@@ -261,6 +279,7 @@ pub(super) fn build_step(
         _ => cfg.default_model_with(&name, wrapper.as_ref()),
     };
     step.capacity_fallback = capacity_fallback(&name, cfg, step.request.model.as_deref());
+    step.effort = knobs.report;
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
     step.edit_scope = edit_scope;
@@ -277,6 +296,10 @@ pub(super) fn build_step(
         ));
     }
     if let Some(n) = mode_notice {
+        warnings.push(n.clone());
+        step.notices.push(n);
+    }
+    for n in knobs.warnings {
         warnings.push(n.clone());
         step.notices.push(n);
     }

@@ -11,6 +11,7 @@
 //! a plan ([`report`]); the run module's `run` executes one.
 
 mod build;
+mod effort;
 mod error;
 mod members;
 mod modes;
@@ -380,6 +381,46 @@ mod tests {
         assert!(
             e.to_string().contains("perms.yml") && e.to_string().contains("`g`"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn the_knobs_reach_each_steps_request_and_the_envelope_report() {
+        let dir = std::env::temp_dir().display().to_string();
+        let config = "version: 1\nproviders:\n  claude:\n    env_remove: [CLAUDE_CONFIG_DIR]\n    \
+                      extra_args: [--global]\n";
+        let request = format!(
+            r#"{{"prompt": "p", "providers": ["claude", "qwen"], "cwd": "{dir}",
+                "reasoning_effort": "high", "max_turns": 3, "timeout": "90s",
+                "extend_on_activity": "1m", "extra_args": ["--task"], "extra_args_mode": "replace"}}"#
+        );
+        let p = planned(&request, config).unwrap();
+        let claude = &p.steps[0];
+        assert_eq!(claude.request.env_remove, ["CLAUDE_CONFIG_DIR"]);
+        assert_eq!(claude.request.reasoning_effort.as_deref(), Some("high"));
+        assert_eq!(claude.request.max_turns, Some(3));
+        assert_eq!(claude.request.extra_args, ["--task"]);
+        // Extended up to three timeouts: the deadline a CLI's own limit
+        // must outlast.
+        assert_eq!(
+            claude.request.deadline,
+            Some(std::time::Duration::from_secs(270))
+        );
+        assert_eq!(
+            claude.effort.as_ref().and_then(|e| e.applied.as_deref()),
+            Some("high")
+        );
+        // Qwen has neither knob: left out, the step says so.
+        let qwen = &p.steps[1];
+        assert_eq!(
+            (&qwen.request.reasoning_effort, qwen.request.max_turns),
+            (&None, None)
+        );
+        assert_eq!(qwen.notices.len(), 2, "{:?}", qwen.notices);
+        assert!(
+            p.warnings
+                .iter()
+                .any(|w| w.contains("qwen has no limit on turns"))
         );
     }
 }

@@ -63,6 +63,9 @@ pub struct Step {
     pub model_source: ModelSource,
     /// How the model was resolved (the envelope's `model_resolution`).
     pub model_resolution: Option<String>,
+    /// The reasoning effort and thinking budget asked for and applied (the
+    /// envelope's `effort`).
+    pub effort: Option<agentgate_protocol::EffortReport>,
     /// The model to retry with, once, when the requested one is rejected as
     /// invalid; `None` = the CLI's own default (no model argument).
     pub default_model: Option<String>,
@@ -136,6 +139,7 @@ impl Step {
             deadline: agentgate_supervise::DeadlinePolicy::default(),
             model_source: ModelSource::CliDefault,
             model_resolution: None,
+            effort: None,
             default_model: None,
             capacity_fallback: None,
             retry_on: None,

@@ -103,6 +103,7 @@ pub(super) async fn attempt(
     inv.env
         .extend(request.env.iter().map(|(k, v)| (k.into(), v.into())));
     inv.env_clear = request.env_clear;
+    inv.env_remove = request.env_remove.iter().map(Into::into).collect();
     inv.cwd = Some(cmd.cwd);
     inv.stdin = cmd.stdin;
     // The files the command wrote for the CLI (its MCP configuration,

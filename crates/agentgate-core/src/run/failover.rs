@@ -327,6 +327,7 @@ fn finish(
         envelope.provider = Some(step.provider.name().to_owned());
         envelope.agent = step.agent.clone();
         envelope.model_resolution = model_note.or_else(|| step.model_resolution.clone());
+        envelope.effort = step.effort.clone();
         if envelope.model.is_none() {
             // As the last attempt asked for it (after an invalid-model retry,
             // not the model first requested).

@@ -502,8 +502,14 @@ fn turn_error(
 /// to resume are not part of it.
 fn fingerprint(provider: &str, program: &std::path::Path, req: &CliRequest) -> u64 {
     use std::hash::{Hash, Hasher};
+    let knobs = (
+        &req.env_remove,
+        &req.reasoning_effort,
+        req.thinking_budget,
+        req.max_turns,
+    );
     let settings = format!(
-        "{:?}",
+        "{:?}{knobs:?}",
         (
             provider,
             program,

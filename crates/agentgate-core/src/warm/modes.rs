@@ -64,6 +64,7 @@ pub fn warm_plan(
         .env
         .extend(req.env.iter().map(|(k, v)| (k.into(), v.into())));
     invocation.env_clear = req.env_clear;
+    invocation.env_remove = req.env_remove.iter().map(Into::into).collect();
     invocation.cwd = Some(command.cwd);
     let mut files = command.files;
     // A CLI that leaves files in its temp folder at every start gets one

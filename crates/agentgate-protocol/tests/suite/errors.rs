@@ -30,6 +30,7 @@ const TABLE: &[(ErrorKind, &str, bool)] = &[
     (ErrorKind::SessionBusy, "session_busy", true),
     (ErrorKind::ToolError, "tool_error", false),
     (ErrorKind::Policy, "policy", false),
+    (ErrorKind::MaxTurns, "max_turns", false),
     (ErrorKind::Unknown, "unknown", false),
 ];
 

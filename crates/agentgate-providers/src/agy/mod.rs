@@ -10,8 +10,12 @@
 //!   `flag` package; the prompt attached with `=` cannot be taken for a
 //!   flag). agy has no system-prompt flag: `--system` is put in front of
 //!   the prompt, followed by a blank line.
-//! - `--print-timeout` defaults to five minutes; agentgate's own
-//!   `--timeout` and `--idle-timeout` govern instead, so it is set to a day.
+//! - `--print-timeout` defaults to five minutes. It is matched to the
+//!   run's deadline (its timeout, or the limit of its extensions) plus
+//!   [`PRINT_TIMEOUT_GRACE`], so that agentgate's own deadline acts first
+//!   (a typed `timeout` with what agy printed) and agy still stops by
+//!   itself if agentgate cannot stop it; a run without a timeout sets it to
+//!   a day, so that `--idle-timeout` and the caller govern.
 //! - `--model` exists in agy 1.1 and later (the ids `agy models` lists);
 //!   agy 1.0 took the model from `~/.gemini/antigravity-cli/settings.json`
 //!   only and rejects the flag.
@@ -73,9 +77,7 @@ static ARGV: &[Part] = &[
     // No per-run way to give it MCP servers: refused.
     Part::Code(super::mcp::refuse_part),
     Part::Code(print),
-    // agy's own limit on a `--print` run: a day, so that agentgate's
-    // timeouts are the ones that apply.
-    args(&["--print-timeout=86400s"]),
+    Part::Code(print_timeout),
     optional(&["--model={model}"]),
     Part::Mode(Modes {
         default: mode![],
@@ -87,6 +89,27 @@ static ARGV: &[Part] = &[
     optional(&["--conversation={session}"]),
     Part::Extra,
 ];
+
+/// How much longer than the run's deadline agy's own limit is.
+pub const PRINT_TIMEOUT_GRACE: u64 = 30;
+
+/// agy's own limit on a `--print` run when the run has no deadline: a day.
+const PRINT_TIMEOUT_UNBOUNDED: u64 = 86_400;
+
+/// `--print-timeout=Ns`: the run's deadline (whole seconds, rounded up)
+/// plus [`PRINT_TIMEOUT_GRACE`], else a day.
+fn print_timeout(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
+    let secs = match ctx.request.deadline {
+        Some(d) => d
+            .as_secs()
+            .saturating_add(u64::from(d.subsec_nanos() > 0))
+            .saturating_add(PRINT_TIMEOUT_GRACE),
+        None => PRINT_TIMEOUT_UNBOUNDED,
+    };
+    cmd.args
+        .push(OsString::from(format!("--print-timeout={secs}s")));
+    Ok(())
+}
 
 /// The prompt, as `--print=PROMPT`.
 fn print(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
@@ -187,6 +210,20 @@ mod tests {
         assert!(mode(PermissionMode::Plan).ends_with("--mode=plan"));
         assert!(mode(PermissionMode::AcceptEdits).ends_with("--mode=accept-edits"));
         assert!(!mode(PermissionMode::Default).contains("--mode"));
+    }
+
+    #[test]
+    fn print_timeout_follows_the_deadline_with_a_grace() {
+        let r = CliRequest {
+            deadline: Some(std::time::Duration::from_millis(90_500)),
+            ..req()
+        };
+        assert_eq!(argv(&r), ["--print=do it", "--print-timeout=121s"]);
+        let r = CliRequest {
+            deadline: Some(std::time::Duration::from_secs(600)),
+            ..req()
+        };
+        assert_eq!(argv(&r)[1], "--print-timeout=630s");
     }
 
     #[test]

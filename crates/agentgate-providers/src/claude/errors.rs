@@ -11,7 +11,7 @@
 
 use agentgate_protocol::ErrorKind::{
     Auth, ContextOverflow, CredentialUnavailable, InvalidInput, InvalidModel, InvalidSession,
-    Network, Quota, RateLimit,
+    MaxTurns, Network, Quota, RateLimit,
 };
 
 use crate::classify::{NoticePattern, ProviderTable, Rule};
@@ -20,6 +20,14 @@ use crate::classify::{NoticePattern, ProviderTable, Rule};
 pub static ERRORS: ProviderTable = ProviderTable {
     name: "claude",
     rules: &[
+        // `--max-turns N` used up: `result{subtype: "error_max_turns",
+        // errors: ["Reached maximum number of turns (N)"]}`.
+        Rule::code("claude.max_turns", MaxTurns, &["error_max_turns"]),
+        Rule::text(
+            "claude.max_turns_text",
+            MaxTurns,
+            r"Reached maximum number of turns",
+        ),
         // `--dangerously-skip-permissions` (bypassPermissions) run as root
         // without IS_SANDBOX=1: a setup error of the caller, see docs/errors.md.
         Rule::text(

@@ -68,6 +68,7 @@ static SHARED: &[Part] = &[
         ["default", "plan", "acceptEdits", "bypassPermissions"],
     ),
     optional(&["--model", "{model}"]),
+    Part::Code(crate::reasoning::claude_knobs),
     optional(&["--append-system-prompt", "{system}"]),
     each_dir(&["--add-dir", "{dir}"]),
     optional(&["--resume", "{session}"]),

@@ -64,6 +64,7 @@ pub static CODEX: Description = Description {
 static WARM_ARGV: &[Part] = &[
     args(&["app-server"]),
     Part::Code(developer_instructions),
+    Part::Code(crate::reasoning::codex_effort),
     Part::Code(mcp_servers),
     Part::RefuseDirs("add directories to a warm app-server thread"),
     Part::Extra,
@@ -86,6 +87,8 @@ static ARGV: &[Part] = &[
     }),
     // A resumed thread does not inherit the model: pass it every time.
     optional(&["-m", "{model}"]),
+    // Nor its reasoning effort.
+    Part::Code(crate::reasoning::codex_effort),
     Part::Code(developer_instructions),
     Part::Code(mcp_servers),
     fresh![each_dir(&["--add-dir", "{dir}"])],

@@ -1,12 +1,15 @@
-//! MCP servers for one Gemini CLI run, through a home of the run's own.
+//! MCP servers and thinking settings for one Gemini CLI run, through a
+//! home of the run's own.
 //!
-//! Gemini CLI (0.61) takes MCP servers only from settings files: its system
+//! Gemini CLI (0.61) takes MCP servers, and the thinking config of a
+//! model (`modelConfigs.customOverrides`, which `--reasoning-effort` and
+//! `--thinking-budget` become: see `reasoning.rs`), only from settings files: its system
 //! settings (skipped unless root owns the file and every folder above it,
 //! never true of a run's folder), the user's `~/.gemini/settings.json` and
 //! the project's `.gemini/settings.json` (both the user's own). It finds
 //! its home with `GEMINI_CLI_HOME`, so a run with servers gets a home in
 //! the run's folder whose `.gemini/settings.json` is the user's settings
-//! with the servers added, and whose every other entry is a symlink to the
+//! with the servers and overrides added, and whose every other entry is a symlink to the
 //! user's own `~/.gemini` (the login, the sessions under `tmp/`, the
 //! history, the trusted folders), so the run logs in, writes its session
 //! and reads its memory files where a plain run would. `tmp/` and
@@ -44,13 +47,20 @@ const SHARED_DIRS: &[&str] = &["tmp", "history"];
 /// its home: its variables file and the user's agent skills.
 const HOME_ENTRIES: &[&str] = &[".env", ".agents"];
 
-/// Gives the run's servers to Gemini through a home of the run's own.
+/// Gives the run's servers and thinking settings to Gemini through a home
+/// of the run's own.
 pub(super) fn mcp_home(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     let servers = mcp::checked(ctx)?;
-    if servers.is_empty() {
+    let thinking = crate::reasoning::gemini_overrides(ctx);
+    if servers.is_empty() && thinking.is_empty() {
         return Ok(());
     }
-    let unsupported = |why: String| ctx.unsupported(format!("run with MCP servers: {why}"));
+    let what = if servers.is_empty() {
+        "set its thinking per run"
+    } else {
+        "run with MCP servers"
+    };
+    let unsupported = |why: String| ctx.unsupported(format!("{what}: {why}"));
     let Some(home) = user_home(ctx) else {
         return Err(unsupported(
             "no home folder is known (set HOME or GEMINI_CLI_HOME) to take the login and settings from".into(),
@@ -68,7 +78,10 @@ pub(super) fn mcp_home(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
     let settings_path = user_dir.join("settings.json");
     let mut settings =
         read_object(&settings_path, "its settings", &unsupported)?.unwrap_or_default();
-    mcp::add_to_settings(&mut settings, servers);
+    if !servers.is_empty() {
+        mcp::add_to_settings(&mut settings, servers);
+    }
+    add_overrides(&mut settings, thinking);
     let text = Value::Object(settings).to_string();
 
     // Named by content: the steps of a run that share its folder keep
@@ -105,8 +118,36 @@ pub(super) fn mcp_home(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
     }
     cmd.env
         .push((OsString::from(HOME_ENV), root.as_os_str().to_owned()));
-    cmd.args.extend(mcp::allowed_names_args(servers));
+    if !servers.is_empty() {
+        cmd.args.extend(mcp::allowed_names_args(servers));
+    }
     Ok(())
+}
+
+/// Appends `overrides` to the settings' `modelConfigs.customOverrides`
+/// (after the user's own: a later entry of the same specificity wins).
+fn add_overrides(settings: &mut serde_json::Map<String, Value>, overrides: Vec<Value>) {
+    if overrides.is_empty() {
+        return;
+    }
+    let configs = settings
+        .entry("modelConfigs")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if !configs.is_object() {
+        *configs = Value::Object(serde_json::Map::new());
+    }
+    let Some(configs) = configs.as_object_mut() else {
+        return;
+    };
+    let list = configs
+        .entry("customOverrides")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if !list.is_array() {
+        *list = Value::Array(Vec::new());
+    }
+    if let Some(list) = list.as_array_mut() {
+        list.extend(overrides);
+    }
 }
 
 /// The home Gemini will use: `GEMINI_CLI_HOME`, else `HOME`, as the CLI

@@ -104,6 +104,7 @@ static ARGV: &[Part] = &[
         bypass: mode![args(&["--auto"])],
     }),
     optional(&["-m", "{model}"]),
+    Part::Code(crate::reasoning::opencode_variant),
     optional(&["-s", "{session}"]),
     Part::Extra,
     // The mode's rules and the extra directories (`--add-dir`).

@@ -82,7 +82,8 @@ fn load(cli: &str, case: &str) -> Capture {
 /// conversation found"), which makes the same rows decide from structured
 /// evidence (`the_real_decoders_lead_to_the_same_kinds`). It reads
 /// Claude's and Qwen's `result` (an error one also as a terminal `ProviderError`
-/// with `api_error_status` and the assistant message's `error` code) and
+/// with `api_error_status` and the assistant message's `error` code, else
+/// an `error_*` subtype) and
 /// `system/api_retry` (a non-terminal error); Codex's `error` events and
 /// error items (non-terminal), `turn.failed` (terminal), `turn.completed`
 /// (the final record); Gemini's `result`, in stream-json and json mode (an
@@ -129,10 +130,12 @@ fn decode(cli: &str, stdout: &str) -> (Vec<ProviderError>, Option<ProviderFinal>
                 if is_error {
                     // Qwen's setup failures carry `error.message` instead.
                     let message = text(&v["result"]).or_else(|| text(&v["error"]["message"]));
+                    // Without an assistant error code, an `error_*` subtype is the code.
+                    let subtype = v["subtype"].as_str().filter(|s| s.starts_with("error"));
                     errors.push(ProviderError {
                         message: message.unwrap_or_default(),
                         http_status: status(&v["api_error_status"]),
-                        code: code.clone(),
+                        code: code.clone().or_else(|| subtype.map(str::to_owned)),
                         terminal: true,
                     });
                 }
@@ -265,6 +268,9 @@ const CAPTURED: &[(&str, &str, &str, &str, &str)] = &[
     ("claude", "fake_json_context_too_long", "context_overflow", "structured", "claude.prompt_too_long"),
     // Claude, setup failures on stderr.
     ("claude", "fake_resume_unknown_session", "invalid_session", "pattern", "claude.no_conversation"),
+    // Claude, --max-turns 2 used up by a model that always calls a tool
+    // (claude 2.1.332, against fake-llm): `result{subtype: error_max_turns}`.
+    ("claude", "max_turns_stream_json", "max_turns", "structured", "claude.max_turns"),
     ("claude", "root_bypass_refused", "invalid_input", "pattern", "claude.root_refused"),
     // Codex: `turn.failed` and its message.
     ("codex", "fake_rate_limit", "rate_limit", "structured", "common.rate_limit"),

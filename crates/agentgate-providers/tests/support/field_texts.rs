@@ -10,6 +10,7 @@ pub const FIELD: &[(&str, &str, &str, &str, &str)] = &[
     ("claude", "final", "You've hit your session limit · resets 5pm (Australia/Brisbane)", "quota", "claude.usage_limit"),
     ("claude", "final", "You've hit your weekly limit · resets Mon 12:00am", "quota", "claude.usage_limit"),
     ("claude", "final", "Credit balance is too low", "quota", "claude.credit_balance"),
+    ("claude", "final", "Reached maximum number of turns (2)", "max_turns", "claude.max_turns_text"),
     ("claude", "final", "Session expired. Please run /login to sign in again.", "auth", "claude.invalid_key"),
     ("claude", "final", "API Error: 401 Invalid API key · Please run /login", "auth", "claude.invalid_key"),
     ("claude", "stderr", "No conversation found with session ID: 4f1c2d3e-0000-4000-8000-000000000000", "invalid_session", "claude.no_conversation"),

@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use agentgate_core::{ExtraArgsMode, PermissionMode, Settings, WorkspaceMode};
 use agentgate_core::{Handoff, OnDirty, RetryOn, retry_on_from_names};
-use agentgate_core::{PermissionMode, Settings, WorkspaceMode, parse_duration, parse_timeout_warn};
 use agentgate_core::{RunFlags, SessionBusy, Tier, split_names as names};
+use agentgate_core::{parse_duration, parse_timeout_warn};
 
 pub const AFTER_HELP: &str = "\
 OUTPUT
@@ -200,6 +201,32 @@ pub struct Args {
     /// times (it otherwise retries for minutes), so failover can act.
     #[arg(long)]
     pub max_provider_retries: Option<u32>,
+    /// How hard the model thinks: none, minimal, low, medium, high, xhigh
+    /// or max. Codex: `-c model_reasoning_effort`; Claude Code: `--effort`
+    /// (low to max; models without effort think with a budget); Gemini
+    /// CLI: a thinking level (Gemini 3) or budget for the model, in its
+    /// settings; opencode: `--variant`. Other CLIs run without it (a
+    /// warning). Where the model's levels are known, one it does not take
+    /// is clamped or dropped (`unsupported_effort:`). The envelope's
+    /// `effort` says what was applied. Default: the agent's or provider's
+    /// `reasoning_effort`.
+    #[arg(long, value_parser = agentgate_providers::reasoning::parse_effort, value_name = "LEVEL")]
+    pub reasoning_effort: Option<String>,
+    /// Tokens the model may think: Claude Code's MAX_THINKING_TOKENS (for
+    /// models that think with a budget), Gemini CLI's thinkingBudget (over
+    /// --reasoning-effort). Other CLIs run without it (a warning).
+    #[arg(long, value_name = "TOKENS")]
+    pub thinking_budget: Option<u32>,
+    /// Stop the agent after N turns (Claude Code's --max-turns): the run
+    /// ends with error `max_turns`, not recoverable. Other CLIs run
+    /// without the limit (a warning).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+    /// `replace`: the --extra-arg values replace the agent's and the
+    /// provider's `extra_args` instead of following them (`append`, the
+    /// default).
+    #[arg(long, value_parser = parse_extra_args_mode, value_name = "MODE")]
+    pub extra_args_mode: Option<ExtraArgsMode>,
     /// The CLI's executable (default: the config's `binary`, then
     /// `$AGENTGATE_<PROVIDER>_BIN`, then PATH). One provider only.
     #[arg(long)]
@@ -248,6 +275,12 @@ pub struct Args {
     pub stream: bool,
     #[command(flatten)]
     pub coalesce: super::coalesce::CoalesceArgs,
+    /// What stdout gets: `json`, the envelope (the default), or `text`:
+    /// the answer alone and a newline (a failed run prints nothing there,
+    /// its error on stderr, and exits with its code). The run is recorded
+    /// as usual.
+    #[arg(long, value_enum, default_value = "json", conflicts_with = "stream")]
+    pub output: OutputFormat,
     /// Indent the envelope even when stdout is not a terminal.
     #[arg(long, conflicts_with = "compact")]
     pub pretty: bool,
@@ -314,6 +347,19 @@ pub struct Args {
 
 fn check_timeout_warn(s: &str) -> Result<String, String> {
     parse_timeout_warn(s).map(|_| s.to_owned())
+}
+
+/// `--output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// The envelope, as JSON.
+    Json,
+    /// The answer's text alone.
+    Text,
+}
+
+fn parse_extra_args_mode(s: &str) -> Result<ExtraArgsMode, String> {
+    s.parse()
 }
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {
@@ -408,6 +454,12 @@ impl Args {
                 workspace: self.workspace,
                 env: self.env.clone(),
                 extra_args: self.extra_args.clone(),
+                extra_args_mode: self.extra_args_mode,
+                env_remove: Vec::new(),
+                reasoning_effort: self.reasoning_effort.clone(),
+                unsupported_effort: None,
+                thinking_budget: self.thinking_budget,
+                max_turns: self.max_turns,
             },
             system_file: self.system_file.clone(),
             agent_file: self.agent_file.clone(),
@@ -433,6 +485,7 @@ impl Args {
             log_dir: self.log_dir.clone(),
             log_name: self.log_name.clone(),
             skill: None,
+            effort_levels: agentgate_core::EffortLevels::default(),
         }
     }
 

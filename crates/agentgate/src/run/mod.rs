@@ -25,7 +25,7 @@ use agentgate_store::store_choice;
 use agentgate_store::{RunStore, StoreBackend};
 use anyhow::Context;
 
-pub use args::{AFTER_HELP, Args};
+pub use args::{AFTER_HELP, Args, OutputFormat};
 pub use coalesce::ChunkPump;
 pub use request::read_task_text;
 
@@ -157,7 +157,7 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     let printed = match sink.finish() {
         Some(failed) => Err(failed.into()),
         None if args.stream => Ok(()),
-        None => Stdout::new().json(&outcome.envelope, args.pretty()),
+        None => print::print_result(&outcome.envelope, &args),
     };
     let audit = audit_line(&outcome.envelope, outcome.exit_code);
     note!("{audit}");

@@ -1,9 +1,11 @@
 //! What `agentgate run` prints while it runs: the events as JSON lines
-//! with `--stream`, and the progress line on a terminal.
+//! with `--stream`, and the progress line on a terminal; and at the end,
+//! the envelope or (`--output text`) the answer alone.
 
 use agentgate_core::EventSink;
-use agentgate_protocol::Event;
+use agentgate_protocol::{Envelope, Event};
 
+use super::args::{Args, OutputFormat};
 use super::coalesce::ChunkPump;
 use super::progress::Progress;
 use crate::output::{OutputError, Stdout};
@@ -56,5 +58,27 @@ impl EventSink for CliSink {
                 Err(e) => tracing::error!("failed to encode event {}: {e}", event.seq),
             }
         }
+    }
+}
+
+/// The run's result on stdout: the envelope, or with `--output text` the
+/// answer and a newline (a failed run's error goes to stderr instead, as
+/// one line; the exit code says the rest).
+pub fn print_result(envelope: &Envelope, args: &Args) -> anyhow::Result<()> {
+    match args.output {
+        OutputFormat::Json => Stdout::new().json(envelope, args.pretty()),
+        OutputFormat::Text => match &envelope.error {
+            None => {
+                let answer = envelope.response.trim_end_matches('\n');
+                Ok(Stdout::new().line(answer)?)
+            }
+            Some(error) => {
+                let kind = envelope
+                    .error_type
+                    .map_or_else(|| "error".to_owned(), |k| k.to_string());
+                eprintln!("agentgate: {kind}: {error}");
+                Ok(())
+            }
+        },
     }
 }

@@ -34,6 +34,7 @@ mod run_custom;
 mod run_e2e;
 mod run_e2e_opencode;
 mod run_e2e_qwen;
+mod run_knobs;
 mod run_labels;
 mod run_no_answer;
 mod run_process;

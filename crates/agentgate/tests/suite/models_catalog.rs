@@ -294,3 +294,67 @@ fn strict_validation_refuses_an_absent_model_before_the_cli_starts() {
     // Codex never started: fake-llm heard nothing more.
     assert_eq!(server.requests().len(), before, "{:#?}", server.requests());
 }
+
+#[test]
+fn codex_effort_is_fitted_to_the_catalogs_levels() {
+    // fake-model's cached levels are low, medium and high: `max` is more
+    // than it takes, so the planner clamps it to the highest it has.
+    let server =
+        FakeServer::start("models: [fake-model]\nturns:\n  - text: \"fitted\"\n    repeat: true\n");
+    let client = codex_with_catalog(&server);
+    let home = tempfile::tempdir().unwrap();
+    let listed = models(&client, home.path(), &[]);
+    let levels = listed["models"][0]["efforts"].clone();
+    assert_eq!(
+        levels,
+        serde_json::json!(["low", "medium", "high"]),
+        "{listed:#}"
+    );
+    let run = agentgate(
+        &client,
+        home.path(),
+        &[
+            "run",
+            "--provider",
+            "codex",
+            "--yolo",
+            "--compact",
+            "--model",
+            "fake-model",
+            "--reasoning-effort",
+            "max",
+            "say hi",
+        ],
+    );
+    let env = last_json(&run.stdout).unwrap_or_else(|| panic!("no envelope: {}", run.all_output()));
+    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    assert_eq!(env["effort"]["requested"], "max", "{env:#}");
+    assert_eq!(env["effort"]["applied"], "high", "{env:#}");
+    let turns = server.turn_requests();
+    assert!(!turns.is_empty());
+    assert!(
+        turns.iter().all(|r| r["reasoning"]["effort"] == "high"),
+        "{turns:#?}"
+    );
+
+    // Without the cache, nothing is known of the model: passed as asked.
+    let bare = tempfile::tempdir().unwrap();
+    let run = agentgate(
+        &client,
+        bare.path(),
+        &[
+            "run",
+            "--provider",
+            "codex",
+            "--yolo",
+            "--compact",
+            "--model",
+            "fake-model",
+            "--reasoning-effort",
+            "max",
+            "say hi",
+        ],
+    );
+    let env = last_json(&run.stdout).unwrap_or_else(|| panic!("no envelope: {}", run.all_output()));
+    assert_eq!(env["effort"]["applied"], "max", "{env:#}");
+}

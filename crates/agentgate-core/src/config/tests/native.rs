@@ -439,3 +439,43 @@ fn timeout_warnings_and_extension_load_for_providers_and_agents() {
     assert_eq!(line, Some(5));
     assert!(message.contains("timeout_warn"), "{message}");
 }
+
+#[test]
+fn provider_knobs_load_for_providers_and_agents() {
+    let cfg = parse(
+        "version: 1\nproviders:\n  claude:\n    env_remove: [CLAUDE_CONFIG_DIR]\n    \
+         reasoning_effort: High\n    max_turns: 4\nagents:\n  r:\n    provider: claude\n    \
+         env_remove: [CODEX_HOME]\n    thinking_budget: 5000\n    unsupported_effort: drop\n    \
+         extra_args_mode: replace\n",
+    )
+    .unwrap();
+    let c = cfg.provider_defaults("claude").unwrap();
+    assert_eq!(c.settings.env_remove, ["CLAUDE_CONFIG_DIR"]);
+    assert_eq!(c.settings.reasoning_effort.as_deref(), Some("high"));
+    assert_eq!(c.settings.max_turns, Some(4));
+    let a = cfg.agent("r").unwrap();
+    assert_eq!(a.settings.thinking_budget, Some(5000));
+    assert_eq!(
+        a.settings.unsupported_effort,
+        Some(crate::settings::UnsupportedEffort::Drop)
+    );
+    assert_eq!(
+        a.settings.extra_args_mode,
+        Some(crate::settings::ExtraArgsMode::Replace)
+    );
+    let combined = a.settings.clone().combine(&c.settings);
+    assert_eq!(combined.env_remove, ["CLAUDE_CONFIG_DIR", "CODEX_HOME"]);
+    for (bad, wanted) in [
+        ("reasoning_effort: ultra", "not a reasoning effort"),
+        ("max_turns: 0", "at least 1"),
+        ("env_remove: [\"A=B\"]", "not an environment variable name"),
+        ("extra_args_mode: swap", "expected append or replace"),
+        ("unsupported_effort: maybe", "expected clamp or drop"),
+    ] {
+        let (line, message) = invalid(&format!(
+            "version: 1\nagents:\n  r:\n    provider: claude\n    {bad}\n"
+        ));
+        assert_eq!(line, Some(5), "{message}");
+        assert!(message.contains(wanted), "{bad}: {message}");
+    }
+}
