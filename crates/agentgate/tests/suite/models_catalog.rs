@@ -333,7 +333,11 @@ fn codex_effort_is_fitted_to_the_catalogs_levels() {
     let turns = server.turn_requests();
     assert!(!turns.is_empty());
     assert!(
-        turns.iter().all(|r| r["reasoning"]["effort"] == "high"),
+        // The log keeps the request's reasoning fields as sent: Responses'
+        // `reasoning` object.
+        turns
+            .iter()
+            .all(|r| r["reasoning"]["reasoning"]["effort"] == "high"),
         "{turns:#?}"
     );
 
