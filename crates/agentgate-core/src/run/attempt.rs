@@ -597,8 +597,6 @@ fn report_survivors(
         .collect()
 }
 
-pub(super) use super::deadline_event::humanize;
-
 #[cfg(test)]
 mod tests {
     use agentgate_protocol::Event;

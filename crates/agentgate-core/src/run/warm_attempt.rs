@@ -28,9 +28,8 @@ use agentgate_protocol::{
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
-use super::attempt::{
-    AttemptEnd, AttemptOutcome, AttemptPacket, finish_attempt, humanize, start_event,
-};
+use super::attempt::{AttemptEnd, AttemptOutcome, AttemptPacket, finish_attempt, start_event};
+use super::deadline_event::humanize;
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
 use crate::warm::approve::Approver;
