@@ -221,6 +221,19 @@ impl Accumulator {
             None if !self.current.trim().is_empty() => self.current.clone(),
             None => self.segments.last().cloned().unwrap_or_default(),
         };
+        // A message that only repeats the error (Claude's made-up assistant
+        // message, which a described CLI cannot tell from a real one) is
+        // the error too.
+        let error_text = self
+            .final_
+            .as_ref()
+            .filter(|f| f.is_error)
+            .and_then(|f| f.text.as_deref())
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        if error_text == Some(text.trim()) {
+            return String::new();
+        }
         strip_single_fence(&text)
     }
 
@@ -458,6 +471,13 @@ mod tests {
         })));
         a.observe(&api_error());
         assert_eq!(a.response(), "half an answer");
+        // The error's text, also sent as a message: still no answer.
+        let mut a = Accumulator::new("claude");
+        a.observe(&ev(EventBody::Message(MessageEvent {
+            text: "API Error: Connection to the API was lost\n".into(),
+        })));
+        a.observe(&api_error());
+        assert_eq!(a.response(), "");
     }
 
     #[test]
