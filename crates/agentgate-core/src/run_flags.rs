@@ -124,6 +124,9 @@ pub struct RunFlags {
     /// `--skill NAME --input JSON`: the skill every step invokes, its own
     /// way (`plan/skill.rs`).
     pub skill: Option<SkillCall>,
+    /// `--debug-prompt`: save the prompt sent, redacted, as `prompt.txt` in
+    /// the run folder (with the config's `debug_prompt:`, either asks).
+    pub debug_prompt: bool,
 }
 
 /// The variable that sets the clock of a run (RFC 3339), for tests of the

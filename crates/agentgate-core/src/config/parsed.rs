@@ -33,6 +33,9 @@ pub(super) struct Parsed {
     pub event_log: super::event_log::EventLogSpec,
     pub log_dir: Option<std::path::PathBuf>,
     pub log_name: Option<String>,
+    pub debug_prompt: bool,
+    pub quota_inbox: Option<std::path::PathBuf>,
+    pub envelope: agentgate_protocol::EnvelopeFormat,
 }
 
 /// Check the version a file declares.

@@ -18,6 +18,7 @@ use agentgate_core::Config;
 use agentgate_core::{RunOptions, append_audit, audit_line};
 use agentgate_core::{TaskInput, task_from_stdin};
 use agentgate_core::{dry_run_report, dry_run_report_ok, now_from_env, plan};
+use agentgate_protocol::{EnvelopeFormat, wrapper_envelope};
 use agentgate_supervise::WarmKeeper;
 use std::sync::Arc;
 
@@ -43,6 +44,9 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
         return warm_client::run(&args, config, store);
     }
     args.check_labels()?;
+    if args.reasoning_fallback {
+        return reasoning_fallback(&args, config, store);
+    }
     let task = read_task(&args)?;
     let given = store_choice::given(store)?;
     // Opening the store (a fresh process replays SQLite's write-ahead log)
@@ -157,7 +161,12 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     let printed = match sink.finish() {
         Some(failed) => Err(failed.into()),
         None if args.stream => Ok(()),
-        None => Stdout::new().json(&outcome.envelope, args.pretty()),
+        None => match args.envelope.unwrap_or(cfg.envelope) {
+            EnvelopeFormat::Agentgate => Stdout::new().json(&outcome.envelope, args.pretty()),
+            EnvelopeFormat::Wrapper => {
+                Stdout::new().json(&wrapper_envelope(&outcome.envelope), args.pretty())
+            }
+        },
     };
     let audit = audit_line(&outcome.envelope, outcome.exit_code);
     note!("{audit}");
@@ -253,6 +262,46 @@ fn read_task(args: &Args) -> anyhow::Result<TaskInput> {
 /// The store, only if it already exists (a dry run creates nothing: a
 /// SQLite file is opened only if it is there; a PostgreSQL database is
 /// always there).
+/// `--reasoning-fallback`: the session's figures from the store, printed
+/// as the envelope; exit 2 when there are none.
+fn reasoning_fallback(
+    args: &Args,
+    config: Option<&Path>,
+    store: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let session = match (&args.session, &args.resume) {
+        (Some(name), _) => agentgate_core::FallbackSession::Named {
+            name,
+            provider: args
+                .provider
+                .as_ref()
+                .and_then(|p| p.0.first())
+                .map(String::as_str),
+        },
+        (None, Some(id)) => agentgate_core::FallbackSession::Native(id),
+        (None, None) => anyhow::bail!("--reasoning-fallback needs --session NAME or --resume ID"),
+    };
+    let cfg = Config::load(config)?;
+    let given = store_choice::given(store)?;
+    let Some(opened) = existing_store(args, given.as_ref(), cfg.store.as_ref()) else {
+        anyhow::bail!("--reasoning-fallback reads the run store, and there is none");
+    };
+    let envelope = match agentgate_core::reasoning_fallback(opened.as_ref(), session) {
+        Ok(e) => e,
+        Err(why) => {
+            note!("agentgate: --reasoning-fallback: {why}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    match args.envelope.unwrap_or(cfg.envelope) {
+        EnvelopeFormat::Agentgate => Stdout::new().json(&envelope, args.pretty())?,
+        EnvelopeFormat::Wrapper => {
+            Stdout::new().json(&wrapper_envelope(&envelope), args.pretty())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn existing_store(
     args: &Args,
     given: Option<&agentgate_store::StoreLocation>,
