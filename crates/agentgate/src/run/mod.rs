@@ -18,7 +18,6 @@ use agentgate_core::Config;
 use agentgate_core::{RunOptions, append_audit, audit_line};
 use agentgate_core::{TaskInput, task_from_stdin};
 use agentgate_core::{dry_run_report, dry_run_report_ok, now_from_env, plan};
-use agentgate_protocol::{EnvelopeFormat, wrapper_envelope};
 use agentgate_supervise::WarmKeeper;
 use std::sync::Arc;
 
@@ -37,6 +36,9 @@ use progress::Progress;
 
 /// Run `agentgate run`.
 pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
+    if args.reasoning_fallback {
+        return reasoning_fallback(&args, config, store);
+    }
     if args.warm {
         if args.skill.is_some() {
             anyhow::bail!("--skill does not apply to --warm runs: run the skill without --warm");
@@ -44,9 +46,6 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
         return warm_client::run(&args, config, store);
     }
     args.check_labels()?;
-    if args.reasoning_fallback {
-        return reasoning_fallback(&args, config, store);
-    }
     let task = read_task(&args)?;
     let given = store_choice::given(store)?;
     // Opening the store (a fresh process replays SQLite's write-ahead log)
@@ -161,12 +160,11 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
     let printed = match sink.finish() {
         Some(failed) => Err(failed.into()),
         None if args.stream => Ok(()),
-        None => match args.envelope.unwrap_or(cfg.envelope) {
-            EnvelopeFormat::Agentgate => Stdout::new().json(&outcome.envelope, args.pretty()),
-            EnvelopeFormat::Wrapper => {
-                Stdout::new().json(&wrapper_envelope(&outcome.envelope), args.pretty())
-            }
-        },
+        None => print::print_envelope(
+            &outcome.envelope,
+            args.envelope.unwrap_or(cfg.envelope),
+            args.pretty(),
+        ),
     };
     let audit = audit_line(&outcome.envelope, outcome.exit_code);
     note!("{audit}");
@@ -293,12 +291,11 @@ fn reasoning_fallback(
             return Ok(ExitCode::from(2));
         }
     };
-    match args.envelope.unwrap_or(cfg.envelope) {
-        EnvelopeFormat::Agentgate => Stdout::new().json(&envelope, args.pretty())?,
-        EnvelopeFormat::Wrapper => {
-            Stdout::new().json(&wrapper_envelope(&envelope), args.pretty())?;
-        }
-    }
+    print::print_envelope(
+        &envelope,
+        args.envelope.unwrap_or(cfg.envelope),
+        args.pretty(),
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,7 +2,7 @@
 //! with `--stream`, and the progress line on a terminal.
 
 use agentgate_core::EventSink;
-use agentgate_protocol::Event;
+use agentgate_protocol::{Envelope, EnvelopeFormat, Event, wrapper_envelope};
 
 use super::coalesce::ChunkPump;
 use super::progress::Progress;
@@ -56,5 +56,18 @@ impl EventSink for CliSink {
                 Err(e) => tracing::error!("failed to encode event {}: {e}", event.seq),
             }
         }
+    }
+}
+
+/// Print the run's envelope in `format` (`--envelope`, the config's
+/// `envelope:`).
+pub fn print_envelope(
+    envelope: &Envelope,
+    format: EnvelopeFormat,
+    pretty: Option<bool>,
+) -> anyhow::Result<()> {
+    match format {
+        EnvelopeFormat::Agentgate => Stdout::new().json(envelope, pretty),
+        EnvelopeFormat::Wrapper => Stdout::new().json(&wrapper_envelope(envelope), pretty),
     }
 }

@@ -21,7 +21,7 @@ use super::print::CliSink;
 use super::progress::Progress;
 use super::{Args, read_task_text, start_runtime};
 use crate::cli_process::forward_signals;
-use crate::output::{Stdout, error_note, note, quiet};
+use crate::output::{error_note, note, quiet};
 
 /// How long a client waits for a host it started to listen.
 const HOST_START_WAIT: Duration = Duration::from_secs(20);
@@ -101,7 +101,11 @@ pub(super) fn run(
             let printed = match failed {
                 Some(e) => Err(e.into()),
                 None if args.stream => Ok(()),
-                None => Stdout::new().json(&envelope, args.pretty()),
+                None => super::print::print_envelope(
+                    &envelope,
+                    args.envelope.unwrap_or(cfg.envelope),
+                    args.pretty(),
+                ),
             };
             note!("{audit}");
             printed?;
