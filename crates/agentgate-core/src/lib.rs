@@ -75,11 +75,14 @@ pub mod health;
 pub mod log_name;
 mod output_schema;
 mod plan;
+mod private_file;
 mod prompt;
 pub mod provider_listing;
 mod quota;
+mod quota_inbox;
 pub mod quota_report;
 mod read_limit;
+mod reasoning_fallback;
 mod redact;
 mod request;
 mod retry_on;
@@ -131,6 +134,7 @@ pub use read_limit::{
     BoundedLines, CAPTURE_LINE_MAX_BYTES, CONFIG_MAX_BYTES, MIB, OUTPUT_SCHEMA_MAX_BYTES,
     ReadLimitError, STDIN_PROMPT_MAX_BYTES, SYSTEM_FILE_MAX_BYTES, read_text, read_text_file,
 };
+pub use reasoning_fallback::{FallbackSession, SEARCHED_RUNS, reasoning_fallback};
 pub use redact::{
     CONFIG_MARKER, MIN_SECRET_BYTES, Redactor, RedactorBuilder, is_secret, is_secret_flag,
     mask_secret_flags, secret_flag_values,
@@ -139,9 +143,9 @@ pub use request::{
     IDEMPOTENCY_KEY_MAX, PRIORITY_RANGE, RequestError, RunRequest, check_queue_fields,
 };
 pub use run::{
-    CancelRequest, EventSink, NullSink, RunOptions, RunOutcome, STDERR_TAIL_BYTES, Tail,
-    ToolServer, ToolServerSource, append_audit, audit_line, new_run_id, parse_capture,
-    parse_capture_streams, raw_line, run,
+    CancelRequest, EventSink, NullSink, PROMPT_FILE_NAME, RunOptions, RunOutcome,
+    STDERR_TAIL_BYTES, SYSTEM_PROMPT_FILE_NAME, Tail, ToolServer, ToolServerSource, append_audit,
+    audit_line, new_run_id, parse_capture, parse_capture_streams, raw_line, run,
 };
 pub use run_flags::{
     EffortLevels, EffortLevelsFn, NOW_ENV, RunFlags, SessionBusy, SkillCall, Tier,

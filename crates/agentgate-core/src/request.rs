@@ -237,6 +237,10 @@ pub struct RunRequest {
     /// `--input JSON`: the skill's input (a string is passed as its text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<serde_json::Value>,
+    /// `--debug-prompt`: save the prompt sent, redacted, as `prompt.txt` in
+    /// the run folder.
+    #[serde(skip_serializing_if = "is_false")]
+    pub debug_prompt: bool,
     /// Higher runs first (-1000 to 1000, default 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub priority: i64,
@@ -447,6 +451,7 @@ impl RunRequest {
                 input: self.input.clone(),
             }),
             effort_levels: crate::run_flags::EffortLevels::default(),
+            debug_prompt: self.debug_prompt,
         };
         Ok((flags, task))
     }

@@ -124,6 +124,9 @@ pub struct RunFlags {
     /// `--skill NAME --input JSON`: the skill every step invokes, its own
     /// way (`plan/skill.rs`).
     pub skill: Option<SkillCall>,
+    /// `--debug-prompt`: save the prompt sent, redacted, as `prompt.txt` in
+    /// the run folder (with the config's `debug_prompt:`, either asks).
+    pub debug_prompt: bool,
     /// The reasoning-effort levels each model takes, where a catalog knows
     /// them; an effort a model does not take is clamped or dropped
     /// (`plan/effort.rs`). Unset: every effort is passed as asked.

@@ -46,6 +46,13 @@ pub struct Envelope {
     /// The model's reasoning, when it exposed any; empty otherwise.
     #[serde(default)]
     pub reasoning: String,
+    /// `reasoning` in the wrappers' compact form: placeholder lines dropped,
+    /// whitespace collapsed to single spaces, at most 600 characters (a cut
+    /// one ends with `…`). An agentgate addition: the wrappers' `reasoning`
+    /// was this compact form, agentgate's is the full text. Like `labels`,
+    /// left out when there is no reasoning.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning_summary: String,
     /// Token and cost figures of the run.
     #[serde(default)]
     pub tokens_used: TokensUsed,

@@ -36,6 +36,7 @@ mod events;
 mod exit_code;
 mod labels;
 mod line_limit;
+mod reasoning_summary;
 mod schema;
 pub mod strict_json;
 mod tool;
@@ -44,6 +45,7 @@ mod usage;
 mod warm;
 mod workflow;
 mod workspace;
+mod wrapper_envelope;
 
 pub use approval::{ApprovalCounts, ApprovalDecisionEvent, ApprovalRequestEvent, DecidedBy};
 pub use envelope::{
@@ -67,6 +69,7 @@ pub use labels::{
     check_label_value, check_labels, parse_label, parse_labels,
 };
 pub use line_limit::{MAX_LINE_BYTES, fit, fit_within, line_len};
+pub use reasoning_summary::{REASONING_SUMMARY_CHARS, compact_reasoning};
 pub use schema::schemas;
 pub use tool::ToolClass;
 pub use tool_protocol::{
@@ -84,3 +87,4 @@ pub use workflow::{
     TaskSubmittedEvent, WorkflowEnvelope, WorkflowState, WorkflowStateEvent,
 };
 pub use workspace::{ChangedFile, WorkspaceReport};
+pub use wrapper_envelope::{EnvelopeFormat, wrapper_envelope};

@@ -311,6 +311,7 @@ impl Accumulator {
                 source: format!("stream:{}", self.provider),
             }),
         };
+        env.reasoning_summary = agentgate_protocol::compact_reasoning(&reasoning);
         env.reasoning = reasoning;
         env.provider = Some(self.provider.clone());
         env.model = self.model.clone().or(f.requested_model);

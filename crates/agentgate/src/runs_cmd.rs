@@ -94,10 +94,20 @@ pub fn run(
                         t.error
                     );
                 }
+                let stderr_path = store.stderr_path(&id)?;
+                // `--debug-prompt`'s files, where the run saved them.
+                let saved = |name: &str| {
+                    stderr_path
+                        .parent()
+                        .map(|dir| dir.join(name))
+                        .filter(|path| path.is_file())
+                };
                 let value = serde_json::json!({
                     "run": detail,
                     "events_path": store.events_file(&id)?,
-                    "stderr_path": store.stderr_path(&id)?,
+                    "stderr_path": stderr_path,
+                    "prompt_path": saved(agentgate_core::PROMPT_FILE_NAME),
+                    "system_prompt_path": saved(agentgate_core::SYSTEM_PROMPT_FILE_NAME),
                     "events": log.events,
                 });
                 out.json(&value, None)?;

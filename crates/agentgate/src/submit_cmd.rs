@@ -62,6 +62,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "--dry-run and --no-store are `agentgate run`'s: a server always records its runs"
         );
     }
+    if args.run.envelope.is_some() || args.run.reasoning_fallback {
+        anyhow::bail!(
+            "--envelope and --reasoning-fallback are `agentgate run`'s: a server's runs print agentgate's envelope"
+        );
+    }
     args.run.check_labels()?;
     let task = read_task_text(&args.run)?;
     let cwd = std::env::current_dir().context("failed to read the working directory")?;

@@ -50,6 +50,9 @@ struct RawFile {
     models: Option<RawModels>,
     log_dir: Option<Spanned<String>>,
     log_name: Option<Spanned<String>>,
+    debug_prompt: Option<bool>,
+    quota_inbox: Option<Spanned<String>>,
+    envelope: Option<Spanned<String>>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -209,6 +212,20 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
             return Err(Fault::at(n, "log_name: it is empty".to_owned()));
         }
         out.log_name = Some(n.value.clone());
+    }
+    out.debug_prompt = raw.debug_prompt.unwrap_or(false);
+    if let Some(d) = &raw.quota_inbox {
+        if d.value.trim().is_empty() {
+            return Err(Fault::at(d, "quota_inbox: it is empty".to_owned()));
+        }
+        out.quota_inbox = Some(super::paths::resolve_path(d.value.trim(), base));
+    }
+    if let Some(e) = &raw.envelope {
+        out.envelope = e
+            .value
+            .trim()
+            .parse()
+            .map_err(|why: String| Fault::at(e, format!("envelope: {why}")))?;
     }
     Ok(out)
 }

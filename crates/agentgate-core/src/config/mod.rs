@@ -130,6 +130,15 @@ pub struct Config {
     pub log_dir: Option<PathBuf>,
     /// `log_name:`: the log file's name template (`crate::log_name`).
     pub log_name: Option<String>,
+    /// `debug_prompt:`: every run saves the prompt it sends, redacted, as
+    /// `prompt.txt` in its run folder (see `agentgate run --debug-prompt`).
+    pub debug_prompt: bool,
+    /// `quota_inbox:`: the folder each quota error is also written to as
+    /// a JSON file (`crate::quota_inbox`), for orchestrators that read files.
+    pub quota_inbox: Option<PathBuf>,
+    /// `envelope:`: the envelope `agentgate run` prints (`agentgate`, or
+    /// `wrapper` for the shell wrappers' form; `--envelope` wins).
+    pub envelope: agentgate_protocol::EnvelopeFormat,
     /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
     /// by provider; they win over the file's `account:` (see
     /// [`Config::account`]).
@@ -211,6 +220,9 @@ impl Config {
             models: p.models,
             log_dir: p.log_dir,
             log_name: p.log_name,
+            debug_prompt: p.debug_prompt,
+            quota_inbox: p.quota_inbox,
+            envelope: p.envelope,
             account_env: Vec::new(),
         })
     }

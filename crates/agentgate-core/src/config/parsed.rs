@@ -34,6 +34,9 @@ pub(super) struct Parsed {
     pub models: super::models::ModelsSpec,
     pub log_dir: Option<std::path::PathBuf>,
     pub log_name: Option<String>,
+    pub debug_prompt: bool,
+    pub quota_inbox: Option<std::path::PathBuf>,
+    pub envelope: agentgate_protocol::EnvelopeFormat,
 }
 
 /// Check the version a file declares.

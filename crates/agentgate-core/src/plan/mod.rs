@@ -75,6 +75,11 @@ pub struct Plan {
     pub run_log: Option<crate::log_name::RunLogSpec>,
     /// The skill every step invokes (`--skill`), for the envelope.
     pub skill: Option<String>,
+    /// Save each attempt's prompt, redacted, as `prompt.txt` in the run
+    /// folder (`--debug-prompt`, `debug_prompt:`).
+    pub debug_prompt: bool,
+    /// The folder quota errors are written to as files (`quota_inbox:`).
+    pub quota_inbox: Option<std::path::PathBuf>,
 }
 
 impl Plan {
@@ -97,6 +102,8 @@ impl Plan {
             labels: agentgate_protocol::Labels::new(),
             run_log: None,
             skill: None,
+            debug_prompt: false,
+            quota_inbox: None,
         }
     }
 
@@ -258,6 +265,8 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         labels: flags.labels.clone(),
         run_log,
         skill: flags.skill.as_ref().map(|s| s.name.clone()),
+        debug_prompt: flags.debug_prompt || cfg.debug_prompt,
+        quota_inbox: cfg.quota_inbox.clone(),
     })
 }
 

@@ -98,6 +98,9 @@ pub(super) async fn attempt(
         em.set_redactor(more.build());
     }
     let redactor = em.redactor().clone();
+    if ctx.plan.debug_prompt {
+        super::debug_prompt::save(em, request);
+    }
     let mut inv = Invocation::new(cmd.program).args(cmd.args);
     inv.env = cmd.env;
     inv.env

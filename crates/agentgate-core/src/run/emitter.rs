@@ -160,6 +160,11 @@ impl<'a> Emitter<'a> {
         self.run_log.take()
     }
 
+    /// The run's folder, when it has one (a run with a store).
+    pub fn run_dir(&self) -> Option<&std::path::Path> {
+        self.files.as_deref().map(RunFiles::dir)
+    }
+
     /// Append a line of the CLI's stderr (already redacted) to the run's
     /// `stderr.log` (and its log file).
     pub fn stderr(&mut self, line: &[u8]) {

@@ -20,6 +20,7 @@ mod audit;
 mod capture;
 mod checks;
 mod deadline_event;
+mod debug_prompt;
 mod emitter;
 mod failover;
 mod handoff;
@@ -36,6 +37,7 @@ mod worktree;
 
 pub use audit::{append_audit, audit_line};
 pub use capture::{parse_capture, parse_capture_streams, raw_line};
+pub use debug_prompt::{PROMPT_FILE_NAME, SYSTEM_PROMPT_FILE_NAME};
 pub use emitter::{EventSink, NullSink};
 pub use failover::run;
 pub use options::{CancelRequest, RunOptions, RunOutcome};

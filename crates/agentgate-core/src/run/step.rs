@@ -219,6 +219,25 @@ impl StepRunner<'_> {
                     self.ctx.plan.now(),
                 );
             }
+            if let (Some(dir), Some(error)) = (&self.ctx.plan.quota_inbox, outcome.error.as_ref())
+                && error.kind == ErrorKind::Quota
+            {
+                let now = self.ctx.plan.now();
+                let message = crate::quota_inbox::message(
+                    error,
+                    provider,
+                    &step.quota_key,
+                    step.agent.as_deref(),
+                    &em.run_id,
+                    now,
+                );
+                if let Err(e) = crate::quota_inbox::write(dir, &message, now) {
+                    em.log(
+                        agentgate_protocol::LogLevel::Warn,
+                        format!("quota_inbox: cannot write to {}: {e}", dir.display()),
+                    );
+                }
+            }
             let kind = outcome.error.as_ref().map(|e| e.kind);
             if kind == Some(ErrorKind::InvalidSession) && from_session_map && !recreated {
                 let gone = request.resume.take().unwrap_or_default();

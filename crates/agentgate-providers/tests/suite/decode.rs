@@ -791,7 +791,8 @@ fn codex_mcp_web_search_and_todo_items() {
             tool_use(
                 "item_2",
                 "mcp__github__create_issue",
-                ToolClass::Other,
+                // Classed by the wrappers' patterns on its tool part.
+                ToolClass::Write,
                 json!({})
             ),
             tool_result("item_2", false, "forbidden", None),

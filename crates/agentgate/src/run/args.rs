@@ -256,6 +256,25 @@ pub struct Args {
     /// Run providers even when their quota is recorded as exhausted.
     #[arg(long)]
     pub ignore_quota: bool,
+    /// Save the prompt each attempt sends, secrets redacted, as
+    /// `prompt.txt` in the run folder (mode 600; `agentgate runs show RUN`
+    /// names it). Also the config's `debug_prompt: true`.
+    #[arg(long)]
+    pub debug_prompt: bool,
+    /// The envelope to print: `agentgate` (every field), or `wrapper`: the
+    /// shell wrappers' envelope field for field, for consumers that
+    /// validate strictly against it (agentgate's additions left out,
+    /// `reasoning` the 600-character summary, `tool_activity` only when a
+    /// tool ran). Default: the config's `envelope:`, else agentgate.
+    #[arg(long, value_name = "FORMAT")]
+    pub envelope: Option<agentgate_protocol::EnvelopeFormat>,
+    /// Run no CLI: print the reasoning and token figures of the session
+    /// named by --session (or of native session id --resume) from its
+    /// latest run recorded in the store (`reasoning`, `reasoning_summary`,
+    /// `tokens_used`, `metadata.reasoning_source`; `run_id` is that run's).
+    /// Any prompt is ignored.
+    #[arg(long)]
+    pub reasoning_fallback: bool,
     /// Let the agent call these registry tools (comma-separated; see
     /// `agentgate tools list`) for this run only, through agentgate's MCP
     /// server: each call runs under the tool runner and is recorded as a
@@ -486,6 +505,7 @@ impl Args {
             log_name: self.log_name.clone(),
             skill: None,
             effort_levels: agentgate_core::EffortLevels::default(),
+            debug_prompt: self.debug_prompt,
         }
     }
 

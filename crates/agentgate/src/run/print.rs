@@ -3,7 +3,7 @@
 //! the envelope or (`--output text`) the answer alone.
 
 use agentgate_core::EventSink;
-use agentgate_protocol::{Envelope, Event};
+use agentgate_protocol::{Envelope, EnvelopeFormat, Event, wrapper_envelope};
 
 use super::args::{Args, OutputFormat};
 use super::coalesce::ChunkPump;
@@ -61,12 +61,17 @@ impl EventSink for CliSink {
     }
 }
 
-/// The run's result on stdout: the envelope, or with `--output text` the
-/// answer and a newline (a failed run's error goes to stderr instead, as
-/// one line; the exit code says the rest).
-pub fn print_result(envelope: &Envelope, args: &Args) -> anyhow::Result<()> {
+/// The run's result on stdout: the envelope in `format` (`--envelope`, the
+/// config's `envelope:`), or with `--output text` the answer and a newline
+/// (a failed run's error goes to stderr instead, as one line; the exit
+/// code says the rest).
+pub fn print_result(
+    envelope: &Envelope,
+    args: &Args,
+    format: EnvelopeFormat,
+) -> anyhow::Result<()> {
     match args.output {
-        OutputFormat::Json => Stdout::new().json(envelope, args.pretty()),
+        OutputFormat::Json => print_envelope(envelope, format, args.pretty()),
         OutputFormat::Text => match &envelope.error {
             None => {
                 let answer = envelope.response.trim_end_matches('\n');
@@ -80,5 +85,17 @@ pub fn print_result(envelope: &Envelope, args: &Args) -> anyhow::Result<()> {
                 Ok(())
             }
         },
+    }
+}
+
+/// Print the run's envelope in `format`.
+pub fn print_envelope(
+    envelope: &Envelope,
+    format: EnvelopeFormat,
+    pretty: Option<bool>,
+) -> anyhow::Result<()> {
+    match format {
+        EnvelopeFormat::Agentgate => Stdout::new().json(envelope, pretty),
+        EnvelopeFormat::Wrapper => Stdout::new().json(&wrapper_envelope(envelope), pretty),
     }
 }

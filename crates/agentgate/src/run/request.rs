@@ -105,6 +105,7 @@ impl Args {
             labels: self.labels.iter().cloned().collect(),
             skill: self.skill.clone(),
             input: None,
+            debug_prompt: self.debug_prompt,
             workspace: self.workspace,
             priority: 0,
             idempotency_key: None,

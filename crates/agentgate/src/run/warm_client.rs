@@ -101,7 +101,11 @@ pub(super) fn run(
             let printed = match failed {
                 Some(e) => Err(e.into()),
                 None if args.stream => Ok(()),
-                None => super::print::print_result(&envelope, args),
+                None => super::print::print_result(
+                    &envelope,
+                    args,
+                    args.envelope.unwrap_or(cfg.envelope),
+                ),
             };
             note!("{audit}");
             printed?;

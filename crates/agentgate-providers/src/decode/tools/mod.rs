@@ -1,6 +1,16 @@
 //! Tool names across providers: which [`ToolClass`] a tool belongs to, the
 //! compact form names are reported in, and how much of a tool's output the
 //! stream keeps.
+//!
+//! A name is classified in three steps: the CLIs' own tools by an exact
+//! table (their bookkeeping tools, such as `TaskCreate` or `write_todos`,
+//! are `other` there, so they never count as workspace writes); then a name
+//! that mentions a browser is `browser`; then any other name (MCP tools,
+//! a custom CLI's tools) by the shell wrappers' word patterns
+//! ([`words`]), matched against its tool part (`create_issue` of
+//! `mcp__github__create_issue`).
+
+mod words;
 
 use agentgate_protocol::ToolClass;
 
@@ -50,6 +60,37 @@ const CLASSES: &[(&str, ToolClass)] = &[
     ("web_fetch", ToolClass::Web),
     ("web_search", ToolClass::Web),
     ("google_web_search", ToolClass::Web),
+    // Shell, about background processes.
+    ("read_background_output", ToolClass::Shell),
+    ("list_background_processes", ToolClass::Shell),
+    // The CLIs' bookkeeping tools, whose names hold a pattern word but which
+    // neither read nor change the workspace.
+    ("todowrite", ToolClass::Other),
+    ("todo_write", ToolClass::Other),
+    ("todo_list", ToolClass::Other),
+    ("todoread", ToolClass::Other),
+    ("write_todos", ToolClass::Other),
+    ("taskcreate", ToolClass::Other),
+    ("taskget", ToolClass::Other),
+    ("tasklist", ToolClass::Other),
+    ("taskupdate", ToolClass::Other),
+    ("taskoutput", ToolClass::Other),
+    ("taskstop", ToolClass::Other),
+    ("task_stop", ToolClass::Other),
+    ("croncreate", ToolClass::Other),
+    ("crondelete", ToolClass::Other),
+    ("cronlist", ToolClass::Other),
+    ("create_goal", ToolClass::Other),
+    ("get_goal", ToolClass::Other),
+    ("update_goal", ToolClass::Other),
+    ("update_plan", ToolClass::Other),
+    ("update_topic", ToolClass::Other),
+    ("tool_search", ToolClass::Other),
+    ("enterworktree", ToolClass::Other),
+    ("exitworktree", ToolClass::Other),
+    ("enter_plan_mode", ToolClass::Other),
+    ("exitplanmode", ToolClass::Other),
+    ("slashcommand", ToolClass::Other),
 ];
 
 /// The built-in tools with which a CLI asks its user a question and waits
@@ -77,40 +118,71 @@ const BROWSER_WORDS: &[&str] = &["browser", "playwright", "puppeteer", "chrome"]
 
 /// The class of the tool called `name`, as any supported CLI names it.
 ///
-/// Known names match case-insensitively (`Bash`, `exec_command`,
-/// `run_shell_command`, `bash` are all shell); a name that mentions a
-/// browser (`browser`, `playwright`, `puppeteer`, `chrome`), such as an MCP
-/// browser tool, is [`ToolClass::Browser`]; anything else, MCP tools
-/// included, is [`ToolClass::Other`].
+/// A `functions.` prefix is ignored. Known names match case-insensitively
+/// (`Bash`, `exec_command`, `run_shell_command`, `bash` are all shell); a
+/// name that mentions a browser (`browser`, `playwright`, `puppeteer`,
+/// `chrome`), such as an MCP browser tool, is [`ToolClass::Browser`]; any
+/// other name is classified by the wrappers' word patterns on its tool part
+/// (so `mcp__github__create_issue` is a write and `mcp__github__list_issues`
+/// a read), and is [`ToolClass::Other`] when no pattern word occurs.
 pub fn tool_class(name: &str) -> ToolClass {
-    let lower = name.trim().to_ascii_lowercase();
+    let name = strip_functions(name.trim());
+    let lower = name.to_ascii_lowercase();
     if let Some((_, class)) = CLASSES.iter().find(|(n, _)| *n == lower) {
         return *class;
     }
     if BROWSER_WORDS.iter().any(|w| lower.contains(w)) {
         return ToolClass::Browser;
     }
-    ToolClass::Other
+    let tool_part = mcp_parts(name).map_or(name, |(_, tool)| tool);
+    words::class_by_words(tool_part)
 }
 
-/// The short name a tool is reported under: MCP tools written
-/// `mcp__server__tool` (Claude Code, and Codex's MCP calls as agentgate
-/// names them) become `server.tool`; every other name is kept as it is.
+/// `name` without the `functions.` prefix some CLIs report tools under.
+fn strip_functions(name: &str) -> &str {
+    name.strip_prefix("functions.").unwrap_or(name)
+}
+
+/// The server and tool of an MCP name written `mcp__server__tool`.
+fn mcp_parts(name: &str) -> Option<(&str, &str)> {
+    name.strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+        .filter(|(server, tool)| !server.is_empty() && !tool.is_empty())
+}
+
+/// The short name a tool is reported under (the wrappers' compaction): a
+/// `functions.` prefix is dropped (`functions.shell` is `shell`); MCP tools
+/// written `mcp__server__tool` (Claude Code, and Codex's MCP calls as
+/// agentgate names them) become `server.tool`; each run of characters other
+/// than letters, digits, `_`, `.` and `-` becomes one `_`.
 ///
 /// Only names are compacted: Gemini's tool call ids such as
 /// `run_shell_command__run_shell_command_1795298501020_0` also contain `__`
 /// but are ids, and a name without the `mcp__` prefix is never split.
 pub fn compact_tool_name(name: &str) -> String {
-    let name = name.trim();
-    match name
-        .strip_prefix("mcp__")
-        .and_then(|rest| rest.split_once("__"))
-    {
-        Some((server, tool)) if !server.is_empty() && !tool.is_empty() => {
-            format!("{server}.{tool}")
+    let name = strip_functions(name.trim());
+    let joined = match mcp_parts(name) {
+        Some((server, tool)) => format!("{server}.{tool}"),
+        None => name.to_owned(),
+    };
+    collapse_noise(&joined)
+}
+
+/// `name` with each run of characters other than ASCII letters, digits, `_`,
+/// `.` and `-` replaced by one `_`.
+fn collapse_noise(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut in_noise = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+            out.push(c);
+            in_noise = false;
+        } else if !in_noise {
+            out.push('_');
+            in_noise = true;
         }
-        _ => name.to_owned(),
     }
+    out
 }
 
 #[cfg(test)]
@@ -194,15 +266,69 @@ mod tests {
         ] {
             assert_eq!(tool_class(name), ToolClass::Browser, "{name}");
         }
+        for name in ["Task", "TodoWrite", "mcp__github__get_me", "todo_list", ""] {
+            assert_eq!(tool_class(name), ToolClass::Other, "{name}");
+        }
+    }
+
+    #[test]
+    fn mcp_and_unknown_tools_are_classified_by_their_tool_part() {
+        let table = [
+            ("mcp__github__create_issue", ToolClass::Write),
+            ("mcp__github__list_issues", ToolClass::Read),
+            ("mcp__github__search_code", ToolClass::Read),
+            ("mcp__filesystem__write_file", ToolClass::Write),
+            ("mcp__filesystem__read_text_file", ToolClass::Read),
+            ("mcp__fetch__fetch", ToolClass::Web),
+            ("mcp__shell__exec", ToolClass::Shell),
+            ("functions.shell", ToolClass::Shell),
+            ("functions.apply_patch", ToolClass::Write),
+            ("github.delete_file", ToolClass::Write),
+        ];
+        for (name, class) in table {
+            assert_eq!(tool_class(name), class, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_clis_bookkeeping_tools_from_captures_are_not_reads_or_writes() {
+        // Real names from the captures whose words match a pattern.
         for name in [
-            "Task",
-            "TodoWrite",
-            "mcp__github__create_issue",
-            "todo_list",
-            "",
+            "TaskCreate",
+            "TaskList",
+            "TaskUpdate",
+            "CronCreate",
+            "CronDelete",
+            "CronList",
+            "todo_write",
+            "todowrite",
+            "write_todos",
+            "create_goal",
+            "update_goal",
+            "tool_search",
+            "EnterWorktree",
+            "enter_plan_mode",
         ] {
             assert_eq!(tool_class(name), ToolClass::Other, "{name}");
         }
+        for name in ["read_background_output", "list_background_processes"] {
+            assert_eq!(tool_class(name), ToolClass::Shell, "{name}");
+        }
+    }
+
+    #[test]
+    fn functions_prefix_dropped_and_noise_collapsed() {
+        assert_eq!(compact_tool_name("functions.shell"), "shell");
+        assert_eq!(
+            compact_tool_name("functions.mcp__github__create_issue"),
+            "github.create_issue"
+        );
+        assert_eq!(compact_tool_name("my tool (v2)!"), "my_tool_v2_");
+        assert_eq!(
+            compact_tool_name("chrome-devtools.click"),
+            "chrome-devtools.click"
+        );
+        assert_eq!(compact_tool_name(" Read "), "Read");
     }
 
     #[test]
