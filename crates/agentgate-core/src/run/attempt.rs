@@ -422,7 +422,7 @@ pub(super) async fn attempt(
         }
     };
     let stderr_text = stderr_tail.text();
-    let survivors = report_survivors(&report.survivors, em);
+    let survivors = em.report_survivors(&report.survivors);
     let end = AttemptEnd {
         error,
         previous_totals,
@@ -576,30 +576,6 @@ pub(super) fn finish_attempt(
     }
 }
 
-/// Names each process that could not be ended in a `log` event (level
-/// `warn`), and returns them for the attempt's `survivors`.
-fn report_survivors(
-    found: &[agentgate_supervise::Survivor],
-    em: &mut Emitter<'_>,
-) -> Vec<Survivor> {
-    found
-        .iter()
-        .map(|s| {
-            em.log(
-                LogLevel::Warn,
-                format!(
-                    "process {} ({}) is still running after SIGKILL; end it by hand",
-                    s.pid, s.command
-                ),
-            );
-            Survivor {
-                pid: s.pid,
-                command: s.command.clone(),
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use agentgate_protocol::Event;
@@ -619,7 +595,7 @@ mod tests {
             pid: 4242,
             command: "stuck-daemon --flag".to_owned(),
         }];
-        let survivors = report_survivors(&found, &mut em);
+        let survivors = em.report_survivors(&found);
         assert_eq!(
             survivors,
             [Survivor {

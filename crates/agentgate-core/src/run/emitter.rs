@@ -8,7 +8,7 @@
 //! the event is cut to the line limit ([`agentgate_protocol::fit`]) if it
 //! is longer, so the file, the caller and every stream get the same line.
 
-use agentgate_protocol::{Event, EventBody, LogEvent, LogLevel, StatusEvent};
+use agentgate_protocol::{Event, EventBody, LogEvent, LogLevel, StatusEvent, Survivor};
 use agentgate_store::{RunFiles, StoreError};
 use jiff::Timestamp;
 
@@ -209,6 +209,27 @@ impl<'a> Emitter<'a> {
 
     pub fn notice(&mut self, detail: String) {
         self.emit(EventBody::Status(StatusEvent::Notice { detail }));
+    }
+
+    /// Names each process that could not be ended in a `log` event (level
+    /// `warn`), and returns them for the attempt's `survivors`.
+    pub fn report_survivors(&mut self, found: &[agentgate_supervise::Survivor]) -> Vec<Survivor> {
+        found
+            .iter()
+            .map(|s| {
+                self.log(
+                    LogLevel::Warn,
+                    format!(
+                        "process {} ({}) is still running after SIGKILL; end it by hand",
+                        s.pid, s.command
+                    ),
+                );
+                Survivor {
+                    pid: s.pid,
+                    command: s.command.clone(),
+                }
+            })
+            .collect()
     }
 }
 
