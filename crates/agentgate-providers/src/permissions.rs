@@ -9,15 +9,26 @@
 //!   Code's settings.json with its `permissions`), passed through as they
 //!   are to the CLI the agent runs.
 //!
-//! Each CLI says how it takes settings ([`PermissionsWay`]): Claude Code
-//! with `--settings JSON` (its `permissions.allow`/`deny` rules). The other
-//! CLIs take tool permissions only from their own settings files or policy
-//! engines, which agentgate does not rewrite for a run (Gemini CLI skips a
-//! system settings file root does not own), so for them the file is not
-//! applied. [`apply`] adds the settings to the command line, and a `status`
-//! notice for every part the CLI does not enforce: nothing is pretended. `write_paths` is never the CLI's to enforce here:
-//! agentgate checks an edit agent's changes against its `allow:` after each
-//! attempt.
+//! Each CLI says how it takes settings ([`PermissionsWay`]):
+//!
+//! - Claude Code with `--settings JSON` (its `permissions.allow`/`deny`
+//!   rules);
+//! - Gemini CLI through the run's own copy of its user settings (the home
+//!   `gemini/mcp_home.rs` gives a run): `tools.exclude` for `deny` (a list
+//!   Gemini merges as a union over its settings files, so a project's
+//!   `.gemini/settings.json` cannot take a denied tool back) and
+//!   `tools.allowed` for `allow`; a native file is merged into that copy.
+//!   (Gemini 0.61 calls `tools.exclude` deprecated in favour of its policy
+//!   engine, still enforcing it: the e2e test in `gardener.rs` will say
+//!   when a later version stops.)
+//!
+//! The other CLIs take tool permissions only from their own settings files
+//! or policy engines, which agentgate does not rewrite for a run, so for
+//! them the file is not applied. [`apply`] adds the settings to the command
+//! line (Gemini's go into its settings copy instead, see [`settings`]), and
+//! a `status` notice for every part the CLI does not enforce: nothing is
+//! pretended. `write_paths` is never the CLI's to enforce here: agentgate
+//! checks an edit agent's changes against its `allow:` after each attempt.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -60,6 +71,9 @@ pub enum PermissionsWay {
     None,
     /// Claude Code: `--settings JSON`.
     ClaudeSettings,
+    /// Gemini CLI: `tools.exclude`/`tools.allowed` in the run's copy of its
+    /// user settings.
+    GeminiSettings,
 }
 
 impl Permissions {
@@ -101,18 +115,33 @@ impl Permissions {
     }
 }
 
-/// Claude Code's tool names of a class (`None`: not a class, a CLI's own
-/// name).
+/// A CLI's tool names of a class (`None`: not a class, a CLI's own name).
 fn class_tools(way: PermissionsWay, name: &str) -> Option<&'static [&'static str]> {
-    if way != PermissionsWay::ClaudeSettings {
-        return None;
-    }
-    match name {
-        "read" => Some(&["Read", "Glob", "Grep", "LS"][..]),
-        "write" => Some(&["Edit", "Write", "MultiEdit", "NotebookEdit"][..]),
-        "shell" => Some(&["Bash"][..]),
-        "web" => Some(&["WebFetch", "WebSearch"][..]),
-        _ => None,
+    match way {
+        PermissionsWay::None => None,
+        PermissionsWay::ClaudeSettings => match name {
+            "read" => Some(&["Read", "Glob", "Grep", "LS"][..]),
+            "write" => Some(&["Edit", "Write", "MultiEdit", "NotebookEdit"][..]),
+            "shell" => Some(&["Bash"][..]),
+            "web" => Some(&["WebFetch", "WebSearch"][..]),
+            _ => None,
+        },
+        // Gemini CLI 0.61's built-in tool names.
+        PermissionsWay::GeminiSettings => match name {
+            "read" => Some(
+                &[
+                    "read_file",
+                    "read_many_files",
+                    "list_directory",
+                    "glob",
+                    "grep_search",
+                ][..],
+            ),
+            "write" => Some(&["write_file", "replace"][..]),
+            "shell" => Some(&["run_shell_command"][..]),
+            "web" => Some(&["web_fetch", "google_web_search"][..]),
+            _ => None,
+        },
     }
 }
 
@@ -178,12 +207,24 @@ pub fn settings(way: PermissionsWay, cli: &str, p: &Permissions) -> (Option<Valu
             }
             json!({"permissions": perms})
         }
+        PermissionsWay::GeminiSettings => {
+            let mut tools = Map::new();
+            if !allow.is_empty() {
+                tools.insert("allowed".into(), json!(allow));
+            }
+            if !deny.is_empty() {
+                tools.insert("exclude".into(), json!(deny));
+            }
+            json!({"tools": tools})
+        }
     };
     (Some(value), gaps)
 }
 
 /// What `p` adds to the CLI's command line the CLI's way, and the notices
-/// for what it does not enforce.
+/// for what it does not enforce. Gemini CLI's settings add nothing here:
+/// its argv writes them into the run's settings copy
+/// ([`merge_settings`]).
 pub fn apply(way: PermissionsWay, cli: &str, p: &Permissions) -> (Vec<OsString>, Vec<String>) {
     let (value, gaps) = settings(way, cli, p);
     let args = match (way, value) {
@@ -196,6 +237,26 @@ pub fn apply(way: PermissionsWay, cli: &str, p: &Permissions) -> (Vec<OsString>,
         _ => Vec::new(),
     };
     (args, gaps)
+}
+
+/// Merges `extra` into `base`: objects key by key, lists as a union (the
+/// base's entries first), anything else replaced by `extra`'s.
+pub fn merge_settings(base: &mut Map<String, Value>, extra: &Map<String, Value>) {
+    for (key, value) in extra {
+        match (base.get_mut(key), value) {
+            (Some(Value::Object(b)), Value::Object(e)) => merge_settings(b, e),
+            (Some(Value::Array(b)), Value::Array(e)) => {
+                for item in e {
+                    if !b.contains(item) {
+                        b.push(item.clone());
+                    }
+                }
+            }
+            _ => {
+                base.insert(key.clone(), value.clone());
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -241,9 +302,94 @@ mod tests {
         let (none, gaps) = settings(PermissionsWay::None, "gemini", &p);
         assert!(none.is_none());
         assert!(gaps.iter().any(|g| g.contains("not applied")), "{gaps:?}");
+        let (gemini, gaps) = settings(PermissionsWay::GeminiSettings, "gemini", &p);
+        assert_eq!(
+            gemini.unwrap(),
+            json!({"tools": {
+                "allowed": ["read_file", "read_many_files", "list_directory", "glob", "grep_search"],
+                "exclude": ["run_shell_command", "web_fetch", "google_web_search"],
+            }})
+        );
+        assert!(gaps.iter().any(|g| g.contains("write_paths")), "{gaps:?}");
+        assert!(gaps.iter().all(|g| !g.contains("not applied")), "{gaps:?}");
+        // Gemini's settings go into its settings copy, not the argv.
+        let (args, _) = apply(PermissionsWay::GeminiSettings, "gemini", &p);
+        assert!(args.is_empty(), "{args:?}");
+        let own = neutral(json!({"deny": ["write", "mcp_x_tool"]}));
+        let (v, _) = settings(PermissionsWay::GeminiSettings, "gemini", &own);
+        assert_eq!(
+            v.unwrap(),
+            json!({"tools": {"exclude": ["write_file", "replace", "mcp_x_tool"]}})
+        );
         let native = Permissions::Native(json!({"permissions": {"deny": ["Bash"]}}));
         let (v, gaps) = settings(PermissionsWay::ClaudeSettings, "claude", &native);
         assert_eq!(v.unwrap(), json!({"permissions": {"deny": ["Bash"]}}));
         assert!(gaps.is_empty());
+    }
+
+    #[test]
+    fn merged_settings_keep_the_users_and_add_to_lists() {
+        let mut user =
+            json!({"tools": {"exclude": ["glob"], "sandbox": false}, "ui": {"theme": "x"}})
+                .as_object()
+                .unwrap()
+                .clone();
+        let extra = json!({"tools": {"exclude": ["glob", "run_shell_command"], "sandbox": true}});
+        merge_settings(&mut user, extra.as_object().unwrap());
+        assert_eq!(
+            Value::Object(user),
+            json!({"tools": {"exclude": ["glob", "run_shell_command"], "sandbox": true}, "ui": {"theme": "x"}})
+        );
+    }
+
+    #[test]
+    fn gemini_gets_the_permissions_in_its_runs_own_settings_copy() {
+        use crate::gemini::GEMINI;
+        use crate::provider::{CliRequest, Provider};
+        let dir = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+        std::fs::write(
+            home.path().join(".gemini/settings.json"),
+            r#"{"tools": {"exclude": ["glob"]}, "ui": {"theme": "mine"}}"#,
+        )
+        .unwrap();
+        let mut r = CliRequest {
+            env_clear: true,
+            permissions: Some(neutral(
+                json!({"deny": ["shell"], "write_paths": ["notes"]}),
+            )),
+            ..CliRequest::default()
+        };
+        r.env
+            .push(("HOME".into(), home.path().display().to_string()));
+        let c = GEMINI
+            .command(&r, std::path::Path::new("/bin/gemini"), &dir.path().into())
+            .unwrap();
+        let root = c
+            .env
+            .iter()
+            .find(|(k, _)| k == "GEMINI_CLI_HOME")
+            .map(|(_, v)| PathBuf::from(v))
+            .expect("a home of the run's own");
+        let text = std::fs::read_to_string(root.join(".gemini/settings.json")).unwrap();
+        let got: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            got["tools"]["exclude"],
+            json!(["glob", "run_shell_command"])
+        );
+        assert_eq!(got["ui"]["theme"], "mine", "the user's settings kept");
+        // Applied: only the unenforced part is said.
+        assert!(
+            c.notices.iter().all(|n| !n.contains("not applied")),
+            "{:?}",
+            c.notices
+        );
+        assert!(
+            c.notices.iter().any(|n| n.contains("write_paths")),
+            "{:?}",
+            c.notices
+        );
+        assert!(!c.display_args().contains(&"--settings".to_owned()));
     }
 }

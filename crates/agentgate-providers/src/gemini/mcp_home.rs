@@ -1,15 +1,17 @@
-//! MCP servers and thinking settings for one Gemini CLI run, through a
-//! home of the run's own.
+//! MCP servers, thinking settings and an agent's permissions for one
+//! Gemini CLI run, through a home of the run's own.
 //!
-//! Gemini CLI (0.61) takes MCP servers, and the thinking config of a
+//! Gemini CLI (0.61) takes MCP servers, the thinking config of a
 //! model (`modelConfigs.customOverrides`, which `--reasoning-effort` and
-//! `--thinking-budget` become: see `reasoning.rs`), only from settings files: its system
+//! `--thinking-budget` become: see `reasoning.rs`) and tool permissions
+//! (`tools.exclude`/`tools.allowed`, which a permissions file becomes: see
+//! `permissions.rs`) only from settings files: its system
 //! settings (skipped unless root owns the file and every folder above it,
 //! never true of a run's folder), the user's `~/.gemini/settings.json` and
 //! the project's `.gemini/settings.json` (both the user's own). It finds
-//! its home with `GEMINI_CLI_HOME`, so a run with servers gets a home in
-//! the run's folder whose `.gemini/settings.json` is the user's settings
-//! with the servers and overrides added, and whose every other entry is a symlink to the
+//! its home with `GEMINI_CLI_HOME`, so a run with any of them gets a home
+//! in the run's folder whose `.gemini/settings.json` is the user's settings
+//! with the servers, overrides and permissions added, and whose every other entry is a symlink to the
 //! user's own `~/.gemini` (the login, the sessions under `tmp/`, the
 //! history, the trusted folders), so the run logs in, writes its session
 //! and reads its memory files where a plain run would. `tmp/` and
@@ -30,6 +32,7 @@ use serde_json::Value;
 
 use super::super::argv::Context;
 use super::super::mcp;
+use super::super::permissions::{self, PermissionsWay};
 use super::super::provider::{CliCommand, CommandError};
 use super::super::system_settings::{env_of, read_object};
 
@@ -47,18 +50,28 @@ const SHARED_DIRS: &[&str] = &["tmp", "history"];
 /// its home: its variables file and the user's agent skills.
 const HOME_ENTRIES: &[&str] = &[".env", ".agents"];
 
-/// Gives the run's servers and thinking settings to Gemini through a home
-/// of the run's own.
+/// Gives the run's servers, thinking settings and permissions to Gemini
+/// through a home of the run's own.
 pub(super) fn mcp_home(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     let servers = mcp::checked(ctx)?;
     let thinking = crate::reasoning::gemini_overrides(ctx);
-    if servers.is_empty() && thinking.is_empty() {
+    let permissions = ctx.request.permissions.as_ref().and_then(|p| {
+        permissions::settings(PermissionsWay::GeminiSettings, "gemini", p)
+            .0
+            .and_then(|v| match v {
+                Value::Object(map) => Some(map),
+                _ => None,
+            })
+    });
+    if servers.is_empty() && thinking.is_empty() && permissions.is_none() {
         return Ok(());
     }
-    let what = if servers.is_empty() {
+    let what = if !servers.is_empty() {
+        "run with MCP servers"
+    } else if !thinking.is_empty() {
         "set its thinking per run"
     } else {
-        "run with MCP servers"
+        "apply the agent's permissions file"
     };
     let unsupported = |why: String| ctx.unsupported(format!("{what}: {why}"));
     let Some(home) = user_home(ctx) else {
@@ -82,6 +95,9 @@ pub(super) fn mcp_home(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
         mcp::add_to_settings(&mut settings, servers);
     }
     add_overrides(&mut settings, thinking);
+    if let Some(p) = &permissions {
+        permissions::merge_settings(&mut settings, p);
+    }
     let text = Value::Object(settings).to_string();
 
     // Named by content: the steps of a run that share its folder keep

@@ -57,7 +57,7 @@ pub static GEMINI: Description = Description {
         ],
         otherwise: LoginState::NoneFound,
     },
-    permissions: crate::permissions::PermissionsWay::None,
+    permissions: crate::permissions::PermissionsWay::GeminiSettings,
 };
 
 /// The approval mode's flags (in `ask`, the default, in which it asks).

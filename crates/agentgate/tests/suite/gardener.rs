@@ -4,8 +4,8 @@
 //! with the JSON-only instruction reach the model, for Claude Code and
 //! Gemini CLI (which take no schema natively), and the structured answer
 //! is checked; an edit agent's summary file says what the run changed; a
-//! question to the user fails at once; a permissions file is applied (or
-//! said not to be); a served inbox names the note and keeps a failed one.
+//! question to the user fails at once; a permissions file is applied
+//! (Claude Code, Gemini CLI) or said not to be (Qwen Code); a served inbox names the note and keeps a failed one.
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
@@ -276,22 +276,29 @@ fn notices(run: &Run) -> Vec<String> {
 }
 
 /// A vendor-neutral permissions file is applied to Claude Code as its own
-/// settings: `deny: [shell]` makes Claude refuse the scripted shell call
-/// even with `--yolo` (the file it would write is not there); for Gemini
-/// CLI, which takes no settings from agentgate, a notice says the file was
-/// not applied, and the run goes on.
+/// settings and to Gemini CLI through its run's settings copy: `deny:
+/// [shell]` makes each refuse the scripted call of its shell tool even
+/// with `--yolo` (the file it would write is not there, and the tool
+/// result the model gets back is a failure); for Qwen Code, which takes no
+/// tool permissions from agentgate, a notice says the file was not
+/// applied, and the call runs. The script calls the CLI's shell tool by
+/// its own name: a denied tool may not be declared to the model at all.
 #[test]
-fn a_permissions_file_is_applied_to_claude_and_said_not_to_be_for_gemini() {
-    for cli in [Cli::Claude, Cli::Gemini] {
-        let server = FakeServer::start(
+fn a_permissions_file_is_applied_to_claude_and_gemini_and_said_not_to_be_for_qwen() {
+    for cli in [Cli::Claude, Cli::Gemini, Cli::Qwen] {
+        let shell_tool = match cli {
+            Cli::Claude => "Bash",
+            _ => "run_shell_command",
+        };
+        let server = FakeServer::start(&format!(
             r#"turns:
-  - match: {contains: "GARDEN-PERM-7002", tool_result: false}
+  - match: {{tool_result: false}}
     text: "Writing it."
-    tool_call: {name: shell, command: "echo written > perm-marker.txt"}
-  - match: {tool_result: true}
-    text: "The tool said: {{tool_output}}"
-"#,
-        );
+    tool_call: {{name: {shell_tool}, command: "echo written > perm-marker.txt"}}
+  - match: {{tool_result: true}}
+    text: "The tool said: {{{{tool_output}}}}"
+"#
+        ));
         let client = Client::new(cli, &server);
         let store = tempfile::tempdir().unwrap();
         let cfg_dir = tempfile::tempdir().unwrap();
@@ -336,20 +343,36 @@ fn a_permissions_file_is_applied_to_claude_and_said_not_to_be_for_gemini() {
         let run = run_bounded(cmd, LIMIT);
         let said = notices(&run);
         let marker = client.setup.workdir.join("perm-marker.txt");
+        let results: Vec<Value> = run
+            .stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|e| e["type"] == "tool_result")
+            .collect();
         match cli {
-            Cli::Claude => {
+            Cli::Claude | Cli::Gemini => {
                 assert!(
                     !marker.exists(),
-                    "claude ran the denied shell call:\n{}",
+                    "{cli} ran the denied shell call:\n{}",
                     run.all_output()
                 );
-                assert!(said.iter().all(|n| !n.contains("permissions")), "{said:?}");
+                // The call was made and refused: the model got a failure.
+                assert!(
+                    !results.is_empty() && results.iter().all(|r| r["ok"] == false),
+                    "{cli}: {results:?}\n{}",
+                    run.all_output()
+                );
+                assert_eq!(run.code, Some(0), "{cli}: {}", run.all_output());
+                assert!(
+                    said.iter().all(|n| !n.contains("not applied")),
+                    "{cli}: {said:?}"
+                );
             }
             _ => {
                 assert!(
                     said.iter()
                         .any(|n| n.contains("permissions file was not applied")
-                            && n.contains("gemini")),
+                            && n.contains("qwen")),
                     "{cli}: {said:?}\n{}",
                     run.all_output()
                 );
