@@ -34,12 +34,7 @@ pub struct Args {
 
 pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let cfg = Config::load(config)?;
-    let cwd = match &args.cwd {
-        Some(d) => d
-            .canonicalize()
-            .map_err(|e| anyhow::anyhow!("--cwd {}: {e}", d.display()))?,
-        None => std::env::current_dir()?,
-    };
+    let cwd = crate::skills_cmd::working_folder(args.cwd.as_deref())?;
     let query = ModelQuery {
         providers: args
             .provider

@@ -34,12 +34,7 @@ pub struct Args {
 
 pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let cfg = Config::load(config)?;
-    let cwd = match &args.cwd {
-        Some(d) => d
-            .canonicalize()
-            .map_err(|e| anyhow::anyhow!("--cwd {}: {e}", d.display()))?,
-        None => std::env::current_dir()?,
-    };
+    let cwd = working_folder(args.cwd.as_deref())?;
     let query = SkillQuery {
         providers: args
             .provider
@@ -86,4 +81,14 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     ];
     out.text(&crate::table::aligned(header, &table))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The folder `--cwd` names (made absolute), else the current one.
+pub fn working_folder(cwd: Option<&Path>) -> anyhow::Result<PathBuf> {
+    Ok(match cwd {
+        Some(d) => d
+            .canonicalize()
+            .map_err(|e| anyhow::anyhow!("--cwd {}: {e}", d.display()))?,
+        None => std::env::current_dir()?,
+    })
 }

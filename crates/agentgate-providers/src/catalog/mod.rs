@@ -108,6 +108,18 @@ pub struct StaticModel {
     pub aliases: &'static [&'static str],
 }
 
+impl StaticModel {
+    /// A model of a bundled table, not the default, without aliases.
+    pub const fn new(id: &'static str, display_name: &'static str) -> StaticModel {
+        StaticModel {
+            id,
+            display_name,
+            default: false,
+            aliases: &[],
+        }
+    }
+}
+
 /// The entries of a bundled table.
 pub fn static_entries(table: &[StaticModel]) -> Vec<CatalogEntry> {
     table

@@ -9,12 +9,7 @@ use crate::catalog::{CatalogSource, StaticModel};
 pub const CATALOG: CatalogSource = CatalogSource::Static(TABLE);
 
 const fn m(id: &'static str, display_name: &'static str) -> StaticModel {
-    StaticModel {
-        id,
-        display_name,
-        default: false,
-        aliases: &[],
-    }
+    StaticModel::new(id, display_name)
 }
 
 static TABLE: &[StaticModel] = &[
