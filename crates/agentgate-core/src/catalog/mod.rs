@@ -230,11 +230,14 @@ pub fn catalog_entry(provider: &dyn Provider, model: &str) -> Option<CatalogEntr
     agentgate_providers::catalog::entry_for(&entries, model).cloned()
 }
 
-/// The reasoning efforts `model` of `provider` takes, from its catalog
-/// (bundled or cached), for the planner to fit a requested effort to;
+/// The reasoning efforts `model` takes, from `catalog` (what
+/// [`catalog_for`] read), for the planner to fit a requested effort to;
 /// `None` when no model is named (the CLI's own default is not always the
 /// catalog's), the catalog does not name it once, or lists no efforts.
-pub(crate) fn catalog_efforts(provider: &dyn Provider, model: Option<&str>) -> Option<Vec<String>> {
-    let entry = catalog_entry(provider, model?)?;
-    (!entry.efforts.is_empty()).then_some(entry.efforts)
+pub(crate) fn catalog_efforts(
+    catalog: Option<&(CatalogSource, Vec<CatalogEntry>)>,
+    model: Option<&str>,
+) -> Option<Vec<String>> {
+    let entry = agentgate_providers::catalog::entry_for(&catalog?.1, model?)?;
+    (!entry.efforts.is_empty()).then(|| entry.efforts.clone())
 }

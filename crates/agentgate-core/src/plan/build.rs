@@ -127,23 +127,21 @@ pub(super) fn build_step(
             .map_err(PlanError::WrapperModels)?;
     let choice =
         cfg.resolve_model_with(&name, wrapper.as_ref(), flags.model.as_deref(), agent_model);
-    let choice = check_model(
-        &name,
-        catalog_for(provider.as_ref()),
-        cfg.models.validate,
-        choice,
-    )
-    .map_err(|e| match e {
-        CatalogCheck::Ambiguous { model, candidates } => PlanError::ModelAmbiguous {
-            provider: name.clone(),
-            model,
-            candidates: candidates.join(", "),
-        },
-        CatalogCheck::Absent { model } => PlanError::ModelNotInCatalog {
-            provider: name.clone(),
-            model,
-        },
-    })?;
+    // Read once (the cache is a file): checked against here, and asked
+    // below for the efforts of the model it settles on.
+    let catalog = catalog_for(provider.as_ref());
+    let choice =
+        check_model(&name, catalog.clone(), cfg.models.validate, choice).map_err(|e| match e {
+            CatalogCheck::Ambiguous { model, candidates } => PlanError::ModelAmbiguous {
+                provider: name.clone(),
+                model,
+                candidates: candidates.join(", "),
+            },
+            CatalogCheck::Absent { model } => PlanError::ModelNotInCatalog {
+                provider: name.clone(),
+                model,
+            },
+        })?;
 
     let mut parts = PromptParts::new(String::new(), &cwd);
     parts.agent_file = absolute_opt(flags.agent_file.as_ref())?
@@ -225,7 +223,7 @@ pub(super) fn build_step(
     let levels = flags
         .effort_levels
         .of(&name, choice.model.as_deref())
-        .or_else(|| catalog_efforts(provider.as_ref(), choice.model.as_deref()));
+        .or_else(|| catalog_efforts(catalog.as_ref(), choice.model.as_deref()));
     let knobs = effort::resolve(&name, choice.model.as_deref(), &settings, levels.as_deref());
     // The longest the deadline lets an attempt go on: its timeout, or the
     // limit of its extensions (three timeouts unless set).
