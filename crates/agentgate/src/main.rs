@@ -37,10 +37,11 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "agentgate", version, about, long_about = None, after_long_help = OUTPUT_HELP)]
 struct Cli {
-    /// The config file. Default: $AGENTGATE_CONFIG, else agentgate.yaml or
-    /// .agentgate/config.yaml in the working directory or an ancestor, else
-    /// $XDG_CONFIG_HOME/agentgate/config.yaml (~/.config/agentgate/...).
-    /// UTF-8, at most 1 MiB.
+    /// The config file. Default: $AGENTGATE_CONFIG, else $GARDENER_CLI_CONFIG,
+    /// else agentgate.yaml, .agentgate/config.yaml or
+    /// .gardener/cli_agents.yaml in the working directory or an ancestor
+    /// (nearest folder first), else $XDG_CONFIG_HOME/agentgate/config.yaml
+    /// (~/.config/agentgate/...). UTF-8, at most 1 MiB.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
     /// The run store: a SQLite file's path, or a PostgreSQL URL shared by
