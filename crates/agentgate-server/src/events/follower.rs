@@ -160,6 +160,15 @@ impl Follower {
                 }
             }
             if let Some(feed) = next {
+                // The job ran again before this follower saw it queued (a
+                // short backoff, or a slow reader): the `requeued` message
+                // still comes between the two runs' events.
+                if self.saw_result
+                    && !self.told_requeued
+                    && self.send_requeued(Requeued::Always).await.is_err()
+                {
+                    return;
+                }
                 self.follow_next_run(feed);
                 waits.follow_next(&self.feed.run_id, self.next_run_id());
                 read = FileRead::new();
@@ -179,7 +188,7 @@ impl Follower {
                 return;
             }
             if look_around && self.saw_result && !self.told_requeued {
-                match self.send_requeued().await {
+                match self.send_requeued(Requeued::IfQueued).await {
                     Ok(told) => self.told_requeued = told,
                     Err(()) => return,
                 }
@@ -293,9 +302,10 @@ impl Follower {
 
     /// The job's run ended with a `result` but the job goes on (a retry, a
     /// quota wait, a restart): one `event: requeued` message, no `id:`,
-    /// with the job's state, once the job is queued again. Whether it was
-    /// sent; `Err` when the client left.
-    async fn send_requeued(&self) -> Result<bool, ()> {
+    /// with the job's state, once the job is queued again (`IfQueued`), or
+    /// whatever its state when its next run has already begun (`Always`).
+    /// Whether it was sent; `Err` when the client left.
+    async fn send_requeued(&self, when: Requeued) -> Result<bool, ()> {
         let Watched::Job(id) = &self.watched else {
             return Ok(false);
         };
@@ -307,7 +317,9 @@ impl Follower {
             .and_then(Result::ok)
             .flatten();
         // Still running: the executor has not ended the run's turn yet.
-        let Some(job) = job.filter(|j| j.state == agentgate_store::JobState::Queued) else {
+        let Some(job) = job
+            .filter(|j| when == Requeued::Always || j.state == agentgate_store::JobState::Queued)
+        else {
             return Ok(false);
         };
         let body = serde_json::json!({
@@ -536,4 +548,13 @@ async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
     }
+}
+
+/// When [`Follower::send_requeued`] sends its message.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Requeued {
+    /// Only while the job is queued again.
+    IfQueued,
+    /// Whatever the job's state: its next run has begun.
+    Always,
 }

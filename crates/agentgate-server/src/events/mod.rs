@@ -66,7 +66,11 @@
 //! follows them in turn: after a run's `result`, while the job is queued
 //! again, one `event: requeued` message (no `id:`; data: the job's
 //! `run_id`, `status`, `attempts`, `waiting_for`, `not_before`, `error`),
-//! then the next run's events. Message ids keep increasing across the
+//! then the next run's events. A follower that reaches the next run
+//! without having seen the job queued (a replay of an ended job, or a
+//! retry that began before it looked) sends the message then, with the
+//! job's state as it is: every stream of a job that ran again has one
+//! `requeued` between each two runs. Message ids keep increasing across the
 //! runs: a later run's event has the id of its `seq` plus one more than
 //! the last id of the run before, so `Last-Event-ID` resumes anywhere. The
 //! first run's ids are its seqs. The stream ends once the job is final:

@@ -45,19 +45,9 @@ fn run_flags(client: &Client) -> Vec<String> {
 
 /// `agentgate ARGS` in the client's environment and working folder.
 fn agentgate(client: &Client, args: &[String], extra_env: &[(&str, String)]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    let mut cmd = client.agentgate();
     cmd.args(args)
-        .env_clear()
-        .envs(
-            client
-                .setup
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
-        .envs(extra_env.iter().map(|(k, v)| (*k, v.as_str())))
-        .current_dir(&client.setup.workdir)
-        .stdin(Stdio::null());
+        .envs(extra_env.iter().map(|(k, v)| (*k, v.as_str())));
     cmd
 }
 
@@ -230,6 +220,26 @@ fn a_retried_job_streams_both_runs_and_submit_stream_ends_with_the_last() {
         .iter()
         .position(|e| e["run_id"] == json!(format!("{}.2", job.job_id)))
         .unwrap();
+    // The replay says the job ran again, once, between the two runs: a
+    // follower that reaches the next run without having seen the job
+    // queued (a replay, or a retry that began before it looked) still
+    // sends `requeued`.
+    let requeued: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.event.as_deref() == Some("requeued"))
+        .map(|(i, _)| i)
+        .collect();
+    let first_of_second = all
+        .iter()
+        .position(|m| m.id.as_deref() == Some(&ids[second_start].to_string()))
+        .unwrap();
+    assert_eq!(requeued, vec![first_of_second - 1], "{all:?}");
+    let told = all[requeued[0]].json();
+    assert_eq!(
+        (&told["run_id"], &told["attempts"]),
+        (&json!(job.job_id), &json!(2))
+    );
     let resumed = stream(
         &server.url,
         &path,
