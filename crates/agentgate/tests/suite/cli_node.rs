@@ -54,7 +54,7 @@ fn resolved_node(client: &Client) -> (PathBuf, String) {
     let out = Command::new("/usr/bin/env")
         .args(["node", "--version"])
         .env_clear()
-        .envs(client.setup.env.iter().map(|(k, v)| (k, v)))
+        .envs(client.env_pairs())
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");

@@ -9,7 +9,7 @@
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use agentgate_core::{INSTRUCTIONS_LEAD, SCHEMA_INSTRUCTION, UNATTENDED_INSTRUCTION};
@@ -75,7 +75,7 @@ fn run_gardener(client: &Client, store: &Path, config: &Path, task: &Value) -> R
     let cli = client.setup.cli;
     let input = store.join("task.json");
     std::fs::write(&input, task.to_string()).unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    let mut cmd = client.agentgate();
     cmd.arg("--config")
         .arg(config)
         .args(["run", "--agent", "gardener", "--yolo", "--compact"])
@@ -84,16 +84,7 @@ fn run_gardener(client: &Client, store: &Path, config: &Path, task: &Value) -> R
     if cli != Cli::Codex && cli != Cli::Opencode {
         cmd.args(["--model", &client.setup.model]);
     }
-    cmd.env_clear()
-        .envs(
-            client
-                .setup
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
-        .env("AGENTGATE_HOME", store)
-        .current_dir(&client.setup.workdir)
+    cmd.env("AGENTGATE_HOME", store)
         .stdin(Stdio::from(std::fs::File::open(&input).unwrap()));
     run_bounded(cmd, LIMIT)
 }
@@ -322,23 +313,14 @@ fn a_permissions_file_is_applied_to_claude_and_gemini_and_said_not_to_be_for_qwe
             r#"{"prompt": "GARDEN-PERM-7002: write the marker"}"#,
         )
         .unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        let mut cmd = client.agentgate();
         cmd.arg("--config")
             .arg(&config)
             .args(["run", "--agent", "gardener", "--yolo", "--stream"])
             .arg("--binary")
             .arg(&client.program)
             .args(["--model", &client.setup.model])
-            .env_clear()
-            .envs(
-                client
-                    .setup
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            )
             .env("AGENTGATE_HOME", store.path())
-            .current_dir(&client.setup.workdir)
             .stdin(Stdio::from(std::fs::File::open(&input).unwrap()));
         let run = run_bounded(cmd, LIMIT);
         let said = notices(&run);

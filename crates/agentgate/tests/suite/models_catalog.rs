@@ -8,7 +8,6 @@
 //! under `models.validate: strict` with no request made.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use agentgate_fakellm::clients::Cli;
@@ -22,21 +21,11 @@ const LIMIT: Duration = Duration::from_secs(180);
 /// `agentgate ARGS` in the recipe's environment and working folder, on the
 /// data folder `home`.
 fn agentgate(client: &Client, home: &Path, args: &[&str]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    let mut cmd = client.agentgate();
     let bin = client.setup.cli.bin_env();
     cmd.args(args)
-        .env_clear()
-        .envs(
-            client
-                .setup
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
         .env("AGENTGATE_HOME", home)
-        .env(bin, &client.program)
-        .current_dir(&client.setup.workdir)
-        .stdin(std::process::Stdio::null());
+        .env(bin, &client.program);
     run_bounded(cmd, LIMIT)
 }
 

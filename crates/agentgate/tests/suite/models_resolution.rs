@@ -5,7 +5,6 @@
 //! the lighter model (`models.gemini_capacity_fallback`).
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use agentgate_fakellm::clients::Cli;
@@ -17,7 +16,7 @@ use super::support::{Client, FakeServer, Run, run_bounded};
 const LIMIT: Duration = Duration::from_secs(180);
 
 fn run(client: &Client, home: &Path, env: &[(&str, &str)], args: &[&str]) -> (Run, Value) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    let mut cmd = client.agentgate();
     cmd.arg("run")
         .args([
             "--provider",
@@ -27,19 +26,9 @@ fn run(client: &Client, home: &Path, env: &[(&str, &str)], args: &[&str]) -> (Ru
         ])
         .args(args)
         .arg("say hi")
-        .env_clear()
-        .envs(
-            client
-                .setup
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
         .envs(env.iter().copied())
         .env("AGENTGATE_HOME", home)
-        .env(client.setup.cli.bin_env(), &client.program)
-        .current_dir(&client.setup.workdir)
-        .stdin(std::process::Stdio::null());
+        .env(client.setup.cli.bin_env(), &client.program);
     let run = run_bounded(cmd, LIMIT);
     let env = last_json(&run.stdout).unwrap_or_else(|| panic!("no envelope: {}", run.all_output()));
     (run, env)

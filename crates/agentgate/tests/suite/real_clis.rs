@@ -273,7 +273,7 @@ fn run_codex_plan(client: &Client, req: &CliRequest, scratch: &Path) -> Run {
     let mut cmd = Command::new(&plan.program);
     cmd.args(&plan.args)
         .env_clear()
-        .envs(client.setup.env.iter().map(|(k, v)| (k, v)))
+        .envs(client.env_pairs())
         .envs(plan.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&plan.cwd)
         .stdin(std::fs::File::open(&stdin).unwrap());

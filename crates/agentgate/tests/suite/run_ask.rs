@@ -75,7 +75,7 @@ fn reads_allowed_writes_refused(cli: Cli) {
     std::fs::write(&config_file, CONFIG).unwrap();
     let store = tempfile::tempdir().unwrap();
 
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    let mut cmd = client.agentgate();
     cmd.args([
         "run",
         "--provider",
@@ -94,14 +94,6 @@ fn reads_allowed_writes_refused(cli: Cli) {
         _ => cmd.args(["--model", &client.setup.model]),
     };
     cmd.arg("please READ then write")
-        .env_clear()
-        .envs(
-            client
-                .setup
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
         .env("AGENTGATE_HOME", store.path())
         .current_dir(&dir)
         .stdin(Stdio::null());

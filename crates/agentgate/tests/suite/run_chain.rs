@@ -657,13 +657,7 @@ fn the_migration_formats_load_and_run() {
         &["--provider", "claude", "--model", "fast"],
     );
     cmd.arg("--binary").arg(&claude2.program);
-    cmd.envs(
-        claude2
-            .setup
-            .env
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str())),
-    );
+    cmd.envs(claude2.env_pairs());
     cmd.current_dir(&claude2.setup.workdir);
     let run = run_bounded(cmd, LIMIT);
     let env = last_json(&run.stdout).unwrap_or_else(|| panic!("{}", run.all_output()));

@@ -86,24 +86,14 @@ impl Custom {
     }
 
     fn command(&self, extra: &[&str], prompt: &str) -> Command {
-        let mut cmd = Command::new(AGENTGATE);
+        let mut cmd = self.client.agentgate();
         cmd.args(["run", "--provider", NAME, "--yolo", "--compact"])
             .arg("--config")
             .arg(&self.config)
             .args(["--model", &self.client.setup.model])
             .args(extra)
             .arg(prompt)
-            .env_clear()
-            .envs(
-                self.client
-                    .setup
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            )
-            .env("AGENTGATE_HOME", self.store.path())
-            .current_dir(&self.client.setup.workdir)
-            .stdin(std::process::Stdio::null());
+            .env("AGENTGATE_HOME", self.store.path());
         cmd
     }
 

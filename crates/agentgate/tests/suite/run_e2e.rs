@@ -33,7 +33,7 @@ impl Gate {
 
     pub fn command(&self, extra: &[&str], prompt: &str) -> Command {
         let cli = self.cli();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        let mut cmd = self.client.agentgate();
         cmd.args(["run", "--provider", cli.binary(), "--yolo", "--compact"])
             .arg("--binary")
             .arg(&self.client.program);
@@ -43,17 +43,7 @@ impl Gate {
         }
         cmd.args(extra)
             .arg(prompt)
-            .env_clear()
-            .envs(
-                self.client
-                    .setup
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            )
-            .env("AGENTGATE_HOME", self.store.path())
-            .current_dir(&self.client.setup.workdir)
-            .stdin(std::process::Stdio::null());
+            .env("AGENTGATE_HOME", self.store.path());
         cmd
     }
 

@@ -8,7 +8,6 @@
 //! its sessions in an SQLite database that can vanish.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use agentgate_fakellm::clients::Cli;
@@ -38,23 +37,13 @@ impl Moded {
     }
 
     fn run(&self, extra: &[&str], prompt: &str) -> (Run, Value) {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        let mut cmd = self.client.agentgate();
         cmd.args(["run", "--provider", "opencode", "--compact"])
             .arg("--binary")
             .arg(&self.client.program)
             .args(extra)
             .arg(prompt)
-            .env_clear()
-            .envs(
-                self.client
-                    .setup
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            )
-            .env("AGENTGATE_HOME", self.store.path())
-            .current_dir(&self.client.setup.workdir)
-            .stdin(std::process::Stdio::null());
+            .env("AGENTGATE_HOME", self.store.path());
         let run = run_bounded(cmd, LIMIT);
         let env = last_json(&run.stdout)
             .unwrap_or_else(|| panic!("no envelope on stdout:\n{}", run.all_output()));

@@ -387,7 +387,7 @@ fn permission_modes_decide_the_declared_tools() {
     let mut declared = Vec::new();
     for mode in ["default", "acceptEdits", "bypass"] {
         let before = server.turn_requests().len();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        let mut cmd = client.agentgate();
         cmd.args([
             "run",
             "--provider",
@@ -399,16 +399,7 @@ fn permission_modes_decide_the_declared_tools() {
         .arg("--binary")
         .arg(&client.program)
         .arg("hello")
-        .env_clear()
-        .envs(
-            client
-                .setup
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
-        .env("AGENTGATE_HOME", store.path())
-        .current_dir(&client.setup.workdir);
+        .env("AGENTGATE_HOME", store.path());
         let run = run_bounded(cmd, Duration::from_secs(180));
         let env = last_json(&run.stdout).unwrap();
         ok(QWEN, &run, &env);

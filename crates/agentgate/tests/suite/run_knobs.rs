@@ -25,7 +25,7 @@ const LIMIT: Duration = Duration::from_secs(180);
 fn run_cli(client: &Client, args: &[&str]) -> (Run, Value) {
     let store = tempfile::tempdir().unwrap();
     let program = client.program.display().to_string();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    let mut cmd = client.agentgate();
     cmd.args([
         "run",
         "--provider",
@@ -37,17 +37,7 @@ fn run_cli(client: &Client, args: &[&str]) -> (Run, Value) {
     ])
     .args(args)
     .arg("Say hi.")
-    .env_clear()
-    .envs(
-        client
-            .setup
-            .env
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str())),
-    )
-    .env("AGENTGATE_HOME", store.path())
-    .current_dir(&client.setup.workdir)
-    .stdin(std::process::Stdio::null());
+    .env("AGENTGATE_HOME", store.path());
     let run = run_bounded(cmd, LIMIT);
     let env =
         last_json(&run.stdout).unwrap_or_else(|| panic!("no envelope:\n{}", run.all_output()));

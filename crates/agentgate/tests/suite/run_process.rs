@@ -511,24 +511,14 @@ exit 0"#,
 fn real_run(client: &Client, extra: &[&str], limit: Duration) -> (Run, Value, Vec<Value>) {
     let cli = client.setup.cli;
     let store = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(AGENTGATE);
+    let mut cmd = client.agentgate();
     cmd.args(["run", "--provider", cli.binary(), "--yolo", "--compact"])
         .arg("--binary")
         .arg(&client.program)
         .args(["--model", &client.setup.model])
         .args(extra)
         .arg("trigger the retries")
-        .env_clear()
-        .envs(
-            client
-                .setup
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
-        .env("AGENTGATE_HOME", store.path())
-        .current_dir(&client.setup.workdir)
-        .stdin(Stdio::null());
+        .env("AGENTGATE_HOME", store.path());
     let run = run_bounded(cmd, limit);
     let env: Value = run
         .stdout

@@ -51,19 +51,8 @@ fn project_folder(cli: Cli) -> &'static str {
 
 /// `agentgate ARGS` in the recipe's environment, in its working folder.
 fn agentgate(client: &Client, store: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
-    cmd.args(args)
-        .env_clear()
-        .envs(
-            client
-                .setup
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
-        .env("AGENTGATE_HOME", store)
-        .current_dir(&client.setup.workdir)
-        .stdin(std::process::Stdio::null());
+    let mut cmd = client.agentgate();
+    cmd.args(args).env("AGENTGATE_HOME", store);
     cmd
 }
 

@@ -55,7 +55,7 @@ fn project(cli: Cli) -> Project {
 /// the project's store.
 fn command(p: &Project, client: &Client, how: &[&str]) -> Command {
     let cli = client.setup.cli;
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    let mut cmd = client.agentgate();
     cmd.arg("run")
         .args(how)
         .args(["--yolo", "--compact", "--binary"])
@@ -64,18 +64,8 @@ fn command(p: &Project, client: &Client, how: &[&str]) -> Command {
         cmd.args(["--model", &m]);
     }
     cmd.arg("Please look up the key k42.")
-        .env_clear()
-        .envs(
-            client
-                .setup
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
         .env("AGENTGATE_HOME", p.home())
-        .env("AGENTGATE_CONFIG", p.root().join("agentgate.yaml"))
-        .current_dir(&client.setup.workdir)
-        .stdin(std::process::Stdio::null());
+        .env("AGENTGATE_CONFIG", p.root().join("agentgate.yaml"));
     cmd
 }
 

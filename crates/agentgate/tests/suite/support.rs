@@ -216,6 +216,23 @@ impl Client {
         }
     }
 
+    /// The recipe's environment variables, for `Command::envs`.
+    pub fn env_pairs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.setup.env.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// `agentgate` (the binary under test) as a client of this recipe runs
+    /// it: only the recipe's environment, in its working folder, with no
+    /// stdin. Callers add the arguments and any further variables.
+    pub fn agentgate(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        cmd.env_clear()
+            .envs(self.env_pairs())
+            .current_dir(&self.setup.workdir)
+            .stdin(Stdio::null());
+        cmd
+    }
+
     /// One unattended turn, bounded in time.
     pub fn run(&self, prompt: &str, limit: Duration) -> Run {
         run_bounded(self.setup.command(&self.program, prompt), limit)
