@@ -1,0 +1,119 @@
+//! The model catalogs' background refresh in a real `agentgate serve`
+//! (`models.refresh: 1s`), with a stand-in `opencode` whose `opencode
+//! models` prints the lines of a file: the server fetches the catalog
+//! into `<data>/catalogs/opencode.json` by itself, fetches it again once
+//! the CLI's list changed, keeps the older copy marked stale (its error
+//! logged without the secret the CLI printed) when the CLI fails, and
+//! stops at once at SIGTERM. Every wait polls the file with a deadline.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::serve_support::{Env, Serve};
+
+const TOKEN: &str = "catalog-refresh-token-0123456789abcdef";
+
+/// A secret in the server's environment that the failing CLI prints.
+const SECRET: &str = "sk-refresh-secret-0123456789abcdef";
+
+/// `opencode models`: the lines of `@DIR@/list`; with `@DIR@/fail`
+/// present, an error on stderr that quotes the API key, exit 1.
+const OPENCODE: &str = r#"#!/bin/sh
+[ "$1" = models ] || exit 2
+if [ -e '@DIR@/fail' ]; then
+  echo "auth failed for key $OPENAI_API_KEY" >&2
+  exit 1
+fi
+cat '@DIR@/list'
+"#;
+
+/// The cached catalog, once `ok` accepts it (polled, at most 60 s).
+fn catalog_when(file: &Path, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .filter(|v| ok(v))
+        {
+            return v;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}: {:?}",
+            std::fs::read_to_string(file)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn ids(catalog: &Value) -> Vec<&str> {
+    catalog["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn serve_refreshes_a_catalog_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let bin = home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let opencode = bin.join("opencode");
+    std::fs::write(&opencode, OPENCODE.replace("@DIR@", home.to_str().unwrap())).unwrap();
+    std::fs::set_permissions(&opencode, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(home.join("list"), "fake/model-a\n").unwrap();
+    let config = home.join("agentgate.yaml");
+    std::fs::write(&config, "version: 1\nmodels:\n  refresh: 1s\n").unwrap();
+    let serve = Serve::start(
+        &Env {
+            home,
+            bin: &bin,
+            vars: vec![
+                ("AGENTGATE_TOKEN", TOKEN.to_owned()),
+                ("AGENTGATE_CONFIG", config.display().to_string()),
+                ("OPENAI_API_KEY", SECRET.to_owned()),
+            ],
+        },
+        &[],
+    );
+    let file = home.join("data/catalogs/opencode.json");
+
+    // Fetched at start, nobody asking.
+    let first = catalog_when(&file, "the first fetch", |c| ids(c) == ["fake/model-a"]);
+    assert_eq!(first["stale"], false);
+    // The CLI's list changes: the server fetches it again.
+    std::fs::write(home.join("list"), "fake/model-a\nfake/model-b\n").unwrap();
+    let second = catalog_when(&file, "the new list", |c| {
+        ids(c) == ["fake/model-a", "fake/model-b"]
+    });
+    assert_ne!(second["fetched_at"], first["fetched_at"]);
+    assert_eq!(second["stale"], false);
+
+    // The CLI fails: the older copy stays, marked stale, with the error
+    // (the key redacted).
+    std::fs::write(home.join("fail"), "").unwrap();
+    let stale = catalog_when(&file, "the stale copy", |c| c["stale"] == true);
+    assert_eq!(ids(&stale), ["fake/model-a", "fake/model-b"]);
+    assert_eq!(stale["fetched_at"], second["fetched_at"]);
+    let error = stale["error"].as_str().unwrap();
+    assert!(error.contains("auth failed"), "{error}");
+    assert!(!error.contains(SECRET), "{error}");
+    let log = serve.stderr_so_far();
+    assert!(log.contains("refreshing the model catalog failed"), "{log}");
+    assert!(!log.contains(SECRET), "{log}");
+
+    // It recovers on its own once the CLI does.
+    std::fs::remove_file(home.join("fail")).unwrap();
+    catalog_when(&file, "the recovered copy", |c| c["stale"] == false);
+
+    let (status, _, stderr) = serve.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains(SECRET), "{stderr}");
+}
