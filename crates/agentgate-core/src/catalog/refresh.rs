@@ -4,10 +4,13 @@
 //! catalog would age until someone ran `agentgate models`.
 //!
 //! One task ([`CatalogRefresher::start`]) looks at every provider whose
-//! catalog a CLI lists (not a bundled table) and whose binary is found: a
-//! catalog missing, older than `models.refresh`, stale or listed by another
-//! binary is fetched again through the same path as `agentgate models`
-//! (`provider_models`), at most [`CONCURRENCY`] at once. A failed fetch
+//! catalog a CLI lists (not a bundled table), whose binary is found and
+//! whose catalog is cached: one older than `models.refresh`, stale or
+//! listed by another binary is fetched again through the same path as
+//! `agentgate models` (`provider_models`), at most [`CONCURRENCY`] at once.
+//! A catalog never fetched is left alone: the first fetch is asked for
+//! (`agentgate models`, `GET /v1/models`), so a server never starts the
+//! CLIs nobody lists models of. A failed fetch
 //! keeps the older copy, marked `stale` with the (redacted) error, and is
 //! logged as a warning; it is tried again one `models.refresh` later, not
 //! at every look. Between looks the task sleeps until the first catalog
@@ -89,6 +92,7 @@ async fn keep_fresh(cfg: Arc<Config>, cwd: PathBuf, mut stopped: watch::Receiver
                 None => due.push(p),
             }
         }
+        tracing::debug!("model catalogs: looked, {} due", due.len());
         if due.is_empty() {
             tokio::select! {
                 () = tokio::time::sleep(next.max(MIN_WAIT)) => continue,
@@ -108,7 +112,8 @@ async fn keep_fresh(cfg: Arc<Config>, cwd: PathBuf, mut stopped: watch::Receiver
 }
 
 /// How long until `p`'s catalog is due; `None`: it is due now. A provider
-/// whose CLI is not found is never due (looked at again at the next look).
+/// whose CLI is not found, or whose catalog is not cached, is not due
+/// (looked at again at the next look).
 fn wait_for(
     cfg: &Config,
     p: &dyn Provider,
@@ -130,11 +135,12 @@ fn wait_for(
     }
     let cached = cache::catalog_dir().and_then(|d| cache::read(&d, p.name()));
     match cached {
+        None => Some(refresh),
         Some(c) if fresh(&c, refresh, binary.as_deref(), mtime) => {
             let fetched = c.fetched_at.as_deref()?.parse::<Timestamp>().ok()?;
             refresh.checked_sub(age(&fetched)).filter(|w| !w.is_zero())
         }
-        _ => None,
+        Some(_) => None,
     }
 }
 

@@ -8,7 +8,9 @@
 //! that fails (after its retries) stops the workflow: `failed`; a cancel
 //! reaches every running step's run (`cancel.rs`): `cancelled`. Each
 //! step's end is a `task_done` checkpoint (`journal.rs`); the steps a
-//! resume keeps come from those (`history.rs`).
+//! resume keeps come from those (`history.rs`). The run's labels, as the
+//! store holds them (given to [`run_workflow`], or a queued workflow's
+//! job's), go on its envelope and on every step's run.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

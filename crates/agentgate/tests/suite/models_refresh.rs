@@ -1,8 +1,8 @@
 //! The model catalogs' background refresh in a real `agentgate serve`
 //! (`models.refresh: 1s`), with a stand-in `opencode` whose `opencode
-//! models` prints the lines of a file: the server fetches the catalog
-//! into `<data>/catalogs/opencode.json` by itself, fetches it again once
-//! the CLI's list changed, keeps the older copy marked stale (its error
+//! models` prints the lines of a file: a catalog never asked for is not
+//! fetched; once `GET /v1/models` cached it, the server fetches it again
+//! by itself once the CLI's list changed, keeps the older copy marked stale (its error
 //! logged without the secret the CLI printed) when the CLI fails, and
 //! stops at once at SIGTERM. Every wait polls the file with a deadline.
 
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::serve_support::{Env, Serve};
+use super::serve_support::{Env, Serve, get};
 
 const TOKEN: &str = "catalog-refresh-token-0123456789abcdef";
 
@@ -50,6 +50,19 @@ fn catalog_when(file: &Path, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
     }
 }
 
+/// Until the server's log holds `text` (polled, at most 60 s).
+fn wait_for_log(serve: &Serve, text: &str) {
+    let start = Instant::now();
+    while !serve.stderr_so_far().contains(text) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no `{text}` in the log: {}",
+            serve.stderr_so_far()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn ids(catalog: &Value) -> Vec<&str> {
     catalog["models"]
         .as_array()
@@ -79,13 +92,24 @@ fn serve_refreshes_a_catalog_in_the_background() {
                 ("AGENTGATE_TOKEN", TOKEN.to_owned()),
                 ("AGENTGATE_CONFIG", config.display().to_string()),
                 ("OPENAI_API_KEY", SECRET.to_owned()),
+                // The refresh's looks (debug), and its warnings.
+                (
+                    "AGENTGATE_LOG",
+                    "warn,agentgate_core::catalog=debug".to_owned(),
+                ),
             ],
         },
         &[],
     );
     let file = home.join("data/catalogs/opencode.json");
 
-    // Fetched at start, nobody asking.
+    // Nobody asked for opencode's models: the CLI is not started for them.
+    // (A look happens every second: the server's log says it looked.)
+    wait_for_log(&serve, "model catalogs: looked");
+    assert!(!file.exists(), "fetched unasked");
+    // Asked once through the API: cached.
+    let r = get(&serve.url, "/v1/models?provider=opencode", Some(TOKEN));
+    assert_eq!(r.status, 200, "{r:?}");
     let first = catalog_when(&file, "the first fetch", |c| ids(c) == ["fake/model-a"]);
     assert_eq!(first["stale"], false);
     // The CLI's list changes: the server fetches it again.
