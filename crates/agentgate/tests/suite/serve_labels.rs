@@ -350,7 +350,7 @@ fn a_labelled_workflow_labels_its_steps_and_is_cancelled_by_label() {
     assert_eq!(step_envelope.labels, wanted);
     assert!(found.iter().any(|r| r.record.run_id == done), "{found:?}");
     // `GET /v1/runs?label=` lists the workflow.
-    assert_eq!(listed(&server.url, "label=chat%3D88"), [done.clone()]);
+    assert_eq!(listed(&server.url, "label=chat%3D88"), [done.as_str()]);
 
     // A held step; the cancel by label reaches it.
     let held = workflow("held", "hold tag-wfhold", json!({"chat": "89"}));
