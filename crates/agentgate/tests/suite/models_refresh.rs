@@ -4,7 +4,8 @@
 //! fetched; once `GET /v1/models` cached it, the server fetches it again
 //! by itself once the CLI's list changed, keeps the older copy marked stale (its error
 //! logged without the secret the CLI printed) when the CLI fails, and
-//! stops at once at SIGTERM. Every wait polls the file with a deadline.
+//! stops at once at SIGTERM; `agentgate worker` (PostgreSQL) refreshes a
+//! cached catalog the same way. Every wait polls the file with a deadline.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -140,4 +141,59 @@ fn serve_refreshes_a_catalog_in_the_background() {
     let (status, _, stderr) = serve.stop("TERM");
     assert_eq!(status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains(SECRET), "{stderr}");
+}
+
+/// `agentgate worker` (on PostgreSQL) keeps a cached catalog fresh the same
+/// way, and stops at SIGTERM.
+#[test]
+fn a_worker_refreshes_a_cached_catalog_in_the_background() {
+    use super::serve_queue_support::QueueHome;
+    use super::store_postgres::fresh_database;
+    use super::worker::Worker;
+
+    let url = fresh_database();
+    let home = QueueHome::new("models:\n  refresh: 1s\n");
+    let opencode = home.file("bin/opencode");
+    std::fs::write(
+        &opencode,
+        OPENCODE.replace("@DIR@", home.path().to_str().unwrap()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opencode, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(home.file("list"), "fake/model-a\n").unwrap();
+    // Cached once, as `agentgate models` caches it.
+    let listed = std::process::Command::new(env!("CARGO_BIN_EXE_agentgate"))
+        .args(["models", "-p", "opencode", "--json"])
+        .env_clear()
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", home.file("bin").display()),
+        )
+        .env("HOME", home.path())
+        .env("AGENTGATE_HOME", home.file("data"))
+        .env("AGENTGATE_CONFIG", home.file("agentgate.yaml"))
+        .current_dir(home.path())
+        .output()
+        .unwrap();
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    let file = home.file("data/catalogs/opencode.json");
+    let first = catalog_when(&file, "the cached list", |c| ids(c) == ["fake/model-a"]);
+
+    let worker = Worker::start(&home, &url, &[]);
+    std::fs::write(home.file("list"), "fake/model-c\n").unwrap();
+    let second = catalog_when(&file, "the worker's refresh", |c| {
+        ids(c) == ["fake/model-c"]
+    });
+    assert_ne!(second["fetched_at"], first["fetched_at"]);
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &worker.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let (status, log) = worker.wait();
+    assert_eq!(status.code(), Some(0), "{log}");
 }
