@@ -384,3 +384,35 @@ fn a_labelled_workflow_labels_its_steps_and_is_cancelled_by_label() {
         .expect("the held step's run, by label");
     assert_eq!(step.status, agentgate_store::RunStatus::Cancelled);
 }
+
+/// `agentgate runs --server`'s table shows each run's labels in its LABELS
+/// column (a run's from its request, a workflow's from its envelope).
+#[test]
+fn the_server_runs_table_shows_the_labels() {
+    let home = QueueHome::new("");
+    let server = home.serve(false, &[]);
+    let labelled = submit_ok(
+        &server.url,
+        "say tag-table",
+        json!({"labels": {"chat": "42", "topic": "two words"}}),
+    );
+    let plain = submit_ok(&server.url, "say tag-plain", json!({}));
+    home.wait_for_state(&labelled, JobState::Succeeded);
+    home.wait_for_state(&plain, JobState::Succeeded);
+    let out = client(&home, &server.url, &["runs", "--server", &server.url]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{table}");
+    assert!(table.lines().next().unwrap().contains("LABELS"), "{table}");
+    let row = |id: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(id))
+            .unwrap_or_else(|| panic!("{id}: {table}"))
+            .to_owned()
+    };
+    assert!(
+        row(&labelled).contains("chat=42,topic=two words"),
+        "{table}"
+    );
+    assert!(!row(&plain).contains('='), "{table}");
+}
