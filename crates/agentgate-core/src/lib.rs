@@ -102,8 +102,8 @@ pub use approvals::{
     class_of_acp_kind, class_of_tool, unwrap_shell,
 };
 pub use catalog::{
-    CachedCatalog, FETCH_TIMEOUT, ModelListError, ModelQuery, ProviderModels, catalog_entry,
-    list_models,
+    CachedCatalog, CatalogRefresher, FETCH_TIMEOUT, ModelListError, ModelQuery, ProviderModels,
+    catalog_entry, list_models,
 };
 pub use coalesce::{Chunk, ChunkFollower, CoalesceMode, CoalesceOptions, Coalescer};
 pub use config::{

@@ -19,7 +19,9 @@
 //! the queue for the next start ([`agentgate_executor::Executor::drain`]).
 //! This is the one place where stopping happens. The schedules and watched
 //! folders ([`agentgate_executor::Automation`]) start after the bind and stop when `run`
-//! returns.
+//! returns. The model catalogs' background refresh
+//! ([`agentgate_core::CatalogRefresher`]) starts after the bind too and
+//! stops at the signal (a CLI listing its models is killed).
 //!
 //! [`Server::bind`] also opens the store (the same as `agentgate run`'s),
 //! picks the executor's clock ([`agentgate_executor::clock_from_env`]) and starts the
@@ -132,6 +134,8 @@ pub struct Server {
     /// Rings the event streams' bells for other processes' writes (a
     /// PostgreSQL store), until `run` returns.
     bells: Option<agentgate_store::bells::BellListener>,
+    /// The model catalogs' background refresh, stopped at the stop signal.
+    catalogs: Option<agentgate_core::CatalogRefresher>,
 }
 
 /// How [`Server::run`] ended.
@@ -215,6 +219,15 @@ impl Server {
         };
         let automation = start_automation(&config, store.clone(), clock.clone(), &keys)?;
         let bells = listen_for_bells(store.as_ref());
+        // The CLIs are asked in the folder the server runs in, as
+        // `GET /v1/models` asks them.
+        let catalogs = match std::env::current_dir() {
+            Ok(cwd) => agentgate_core::CatalogRefresher::start(config.clone(), cwd),
+            Err(e) => {
+                tracing::warn!("model catalogs are not refreshed: no working folder ({e})");
+                None
+            }
+        };
         Ok(Server {
             listener,
             addr,
@@ -235,6 +248,7 @@ impl Server {
             automation,
             presence,
             bells,
+            catalogs,
         })
     }
 
@@ -270,6 +284,7 @@ impl Server {
         let _automation = self.automation;
         let _bells = self.bells;
         let presence = self.presence;
+        let catalogs = self.catalogs;
         let stop = state.stopping.subscribe();
         let app = router(self.state);
         let mut serving = tokio::spawn(crate::conn::serve(self.listener, app, self.limits, stop));
@@ -283,6 +298,8 @@ impl Server {
         tracing::info!(
             "stopping: no new connections; requests in flight and running jobs may finish"
         );
+        // No CLI is asked for its models from now on.
+        drop(catalogs);
         // The listener closes, and event streams end (they would otherwise
         // hold their connections to the grace).
         state.stopping.send_replace(true);

@@ -76,7 +76,8 @@ pub struct WorkflowSubmission {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_before: Option<Timestamp>,
     /// Labels of the workflow's job, `{"key": "value"}` (as a run's): listed
-    /// and cancelled by label like runs.
+    /// and cancelled by label like runs (a cancel stops its running steps);
+    /// its envelope and every step's run carry them.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub labels: std::collections::BTreeMap<String, String>,
 }

@@ -226,8 +226,8 @@ pub trait JobQueue: Send + Sync {
     fn set_job_facts(&self, job_id: &str, facts: &PlannedFacts) -> Result<bool, StoreError>;
 
     /// Cancels a job: a queued one at once (ended at `now`, with
-    /// `envelope_if_queued` as its envelope: it never ran, so no run made
-    /// one), a running one by marking it for its executor; an ended one is
+    /// `envelope_if_queued` as its envelope, given the job's labels when it
+    /// names none: it never ran, so no run made one), a running one by marking it for its executor; an ended one is
     /// left as it is. [`StoreError::JobNotFound`] if there is no such job.
     fn cancel(
         &self,

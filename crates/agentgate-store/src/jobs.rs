@@ -505,3 +505,14 @@ impl ActiveJobCount {
         });
     }
 }
+
+/// `envelope` with the job's `labels` when it names none: the envelope a
+/// job cancelled while queued gets ([`crate::JobQueue::cancel`]) carries
+/// its labels, as its run's envelope would have.
+pub(crate) fn with_job_labels(envelope: &Envelope, labels: agentgate_protocol::Labels) -> Envelope {
+    let mut envelope = envelope.clone();
+    if envelope.labels.is_empty() {
+        envelope.labels = labels;
+    }
+    envelope
+}

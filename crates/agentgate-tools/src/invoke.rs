@@ -105,6 +105,7 @@ pub fn request_for(
         refusal,
         run_id: None,
         parent_run_id: None,
+        labels: Default::default(),
         resume_from: None,
         trace_id: None,
         stdin: None,

@@ -28,6 +28,8 @@ pub struct TailArgs {
     #[arg(long, value_name = "SEQ")]
     after: Option<u64>,
     #[command(flatten)]
+    coalesce: crate::run::CoalesceArgs,
+    #[command(flatten)]
     server: ServerArgs,
 }
 
@@ -77,9 +79,14 @@ fn tell_cancelled(answer: &serde_json::Value) {
     }
 }
 
-/// `agentgate tail`: print the run's events as they come, to its result;
-/// exit with the run's exit code.
+/// `agentgate tail`: print the run's events as they come, to its result
+/// (with `--coalesce`, the answer's chunks among them, as `run --stream
+/// --coalesce` prints them); exit with the run's exit code.
 pub fn tail(args: TailArgs) -> anyhow::Result<ExitCode> {
+    let how = match args.coalesce.options()? {
+        Some(options) => Follow::Chunks(options),
+        None => Follow::Stream,
+    };
     let client = match args.server.client() {
         Ok(c) => c,
         Err(e) => return Ok(client_failed(&e)),
@@ -89,7 +96,7 @@ pub fn tail(args: TailArgs) -> anyhow::Result<ExitCode> {
             &client,
             &args.run_id,
             args.after,
-            Follow::Stream,
+            how,
             OnSignal::StopFollowing,
             StopSignals::watch()?,
         )

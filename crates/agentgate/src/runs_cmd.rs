@@ -131,12 +131,12 @@ pub fn run(
                 }
             } else {
                 out.line(format_args!(
-                    "{:<28} {:<20} {:<8} {:<10} {:>9} {:>9}  ERROR",
-                    "RUN", "STARTED", "PROVIDER", "STATUS", "SECONDS", "TOKENS"
+                    "{:<28} {:<20} {:<8} {:<10} {:>9} {:>9}  {:<LABELS_WIDTH$}  ERROR",
+                    "RUN", "STARTED", "PROVIDER", "STATUS", "SECONDS", "TOKENS", "LABELS"
                 ))?;
                 for r in &runs {
                     out.line(format_args!(
-                        "{:<28} {:<20} {:<8} {:<10} {:>9} {:>9}  {}",
+                        "{:<28} {:<20} {:<8} {:<10} {:>9} {:>9}  {:<LABELS_WIDTH$}  {}",
                         r.record.run_id,
                         r.record.started_at.strftime("%Y-%m-%d %H:%M:%S"),
                         r.provider.as_deref().unwrap_or("-"),
@@ -146,6 +146,7 @@ pub fn run(
                         r.usage
                             .as_ref()
                             .map_or("-".into(), |u| u.total_tokens.to_string()),
+                        labels_cell(r.record.labels.iter()),
                         r.error_type.map(|k| k.to_string()).unwrap_or_default(),
                     ))?;
                 }
@@ -219,8 +220,8 @@ fn remote(args: &Args, server: &str) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             out.line(format_args!(
-                "{:<28} {:<20} {:<10} {:<16} {:>8}  ERROR",
-                "RUN", "CREATED", "STATUS", "PROVIDERS", "ATTEMPTS"
+                "{:<28} {:<20} {:<10} {:<16} {:>8}  {:<LABELS_WIDTH$}  ERROR",
+                "RUN", "CREATED", "STATUS", "PROVIDERS", "ATTEMPTS", "LABELS"
             ))?;
             for r in &runs {
                 let text = |k: &str| r[k].as_str().unwrap_or("-").to_owned();
@@ -228,8 +229,19 @@ fn remote(args: &Args, server: &str) -> anyhow::Result<ExitCode> {
                     .as_array()
                     .map(|p| p.iter().filter_map(|v| v.as_str()).collect())
                     .unwrap_or_default();
+                // A run's labels are in its request; a workflow's, in its
+                // envelope once it ran.
+                let labels = [&r["request"]["labels"], &r["envelope"]["labels"]]
+                    .into_iter()
+                    .find_map(|l| l.as_object().filter(|l| !l.is_empty()))
+                    .map(|l| {
+                        l.iter()
+                            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("?").to_owned()))
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default();
                 out.line(format_args!(
-                    "{:<28} {:<20} {:<10} {:<16} {:>8}  {}",
+                    "{:<28} {:<20} {:<10} {:<16} {:>8}  {:<LABELS_WIDTH$}  {}",
                     text("run_id"),
                     text("created_at")
                         .get(..19)
@@ -238,10 +250,65 @@ fn remote(args: &Args, server: &str) -> anyhow::Result<ExitCode> {
                     text("status"),
                     providers.join(","),
                     r["attempts"],
+                    labels_cell(labels.iter().map(|(k, v)| (k, v))),
                     r["error"].as_str().unwrap_or(""),
                 ))?;
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// The width of the tables' LABELS column.
+const LABELS_WIDTH: usize = 32;
+
+/// A run's labels as the tables show them: `k=v,k2=v2` in key order, `-`
+/// for none, cut to [`LABELS_WIDTH`] characters with `…` at the end when
+/// longer (`--json` has them whole).
+fn labels_cell<'a>(labels: impl Iterator<Item = (&'a String, &'a String)>) -> String {
+    let text = labels
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    if text.is_empty() {
+        return "-".to_owned();
+    }
+    if text.chars().count() <= LABELS_WIDTH {
+        return text;
+    }
+    let mut cut: String = text.chars().take(LABELS_WIDTH - 1).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(pairs: &[(&str, &str)]) -> String {
+        let labels: agentgate_protocol::Labels = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        labels_cell(labels.iter())
+    }
+
+    #[test]
+    fn labels_are_shown_compact_in_key_order_and_cut_when_long() {
+        assert_eq!(cell(&[]), "-");
+        assert_eq!(
+            cell(&[("topic", "a b"), ("chat", "42")]),
+            "chat=42,topic=a b"
+        );
+        let long = cell(&[
+            ("ticket", "T-1234567890"),
+            ("workflow", "publish-the-notes"),
+        ]);
+        assert_eq!(long.chars().count(), LABELS_WIDTH);
+        assert_eq!(long, "ticket=T-1234567890,workflow=pu…");
+        // A cut never splits a character.
+        let wide = cell(&[("k", &"é".repeat(40))]);
+        assert_eq!(wide.chars().count(), LABELS_WIDTH);
+        assert!(wide.ends_with("éé…"), "{wide}");
     }
 }

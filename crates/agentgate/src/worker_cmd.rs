@@ -133,7 +133,18 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
             }
         }
     }
-    match worker.run(signals).await? {
+    // The catalogs its runs check models against, kept fresh while it
+    // works (the worker loads the same config file).
+    let catalogs = match (
+        agentgate_core::Config::load(config),
+        std::env::current_dir(),
+    ) {
+        (Ok(cfg), Ok(cwd)) => agentgate_core::CatalogRefresher::start(cfg, cwd),
+        _ => None,
+    };
+    let stopped = worker.run(signals).await;
+    drop(catalogs);
+    match stopped? {
         WorkerStopped::Drained => {}
         WorkerStopped::HandedBack => {
             note!("agentgate: jobs still running were handed back to the queue");

@@ -53,7 +53,8 @@ enum Sub {
         #[arg(long)]
         pretty: bool,
         /// A label KEY=VALUE of the workflow run (repeatable), as `run
-        /// --label`: `agentgate runs --label` finds it.
+        /// --label`: its envelope and every step's run carry it, and
+        /// `agentgate runs --label` finds them.
         #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
         labels: Vec<(String, String)>,
     },

@@ -36,7 +36,8 @@ pub struct Args {
     #[arg(long)]
     pretty: bool,
     /// A label KEY=VALUE of the workflow's job (repeatable), as `submit
-    /// --label`: listed and cancelled by label like a run.
+    /// --label`: listed and cancelled by label like a run; its envelope
+    /// and every step's run carry it.
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
     labels: Vec<(String, String)>,
     #[command(flatten)]

@@ -9,12 +9,16 @@
 //! otherwise, or with `refresh`, the CLI is asked again. A failed fetch
 //! keeps the cached copy, marked `stale` with the error. A run never
 //! fetches: it checks its model against the cached catalog only, so a run
-//! costs no extra CLI start (`agentgate models` fills the cache).
-//! Bundled tables (`static`) are neither fetched nor cached.
+//! costs no extra CLI start (`agentgate models` fills the cache, and so
+//! does a long-running `agentgate serve` or `worker` in the background:
+//! `refresh.rs`). Bundled tables (`static`) are neither fetched nor cached.
+//! A fetch's error is redacted (the environment's and the config's
+//! secrets) before it is cached or logged.
 
 mod cache;
 mod check;
 mod fetch;
+mod refresh;
 #[cfg(test)]
 mod tests;
 
@@ -29,6 +33,7 @@ use agentgate_providers::{Provider, locate_binary};
 pub use cache::CachedCatalog;
 pub(crate) use check::{CatalogCheck, check_model};
 pub use fetch::FETCH_TIMEOUT;
+pub use refresh::CatalogRefresher;
 
 /// What to list.
 #[derive(Debug, Clone, Default)]
@@ -131,23 +136,19 @@ async fn provider_models(cfg: &Config, p: &dyn Provider, query: &ModelQuery) -> 
     let dir = cache::catalog_dir();
     let cached = dir.as_deref().and_then(|d| cache::read(d, &name));
     let defaults = cfg.provider_defaults(&name);
-    let explicit = defaults.and_then(|d| d.settings.binary.clone());
-    let program = locate_binary(p, explicit.as_deref());
-    let binary = program.as_ref().ok().map(|b| b.display().to_string());
-    let mtime = program.as_ref().ok().and_then(|b| cache::mtime(b));
+    let (program, binary, mtime) = program_of(cfg, p);
     if let Some(c) = &cached
         && !query.refresh
         && fresh(c, cfg.models.refresh, binary.as_deref(), mtime)
     {
         return from_cache(row, c.clone(), true);
     }
+    let env = defaults.map(|d| d.settings.env.clone()).unwrap_or_default();
     let fetched = match &program {
         Err(e) => Err(e.to_string()),
-        Ok(program) => {
-            let env = defaults.map(|d| d.settings.env.clone()).unwrap_or_default();
-            fetch::fetch(source, program, &env, &query.cwd, FETCH_TIMEOUT).await
-        }
-    };
+        Ok(program) => fetch::fetch(source, program, &env, &query.cwd, FETCH_TIMEOUT).await,
+    }
+    .map_err(|e| redacted(cfg, &env, &e));
     let catalog = match fetched {
         Ok(models) => CachedCatalog {
             provider: name.clone(),
@@ -178,6 +179,39 @@ async fn provider_models(cfg: &Config, p: &dyn Provider, query: &ModelQuery) -> 
         tracing::warn!("cannot cache {name}'s catalog in {}: {e}", dir.display());
     }
     from_cache(row, catalog, false)
+}
+
+/// The CLI binary of `p` (the config's `binary:`, else found on PATH),
+/// as a path, as text, and its modification time.
+fn program_of(
+    cfg: &Config,
+    p: &dyn Provider,
+) -> (
+    Result<PathBuf, agentgate_providers::BinaryNotFound>,
+    Option<String>,
+    Option<i64>,
+) {
+    let explicit = cfg
+        .provider_defaults(p.name())
+        .and_then(|d| d.settings.binary.clone());
+    let program = locate_binary(p, explicit.as_deref());
+    let binary = program.as_ref().ok().map(|b| b.display().to_string());
+    let mtime = program.as_ref().ok().and_then(|b| cache::mtime(b));
+    (program, binary, mtime)
+}
+
+/// `text` (a fetch's error: it may quote the CLI's stderr) without the
+/// secrets of agentgate's environment, of the provider's `env:` and of the
+/// config's `redact:` list.
+fn redacted(cfg: &Config, env: &[(String, String)], text: &str) -> String {
+    let mut secrets = crate::RedactorBuilder::new();
+    for (name, value) in std::env::vars().chain(env.iter().cloned()) {
+        secrets.env(&name, &value);
+    }
+    for value in &cfg.redact {
+        secrets.value(value);
+    }
+    secrets.build().redact_str(text).into_owned()
 }
 
 fn from_cache(row: ProviderModels, c: CachedCatalog, cached: bool) -> ProviderModels {

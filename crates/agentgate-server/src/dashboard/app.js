@@ -149,6 +149,50 @@ function renderSessions(sessions) {
     sessions.sessions || []);
 }
 
+// The label filter's text as `key=value` labels. Labels are separated by
+// spaces; a value holding spaces is quoted (`topic="release notes"` or
+// 'single quotes', `\"` and `\\` inside double quotes), or written as is
+// when the words after it do not start with `key=` (`topic=release notes`).
+function parseLabelFilter(text) {
+  // Each word as written (`raw`, quotes kept) and as meant (`text`).
+  const words = [];
+  let word = null;
+  let quote = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      word.raw += c;
+      if (c === quote) {
+        quote = null;
+      } else if (quote === '"' && c === "\\" && i + 1 < text.length) {
+        word.raw += text[i + 1];
+        word.text += text[++i];
+      } else {
+        word.text += c;
+      }
+    } else if (/\s/.test(c)) {
+      if (word) words.push(word);
+      word = null;
+    } else {
+      if (!word) word = { raw: "", text: "" };
+      word.raw += c;
+      if (c === '"' || c === "'") quote = c;
+      else word.text += c;
+    }
+  }
+  if (word) words.push(word);
+  // A word that does not start with `key=` goes on the value before it.
+  const labels = [];
+  for (const w of words) {
+    if (labels.length && !/^[A-Za-z0-9][A-Za-z0-9._-]*=/.test(w.raw)) {
+      labels[labels.length - 1] += " " + w.text;
+    } else {
+      labels.push(w.text);
+    }
+  }
+  return labels;
+}
+
 function runQuery(cursor) {
   const q = new URLSearchParams({ limit: "50" });
   const status = $("filter-status").value;
@@ -157,9 +201,9 @@ function runQuery(cursor) {
   if (status) q.set("status", status);
   if (provider) q.set("provider", provider);
   if (session) q.set("session", session);
-  // `key=value` words: each one a `label` parameter (all must match).
-  for (const label of $("filter-label").value.trim().split(/\s+/)) {
-    if (label) q.append("label", label);
+  // Each label a `label` parameter (all must match).
+  for (const label of parseLabelFilter($("filter-label").value)) {
+    q.append("label", label);
   }
   if (cursor) q.set("cursor", cursor);
   return "/v1/runs?" + q.toString();

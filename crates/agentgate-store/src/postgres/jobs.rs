@@ -262,9 +262,23 @@ pub(super) async fn cancel<C: GenericClient + Sync>(
     };
     match state_from_sql(row.try_get(0)?)? {
         JobState::Queued => {
-            let envelope = envelope_if_queued
-                .map(|envelope| to_json(envelope, "encode the envelope"))
-                .transpose()?;
+            let envelope = match envelope_if_queued {
+                Some(envelope) => {
+                    let labels = client
+                        .query_one(
+                            "SELECT jsonb_object_agg(key, value) AS labels FROM labels \
+                             WHERE id = $1",
+                            &[&job_id],
+                        )
+                        .await?;
+                    let labels = super::runs::labels_from_row(&labels, "labels")?;
+                    Some(to_json(
+                        &crate::jobs::with_job_labels(envelope, labels),
+                        "encode the envelope",
+                    )?)
+                }
+                None => None,
+            };
             client
                 .execute(
                     "UPDATE jobs SET state = 'cancelled', ended_at = $1, waiting_for = NULL, \

@@ -229,9 +229,13 @@ pub(super) fn cancel(
     };
     match name_from_sql::<JobState>("jobs.state", state)? {
         JobState::Queued => {
-            let envelope = envelope_if_queued
-                .map(|envelope| to_json(envelope, "encode the envelope"))
-                .transpose()?;
+            let envelope = match envelope_if_queued {
+                Some(envelope) => Some(to_json(
+                    &crate::jobs::with_job_labels(envelope, job_labels(conn, job_id)?),
+                    "encode the envelope",
+                )?),
+                None => None,
+            };
             conn.execute(
                 "UPDATE jobs SET state = 'cancelled', ended_at = ?1, waiting_for = NULL, \
                  envelope = ?3 WHERE job_id = ?2",
@@ -248,6 +252,16 @@ pub(super) fn cancel(
         }
         ended => Ok(CancelOutcome::AlreadyEnded(ended)),
     }
+}
+
+/// The labels stored with the job `job_id` (its side table's rows).
+fn job_labels(conn: &Connection, job_id: &str) -> Result<agentgate_protocol::Labels, DbError> {
+    let json: Option<String> = conn.query_row(
+        "SELECT json_group_object(key, value) FROM labels WHERE id = ?1",
+        [job_id],
+        |row| row.get(0),
+    )?;
+    super::runs::labels_from_sql(json)
 }
 
 pub(super) fn expire_leases(

@@ -13,6 +13,7 @@ crate::on_both_backends!(
     jobs_are_filtered_by_label_and_state,
     a_job_and_its_run_share_one_set_of_labels,
     a_session_keeps_the_labels_of_the_run_that_created_it,
+    a_job_cancelled_while_queued_has_its_labels_in_its_envelope,
 );
 
 fn labels(pairs: &[(&str, &str)]) -> Labels {
@@ -147,6 +148,33 @@ fn a_job_and_its_run_share_one_set_of_labels(store: &TestStore) {
     let found = store.list_runs_labelled(&pairs, 10, 0).unwrap();
     assert_eq!(ids(&found), ["rjob"]);
     assert_eq!(found.runs[0].record.labels, pairs);
+}
+
+fn a_job_cancelled_while_queued_has_its_labels_in_its_envelope(store: &TestStore) {
+    let pairs = labels(&[("chat", "42"), ("topic", "release notes")]);
+    let at = |s: u32| ts(&format!("2026-05-01T12:00:{s:02}Z"));
+    store
+        .enqueue(
+            &NewJob {
+                labels: pairs.clone(),
+                ..new_job("q1")
+            },
+            at(0),
+        )
+        .unwrap();
+    store.enqueue(&new_job("q2"), at(1)).unwrap();
+    // The caller's envelope names no labels (it did not read the job).
+    let given = agentgate_protocol::Envelope::new("q1");
+    store.cancel("q1", Some(&given), at(2)).unwrap();
+    let ended = store.get_job("q1").unwrap().unwrap();
+    assert_eq!(ended.state, JobState::Cancelled);
+    assert_eq!(ended.envelope.unwrap().labels, pairs);
+    // A job without labels: an envelope without them.
+    store
+        .cancel("q2", Some(&agentgate_protocol::Envelope::new("q2")), at(3))
+        .unwrap();
+    let ended = store.get_job("q2").unwrap().unwrap();
+    assert!(ended.envelope.unwrap().labels.is_empty());
 }
 
 fn a_session_keeps_the_labels_of_the_run_that_created_it(store: &TestStore) {

@@ -234,6 +234,7 @@ impl ToolHost {
             refusal: tool.refusal.clone(),
             run_id: None,
             parent_run_id: call.parent_run.clone(),
+            labels: Default::default(),
             resume_from: None,
             trace_id: call.parent_run,
             stdin: None,

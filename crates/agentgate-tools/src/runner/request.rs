@@ -101,6 +101,9 @@ pub struct ToolRunRequest {
     /// The run that asked for this one (an agent run through MCP, a
     /// workflow).
     pub parent_run_id: Option<String>,
+    /// The run's labels, recorded with it (a workflow step's run: the
+    /// workflow's labels).
+    pub labels: agentgate_protocol::Labels,
     /// An earlier run of the same tool whose workspace (with its
     /// checkpoints) this run continues in.
     pub resume_from: Option<String>,

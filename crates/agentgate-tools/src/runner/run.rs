@@ -65,7 +65,7 @@ pub async fn run_tool(
         prompt_bytes: 0,
         kind: RunKind::Tool,
         parent_run_id: req.parent_run_id.clone(),
-        labels: Default::default(),
+        labels: req.labels.clone(),
     })?;
     let files = store.create_run_files(&run_id)?;
     paths.create()?;

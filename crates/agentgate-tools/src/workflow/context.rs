@@ -140,6 +140,9 @@ pub(super) struct Ctx<'a> {
     pub store: &'a dyn RunStore,
     pub journal: Journal,
     pub input: Value,
+    /// The workflow run's labels: its envelope's, and every step's run's
+    /// (a step's own labels win over them, key by key).
+    pub labels: agentgate_protocol::Labels,
     pub execution: u32,
     pub ends: Mutex<BTreeMap<String, StepEnd>>,
     pub tally: Mutex<Tally>,

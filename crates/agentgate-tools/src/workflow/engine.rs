@@ -8,7 +8,9 @@
 //! that fails (after its retries) stops the workflow: `failed`; a cancel
 //! reaches every running step's run (`cancel.rs`): `cancelled`. Each
 //! step's end is a `task_done` checkpoint (`journal.rs`); the steps a
-//! resume keeps come from those (`history.rs`).
+//! resume keeps come from those (`history.rs`). The run's labels, as the
+//! store holds them (given to [`run_workflow`], or a queued workflow's
+//! job's), go on its envelope and on every step's run.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -105,6 +107,9 @@ pub async fn run_workflow(
         parent_run_id: None,
         labels: start.labels.clone(),
     })?;
+    // The labels as stored: a queued workflow's are its job's (stored at
+    // submit under the same id), not given here.
+    let labels = stored_labels(store, &run_id)?.unwrap_or(start.labels);
     let files = store.create_run_files(&run_id)?;
     let journal = Journal::new(&run_id, files, 0, observer);
     // The events keep the agents' secrets sealed, as the queue does.
@@ -127,6 +132,7 @@ pub async fn run_workflow(
         store,
         journal,
         input: start.input,
+        labels,
         execution: 1,
         ends: Mutex::new(BTreeMap::new()),
         tally: Mutex::new(Tally::default()),
@@ -146,6 +152,7 @@ pub async fn resume_workflow(
     cancel: mpsc::Receiver<CancelRequest>,
 ) -> Result<WorkflowOutcome, WorkflowRunError> {
     let (wf, history) = stored_workflow(store, run_id, Some(&env.keys))?;
+    let labels = stored_labels(store, run_id)?.unwrap_or_default();
     store.reopen_run(run_id)?;
     let (files, seq) = store.reopen_run_files(run_id)?;
     let journal = Journal::new(run_id, files, seq, observer);
@@ -187,11 +194,22 @@ pub async fn resume_workflow(
         store,
         journal,
         input: history.input.clone(),
+        labels,
         execution,
         ends: Mutex::new(ends),
         tally: Mutex::new(tally),
     };
     Ok(execute(ctx, first, cancel).await)
+}
+
+/// The labels of the stored run `run_id`; `None` when there is no such run.
+fn stored_labels(
+    store: &dyn RunStore,
+    run_id: &str,
+) -> Result<Option<agentgate_protocol::Labels>, StoreError> {
+    Ok(store
+        .get_run(run_id)?
+        .map(|detail| detail.summary.record.labels))
 }
 
 /// The workflow a stored run runs, and its history; its agents' sealed

@@ -106,6 +106,7 @@ pub(super) async fn run_tool_child(
     request.stdin = child.stdin;
     request.parent_run_id = Some(ctx.run_id().to_owned());
     request.trace_id = Some(ctx.run_id().to_owned());
+    request.labels = ctx.labels.clone();
     let earlier = ctx.tally().last_tool_run.get(child.step_id).cloned();
     // The earlier run may have died before it made its workspace: then
     // start afresh. One that continued an earlier one has that one's.
@@ -242,6 +243,13 @@ pub(super) async fn run_agent_child(
     }
     if request.timeout.is_none() {
         request.timeout = child.timeout;
+    }
+    // The workflow's labels, under the step's own.
+    for (key, value) in &ctx.labels {
+        request
+            .labels
+            .entry(key.clone())
+            .or_insert_with(|| value.clone());
     }
     if let Some(schema) = child.output_schema {
         request.output_schema = Some(schema);

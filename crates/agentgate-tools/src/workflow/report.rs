@@ -75,6 +75,7 @@ pub(super) fn envelope_of(
         envelope = envelope.with_error(&error, exit_code_of(state, Some(&error)));
     }
     envelope.workflow = Some(Box::new(workflow));
+    envelope.labels = ctx.labels.clone();
     envelope
 }
 

@@ -70,6 +70,8 @@ FILES
   under runs/<run_id>/; see `agentgate runs`.";
 
 #[derive(Debug, clap::Args)]
+// `--coalesce` cuts the events `--stream` prints (`tail` always prints them).
+#[command(mut_arg("coalesce", |a| a.requires("stream")))]
 pub struct Args {
     /// The provider CLI: claude, codex, gemini, qwen, opencode, cursor, agy,
     /// or one described in the config file (see `agentgate providers`). A

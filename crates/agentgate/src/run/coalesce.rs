@@ -1,5 +1,5 @@
-//! `--coalesce` and its settings (on `run --stream` and `submit
-//! --stream`), and the pump that prints a run's events with the
+//! `--coalesce` and its settings (on `run --stream`, `submit --stream`
+//! and `tail`), and the pump that prints a run's events with the
 //! `answer_chunk` events of `agentgate_core::ChunkFollower` among them,
 //! waking for the interval and the idle time on a thread of its own (the
 //! engine hands events over synchronously).
@@ -16,13 +16,13 @@ use crate::output::{OutputError, Stdout};
 /// The answer in readable chunks, for chat front ends.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CoalesceArgs {
-    /// With --stream: also emit the answer as `answer_chunk` events cut at
-    /// readable places: `paragraph` (a blank line or a closed code
-    /// fence), `sentence` (also a sentence or line end) or `size` (only
-    /// --coalesce-max-chars and --coalesce-idle). Never inside a word or an
-    /// open code fence; the chunks concatenate exactly to the answer text
-    /// as it streamed.
-    #[arg(long, value_name = "MODE", value_parser = parse_mode, requires = "stream")]
+    /// With the events (`run`/`submit` --stream, `tail`): also emit the
+    /// answer as `answer_chunk` events cut at readable places: `paragraph`
+    /// (a blank line or a closed code fence), `sentence` (also a sentence
+    /// or line end) or `size` (only --coalesce-max-chars and
+    /// --coalesce-idle). Never inside a word or an open code fence; the
+    /// chunks concatenate exactly to the answer text as it streamed.
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
     pub coalesce: Option<CoalesceMode>,
     /// At most one chunk per this much time (default 1s; 0 for no limit),
     /// for chat front ends with edit rate limits. The end is not held back.

@@ -26,7 +26,7 @@ use agentgate_store::{RunStore, StoreBackend};
 use anyhow::Context;
 
 pub use args::{AFTER_HELP, Args, OutputFormat};
-pub use coalesce::ChunkPump;
+pub use coalesce::{ChunkPump, CoalesceArgs};
 pub use request::read_task_text;
 
 use crate::cli_process::{forward_signals, keeper_path};

@@ -258,3 +258,79 @@ fn the_runs_list_filters_by_label() {
         !t.contains(&chat42) && !t.contains(&chat7)
     });
 }
+
+/// A label value with spaces: quoted (`topic="release notes"`) or written
+/// as is (`topic=release notes`), it filters the runs list as one label;
+/// the page's parser, asked directly, splits the text as the field's
+/// title says.
+#[test]
+fn the_label_filter_matches_a_value_with_spaces() {
+    use super::serve_queue_support::{QueueHome, TOKEN as QUEUE_TOKEN, submit_ok};
+    let home = QueueHome::new("");
+    let serve = home.serve(false, &[]);
+    let notes = submit_ok(
+        &serve.url,
+        "say tag-notes",
+        serde_json::json!({"labels": {"topic": "release notes", "chat": "1"}}),
+    );
+    let release = submit_ok(
+        &serve.url,
+        "say tag-release",
+        serde_json::json!({"labels": {"topic": "release"}}),
+    );
+    let browser = Browser::start();
+    browser.goto(&format!("{}/", serve.url));
+    browser.type_into("#token-input", QUEUE_TOKEN);
+    browser.click("#token-form button");
+    browser.wait_text("#runs", "both runs", |t| {
+        t.contains(&notes) && t.contains(&release)
+    });
+
+    let set_filter = |text: &str| {
+        browser.script(
+            "document.getElementById('filter-label').value = arguments[0];",
+            serde_json::json!([text]),
+        );
+        click_in_page(&browser, "#run-filters button");
+    };
+    for filter in [
+        r#"topic="release notes""#,
+        "topic='release notes' chat=1",
+        "topic=release notes",
+    ] {
+        // Back to both first, so that each filter is seen to act.
+        set_filter("");
+        browser.wait_text("#runs", "both runs", |t| {
+            t.contains(&notes) && t.contains(&release)
+        });
+        set_filter(filter);
+        browser.wait_text("#runs", filter, |t| {
+            t.contains(&notes) && !t.contains(&release)
+        });
+    }
+    set_filter("topic=release");
+    browser.wait_text("#runs", "the value matched whole", |t| {
+        !t.contains(&notes) && t.contains(&release)
+    });
+
+    let parsed = browser.script(
+        "return arguments[0].map((t) => parseLabelFilter(t));",
+        serde_json::json!([[
+            "chat=42 topic=x",
+            r#"  topic="release notes"  chat=42 "#,
+            r#"say="a \"b\"" k=v"#,
+            "topic=release notes chat=1",
+            "",
+        ]]),
+    );
+    assert_eq!(
+        parsed,
+        serde_json::json!([
+            ["chat=42", "topic=x"],
+            ["topic=release notes", "chat=42"],
+            ["say=a \"b\"", "k=v"],
+            ["topic=release notes", "chat=1"],
+            [],
+        ])
+    );
+}

@@ -21,6 +21,7 @@ mod long_lines;
 mod mcp_servers;
 mod metrics;
 mod models_catalog;
+mod models_refresh;
 mod models_resolution;
 mod output_errors;
 mod own_keys;

@@ -124,7 +124,9 @@ fn a_labelled_run_writes_its_log_file_and_is_found_by_label() {
 }
 
 /// `agentgate workflow run --label`: the workflow run is recorded with its
-/// labels, and `agentgate runs --label` finds it (not its tool runs).
+/// labels, and `agentgate runs --label` finds it (its step's run, which
+/// carries them too since issue 34, is checked below, in
+/// `a_labelled_workflow_labels_its_envelope_and_every_steps_run`).
 #[test]
 fn a_labelled_workflow_run_is_found_by_label() {
     use super::workflow_support::{envelope, project, runs, workflow};
@@ -151,10 +153,85 @@ fn a_labelled_workflow_run_is_found_by_label() {
     let id = env["run_id"].as_str().unwrap();
     let labelled: Vec<Value> = runs(&p)
         .into_iter()
-        .filter(|r| r["labels"]["ticket"] == "T-5")
+        .filter(|r| r["labels"]["ticket"] == "T-5" && r["parent_run_id"].is_null())
         .collect();
     assert_eq!(labelled.len(), 1, "{labelled:?}");
     assert_eq!(labelled[0]["run_id"], id);
     assert_eq!(labelled[0]["kind"], "workflow");
     assert_eq!(labelled[0]["labels"]["workflow"], "pub");
+}
+
+/// A stand-in `claude` for a workflow's agent step: its answer, at once.
+const STEP_CLAUDE: &str = r#"#!/bin/sh
+cat > /dev/null
+printf '%s\n' '{"type":"system","subtype":"init","session_id":"s-step","model":"m"}'
+printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"checked","session_id":"s-step"}'
+"#;
+
+/// `agentgate workflow run --label`: the workflow's envelope and every
+/// step's run (a tool's and an agent's) carry the labels; `runs --label`
+/// finds the steps too, and its table shows them in its LABELS column.
+#[test]
+fn a_labelled_workflow_labels_its_envelope_and_every_steps_run() {
+    use super::workflow_support::{envelope, project, runs, workflow};
+    let p = project();
+    let claude = p.root().join("claude");
+    std::fs::write(&claude, STEP_CLAUDE).unwrap();
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        p.root().join("both.yaml"),
+        format!(
+            "version: 1\nname: both\nsteps:\n  - id: publish\n    tool: publisher\n  \
+             - id: check\n    agent:\n      provider: claude\n      binary: {}\n      \
+             prompt: check it\n      labels: {{step: check, ticket: T-step}}\n",
+            claude.display()
+        ),
+    )
+    .unwrap();
+    let run = workflow(
+        &p,
+        &[
+            "run",
+            "both.yaml",
+            "--label",
+            "ticket=T-6",
+            "--label",
+            "topic=two words",
+        ],
+        &[],
+    );
+    let env = envelope(&run);
+    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    assert_eq!(
+        env["labels"],
+        serde_json::json!({"ticket": "T-6", "topic": "two words"})
+    );
+    let id = env["run_id"].as_str().unwrap();
+    let all = runs(&p);
+    let steps: Vec<&Value> = all.iter().filter(|r| r["parent_run_id"] == id).collect();
+    assert_eq!(steps.len(), 2, "{all:?}");
+    for step in &steps {
+        // The step's own labels win over the workflow's, key by key.
+        let want = if step["kind"] == "tool" {
+            serde_json::json!({"ticket": "T-6", "topic": "two words"})
+        } else {
+            serde_json::json!({"step": "check", "ticket": "T-step", "topic": "two words"})
+        };
+        assert_eq!(step["labels"], want, "{step}");
+    }
+    // Found by label: the workflow and both steps.
+    let listed = p.command(&["runs", "--json", "--label", "topic=two words"]);
+    let listed = super::support::run_bounded(listed, super::workflow_support::LIMIT);
+    assert_eq!(listed.stdout.lines().count(), 3, "{}", listed.all_output());
+    // The table's LABELS column.
+    let table = p.command(&["runs", "--label", "topic=two words"]);
+    let table = super::support::run_bounded(table, super::workflow_support::LIMIT);
+    let mut lines = table.stdout.lines();
+    assert!(lines.next().unwrap().contains("LABELS"), "{}", table.stdout);
+    let row = table
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(id))
+        .unwrap_or_else(|| panic!("{}", table.stdout));
+    assert!(row.contains("ticket=T-6,topic=two words"), "{row}");
 }

@@ -260,3 +260,159 @@ fn a_session_keeps_the_labels_of_the_run_that_created_it() {
     assert_eq!(session["turns"], 2, "{sessions}");
     assert_eq!(session["labels"], json!({"chat": "42"}), "{sessions}");
 }
+
+/// A run cancelled while still queued (by its id, by its labels) ends with
+/// an envelope that carries its labels, as a run's own envelope does.
+#[test]
+fn a_run_cancelled_while_queued_has_its_labels_in_its_envelope() {
+    let home = QueueHome::new("queue:\n  max_running: 1\n");
+    let server = home.serve(false, &[]);
+    let holding = submit_ok(&server.url, "hold tag-hold", json!({}));
+    let by_id = submit_ok(
+        &server.url,
+        "say tag-byid",
+        json!({"labels": {"chat": "5", "topic": "release notes"}}),
+    );
+    let by_label = submit_ok(
+        &server.url,
+        "say tag-bylabel",
+        json!({"labels": {"chat": "6"}}),
+    );
+    home.wait_for_starts(1);
+
+    let r = super::serve_queue_support::cancel(&server.url, &by_id);
+    assert_eq!(r.status, 200, "{r:?}");
+    let r = post(
+        &server.url,
+        "/v1/runs/cancel",
+        r#"{"labels": {"chat": "6"}}"#,
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    for (id, labels) in [
+        (&by_id, json!({"chat": "5", "topic": "release notes"})),
+        (&by_label, json!({"chat": "6"})),
+    ] {
+        let job = home.job(id);
+        assert_eq!((job.state, job.attempts), (JobState::Cancelled, 0));
+        let envelope = serde_json::to_value(job.envelope.unwrap()).unwrap();
+        assert_eq!(envelope["labels"], labels, "{envelope}");
+        assert_eq!(envelope["error_type"], "cancelled", "{envelope}");
+        // The API's answer shows the same envelope.
+        let shown = get(&server.url, &format!("/v1/runs/{id}"), Some(TOKEN));
+        assert_eq!(shown.json()["envelope"]["labels"], labels, "{shown:?}");
+    }
+    std::fs::write(home.file("release"), "").unwrap();
+    home.wait_for_state(&holding, JobState::Succeeded);
+}
+
+/// A served workflow with labels (`POST /v1/workflows`): its envelope and
+/// its step's run carry them (the store finds the step by label), and a
+/// cancel by label stops the workflow's running step.
+#[test]
+fn a_labelled_workflow_labels_its_steps_and_is_cancelled_by_label() {
+    let home = QueueHome::new("");
+    let server = home.serve(false, &[]);
+    let base_dir = home.path().display().to_string();
+    let workflow = |name: &str, prompt: &str, labels: Value| {
+        let body = json!({
+            "workflow": {"version": 1, "name": name, "steps": [
+                {"id": "ask", "agent": {"provider": "claude", "prompt": prompt,
+                 "no_unattended_instruction": true, "max_provider_retries": 0}},
+            ]},
+            "base_dir": base_dir,
+            "labels": labels,
+        });
+        let r = post(&server.url, "/v1/workflows", &body.to_string());
+        assert_eq!(r.status, 201, "{r:?}");
+        r.json()["run_id"].as_str().unwrap().to_owned()
+    };
+    let labels = json!({"chat": "88", "topic": "two words"});
+    let done = workflow("said", "say tag-wfsay", labels.clone());
+    let job = home.wait_for_state(&done, JobState::Succeeded);
+    let envelope = serde_json::to_value(job.envelope.unwrap()).unwrap();
+    assert_eq!(envelope["labels"], labels, "{envelope}");
+    // The step's run: found by the workflow's labels, with them in its
+    // record and its envelope.
+    let wanted: agentgate_protocol::Labels = serde_json::from_value(labels.clone()).unwrap();
+    let store = home.store();
+    let found = store.list_runs_labelled(&wanted, 50, 0).unwrap().runs;
+    let step = found
+        .iter()
+        .find(|r| r.record.parent_run_id.as_deref() == Some(done.as_str()))
+        .unwrap_or_else(|| panic!("no step run by label: {found:?}"));
+    assert_eq!(step.record.labels, wanted);
+    let step_envelope = store
+        .get_run(&step.record.run_id)
+        .unwrap()
+        .unwrap()
+        .envelope
+        .unwrap();
+    assert_eq!(step_envelope.labels, wanted);
+    assert!(found.iter().any(|r| r.record.run_id == done), "{found:?}");
+    // `GET /v1/runs?label=` lists the workflow.
+    assert_eq!(listed(&server.url, "label=chat%3D88"), [done.as_str()]);
+
+    // A held step; the cancel by label reaches it.
+    let held = workflow("held", "hold tag-wfhold", json!({"chat": "89"}));
+    let cli = wait_until("the held step's CLI", || {
+        home.cli_runs().into_iter().find(|r| r.tag == "tag-wfhold")
+    });
+    let r = post(
+        &server.url,
+        "/v1/runs/cancel",
+        r#"{"labels": {"chat": "89"}}"#,
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.json()["cancelled"][0]["run_id"], held.as_str(), "{r:?}");
+    let job = home.wait_for_state(&held, JobState::Cancelled);
+    let envelope = serde_json::to_value(job.envelope.unwrap()).unwrap();
+    assert_eq!(envelope["labels"], json!({"chat": "89"}), "{envelope}");
+    wait_until("the step's CLI to exit", || {
+        (!process_alive(cli.pid)).then_some(())
+    });
+    let step = home
+        .store()
+        .list_runs_labelled(
+            &serde_json::from_value(json!({"chat": "89"})).unwrap(),
+            50,
+            0,
+        )
+        .unwrap()
+        .runs
+        .into_iter()
+        .find(|r| r.record.parent_run_id.as_deref() == Some(held.as_str()))
+        .expect("the held step's run, by label");
+    assert_eq!(step.status, agentgate_store::RunStatus::Cancelled);
+}
+
+/// `agentgate runs --server`'s table shows each run's labels in its LABELS
+/// column (a run's from its request, a workflow's from its envelope).
+#[test]
+fn the_server_runs_table_shows_the_labels() {
+    let home = QueueHome::new("");
+    let server = home.serve(false, &[]);
+    let labelled = submit_ok(
+        &server.url,
+        "say tag-table",
+        json!({"labels": {"chat": "42", "topic": "two words"}}),
+    );
+    let plain = submit_ok(&server.url, "say tag-plain", json!({}));
+    home.wait_for_state(&labelled, JobState::Succeeded);
+    home.wait_for_state(&plain, JobState::Succeeded);
+    let out = client(&home, &server.url, &["runs", "--server", &server.url]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{table}");
+    assert!(table.lines().next().unwrap().contains("LABELS"), "{table}");
+    let row = |id: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(id))
+            .unwrap_or_else(|| panic!("{id}: {table}"))
+            .to_owned()
+    };
+    assert!(
+        row(&labelled).contains("chat=42,topic=two words"),
+        "{table}"
+    );
+    assert!(!row(&plain).contains('='), "{table}");
+}

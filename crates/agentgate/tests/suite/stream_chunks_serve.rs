@@ -159,3 +159,128 @@ fn submit_stream_coalesce_prints_the_chunks_of_a_served_run() {
     let (status, _, stderr) = server.stop("TERM");
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+const TAIL_PARAGRAPHS: [&str; 3] = [
+    "The first paragraph says what the change is about.",
+    "The second one explains why the old code read the file twice.",
+    "The last one says what is left to do.",
+];
+
+/// `agentgate tail RUN --coalesce ...`: the events of a run the REAL
+/// Claude Code made through a real `agentgate serve` (against `agentgate
+/// fake-llm`), with the answer's chunks among them as `run --stream
+/// --coalesce` prints them; without `--coalesce`, none; a bad option
+/// value is a usage error (exit 2).
+#[test]
+fn tail_coalesce_prints_the_chunks_of_a_served_run() {
+    use agentgate_fakellm::clients::Cli;
+
+    use super::serve_support::serve_with_cli_env;
+    use super::support::{Client, FakeServer, run_bounded};
+
+    let answer = TAIL_PARAGRAPHS.join("\n\n");
+    let script = format!(
+        "turns:\n  - text: {}\n    chunk_chars: 7\n    repeat: true\n",
+        serde_json::to_string(&answer).unwrap()
+    );
+    let fake = FakeServer::start(&script);
+    let client = Client::new(Cli::Claude, &fake);
+    let serve_home = tempfile::tempdir().unwrap();
+    let serve = serve_with_cli_env(serve_home.path(), &client.setup.env, TOKEN, &[]);
+    let agentgate = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        cmd.args(args)
+            .env_clear()
+            .envs(
+                client
+                    .setup
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            )
+            .env("AGENTGATE_SERVER", &serve.url)
+            .env("AGENTGATE_TOKEN", TOKEN)
+            .current_dir(&client.setup.workdir)
+            .stdin(std::process::Stdio::null());
+        run_bounded(cmd, std::time::Duration::from_secs(180))
+    };
+    let program = client.program.display().to_string();
+    let submitted = agentgate(&[
+        "submit",
+        "-p",
+        "claude",
+        "--binary",
+        &program,
+        "--model",
+        &client.setup.model,
+        "explain the change",
+    ]);
+    assert_eq!(submitted.code, Some(0), "{}", submitted.all_output());
+    let accepted: serde_json::Value = serde_json::from_str(submitted.stdout.trim()).unwrap();
+    let run_id = accepted["run_id"].as_str().unwrap();
+
+    // Followed from the start (while it runs, or after: the same events).
+    let tailed = agentgate(&[
+        "tail",
+        run_id,
+        "--coalesce",
+        "paragraph",
+        "--coalesce-min-interval",
+        "0",
+        "--coalesce-max-chars",
+        "70",
+    ]);
+    assert_eq!(tailed.code, Some(0), "{}", tailed.all_output());
+    let events: Vec<serde_json::Value> = tailed
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let chunks: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "answer_chunk")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "result", "{}", tailed.stdout);
+    assert_eq!(last["envelope"]["response"], answer);
+    assert_eq!(chunks.concat(), answer, "{chunks:#?}");
+    // One paragraph a chunk (two would pass 70 characters), each but the
+    // last cut after its blank line.
+    assert_eq!(chunks.len(), TAIL_PARAGRAPHS.len(), "{chunks:#?}");
+    for (chunk, paragraph) in chunks.iter().zip(TAIL_PARAGRAPHS) {
+        assert!(chunk.starts_with(paragraph), "{chunks:#?}");
+    }
+    // The protocol events are all there, as without the option.
+    let plain = agentgate(&["tail", run_id]);
+    assert_eq!(plain.code, Some(0), "{}", plain.all_output());
+    let kinds_and_seqs = |lines: Vec<serde_json::Value>| -> Vec<(String, u64)> {
+        lines
+            .iter()
+            .filter(|e| e["type"] != "answer_chunk")
+            .map(|e| {
+                (
+                    e["type"].as_str().unwrap().to_owned(),
+                    e["seq"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let plain: Vec<serde_json::Value> = plain
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(plain.iter().all(|e| e["type"] != "answer_chunk"));
+    assert_eq!(kinds_and_seqs(events.clone()), kinds_and_seqs(plain));
+
+    let bad = agentgate(&["tail", run_id, "--coalesce", "words"]);
+    assert_eq!(bad.code, Some(2), "{}", bad.all_output());
+    let bad = agentgate(&["tail", run_id, "--coalesce-idle", "2s"]);
+    assert_eq!(
+        bad.code,
+        Some(2),
+        "--coalesce-idle needs --coalesce: {}",
+        bad.all_output()
+    );
+}
