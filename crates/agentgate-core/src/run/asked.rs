@@ -97,4 +97,18 @@ mod tests {
         });
         assert!(question_asked("claude", &text).is_none());
     }
+
+    #[test]
+    fn a_call_given_by_name_and_input_is_a_question_too() {
+        // A warm turn's permission request carries the call apart.
+        let input = json!({"question": "Which folder?"});
+        let e = question_in_call("qwen", "ask_user", &input).unwrap();
+        assert_eq!(e.kind, ErrorKind::UserInputRequested);
+        assert!(
+            e.message.contains("ask_user \"Which folder?\""),
+            "{}",
+            e.message
+        );
+        assert!(question_in_call("qwen", "run_shell_command", &input).is_none());
+    }
 }
