@@ -432,8 +432,7 @@ fn unanswered_ask(cli: Cli) {
 
 /// A warm turn whose agent calls Claude Code's `AskUserQuestion` fails at
 /// once with `user_input_requested` (the turn's timeout is 120 s: a
-/// timeout would say `timeout`), in `bypass` and in `ask` mode alike; the
-/// turn is interrupted, not the process, so the next turn reuses it.
+/// timeout would say `timeout`), in `bypass` and in `ask` mode alike.
 #[test]
 fn a_question_to_the_user_fails_a_warm_turn_at_once() {
     let script = r#"turns:
@@ -451,8 +450,6 @@ fn a_question_to_the_user_fails_a_warm_turn_at_once() {
               - {label: inbox, description: leave it}
   - match: {tool_result: true}
     text: "Filed it somewhere."
-  - match: {contains: "AFTER"}
-    text: "after the question"
 "#;
     for mode in [PermissionMode::Bypass, PermissionMode::Ask] {
         let b = Bench::new(Cli::Claude, script);
@@ -467,12 +464,6 @@ fn a_question_to_the_user_fails_a_warm_turn_at_once() {
                 .is_some_and(|e| e.contains("Which folder should the note go to?")),
             "{context}"
         );
-        if mode == PermissionMode::Bypass {
-            let (next, env) = b.turn("AFTER the question");
-            assert_eq!(next.exit_code, 0, "{env:#}");
-            assert_eq!(env["response"], "after the question", "{env:#}");
-            assert_eq!(env["warm"]["process"], "reused", "{env:#}");
-        }
     }
 }
 
