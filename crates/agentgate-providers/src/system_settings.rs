@@ -1,6 +1,6 @@
 //! A copy of a CLI's system settings file with keys of this run set, for
 //! the CLIs whose only knob for something is a settings key (Qwen Code:
-//! MCP servers and its retry bound). The CLI is pointed at the copy with
+//! MCP servers, its retry bound and an agent's permissions file). The CLI is pointed at the copy with
 //! its variable (`QWEN_CODE_SYSTEM_SETTINGS_PATH`); Gemini CLI has the same
 //! variable but skips a file that is not root's, so it cannot be used. the system settings file overrides
 //! the user's and the project's, which stay untouched and still apply

@@ -1,13 +1,23 @@
 //! An agent that asks its user a question in an unattended run: the call of
 //! a CLI's ask tool (`agentgate_providers::decode::tools::ASK_USER_TOOLS`)
 //! stops the CLI at once and ends the attempt with `user_input_requested`,
-//! instead of a wait that only a timeout would end. The signal is the
+//! instead of a wait that only a timeout would end. A one-shot attempt
+//! (`attempt.rs`) stops the process; a warm turn, `ask` mode's included
+//! (`warm_attempt.rs`), interrupts the turn over the wire (the process
+//! lives on for the next turn), also when the ask tool's call comes as a
+//! permission request, which is then refused rather than put to the
+//! approval policy. The signal is the
 //! structured tool call, never the wording of an answer, so an answer that
 //! merely contains a question mark is never taken for one.
 
 use agentgate_protocol::{ErrorInfo, ErrorKind, ErrorSource, EventBody};
 use agentgate_providers::decode::tools::asks_the_user;
 use serde_json::Value;
+
+/// What the agent is told when its question comes as a permission request
+/// (a warm turn), before the turn is stopped.
+pub(super) const UNATTENDED_REFUSAL: &str =
+    "This run is unattended: nobody can answer a question. The turn is stopped.";
 
 /// How many characters of the question the error message quotes.
 const QUESTION_MAX_CHARS: usize = 200;
@@ -17,17 +27,22 @@ pub(super) fn question_asked(provider: &str, body: &EventBody) -> Option<ErrorIn
     let EventBody::ToolUse(call) = body else {
         return None;
     };
-    if !asks_the_user(&call.name) {
+    question_in_call(provider, &call.name, &call.input)
+}
+
+/// The error of an attempt whose agent called tool `name` with `input`,
+/// when it is an ask tool.
+pub(super) fn question_in_call(provider: &str, name: &str, input: &Value) -> Option<ErrorInfo> {
+    if !asks_the_user(name) {
         return None;
     }
-    let question = first_question(&call.input).unwrap_or_else(|| call.input.to_string());
+    let question = first_question(input).unwrap_or_else(|| input.to_string());
     let question: String = question.chars().take(QUESTION_MAX_CHARS).collect();
     Some(ErrorInfo::new(
         ErrorKind::UserInputRequested,
         ErrorSource::Internal,
         format!(
-            "{provider} asked the user a question ({} {question:?}), and nobody answers an unattended run: it was stopped (give the agent what it needs in the prompt or its instructions)",
-            call.name
+            "{provider} asked the user a question ({name} {question:?}), and nobody answers an unattended run: it was stopped (give the agent what it needs in the prompt or its instructions)",
         ),
     ))
 }
@@ -81,5 +96,19 @@ mod tests {
             text: "Shall I file it under roses?".into(),
         });
         assert!(question_asked("claude", &text).is_none());
+    }
+
+    #[test]
+    fn a_call_given_by_name_and_input_is_a_question_too() {
+        // A warm turn's permission request carries the call apart.
+        let input = json!({"question": "Which folder?"});
+        let e = question_in_call("qwen", "ask_user", &input).unwrap();
+        assert_eq!(e.kind, ErrorKind::UserInputRequested);
+        assert!(
+            e.message.contains("ask_user \"Which folder?\""),
+            "{}",
+            e.message
+        );
+        assert!(question_in_call("qwen", "run_shell_command", &input).is_none());
     }
 }

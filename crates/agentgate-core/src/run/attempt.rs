@@ -223,6 +223,18 @@ pub(super) async fn attempt(
                                 });
                                 let _ = control_tx.send(Control::Cancel { immediate: false }).await;
                             }
+                            if stopped_for_retries.is_none()
+                                && let Some(e) = super::capacity::capacity_notice(
+                                    provider.as_ref(),
+                                    step.capacity_fallback.as_deref(),
+                                    request.model.as_deref(),
+                                    &body,
+                                    ctx.plan.now(),
+                                )
+                            {
+                                stopped_for_retries = Some(e);
+                                let _ = control_tx.send(Control::Cancel { immediate: false }).await;
+                            }
                             if asked.is_none() && let Some(e) = super::asked::question_asked(provider.name(), &body) {
                                 asked = Some(e);
                                 let _ = control_tx.send(Control::Cancel { immediate: false }).await;

@@ -17,6 +17,7 @@
 mod asked;
 mod attempt;
 mod audit;
+mod capacity;
 mod capture;
 mod checks;
 mod deadline_event;

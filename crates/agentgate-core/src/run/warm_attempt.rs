@@ -15,7 +15,9 @@
 //!   (the next turn replaces it by resuming the session);
 //! - cancel, `--timeout` and `--idle-timeout` interrupt the turn over the
 //!   wire first, and kill the process when it does not end the turn
-//!   within [`INTERRUPT_GRACE`];
+//!   within [`INTERRUPT_GRACE`]; so does a question the agent asks its
+//!   user (`asked.rs`): the turn fails at once with
+//!   `user_input_requested`, as a cold attempt does;
 //! - a CLI whose usage counts from its start (Claude Code) has the
 //!   previous turn's figures subtracted.
 
@@ -35,6 +37,7 @@ use super::options::{CancelRequest, RunContext};
 use crate::warm::approve::Approver;
 use crate::warm::modes::warm_plan;
 use crate::warm::process::{Step, WarmProcess};
+use crate::warm::protocol::Answer;
 use crate::warm::sessions::{Taken, Warm};
 use agentgate_providers::decode::Decoded;
 use agentgate_providers::{Accumulator, delta};
@@ -61,6 +64,8 @@ enum Stopped {
     Timeout,
     IdleTimeout,
     Refused,
+    /// The agent asked the user a question (`asked.rs`).
+    Asked,
 }
 
 /// Run one attempt of `packet` as a warm turn.
@@ -169,6 +174,7 @@ pub(super) async fn warm_attempt(
     let mut heartbeat = tokio::time::interval(opts.heartbeat.max(Duration::from_millis(100)));
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut cancel_open = true;
+    let mut asked: Option<ErrorInfo> = None; // see `asked.rs`
     let ended = match warm.process.send_turn(&request.prompt).await {
         Err(_) => TurnEnd::Died(None),
         Ok(()) => loop {
@@ -180,7 +186,23 @@ pub(super) async fn warm_attempt(
                 next = warm.process.next() => {
                     last_output = Instant::now();
                     match next {
-                        Step::Output(items) => observe(&mut acc, em, &mut warm, items),
+                        Step::Output(items) => {
+                            let question = observe(provider.name(), &mut acc, em, &mut warm, items);
+                            if asked.is_none() && let Some(e) = question {
+                                asked = Some(e);
+                                stop(em, &mut warm, &mut stopped, &mut interrupted_at, Stopped::Asked).await;
+                            }
+                        }
+                        // The ask tool's call as a permission request: refused,
+                        // and the turn stopped, without asking the policy.
+                        Step::Ask(ask) if super::asked::question_in_call(provider.name(), &ask.call.tool, &ask.input).is_some() => {
+                            if asked.is_none() {
+                                asked = super::asked::question_in_call(provider.name(), &ask.call.tool, &ask.input);
+                            }
+                            let answer = Answer::Deny { message: super::asked::UNATTENDED_REFUSAL.to_owned() };
+                            let _ = warm.process.answer(&ask, &answer).await;
+                            stop(em, &mut warm, &mut stopped, &mut interrupted_at, Stopped::Asked).await;
+                        }
                         Step::Ask(ask) => {
                             let req_event = approver.request(&ask);
                             em.emit(EventBody::ApprovalRequest(req_event.clone()));
@@ -236,7 +258,11 @@ pub(super) async fn warm_attempt(
     };
     drop(seat.take());
 
-    let error = turn_error(ctx, step, &acc, &ended, stopped);
+    let error = match (stopped, asked) {
+        // Whatever the CLI did after it asked.
+        (Some(Stopped::Asked), Some(e)) => Some(e),
+        _ => turn_error(ctx, step, &acc, &ended, stopped),
+    };
     let alive = matches!(ended, TurnEnd::Ended) && warm.process.is_alive();
     let report = WarmReport {
         process: state,
@@ -374,8 +400,17 @@ async fn wait_for_a_later_minute(
 }
 
 /// Feed a step's output to the accumulator and the events; a CLI whose
-/// usage counts from its start has the earlier turns' taken off.
-fn observe(acc: &mut Accumulator, em: &mut Emitter<'_>, warm: &mut Warm, items: Vec<Decoded>) {
+/// usage counts from its start has the earlier turns' taken off. Returns
+/// the error of a question the agent asked its user, if it did
+/// (`asked.rs`).
+fn observe(
+    provider: &str,
+    acc: &mut Accumulator,
+    em: &mut Emitter<'_>,
+    warm: &mut Warm,
+    items: Vec<Decoded>,
+) -> Option<ErrorInfo> {
+    let mut question = None;
     for mut d in items {
         if warm.cumulative_usage
             && let Decoded::Final(f) = &mut d
@@ -389,9 +424,13 @@ fn observe(acc: &mut Accumulator, em: &mut Emitter<'_>, warm: &mut Warm, items: 
         }
         acc.observe(&d);
         if let Decoded::Event(body) = d {
+            if question.is_none() {
+                question = super::asked::question_asked(provider, &body);
+            }
             em.emit(body);
         }
     }
+    question
 }
 
 /// Interrupt the turn over the wire, once, saying why.
@@ -450,7 +489,7 @@ fn turn_error(
                 ),
             );
         }
-        Some(Stopped::Refused) | None => {}
+        Some(Stopped::Refused | Stopped::Asked) | None => {}
     }
     if let TurnEnd::Died(report) = ended {
         let how = match report {

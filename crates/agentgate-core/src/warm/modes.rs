@@ -109,7 +109,17 @@ fn wire_parts(
                 resume: resume.map(str::to_owned),
                 model: req.model.clone(),
                 ask: req.permission_mode == PermissionMode::Ask,
-                sandbox: codex_sandbox(req.permission_mode).to_owned(),
+                // A permissions file that denies writes is stricter than
+                // any mode (as on `codex exec`'s command line).
+                sandbox: if req
+                    .permissions
+                    .as_ref()
+                    .is_some_and(agentgate_providers::codex::denies_writes)
+                {
+                    "read-only".to_owned()
+                } else {
+                    codex_sandbox(req.permission_mode).to_owned()
+                },
             })),
             Box::new(CodexAppServerDecoder::new()),
         ),

@@ -4,10 +4,12 @@
 mod catalog;
 mod decode;
 mod errors;
+mod permissions;
 
 pub use catalog::{MODEL_LIST_METHOD, catalog_page};
 pub use decode::{CodexDecoder, PATCH_TOOL, SHELL_TOOL};
 pub use errors::ERRORS;
+pub use permissions::denies_writes;
 
 use std::ffi::OsString;
 
@@ -56,7 +58,7 @@ pub static CODEX: Description = Description {
         ],
         otherwise: LoginState::NoneFound,
     },
-    permissions: crate::permissions::PermissionsWay::None,
+    permissions: crate::permissions::PermissionsWay::CodexConfig,
 };
 
 /// `codex app-server`: the thread (resumed or new), its model, sandbox and
@@ -66,6 +68,7 @@ static WARM_ARGV: &[Part] = &[
     Part::Code(developer_instructions),
     Part::Code(crate::reasoning::codex_effort),
     Part::Code(mcp_servers),
+    Part::Code(permissions::permissions),
     Part::RefuseDirs("add directories to a warm app-server thread"),
     Part::Extra,
 ];
@@ -85,6 +88,8 @@ static ARGV: &[Part] = &[
         accept_edits: Some(Parts::Static(WORKSPACE_WRITE)),
         bypass: mode![args(&["--dangerously-bypass-approvals-and-sandbox"])],
     }),
+    // After the mode: a file that denies writes replaces its sandbox.
+    Part::Code(permissions::permissions),
     // A resumed thread does not inherit the model: pass it every time.
     optional(&["-m", "{model}"]),
     // Nor its reasoning effort.

@@ -18,6 +18,7 @@
 //! | stderr | decoded as |
 //! |---|---|
 //! | `Attempt N failed with status S. Retrying with backoff... <error>` | `status` retry |
+//! | `Attempt N failed: <quota or capacity message>` ... `Retrying after Tms...` (one line or more) | `status` retry (none when it ends `Max attempts reached`) |
 //! | `Error when talking to Gemini API ... <Name>: <error>` and its stack | provider error, not terminal, HTTP status from the stack's `status:` |
 //! | json mode's error object `{session_id, error{type, message, code}}` | `session`, provider error, terminal |
 //! | anything else | nothing (stderr is stored apart) |
@@ -39,6 +40,10 @@ use crate::decode::fields::http_status_in;
 use crate::decode::tools::{TOOL_OUTPUT_CAP, tool_class};
 use crate::decode::{
     Decoded, Decoder, ProviderError, ProviderFinal, Understood, event, json_line, raw, str_of,
+};
+
+use super::retry_notice::{
+    Continued, PendingAttempt, QuotaAttempt, embedded_error, quota_attempt, retry_notice,
 };
 
 /// The most stderr kept while collecting one multi-line error report.
@@ -99,6 +104,9 @@ enum StderrState {
     /// An "Error when talking to Gemini API" report, waiting for the
     /// `status:` of its stack dump.
     Report(ProviderError),
+    /// A quota or capacity error's `Attempt N failed: <message>`, waiting
+    /// for the line that says whether it is retried (`retry_notice.rs`).
+    QuotaAttempt(PendingAttempt),
 }
 
 impl Default for GeminiDecoder {
@@ -323,6 +331,12 @@ impl GeminiDecoder {
             self.stderr = StderrState::Document(doc);
         } else if let Some(retry) = retry_notice(line) {
             out.push(event(EventBody::Status(retry)));
+        } else if let Some(attempt) = quota_attempt(line) {
+            match attempt {
+                QuotaAttempt::Retried(retry) => out.push(event(EventBody::Status(retry))),
+                QuotaAttempt::Pending(p) => self.stderr = StderrState::QuotaAttempt(p),
+                QuotaAttempt::Last => {}
+            }
         } else if let Some(report) = error_report(line) {
             self.stderr = StderrState::Report(report);
         }
@@ -401,6 +415,17 @@ impl Decoder for GeminiDecoder {
             StderrState::Idle => self.stderr_idle_line(line, out),
             StderrState::Document(_) => self.stderr_document_line(line, out),
             StderrState::Report(_) => self.stderr_report_line(line, out),
+            StderrState::QuotaAttempt(_) => {
+                let StderrState::QuotaAttempt(pending) = std::mem::take(&mut self.stderr) else {
+                    return;
+                };
+                match pending.next_line(line) {
+                    Continued::Retried(retry) => out.push(event(EventBody::Status(retry))),
+                    Continued::Waiting(p) => self.stderr = StderrState::QuotaAttempt(p),
+                    Continued::Last => {}
+                    Continued::Other => self.stderr_idle_line(line, out),
+                }
+            }
         }
     }
 
@@ -469,43 +494,6 @@ fn api_error(message: &str, http_status: Option<u16>, terminal: bool) -> Provide
     }
 }
 
-/// The `error` object of an API error body embedded in a text.
-fn embedded_error(text: &str) -> Option<Map<String, Value>> {
-    let start = text.find('{')?;
-    let end = text.rfind('}')?;
-    let body: Value = serde_json::from_str(text.get(start..=end)?).ok()?;
-    match body.get("error") {
-        Some(Value::Object(e)) => Some(e.clone()),
-        _ => None,
-    }
-}
-
-/// `Attempt 2 failed with status 429. Retrying with backoff... _ApiError:
-/// {...}` as a retry notice.
-fn retry_notice(line: &str) -> Option<StatusEvent> {
-    let rest = line.strip_prefix("Attempt ")?;
-    let (attempt, rest) = rest.split_once(' ')?;
-    let rest = rest.strip_prefix("failed with status ")?;
-    let (status, rest) = rest.split_once('.').unwrap_or((rest, ""));
-    let detail = rest
-        .split_once("Retrying with backoff...")
-        .map_or(rest, |(_, after)| after)
-        .trim();
-    let body = embedded_error(detail);
-    let detail = body
-        .as_ref()
-        .and_then(|b| b.get("message"))
-        .and_then(Value::as_str)
-        .unwrap_or(detail);
-    Some(StatusEvent::Retry {
-        retry_attempt: attempt.parse().ok(),
-        max_retries: None,
-        delay_ms: None,
-        provider_status: status.trim().parse().ok(),
-        detail: (!detail.is_empty()).then(|| detail.to_owned()),
-    })
-}
-
 /// `Error when talking to Gemini API Full report available at: <path>
 /// <Name>: <error>`: the main request failed. (The model router's own
 /// failures, "Error generating content via API", are not the run's.)
@@ -572,25 +560,6 @@ fn metrics_usage(stats: &Map<String, Value>) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn retry_notices_are_parsed() {
-        let line = r#"Attempt 2 failed with status 429. Retrying with backoff... _ApiError: {"error":{"code":429,"message":"You exceeded your current quota.","status":"RESOURCE_EXHAUSTED"}}"#;
-        assert_eq!(
-            retry_notice(line),
-            Some(StatusEvent::Retry {
-                retry_attempt: Some(2),
-                max_retries: None,
-                delay_ms: None,
-                provider_status: Some(429),
-                detail: Some("You exceeded your current quota.".into()),
-            })
-        );
-        assert_eq!(
-            retry_notice("Attempt 5 failed: quota. Max attempts reached"),
-            None
-        );
-    }
 
     #[test]
     fn api_errors_embedded_in_messages_give_status_and_code() {

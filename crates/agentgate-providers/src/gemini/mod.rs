@@ -5,6 +5,7 @@ mod catalog;
 mod decode;
 mod errors;
 mod mcp_home;
+mod retry_notice;
 pub mod session;
 
 pub use decode::GeminiDecoder;

@@ -1,6 +1,7 @@
 //! What opencode is told through its environment, for `opencode run` and
 //! `opencode acp` alike: the permission rules of a mode (merged over an
-//! inherited `OPENCODE_PERMISSION`), the entries of
+//! inherited `OPENCODE_PERMISSION`) and of the agent's permissions file,
+//! the entries of
 //! `OPENCODE_CONFIG_CONTENT` (the system instructions file, MCP servers,
 //! and what `acp` takes there), and a `TMPDIR` of its own.
 
@@ -13,6 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::PermissionMode;
 use crate::argv::Context;
 use crate::mcp;
+use crate::permissions::PermissionsWay;
 use crate::provider::{CliCommand, CliRequest, CommandError};
 
 /// The environment variable opencode merges over its `permission` config.
@@ -141,16 +143,34 @@ fn merge(into: &mut Map<String, Value>, extra: Map<String, Value>) {
 }
 
 /// Sets `OPENCODE_PERMISSION` (see `permissions` in `mod.rs`), a bypass
-/// given as `bypass` says.
+/// given as `bypass` says, with the agent's permissions file merged in
+/// ([`with_file_rules`]).
 pub(super) fn set_permissions(
     ctx: &Context<'_>,
     cmd: &mut CliCommand,
     bypass: Bypass,
 ) -> Result<(), CommandError> {
     let req = ctx.request;
-    if let Some(rules) = permission_rules(req.permission_mode, &req.add_dirs, bypass)
-        && !has_env(req, PERMISSION_ENV)
-    {
+    let file_rules = req.permissions.as_ref().and_then(|p| {
+        match crate::permissions::settings(PermissionsWay::OpencodeRules, "opencode", p).0 {
+            Some(Value::Object(rules)) => Some(rules),
+            _ => None,
+        }
+    });
+    if has_env(req, PERMISSION_ENV) {
+        if file_rules.is_some() {
+            cmd.notices.push(format!(
+                "the permissions file was not applied: --env sets {PERMISSION_ENV}, which replaces the rules agentgate gives opencode (put the file's rules in that value instead; the agent's `mode` is still enforced)"
+            ));
+        }
+        return Ok(());
+    }
+    let mode_rules = permission_rules(req.permission_mode, &req.add_dirs, bypass);
+    let rules = match file_rules {
+        Some(file) => Some(with_file_rules(mode_rules.unwrap_or_default(), file)),
+        None => mode_rules,
+    };
+    if let Some(rules) = rules {
         let merged = merge_into(own_env(req, PERMISSION_ENV), rules).map_err(|what| {
             ctx.unsupported(format!("apply --permission-mode: {PERMISSION_ENV} {what}"))
         })?;
@@ -158,6 +178,22 @@ pub(super) fn set_permissions(
             .push((OsString::from(PERMISSION_ENV), OsString::from(merged)));
     }
     Ok(())
+}
+
+/// The mode's `rules` with a permissions file's merged in: the file's
+/// denies win; its allows replace a mode's `ask` (or nothing) but never a
+/// mode's `deny` (a `plan` run stays read-only whatever the file allows).
+pub(super) fn with_file_rules(
+    mut rules: Map<String, Value>,
+    file: Map<String, Value>,
+) -> Map<String, Value> {
+    for (tool, action) in file {
+        let mode_denies = rules.get(&tool).and_then(Value::as_str) == Some("deny");
+        if action.as_str() == Some("deny") || !mode_denies {
+            rules.insert(tool, action);
+        }
+    }
+    rules
 }
 
 /// Sets `OPENCODE_CONFIG_CONTENT`: `extra` entries (which `taking` names

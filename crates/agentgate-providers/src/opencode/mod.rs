@@ -16,8 +16,10 @@
 //!   read-only `plan` agent with `edit` and `bash` denied (the tools are not
 //!   even offered); `bypass` passes `--auto`, which approves whatever asks
 //!   (what the config denies stays denied). `--add-dir` directories are
-//!   allowed as `external_directory`. An `OPENCODE_PERMISSION` given with
-//!   `--env` replaces the mode's.
+//!   allowed as `external_directory`. An agent's permissions file adds its
+//!   rules (`deny` wins; an `allow` never lifts the mode's `deny`; never
+//!   `ask`). An `OPENCODE_PERMISSION` given with `--env` replaces the
+//!   mode's and the file's (a notice says the file was not applied).
 //! - System instructions go to a file in the run's folder, listed in the
 //!   `instructions` of `OPENCODE_CONFIG_CONTENT` (appended to opencode's
 //!   system prompt, after its own and the project's instructions).
@@ -82,7 +84,7 @@ pub static OPENCODE: Description = Description {
         // found is therefore not conclusive.
         otherwise: LoginState::Unknown,
     },
-    permissions: crate::permissions::PermissionsWay::None,
+    permissions: crate::permissions::PermissionsWay::OpencodeRules,
 };
 
 static ARGV: &[Part] = &[
@@ -349,5 +351,51 @@ mod tests {
             None
         );
         assert_eq!(own_env(&r, PERMISSION_ENV), None, "a cleared environment");
+    }
+
+    #[test]
+    fn a_permissions_file_adds_denies_and_never_lifts_a_modes_deny() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = crate::permissions::Permissions::from_value(
+            json!({"deny": ["shell"], "allow": ["write", "web"]}),
+        )
+        .unwrap();
+        let mut r = req();
+        r.permissions = Some(file.clone());
+        // Bypass passes --auto and sets no rules: the file's are the rules.
+        r.permission_mode = PermissionMode::Bypass;
+        let p = plan(&r, dir.path());
+        assert_eq!(
+            env_of(&p, PERMISSION_ENV).unwrap(),
+            json!({"bash": "deny", "edit": "allow", "webfetch": "allow", "websearch": "allow"})
+        );
+        assert!(
+            p.notices.iter().all(|n| !n.contains("not applied")),
+            "{:?}",
+            p.notices
+        );
+        // Plan denies edit: the file's allow does not lift it.
+        r.permission_mode = PermissionMode::Plan;
+        let p = plan(&r, dir.path());
+        let rules = env_of(&p, PERMISSION_ENV).unwrap();
+        assert_eq!(rules["edit"], "deny");
+        assert_eq!(rules["bash"], "deny");
+        assert!(!rules.to_string().contains("\"ask\""), "{rules}");
+        // Default asks for edit: the file's allow replaces the ask.
+        r.permission_mode = PermissionMode::Default;
+        let rules = env_of(&plan(&r, dir.path()), PERMISSION_ENV).unwrap();
+        assert_eq!(rules["edit"], "allow");
+        assert_eq!(rules["bash"], "deny");
+        // An explicit OPENCODE_PERMISSION wins, and the file is said not applied.
+        r.env
+            .push((PERMISSION_ENV.into(), r#"{"bash": "allow"}"#.into()));
+        let p = plan(&r, dir.path());
+        assert!(
+            p.notices
+                .iter()
+                .any(|n| n.contains("permissions file was not applied")),
+            "{:?}",
+            p.notices
+        );
     }
 }

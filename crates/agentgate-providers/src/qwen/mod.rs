@@ -20,6 +20,7 @@ use super::argv::{Context, Part, PromptInput, args, each_dir, mode_flag, optiona
 use super::builtin::{Description, WarmMode};
 use super::login::{LoginFacts, LoginProbe, LoginState};
 use super::mcp;
+use super::permissions::{self, PermissionsWay};
 use super::provider::{CliCommand, CommandError, Features, PostRun, Verification, WarmWire};
 use super::skills::{SkillFacts, SkillInvoke, UserDir};
 use super::system_settings::{SystemSettings, object_at};
@@ -64,7 +65,7 @@ pub static QWEN: Description = Description {
         ],
         otherwise: LoginState::NoneFound,
     },
-    permissions: crate::permissions::PermissionsWay::None,
+    permissions: crate::permissions::PermissionsWay::QwenSettings,
 };
 
 /// `--acp`: the session (new or loaded) and the turns go over the wire.
@@ -126,20 +127,37 @@ fn allowed_mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
 }
 
 /// What only a settings key sets: `--max-provider-retries`
-/// (`model.generationConfig.maxRetries`, no flag or variable sets it) and
-/// the request's MCP servers (`mcpServers`), in a copy of the system
-/// settings the run points Qwen at.
+/// (`model.generationConfig.maxRetries`, no flag or variable sets it), the
+/// request's MCP servers (`mcpServers`) and the agent's permissions file
+/// (`permissions.deny`/`allow`, see `permissions.rs`), in a copy of the
+/// system settings the run points Qwen at.
 fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     let retries = ctx.request.max_provider_retries;
     let servers = mcp::checked(ctx)?;
-    let (purpose, instead) = match (retries.is_some(), servers.is_empty()) {
-        (false, true) => return Ok(()),
-        (true, true) => ("bound its retries", "run without --max-provider-retries"),
-        (false, false) => ("take MCP servers", "run without MCP servers"),
-        (true, false) => (
-            "bound its retries and take MCP servers",
-            "run without --max-provider-retries",
-        ),
+    let permissions = ctx.request.permissions.as_ref().and_then(|p| {
+        match permissions::settings(PermissionsWay::QwenSettings, "qwen", p).0 {
+            Some(serde_json::Value::Object(map)) => Some(map),
+            _ => None,
+        }
+    });
+    let mut purposes = Vec::new();
+    if retries.is_some() {
+        purposes.push("bound its retries");
+    }
+    if !servers.is_empty() {
+        purposes.push("take MCP servers");
+    }
+    if permissions.is_some() {
+        purposes.push("apply the agent's permissions file");
+    }
+    if purposes.is_empty() {
+        return Ok(());
+    }
+    let purpose = purposes.join(" and ");
+    let instead = match (retries.is_some(), servers.is_empty()) {
+        (true, _) => "run without --max-provider-retries",
+        (false, false) => "run without MCP servers",
+        (false, true) => "run the agent without its permissions file",
     };
     let edit = |settings: &mut serde_json::Map<String, serde_json::Value>| {
         if let Some(n) = retries {
@@ -152,8 +170,11 @@ fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Comman
             model["generationConfig"]["maxRetries"] = n.into();
         }
         mcp::add_to_settings(settings, servers);
+        if let Some(p) = &permissions {
+            permissions::merge_settings(settings, p);
+        }
     };
-    let (vars, file) = SETTINGS.overlay(ctx.request, ctx.scratch, purpose, instead, &edit)?;
+    let (vars, file) = SETTINGS.overlay(ctx.request, ctx.scratch, &purpose, instead, &edit)?;
     cmd.env.extend(vars);
     cmd.files.push(file);
     Ok(())

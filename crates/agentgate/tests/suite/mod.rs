@@ -25,6 +25,7 @@ mod models_refresh;
 mod models_resolution;
 mod output_errors;
 mod own_keys;
+mod permissions_per_cli;
 mod prompt_cli;
 mod queue_secrets;
 mod quota_accounts;

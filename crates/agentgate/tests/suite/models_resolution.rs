@@ -154,3 +154,39 @@ fn gemini_capacity_fallback_retries_once_with_flash() {
         turn_models(&server)
     );
 }
+
+/// Gemini CLI left to itself retries a capacity error (here up to five
+/// attempts); agentgate ends the attempt at its first capacity notice, so
+/// the model server sees exactly one request for the first model, then the
+/// fallback's.
+#[test]
+fn gemini_capacity_fallback_starts_at_the_first_capacity_notice() {
+    let server = FakeServer::start(concat!(
+        "turns:\n",
+        "  - match: {model: \"pro\"}\n",
+        "    error: {kind: rate_limit, status: 429, message: \"No capacity available for model gemini-2.5-pro on the server (MODEL_CAPACITY_EXHAUSTED)\"}\n",
+        "    repeat: true\n",
+        "  - match: {model: \"flash\"}\n",
+        "    text: \"flash answered\"\n",
+        "    repeat: true\n",
+    ));
+    let client = Client::new(Cli::Gemini, &server);
+    let settings_path = client.setup.home.join(".gemini/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_path).unwrap()).unwrap();
+    settings["general"]["maxAttempts"] = 5.into();
+    std::fs::write(&settings_path, settings.to_string()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (r, env) = run(&client, home.path(), &[], &["--model", "gemini-2.5-pro"]);
+    assert_eq!(r.code, Some(0), "{env:#}\n{}", r.all_output());
+    assert_eq!(env["response"], "flash answered", "{env:#}");
+    let models = turn_models(&server);
+    assert_eq!(
+        models.iter().filter(|m| m.contains("pro")).count(),
+        1,
+        "{models:?}\n{}",
+        r.all_output()
+    );
+    assert_eq!(models.first().map(String::as_str), Some("gemini-2.5-pro"));
+    assert_eq!(models.last().map(String::as_str), Some("gemini-2.5-flash"));
+}

@@ -188,20 +188,10 @@ fn tail_coalesce_prints_the_chunks_of_a_served_run() {
     let serve_home = tempfile::tempdir().unwrap();
     let serve = serve_with_cli_env(serve_home.path(), &client.setup.env, TOKEN, &[]);
     let agentgate = |args: &[&str]| {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        let mut cmd = client.agentgate();
         cmd.args(args)
-            .env_clear()
-            .envs(
-                client
-                    .setup
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            )
             .env("AGENTGATE_SERVER", &serve.url)
-            .env("AGENTGATE_TOKEN", TOKEN)
-            .current_dir(&client.setup.workdir)
-            .stdin(std::process::Stdio::null());
+            .env("AGENTGATE_TOKEN", TOKEN);
         run_bounded(cmd, std::time::Duration::from_secs(180))
     };
     let program = client.program.display().to_string();

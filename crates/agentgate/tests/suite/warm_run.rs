@@ -430,6 +430,43 @@ fn unanswered_ask(cli: Cli) {
     }
 }
 
+/// A warm turn whose agent calls Claude Code's `AskUserQuestion` fails at
+/// once with `user_input_requested` (the turn's timeout is 120 s: a
+/// timeout would say `timeout`), in `bypass` and in `ask` mode alike.
+#[test]
+fn a_question_to_the_user_fails_a_warm_turn_at_once() {
+    let script = r#"turns:
+  - match: {contains: "ASK-5121", tool_result: false}
+    text: "I need to know one thing."
+    tool_call:
+      name: AskUserQuestion
+      args:
+        questions:
+          - question: "Which folder should the note go to?"
+            header: Folder
+            multiSelect: false
+            options:
+              - {label: garden, description: the garden folder}
+              - {label: inbox, description: leave it}
+  - match: {tool_result: true}
+    text: "Filed it somewhere."
+"#;
+    for mode in [PermissionMode::Bypass, PermissionMode::Ask] {
+        let b = Bench::new(Cli::Claude, script);
+        let plan = b.plan("ASK-5121: file this note", mode, &Config::default());
+        let (outcome, events) = b.turn_with(&plan);
+        let env = serde_json::to_value(&outcome.envelope).unwrap();
+        let context = format!("{mode:?}: {env:#}\n{events:#?}");
+        assert_eq!(env["error_type"], "user_input_requested", "{context}");
+        assert!(
+            env["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("Which folder should the note go to?")),
+            "{context}"
+        );
+    }
+}
+
 /// opencode replaces a model it does not know by another one (perhaps a
 /// paid one on the network): its warm process is refused as
 /// `invalid_model` before any turn, and the run retries once with the

@@ -19,16 +19,34 @@
 //!   `.gemini/settings.json` cannot take a denied tool back) and
 //!   `tools.allowed` for `allow`; a native file is merged into that copy.
 //!   (Gemini 0.61 calls `tools.exclude` deprecated in favour of its policy
-//!   engine, still enforcing it: the e2e test in `gardener.rs` will say
-//!   when a later version stops.)
+//!   engine, still enforcing it: the e2e test in `permissions_per_cli.rs`
+//!   will say when a later version stops.)
+//! - Qwen Code through the run's copy of its system settings
+//!   (`system_settings.rs`): `permissions.deny`/`permissions.allow`, which
+//!   Qwen merges over every settings scope (a denied tool is not even
+//!   registered); a native file is merged into that copy;
+//! - opencode through `OPENCODE_PERMISSION` (`opencode/config.rs`), merged
+//!   with the mode's rules: a class becomes its permission keys with
+//!   `deny` or `allow` (never `ask`: nobody answers an unattended run); a
+//!   deny wins over the mode's rules, an allow never lifts a mode's deny;
+//!   a native opencode config gives its `permission` (its asks become
+//!   denies);
+//! - Codex, which has no per-tool list, through `-c` overrides
+//!   (`codex/permissions.rs`): `deny: [shell]` turns its shell tools off
+//!   (`features.shell_tool=false`), `deny: [write]` runs it in the
+//!   read-only sandbox with approval `never` (whatever the mode, also
+//!   `--yolo`), `deny: [web]` and `network: false` set `web_search` to
+//!   `disabled`; what has no such knob (`read`, its own tool names, any
+//!   `allow`, a native file) is said not to be applied.
 //!
 //! The other CLIs take tool permissions only from their own settings files
 //! or policy engines, which agentgate does not rewrite for a run, so for
 //! them the file is not applied. [`apply`] adds the settings to the command
-//! line (Gemini's go into its settings copy instead, see [`settings`]), and
-//! a `status` notice for every part the CLI does not enforce: nothing is
-//! pretended. `write_paths` is never the CLI's to enforce here: agentgate
-//! checks an edit agent's changes against its `allow:` after each attempt.
+//! line (the others' go into their settings copy or environment instead,
+//! see [`settings`]), and a `status` notice for every part the CLI does
+//! not enforce: nothing is pretended. `write_paths` is never the CLI's to
+//! enforce here: agentgate checks an edit agent's changes against its
+//! `allow:` after each attempt.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -74,6 +92,13 @@ pub enum PermissionsWay {
     /// Gemini CLI: `tools.exclude`/`tools.allowed` in the run's copy of its
     /// user settings.
     GeminiSettings,
+    /// Qwen Code: `permissions.deny`/`permissions.allow` in the run's copy
+    /// of its system settings.
+    QwenSettings,
+    /// opencode: `deny`/`allow` rules in `OPENCODE_PERMISSION`.
+    OpencodeRules,
+    /// Codex: `-c` overrides of its shell tool, sandbox and web search.
+    CodexConfig,
 }
 
 impl Permissions {
@@ -142,6 +167,25 @@ fn class_tools(way: PermissionsWay, name: &str) -> Option<&'static [&'static str
             "web" => Some(&["web_fetch", "google_web_search"][..]),
             _ => None,
         },
+        // Qwen Code 0.24's tool names (`exec` is its code-mode runner).
+        PermissionsWay::QwenSettings => match name {
+            "read" => Some(&["read_file", "grep_search", "glob", "list_directory"][..]),
+            "write" => Some(&["edit", "write_file", "notebook_edit"][..]),
+            "shell" => Some(&["run_shell_command", "exec"][..]),
+            "web" => Some(&["web_fetch", "web_search"][..]),
+            _ => None,
+        },
+        // opencode 1.18's permission keys (`edit` covers edit, write and
+        // apply_patch).
+        PermissionsWay::OpencodeRules => match name {
+            "read" => Some(&["read", "glob", "grep", "list"][..]),
+            "write" => Some(&["edit"][..]),
+            "shell" => Some(&["bash"][..]),
+            "web" => Some(&["webfetch", "websearch"][..]),
+            _ => None,
+        },
+        // Codex has no tool names to list: `codex_overrides` maps classes.
+        PermissionsWay::CodexConfig => None,
     }
 }
 
@@ -162,12 +206,21 @@ pub fn settings(way: PermissionsWay, cli: &str, p: &Permissions) -> (Option<Valu
     let n = match p {
         Permissions::Native(v) => {
             return match way {
-                PermissionsWay::None => (
+                PermissionsWay::None | PermissionsWay::CodexConfig => (
                     None,
                     vec![format!(
                         "the permissions file was not applied: {cli} takes no settings from agentgate (the agent's `mode` is still enforced)"
                     )],
                 ),
+                PermissionsWay::OpencodeRules => match v.get("permission") {
+                    Some(rules @ Value::Object(_)) => (Some(never_ask(rules.clone())), Vec::new()),
+                    _ => (
+                        None,
+                        vec![format!(
+                            "the permissions file was not applied: it is not agentgate's format and has no `permission` object (tool -> action) for {cli} (the agent's `mode` is still enforced)"
+                        )],
+                    ),
+                },
                 _ => (Some(v.clone()), Vec::new()),
             };
         }
@@ -178,6 +231,9 @@ pub fn settings(way: PermissionsWay, cli: &str, p: &Permissions) -> (Option<Valu
         gaps.push(format!(
             "permissions write_paths are not enforced by {cli}: agentgate checks the changes of an agent with `mode: edit` against its `allow:` after each attempt"
         ));
+    }
+    if way == PermissionsWay::CodexConfig {
+        return codex_overrides(cli, n, gaps);
     }
     let mut deny = expand(way, &n.deny);
     if n.network == Some(false) {
@@ -191,7 +247,7 @@ pub fn settings(way: PermissionsWay, cli: &str, p: &Permissions) -> (Option<Valu
     }
     let allow = expand(way, &n.allow);
     let value = match way {
-        PermissionsWay::None => {
+        PermissionsWay::None | PermissionsWay::CodexConfig => {
             gaps.push(format!(
                 "the permissions file was not applied: {cli} takes no tool permissions from agentgate (the agent's `mode` is still enforced)"
             ));
@@ -217,14 +273,91 @@ pub fn settings(way: PermissionsWay, cli: &str, p: &Permissions) -> (Option<Valu
             }
             json!({"tools": tools})
         }
+        PermissionsWay::QwenSettings => {
+            let mut perms = Map::new();
+            if !allow.is_empty() {
+                perms.insert("allow".into(), json!(allow));
+            }
+            if !deny.is_empty() {
+                perms.insert("deny".into(), json!(deny));
+            }
+            json!({"permissions": perms})
+        }
+        PermissionsWay::OpencodeRules => {
+            let mut rules = Map::new();
+            for tool in &allow {
+                rules.insert(tool.clone(), json!("allow"));
+            }
+            // A tool both allowed and denied is denied.
+            for tool in &deny {
+                rules.insert(tool.clone(), json!("deny"));
+            }
+            Value::Object(rules)
+        }
     };
     (Some(value), gaps)
 }
 
+/// The `-c` overrides (key -> TOML value) that enforce `n` on Codex, which
+/// has no per-tool list, and the notices for what they cannot enforce.
+fn codex_overrides(
+    cli: &str,
+    n: &NeutralPermissions,
+    mut gaps: Vec<String>,
+) -> (Option<Value>, Vec<String>) {
+    let mut overrides = Map::new();
+    let mut left: Vec<String> = Vec::new();
+    for name in &n.deny {
+        match name.as_str() {
+            "shell" => {
+                overrides.insert("features.shell_tool".into(), json!("false"));
+            }
+            "write" => {
+                overrides.insert("sandbox_mode".into(), json!("\"read-only\""));
+                overrides.insert("approval_policy".into(), json!("\"never\""));
+            }
+            "web" => {
+                overrides.insert("web_search".into(), json!("\"disabled\""));
+            }
+            other => left.push(format!("deny `{other}`")),
+        }
+    }
+    if n.network == Some(false) {
+        overrides.insert("web_search".into(), json!("\"disabled\""));
+        gaps.push(format!(
+            "permissions network: false turns {cli}'s web search off, but its shell is not cut off from the network by this file (deny `shell` too, or keep its workspace-write sandbox, whose network is off)"
+        ));
+    }
+    if !n.allow.is_empty() {
+        left.push(format!("allow {}", n.allow.join(", ")));
+    }
+    if !left.is_empty() {
+        gaps.push(format!(
+            "the permissions file was not fully applied: {cli} has no per-tool allow or deny list, so {} is not enforced (it takes `deny` of shell, write and web only; the agent's `mode` is still enforced)",
+            left.join("; ")
+        ));
+    }
+    let value = (!overrides.is_empty()).then_some(Value::Object(overrides));
+    (value, gaps)
+}
+
+/// `rules` with every `ask` made a `deny`: nobody answers an unattended
+/// run.
+fn never_ask(rules: Value) -> Value {
+    match rules {
+        Value::String(s) if s == "ask" => json!("deny"),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, never_ask(v))).collect())
+        }
+        other => other,
+    }
+}
+
 /// What `p` adds to the CLI's command line the CLI's way, and the notices
-/// for what it does not enforce. Gemini CLI's settings add nothing here:
-/// its argv writes them into the run's settings copy
-/// ([`merge_settings`]).
+/// for what it does not enforce. Only Claude Code's settings go on the
+/// command line here: Gemini CLI's and Qwen Code's are written into the
+/// run's settings copy ([`merge_settings`]), opencode's into
+/// `OPENCODE_PERMISSION`, Codex's are `-c` overrides its argv adds.
 pub fn apply(way: PermissionsWay, cli: &str, p: &Permissions) -> (Vec<OsString>, Vec<String>) {
     let (value, gaps) = settings(way, cli, p);
     let args = match (way, value) {
@@ -260,136 +393,4 @@ pub fn merge_settings(base: &mut Map<String, Value>, extra: &Map<String, Value>)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn neutral(v: Value) -> Permissions {
-        Permissions::from_value(v).unwrap()
-    }
-
-    #[test]
-    fn neutral_keys_make_the_neutral_format_and_anything_else_is_native() {
-        let p = neutral(json!({"allow": ["read"], "deny": ["shell", "mcp__x"], "network": false}));
-        assert_eq!(
-            p,
-            Permissions::Neutral(NeutralPermissions {
-                allow: vec!["read".into()],
-                deny: vec!["shell".into(), "mcp__x".into()],
-                write_paths: Vec::new(),
-                network: Some(false),
-            })
-        );
-        let native = json!({"permissions": {"deny": ["Bash"]}});
-        assert_eq!(neutral(native.clone()), Permissions::Native(native));
-        assert!(Permissions::from_value(json!({"allow": "read"})).is_err());
-        assert!(Permissions::from_value(json!({"network": "no"})).is_err());
-        assert!(Permissions::from_value(json!([1])).is_err());
-    }
-
-    #[test]
-    fn classes_become_each_clis_tool_names_and_gaps_are_said() {
-        let p = neutral(
-            json!({"allow": ["read"], "deny": ["shell"], "network": false, "write_paths": ["notes"]}),
-        );
-        let (claude, gaps) = settings(PermissionsWay::ClaudeSettings, "claude", &p);
-        assert_eq!(
-            claude.unwrap(),
-            json!({"permissions": {"allow": ["Read", "Glob", "Grep", "LS"], "deny": ["Bash", "WebFetch", "WebSearch"]}})
-        );
-        assert!(gaps.iter().any(|g| g.contains("write_paths")), "{gaps:?}");
-        assert!(gaps.iter().any(|g| g.contains("network")), "{gaps:?}");
-        // A CLI that takes none: not applied, and said so.
-        let (none, gaps) = settings(PermissionsWay::None, "gemini", &p);
-        assert!(none.is_none());
-        assert!(gaps.iter().any(|g| g.contains("not applied")), "{gaps:?}");
-        let (gemini, gaps) = settings(PermissionsWay::GeminiSettings, "gemini", &p);
-        assert_eq!(
-            gemini.unwrap(),
-            json!({"tools": {
-                "allowed": ["read_file", "read_many_files", "list_directory", "glob", "grep_search"],
-                "exclude": ["run_shell_command", "web_fetch", "google_web_search"],
-            }})
-        );
-        assert!(gaps.iter().any(|g| g.contains("write_paths")), "{gaps:?}");
-        assert!(gaps.iter().all(|g| !g.contains("not applied")), "{gaps:?}");
-        // Gemini's settings go into its settings copy, not the argv.
-        let (args, _) = apply(PermissionsWay::GeminiSettings, "gemini", &p);
-        assert!(args.is_empty(), "{args:?}");
-        let own = neutral(json!({"deny": ["write", "mcp_x_tool"]}));
-        let (v, _) = settings(PermissionsWay::GeminiSettings, "gemini", &own);
-        assert_eq!(
-            v.unwrap(),
-            json!({"tools": {"exclude": ["write_file", "replace", "mcp_x_tool"]}})
-        );
-        let native = Permissions::Native(json!({"permissions": {"deny": ["Bash"]}}));
-        let (v, gaps) = settings(PermissionsWay::ClaudeSettings, "claude", &native);
-        assert_eq!(v.unwrap(), json!({"permissions": {"deny": ["Bash"]}}));
-        assert!(gaps.is_empty());
-    }
-
-    #[test]
-    fn merged_settings_keep_the_users_and_add_to_lists() {
-        let mut user =
-            json!({"tools": {"exclude": ["glob"], "sandbox": false}, "ui": {"theme": "x"}})
-                .as_object()
-                .unwrap()
-                .clone();
-        let extra = json!({"tools": {"exclude": ["glob", "run_shell_command"], "sandbox": true}});
-        merge_settings(&mut user, extra.as_object().unwrap());
-        assert_eq!(
-            Value::Object(user),
-            json!({"tools": {"exclude": ["glob", "run_shell_command"], "sandbox": true}, "ui": {"theme": "x"}})
-        );
-    }
-
-    #[test]
-    fn gemini_gets_the_permissions_in_its_runs_own_settings_copy() {
-        use crate::gemini::GEMINI;
-        use crate::provider::{CliRequest, Provider};
-        let dir = tempfile::tempdir().unwrap();
-        let home = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
-        std::fs::write(
-            home.path().join(".gemini/settings.json"),
-            r#"{"tools": {"exclude": ["glob"]}, "ui": {"theme": "mine"}}"#,
-        )
-        .unwrap();
-        let mut r = CliRequest {
-            env_clear: true,
-            permissions: Some(neutral(
-                json!({"deny": ["shell"], "write_paths": ["notes"]}),
-            )),
-            ..CliRequest::default()
-        };
-        r.env
-            .push(("HOME".into(), home.path().display().to_string()));
-        let c = GEMINI
-            .command(&r, std::path::Path::new("/bin/gemini"), &dir.path().into())
-            .unwrap();
-        let root = c
-            .env
-            .iter()
-            .find(|(k, _)| k == "GEMINI_CLI_HOME")
-            .map(|(_, v)| PathBuf::from(v))
-            .expect("a home of the run's own");
-        let text = std::fs::read_to_string(root.join(".gemini/settings.json")).unwrap();
-        let got: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(
-            got["tools"]["exclude"],
-            json!(["glob", "run_shell_command"])
-        );
-        assert_eq!(got["ui"]["theme"], "mine", "the user's settings kept");
-        // Applied: only the unenforced part is said.
-        assert!(
-            c.notices.iter().all(|n| !n.contains("not applied")),
-            "{:?}",
-            c.notices
-        );
-        assert!(
-            c.notices.iter().any(|n| n.contains("write_paths")),
-            "{:?}",
-            c.notices
-        );
-        assert!(!c.display_args().contains(&"--settings".to_owned()));
-    }
-}
+mod tests;
