@@ -42,6 +42,7 @@ pub static QWEN: Description = Description {
     argv: ARGV,
     decoder: || Box::new(QwenDecoder::new()),
     post_run: Some(session_usage),
+    thread_history: None,
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
     skills: Some(SKILLS),
