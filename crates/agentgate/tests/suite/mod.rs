@@ -43,6 +43,7 @@ mod run_scratch;
 mod run_session_busy;
 mod run_skills;
 mod run_telemetry;
+mod run_telemetry_files;
 mod run_tools;
 mod run_worktree;
 mod runs_abandoned;
