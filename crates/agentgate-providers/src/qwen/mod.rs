@@ -127,13 +127,18 @@ fn allowed_mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
 }
 
 /// What only a settings key sets: `--max-provider-retries`
-/// (`model.generationConfig.maxRetries`, no flag or variable sets it) and
+/// (`model.generationConfig.maxRetries`, no flag or variable sets it),
+/// `--reasoning-effort` (`model.reasoningEffort`, the planner's level) and
 /// the request's MCP servers (`mcpServers`), in a copy of the system
 /// settings the run points Qwen at.
 fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     let retries = ctx.request.max_provider_retries;
+    let effort = ctx.request.reasoning_effort.as_deref();
     let servers = mcp::checked(ctx)?;
     let (purpose, instead) = match (retries.is_some(), servers.is_empty()) {
+        (false, true) if effort.is_some() => {
+            ("set its reasoning effort", "run without --reasoning-effort")
+        }
         (false, true) => return Ok(()),
         (true, true) => ("bound its retries", "run without --max-provider-retries"),
         (false, false) => ("take MCP servers", "run without MCP servers"),
@@ -151,6 +156,9 @@ fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Comman
                 model["generationConfig"] = serde_json::json!({});
             }
             model["generationConfig"]["maxRetries"] = n.into();
+        }
+        if let Some(e) = effort {
+            object_at(settings, "model")["reasoningEffort"] = e.into();
         }
         mcp::add_to_settings(settings, servers);
     };
@@ -306,6 +314,28 @@ mod tests {
                 .unwrap()
                 .starts_with("// admin")
         );
+    }
+
+    #[test]
+    fn a_reasoning_effort_is_set_in_the_system_settings_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let system = dir.path().join("etc-settings.json");
+        std::fs::write(&system, "{\"model\": {\"name\": \"m\"}}").unwrap();
+        let r = CliRequest {
+            reasoning_effort: Some("high".into()),
+            env: vec![(SYSTEM_SETTINGS_ENV.into(), system.display().to_string())],
+            ..req()
+        };
+        let p = plan(&r, dir.path());
+        assert_eq!(p.files.len(), 1);
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&p.files[0]).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            json!({"model": {"name": "m", "reasoningEffort": "high"}})
+        );
+        // No effort, no retries, no MCP servers: no copy at all.
+        assert!(plan(&req(), dir.path()).files.is_empty());
     }
 
     #[test]
