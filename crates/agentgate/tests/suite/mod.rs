@@ -87,6 +87,7 @@ mod tools_cmd;
 mod warm_host;
 mod warm_real;
 mod warm_run;
+mod warm_run_knobs;
 mod webdriver;
 mod worker;
 mod worker_events;
