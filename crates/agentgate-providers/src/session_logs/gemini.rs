@@ -18,12 +18,16 @@ pub(super) fn read(gemini_home: &Path, id: &str) -> Result<Option<SessionLog>, S
     let mut model = None;
     for m in turn {
         if let Some(t) = &m.tokens {
+            // As the decoder counts Gemini's figures: input = prompt +
+            // tool-use prompt, output = candidates + thoughts.
+            let input = t.input.saturating_add(t.tool);
+            let output = t.output.saturating_add(t.thoughts);
             let figures = Usage {
-                input_tokens: t.input,
-                output_tokens: t.output.saturating_add(t.thoughts),
+                input_tokens: input,
+                output_tokens: output,
                 cache_read_input_tokens: t.cached,
                 reasoning_tokens: t.thoughts,
-                total_tokens: t.input.saturating_add(t.output).saturating_add(t.thoughts),
+                total_tokens: input.saturating_add(output),
                 ..Usage::default()
             };
             usage = Some(match &usage {

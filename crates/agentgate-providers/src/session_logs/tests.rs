@@ -211,3 +211,45 @@ fn a_bad_line_in_a_session_file_is_skipped_not_fatal() {
     assert_eq!(log.reasoning, ["ok"]);
     assert_eq!(log.skipped, ["line 2: not UTF-8"]);
 }
+
+#[test]
+fn gemini_last_turn_thoughts_and_tokens() {
+    let home = tempfile::tempdir().unwrap();
+    let id = "abcdef12-3456-7890-abcd-ef1234567890";
+    let chats = home.path().join(".gemini/tmp/proj/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let tokens = |input: u64| json!({"input": input, "output": 5, "cached": 2, "thoughts": 3, "tool": 1, "total": input + 9});
+    let session = json!({"sessionId": id, "messages": [
+        {"id": "1", "type": "user", "content": "first"},
+        {"id": "2", "type": "gemini", "content": "a", "model": "gemini-x",
+         "thoughts": [{"subject": "Old", "description": "old"}], "tokens": tokens(10)},
+        {"id": "3", "type": "user", "content": "second"},
+        {"id": "4", "type": "gemini", "content": "b", "model": "gemini-y",
+         "thoughts": [{"subject": "Plan", "description": "answer b"}], "tokens": tokens(20)},
+    ]});
+    std::fs::write(
+        chats.join("session-2026-11-29T08-00-abcdef12.json"),
+        session.to_string(),
+    )
+    .unwrap();
+    let homes = CliHomes {
+        home: Some(home.path().to_owned()),
+        ..CliHomes::default()
+    };
+    let log = read_session_log("gemini", &homes, None, id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(log.reasoning, ["Plan\nanswer b"]);
+    let u = log.usage.unwrap();
+    assert_eq!(
+        (u.input_tokens, u.output_tokens, u.reasoning_tokens),
+        (21, 8, 3)
+    );
+    assert_eq!(u.cache_read_input_tokens, 2);
+    assert_eq!(log.model.as_deref(), Some("gemini-y"));
+    assert!(
+        read_session_log("gemini", &homes, None, "nope")
+            .unwrap()
+            .is_none()
+    );
+}
