@@ -134,7 +134,7 @@ pub use read_limit::{
     BoundedLines, CAPTURE_LINE_MAX_BYTES, CONFIG_MAX_BYTES, MIB, OUTPUT_SCHEMA_MAX_BYTES,
     ReadLimitError, STDIN_PROMPT_MAX_BYTES, SYSTEM_FILE_MAX_BYTES, read_text, read_text_file,
 };
-pub use reasoning_fallback::{FallbackSession, SEARCHED_RUNS, reasoning_fallback};
+pub use reasoning_fallback::{FallbackSession, SEARCHED_RUNS, SessionFiles, reasoning_fallback};
 pub use redact::{
     CONFIG_MARKER, MIN_SECRET_BYTES, Redactor, RedactorBuilder, is_secret, is_secret_flag,
     mask_secret_flags, secret_flag_values,

@@ -163,6 +163,10 @@ pub struct Envelope {
     /// `null` for a run whose CLI was started for it alone.
     #[serde(default)]
     pub warm: Option<crate::warm::WarmReport>,
+    /// Where `agentgate run --reasoning-fallback` read the figures from;
+    /// absent from every other envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<crate::fallback::FallbackSource>,
 }
 
 /// What became of a run's reasoning effort and thinking budget on the

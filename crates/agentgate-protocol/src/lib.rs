@@ -34,6 +34,7 @@ mod envelope;
 mod error;
 mod events;
 mod exit_code;
+mod fallback;
 mod labels;
 mod line_limit;
 mod reasoning_summary;
@@ -64,6 +65,7 @@ pub use exit_code::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OUTPUT_CLOSED, EXIT_OUTPUT_FAILED,
     EXIT_SUCCESS, EXIT_TIMEOUT, EXIT_USAGE, exit_code_for,
 };
+pub use fallback::{FallbackFrom, FallbackSource};
 pub use labels::{
     LABEL_KEY_MAX, LABEL_VALUE_MAX, LABELS_MAX, LabelError, Labels, check_label_key,
     check_label_value, check_labels, parse_label, parse_labels,

@@ -5,8 +5,11 @@
 use std::fmt;
 use std::path::Path;
 
+use agentgate_protocol::Usage;
+
 use super::argv::{self, Part, PromptInput};
 use super::catalog::CatalogSource;
+use super::cli_homes::CliHomes;
 use super::login::LoginFacts;
 use super::provider::{
     CliCommand, CliRequest, CommandError, Features, PostRun, Provider, Verification, WarmCommand,
@@ -40,6 +43,10 @@ pub struct Description {
     pub decoder: fn() -> Box<dyn Decoder>,
     /// Facts read after it exited (a session file), if any.
     pub post_run: Option<fn(&PostRun<'_>) -> Vec<Decoded>>,
+    /// The thread's totals before its last turn, from the CLI's own
+    /// history, if it keeps one (see
+    /// [`Provider::thread_totals_before_last_turn`]).
+    pub thread_history: Option<ThreadHistory>,
     /// What its errors mean.
     pub errors: &'static ProviderTable,
     /// The record its output format promises to end a turn with, in words
@@ -57,6 +64,10 @@ pub struct Description {
     /// How it takes an agent's permissions file.
     pub permissions: PermissionsWay,
 }
+
+/// Reads a thread's totals before its last turn from the CLI's files:
+/// `(homes, thread, totals just reported)`.
+pub type ThreadHistory = fn(&CliHomes, &str, &Usage) -> Option<Usage>;
 
 /// A CLI's long-lived mode: its wire and command line (read by
 /// [`argv::command`] with no prompt; the session it resumes and the turns
@@ -144,6 +155,16 @@ impl Provider for Description {
 
     fn exposes_reasoning(&self) -> bool {
         self.exposes_reasoning
+    }
+
+    fn thread_totals_before_last_turn(
+        &self,
+        homes: &CliHomes,
+        thread: &str,
+        after: &Usage,
+    ) -> Option<Usage> {
+        self.thread_history
+            .and_then(|read| read(homes, thread, after))
     }
 
     fn post_run(&self, ctx: &PostRun<'_>) -> Vec<Decoded> {

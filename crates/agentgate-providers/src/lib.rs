@@ -66,6 +66,7 @@ mod builtin;
 pub mod catalog;
 mod classify;
 pub mod claude;
+mod cli_homes;
 pub mod codex;
 pub mod cursor;
 pub mod custom;
@@ -83,6 +84,7 @@ pub mod qwen;
 pub mod reasoning;
 pub(crate) mod registry;
 mod scratch;
+pub mod session_logs;
 pub mod skills;
 mod system_settings;
 mod template;
@@ -90,7 +92,7 @@ mod template;
 mod test_support;
 
 pub use accumulate::{Accumulator, Finish, delta, strip_single_fence};
-pub use builtin::Description;
+pub use builtin::{Description, ThreadHistory};
 pub use classify::{
     COMMON_RULES, Classified, ClassifyInput, GENERIC, NoticePattern, ProviderTable, RetryNotice,
     Rule, StdoutSeen, classify, classify_explained, classify_with, compile_checked,

@@ -300,6 +300,22 @@ pub trait Provider: Send + Sync + fmt::Debug {
         Vec::new()
     }
 
+    /// The totals of thread `thread` before its last turn, read from the
+    /// CLI's own files under `homes`, when the CLI reports usage as a
+    /// thread's running total ([`crate::Decoded::ThreadTotals`]) and keeps
+    /// a history of it: Codex's rollout file. `after` is the totals the
+    /// CLI just reported: the file's last turn must end with them, or it
+    /// is not the turn that ran. `None` by default.
+    fn thread_totals_before_last_turn(
+        &self,
+        homes: &crate::cli_homes::CliHomes,
+        thread: &str,
+        after: &agentgate_protocol::Usage,
+    ) -> Option<agentgate_protocol::Usage> {
+        let _ = (homes, thread, after);
+        None
+    }
+
     /// What its errors mean: the classifier's table (the common rows and
     /// HTTP status defaults only, by default).
     fn errors(&self) -> &'static ProviderTable {

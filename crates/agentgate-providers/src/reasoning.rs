@@ -9,8 +9,9 @@
 //! | Claude Code | `--effort E` (low..max; the CLI ignores it on models without effort, which think with a budget) | `MAX_THINKING_TOKENS=N` | `--max-turns N` |
 //! | Gemini CLI | its settings' `modelConfigs.customOverrides`: `thinkingLevel` on Gemini 3, a `thinkingBudget` per level on the others (`gemini/mcp_home.rs` writes them) | `thinkingBudget: N` | none |
 //! | opencode | `--variant E` | none | none |
+//! | Qwen Code | its settings' `model.reasoningEffort` (none, low..max; in the run's copy of the system settings, `qwen/mod.rs`), which Qwen maps and clamps per model (sent as `reasoning_effort` where the model reasons) | none | none |
 //!
-//! The others (Qwen Code, cursor-agent, agy, described CLIs) have none
+//! The others (cursor-agent, agy, described CLIs) have none
 //! that agentgate can set headless per run; the planner leaves the value
 //! out and says so ([`Knobs::of`]). Which levels a model takes is the
 //! planner's business (a catalog's list, when it has one); this module
@@ -75,6 +76,10 @@ impl Knobs {
                 thinking_budget: Some("settings modelConfigs thinkingBudget"),
                 max_turns: None,
             },
+            "qwen" => Knobs {
+                effort: Some("settings model.reasoningEffort"),
+                ..Knobs::default()
+            },
             "opencode" => Knobs {
                 effort: Some("--variant"),
                 ..Knobs::default()
@@ -89,6 +94,15 @@ impl Knobs {
 pub fn claude_effort(level: &str) -> &str {
     match level {
         "none" | "minimal" => "low",
+        other => other,
+    }
+}
+
+/// Qwen Code's `model.reasoningEffort` takes none and low..max: `minimal`
+/// is raised to `low`.
+pub fn qwen_effort(level: &str) -> &str {
+    match level {
+        "minimal" => "low",
         other => other,
     }
 }
@@ -352,6 +366,6 @@ mod tests {
     fn only_the_cli_with_a_knob_takes_it() {
         assert_eq!(Knobs::of("claude").max_turns, Some("--max-turns"));
         assert_eq!(Knobs::of("codex").max_turns, None);
-        assert_eq!(Knobs::of("qwen"), Knobs::default());
+        assert_eq!(Knobs::of("cursor"), Knobs::default());
     }
 }

@@ -7,7 +7,7 @@
 //! take it, and the run still answers.
 
 use agentgate_protocol::EffortReport;
-use agentgate_providers::reasoning::{Knobs, claude_effort, effort_rank};
+use agentgate_providers::reasoning::{Knobs, claude_effort, effort_rank, qwen_effort};
 
 use crate::settings::{Settings, UnsupportedEffort};
 
@@ -45,16 +45,20 @@ pub(super) fn resolve(
                 let (level, note) = fit(provider, model, asked, levels, fallback);
                 notes.extend(note);
                 if let Some(l) = level {
-                    let given = if provider == "claude" {
-                        let g = claude_effort(&l).to_owned();
-                        if g != l {
-                            notes.push(format!(
-                                "claude's --effort takes low to max: `{l}` raised to `{g}`"
-                            ));
+                    let raised = match provider {
+                        "claude" => Some(("--effort takes low to max", claude_effort(&l))),
+                        "qwen" => Some((
+                            "model.reasoningEffort takes none and low to max",
+                            qwen_effort(&l),
+                        )),
+                        _ => None,
+                    };
+                    let given = match raised {
+                        Some((takes, g)) if g != l => {
+                            notes.push(format!("{provider}'s {takes}: `{l}` raised to `{g}`"));
+                            g.to_owned()
                         }
-                        g
-                    } else {
-                        l
+                        _ => l,
                     };
                     via.push(how.to_owned());
                     out.effort = Some(given);
@@ -204,7 +208,7 @@ mod tests {
     #[test]
     fn a_cli_without_the_knob_gets_nothing_and_the_caller_is_told() {
         let r = resolve(
-            "qwen",
+            "cursor",
             None,
             &asking(Some("high"), Some(100), Some(2)),
             None,
@@ -216,7 +220,7 @@ mod tests {
         assert_eq!(r.warnings.len(), 3, "{:?}", r.warnings);
         assert!(r.warnings[2].contains("--max-turns 2 left out"));
         let note = r.report.unwrap().effort_resolution.unwrap();
-        assert!(note.contains("qwen has no reasoning effort"), "{note}");
+        assert!(note.contains("cursor has no reasoning effort"), "{note}");
     }
 
     #[test]
@@ -240,5 +244,22 @@ mod tests {
         // Turns alone put nothing in the envelope.
         let r = resolve("claude", None, &asking(None, None, Some(2)), None);
         assert!(r.report.is_none() && r.warnings.is_empty());
+    }
+
+    #[test]
+    fn qwen_takes_effort_in_its_settings_and_raises_a_low_level() {
+        let r = resolve(
+            "qwen",
+            None,
+            &asking(Some("minimal"), Some(100), None),
+            None,
+        );
+        assert_eq!(r.effort.as_deref(), Some("low"));
+        assert_eq!(r.thinking_budget, None);
+        let report = r.report.unwrap();
+        assert_eq!(report.via, ["settings model.reasoningEffort"]);
+        let note = report.effort_resolution.unwrap();
+        assert!(note.contains("`minimal` raised to `low`"), "{note}");
+        assert!(note.contains("qwen has no thinking budget"), "{note}");
     }
 }

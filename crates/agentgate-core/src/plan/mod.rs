@@ -399,7 +399,7 @@ mod tests {
         let config = "version: 1\nproviders:\n  claude:\n    env_remove: [CLAUDE_CONFIG_DIR]\n    \
                       extra_args: [--global]\n";
         let request = format!(
-            r#"{{"prompt": "p", "providers": ["claude", "qwen"], "cwd": "{dir}",
+            r#"{{"prompt": "p", "providers": ["claude", "cursor"], "cwd": "{dir}",
                 "reasoning_effort": "high", "max_turns": 3, "timeout": "90s",
                 "extend_on_activity": "1m", "extra_args": ["--task"], "extra_args_mode": "replace"}}"#
         );
@@ -419,17 +419,17 @@ mod tests {
             claude.effort.as_ref().and_then(|e| e.applied.as_deref()),
             Some("high")
         );
-        // Qwen has neither knob: left out, the step says so.
-        let qwen = &p.steps[1];
+        // cursor-agent has neither knob: left out, the step says so.
+        let cursor = &p.steps[1];
         assert_eq!(
-            (&qwen.request.reasoning_effort, qwen.request.max_turns),
+            (&cursor.request.reasoning_effort, cursor.request.max_turns),
             (&None, None)
         );
-        assert_eq!(qwen.notices.len(), 2, "{:?}", qwen.notices);
+        assert_eq!(cursor.notices.len(), 2, "{:?}", cursor.notices);
         assert!(
             p.warnings
                 .iter()
-                .any(|w| w.contains("qwen has no limit on turns"))
+                .any(|w| w.contains("cursor has no limit on turns"))
         );
     }
 }

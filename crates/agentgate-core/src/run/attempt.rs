@@ -335,18 +335,12 @@ pub(super) async fn attempt(
 
     // The previous totals of a Codex thread, to turn its cumulative figures
     // into this turn's.
-    let mut previous_totals = None;
-    if let (Some(store), Some(thread), Some(totals)) =
-        (ctx.store, acc.session_id(), acc.thread_totals())
-    {
-        previous_totals = store
-            .get_thread_totals(provider.name(), thread)
-            .ok()
-            .flatten();
-        if let Err(e) = store.put_thread_totals(provider.name(), thread, totals) {
-            tracing::warn!("failed to store thread totals: {e}");
+    let previous_totals = match (acc.session_id(), acc.thread_totals()) {
+        (Some(thread), Some(totals)) => {
+            super::thread_totals::previous_totals(ctx.store, adapter, request, home, thread, totals)
         }
-    }
+        _ => None,
+    };
 
     // A cancel sent as the CLI finished: it exited 0 by itself after a
     // final record that reports no error, which stands. (Claude Code

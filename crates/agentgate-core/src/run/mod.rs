@@ -32,6 +32,7 @@ mod session_gate;
 mod step;
 mod summary_file;
 mod tail;
+mod thread_totals;
 mod tool_server;
 mod warm_attempt;
 mod worktree;

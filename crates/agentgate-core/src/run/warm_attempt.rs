@@ -81,6 +81,11 @@ pub(super) async fn warm_attempt(
     let provider = step.provider.clone();
     let mut acc = Accumulator::new(provider.name());
     em.emit(start_event(packet));
+    // The turn's prompt as sent over the wire, as a one-shot attempt saves
+    // the one it gives its CLI.
+    if ctx.plan.debug_prompt {
+        super::debug_prompt::save(em, request);
+    }
     let fail = |acc: &Accumulator, em: &mut Emitter<'_>, kind: ErrorKind, message: String| {
         let end = AttemptEnd::failed(kind, message, started, started_at);
         finish_attempt(packet, acc, end, em)

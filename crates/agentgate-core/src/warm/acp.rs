@@ -48,6 +48,11 @@ pub struct AcpWarm {
     /// open response's `configOptions` (opencode takes its model from its
     /// config, and falls back to another one it knows).
     model: Option<String>,
+    /// The reasoning variant to select once the session is open
+    /// (opencode's `effort` config option, what `opencode run --variant`
+    /// sets), and the id of that request while it is answered.
+    effort: Option<String>,
+    effort_id: Option<u64>,
     session_id: Option<String>,
     /// The id of the running `session/prompt`.
     prompt_id: Option<u64>,
@@ -66,6 +71,8 @@ impl AcpWarm {
             resume: resume.map(str::to_owned),
             reopen: Reopen::Load,
             model: None,
+            effort: None,
+            effort_id: None,
             session_id: None,
             prompt_id: None,
             next_id: OPEN_ID + 1,
@@ -74,14 +81,39 @@ impl AcpWarm {
         }
     }
 
-    /// opencode's: `resume` is taken up with `session/resume`, and the
-    /// session must have `model` when one is asked for.
-    pub fn opencode(cwd: &str, resume: Option<&str>, model: Option<&str>) -> Self {
+    /// opencode's: `resume` is taken up with `session/resume`, the
+    /// session must have `model` when one is asked for, and `effort` (the
+    /// run's `--reasoning-effort`) selects the model's variant of that
+    /// name with `session/set_config_option` (`configId: effort`) before
+    /// the session counts as open. A variant the model lacks is refused by
+    /// opencode and the turn goes on without one, as `opencode run
+    /// --variant` does.
+    pub fn opencode(
+        cwd: &str,
+        resume: Option<&str>,
+        model: Option<&str>,
+        effort: Option<&str>,
+    ) -> Self {
         AcpWarm {
             reopen: Reopen::Resume,
             model: model.map(str::to_owned),
+            effort: effort.map(str::to_owned),
             ..AcpWarm::new(cwd, resume)
         }
+    }
+
+    /// The request selecting the effort variant of the open session, if
+    /// one is asked for and not sent yet.
+    fn select_effort(&mut self, session: &str) -> Option<String> {
+        let effort = self.effort.take()?;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.effort_id = Some(id);
+        Some(
+            json!({"jsonrpc": "2.0", "id": id, "method": "session/set_config_option",
+                "params": {"sessionId": session, "configId": "effort", "value": effort}})
+            .to_string(),
+        )
     }
 
     /// Why the open response's session cannot be used: its model is not
@@ -252,8 +284,18 @@ impl WarmProtocol for AcpWarm {
                         .unwrap_or_default();
                     self.session_id = Some(session.clone());
                     self.replaying = self.resume.is_some() && self.reopen == Reopen::Load;
+                    if let Some(select) = self.select_effort(&session) {
+                        return vec![Inbound::Reply(select)];
+                    }
                     return vec![Inbound::Opened {
                         session_id: session,
+                    }];
+                }
+                if self.effort_id.is_some() && id == json!(self.effort_id) {
+                    // Selected, or refused (no such variant): open either way.
+                    self.effort_id = None;
+                    return vec![Inbound::Opened {
+                        session_id: self.session_id.clone().unwrap_or_default(),
                     }];
                 }
                 if self.prompt_id.is_some() && id == json!(self.prompt_id) {
@@ -355,7 +397,7 @@ mod tests {
                 r#"{{"jsonrpc":"2.0","id":2,"result":{{"sessionId":"ses_1","configOptions":[{{"id":"model","category":"model","type":"select","currentValue":"{model}","options":[]}}]}}}}"#
             )
         };
-        let mut p = AcpWarm::opencode("/w", Some("ses_1"), Some("fake/m1"));
+        let mut p = AcpWarm::opencode("/w", Some("ses_1"), Some("fake/m1"), None);
         let open = lines(p.open());
         assert_eq!(open[1]["method"], "session/resume");
         assert_eq!(open[1]["params"]["sessionId"], "ses_1");
@@ -372,7 +414,7 @@ mod tests {
         );
         // A model opencode does not know: it falls back to another one,
         // and the session is refused.
-        let mut q = AcpWarm::opencode("/w", None, Some("fake/m1"));
+        let mut q = AcpWarm::opencode("/w", None, Some("fake/m1"), None);
         assert_eq!(lines(q.open())[1]["method"], "session/new");
         match q.read(opened("opencode/big-pickle").as_bytes()).as_slice() {
             [Inbound::WrongModel(why)] => {
@@ -384,7 +426,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // No model asked for: whatever its config chose.
-        let mut r = AcpWarm::opencode("/w", None, None);
+        let mut r = AcpWarm::opencode("/w", None, None, None);
         r.open();
         assert!(matches!(
             r.read(opened("opencode/big-pickle").as_bytes()).as_slice(),
@@ -473,5 +515,42 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn opencode_selects_the_effort_variant_before_the_session_counts_as_open() {
+        let mut p = AcpWarm::opencode("/w", None, None, Some("high"));
+        p.open();
+        let opened =
+            r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"ses_9","configOptions":[]}}"#;
+        let select = match p.read(opened.as_bytes()).as_slice() {
+            [Inbound::Reply(line)] => serde_json::from_str::<Value>(line).unwrap(),
+            other => panic!("no selection: {other:?}"),
+        };
+        assert_eq!(select["method"], "session/set_config_option");
+        assert_eq!(
+            select["params"],
+            json!({"sessionId": "ses_9", "configId": "effort", "value": "high"})
+        );
+        // Answered (here refused: the model has no such variant): open.
+        let answer = json!({"jsonrpc": "2.0", "id": select["id"], "error": {"code": -32602, "message": "no variant"}});
+        assert_eq!(
+            p.read(answer.to_string().as_bytes()),
+            [Inbound::Opened {
+                session_id: "ses_9".into()
+            }]
+        );
+        let turn = lines(p.turn("go"));
+        assert_eq!(turn[0]["method"], "session/prompt");
+        assert_ne!(turn[0]["id"], select["id"]);
+        // Without an effort, the open response opens the session at once.
+        let mut q = AcpWarm::opencode("/w", None, None, None);
+        q.open();
+        assert_eq!(
+            q.read(opened.as_bytes()),
+            [Inbound::Opened {
+                session_id: "ses_9".into()
+            }]
+        );
     }
 }

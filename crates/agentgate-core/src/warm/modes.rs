@@ -127,9 +127,15 @@ fn wire_parts(
             Box::new(AcpWarm::new(&cwd, resume)),
             Box::new(AcpDecoder::new(resume.map(str::to_owned))),
         ),
-        // The model is in the config the command line gave it.
+        // The model is in the config the command line gave it; the effort
+        // variant is selected over the wire.
         WarmWire::OpencodeAcp => (
-            Box::new(AcpWarm::opencode(&cwd, resume, req.model.as_deref())),
+            Box::new(AcpWarm::opencode(
+                &cwd,
+                resume,
+                req.model.as_deref(),
+                req.reasoning_effort.as_deref(),
+            )),
             Box::new(AcpDecoder::opencode(resume.map(str::to_owned))),
         ),
     }

@@ -78,6 +78,7 @@ fn describe(binary: &'static str) -> Description {
         argv: ARGV,
         decoder: || Box::new(ClaudeDecoder::new()),
         post_run: None,
+        thread_history: None,
         errors: &ERRORS,
         final_record: Some("its closing `result` record"),
         warm: None,

@@ -61,6 +61,7 @@ pub static AGY: Description = Description {
     argv: ARGV,
     decoder: || Box::new(AgyDecoder::new()),
     post_run: Some(recovered),
+    thread_history: None,
     errors: &ERRORS,
     final_record: Some("an answer on stdout"),
     skills: Some(SKILLS),

@@ -29,6 +29,7 @@ pub static CLAUDE: Description = Description {
     argv: ARGV,
     decoder: || Box::new(ClaudeDecoder::new()),
     post_run: None,
+    thread_history: None,
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
     skills: Some(SKILLS),

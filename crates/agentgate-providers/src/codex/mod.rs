@@ -36,6 +36,7 @@ pub static CODEX: Description = Description {
     argv: ARGV,
     decoder: || Box::new(CodexDecoder::new()),
     post_run: None,
+    thread_history: Some(rollout_history),
     errors: &ERRORS,
     final_record: Some("its closing `turn.completed` record"),
     skills: Some(SKILLS),
@@ -229,6 +230,16 @@ fn toml_string(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Codex's thread history: its rollout file's totals before the last turn
+/// (see [`crate::session_logs::codex_totals_before_last_turn`]).
+fn rollout_history(
+    homes: &crate::session_logs::CliHomes,
+    thread: &str,
+    after: &agentgate_protocol::Usage,
+) -> Option<agentgate_protocol::Usage> {
+    crate::session_logs::codex_totals_before_last_turn(&homes.codex()?, thread, after)
 }
 
 /// Codex: `.agents/skills/` and `.codex/skills/` of the project, the user's `~/.agents/skills/` and `$CODEX_HOME/skills/` (`~/.codex/skills/`), and the skills it unpacks itself in `.system` there; a `$NAME` mention in the prompt invokes one.

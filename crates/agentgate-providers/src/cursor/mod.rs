@@ -52,6 +52,7 @@ pub static CURSOR: Description = Description {
     argv: ARGV,
     decoder: || Box::new(CursorDecoder::new()),
     post_run: None,
+    thread_history: None,
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
     skills: Some(SKILLS),

@@ -35,6 +35,7 @@ pub static GEMINI: Description = Description {
     argv: ARGV,
     decoder: || Box::new(GeminiDecoder::new()),
     post_run: Some(thoughts),
+    thread_history: None,
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
     skills: Some(SKILLS),

@@ -61,6 +61,7 @@ pub static OPENCODE: Description = Description {
     argv: ARGV,
     decoder: || Box::new(OpencodeDecoder::new()),
     post_run: None,
+    thread_history: None,
     errors: &ERRORS,
     final_record: Some("a `step_finish` record that ends the turn"),
     skills: Some(SKILLS),

@@ -15,6 +15,9 @@
 //! - Default, acceptEdits and ask: the rules `run` gets. What asks becomes
 //!   a `session/request_permission`, which the approval policy answers.
 //! - `--system`, MCP servers and `--add-dir` as for `run`.
+//! - The reasoning variant (`run --variant`): selected over the wire once
+//!   the session is open (`session/set_config_option`, `configId: effort`;
+//!   agentgate_core's `warm/acp.rs`).
 
 use serde_json::{Map, Value, json};
 

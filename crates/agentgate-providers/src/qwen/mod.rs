@@ -43,6 +43,7 @@ pub static QWEN: Description = Description {
     argv: ARGV,
     decoder: || Box::new(QwenDecoder::new()),
     post_run: Some(session_usage),
+    thread_history: None,
     errors: &ERRORS,
     final_record: Some("its closing `result` record"),
     skills: Some(SKILLS),
@@ -127,12 +128,14 @@ fn allowed_mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
 }
 
 /// What only a settings key sets: `--max-provider-retries`
-/// (`model.generationConfig.maxRetries`, no flag or variable sets it), the
+/// (`model.generationConfig.maxRetries`, no flag or variable sets it),
+/// `--reasoning-effort` (`model.reasoningEffort`, the planner's level), the
 /// request's MCP servers (`mcpServers`) and the agent's permissions file
 /// (`permissions.deny`/`allow`, see `permissions.rs`), in a copy of the
 /// system settings the run points Qwen at.
 fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     let retries = ctx.request.max_provider_retries;
+    let effort = ctx.request.reasoning_effort.as_deref();
     let servers = mcp::checked(ctx)?;
     let permissions = ctx.request.permissions.as_ref().and_then(|p| {
         match permissions::settings(PermissionsWay::QwenSettings, "qwen", p).0 {
@@ -150,6 +153,9 @@ fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Comman
     if permissions.is_some() {
         purposes.push("apply the agent's permissions file");
     }
+    if effort.is_some() {
+        purposes.push("set its reasoning effort");
+    }
     if purposes.is_empty() {
         return Ok(());
     }
@@ -157,7 +163,8 @@ fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Comman
     let instead = match (retries.is_some(), servers.is_empty()) {
         (true, _) => "run without --max-provider-retries",
         (false, false) => "run without MCP servers",
-        (false, true) => "run the agent without its permissions file",
+        (false, true) if permissions.is_some() => "run the agent without its permissions file",
+        (false, true) => "run without --reasoning-effort",
     };
     let edit = |settings: &mut serde_json::Map<String, serde_json::Value>| {
         if let Some(n) = retries {
@@ -168,6 +175,9 @@ fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Comman
                 model["generationConfig"] = serde_json::json!({});
             }
             model["generationConfig"]["maxRetries"] = n.into();
+        }
+        if let Some(e) = effort {
+            object_at(settings, "model")["reasoningEffort"] = e.into();
         }
         mcp::add_to_settings(settings, servers);
         if let Some(p) = &permissions {
@@ -326,6 +336,28 @@ mod tests {
                 .unwrap()
                 .starts_with("// admin")
         );
+    }
+
+    #[test]
+    fn a_reasoning_effort_is_set_in_the_system_settings_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let system = dir.path().join("etc-settings.json");
+        std::fs::write(&system, "{\"model\": {\"name\": \"m\"}}").unwrap();
+        let r = CliRequest {
+            reasoning_effort: Some("high".into()),
+            env: vec![(SYSTEM_SETTINGS_ENV.into(), system.display().to_string())],
+            ..req()
+        };
+        let p = plan(&r, dir.path());
+        assert_eq!(p.files.len(), 1);
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&p.files[0]).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            json!({"model": {"name": "m", "reasoningEffort": "high"}})
+        );
+        // No effort, no retries, no MCP servers: no copy at all.
+        assert!(plan(&req(), dir.path()).files.is_empty());
     }
 
     #[test]

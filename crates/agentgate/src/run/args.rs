@@ -272,8 +272,11 @@ pub struct Args {
     pub envelope: Option<agentgate_protocol::EnvelopeFormat>,
     /// Run no CLI: print the reasoning and token figures of the session
     /// named by --session (or of native session id --resume) from its
-    /// latest run recorded in the store (`reasoning`, `reasoning_summary`,
-    /// `tokens_used`, `metadata.reasoning_source`; `run_id` is that run's).
+    /// latest run recorded in the store (`run_id` is that run's), else,
+    /// for a session agentgate never ran, from the last turn in the CLI's
+    /// own session file (Claude Code, Codex, Gemini CLI; `run_id` empty):
+    /// `reasoning`, `reasoning_summary`, `tokens_used`,
+    /// `metadata.reasoning_source`, and `fallback` saying which was read.
     /// Any prompt is ignored.
     #[arg(long)]
     pub reasoning_fallback: bool,

@@ -5,6 +5,7 @@
 
 mod args;
 mod coalesce;
+mod fallback;
 mod print;
 mod progress;
 mod request;
@@ -37,7 +38,7 @@ use progress::Progress;
 /// Run `agentgate run`.
 pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Result<ExitCode> {
     if args.reasoning_fallback {
-        return reasoning_fallback(&args, config, store);
+        return fallback::reasoning_fallback(&args, config, store);
     }
     if args.warm {
         if args.skill.is_some() {
@@ -260,46 +261,7 @@ fn read_task(args: &Args) -> anyhow::Result<TaskInput> {
 /// The store, only if it already exists (a dry run creates nothing: a
 /// SQLite file is opened only if it is there; a PostgreSQL database is
 /// always there).
-/// `--reasoning-fallback`: the session's figures from the store, printed
-/// as the envelope; exit 2 when there are none.
-fn reasoning_fallback(
-    args: &Args,
-    config: Option<&Path>,
-    store: Option<&str>,
-) -> anyhow::Result<ExitCode> {
-    let session = match (&args.session, &args.resume) {
-        (Some(name), _) => agentgate_core::FallbackSession::Named {
-            name,
-            provider: args
-                .provider
-                .as_ref()
-                .and_then(|p| p.0.first())
-                .map(String::as_str),
-        },
-        (None, Some(id)) => agentgate_core::FallbackSession::Native(id),
-        (None, None) => anyhow::bail!("--reasoning-fallback needs --session NAME or --resume ID"),
-    };
-    let cfg = Config::load(config)?;
-    let given = store_choice::given(store)?;
-    let Some(opened) = existing_store(args, given.as_ref(), cfg.store.as_ref()) else {
-        anyhow::bail!("--reasoning-fallback reads the run store, and there is none");
-    };
-    let envelope = match agentgate_core::reasoning_fallback(opened.as_ref(), session) {
-        Ok(e) => e,
-        Err(why) => {
-            note!("agentgate: --reasoning-fallback: {why}");
-            return Ok(ExitCode::from(2));
-        }
-    };
-    print::print_envelope(
-        &envelope,
-        args.envelope.unwrap_or(cfg.envelope),
-        args.pretty(),
-    )?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn existing_store(
+pub(super) fn existing_store(
     args: &Args,
     given: Option<&agentgate_store::StoreLocation>,
     configured: Option<&agentgate_store::StoreLocation>,

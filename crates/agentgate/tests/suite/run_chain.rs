@@ -91,6 +91,15 @@ impl Chain {
         &self.cwd
     }
 
+    /// The real CLI `cli` as the chain's agent of that name runs it (its
+    /// home, environment and working folder), to run it directly.
+    pub fn client(&self, cli: Cli) -> &Client {
+        self._clients
+            .iter()
+            .find(|c| c.setup.cli == cli)
+            .unwrap_or_else(|| panic!("no {cli:?} in this chain"))
+    }
+
     pub fn scratch(&self) -> &Path {
         self.dir.path()
     }

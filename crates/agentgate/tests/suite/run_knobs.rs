@@ -1,7 +1,8 @@
 //! The CLIs' own knobs, with the REAL CLIs against `agentgate fake-llm`
 //! where a CLI is involved: `--reasoning-effort` reaches Codex's request
 //! (`reasoning.effort`), Claude Code's (`output_config.effort`) and Gemini
-//! CLI's (`thinkingConfig`), `--thinking-budget` Claude's and Gemini's
+//! CLI's (`thinkingConfig`) and Qwen Code's (`reasoning_effort`, through its
+//! settings), `--thinking-budget` Claude's and Gemini's
 //! budget; `--max-turns` stops Claude Code after exactly N model requests
 //! with error `max_turns`. With a CLI described in the config (a shell
 //! line): `env_remove` keeps a provider-home variable from the child,
@@ -78,6 +79,31 @@ fn codex_effort_in_request() {
         bad.stderr
     );
     assert_eq!(server.turn_requests().len(), sent.len());
+}
+
+#[test]
+fn qwen_effort_in_request() {
+    let server = FakeServer::start(HELLO);
+    let client = Client::new(Cli::Qwen, &server);
+    // A model Qwen Code knows to reason: its `model.reasoningEffort`
+    // setting (in the run's copy of the system settings) becomes the Chat
+    // Completions `reasoning_effort`; `minimal` is raised to `low`.
+    let (run, env) = run_cli(
+        &client,
+        &["--model", "gpt-5.1", "--reasoning-effort", "minimal"],
+    );
+    assert_eq!(run.code, Some(0), "{env:#}\n{}", run.stderr);
+    let sent = reasoning_sent(&server);
+    assert!(!sent.is_empty(), "no model request");
+    for r in &sent {
+        assert_eq!(r["reasoning_effort"], "low", "{sent:#?}");
+    }
+    assert_eq!(env["effort"]["requested"], "minimal", "{env:#}");
+    assert_eq!(env["effort"]["applied"], "low", "{env:#}");
+    assert_eq!(env["effort"]["via"][0], "settings model.reasoningEffort");
+    // The user's own settings file is left alone.
+    let user = std::fs::read_to_string(client.setup.home.join(".qwen/settings.json")).unwrap();
+    assert!(!user.contains("reasoningEffort"), "{user}");
 }
 
 /// A run expected to fail before any JSON is printed.

@@ -39,19 +39,19 @@ impl EventSink for Events {
 }
 
 /// One CLI against one fake-llm, a holder and a store.
-struct Bench {
+pub(super) struct Bench {
     cli: Cli,
-    server: FakeServer,
-    client: Client,
+    pub(super) server: FakeServer,
+    pub(super) client: Client,
     holder: WarmSessions,
     desk: ApprovalDesk,
     store: SqliteStore,
-    _db: tempfile::TempDir,
+    pub(super) _db: tempfile::TempDir,
     runtime: tokio::runtime::Runtime,
 }
 
 impl Bench {
-    fn new(cli: Cli, script: &str) -> Bench {
+    pub(super) fn new(cli: Cli, script: &str) -> Bench {
         let server = FakeServer::start(script);
         let client = Client::new(cli, &server);
         let db = tempfile::tempdir().unwrap();
@@ -78,7 +78,7 @@ impl Bench {
         }
     }
 
-    fn plan(&self, prompt: &str, mode: PermissionMode, config: &Config) -> Plan {
+    pub(super) fn plan(&self, prompt: &str, mode: PermissionMode, config: &Config) -> Plan {
         let setup = &self.client.setup;
         let model = match self.cli {
             Cli::Codex => Some("agentgate-fake-model".to_owned()),
@@ -110,7 +110,7 @@ impl Bench {
         plan
     }
 
-    fn turn_with(&self, plan: &Plan) -> (RunOutcome, Vec<Value>) {
+    pub(super) fn turn_with(&self, plan: &Plan) -> (RunOutcome, Vec<Value>) {
         let options = RunOptions {
             keeper: Some(PathBuf::from(env!("CARGO_BIN_EXE_agentgate"))),
             warm: Some(self.holder.clone()),

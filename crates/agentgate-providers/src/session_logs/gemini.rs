@@ -1,0 +1,51 @@
+//! Gemini CLI's session file, through [`crate::gemini::session`]: the last
+//! turn's thoughts and its model messages' token counts.
+
+use std::path::Path;
+
+use agentgate_protocol::Usage;
+
+use super::{SessionLog, add_usage};
+use crate::gemini::session::{find_session_file, read_session};
+
+pub(super) fn read(gemini_home: &Path, id: &str) -> Result<Option<SessionLog>, String> {
+    let Some(path) = find_session_file(gemini_home, id) else {
+        return Ok(None);
+    };
+    let session = read_session(&path).map_err(|e| e.to_string())?;
+    let turn = session.last_turn();
+    let mut usage: Option<Usage> = None;
+    let mut model = None;
+    for m in turn {
+        if let Some(t) = &m.tokens {
+            // As the decoder counts Gemini's figures: input = prompt +
+            // tool-use prompt, output = candidates + thoughts.
+            let input = t.input.saturating_add(t.tool);
+            let output = t.output.saturating_add(t.thoughts);
+            let figures = Usage {
+                input_tokens: input,
+                output_tokens: output,
+                cache_read_input_tokens: t.cached,
+                reasoning_tokens: t.thoughts,
+                total_tokens: input.saturating_add(output),
+                ..Usage::default()
+            };
+            usage = Some(match &usage {
+                Some(sum) => add_usage(sum, &figures),
+                None => figures,
+            });
+        }
+        if m.model.is_some() {
+            model.clone_from(&m.model);
+        }
+    }
+    Ok(Some(SessionLog {
+        provider: "gemini",
+        path,
+        session_id: id.to_owned(),
+        reasoning: session.last_turn_thoughts(),
+        usage,
+        model,
+        skipped: Vec::new(),
+    }))
+}
