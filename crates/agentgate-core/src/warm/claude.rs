@@ -9,6 +9,16 @@
 //! `control_request` of subtype `interrupt`; Claude then withdraws its
 //! pending request (`control_cancel_request`) and ends the turn with a
 //! `result`. Claude never times a request out: the host does.
+//!
+//! Each turn's user message carries a `uuid` of the host's; Claude then
+//! brackets the turn's output with `command_lifecycle` lines naming it
+//! (`queued`, `started`, ..., `completed`). Once Claude has printed one,
+//! only what comes between this turn's `started` and its `result` (or its
+//! `completed`) is the turn's: what an earlier turn prints late (an
+//! interrupted turn whose model call was already answering, a second
+//! `result`) is dropped, and never read as the next turn's answer. A
+//! Claude that prints no lifecycle lines is read as before, a `result`
+//! ending the turn.
 
 use serde_json::{Value, json};
 
@@ -20,12 +30,71 @@ use crate::approvals::{ToolCall, class_of_tool};
 pub struct ClaudeWarm {
     /// Numbers the host's own control requests.
     next_request: u64,
+    /// Numbers the turns (the low half of their uuids).
+    turns: u64,
+    /// The high half of this process's turn uuids.
+    uuid_prefix: u64,
+    /// The uuid of the turn last started by the host.
+    turn_uuid: Option<String>,
+    /// Claude brackets turns with `command_lifecycle` lines.
+    lifecycle: bool,
+    /// Between the current turn's `started` and its end.
+    in_turn: bool,
 }
 
 impl ClaudeWarm {
     /// A new protocol state.
     pub fn new() -> Self {
-        Self::default()
+        let mut bytes = [0u8; 8];
+        // Unique within the process is all a turn's uuid must be: without
+        // random bytes, the clock's nanoseconds serve.
+        let prefix = match getrandom::fill(&mut bytes) {
+            Ok(()) => u64::from_le_bytes(bytes),
+            Err(_) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64),
+        };
+        Self {
+            uuid_prefix: prefix,
+            ..Self::default()
+        }
+    }
+
+    /// The next turn's uuid, in the version-4 form Claude expects.
+    fn next_uuid(&mut self) -> String {
+        self.turns += 1;
+        let hi = self.uuid_prefix;
+        let lo = self.turns;
+        format!(
+            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+            hi >> 32,
+            (hi >> 16) & 0xffff,
+            hi & 0x0fff,
+            0x8000 | ((lo >> 48) & 0x3fff),
+            lo & 0xffff_ffff_ffff
+        )
+    }
+
+    /// What a `command_lifecycle` line says of the current turn.
+    fn lifecycle_line(&mut self, value: &Value) -> Vec<Inbound> {
+        self.lifecycle = true;
+        let ours = self.turn_uuid.is_some()
+            && value.get("command_uuid").and_then(Value::as_str) == self.turn_uuid.as_deref();
+        if !ours {
+            return vec![Inbound::Nothing];
+        }
+        match value.get("state").and_then(Value::as_str) {
+            Some("started") => {
+                self.in_turn = true;
+                vec![Inbound::Nothing]
+            }
+            // Ended without a `result` the host saw: the turn ends here.
+            Some("completed" | "failed" | "cancelled" | "interrupted") if self.in_turn => {
+                self.in_turn = false;
+                vec![Inbound::TurnEnd]
+            }
+            _ => vec![Inbound::Nothing],
+        }
     }
 }
 
@@ -44,7 +113,13 @@ impl WarmProtocol for ClaudeWarm {
     }
 
     fn turn(&mut self, prompt: &str) -> Vec<String> {
-        vec![json!({"type": "user", "message": {"role": "user", "content": prompt}}).to_string()]
+        let uuid = self.next_uuid();
+        self.turn_uuid = Some(uuid.clone());
+        self.in_turn = false;
+        vec![
+            json!({"type": "user", "message": {"role": "user", "content": prompt}, "uuid": uuid})
+                .to_string(),
+        ]
     }
 
     fn read(&mut self, line: &[u8]) -> Vec<Inbound> {
@@ -101,7 +176,13 @@ impl WarmProtocol for ClaudeWarm {
                 value.get("request_id").cloned().unwrap_or(Value::Null),
             )],
             Some("control_response") => vec![Inbound::Nothing],
-            Some("result") => vec![Inbound::Output(line.to_vec()), Inbound::TurnEnd],
+            Some("command_lifecycle") => self.lifecycle_line(&value),
+            // Outside the current turn: an earlier turn's late output.
+            _ if self.lifecycle && !self.in_turn => vec![Inbound::Nothing],
+            Some("result") => {
+                self.in_turn = false;
+                vec![Inbound::Output(line.to_vec()), Inbound::TurnEnd]
+            }
             _ => vec![Inbound::Output(line.to_vec())],
         }
     }
@@ -210,11 +291,102 @@ mod tests {
         assert_eq!(p.read(b"not json"), [Inbound::Output(b"not json".to_vec())]);
     }
 
+    fn lifecycle(uuid: &str, state: &str) -> Vec<u8> {
+        json!({"type": "command_lifecycle", "command_uuid": uuid, "state": state})
+            .to_string()
+            .into_bytes()
+    }
+
+    fn outputs(p: &mut ClaudeWarm, lines: &[Vec<u8>]) -> Vec<Inbound> {
+        lines.iter().flat_map(|l| p.read(l)).collect()
+    }
+
+    /// An earlier turn's late output (its answer and a second `result`,
+    /// printed after the host ended that turn) is not the next turn's:
+    /// only what follows the next turn's own `started` is.
+    #[test]
+    fn a_late_answer_of_an_earlier_turn_is_dropped() {
+        let mut p = ClaudeWarm::new();
+        let first: Value = serde_json::from_str(&p.turn("one")[0]).unwrap();
+        let one = first["uuid"].as_str().unwrap().to_owned();
+        let answer = |text: &str| {
+            json!({"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}})
+                .to_string()
+                .into_bytes()
+        };
+        let result = RESULT.as_bytes().to_vec();
+        let turn_one = outputs(
+            &mut p,
+            &[
+                lifecycle(&one, "queued"),
+                lifecycle(&one, "started"),
+                result.clone(),
+            ],
+        );
+        assert_eq!(
+            turn_one,
+            [
+                Inbound::Nothing,
+                Inbound::Nothing,
+                Inbound::Output(result.clone()),
+                Inbound::TurnEnd
+            ]
+        );
+        let second: Value = serde_json::from_str(&p.turn("two")[0]).unwrap();
+        let two = second["uuid"].as_str().unwrap().to_owned();
+        assert_ne!(one, two);
+        let stale = answer("Filed it somewhere.");
+        let fresh = answer("the second answer");
+        let turn_two = outputs(
+            &mut p,
+            &[
+                stale.clone(),
+                result.clone(),
+                lifecycle(&one, "completed"),
+                lifecycle(&two, "started"),
+                fresh.clone(),
+                result.clone(),
+                lifecycle(&two, "completed"),
+            ],
+        );
+        let kept: Vec<&Inbound> = turn_two
+            .iter()
+            .filter(|i| **i != Inbound::Nothing)
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                &Inbound::Output(fresh),
+                &Inbound::Output(result),
+                &Inbound::TurnEnd
+            ],
+            "{turn_two:?}"
+        );
+    }
+
+    /// A turn that Claude ends without a `result` ends at its `completed`.
+    #[test]
+    fn a_turn_ends_at_its_completed_without_a_result() {
+        let mut p = ClaudeWarm::new();
+        let first: Value = serde_json::from_str(&p.turn("one")[0]).unwrap();
+        let one = first["uuid"].as_str().unwrap().to_owned();
+        assert_eq!(p.read(&lifecycle(&one, "started")), [Inbound::Nothing]);
+        assert_eq!(p.read(&lifecycle(&one, "completed")), [Inbound::TurnEnd]);
+        // Said once only.
+        assert_eq!(p.read(&lifecycle(&one, "completed")), [Inbound::Nothing]);
+    }
+
     #[test]
     fn turns_and_interrupts_are_one_line_each() {
         let mut p = ClaudeWarm::new();
         let turn: Value = serde_json::from_str(&p.turn("hello \"you\"")[0]).unwrap();
         assert_eq!(turn["message"]["content"], "hello \"you\"");
+        let uuid = turn["uuid"].as_str().unwrap();
+        assert_eq!(
+            (uuid.len(), &uuid[14..15], &uuid[8..9]),
+            (36, "4", "-"),
+            "{uuid}"
+        );
         let a: Value = serde_json::from_str(&p.interrupt()[0]).unwrap();
         let b: Value = serde_json::from_str(&p.interrupt()[0]).unwrap();
         assert_eq!(a["request"]["subtype"], "interrupt");

@@ -432,10 +432,17 @@ fn unanswered_ask(cli: Cli) {
 
 /// A warm turn whose agent calls Claude Code's `AskUserQuestion` fails at
 /// once with `user_input_requested` (the turn's timeout is 120 s: a
-/// timeout would say `timeout`), in `bypass` and in `ask` mode alike.
+/// timeout would say `timeout`), in `bypass` and in `ask` mode alike; the
+/// turn is interrupted, not the process, so the next turn reuses it, and
+/// gets its own answer, not the interrupted turn's late one.
 #[test]
 fn a_question_to_the_user_fails_a_warm_turn_at_once() {
+    // The next turn's rule comes first: Claude sends the interrupted
+    // call's tool result in the same user message as the next prompt, so
+    // that request also matches `tool_result: true`.
     let script = r#"turns:
+  - match: {contains: "AFTER"}
+    text: "after the question"
   - match: {contains: "ASK-5121", tool_result: false}
     text: "I need to know one thing."
     tool_call:
@@ -464,6 +471,12 @@ fn a_question_to_the_user_fails_a_warm_turn_at_once() {
                 .is_some_and(|e| e.contains("Which folder should the note go to?")),
             "{context}"
         );
+        if mode == PermissionMode::Bypass {
+            let (next, env) = b.turn("AFTER the question");
+            assert_eq!(next.exit_code, 0, "{env:#}");
+            assert_eq!(env["response"], "after the question", "{env:#}");
+            assert_eq!(env["warm"]["process"], "reused", "{env:#}");
+        }
     }
 }
 
