@@ -27,7 +27,7 @@ use std::collections::HashSet;
 
 use agentgate_protocol::{
     EventBody, MessageEvent, SessionEvent, StatusEvent, ThinkingEvent, ToolClass, ToolResultEvent,
-    ToolUseEvent, Usage,
+    ToolUseEvent,
 };
 use serde_json::{Map, Value, json};
 
@@ -36,6 +36,7 @@ use crate::decode::tools::{TOOL_OUTPUT_CAP, tool_class};
 use crate::decode::{
     Decoded, JsonLinesDecoder, ProviderError, ProviderFinal, Understood, event, str_of,
 };
+use crate::session_logs::codex_usage;
 
 /// The name agentgate reports Codex's command executions under: the shell
 /// tool Codex declares to the model.
@@ -199,7 +200,7 @@ impl JsonLinesDecoder for CodexDecoder {
             Some("item.completed") => self.item(obj, Phase::Completed, out),
             Some("turn.completed") => {
                 if let Some(u) = obj.get("usage").and_then(Value::as_object) {
-                    out.push(Decoded::ThreadTotals(usage_of(u)));
+                    out.push(Decoded::ThreadTotals(codex_usage(u)));
                 }
                 out.push(Decoded::Final(ProviderFinal {
                     text: self.last_message.take(),
@@ -211,7 +212,7 @@ impl JsonLinesDecoder for CodexDecoder {
             }
             Some("turn.failed") => {
                 if let Some(u) = obj.get("usage").and_then(Value::as_object) {
-                    out.push(Decoded::ThreadTotals(usage_of(u)));
+                    out.push(Decoded::ThreadTotals(codex_usage(u)));
                 }
                 let message = obj
                     .get("error")
@@ -369,22 +370,6 @@ fn mcp_output(result: Option<&Value>) -> String {
     match result.get("structured_content") {
         Some(Value::Null) | None => String::new(),
         Some(v) => v.to_string(),
-    }
-}
-
-/// Codex's thread totals in the protocol's terms.
-fn usage_of(u: &Map<String, Value>) -> Usage {
-    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let input = n("input_tokens");
-    let output = n("output_tokens");
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        cache_read_input_tokens: n("cached_input_tokens"),
-        cache_creation_input_tokens: n("cache_write_input_tokens"),
-        reasoning_tokens: n("reasoning_output_tokens"),
-        total_tokens: input.saturating_add(output),
-        ..Usage::default()
     }
 }
 

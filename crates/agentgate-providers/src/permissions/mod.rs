@@ -253,7 +253,8 @@ pub fn settings(way: PermissionsWay, cli: &str, p: &Permissions) -> (Option<Valu
             ));
             return (None, gaps);
         }
-        PermissionsWay::ClaudeSettings => {
+        // Claude's settings and Qwen's take the same `permissions` block.
+        PermissionsWay::ClaudeSettings | PermissionsWay::QwenSettings => {
             let mut perms = Map::new();
             if !allow.is_empty() {
                 perms.insert("allow".into(), json!(allow));
@@ -272,16 +273,6 @@ pub fn settings(way: PermissionsWay, cli: &str, p: &Permissions) -> (Option<Valu
                 tools.insert("exclude".into(), json!(deny));
             }
             json!({"tools": tools})
-        }
-        PermissionsWay::QwenSettings => {
-            let mut perms = Map::new();
-            if !allow.is_empty() {
-                perms.insert("allow".into(), json!(allow));
-            }
-            if !deny.is_empty() {
-                perms.insert("deny".into(), json!(deny));
-            }
-            json!({"permissions": perms})
         }
         PermissionsWay::OpencodeRules => {
             let mut rules = Map::new();

@@ -174,8 +174,9 @@ pub(super) fn read_log(codex_home: &Path, id: &str) -> Result<Option<SessionLog>
 }
 
 /// Codex's token counts in the protocol's terms (`input_tokens` includes
-/// the cached ones, `output_tokens` the reasoning ones).
-fn usage_of(u: &Map<String, Value>) -> Usage {
+/// the cached ones, `output_tokens` the reasoning ones): a rollout's
+/// `token_count` and the stream's thread totals alike.
+pub(crate) fn usage_of(u: &Map<String, Value>) -> Usage {
     let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
     let input = n("input_tokens");
     let output = n("output_tokens");

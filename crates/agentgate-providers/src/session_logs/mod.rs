@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use agentgate_protocol::Usage;
 
 pub use crate::cli_homes::CliHomes;
+pub(crate) use codex::usage_of as codex_usage;
 pub use codex::{
     CodexRollout, RolloutTurn, codex_totals_before_last_turn, find_rollout, read_rollout,
 };
