@@ -324,7 +324,7 @@ impl Accumulator {
     }
 }
 
-fn add_usage(sum: &mut Usage, u: &Usage) {
+pub(crate) fn add_usage(sum: &mut Usage, u: &Usage) {
     sum.input_tokens += u.input_tokens;
     sum.output_tokens += u.output_tokens;
     sum.cache_read_input_tokens += u.cache_read_input_tokens;

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use agentgate_protocol::Usage;
 use serde_json::{Map, Value};
 
+use super::SessionLog;
 use super::lines::read_objects;
-use super::{SessionLog, add_usage};
+use crate::accumulate::add_usage;
 
 /// The session file of `id` under `config_dir`: the working folder's
 /// project first, then any project's.
@@ -111,11 +112,11 @@ pub(super) fn last_turn(records: &[Map<String, Value>]) -> SessionLog {
         }
     }
     if !usages.is_empty() {
-        log.usage = Some(
-            usages
-                .iter()
-                .fold(Usage::default(), |sum, (_, u)| add_usage(&sum, u)),
-        );
+        let mut sum = Usage::default();
+        for (_, u) in &usages {
+            add_usage(&mut sum, u);
+        }
+        log.usage = Some(sum);
     }
     log
 }

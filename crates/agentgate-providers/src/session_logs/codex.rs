@@ -34,7 +34,7 @@ impl RolloutTurn {
     pub fn usage(&self) -> Option<Usage> {
         let after = self.total_after.as_ref()?;
         Some(match &self.total_before {
-            Some(before) => minus(after, before),
+            Some(before) => crate::accumulate::delta(after, before),
             None => after.clone(),
         })
     }
@@ -186,25 +186,6 @@ pub(crate) fn usage_of(u: &Map<String, Value>) -> Usage {
         cache_read_input_tokens: n("cached_input_tokens"),
         cache_creation_input_tokens: n("cache_write_input_tokens"),
         reasoning_tokens: n("reasoning_output_tokens"),
-        total_tokens: input.saturating_add(output),
-        ..Usage::default()
-    }
-}
-
-/// `a - b`, field by field, never below zero.
-fn minus(a: &Usage, b: &Usage) -> Usage {
-    let input = a.input_tokens.saturating_sub(b.input_tokens);
-    let output = a.output_tokens.saturating_sub(b.output_tokens);
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        cache_read_input_tokens: a
-            .cache_read_input_tokens
-            .saturating_sub(b.cache_read_input_tokens),
-        cache_creation_input_tokens: a
-            .cache_creation_input_tokens
-            .saturating_sub(b.cache_creation_input_tokens),
-        reasoning_tokens: a.reasoning_tokens.saturating_sub(b.reasoning_tokens),
         total_tokens: input.saturating_add(output),
         ..Usage::default()
     }

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use agentgate_protocol::Usage;
 
-use super::{SessionLog, add_usage};
+use super::SessionLog;
+use crate::accumulate::add_usage;
 use crate::gemini::session::{find_session_file, read_session};
 
 pub(super) fn read(gemini_home: &Path, id: &str) -> Result<Option<SessionLog>, String> {
@@ -30,10 +31,10 @@ pub(super) fn read(gemini_home: &Path, id: &str) -> Result<Option<SessionLog>, S
                 total_tokens: input.saturating_add(output),
                 ..Usage::default()
             };
-            usage = Some(match &usage {
+            match &mut usage {
                 Some(sum) => add_usage(sum, &figures),
-                None => figures,
-            });
+                None => usage = Some(figures),
+            }
         }
         if m.model.is_some() {
             model.clone_from(&m.model);

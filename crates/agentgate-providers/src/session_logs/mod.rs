@@ -88,25 +88,5 @@ fn plausible_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 200 && !id.contains(['/', '\\', '\0']) && !id.contains("..")
 }
 
-/// `a` + `b`, field by field (`cost_usd` and `context_tokens` kept from
-/// `b` when it has them).
-pub(crate) fn add_usage(a: &Usage, b: &Usage) -> Usage {
-    Usage {
-        input_tokens: a.input_tokens.saturating_add(b.input_tokens),
-        output_tokens: a.output_tokens.saturating_add(b.output_tokens),
-        cache_read_input_tokens: a
-            .cache_read_input_tokens
-            .saturating_add(b.cache_read_input_tokens),
-        cache_creation_input_tokens: a
-            .cache_creation_input_tokens
-            .saturating_add(b.cache_creation_input_tokens),
-        reasoning_tokens: a.reasoning_tokens.saturating_add(b.reasoning_tokens),
-        total_tokens: a.total_tokens.saturating_add(b.total_tokens),
-        cost_usd: b.cost_usd.or(a.cost_usd),
-        context_tokens: b.context_tokens.or(a.context_tokens),
-        estimated: a.estimated || b.estimated,
-    }
-}
-
 #[cfg(test)]
 mod tests;
