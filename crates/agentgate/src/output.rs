@@ -61,8 +61,13 @@ pub fn quiet() -> bool {
 
 /// Writes `line` and a newline to stderr, ignoring write errors.
 pub fn note_line(line: fmt::Arguments<'_>) {
+    // One write per line: stderr is unbuffered, so `writeln!` would issue a
+    // write per formatted piece and a reader of the log (a supervisor, a
+    // test waiting for an address) could see half a line.
+    let mut text = line.to_string();
+    text.push('\n');
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "{line}");
+    let _ = err.write_all(text.as_bytes());
     let _ = err.flush();
 }
 

@@ -284,7 +284,9 @@ fn the_units_run_serve_and_a_worker_on_one_queue() {
     let metrics = wait_until("the worker's metrics address", || {
         worker
             .log()
-            .lines()
+            .split_inclusive('\n')
+            // Only a whole line: the log is read while the worker writes it.
+            .filter_map(|l| l.strip_suffix('\n'))
             .find_map(|l| l.strip_prefix("agentgate: metrics on "))
             .map(str::to_owned)
     });

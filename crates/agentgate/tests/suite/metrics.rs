@@ -416,7 +416,9 @@ fn a_worker_serves_its_own_counters_and_the_shared_gauges() {
     let url = wait_until("the worker to print its metrics address", || {
         let log = worker.log();
         let at = log.find("metrics on http://")? + "metrics on ".len();
-        let addr = log[at..].split('/').nth(2)?.to_owned();
+        // Only a whole line: the log is read while the worker writes it.
+        let line = log[at..].split_once('\n')?.0;
+        let addr = line.split('/').nth(2)?.to_owned();
         Some(format!("http://{addr}"))
     });
     const WORKER_TOKEN: &str = "worker-metrics-token-0123456789abcd";
