@@ -167,6 +167,11 @@ pub struct Envelope {
     /// absent from every other envelope.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<crate::fallback::FallbackSource>,
+    /// What the run's model gateway saw (`--gateway`): the calls, the
+    /// wire's usage beside the CLI's and where they differ; absent when no
+    /// gateway ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<Box<crate::gateway::GatewayReport>>,
 }
 
 /// What became of a run's reasoning effort and thinking budget on the
@@ -298,6 +303,11 @@ pub struct Metadata {
     /// Why `reasoning` is empty, or `available` when it is not.
     #[serde(default)]
     pub reasoning_absent_reason: ReasoningAbsentReason,
+    /// Where `tokens_used` comes from: `wire` when the run's gateway read
+    /// the model API's own figures, absent when they are what the CLI
+    /// printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_source: Option<crate::gateway::UsageSource>,
     /// Tool calls of the run; `null` when the provider's output cannot show
     /// them (a plain-text CLI), zero counts when it can and none ran.
     #[serde(default)]

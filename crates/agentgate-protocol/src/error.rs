@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 /// | `tool_error` | no | a deterministic tool (`agentgate tool`) failed; its error code's registry entry says whether a retry may help, and the envelope's `recoverable` carries that |
 /// | `policy` | no | the tool policy refused the tool before it started; change the policy or the manifest |
 /// | `max_turns` | no | the agent used the turns the caller allowed (`--max-turns`) without finishing; the same limit stops it again |
+/// | `budget` | no | the run crossed a limit on its model use (calls, tokens, model time) that its gateway enforces; the same request crosses it again |
 /// | `unknown` | no | not classified; retrying blindly could repeat side effects |
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -99,6 +100,10 @@ pub enum ErrorKind {
     /// The agent reached the caller's limit on turns (`--max-turns`).
     #[serde(rename = "max_turns")]
     MaxTurns,
+    /// The run crossed one of its limits on model use (model calls, input
+    /// or output tokens, wall time of model calls), enforced by its gateway.
+    #[serde(rename = "budget")]
+    Budget,
     /// Not classified.
     #[serde(rename = "unknown")]
     Unknown,
@@ -106,7 +111,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 21] = [
+    pub const ALL: [ErrorKind; 22] = [
         Self::Timeout,
         Self::IdleTimeout,
         Self::Quota,
@@ -127,6 +132,7 @@ impl ErrorKind {
         Self::ToolError,
         Self::Policy,
         Self::MaxTurns,
+        Self::Budget,
         Self::Unknown,
     ];
 
@@ -154,6 +160,7 @@ impl ErrorKind {
             | Self::ToolError
             | Self::Policy
             | Self::MaxTurns
+            | Self::Budget
             | Self::Unknown => false,
         }
     }
@@ -181,6 +188,7 @@ impl ErrorKind {
             Self::ToolError => "tool_error",
             Self::Policy => "policy",
             Self::MaxTurns => "max_turns",
+            Self::Budget => "budget",
             Self::Unknown => "unknown",
         }
     }

@@ -40,6 +40,7 @@ pub const EVENT_TYPES: &[&str] = &[
     "tool_result",
     "usage",
     "rate_limit",
+    "model_call",
     "status",
     "heartbeat",
     "log",
@@ -171,6 +172,9 @@ pub enum EventBody {
     /// The provider reported the state of a rate or usage limit.
     #[serde(rename = "rate_limit")]
     RateLimit(RateLimitEvent),
+    /// A request the CLI made to its model API, seen by the run's gateway.
+    #[serde(rename = "model_call")]
+    ModelCall(crate::gateway::ModelCallEvent),
     /// A retry, a context compaction or another notice from the provider.
     #[serde(rename = "status")]
     Status(StatusEvent),
@@ -248,6 +252,7 @@ impl EventBody {
             Self::ToolResult(_) => "tool_result",
             Self::Usage(_) => "usage",
             Self::RateLimit(_) => "rate_limit",
+            Self::ModelCall(_) => "model_call",
             Self::Status(_) => "status",
             Self::Heartbeat(_) => "heartbeat",
             Self::Log(_) => "log",

@@ -35,6 +35,7 @@ mod error;
 mod events;
 mod exit_code;
 mod fallback;
+mod gateway;
 mod labels;
 mod line_limit;
 mod reasoning_summary;
@@ -53,6 +54,7 @@ pub use envelope::{
     ActivityClass, Attempt, EffortReport, Envelope, Metadata, ReasoningAbsentReason,
     ReasoningSource, Survivor, TokensUsed, ToolActivity, estimate_output_tokens,
 };
+pub use gateway::{GatewayReport, ModelCallEvent, RateLimitWindow, UsageSource, WireApi};
 pub use error::{ErrorInfo, ErrorKind, ErrorSource, ToolErrorCode, UnknownErrorKind};
 pub use events::{
     AnswerChunkEvent, CancelReason, CancelledEvent, Cut, EVENT_TYPES, Event, EventBody,

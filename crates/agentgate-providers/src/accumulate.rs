@@ -297,6 +297,7 @@ impl Accumulator {
             } else {
                 ReasoningAbsentReason::ModelNotEmitted
             },
+            usage_source: None,
             tool_activity: Some(ToolActivity {
                 call_count: self.tools.calls,
                 write_count: self.tools.writes,

@@ -31,6 +31,7 @@ const TABLE: &[(ErrorKind, &str, bool)] = &[
     (ErrorKind::ToolError, "tool_error", false),
     (ErrorKind::Policy, "policy", false),
     (ErrorKind::MaxTurns, "max_turns", false),
+    (ErrorKind::Budget, "budget", false),
     (ErrorKind::Unknown, "unknown", false),
 ];
 
