@@ -54,7 +54,6 @@ pub use envelope::{
     ActivityClass, Attempt, EffortReport, Envelope, Metadata, ReasoningAbsentReason,
     ReasoningSource, Survivor, TokensUsed, ToolActivity, estimate_output_tokens,
 };
-pub use gateway::{GatewayReport, ModelCallEvent, RateLimitWindow, UsageSource, WireApi};
 pub use error::{ErrorInfo, ErrorKind, ErrorSource, ToolErrorCode, UnknownErrorKind};
 pub use events::{
     AnswerChunkEvent, CancelReason, CancelledEvent, Cut, EVENT_TYPES, Event, EventBody,
@@ -68,6 +67,7 @@ pub use exit_code::{
     EXIT_SUCCESS, EXIT_TIMEOUT, EXIT_USAGE, exit_code_for,
 };
 pub use fallback::{FallbackFrom, FallbackSource};
+pub use gateway::{GatewayReport, ModelCallEvent, RateLimitWindow, UsageSource, WireApi};
 pub use labels::{
     LABEL_KEY_MAX, LABEL_VALUE_MAX, LABELS_MAX, LabelError, Labels, check_label_key,
     check_label_value, check_labels, parse_label, parse_labels,
