@@ -14,6 +14,7 @@ use super::chain::{self, RawChain};
 use super::custom::{self, RawProvider};
 use super::defaults;
 use super::event_log::{self, RawEventLog};
+use super::gateway::{self, RawGateway};
 use super::models::{self, RawModels};
 use super::parsed::{Parsed, check_version, defaults_keys};
 use super::paths::{config_folder, resolve_path};
@@ -47,6 +48,7 @@ struct RawFile {
     tools: Option<Spanned<RawTools>>,
     approvals: Option<RawApprovals>,
     event_log: Option<RawEventLog>,
+    gateway: Option<RawGateway>,
     models: Option<RawModels>,
     log_dir: Option<Spanned<String>>,
     log_name: Option<Spanned<String>>,
@@ -197,6 +199,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     if let Some(e) = &raw.event_log {
         out.event_log = event_log::convert(e)?;
+    }
+    if let Some(g) = &raw.gateway {
+        out.gateway = gateway::convert(g, base)?;
     }
     if let Some(m) = &raw.models {
         out.models = models::convert(m)?;

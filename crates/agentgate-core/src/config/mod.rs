@@ -23,6 +23,7 @@
 //! serve` starts by itself; `tools:` ([`ToolsSpec`]) says where the
 //! deterministic tools are (`agentgate-tools` reads their manifests);
 //! `event_log:` ([`EventLogSpec`]) bounds each run's stored events;
+//! `gateway:` ([`GatewaySpec`]) puts a model gateway in front of runs;
 //! `models:` ([`ModelsSpec`]) how catalogs are kept and used. Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
@@ -39,6 +40,7 @@ mod defaults;
 mod discover;
 mod event_log;
 mod file;
+mod gateway;
 mod model;
 mod models;
 mod origin;
@@ -72,6 +74,7 @@ pub use discover::{
     CONFIG_ENV, Discovery, GARDENER_CONFIG_ENV, GARDENER_PROJECT_FILE, PROJECT_FILES,
 };
 pub use event_log::{EVENT_LOG_MIN_BYTES, EventLogSpec};
+pub use gateway::{GatewayLimits, GatewayProviderSpec, GatewaySpec};
 pub use model::{ModelChoice, ModelSource};
 pub use models::{DEFAULT_CATALOG_REFRESH, GEMINI_CAPACITY_FALLBACK, ModelValidation, ModelsSpec};
 pub use origin::Origins;
@@ -121,6 +124,9 @@ pub struct Config {
     pub approvals: crate::approvals::ApprovalPolicy,
     /// `event_log:`: the bound on each run's event log.
     pub event_log: EventLogSpec,
+    /// `gateway:`: the model gateway in front of runs (which runs, their
+    /// limits, the upstreams and keys per provider).
+    pub gateway: GatewaySpec,
     /// `models:`: catalog refresh, model validation, Gemini's capacity
     /// fallback.
     pub models: ModelsSpec,
@@ -217,6 +223,7 @@ impl Config {
             tools: p.tools,
             approvals: p.approvals,
             event_log: p.event_log,
+            gateway: p.gateway,
             models: p.models,
             log_dir: p.log_dir,
             log_name: p.log_name,

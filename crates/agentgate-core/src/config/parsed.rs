@@ -31,6 +31,7 @@ pub(super) struct Parsed {
     pub tools: ToolsSpec,
     pub approvals: crate::approvals::ApprovalPolicy,
     pub event_log: super::event_log::EventLogSpec,
+    pub gateway: super::gateway::GatewaySpec,
     pub models: super::models::ModelsSpec,
     pub log_dir: Option<std::path::PathBuf>,
     pub log_name: Option<String>,

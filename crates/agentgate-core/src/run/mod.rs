@@ -16,6 +16,7 @@
 
 mod asked;
 mod attempt;
+mod attempt_end;
 mod audit;
 mod capacity;
 mod capture;
