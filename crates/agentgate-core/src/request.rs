@@ -452,6 +452,10 @@ impl RunRequest {
             }),
             effort_levels: crate::run_flags::EffortLevels::default(),
             debug_prompt: self.debug_prompt,
+            // The gateway of a served run is the server's config's.
+            gateway: None,
+            record_model_calls: false,
+            gateway_limits: crate::config::GatewayLimits::default(),
         };
         Ok((flags, task))
     }

@@ -131,6 +131,16 @@ pub struct RunFlags {
     /// them; an effort a model does not take is clamped or dropped
     /// (`plan/effort.rs`). Unset: every effort is passed as asked.
     pub effort_levels: EffortLevels,
+    /// `--gateway` / `--no-gateway`: a model gateway in front of every
+    /// step's CLI, or none (over the agent's and the config's `gateway:`).
+    pub gateway: Option<bool>,
+    /// `--record-model-calls`: the gateway keeps the run's model calls in
+    /// `model-calls.jsonl` (with the config's `record_model_calls:`, either
+    /// asks).
+    pub record_model_calls: bool,
+    /// `--max-model-calls`, `--max-input-tokens`, `--max-output-tokens`,
+    /// `--max-model-time`: over the config's `gateway.limits`.
+    pub gateway_limits: crate::config::GatewayLimits,
 }
 
 /// The levels of reasoning effort a model takes: `(provider, model)` (the

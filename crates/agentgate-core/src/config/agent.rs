@@ -80,6 +80,9 @@ pub struct AgentSpec {
     /// `summary_file:`: where each finished attempt's structured summary
     /// (files changed, answer, error) is written (absolute).
     pub summary_file: Option<PathBuf>,
+    /// `gateway:`: this agent's runs go through a model gateway (or not),
+    /// over the config's `gateway:` section; `--gateway` wins.
+    pub gateway: Option<bool>,
     /// `tools:`: registry tools the agent may call in every run (through
     /// agentgate's MCP server; see `agentgate run --tools`).
     pub tools: Vec<String>,
@@ -130,6 +133,8 @@ pub(super) struct RawAgent {
     summary_file: Option<Spanned<String>>,
     #[serde(default)]
     permissions_file: Option<Spanned<String>>,
+    #[serde(default)]
+    gateway: Option<Spanned<bool>>,
     #[serde(default)]
     cwd: Option<Spanned<String>>,
     #[serde(default)]
@@ -369,6 +374,10 @@ pub(super) fn convert(
         }
         a.permissions_file = Some(resolve_path(s.value.trim(), base));
         a.origins.set("permissions_file", line(s));
+    }
+    if let Some(g) = &raw.gateway {
+        a.gateway = Some(g.value);
+        a.origins.set("gateway", line(g));
     }
     if let Some(s) = &raw.summary_file {
         if s.value.trim().is_empty() {

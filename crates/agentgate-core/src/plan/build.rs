@@ -277,6 +277,7 @@ pub(super) fn build_step(
         _ => cfg.default_model_with(&name, wrapper.as_ref()),
     };
     step.capacity_fallback = capacity_fallback(&name, cfg, step.request.model.as_deref());
+    step.gateway = gateway(&name, cfg, agent, flags);
     step.effort = knobs.report;
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
@@ -361,4 +362,33 @@ fn capacity_fallback(provider: &str, cfg: &Config, model: Option<&str>) -> Optio
         Some(m) if flash(m) || m == fallback => None,
         _ => Some(fallback),
     }
+}
+
+/// The gateway of a step of `provider`: `--gateway`/`--no-gateway`, else
+/// the agent's `gateway:`, else the config's for the provider, else its
+/// `gateway.enabled`; the flags' limits over the config's.
+fn gateway(
+    provider: &str,
+    cfg: &Config,
+    agent: Option<&AgentSpec>,
+    flags: &RunFlags,
+) -> Option<super::step::StepGateway> {
+    let on = flags
+        .gateway
+        .or_else(|| agent.and_then(|a| a.gateway))
+        .unwrap_or_else(|| cfg.gateway.enabled_for(provider));
+    if !on {
+        return None;
+    }
+    let g = &cfg.gateway;
+    let p = g.provider(provider);
+    Some(super::step::StepGateway {
+        limits: g.limits.or(flags.gateway_limits),
+        record_model_calls: flags.record_model_calls || g.record_model_calls,
+        ca_file: g.ca_file.clone(),
+        response_timeout: g.response_timeout,
+        upstream: p.and_then(|p| p.upstream.clone()),
+        key_env: p.and_then(|p| p.key_env.clone()),
+        key_file: p.and_then(|p| p.key_file.clone()),
+    })
 }

@@ -25,7 +25,7 @@ use jiff::Timestamp;
 
 pub(crate) use crate::run_flags::{RunFlags, SessionBusy, now_from_env};
 pub use error::PlanError;
-pub use step::{EditScope, PromptShape, Step};
+pub use step::{EditScope, PromptShape, Step, StepGateway};
 
 use crate::config::{Config, Handoff, OnDirty};
 use crate::prompt::TaskInput;
@@ -349,6 +349,44 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn the_gateway_comes_from_the_flags_the_agent_or_the_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = "version: 1\ngateway:\n  limits: {max_model_calls: 9, max_output_tokens: 50}\n  providers:\n    codex: {enabled: true, key_env: TEAM_KEY}\nagents:\n  quiet: {provider: codex, gateway: false}\n";
+        let cfg = Config::parse(config, ConfigSource::Default).unwrap();
+        let step_gateway = |member: &str, flag: Option<bool>| {
+            let body = format!(
+                r#"{{"prompt": "p", {member}, "cwd": "{}"}}"#,
+                dir.path().display()
+            );
+            let (mut flags, task) = RunRequest::from_json(&body).unwrap().to_flags().unwrap();
+            flags.gateway = flag;
+            flags.gateway_limits.max_model_calls = Some(2);
+            plan(&cfg, &flags, task).unwrap().steps[0].gateway.clone()
+        };
+        let codex = step_gateway(r#""providers": ["codex"]"#, None).expect("on for codex");
+        assert_eq!(codex.key_env.as_deref(), Some("TEAM_KEY"));
+        assert_eq!(
+            codex.limits.max_model_calls,
+            Some(2),
+            "the flag's limit wins"
+        );
+        assert_eq!(
+            codex.limits.max_output_tokens,
+            Some(50),
+            "the config's stays"
+        );
+        assert_eq!(step_gateway(r#""providers": ["claude"]"#, None), None);
+        assert!(step_gateway(r#""providers": ["claude"]"#, Some(true)).is_some());
+        assert_eq!(
+            step_gateway(r#""agents": ["quiet"]"#, None),
+            None,
+            "the agent's off"
+        );
+        assert!(step_gateway(r#""agents": ["quiet"]"#, Some(true)).is_some());
+        assert_eq!(step_gateway(r#""providers": ["codex"]"#, Some(false)), None);
     }
 
     #[test]

@@ -73,6 +73,10 @@ pub struct Step {
     /// capacity (Gemini's `models.gemini_capacity_fallback`); `None`: no
     /// such retry.
     pub capacity_fallback: Option<String>,
+    /// The model gateway in front of this step's CLI (`--gateway`, the
+    /// agent's or the config's `gateway:`); `None`: the CLI talks to its
+    /// model directly.
+    pub gateway: Option<StepGateway>,
     /// Besides being recoverable, which errors hand on to the next step;
     /// `None` = every recoverable error.
     pub retry_on: Option<RetryOn>,
@@ -142,6 +146,7 @@ impl Step {
             effort: None,
             default_model: None,
             capacity_fallback: None,
+            gateway: None,
             retry_on: None,
             output_schema: None,
             edit_scope: EditScope::Any,
@@ -176,4 +181,24 @@ impl Step {
             None => self.provider.name().to_owned(),
         }
     }
+}
+
+/// What a step's model gateway is started with: the run's limits and
+/// recording, and the config's settings for the step's provider.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepGateway {
+    /// The run's limits on its model use.
+    pub limits: crate::config::GatewayLimits,
+    /// Keep the model calls in the run's folder (`model-calls.jsonl`).
+    pub record_model_calls: bool,
+    /// CA certificates trusted for the upstream besides the system's.
+    pub ca_file: Option<std::path::PathBuf>,
+    /// Time allowed for the upstream's response headers.
+    pub response_timeout: Option<std::time::Duration>,
+    /// The upstream base URL, over the one the CLI would use.
+    pub upstream: Option<String>,
+    /// The variable of agentgate's environment that holds the real key.
+    pub key_env: Option<String>,
+    /// A file that holds the real key.
+    pub key_file: Option<std::path::PathBuf>,
 }
