@@ -165,6 +165,13 @@ pub enum PlanError {
         /// The name asked for.
         model: String,
     },
+    /// `--record-model-calls` or a limit on model use, and no step has a
+    /// gateway to keep or enforce it.
+    #[error("{flag} needs a model gateway: add --gateway (or `gateway:` in the config)")]
+    NeedsGateway {
+        /// The flag, e.g. `--max-model-calls`.
+        flag: &'static str,
+    },
     /// No step of a chain can see the skill: each one's reason.
     #[error("no provider of the run can use skill `{name}`: {reasons}")]
     SkillNowhere {
@@ -186,6 +193,7 @@ impl PlanError {
             PlanError::NoProvider(_) | PlanError::UnknownProvider(_) => "providers",
             PlanError::UnknownAgent { .. } | PlanError::Permissions { .. } => "agents",
             PlanError::UnknownChain { .. } => "chain",
+            PlanError::NeedsGateway { .. } => "gateway",
             PlanError::Cwd { .. } => "cwd",
             PlanError::OutputSchema(_) => "output_schema",
             PlanError::Prompt(e) => e.field(),

@@ -78,6 +78,10 @@ pub struct Plan {
     /// Save each attempt's prompt, redacted, as `prompt.txt` in the run
     /// folder (`--debug-prompt`, `debug_prompt:`).
     pub debug_prompt: bool,
+    /// `gateway.quota_hold_above`: a provider whose wire reported a window
+    /// used above this share is held (recorded exhausted) until the window
+    /// resets.
+    pub quota_hold_above: Option<f64>,
     /// The folder quota errors are written to as files (`quota_inbox:`).
     pub quota_inbox: Option<std::path::PathBuf>,
 }
@@ -103,6 +107,7 @@ impl Plan {
             run_log: None,
             skill: None,
             debug_prompt: false,
+            quota_hold_above: None,
             quota_inbox: None,
         }
     }
@@ -220,6 +225,20 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         }
         warnings.extend(skill_misses.into_iter().map(|m| format!("skipped: {m}")));
     }
+    if !steps.iter().any(|s| s.gateway.is_some()) {
+        let asked = if flags.record_model_calls {
+            Some("--record-model-calls")
+        } else if flags.gateway_limits.any() {
+            Some(
+                "a limit on model use (--max-model-calls, --max-input-tokens, --max-output-tokens, --max-model-time)",
+            )
+        } else {
+            None
+        };
+        if let Some(flag) = asked {
+            return Err(PlanError::NeedsGateway { flag });
+        }
+    }
     // The log file's folder: the flag, else the first agent's, else the
     // file's; its name: the flag's template, else the file's, else the default.
     let first_agent = steps
@@ -266,6 +285,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         run_log,
         skill: flags.skill.as_ref().map(|s| s.name.clone()),
         debug_prompt: flags.debug_prompt || cfg.debug_prompt,
+        quota_hold_above: cfg.gateway.quota_hold_above,
         quota_inbox: cfg.quota_inbox.clone(),
     })
 }
@@ -363,7 +383,9 @@ mod tests {
             );
             let (mut flags, task) = RunRequest::from_json(&body).unwrap().to_flags().unwrap();
             flags.gateway = flag;
-            flags.gateway_limits.max_model_calls = Some(2);
+            if flag == Some(true) || (flag.is_none() && member.contains("codex")) {
+                flags.gateway_limits.max_model_calls = Some(2);
+            }
             plan(&cfg, &flags, task).unwrap().steps[0].gateway.clone()
         };
         let codex = step_gateway(r#""providers": ["codex"]"#, None).expect("on for codex");
@@ -387,6 +409,19 @@ mod tests {
         );
         assert!(step_gateway(r#""agents": ["quiet"]"#, Some(true)).is_some());
         assert_eq!(step_gateway(r#""providers": ["codex"]"#, Some(false)), None);
+        let body = format!(
+            r#"{{"prompt": "p", "providers": ["claude"], "cwd": "{}"}}"#,
+            dir.path().display()
+        );
+        let (mut flags, task) = RunRequest::from_json(&body).unwrap().to_flags().unwrap();
+        flags.record_model_calls = true;
+        let e = plan(&cfg, &flags, task).unwrap_err();
+        assert!(matches!(e, PlanError::NeedsGateway { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .contains("--record-model-calls needs a model gateway"),
+            "{e}"
+        );
     }
 
     #[test]

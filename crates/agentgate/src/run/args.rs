@@ -299,6 +299,8 @@ pub struct Args {
     pub stream: bool,
     #[command(flatten)]
     pub coalesce: super::coalesce::CoalesceArgs,
+    #[command(flatten)]
+    pub gateway: super::gateway_args::GatewayArgs,
     /// What stdout gets: `json`, the envelope (the default), or `text`:
     /// the answer alone and a newline (a failed run prints nothing there,
     /// its error on stderr, and exits with its code). The run is recorded
@@ -511,6 +513,9 @@ impl Args {
             skill: None,
             effort_levels: agentgate_core::EffortLevels::default(),
             debug_prompt: self.debug_prompt,
+            gateway: self.gateway.choice(),
+            record_model_calls: self.gateway.record_model_calls,
+            gateway_limits: self.gateway.limits(),
         }
     }
 

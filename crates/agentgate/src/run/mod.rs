@@ -6,6 +6,7 @@
 mod args;
 mod coalesce;
 mod fallback;
+mod gateway_args;
 mod print;
 mod progress;
 mod request;
