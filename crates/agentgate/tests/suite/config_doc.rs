@@ -34,6 +34,17 @@ const SECTIONS: &[(&str, Option<&str>, &str)] = &[
     ("config.md", Some("### `queue:`"), "queue: {zzz: 1}"),
     ("config.md", Some("### `event_log:`"), "event_log: {zzz: 1}"),
     ("config.md", Some("### `models:`"), "models: {zzz: 1}"),
+    ("config.md", Some("### `gateway:`"), "gateway: {zzz: 1}"),
+    (
+        "config.md",
+        Some("### `gateway:`"),
+        "gateway: {limits: {zzz: 1}}",
+    ),
+    (
+        "config.md",
+        Some("### `gateway:`"),
+        "gateway: {providers: {claude: {zzz: 1}}}",
+    ),
     (
         "config.md",
         Some("### `schedules:`"),
