@@ -124,5 +124,5 @@ pub fn google_retry_delay(v: &Value) -> Option<u64> {
 /// `"30s"`, `"1.5s"`, `"0.2s"` → seconds rounded up.
 fn seconds_of(text: &str) -> Option<u64> {
     let secs: f64 = text.trim().strip_suffix('s')?.parse().ok()?;
-    (secs.is_finite() && secs >= 0.0 && secs < 1e12).then(|| secs.ceil() as u64)
+    (0.0..1e12).contains(&secs).then(|| secs.ceil() as u64)
 }

@@ -77,7 +77,7 @@ fn rfc3339(t: Timestamp) -> Option<String> {
 /// `1 - remaining / limit`.
 fn used(limit: Option<u64>, remaining: Option<u64>) -> Option<f64> {
     let (limit, remaining) = (limit?, remaining?);
-    (limit > 0).then(|| (1.0 - remaining as f64 / limit as f64).clamp(0.0, 1.0))
+    (limit > 0).then(|| limit.saturating_sub(remaining) as f64 / limit as f64)
 }
 
 /// The window called `name` in `windows`, added when new.
@@ -325,7 +325,7 @@ fn retry_after(headers: &HeaderMap, now: Timestamp) -> Option<u64> {
     }
     let value = text(headers, "retry-after")?;
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0 && secs < 1e15).then(|| secs.ceil() as u64);
+        return (0.0..1e15).contains(&secs).then(|| secs.ceil() as u64);
     }
     let at = jiff::fmt::rfc2822::DateTimeParser::new()
         .parse_timestamp(value)
