@@ -7,8 +7,9 @@
 //! reader ([`anthropic`], [`responses`], [`chat`], [`gemini`]). Any other
 //! body is buffered up to [`MAX_JSON_BODY`] and read whole when it ends (a
 //! Gemini `streamGenerateContent` without `alt=sse` is a JSON array of the
-//! same chunks). A body announced as JSON that starts like SSE is read as
-//! SSE.
+//! same chunks). The first byte that is not blank decides: a body
+//! announced as JSON that starts like SSE is read as SSE, and one announced
+//! as SSE that starts with `{` or `[` (an error answered in JSON) as JSON.
 
 mod anthropic;
 mod chat;
@@ -121,7 +122,7 @@ enum ApiReader {
 /// How the body is being read.
 #[derive(Debug)]
 enum Mode {
-    /// Not yet known (a JSON content type, nothing but blanks seen yet).
+    /// Not yet known (nothing but blanks seen yet).
     Undecided,
     Sse(SseReader),
     /// A JSON body, buffered; `None` once it outgrew the bound.
@@ -150,15 +151,10 @@ impl ResponseTap {
             WireApi::OpenaiChat => ApiReader::Chat,
             WireApi::Gemini => ApiReader::Gemini,
         };
-        let mode = if event_stream {
-            Mode::Sse(SseReader::default())
-        } else {
-            Mode::Undecided
-        };
         Self {
             api,
             event_stream,
-            mode,
+            mode: Mode::Undecided,
             reader,
             found: Findings::default(),
             invalid: None,
@@ -170,18 +166,25 @@ impl ResponseTap {
         self.api
     }
 
-    /// Whether the body is being read as an event stream (announced as one,
-    /// or found to be one).
+    /// Whether the body is being read as an event stream (as announced
+    /// until its first byte that is not blank, then as found).
     pub fn is_event_stream(&self) -> bool {
-        self.event_stream || matches!(self.mode, Mode::Sse(_))
+        match self.mode {
+            Mode::Undecided => self.event_stream,
+            Mode::Sse(_) => true,
+            Mode::Json(_) => false,
+        }
     }
 
     /// The next bytes of the body.
     pub fn push(&mut self, chunk: &[u8]) {
         if matches!(self.mode, Mode::Undecided) {
+            // The first byte that is not blank tells a JSON body (an error
+            // answered in JSON under an event-stream type, too) from SSE.
             match chunk.iter().find(|b| !b.is_ascii_whitespace()) {
-                None => return, // blanks before a JSON body mean nothing
+                None => return, // blanks before a body mean nothing
                 Some(b'{' | b'[') => self.mode = Mode::Json(Some(Vec::new())),
+                Some(_) if self.event_stream => self.mode = Mode::Sse(SseReader::default()),
                 Some(b'd' | b'e' | b':') => self.mode = Mode::Sse(SseReader::default()),
                 Some(_) => self.mode = Mode::Json(Some(Vec::new())),
             }

@@ -373,3 +373,16 @@ fn a_huge_line_or_body_is_invalid_and_memory_stays_bounded() {
     );
     assert_eq!(r.usage, None);
 }
+
+#[test]
+fn a_json_error_under_an_event_stream_type_is_read_as_json() {
+    let body = br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    let mut t = ResponseTap::new(WireApi::AnthropicMessages, true);
+    assert!(t.is_event_stream());
+    t.push(b"  ");
+    t.push(body);
+    assert!(!t.is_event_stream());
+    let r = t.finish();
+    assert_eq!(r.api_error.as_deref(), Some("overloaded_error: Overloaded"));
+    assert_eq!(r.invalid, None);
+}
