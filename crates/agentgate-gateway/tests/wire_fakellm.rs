@@ -429,3 +429,91 @@ fn gateway_error_bodies_have_each_apis_shape() {
         }
     }
 }
+
+/// The four turns of the scripts agentgate-providers' decoder tests play
+/// to the real CLIs (`tests/fixtures/decode/scripts/{claude,codex,gemini}.yaml`),
+/// and opencode's one Chat step (`agentgate-core`'s `decode_opencode`).
+const DECODER_SCRIPT: &str = r#"
+turns:
+  - match: {contains: "TURN1"}
+    repeat: true
+    text: "a"
+    usage: {input: 100, output: 8, cache_read: 50, cache_write: 20, reasoning: 5}
+  - match: {contains: "TURN2"}
+    repeat: true
+    text: "b"
+    usage: {input: 200, output: 9, cache_read: 150, cache_write: 0, reasoning: 0}
+  - match: {contains: "TURN3"}
+    repeat: true
+    text: "c"
+    usage: {input: 300, output: 10, cache_read: 250, cache_write: 10, reasoning: 0}
+  - match: {contains: "TURN4"}
+    repeat: true
+    text: "d"
+    usage: {input: 400, output: 12, cache_read: 350, cache_write: 0, reasoning: 4}
+  - match: {contains: "OPENCODE"}
+    repeat: true
+    text: "e"
+    usage: {input: 1000, output: 50, cache_read: 200, cache_write: 30, reasoning: 7}
+"#;
+
+fn add(sum: &mut Usage, u: &Usage) {
+    sum.input_tokens += u.input_tokens;
+    sum.output_tokens += u.output_tokens;
+    sum.cache_read_input_tokens += u.cache_read_input_tokens;
+    sum.cache_creation_input_tokens += u.cache_creation_input_tokens;
+    sum.reasoning_tokens += u.reasoning_tokens;
+    sum.total_tokens += u.total_tokens;
+}
+
+/// (input, cache read, cache write, output, reasoning).
+fn classes(u: &Usage) -> (u64, u64, u64, u64, u64) {
+    (
+        u.input_tokens,
+        u.cache_read_input_tokens,
+        u.cache_creation_input_tokens,
+        u.output_tokens,
+        u.reasoning_tokens,
+    )
+}
+
+#[tokio::test]
+async fn the_wire_sums_what_the_cli_decoders_report_for_the_same_scripts() {
+    let server = FakeLlm::start(
+        "127.0.0.1:0".parse().unwrap(),
+        ServerConfig {
+            script: Script::parse(DECODER_SCRIPT).unwrap(),
+            log_path: None,
+        },
+    )
+    .await
+    .unwrap();
+    // What the decoders' tests assert for the runs of these scripts
+    // (agentgate-providers tests/suite/decode.rs): Claude's billing
+    // `usage(1000, 800, 30, 48)`, Codex's thread totals the same with
+    // `reasoning_tokens: 9`, Gemini's `usage(1030, 800, 0, 48)` with 9
+    // (Gemini states no cache writes: they stay in the prompt).
+    let cli = [
+        (WireApi::AnthropicMessages, (1830, 800, 30, 48, 0)),
+        (WireApi::OpenaiResponses, (1830, 800, 30, 48, 9)),
+        (WireApi::Gemini, (1830, 800, 0, 48, 9)),
+    ];
+    for (api, want) in cli {
+        for stream in [true, false] {
+            let mut sum = Usage::default();
+            for turn in ["TURN1", "TURN2", "TURN3", "TURN4"] {
+                let (_, r) = call(&server, api, stream, turn).await;
+                add(&mut sum, r.usage.as_ref().unwrap());
+            }
+            assert_eq!(classes(&sum), want, "{api:?} stream={stream}");
+            assert_eq!(sum.total_tokens, want.0 + want.3);
+        }
+    }
+    // opencode's step over Chat: `step(1030, 200, 0, 50, 7)`, i.e. input
+    // 1230 with 200 read from the cache, output 57 with 7 of reasoning.
+    for stream in [true, false] {
+        let (_, r) = call(&server, WireApi::OpenaiChat, stream, "OPENCODE").await;
+        assert_eq!(classes(r.usage.as_ref().unwrap()), (1230, 200, 0, 57, 7));
+    }
+    server.shutdown().await.unwrap();
+}
