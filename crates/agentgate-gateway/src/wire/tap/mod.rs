@@ -2,9 +2,9 @@
 //! what a model call reports (model, usage by class, the API's error, the
 //! end record), with bounded memory.
 //!
-//! An event stream goes through [`sse::SseReader`] (only a partial line
+//! An event stream goes through `sse::SseReader` (only a partial line
 //! kept); each event's `data:` is parsed as JSON and handed to the API's
-//! reader ([`anthropic`], [`responses`], [`chat`], [`gemini`]). Any other
+//! reader (`anthropic`, `responses`, `chat`, `gemini`). Any other
 //! body is buffered up to [`MAX_JSON_BODY`] and read whole when it ends (a
 //! Gemini `streamGenerateContent` without `alt=sse` is a JSON array of the
 //! same chunks). The first byte that is not blank decides: a body
@@ -24,7 +24,10 @@ use self::sse::{SseEvent, SseReader, clip};
 use super::error_shape::error_text;
 
 /// The largest non-stream body read for its usage.
-pub(crate) const MAX_JSON_BODY: usize = 32 << 20;
+pub const MAX_JSON_BODY: usize = 32 << 20;
+
+/// The longest SSE line (or one event's data) read.
+pub const MAX_SSE_LINE: usize = sse::MAX_LINE;
 
 /// What a response body said, once it ended.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -120,13 +123,24 @@ enum ApiReader {
 }
 
 /// How the body is being read.
-#[derive(Debug)]
 enum Mode {
     /// Not yet known (nothing but blanks seen yet).
     Undecided,
     Sse(SseReader),
     /// A JSON body, buffered; `None` once it outgrew the bound.
     Json(Option<Vec<u8>>),
+}
+
+impl std::fmt::Debug for Mode {
+    // The buffered body is long and not for logs: its size only.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Undecided => f.write_str("Undecided"),
+            Self::Sse(_) => f.write_str("Sse"),
+            Self::Json(Some(buf)) => write!(f, "Json({} bytes)", buf.len()),
+            Self::Json(None) => f.write_str("Json(over the bound)"),
+        }
+    }
 }
 
 /// Reads a response body as it streams by, chunk by chunk, keeping only
