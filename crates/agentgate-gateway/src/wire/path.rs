@@ -22,12 +22,18 @@ pub fn api_of(path: &str) -> Option<WireApi> {
     if path.ends_with("/chat/completions") {
         return Some(WireApi::OpenaiChat);
     }
+    // `/v1beta/models/<m>:…`, Vertex's `…/publishers/google/models/<m>:…`,
+    // and Code Assist's `/v1internal:…` (Gemini CLI's Google login, the
+    // model in the body).
     let (before, action) = path.rsplit_once(':')?;
     let names_a_model = before
         .rsplit_once("/models/")
         .is_some_and(|(_, m)| !m.is_empty() && !m.contains('/'));
+    let code_assist = before.ends_with("/v1internal");
     match action {
-        "generateContent" | "streamGenerateContent" if names_a_model => Some(WireApi::Gemini),
+        "generateContent" | "streamGenerateContent" if names_a_model || code_assist => {
+            Some(WireApi::Gemini)
+        }
         _ => None,
     }
 }
@@ -45,7 +51,12 @@ pub struct RequestFacts {
 /// Read the facts of a request to `api` at `path` with `body`.
 pub fn request_facts(api: WireApi, path: &str, body: &[u8]) -> RequestFacts {
     if api == WireApi::Gemini {
-        return gemini_facts(path);
+        let mut facts = gemini_facts(path);
+        if facts.model.is_none() {
+            // Code Assist names the model in the body.
+            facts.model = body_model(body).map(|m| m.trim_start_matches("models/").to_owned());
+        }
+        return facts;
     }
     // A body that is not a JSON object gives the defaults.
     let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(body) else {
@@ -59,6 +70,17 @@ pub fn request_facts(api: WireApi, path: &str, body: &[u8]) -> RequestFacts {
             .map(str::to_owned),
         stream: obj.get("stream").and_then(Value::as_bool).unwrap_or(false),
     }
+}
+
+/// The body's `model`, when it is a JSON object naming one.
+fn body_model(body: &[u8]) -> Option<String> {
+    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(body) else {
+        return None;
+    };
+    obj.get("model")
+        .and_then(Value::as_str)
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
 }
 
 /// Gemini names the model and the mode in the path:
@@ -112,6 +134,14 @@ mod tests {
                 Some(WireApi::Gemini),
             ),
             ("/v1beta/models/gemini-2.5-flash:countTokens", None),
+            (
+                "/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:streamGenerateContent",
+                Some(WireApi::Gemini),
+            ),
+            ("/v1internal:streamGenerateContent", Some(WireApi::Gemini)),
+            ("/v1internal:generateContent", Some(WireApi::Gemini)),
+            ("/v1internal:countTokens", None),
+            ("/v1internal:loadCodeAssist", None),
             ("/v1beta/models", None),
             ("/v1/models", None),
             ("/", None),
@@ -162,6 +192,22 @@ mod tests {
                 model: Some("gemini-2.5-pro".into()),
                 stream: false
             }
+        );
+    }
+
+    #[test]
+    fn code_assist_names_the_model_in_the_body() {
+        let body = br#"{"model":"gemini-2.5-pro","project":"p","user_prompt_id":"u","request":{"contents":[]}}"#;
+        assert_eq!(
+            request_facts(WireApi::Gemini, "/v1internal:streamGenerateContent", body),
+            RequestFacts {
+                model: Some("gemini-2.5-pro".into()),
+                stream: true
+            }
+        );
+        assert_eq!(
+            request_facts(WireApi::Gemini, "/v1internal:generateContent", b"{"),
+            RequestFacts::default()
         );
     }
 

@@ -2,7 +2,9 @@
 //! array, or the whole body) may carry `usageMetadata`, cumulative: the
 //! last one stands; `modelVersion` names the model; a candidate's
 //! `finishReason` ends the stream; `{"error":{…}}` carries an error and
-//! maybe a `RetryInfo.retryDelay`.
+//! maybe a `RetryInfo.retryDelay`. Code Assist (Gemini CLI's Google
+//! login, `/v1internal:streamGenerateContent`) wraps each chunk in
+//! `{"response": …}`.
 //!
 //! As agentgate's Gemini decoders count: input = `promptTokenCount`
 //! (cache reads in it) + `toolUsePromptTokenCount`; output =
@@ -14,8 +16,13 @@ use serde_json::Value;
 use super::{Findings, count, usage};
 use crate::wire::error_shape::{error_text, google_retry_delay};
 
-/// One chunk.
+/// One chunk (Code Assist's, Gemini CLI's Google login, wraps it:
+/// `{"response": {…}, "traceId"}`).
 pub(super) fn chunk(found: &mut Findings, v: &Value) {
+    let v = match v.get("response") {
+        Some(inner @ Value::Object(_)) if v.get("error").is_none() => inner,
+        _ => v,
+    };
     if let Some(text) = error_text(v) {
         found.error(text);
         if let Some(secs) = google_retry_delay(v) {

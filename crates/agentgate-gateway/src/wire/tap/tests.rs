@@ -386,3 +386,22 @@ fn a_json_error_under_an_event_stream_type_is_read_as_json() {
     assert_eq!(r.api_error.as_deref(), Some("overloaded_error: Overloaded"));
     assert_eq!(r.invalid, None);
 }
+
+#[test]
+fn code_assist_chunks_are_read_inside_their_envelope() {
+    let usage = json!({"promptTokenCount":40,"cachedContentTokenCount":8,"candidatesTokenCount":5,"thoughtsTokenCount":2,"totalTokenCount":47});
+    let body = sse(&[
+        (
+            None,
+            json!({"response":{"candidates":[{"content":{"role":"model","parts":[{"text":"h"}]}}],"usageMetadata":{"promptTokenCount":40},"modelVersion":"gemini-2.5-pro"},"traceId":"t"}),
+        ),
+        (
+            None,
+            json!({"response":{"candidates":[{"content":{"role":"model","parts":[{"text":"i"}]},"finishReason":"STOP"}],"usageMetadata":usage,"modelVersion":"gemini-2.5-pro"},"traceId":"t"}),
+        ),
+    ]);
+    let r = tap_all(WireApi::Gemini, true, &body);
+    assert_eq!(figures(r.usage.as_ref().unwrap()), [40, 8, 0, 7, 2, 47]);
+    assert_eq!(r.model.as_deref(), Some("gemini-2.5-pro"));
+    assert!(r.complete);
+}
