@@ -10,7 +10,8 @@ use serde::Deserialize;
 /// Headers as a script writes them: `{name: value, ...}`.
 pub type HeadersSpec = BTreeMap<String, HeaderText>;
 
-/// A header value as written: text, or a bare number (`retry-after: 2`).
+/// A header value as written: text, or a bare number (`retry-after: 2`)
+/// or flag, sent as YAML reads it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum HeaderText {
@@ -18,8 +19,10 @@ pub enum HeaderText {
     Text(String),
     /// `2`.
     Integer(i64),
-    /// `0.97` (written as YAML reads it).
+    /// `0.97`.
     Number(f64),
+    /// `true`.
+    Flag(bool),
 }
 
 impl HeaderText {
@@ -29,6 +32,7 @@ impl HeaderText {
             HeaderText::Text(s) => s.clone(),
             HeaderText::Integer(n) => n.to_string(),
             HeaderText::Number(x) => x.to_string(),
+            HeaderText::Flag(b) => b.to_string(),
         }
     }
 }

@@ -35,8 +35,8 @@ pub mod tools;
 
 pub use help::SCRIPT_HELP;
 pub use log::LogEntry;
+pub use replay::Recording;
 pub use request::{Api, ChatRequest, Message, Role, ToolDecl};
 pub use script::{Script, ScriptError};
-pub use replay::Recording;
 pub use server::{Answers, FakeLlm, ServerConfig, ServerOptions};
 pub use tls::Tls;

@@ -41,7 +41,9 @@ pub enum TlsError {
         source: std::io::Error,
     },
     /// The certificate file holds no PEM certificate, or a bad one.
-    #[error("the TLS certificate {path} has no usable PEM certificate (`-----BEGIN CERTIFICATE-----`): {message}")]
+    #[error(
+        "the TLS certificate {path} has no usable PEM certificate (`-----BEGIN CERTIFICATE-----`): {message}"
+    )]
     Certificate {
         /// The file (or `<memory>`).
         path: String,
@@ -147,8 +149,7 @@ pub(crate) async fn serve(
         let service = TowerToHyperService::new(app.clone());
         let watcher = graceful.watcher();
         tokio::spawn(async move {
-            let stream = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await
-            {
+            let stream = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
                 Ok(Ok(stream)) => stream,
                 Ok(Err(e)) => {
                     tracing::debug!("fake-llm: TLS handshake failed: {e}");

@@ -276,7 +276,6 @@ async fn answer_reply(
     }
 }
 
-
 /// The answer to a model request of a replaying server: the next recorded
 /// response of the request's API, a 502 when the recorded call had no
 /// response, a 400 in the API's shape past the end of the recording.
@@ -354,7 +353,11 @@ fn replay_response(shared: &Shared, recorded: replay::RecordedResponse) -> HttpR
             HeaderValue::from_static("application/json"),
         )
     } else {
-        chunks.into_iter().next().unwrap_or_default().into_response()
+        chunks
+            .into_iter()
+            .next()
+            .unwrap_or_default()
+            .into_response()
     };
     *resp.status_mut() = recorded.status;
     let h = resp.headers_mut();

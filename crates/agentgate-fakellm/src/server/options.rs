@@ -63,4 +63,3 @@ impl From<ServerConfig> for ServerOptions {
         }
     }
 }
-

@@ -18,7 +18,12 @@ pub(super) enum Route {
     NotFound,
 }
 
-pub(super) fn route(method: &Method, path: &str, query: Option<&str>, headers: &HeaderMap) -> Route {
+pub(super) fn route(
+    method: &Method,
+    path: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Route {
     let path = path.trim_end_matches('/');
     if path.is_empty() && (method == Method::HEAD || method == Method::GET) {
         return Route::Root;
@@ -81,4 +86,3 @@ pub(super) fn route(method: &Method, path: &str, query: Option<&str>, headers: &
     }
     Route::NotFound
 }
-
