@@ -1,7 +1,9 @@
 //! `agentgate-fakellm`: a scripted model server that speaks the wire
 //! protocols of the Anthropic Messages API, the OpenAI Responses and Chat
 //! Completions APIs and the Gemini API, so that real agent CLIs can run
-//! offline and deterministically against it.
+//! offline and deterministically against it. It plays a [`Script`], or
+//! replays a [`Recording`] of the model gateway; over HTTP, or HTTPS with
+//! a [`Tls`] certificate ([`ServerOptions`]).
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
