@@ -369,6 +369,11 @@ impl Script {
                     "`fail_error` needs `fail: error_event` or `fail: response_failed`".into(),
                 ));
             }
+            if a.fail_error.as_ref().is_some_and(|e| e.headers.is_some()) {
+                return Err(invalid(
+                    "`fail_error` is sent inside the stream and has no headers: give `headers` on the turn".into(),
+                ));
+            }
             if a.fail.is_some() && !has_output {
                 return Err(invalid(
                     "`fail` needs text, thinking or a tool call to break off after".into(),

@@ -176,6 +176,10 @@ fn bad_headers_and_a_split_over_the_cache_write_are_refused_at_load() {
             "`error.headers`",
         ),
         ("turns:\n  - text: a\n    headers: {x-a: [1]}\n", "x-a"),
+        (
+            "turns:\n  - text: [a, b]\n    fail: error_event\n    fail_error: {kind: overloaded, headers: {x-a: b}}\n",
+            "has no headers",
+        ),
     ] {
         let err = Script::parse(yaml).unwrap_err().to_string();
         assert!(err.contains(want), "{yaml:?}: {err}");
