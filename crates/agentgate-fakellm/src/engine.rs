@@ -136,6 +136,7 @@ impl Engine {
             turn: None,
             delay: Duration::ZERO,
             chunk_delay: Duration::ZERO,
+            headers: Vec::new(),
             outcome: Outcome::Respond(Response {
                 text: vec![text],
                 usage,
@@ -183,6 +184,7 @@ impl Engine {
             turn: None,
             delay: Duration::ZERO,
             chunk_delay: Duration::ZERO,
+            headers: Vec::new(),
             outcome,
         }
     }
@@ -194,6 +196,7 @@ impl Engine {
             turn: Some(turn.name.clone()),
             delay: Duration::from_millis(a.delay_ms),
             chunk_delay: Duration::from_millis(a.chunk_delay_ms),
+            headers: turn.headers.clone(),
             outcome,
         }
     }

@@ -32,10 +32,17 @@ canned answer and never use up a turn; the request log marks them `side`.
       chunk_chars: 4                       # or split the text every N characters
       tool_call: {name: shell, command: "echo hello > hello.txt"}
       usage: {input: 120, output: 8, cache_read: 0, cache_write: 0, reasoning: 5}
+      headers:                 # added to the HTTP response (names lower-cased)
+        anthropic-ratelimit-unified-5h-utilization: "0.97"
+        x-ratelimit-remaining-tokens: "10"
     - match: {tool_result: true}
       text: "done: {{tool_output}}"   # the tool results' output, as the client sent it
     - match: {contains: "FAIL"}
       error: {kind: rate_limit, retry_after: 1}   # status/message optional
+    - match: {contains: "LIMIT"}
+      error:
+        kind: rate_limit
+        headers: {retry-after: "2", anthropic-ratelimit-unified-status: rejected}
     - match: {contains: "SLOW"}
       delay_ms: 2000            # wait before answering
       chunk_delay_ms: 100       # wait between streamed chunks
@@ -63,6 +70,17 @@ tokens. Each API gets them in its own fields (OpenAI input_tokens =
 input + cache_read + cache_write, output_tokens includes reasoning;
 Anthropic output_tokens includes thinking; Gemini thoughtsTokenCount apart).
 Without `usage` the figures are estimated at four characters a token.
+`cache_write_1h: N` is the part of `cache_write` written with a 1-hour TTL
+(at most `cache_write`): Anthropic reports `cache_creation:
+{ephemeral_5m_input_tokens: cache_write - N, ephemeral_1h_input_tokens: N}`
+in its usage (streamed and not); the other APIs have no TTL split.
+
+Headers: `headers: {name: value, ...}` on a turn adds them to its HTTP
+response (streamed or not, or its error); on an `error:` to the error
+response, after the turn's. They replace the server's own of the same name
+(an error's `retry-after` over `retry_after:`). Names and values are checked
+at load; the framing headers (content-length, transfer-encoding, connection,
+...) cannot be scripted.
 
 Broken streams (`fail:`), each after the first content frame (first text
 chunk, thinking or tool call):
@@ -101,5 +119,21 @@ ENDPOINTS
 
 REQUEST LOG (--log FILE): one JSON object per request with n, ts, method,
 path, api, model, stream, tools (declared names), messages (role, text,
-tool_calls, tool_results, thinking), side, turn, outcome, status.
+tool_calls, tool_results, thinking), side, turn, replayed_call, outcome,
+status.
+
+REPLAY (--replay FILE, instead of --script): FILE is a gateway recording,
+the `model-calls.jsonl` of a run made with `agentgate run --gateway
+--record-model-calls`. The n-th model request of an API (Anthropic Messages,
+Responses, Chat Completions, Gemini) gets the n-th recorded call of that API
+(in call order): its status, headers (not the framing ones) and body, an
+event stream sent event by event (split at blank lines). A call recorded
+cut short is cut again after its body; one recorded without a response gets
+HTTP 502. A request past the recording gets HTTP 400 in the API's own error
+shape naming the recording. Token counts and model lists are answered as
+usual. A malformed line is refused at start with its line number.
+
+HTTPS (--tls-cert FILE --tls-key FILE): PEM certificate chain and private
+key; the printed URL is then https://127.0.0.1:PORT. Unreadable or
+mismatched files are refused at start.
 "#;

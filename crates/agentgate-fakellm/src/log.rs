@@ -52,7 +52,12 @@ pub struct LogEntry {
     /// The scripted turn that answered it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn: Option<String>,
-    /// What the server did: `respond`, `error`, `hang`, `bad_request`, `not_found`, `info`.
+    /// The recorded call that answered it (its `call` number), when the
+    /// server replays a recording.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replayed_call: Option<u64>,
+    /// What the server did: `respond`, `replay`, `error`, `hang`,
+    /// `bad_request`, `not_found`, `info`.
     pub outcome: &'static str,
     /// The HTTP status sent (absent for a hang).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use axum::http::{HeaderName, HeaderValue};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -33,12 +34,25 @@ pub struct Usage {
     /// Prompt tokens written to the cache.
     #[serde(default)]
     pub cache_write: u64,
+    /// The part of `cache_write` written with a 1-hour TTL (the rest has
+    /// the 5-minute one); only Anthropic reports the split.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_1h: u64,
     /// Reasoning (thinking) tokens.
     #[serde(default)]
     pub reasoning: u64,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl Usage {
+    /// The part of `cache_write` written with the 5-minute TTL.
+    pub fn cache_write_5m(&self) -> u64 {
+        self.cache_write.saturating_sub(self.cache_write_1h)
+    }
+
     /// All prompt tokens: uncached + cache read + cache write.
     pub fn prompt_total(&self) -> u64 {
         self.input + self.cache_read + self.cache_write
@@ -192,6 +206,9 @@ pub struct Reply {
     pub delay: Duration,
     /// Wait this long between streamed frames.
     pub chunk_delay: Duration,
+    /// Headers the script adds to the HTTP response (after the server's
+    /// own, so a scripted one replaces a default of the same name).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
     /// What to send.
     pub outcome: Outcome,
 }

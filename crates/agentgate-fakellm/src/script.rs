@@ -9,6 +9,9 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
 
+use axum::http::{HeaderName, HeaderValue};
+
+use crate::headers::{self, HeadersSpec};
 use crate::reply::{ErrorKind, Usage};
 use crate::request::Api;
 
@@ -46,6 +49,9 @@ pub struct Turn {
     pub matcher: Matcher,
     /// How many requests the turn answers; `None` = unlimited.
     pub times: Option<u32>,
+    /// The headers its response carries: the turn's `headers`, then its
+    /// `error`'s (checked at load).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
     /// What it answers.
     pub action: TurnSpec,
 }
@@ -158,6 +164,9 @@ pub struct TurnSpec {
     /// Never answer (`true` or `before`), or stop part way (`mid_stream`).
     #[serde(default)]
     pub hang: Option<HangSpec>,
+    /// Headers added to the HTTP response (rate-limit headers, ...).
+    #[serde(default)]
+    pub headers: Option<HeadersSpec>,
 }
 
 /// Answer text: one string or explicit chunks.
@@ -199,6 +208,9 @@ pub struct ErrorSpec {
     /// Seconds for a `retry-after` header.
     #[serde(default)]
     pub retry_after: Option<u64>,
+    /// Headers added to the error response (after the turn's).
+    #[serde(default)]
+    pub headers: Option<HeadersSpec>,
 }
 
 /// How a stream fails, after its first content frame.
@@ -357,6 +369,11 @@ impl Script {
                     "`fail_error` needs `fail: error_event` or `fail: response_failed`".into(),
                 ));
             }
+            if a.fail_error.as_ref().is_some_and(|e| e.headers.is_some()) {
+                return Err(invalid(
+                    "`fail_error` is sent inside the stream and has no headers: give `headers` on the turn".into(),
+                ));
+            }
             if a.fail.is_some() && !has_output {
                 return Err(invalid(
                     "`fail` needs text, thinking or a tool call to break off after".into(),
@@ -378,6 +395,21 @@ impl Script {
                     )));
                 }
             }
+            if let Some(u) = &a.usage
+                && u.cache_write_1h > u.cache_write
+            {
+                return Err(invalid(format!(
+                    "`usage.cache_write_1h` ({}) is more than `cache_write` ({}): it is the part of the cache write with a 1-hour TTL",
+                    u.cache_write_1h, u.cache_write
+                )));
+            }
+            let mut response_headers = match &a.headers {
+                Some(h) => headers::checked(h, "headers").map_err(invalid)?,
+                None => Vec::new(),
+            };
+            if let Some(h) = a.error.as_ref().and_then(|e| e.headers.as_ref()) {
+                response_headers.extend(headers::checked(h, "error.headers").map_err(invalid)?);
+            }
             if t.repeat && t.times.is_some() {
                 return Err(invalid("give `times` or `repeat`, not both".into()));
             }
@@ -394,6 +426,7 @@ impl Script {
                 } else {
                     Some(t.times.unwrap_or(1))
                 },
+                headers: response_headers,
                 action: t,
             });
         }
@@ -485,6 +518,7 @@ turns:
                 output: 2,
                 cache_read: 3,
                 cache_write: 4,
+                cache_write_1h: 0,
                 reasoning: 5
             })
         );

@@ -104,6 +104,10 @@ fn usage_json(resp: &Response) -> Value {
         "input_tokens": u.input,
         "cache_creation_input_tokens": u.cache_write,
         "cache_read_input_tokens": u.cache_read,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": u.cache_write_5m(),
+            "ephemeral_1h_input_tokens": u.cache_write_1h,
+        },
         "output_tokens": u.output_with_reasoning(),
     })
 }

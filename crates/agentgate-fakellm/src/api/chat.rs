@@ -521,6 +521,7 @@ mod tests {
             cache_read: 30,
             cache_write: 5,
             reasoning: 7,
+            cache_write_1h: 0,
         }
     }
 

@@ -547,6 +547,7 @@ mod tests {
             cache_read: 20,
             cache_write: 10,
             reasoning: 3,
+            cache_write_1h: 0,
         }
     }
 

@@ -722,6 +722,7 @@ mod tests {
             cache_read: 40,
             cache_write: 0,
             reasoning: 3,
+            cache_write_1h: 0,
         }
     }
 
@@ -1323,6 +1324,7 @@ mod tests {
                 cache_read: 2,
                 cache_write: 3,
                 reasoning: 4,
+                cache_write_1h: 0,
             },
             cut: None,
             id: "resp_n".into(),
@@ -1419,7 +1421,8 @@ mod tests {
                 output: 9,
                 cache_read: 0,
                 cache_write: 0,
-                reasoning: 0
+                reasoning: 0,
+                cache_write_1h: 0
             }),
             json!({"input_tokens": 9510, "input_tokens_details": {"cached_tokens": 0},
                    "output_tokens": 9, "output_tokens_details": {"reasoning_tokens": 0},

@@ -170,7 +170,8 @@ async fn anthropic_stream_frames_thinking_text_tool_call_and_usage() {
     assert_eq!(frames[12].1["delta"]["stop_reason"], "tool_use");
     assert_eq!(
         frames[12].1["usage"],
-        json!({"input_tokens": 100, "cache_read_input_tokens": 20, "cache_creation_input_tokens": 5, "output_tokens": 17})
+        json!({"input_tokens": 100, "cache_read_input_tokens": 20, "cache_creation_input_tokens": 5,
+            "cache_creation": {"ephemeral_5m_input_tokens": 5, "ephemeral_1h_input_tokens": 0}, "output_tokens": 17})
     );
 }
 

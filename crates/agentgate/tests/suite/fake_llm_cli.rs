@@ -1,5 +1,6 @@
-//! `agentgate fake-llm` as a command: the URL line, the bound, `--check`,
-//! and `--help`.
+//! `agentgate fake-llm` as a command: the URL line, the bound, `--check`
+//! (of a script, a recording, TLS files), the flags that exclude or need
+//! each other, and `--help`.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -87,6 +88,71 @@ fn check_accepts_a_good_script_and_names_the_bad_key_and_line() {
 }
 
 #[test]
+fn a_recording_and_tls_files_are_checked_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = r#"{"v":1,"call":1,"api":"openai_chat","method":"POST","path":"/v1/chat/completions","query":null,"request":{"headers":{},"body":"{}"},"response":{"status":200,"headers":{"content-type":"application/json"},"body":"{}"}}"#;
+    let recording = dir.path().join("model-calls.jsonl");
+    std::fs::write(&recording, format!("{good}\n")).unwrap();
+    let mut cmd = agentgate();
+    cmd.args(["fake-llm", "--check", "--replay"])
+        .arg(&recording);
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    assert_eq!(run.stdout.trim(), "recording ok: 1 call(s)");
+
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, format!("{good}\n{{\"v\":1}}\n")).unwrap();
+    let mut cmd = agentgate();
+    cmd.args(["fake-llm", "--replay"]).arg(&bad);
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    assert!(run.stderr.contains("bad.jsonl: line 2:"), "{}", run.stderr);
+    assert!(
+        run.stdout.is_empty(),
+        "no URL for a bad recording: {}",
+        run.stdout
+    );
+
+    // --replay and --script exclude each other; --tls-cert needs --tls-key.
+    let script = dir.path().join("s.yaml");
+    std::fs::write(&script, "turns: []\n").unwrap();
+    let mut cmd = agentgate();
+    cmd.args(["fake-llm", "--check", "--replay"])
+        .arg(&recording)
+        .arg("--script")
+        .arg(&script);
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+    let not_pem = dir.path().join("cert.pem");
+    std::fs::write(&not_pem, "not a certificate\n").unwrap();
+    let mut cmd = agentgate();
+    cmd.args(["fake-llm", "--check", "--tls-cert"])
+        .arg(&not_pem);
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    assert!(run.stderr.contains("--tls-key"), "{}", run.stderr);
+
+    // A certificate file without a certificate is named at start.
+    let mut cmd = agentgate();
+    cmd.args(["fake-llm", "--tls-cert"])
+        .arg(&not_pem)
+        .arg("--tls-key")
+        .arg(&not_pem);
+    let run = run_bounded(cmd, Duration::from_secs(30));
+    assert_eq!(run.code, Some(2), "{}", run.all_output());
+    assert!(
+        run.stderr.contains(&format!(
+            "the TLS certificate {} has no usable PEM certificate",
+            not_pem.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+#[test]
 fn help_documents_the_script_format() {
     let mut cmd = agentgate();
     cmd.args(["fake-llm", "--help"]);
@@ -100,6 +166,11 @@ fn help_documents_the_script_format() {
         "hang",
         "--max-seconds",
         "REQUEST LOG",
+        "--replay",
+        "--tls-cert",
+        "cache_write_1h",
+        "headers:",
+        "REPLAY",
     ] {
         assert!(run.stdout.contains(needle), "--help lacks {needle}");
     }
