@@ -37,6 +37,18 @@ pub struct Args {
     /// The PEM private key of --tls-cert.
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// Answer a model request that does not carry this API key (in
+    /// `x-api-key`, `authorization: Bearer`, `x-goog-api-key` or `?key=`)
+    /// with HTTP 401 in its API's shape, as a real API does (e.g. to check
+    /// that a gateway puts the real key on the calls of a CLI that holds
+    /// only a stub). Also AGENTGATE_FAKE_LLM_KEY.
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "AGENTGATE_FAKE_LLM_KEY",
+        hide_env_values = true
+    )]
+    require_key: Option<String>,
     /// Append one JSON line per request to this file.
     #[arg(long, short = 'l')]
     log: Option<PathBuf>,
@@ -78,6 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         answers,
         log_path: args.log.clone(),
         tls,
+        require_key: args.require_key.clone(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

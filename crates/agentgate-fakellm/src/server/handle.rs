@@ -120,6 +120,21 @@ pub(super) async fn handle(
             }
         }
         Route::Model(api, path) => {
+            if let Some(wrong) = key_refused(&shared, &headers, uri.query()) {
+                entry.api = Some(api);
+                entry.outcome = "unauthorized";
+                entry.status = Some(401);
+                entry.error = Some(wrong.to_owned());
+                shared.log.record(entry);
+                let err = ErrorReply {
+                    kind: ErrorKind::Auth,
+                    status: 401,
+                    message: Some(format!("fake-llm: {wrong}")),
+                    retry_after: None,
+                    model: String::new(),
+                };
+                return json_response(StatusCode::UNAUTHORIZED, error_body(api, &err), None);
+            }
             let value = match parse_body(&body) {
                 Ok(v) => v,
                 Err(e) => return bad_request(&shared, entry, e),
@@ -152,6 +167,31 @@ pub(super) async fn handle(
             entry.turn = reply.turn.clone();
             answer(shared, entry, req, reply).await
         }
+    }
+}
+
+/// Why a model request is refused for its key (`--require-key`): `None`
+/// when it carries the required key, or when none is required.
+fn key_refused(shared: &Shared, headers: &HeaderMap, query: Option<&str>) -> Option<&'static str> {
+    let required = shared.require_key.as_deref()?;
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let bearer = header("authorization").and_then(|v| v.strip_prefix("Bearer "));
+    let in_query = query.and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("key=")));
+    let given: Vec<&str> = [
+        header("x-api-key"),
+        bearer,
+        header("x-goog-api-key"),
+        in_query,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if given.is_empty() {
+        Some("the request carries no API key")
+    } else if given.contains(&required) {
+        None
+    } else {
+        Some("invalid API key")
     }
 }
 

@@ -52,6 +52,10 @@ pub struct ServerOptions {
     pub log_path: Option<PathBuf>,
     /// Serve HTTPS with this certificate and key (plain HTTP when `None`).
     pub tls: Option<Tls>,
+    /// Answer a model request that does not carry this API key (in
+    /// `x-api-key`, `authorization: Bearer`, `x-goog-api-key` or the query's
+    /// `key=`) with 401 in its API's shape, as a real API does.
+    pub require_key: Option<String>,
 }
 
 impl From<ServerConfig> for ServerOptions {
@@ -60,6 +64,7 @@ impl From<ServerConfig> for ServerOptions {
             answers: Answers::Script(config.script),
             log_path: config.log_path,
             tls: None,
+            require_key: None,
         }
     }
 }

@@ -20,6 +20,7 @@ pub struct Shared {
     pub(super) engine: Engine,
     pub(super) replay: Option<Replay>,
     pub(super) log: RequestLog,
+    pub(super) require_key: Option<String>,
     counter: AtomicU64,
     stop: watch::Sender<bool>,
 }
@@ -37,6 +38,7 @@ impl Shared {
             engine: Engine::new(script),
             replay,
             log: RequestLog::open(options.log_path.as_deref())?,
+            require_key: options.require_key,
             counter: AtomicU64::new(0),
             stop: watch::channel(false).0,
         }))

@@ -53,6 +53,7 @@ fn state(text: &str, log: Option<std::path::PathBuf>) -> Arc<Shared> {
         answers: Answers::Replay(Recording::parse(text, "model-calls.jsonl").unwrap()),
         log_path: log,
         tls: None,
+        require_key: None,
     })
     .unwrap()
 }
