@@ -11,7 +11,6 @@
 //! `cargo run --release -p agentgate-gateway --example bench_gateway [-- CALLS]`
 #![expect(
     clippy::unwrap_used,
-    clippy::expect_used,
     reason = "a bench program: a failure ends it with its message"
 )]
 
@@ -233,9 +232,9 @@ async fn start_upstream() -> String {
 }
 
 /// Await every response future at once (the 200 streams open together).
-async fn futures_join<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output>
+async fn futures_join<F>(futures: Vec<F>) -> Vec<F::Output>
 where
-    F: Send + 'static,
+    F: std::future::Future + Send + 'static,
     F::Output: Send + 'static,
 {
     let handles: Vec<_> = futures.into_iter().map(tokio::spawn).collect();

@@ -46,6 +46,10 @@ pub(crate) struct CallTrack {
     pub arrived: Instant,
     /// Its request, when the run records.
     pub record: Option<RecordedCall>,
+    /// Its event was sent (set by the `end_*` methods; a track dropped
+    /// without it, because the CLI went away before the answer, still
+    /// sends one).
+    pub ended: bool,
 }
 
 impl CallTrack {
@@ -142,6 +146,7 @@ impl CallTrack {
     }
 
     fn send(&mut self, event: ModelCallEvent, response: Option<RecordedResponse>) {
+        self.ended = true;
         if let (Some(recorder), Some(mut call)) = (&self.shared.recorder, self.record.take()) {
             call.response = response;
             recorder.record(call);
@@ -155,6 +160,18 @@ impl CallTrack {
         );
         // The run may have stopped listening; the call still ended.
         let _ = self.shared.notices.send(GatewayNotice::Call(event));
+    }
+}
+
+impl Drop for CallTrack {
+    fn drop(&mut self) {
+        if !self.ended {
+            let latency = self.arrived.elapsed();
+            self.shared.ledger.end_call(None, latency);
+            let mut event = self.event(latency);
+            event.error = Some("the CLI closed the connection before the response came".to_owned());
+            self.send(event, None);
+        }
     }
 }
 

@@ -326,6 +326,7 @@ fn new_track(
         request_bytes,
         arrived,
         record,
+        ended: false,
     }
 }
 
@@ -382,11 +383,16 @@ fn plain(status: StatusCode, text: &'static str) -> Response<GatewayBody> {
     )
 }
 
-/// The path after `/<secret>` (empty or from a `/`); `None` when the path
-/// is not the run's.
+/// The path after `/<secret>` (empty or from one `/`: a base URL joined
+/// with a doubled slash loses it); `None` when the path is not the run's.
 fn strip_secret<'a>(prefix: &str, path: &'a str) -> Option<&'a str> {
     let rest = path.strip_prefix(prefix)?;
-    (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+    if rest.is_empty() {
+        return Some(rest);
+    }
+    let bare = rest.trim_start_matches('/');
+    let slashes = rest.len() - bare.len();
+    (slashes > 0).then(|| &rest[slashes - 1..])
 }
 
 /// The path as is (the query is kept apart already).
@@ -458,6 +464,10 @@ mod tests {
             Some("/v1/messages")
         );
         assert_eq!(strip_secret("/abc", "/abc"), Some(""));
+        assert_eq!(
+            strip_secret("/abc", "/abc//v1/messages"),
+            Some("/v1/messages")
+        );
         assert_eq!(strip_secret("/abc", "/abcd/v1"), None);
         assert_eq!(strip_secret("/abc", "/v1/messages"), None);
     }

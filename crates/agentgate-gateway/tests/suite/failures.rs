@@ -242,3 +242,43 @@ async fn garbage_from_the_cli_gets_400_and_the_gateway_goes_on() {
     assert_eq!(status, StatusCode::OK);
     assert!(upstream.seen().len() == 1);
 }
+
+#[tokio::test]
+async fn a_cli_that_goes_away_before_the_answer_still_leaves_an_event() {
+    let addr = silent_upstream().await;
+    let mut gw = Gw::start(GatewayConfig::new(
+        format!("http://{addr}"),
+        KeyMode::Passthrough,
+    ))
+    .await;
+    let gateway = gw
+        .gateway
+        .base_url()
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let path = gw
+        .url("/v1/messages")
+        .split_once(&gateway)
+        .unwrap()
+        .1
+        .to_owned();
+    let mut stream = TcpStream::connect(&gateway).await.unwrap();
+    let raw = format!(
+        "POST {path} HTTP/1.1\r\nhost: {gateway}\r\ncontent-length: {}\r\n\r\n{ANTHROPIC_STREAM}",
+        ANTHROPIC_STREAM.len()
+    );
+    stream.write_all(raw.as_bytes()).await.unwrap();
+    // Gone before any answer (the upstream never gives one).
+    drop(stream);
+    let event = gw.call().await;
+    assert_eq!(event.status, None);
+    assert!(
+        event
+            .error
+            .unwrap()
+            .contains("the CLI closed the connection")
+    );
+}
