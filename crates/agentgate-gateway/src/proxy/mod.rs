@@ -7,13 +7,15 @@
 //! upstream over a pooled HTTP/1.1 client ([`upstream`]: plain TCP, TLS
 //! from [`tls`], or through a proxy from [`proxy_connect`]). The response
 //! comes back frame by frame through [`tapped_body`], which feeds the wire
-//! tap and, when the body ends, sends the call's [`GatewayNotice`] and its
-//! line of the recording ([`record`]). [`listener`] accepts connections and
-//! drains them on shutdown.
+//! tap; when the body ends (or fails, or the CLI goes away) the call's
+//! [`call::CallTrack`] sends its [`GatewayNotice`], adds to the totals and
+//! writes its line of the recording ([`record`]). [`listener`] accepts
+//! connections and drains them on shutdown.
 //!
-//! Imports inside go one way: `listener` → `forward` → (`keys`, `limits`,
-//! `tapped_body`, `upstream`) → (`notice`, `record`, `tls`,
-//! `proxy_connect`); `mod.rs` holds the shared state and the public face.
+//! Imports inside go one way: `listener` → `forward` → (`keys`,
+//! `tapped_body` → `call`, `upstream`) → (`limits`, `notice`, `record`,
+//! `tls`, `proxy_connect`); `mod.rs` holds the shared state ([`Shared`])
+//! and the public face.
 
 mod call;
 mod forward;
