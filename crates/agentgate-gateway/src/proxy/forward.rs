@@ -226,6 +226,9 @@ async fn forward(
         header::ACCEPT_ENCODING,
         HeaderValue::from_static("identity"),
     );
+    if let Some(authorization) = upstream.proxy_authorization() {
+        headers.insert(header::PROXY_AUTHORIZATION, authorization.clone());
+    }
     let mut outgoing = Request::new(Full::new(body));
     *outgoing.method_mut() = parts.method;
     *outgoing.uri_mut() = uri;

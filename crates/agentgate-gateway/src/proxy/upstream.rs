@@ -42,6 +42,9 @@ pub(crate) struct Upstream {
     origin: String,
     /// The URL's path without its trailing `/` (`""` for none).
     base_path: String,
+    /// `Proxy-Authorization` for each request, when an `http://` upstream
+    /// goes through a proxy that wants it (a tunnel sends it in CONNECT).
+    proxy_authorization: Option<http::HeaderValue>,
     client: UpstreamClient,
 }
 
@@ -83,6 +86,10 @@ impl Upstream {
         if let Some(route) = &proxy {
             tracing::debug!(proxy = %format!("{}:{}", route.host, route.port), "gateway: upstream through a proxy");
         }
+        let proxy_authorization = match (&proxy, scheme) {
+            (Some(route), "http") => route.authorization.clone(),
+            _ => None,
+        };
         let connector = Connector {
             tls,
             proxy: proxy.map(Arc::new),
@@ -95,6 +102,7 @@ impl Upstream {
             authority: authority.as_str().to_owned(),
             origin: format!("{scheme}://{host}:{port}"),
             base_path: uri.path().trim_end_matches('/').to_owned(),
+            proxy_authorization,
             client,
         })
     }
@@ -125,6 +133,12 @@ impl Upstream {
             .authority(self.authority.as_str())
             .path_and_query(path_and_query)
             .build()
+    }
+
+    /// The `Proxy-Authorization` each request carries (a plain `http://`
+    /// upstream through a proxy with a user).
+    pub fn proxy_authorization(&self) -> Option<&http::HeaderValue> {
+        self.proxy_authorization.as_ref()
     }
 
     /// The pooled client.

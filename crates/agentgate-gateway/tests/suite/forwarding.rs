@@ -113,3 +113,22 @@ async fn a_streamed_model_call_through_the_model_api_comes_back_whole_and_become
     let summary = gw.gateway.shutdown().await;
     assert_eq!((summary.model_calls, summary.refused_calls), (1, 0));
 }
+
+#[tokio::test]
+async fn an_error_status_passes_through_and_its_event_comes_when_its_body_ends() {
+    const TOO_MANY: &str = "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: 7\r\ncontent-length: 74\r\n\r\n{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}";
+    let upstream = RawUpstream::start(TOO_MANY).await;
+    let mut gw = Gw::start(GatewayConfig::new(upstream.url(), KeyMode::Passthrough)).await;
+    let (status, headers, body) = send(request(
+        &gw.url("/v1/messages"),
+        &[],
+        Some(ANTHROPIC_STREAM),
+    ))
+    .await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(headers["retry-after"], "7");
+    assert!(String::from_utf8_lossy(&body).contains("slow down"));
+    let event = gw.call().await;
+    assert_eq!(event.status, Some(429));
+    assert_eq!(event.response_bytes, body.len() as u64);
+}

@@ -78,7 +78,8 @@ async fn an_https_upstream_is_reached_through_the_connect_proxy() {
 async fn an_http_upstream_goes_to_the_http_proxy_in_absolute_form() {
     let proxy = RawUpstream::start(OK_JSON).await;
     let mut cfg = GatewayConfig::new("http://upstream.test:8080/v1", KeyMode::Passthrough);
-    cfg.proxy_env = env(&[("http_proxy", proxy.url())]);
+    let with_user = proxy.url().replace("http://", "http://user:pa55@");
+    cfg.proxy_env = env(&[("http_proxy", with_user)]);
     let gw = Gw::start(cfg).await;
     let (status, _, _) = send(request(&gw.url("/models?a=b"), &[], None)).await;
     assert_eq!(status, StatusCode::OK);
@@ -90,6 +91,11 @@ async fn an_http_upstream_goes_to_the_http_proxy_in_absolute_form() {
             .starts_with("GET http://upstream.test:8080/v1/models?a=b HTTP/1.1\r\n"),
         "{}",
         seen[0].head
+    );
+    let head = seen[0].head.to_ascii_lowercase();
+    assert!(
+        head.contains("proxy-authorization: basic dxnlcjpwytu1\r\n"),
+        "{head}"
     );
 }
 
