@@ -24,3 +24,4 @@ pub mod proxy;
 pub mod wire;
 
 pub use config::{CallLimits, GatewayConfig, KeyMode};
+pub use proxy::{Gateway, GatewayError, GatewayNotice, GatewaySummary};

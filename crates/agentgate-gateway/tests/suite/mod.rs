@@ -1,0 +1,12 @@
+//! One module per subject; `support` holds the clients, the servers and
+//! the waits they share.
+
+mod failures;
+mod forwarding;
+mod keys;
+mod limits;
+mod proxies;
+mod recording;
+mod streaming;
+mod support;
+mod tls;
