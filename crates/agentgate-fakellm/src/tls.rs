@@ -135,7 +135,11 @@ pub(crate) async fn serve(
     loop {
         let tcp = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((tcp, _)) => tcp,
+                Ok((tcp, _)) => {
+                    // No Nagle delay, as over plain HTTP.
+                    let _ = tcp.set_nodelay(true);
+                    tcp
+                }
                 Err(e) => {
                     // Out of file descriptors and the like: wait, not spin.
                     tracing::warn!("fake-llm: accept failed: {e}");

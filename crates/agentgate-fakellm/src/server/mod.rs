@@ -52,6 +52,13 @@ impl FakeLlm {
         let stopped = shared.until_shutdown();
         let task = match tls {
             None => tokio::spawn(async move {
+                use axum::serve::ListenerExt;
+                // No Nagle delay: a streamed frame goes out as it is written
+                // (a first frame would otherwise often wait ~40 ms for the
+                // client's delayed ACK).
+                let listener = listener.tap_io(|tcp| {
+                    let _ = tcp.set_nodelay(true);
+                });
                 axum::serve(listener, app)
                     .with_graceful_shutdown(stopped)
                     .await
