@@ -2,10 +2,10 @@
 //! model provider (`model_provider`, a profile's first; the built-in
 //! `openai` by default). The built-in one goes to `openai_base_url`, else
 //! `https://api.openai.com/v1`, or with a ChatGPT login
-//! `https://chatgpt.com/backend-api/codex`; its key is `CODEX_API_KEY`
-//! (`codex exec` 0.169 does not read `OPENAI_API_KEY` itself: agentgate's
-//! gateway uses it and gives Codex `CODEX_API_KEY`) or the login in
-//! `auth.json`. A `[model_providers.X]` table gives `base_url`, `env_key`
+//! `https://chatgpt.com/backend-api/codex`; its credential is
+//! `CODEX_API_KEY`, else the login in `auth.json`, else `OPENAI_API_KEY`
+//! (which `codex exec` 0.169 does not read itself: agentgate's gateway
+//! uses it and gives Codex the stub in `CODEX_API_KEY`). A `[model_providers.X]` table gives `base_url`, `env_key`
 //! and `wire_api` (`responses` unless `chat`).
 //!
 //! Pointed with `-c openai_base_url=...` for the built-in provider (Codex
@@ -74,30 +74,45 @@ fn builtin(
 ) -> Result<UpstreamPlan, RouteError> {
     let configured = config.get("openai_base_url").and_then(Value::as_str);
     let mut notes = Vec::new();
-    let mut key =
-        keys::from_overrides(input)?.or_else(|| keys::from_env(input.env, &[CODEX_API_KEY]));
-    if key.is_none()
-        && let Some(k) = keys::from_env(input.env, &[OPENAI_API_KEY])
-    {
-        notes.push(format!(
-            "the key is {OPENAI_API_KEY}, which `codex exec` does not read itself: behind the gateway Codex gets the stub in {CODEX_API_KEY}"
-        ));
-        key = Some(k);
-    }
     let mut default_upstream = API_UPSTREAM;
-    let key = match key {
+    // What Codex itself would use first: CODEX_API_KEY, then its login;
+    // OPENAI_API_KEY last (Codex alone would run without a credential).
+    let key = match keys::from_overrides(input)?
+        .or_else(|| keys::from_env(input.env, &[CODEX_API_KEY]))
+    {
         Some(k) => k,
-        None => {
-            let (login, chatgpt) = auth_json_login(input, home)?;
-            if chatgpt {
+        None => match auth_json_login(input, home)? {
+            Some((login, true)) => {
                 default_upstream = CHATGPT_UPSTREAM;
-            } else {
+                login
+            }
+            Some((login, false)) => {
                 notes.push(
                     "the API key stays in Codex's auth.json, where the agent can read it: give it in CODEX_API_KEY instead for the gateway to hold it".into(),
                 );
+                login
             }
-            login
-        }
+            None => match keys::from_env(input.env, &[OPENAI_API_KEY]) {
+                Some(k) => {
+                    notes.push(format!(
+                        "the key is {OPENAI_API_KEY}, which `codex exec` does not read itself: behind the gateway Codex gets the stub in {CODEX_API_KEY}"
+                    ));
+                    k
+                }
+                None => {
+                    return Err(RouteError::unsupported(
+                        input.provider,
+                        format!(
+                            "no credential found: {CODEX_API_KEY} and {OPENAI_API_KEY} are not set and there is no login in {} (log in, set one, or name the key in the config)",
+                            home.map_or("CODEX_HOME".into(), |h| h
+                                .join("auth.json")
+                                .display()
+                                .to_string())
+                        ),
+                    ));
+                }
+            },
+        },
     };
     if configured.is_some() {
         notes.push("upstream from openai_base_url in config.toml".into());
@@ -114,43 +129,36 @@ fn builtin(
     })
 }
 
-/// The login of `auth.json`, and whether it is a ChatGPT one.
+/// The login of `auth.json`, and whether it is a ChatGPT one; `None`
+/// without the file.
 fn auth_json_login(
     input: &PlanInput<'_>,
     home: Option<&Path>,
-) -> Result<(UpstreamKey, bool), RouteError> {
-    let file = home.map(|h| h.join("auth.json"));
-    let auth = match &file {
-        Some(f) => keys::read_json(input.provider, f)?,
+) -> Result<Option<(UpstreamKey, bool)>, RouteError> {
+    let auth = match home.map(|h| h.join("auth.json")) {
+        Some(f) => keys::read_json(input.provider, &f)?,
         None => None,
     };
     let Some(auth) = auth else {
-        return Err(RouteError::unsupported(
-            input.provider,
-            format!(
-                "no credential found: {CODEX_API_KEY} and {OPENAI_API_KEY} are not set and there is no login{} (log in, set one, or name the key in the config)",
-                file.map(|f| format!(" in {}", f.display()))
-                    .unwrap_or_default()
-            ),
-        ));
+        return Ok(None);
     };
     let mode = auth.get("auth_mode").and_then(|m| m.as_str());
     let has_tokens = auth.get("tokens").is_some_and(|t| !t.is_null());
     if mode.is_some_and(|m| m.starts_with("chatgpt")) || (mode.is_none() && has_tokens) {
-        return Ok((
+        return Ok(Some((
             UpstreamKey::Passthrough {
                 login: "ChatGPT login (Codex's auth.json)".into(),
             },
             true,
-        ));
+        )));
     }
     if keys::str_at(&auth, &[OPENAI_API_KEY]).is_some() {
-        return Ok((
+        return Ok(Some((
             UpstreamKey::Passthrough {
                 login: "Codex's API-key login (auth.json)".into(),
             },
             false,
-        ));
+        )));
     }
     Err(RouteError::unsupported(
         input.provider,
@@ -206,7 +214,17 @@ fn custom(
         (None, None)
             if table.get("requires_openai_auth").and_then(Value::as_bool) == Some(true) =>
         {
-            auth_json_login(input, home)?.0
+            match auth_json_login(input, home)? {
+                Some((login, _)) => login,
+                None => {
+                    return Err(RouteError::unsupported(
+                        input.provider,
+                        format!(
+                            "its model provider {provider} needs Codex's login, and there is none"
+                        ),
+                    ));
+                }
+            }
         }
         (None, None) if get("experimental_bearer_token").is_some() => {
             notes.push(

@@ -57,6 +57,14 @@ fn a_chatgpt_login_passes_through_to_the_chatgpt_backend() {
     assert_eq!(p.upstream, "https://chatgpt.com/backend-api/codex");
     assert_eq!(login(&p), "ChatGPT login (Codex's auth.json)");
     assert_eq!(p.api, WireApi::OpenaiResponses);
+    // OPENAI_API_KEY, which Codex does not read, does not take the login's
+    // place (it would bill another account).
+    let p = plan("codex", &[("OPENAI_API_KEY", REAL)], home.path(), None).unwrap();
+    assert_eq!(login(&p), "ChatGPT login (Codex's auth.json)");
+    // CODEX_API_KEY, which it reads first, does.
+    let p = plan("codex", &[("CODEX_API_KEY", REAL)], home.path(), None).unwrap();
+    assert_eq!(api_key(&p), (REAL, "CODEX_API_KEY"));
+    assert_eq!(p.upstream, "https://api.openai.com/v1");
 
     // An API key saved by `codex login --with-api-key` passes through too,
     // and the plan says it stays readable.
