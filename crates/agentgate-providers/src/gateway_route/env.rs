@@ -107,6 +107,31 @@ mod tests {
     }
 
     #[test]
+    fn a_requests_environment_starts_from_agentgates_own() {
+        // Cargo runs the tests with a PATH.
+        let path = std::env::var("PATH").unwrap();
+        let req = CliRequest {
+            env: vec![("EXTRA".into(), "1".into())],
+            ..CliRequest::default()
+        };
+        let env = CliEnv::for_request(&req);
+        assert_eq!(env.get("PATH"), Some(path.as_str()));
+        assert_eq!(env.get("EXTRA"), Some("1"));
+        let removed = CliRequest {
+            env_remove: vec!["PATH".into()],
+            ..req.clone()
+        };
+        assert_eq!(CliEnv::for_request(&removed).get("PATH"), None);
+        let cleared = CliRequest {
+            env_clear: true,
+            ..req
+        };
+        let env = CliEnv::for_request(&cleared);
+        assert_eq!(env.get("PATH"), None);
+        assert_eq!(env.get_or_own("PATH"), Some(path.as_str()));
+    }
+
+    #[test]
     fn debug_shows_names_never_values() {
         let env = CliEnv::new(
             pairs(&[("ANTHROPIC_API_KEY", "sk-secret")]),
