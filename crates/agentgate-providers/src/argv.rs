@@ -262,6 +262,7 @@ pub fn command(
         files: Vec::new(),
         private_tmpdir: false,
         notices: Vec::new(),
+        env_remove: Vec::new(),
     };
     let walk = Walk { ctx: &ctx, values };
     walk.parts(parts, &mut out)?;

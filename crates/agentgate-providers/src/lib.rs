@@ -16,7 +16,9 @@
 //! [`ProviderFinal`], [`ProviderError`]) and the [`Accumulator`]; the
 //! classifier ([`classify()`], [`ClassifyInput`], [`Classified`]); logins
 //! ([`Login`], [`LoginState`]); argument templates ([`Template`]); scratch
-//! files ([`Scratch`]). Public modules remain where a name reads better
+//! files ([`Scratch`]); the model gateway's routing ([`plan_upstream`]:
+//! where a CLI's calls would go and with which key; [`GatewayTarget`]:
+//! pointing it at a gateway instead). Public modules remain where a name reads better
 //! under its module: one per built-in CLI ([`claude`], [`codex`],
 //! [`gemini`], [`qwen`], [`opencode`], [`cursor`], [`agy`]: its
 //! description, decoder and error table), [`custom`] (CLIs a config file
@@ -72,6 +74,7 @@ pub mod cursor;
 pub mod custom;
 pub mod decode;
 mod decoded;
+mod gateway_route;
 pub mod gemini;
 mod login;
 pub mod mcp;
@@ -100,6 +103,10 @@ pub use classify::{
 };
 pub use custom::CustomProvider;
 pub use decoded::{Decoded, ProviderError, ProviderFinal};
+pub use gateway_route::{
+    CliEnv, GatewayTarget, Pointing, RouteError, UpstreamKey, UpstreamOverrides, UpstreamPlan,
+    plan_upstream,
+};
 pub use login::{Login, LoginFacts, LoginProbe, LoginState, Probe, login_evidence};
 pub use mcp::McpServer;
 pub use permission_mode::PermissionMode;

@@ -69,6 +69,11 @@ pub struct CliRequest {
     /// timeout, or the limit of its extensions), for a CLI with a limit of
     /// its own to match (agy's `--print-timeout`); `None`: no deadline.
     pub deadline: Option<std::time::Duration>,
+    /// The run's model gateway: the CLI is pointed at it (its base URL in
+    /// place of the upstream's, the stub in place of the real key) and the
+    /// variables that may hold the real key are kept from it (see
+    /// [`CliCommand::env_remove`]); `None`: no gateway.
+    pub gateway: Option<crate::GatewayTarget>,
 }
 
 /// The command line a provider builds for one invocation.
@@ -96,9 +101,27 @@ pub struct CliCommand {
     /// the CLI cannot take here and that was left out (Codex's `exec
     /// resume` has no `--add-dir`). A run emits each as a `status` notice.
     pub notices: Vec<String>,
+    /// Variables the CLI must get from neither agentgate's environment nor
+    /// the request's `env` (the real key when a gateway holds it, the base
+    /// URL the gateway replaces); this command's own `env` may still set
+    /// them (to the stub). The caller drops them from the request's `env`
+    /// ([`CliCommand::request_env`]) and removes them from the inherited
+    /// environment.
+    pub env_remove: Vec<OsString>,
 }
 
 impl CliCommand {
+    /// The request's `env` (`request_env`) less what [`Self::env_remove`]
+    /// names: what the attempt sets after the command's own `env`.
+    pub fn request_env<'a>(
+        &'a self,
+        request_env: &'a [(String, String)],
+    ) -> impl Iterator<Item = &'a (String, String)> + 'a {
+        request_env
+            .iter()
+            .filter(|(k, _)| !self.env_remove.iter().any(|r| r == k.as_str()))
+    }
+
     /// The argv as text, for `--dry-run` and logs.
     pub fn display_args(&self) -> Vec<String> {
         self.args

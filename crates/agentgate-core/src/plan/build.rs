@@ -251,6 +251,8 @@ pub(super) fn build_step(
         thinking_budget: knobs.thinking_budget,
         max_turns: knobs.max_turns,
         deadline,
+        // Set by the run when it starts a gateway for the attempt.
+        gateway: None,
     };
     let mut step = Step::new(provider, request);
     step.agent = agent.map(|a| a.name.clone());

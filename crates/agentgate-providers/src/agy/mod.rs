@@ -77,6 +77,7 @@ pub static AGY: Description = Description {
 static ARGV: &[Part] = &[
     // No per-run way to give it MCP servers: refused.
     Part::Code(super::mcp::refuse_part),
+    Part::Code(crate::gateway_route::refuse_agy),
     Part::Code(print),
     Part::Code(print_timeout),
     optional(&["--model={model}"]),

@@ -76,6 +76,7 @@ static SHARED: &[Part] = &[
     Part::Extra,
     env("CLAUDE_CODE_MAX_RETRIES", "{max_retries}"),
     Part::Code(sandbox_when_root),
+    Part::Code(crate::gateway_route::point_claude),
 ];
 
 /// The long-lived mode: user messages as JSON lines on stdin; in

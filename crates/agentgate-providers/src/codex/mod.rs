@@ -69,6 +69,7 @@ static WARM_ARGV: &[Part] = &[
     Part::Code(developer_instructions),
     Part::Code(crate::reasoning::codex_effort),
     Part::Code(mcp_servers),
+    Part::Code(crate::gateway_route::point_codex),
     Part::Code(permissions::permissions),
     Part::RefuseDirs("add directories to a warm app-server thread"),
     Part::Extra,
@@ -97,6 +98,7 @@ static ARGV: &[Part] = &[
     Part::Code(crate::reasoning::codex_effort),
     Part::Code(developer_instructions),
     Part::Code(mcp_servers),
+    Part::Code(crate::gateway_route::point_codex),
     fresh![each_dir(&["--add-dir", "{dir}"])],
     Part::Code(dirs_left_out_on_resume),
     // Accepted by `codex exec` and `codex exec resume` alike; the path is

@@ -72,6 +72,7 @@ pub static CURSOR: Description = Description {
 static ARGV: &[Part] = &[
     // No per-run way to give it MCP servers: refused.
     Part::Code(super::mcp::refuse_part),
+    Part::Code(crate::gateway_route::refuse_cursor),
     Part::RefuseDirs(
         "use --add-dir: cursor-agent works in its --workspace only; run from a --cwd that contains every directory the agent needs",
     ),

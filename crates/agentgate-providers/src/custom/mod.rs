@@ -148,6 +148,12 @@ impl Provider for CustomProvider {
         scratch: &Scratch,
     ) -> Result<CliCommand, CommandError> {
         let spec = &self.spec;
+        if req.gateway.is_some() {
+            return Err(self.unsupported(format!(
+                "run behind the gateway: not supported: {}",
+                crate::gateway_route::CUSTOM_WHY
+            )));
+        }
         if !req.mcp_servers.is_empty() {
             return Err(self.unsupported(
                 "run with MCP servers: a CLI described in the config has no way to be given them"

@@ -81,6 +81,7 @@ static ARGV: &[Part] = &[
     // Headless mode with the prompt on stdin: an empty `-p`.
     args(&["-p", ""]),
     Part::Code(system_file),
+    Part::Code(crate::gateway_route::point_gemini),
 ];
 
 /// `--acp`: the session (new or loaded) and the turns go over the wire.
@@ -92,6 +93,7 @@ static WARM_ARGV: &[Part] = &[
     each_dir(&["--include-directories", "{dir}"]),
     Part::Extra,
     Part::Code(system_file),
+    Part::Code(crate::gateway_route::point_gemini),
 ];
 
 /// `--system` replaces Gemini's system prompt through a file that

@@ -113,6 +113,8 @@ static ARGV: &[Part] = &[
     // The mode's rules and the extra directories (`--add-dir`).
     Part::Code(permissions),
     Part::Code(config_content),
+    // After `config_content`: merged over the value it sets.
+    Part::Code(crate::gateway_route::point_opencode),
     Part::Code(private_tmpdir),
 ];
 

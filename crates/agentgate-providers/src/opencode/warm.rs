@@ -33,6 +33,8 @@ pub(super) static WARM_ARGV: &[Part] = &[
     Part::Extra,
     Part::Code(permissions),
     Part::Code(config_content),
+    // After `config_content`: merged over the value it sets.
+    Part::Code(crate::gateway_route::point_opencode),
     Part::Code(private_tmpdir),
 ];
 

@@ -79,6 +79,7 @@ static WARM_ARGV: &[Part] = &[
     each_dir(&["--include-directories", "{dir}"]),
     Part::Extra,
     Part::Code(system_settings),
+    Part::Code(crate::gateway_route::point_qwen),
 ];
 
 static ARGV: &[Part] = &[
@@ -93,6 +94,7 @@ static ARGV: &[Part] = &[
     optional(&["--resume", "{session}"]),
     Part::Extra,
     Part::Code(system_settings),
+    Part::Code(crate::gateway_route::point_qwen),
 ];
 
 /// Qwen reads at most 8 MiB from stdin and drops the rest: refuse more.
@@ -131,8 +133,10 @@ fn allowed_mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Co
 /// (`model.generationConfig.maxRetries`, no flag or variable sets it),
 /// `--reasoning-effort` (`model.reasoningEffort`, the planner's level), the
 /// request's MCP servers (`mcpServers`) and the agent's permissions file
-/// (`permissions.deny`/`allow`, see `permissions.rs`), in a copy of the
-/// system settings the run points Qwen at.
+/// (`permissions.deny`/`allow`, see `permissions.rs`) and, behind a
+/// gateway, the model's `modelProviders` entry with the gateway's base URL
+/// (when the plan took the base from one), in a copy of the system
+/// settings the run points Qwen at.
 fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
     let retries = ctx.request.max_provider_retries;
     let effort = ctx.request.reasoning_effort.as_deref();
@@ -156,6 +160,10 @@ fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Comman
     if effort.is_some() {
         purposes.push("set its reasoning effort");
     }
+    let gateway = crate::gateway_route::qwen_settings_edit(ctx);
+    if gateway.is_some() {
+        purposes.push("point it at the gateway");
+    }
     if purposes.is_empty() {
         return Ok(());
     }
@@ -164,7 +172,8 @@ fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Comman
         (true, _) => "run without --max-provider-retries",
         (false, false) => "run without MCP servers",
         (false, true) if permissions.is_some() => "run the agent without its permissions file",
-        (false, true) => "run without --reasoning-effort",
+        (false, true) if effort.is_some() => "run without --reasoning-effort",
+        (false, true) => "run without the gateway",
     };
     let edit = |settings: &mut serde_json::Map<String, serde_json::Value>| {
         if let Some(n) = retries {
@@ -182,6 +191,12 @@ fn system_settings(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), Comman
         mcp::add_to_settings(settings, servers);
         if let Some(p) = &permissions {
             permissions::merge_settings(settings, p);
+        }
+        if let Some(serde_json::Value::Object(providers)) = &gateway {
+            let slot = object_at(settings, "modelProviders");
+            for (k, v) in providers {
+                slot[k] = v.clone();
+            }
         }
     };
     let (vars, file) = SETTINGS.overlay(ctx.request, ctx.scratch, &purpose, instead, &edit)?;

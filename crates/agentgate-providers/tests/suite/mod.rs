@@ -1,3 +1,4 @@
 mod classify;
 mod decode;
 mod decode_qwen;
+mod gateway_route;
