@@ -49,6 +49,7 @@ fn exhaust(store: &Store, key: &str) {
         source: "error:r0".into(),
         updated_at: t(0),
         message: None,
+        windows: Vec::new(),
     };
     store.put_quota(key, &state).unwrap();
 }
