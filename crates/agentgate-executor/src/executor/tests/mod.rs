@@ -54,7 +54,7 @@ fn exhaust(store: &Store, key: &str) {
     store.put_quota(key, &state).unwrap();
 }
 
-fn wait_for(store: &Store, id: &str, done: impl Fn(&JobRecord) -> bool) -> JobRecord {
+pub(super) fn wait_for(store: &Store, id: &str, done: impl Fn(&JobRecord) -> bool) -> JobRecord {
     for _ in 0..400 {
         let job = store.get_job(id).unwrap().unwrap();
         if done(&job) {
@@ -231,3 +231,4 @@ fn the_quota_held_against_a_job_is_the_account_this_host_names() {
 }
 
 mod end;
+mod wire_hold;
