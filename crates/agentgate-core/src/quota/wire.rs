@@ -154,7 +154,7 @@ fn wire_state(
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, w)| w)
         .or(windows.first());
-    let message = most_used.map_or_else(String::new, |w| describe(w));
+    let message = most_used.map_or_else(String::new, describe);
     Some(state(status, earliest_reset(windows), message))
 }
 
