@@ -44,7 +44,8 @@
 //!   backends; a program that opens one enables them);
 //! - around a run: approvals ([`ApprovalPolicy`]), the workspace's checks
 //!   and worktrees ([`Snapshot`], [`Worktree`]), redaction ([`Redactor`]),
-//!   quotas ([`exhausted_quota`]), schedules ([`CronExpr`]), bounded reads
+//!   quotas ([`exhausted_quota`]; what the gateway reads off the wire:
+//!   [`record_wire_quota`]), schedules ([`CronExpr`]), bounded reads
 //!   ([`read_text_file`]).
 //!
 //! A few parts keep a module of their own, where their names read better
@@ -130,7 +131,10 @@ pub use prompt::{
     assemble as assemble_prompt, check_file_name, estimate_tokens, schema_instruction,
     task_from_stdin, truncation_marker,
 };
-pub use quota::{exhausted_quota, record_quota};
+pub use quota::{
+    exhausted_quota, is_quota_hold, record_quota, record_wire_quota, usage_percent,
+    window_utilization,
+};
 pub use read_limit::{
     BoundedLines, CAPTURE_LINE_MAX_BYTES, CONFIG_MAX_BYTES, MIB, OUTPUT_SCHEMA_MAX_BYTES,
     ReadLimitError, STDIN_PROMPT_MAX_BYTES, SYSTEM_FILE_MAX_BYTES, read_text, read_text_file,

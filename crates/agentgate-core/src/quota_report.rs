@@ -3,13 +3,17 @@
 //! the last usage-limit state seen and when it resets, read against `now`.
 //! A provider whose account is named on this host is read under its quota
 //! key (`claude@team-a`); states of other accounts the store holds are
-//! listed too, each with its account.
+//! listed too, each with its account. Each line carries the rate-limit
+//! windows the model gateway last read off the wire for it, and says
+//! `held` when `gateway.quota_hold_above` holds the provider.
 
+use agentgate_protocol::RateLimitWindow;
 use agentgate_store::{QuotaState, QuotaStatus, RunStore, StoreError};
 use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::config::{Config, split_quota_key};
+use crate::quota::{is_quota_hold, window_utilization};
 
 /// One provider's quota.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,8 +25,11 @@ pub struct ProviderQuota {
     /// `AGENTGATE_<PROVIDER>_ACCOUNT`); null: the provider's unnamed
     /// account, shared by every host that names none.
     pub account: Option<String>,
-    /// `unknown` (never seen), `available`, `warning`, `exhausted`, or
-    /// `available_again` (a warning or exhaustion whose reset time passed).
+    /// `unknown` (never seen), `available`, `warning`, `exhausted`, `held`
+    /// (a window the gateway read is used above `gateway.quota_hold_above`:
+    /// runs skip the provider and queued jobs wait until `reset_at`, as for
+    /// `exhausted`), or `available_again` (a warning, exhaustion or hold
+    /// whose reset time passed).
     pub status: &'static str,
     /// The status as stored, before the reset time is taken into account:
     /// `available`, `warning` or `exhausted`; null when never seen.
@@ -33,14 +40,56 @@ pub struct ProviderQuota {
     /// Seconds until `reset_at` from now; 0 once it passed.
     pub reset_in_seconds: Option<i64>,
     /// What set the state: `error:<run_id>`, `event:<run_id>` (a
-    /// `rate_limit` event) or `success:<run_id>`.
+    /// `rate_limit` event), `success:<run_id>` or `wire:<run_id>` (a model
+    /// call the run's gateway saw).
     pub source: Option<String>,
     /// The run that set the state.
     pub run_id: Option<String>,
     /// When the state was stored (RFC 3339).
     pub updated_at: Option<String>,
-    /// The provider's message, if any.
+    /// The provider's message, if any; for a state read off the wire, the
+    /// window that set it (`window 5h at 100%, resets …`, `held: window 5h
+    /// at 97% (quota_hold_above 0.95), resets …`).
     pub message: Option<String>,
+    /// The rate-limit windows the model gateway last read off the wire for
+    /// this provider (and account); empty when none was seen.
+    pub windows: Vec<QuotaWindow>,
+}
+
+/// One rate-limit window of a [`ProviderQuota`], as the API reported it in a
+/// response's headers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct QuotaWindow {
+    /// Which limit: `requests`, `tokens`, `input_tokens`, `output_tokens`
+    /// (Anthropic and OpenAI), `5h` and `7d` (Anthropic's unified windows),
+    /// `primary` and `secondary` (Codex's usage-percent windows).
+    pub name: String,
+    /// The window's size as the API states it (requests or tokens).
+    pub limit: Option<u64>,
+    /// What is left of it.
+    pub remaining: Option<u64>,
+    /// How much is used, from 0.0 to 1.0: as the API gave it, else
+    /// `1 - remaining / limit`.
+    pub utilization: Option<f64>,
+    /// When it resets (RFC 3339, UTC).
+    pub resets_at: Option<String>,
+    /// The API's own status word for the window (Anthropic's `allowed`,
+    /// `allowed_warning`, `rejected`).
+    pub status: Option<String>,
+}
+
+impl From<RateLimitWindow> for QuotaWindow {
+    fn from(window: RateLimitWindow) -> Self {
+        QuotaWindow {
+            utilization: window_utilization(&window),
+            name: window.name,
+            limit: window.limit,
+            remaining: window.remaining,
+            resets_at: window.resets_at,
+            status: window.status,
+        }
+    }
 }
 
 /// One line from the state stored under `quota_key` (`None`: never seen),
@@ -64,12 +113,14 @@ pub fn provider_quota(
             run_id: None,
             updated_at: None,
             message: None,
+            windows: Vec::new(),
         };
     };
     let reset_in_seconds = s.reset_at.map(|t| (t.as_second() - now.as_second()).max(0));
     let passed = s.reset_at.is_some_and(|t| t <= now);
     let status = match s.status {
         QuotaStatus::Exhausted | QuotaStatus::Warning if passed => "available_again",
+        QuotaStatus::Exhausted if is_quota_hold(&s) => "held",
         other => other.as_str(),
     };
     ProviderQuota {
@@ -83,6 +134,7 @@ pub fn provider_quota(
         source: Some(s.source),
         updated_at: Some(s.updated_at.to_string()),
         message: s.message,
+        windows: s.windows.into_iter().map(QuotaWindow::from).collect(),
     }
 }
 
@@ -131,6 +183,7 @@ mod tests {
             source: "error:r1".into(),
             updated_at: Timestamp::UNIX_EPOCH,
             message: None,
+            windows: Vec::new(),
         }
     }
 
@@ -155,5 +208,42 @@ mod tests {
         assert_eq!(r.status, "exhausted");
         assert_eq!(r.reset_in_seconds, Some(600));
         assert_eq!(provider_quota("codex".into(), None, now).status, "unknown");
+    }
+
+    #[test]
+    fn a_hold_reads_as_held_until_its_reset_with_its_windows() {
+        let now = Timestamp::from_second(1_000).unwrap();
+        let reset = Timestamp::from_second(1_600).unwrap();
+        let mut held = state(QuotaStatus::Exhausted, Some(reset));
+        held.source = "wire:r2".into();
+        held.message = Some("held: window 5h at 97% (quota_hold_above 0.95)".into());
+        held.windows = vec![RateLimitWindow {
+            name: "requests".into(),
+            limit: Some(200),
+            remaining: Some(50),
+            resets_at: Some(reset.to_string()),
+            ..RateLimitWindow::default()
+        }];
+        let r = provider_quota("claude".into(), Some(held.clone()), now);
+        assert_eq!(r.status, "held");
+        assert_eq!(r.stored_status, Some(QuotaStatus::Exhausted));
+        assert_eq!(r.run_id.as_deref(), Some("r2"));
+        assert_eq!(r.windows.len(), 1);
+        assert_eq!(r.windows[0].name, "requests");
+        // Computed from remaining / limit when the API gave no share.
+        assert_eq!(r.windows[0].utilization, Some(0.75));
+        assert_eq!(r.windows[0].resets_at, Some(reset.to_string()));
+        // Past its reset, a hold is over like any exhaustion.
+        let later = Timestamp::from_second(1_601).unwrap();
+        assert_eq!(
+            provider_quota("claude".into(), Some(held.clone()), later).status,
+            "available_again"
+        );
+        // An exhaustion the wire saw (not a hold) still reads exhausted.
+        held.message = Some("window 5h at 100%".into());
+        assert_eq!(
+            provider_quota("claude".into(), Some(held), now).status,
+            "exhausted"
+        );
     }
 }

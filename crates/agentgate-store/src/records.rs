@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use agentgate_protocol::{Envelope, ErrorKind, Labels, RateLimitStatus, Usage};
+use agentgate_protocol::{Envelope, ErrorKind, Labels, RateLimitStatus, RateLimitWindow, Usage};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -284,6 +284,11 @@ pub struct QuotaState {
     pub updated_at: Timestamp,
     /// The provider's words, if any.
     pub message: Option<String>,
+    /// The last rate-limit windows the model gateway read off the wire for
+    /// this quota key (empty when none was seen: a state learnt only from a
+    /// CLI's output, or stored before windows were kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<RateLimitWindow>,
 }
 
 /// Whether a provider admits requests.

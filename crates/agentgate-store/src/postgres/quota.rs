@@ -1,25 +1,31 @@
-//! The `quota` table: the last known state of each provider's usage limit.
+//! The `quota` table: the last known state of each provider's usage limit,
+//! with the rate-limit windows last read off the wire (`jsonb`; NULL when
+//! there are none, as on rows stored before schema version 10).
 
+use agentgate_protocol::RateLimitWindow;
+use tokio_postgres::types::Json;
 use tokio_postgres::{GenericClient, Row};
 
 use super::PgError;
 use super::values::name_from_sql;
 use crate::records::QuotaState;
 
-const COLUMNS: &str = "provider, status, reset_at, source, updated_at, message";
+const COLUMNS: &str = "provider, status, reset_at, source, updated_at, message, windows";
 
 pub(super) async fn put(
     client: &impl GenericClient,
     provider: &str,
     state: &QuotaState,
 ) -> Result<(), PgError> {
+    let windows = (!state.windows.is_empty()).then_some(Json(&state.windows));
     client
         .execute(
             &format!(
-                "INSERT INTO quota ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) \
+                "INSERT INTO quota ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) \
                  ON CONFLICT (provider) DO UPDATE SET status = excluded.status, \
                  reset_at = excluded.reset_at, source = excluded.source, \
-                 updated_at = excluded.updated_at, message = excluded.message"
+                 updated_at = excluded.updated_at, message = excluded.message, \
+                 windows = excluded.windows"
             ),
             &[
                 &provider,
@@ -28,6 +34,7 @@ pub(super) async fn put(
                 &state.source,
                 &state.updated_at,
                 &state.message,
+                &windows,
             ],
         )
         .await?;
@@ -64,6 +71,7 @@ pub(super) async fn list(
 }
 
 fn from_row(row: &Row) -> Result<(String, QuotaState), PgError> {
+    let windows: Option<Json<Vec<RateLimitWindow>>> = row.try_get("windows")?;
     Ok((
         row.try_get("provider")?,
         QuotaState {
@@ -72,6 +80,7 @@ fn from_row(row: &Row) -> Result<(String, QuotaState), PgError> {
             source: row.try_get("source")?,
             updated_at: row.try_get("updated_at")?,
             message: row.try_get("message")?,
+            windows: windows.map(|Json(w)| w).unwrap_or_default(),
         },
     ))
 }

@@ -271,9 +271,16 @@ CREATE INDEX labels_by_value ON labels (key, value, id);
 ALTER TABLE sessions ADD COLUMN labels TEXT CHECK (labels IS NULL OR json_valid(labels));
 ";
 
+/// Version 11: the rate-limit windows the model gateway last read off the
+/// wire for each quota key (`agentgate_protocol::RateLimitWindow`s, a JSON
+/// array). Rows stored before have none (NULL).
+const V11: &str = "
+ALTER TABLE quota ADD COLUMN windows TEXT CHECK (windows IS NULL OR json_valid(windows));
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -219,7 +219,8 @@ fn a_version_9_sqlite_store_gets_labels_and_keeps_its_runs() {
     drop(store);
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
-        "DROP TABLE labels; ALTER TABLE sessions DROP COLUMN labels; PRAGMA user_version = 9;",
+        "DROP TABLE labels; ALTER TABLE sessions DROP COLUMN labels; \
+         ALTER TABLE quota DROP COLUMN windows; PRAGMA user_version = 9;",
     )
     .unwrap();
     drop(conn);

@@ -75,6 +75,7 @@ fn a_version_1_database_is_migrated_and_keeps_its_data() {
         source: "probe".to_owned(),
         updated_at: ts("2026-05-01T00:00:00Z"),
         message: None,
+        windows: Vec::new(),
     };
     store.put_quota("claude", &state).unwrap();
     assert_eq!(store.get_quota("claude").unwrap(), Some(state));
@@ -137,12 +138,14 @@ fn a_version_3_database_gets_the_job_queue_the_claim_rules_and_the_workers_and_k
         .unwrap()
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap();
-    assert_eq!(version, 10);
-    assert_eq!(SCHEMA_VERSION, 10);
+    assert_eq!(version, 11);
+    assert_eq!(SCHEMA_VERSION, 11);
 
     assert!(store.get_run("run_old").unwrap().is_some());
     let quota = store.get_quota("codex").unwrap().unwrap();
     assert_eq!(quota.status, QuotaStatus::Exhausted);
+    // Version 11: a state stored before windows were kept reads with none.
+    assert!(quota.windows.is_empty(), "{quota:?}");
 
     // Version 4: the job queue exists and works.
     let job = super::jobs::new_job("job_after_migration");

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use agentgate_store::{
-    PG_SCHEMA_VERSION, PgOptions, PgStore, Presence, WorkerKind, WorkerRecord, WorkerRegistry,
-    WorkerState,
+    PG_SCHEMA_VERSION, PgOptions, PgStore, Presence, RunStore, WorkerKind, WorkerRecord,
+    WorkerRegistry, WorkerState,
 };
 use jiff::Timestamp;
 
@@ -140,6 +140,9 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
                  DROP TABLE claim_slots; DROP INDEX jobs_session_queue, jobs_unplanned; \
                  ALTER TABLE jobs DROP COLUMN ignore_quota, DROP COLUMN planned; \
                  DROP TABLE labels; ALTER TABLE sessions DROP COLUMN labels; \
+                 ALTER TABLE quota DROP COLUMN windows; \
+                 INSERT INTO quota (provider, status, source, updated_at) \
+                 VALUES ('codex', 'exhausted', 'error', '2026-01-02T00:00:00Z'); \
                  UPDATE agentgate_schema SET version = 1",
             )
             .await
@@ -150,6 +153,10 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
         .register_worker(&worker("w-a", "2026-05-01T10:00:00Z"))
         .unwrap();
     assert_eq!(store.list_workers().unwrap().len(), 1);
+    // Version 10: a quota state stored before windows were kept reads with
+    // none.
+    let quota = store.get_quota("codex").unwrap().unwrap();
+    assert!(quota.windows.is_empty(), "{quota:?}");
     let version: i32 = with_pg_client(&url, async |client| {
         client
             .query_one("SELECT version FROM agentgate_schema", &[])
@@ -158,7 +165,7 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
             .get(0)
     });
     assert_eq!(version, PG_SCHEMA_VERSION);
-    assert_eq!(PG_SCHEMA_VERSION, 9);
+    assert_eq!(PG_SCHEMA_VERSION, 10);
     drop(store);
     super::support::drop_pg_database(&url);
 }

@@ -29,6 +29,7 @@ mod permissions_per_cli;
 mod prompt_cli;
 mod queue_secrets;
 mod quota_accounts;
+mod quota_wire;
 mod real_clis;
 mod run_ask;
 mod run_chain;

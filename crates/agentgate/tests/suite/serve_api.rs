@@ -318,6 +318,13 @@ fn the_queue_sessions_quota_and_providers_read_the_store_and_config() {
                 source: "error:r0".to_owned(),
                 updated_at: at(20),
                 message: Some("usage limit reached".to_owned()),
+                windows: vec![agentgate_protocol::RateLimitWindow {
+                    name: "5h".to_owned(),
+                    utilization: Some(1.0),
+                    resets_at: Some(reset.to_string()),
+                    status: Some("rejected".to_owned()),
+                    ..Default::default()
+                }],
             },
         )
         .unwrap();
@@ -330,8 +337,12 @@ fn the_queue_sessions_quota_and_providers_read_the_store_and_config() {
     assert_eq!(claude["status"], "exhausted");
     assert_eq!(claude["reset_at"], reset.to_string());
     assert_eq!(claude["run_id"], "r0");
+    assert_eq!(claude["windows"][0]["name"], "5h");
+    assert_eq!(claude["windows"][0]["utilization"], 1.0);
+    assert_eq!(claude["windows"][0]["status"], "rejected");
     let codex = providers.iter().find(|p| p["provider"] == "codex").unwrap();
     assert_eq!(codex["status"], "unknown");
+    assert_eq!(codex["windows"], serde_json::json!([]));
 
     // Providers: the stand-in `claude` on PATH is found, the others not.
     let listing = ok(get(url, "/v1/providers", Some(TOKEN)));

@@ -49,11 +49,12 @@ fn exhaust(store: &Store, key: &str) {
         source: "error:r0".into(),
         updated_at: t(0),
         message: None,
+        windows: Vec::new(),
     };
     store.put_quota(key, &state).unwrap();
 }
 
-fn wait_for(store: &Store, id: &str, done: impl Fn(&JobRecord) -> bool) -> JobRecord {
+pub(super) fn wait_for(store: &Store, id: &str, done: impl Fn(&JobRecord) -> bool) -> JobRecord {
     for _ in 0..400 {
         let job = store.get_job(id).unwrap().unwrap();
         if done(&job) {
@@ -230,3 +231,4 @@ fn the_quota_held_against_a_job_is_the_account_this_host_names() {
 }
 
 mod end;
+mod wire_hold;
