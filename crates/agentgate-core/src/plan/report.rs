@@ -183,7 +183,9 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
             let secrets = secret_flag_values(&request.extra_args);
             out["argv"] = json!(mask_secret_flags(&argv, &secrets));
             let mut env = Map::new();
-            let extra = request.env.iter().map(|(k, v)| (k.clone(), v.clone()));
+            let extra = cmd
+                .request_env(&request.env)
+                .map(|(k, v)| (k.clone(), v.clone()));
             let planned = cmd.env.iter().map(|(k, v)| {
                 (
                     k.to_string_lossy().into_owned(),

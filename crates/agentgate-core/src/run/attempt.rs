@@ -81,6 +81,14 @@ pub(super) async fn attempt(
         Ok(p) => p,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
+    // The model gateway (`--gateway`), started before the command is
+    // built: the command points the CLI at it.
+    let (mut gateway, pointed) = match super::gateway_attempt::start(ctx, step, request, em).await {
+        Ok(Some((g, r))) => (Some(g), Some(r)),
+        Ok(None) => (None, None),
+        Err(why) => return fail(&acc, em, ErrorKind::InvalidInput, why),
+    };
+    let request: &CliRequest = pointed.as_ref().unwrap_or(request);
     let cmd = match adapter.command(request, &program, ctx.scratch) {
         Ok(c) => c,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
@@ -102,12 +110,22 @@ pub(super) async fn attempt(
     if ctx.plan.debug_prompt {
         super::debug_prompt::save(em, request);
     }
+    // The request's variables last, less those the command took over (the
+    // gateway's pointing: a real key's variables), which the CLI does not
+    // inherit either.
+    let request_env: Vec<(std::ffi::OsString, std::ffi::OsString)> = cmd
+        .request_env(&request.env)
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
     let mut inv = Invocation::new(cmd.program).args(cmd.args);
     inv.env = cmd.env;
-    inv.env
-        .extend(request.env.iter().map(|(k, v)| (k.into(), v.into())));
+    inv.env.extend(request_env);
     inv.env_clear = request.env_clear;
     inv.env_remove = request.env_remove.iter().map(Into::into).collect();
+    inv.env_remove.extend(cmd.env_remove);
+    if let Some(Err(why)) = gateway.as_ref().map(|g| g.seal(&mut inv)) {
+        return fail(&acc, em, ErrorKind::InvalidInput, why);
+    }
     inv.cwd = Some(cmd.cwd);
     inv.stdin = cmd.stdin;
     // The files the command wrote for the CLI (its MCP configuration,
@@ -269,6 +287,12 @@ pub(super) async fn attempt(
                         let _ = control_tx.send(Control::Cancel { immediate: req.immediate }).await;
                     }
                     None => cancel_open = false,
+                }
+            }
+            Some(n) = next_call(&mut gateway) => {
+                let stop = gateway.as_mut().is_some_and(|g| g.on_notice(n, ctx, em));
+                if stop {
+                    let _ = control_tx.send(Control::Cancel { immediate: false }).await;
                 }
             }
             notice = notice_rx.recv(), if notices_open => match notice {
@@ -438,7 +462,21 @@ pub(super) async fn attempt(
         started,
         started_at,
     };
-    finish_attempt(packet, &acc, end, em).with_exit(report.status.code)
+    let mut outcome = finish_attempt(packet, &acc, end, em).with_exit(report.status.code);
+    if let Some(g) = gateway {
+        g.finish(ctx, &mut outcome, em).await;
+    }
+    outcome
+}
+
+/// The next notice of the attempt's gateway; pending forever without one.
+async fn next_call(
+    gateway: &mut Option<super::gateway_attempt::AttemptGateway>,
+) -> Option<agentgate_gateway::GatewayNotice> {
+    match gateway {
+        Some(g) => g.next().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The `start` event of an attempt of `packet`.

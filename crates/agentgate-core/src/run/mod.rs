@@ -25,6 +25,7 @@ mod deadline_event;
 mod debug_prompt;
 mod emitter;
 mod failover;
+mod gateway_attempt;
 mod handoff;
 mod options;
 mod record;

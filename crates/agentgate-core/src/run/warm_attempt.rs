@@ -91,6 +91,15 @@ pub(super) async fn warm_attempt(
         let end = AttemptEnd::failed(kind, message, started, started_at);
         finish_attempt(packet, acc, end, em)
     };
+    if step.gateway.is_some() {
+        // A warm process outlives the attempt its gateway would serve.
+        return fail(
+            &acc,
+            em,
+            ErrorKind::InvalidInput,
+            "the model gateway (--gateway) serves a CLI started for one run; a warm session (--warm) or permission mode ask keeps a process across runs, which it does not serve yet".to_owned(),
+        );
+    }
     let program = match locate_binary(provider.as_ref(), step.binary.as_deref()) {
         Ok(p) => p,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),

@@ -58,13 +58,16 @@ pub fn warm_plan(
         load_needs_a_later_minute,
     } = cmd;
     let (protocol, decoder) = wire_parts(wire, provider, req);
+    let request_env: Vec<(std::ffi::OsString, std::ffi::OsString)> = command
+        .request_env(&req.env)
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
     let mut invocation = Invocation::new(command.program).args(command.args);
     invocation.env = command.env;
-    invocation
-        .env
-        .extend(req.env.iter().map(|(k, v)| (k.into(), v.into())));
+    invocation.env.extend(request_env);
     invocation.env_clear = req.env_clear;
     invocation.env_remove = req.env_remove.iter().map(Into::into).collect();
+    invocation.env_remove.extend(command.env_remove);
     invocation.cwd = Some(command.cwd);
     let mut files = command.files;
     // A CLI that leaves files in its temp folder at every start gets one

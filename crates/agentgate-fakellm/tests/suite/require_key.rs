@@ -1,5 +1,9 @@
 //! `--require-key`: a model request without the key gets 401 in its API's
 //! own shape; with it, the scripted answer.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers fail the test by panicking"
+)]
 
 use std::sync::Arc;
 

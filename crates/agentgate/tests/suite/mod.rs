@@ -13,6 +13,7 @@ mod examples_systemd;
 mod fake_llm_cli;
 mod fault_drill;
 mod gardener;
+mod gateway_e2e;
 mod health;
 mod input_limits;
 mod json_duplicates;

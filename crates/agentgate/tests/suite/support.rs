@@ -59,6 +59,11 @@ pub struct FakeServer {
 
 impl FakeServer {
     pub fn start(script: &str) -> FakeServer {
+        FakeServer::start_with(script, &[])
+    }
+
+    /// As [`FakeServer::start`], with more arguments (`--tls-cert`, ...).
+    pub fn start_with(script: &str, extra: &[&std::ffi::OsStr]) -> FakeServer {
         let dir = tempfile::tempdir().unwrap();
         let script_path = dir.path().join("script.yaml");
         std::fs::write(&script_path, script).unwrap();
@@ -68,6 +73,7 @@ impl FakeServer {
             .arg(&script_path)
             .arg("--log")
             .arg(&log)
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -84,7 +90,7 @@ impl FakeServer {
             .expect("fake-llm printed no URL within 20 s");
         let url = line.trim().to_owned();
         assert!(
-            url.starts_with("http://127.0.0.1:"),
+            url.starts_with("http://127.0.0.1:") || url.starts_with("https://127.0.0.1:"),
             "unexpected first line {url:?}"
         );
         FakeServer {
