@@ -28,7 +28,7 @@ use super::support::{Client, FakeServer, Run, run_bounded};
 const LIMIT: Duration = Duration::from_secs(240);
 
 /// The key the upstream requires; only agentgate's environment holds it.
-const REAL_KEY: &str = "sk-agentgate-e2e-real-key-7f3a9c21d04b";
+pub const REAL_KEY: &str = "sk-agentgate-e2e-real-key-7f3a9c21d04b";
 
 /// A CA and a certificate for 127.0.0.1 it signed, as PEM files.
 pub struct TestCa {
@@ -157,7 +157,7 @@ fn key_variable(cli: Cli) -> &'static str {
 }
 
 /// `client` with [`REAL_KEY`] as its key, in its key variable only.
-fn with_real_key(cli: Cli, client: &mut Client) {
+pub fn with_real_key(cli: Cli, client: &mut Client) {
     let var = key_variable(cli);
     client.setup.env.retain(|(k, _)| k != var);
     client.setup.env.push((var.to_owned(), REAL_KEY.to_owned()));

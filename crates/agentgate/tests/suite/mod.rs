@@ -14,6 +14,7 @@ mod fake_llm_cli;
 mod fault_drill;
 mod gardener;
 mod gateway_e2e;
+mod gateway_faults;
 mod health;
 mod input_limits;
 mod json_duplicates;

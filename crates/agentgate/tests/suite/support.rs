@@ -64,13 +64,30 @@ impl FakeServer {
 
     /// As [`FakeServer::start`], with more arguments (`--tls-cert`, ...).
     pub fn start_with(script: &str, extra: &[&std::ffi::OsStr]) -> FakeServer {
+        FakeServer::spawn(Some(script), extra)
+    }
+
+    /// fake-llm serving the gateway recording `recording` (`--replay`).
+    pub fn replaying(recording: &Path) -> FakeServer {
+        FakeServer::spawn(
+            None,
+            &[std::ffi::OsStr::new("--replay"), recording.as_os_str()],
+        )
+    }
+
+    fn spawn(script: Option<&str>, extra: &[&std::ffi::OsStr]) -> FakeServer {
         let dir = tempfile::tempdir().unwrap();
-        let script_path = dir.path().join("script.yaml");
-        std::fs::write(&script_path, script).unwrap();
+        let mut script_args = Vec::new();
+        if let Some(script) = script {
+            let script_path = dir.path().join("script.yaml");
+            std::fs::write(&script_path, script).unwrap();
+            script_args.push(std::ffi::OsString::from("--script"));
+            script_args.push(script_path.into_os_string());
+        }
         let log = dir.path().join("requests.jsonl");
         let mut child = Command::new(env!("CARGO_BIN_EXE_agentgate"))
-            .args(["fake-llm", "--max-seconds", "600", "--script"])
-            .arg(&script_path)
+            .args(["fake-llm", "--max-seconds", "600"])
+            .args(&script_args)
             .arg("--log")
             .arg(&log)
             .args(extra)
