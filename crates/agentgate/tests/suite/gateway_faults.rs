@@ -281,3 +281,65 @@ fn replay_run(client: &Client, store: &Path) -> (Run, Value) {
     let envelope = super::run_e2e::last_json(&run.stdout).unwrap_or_default();
     (run, envelope)
 }
+
+/// `agentgate serve` puts a gateway in front of the runs its config asks
+/// for (`gateway.providers.claude.enabled`): a job submitted with no
+/// gateway flag runs through it.
+#[test]
+fn a_served_run_goes_through_the_gateway_its_config_turns_on() {
+    use super::serve_queue_support::TOKEN;
+    use super::serve_support::serve_with_cli_env;
+    let ca = test_ca();
+    let upstream = https_upstream(
+        r#"turns:
+  - match: {contains: "GATEWAY-FAULT"}
+    text: "served through the gateway"
+    usage: {input: 640, output: 12, cache_read: 0, cache_write: 0, reasoning: 0}
+"#,
+        &ca,
+    );
+    let mut client = Client::new(Cli::Claude, &upstream);
+    with_real_key(Cli::Claude, &mut client);
+    let config = ca.dir.path().join("serve.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 1\ngateway:\n  ca_file: {}\n  providers:\n    claude: {{enabled: true}}\n",
+            ca.ca_file.display()
+        ),
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config_arg = config.display().to_string();
+    let serve = serve_with_cli_env(
+        home.path(),
+        &client.setup.env,
+        TOKEN,
+        &["--config", &config_arg],
+    );
+    let mut cmd = client.agentgate();
+    cmd.args([
+        "submit",
+        "--server",
+        &serve.url,
+        "--wait",
+        "--provider",
+        "claude",
+        "--yolo",
+        "--compact",
+    ])
+    .arg("--binary")
+    .arg(&client.program)
+    .args(["--model", &client.setup.model])
+    .arg("GATEWAY-FAULT: go")
+    .env("AGENTGATE_TOKEN", TOKEN);
+    let submitted = run_bounded(cmd, LIMIT);
+    let all = submitted.all_output();
+    assert_eq!(submitted.code, Some(0), "{all}");
+    let env = super::run_e2e::last_json(&submitted.stdout).unwrap_or_default();
+    assert_eq!(env["response"], "served through the gateway", "{all}");
+    assert_eq!(env["gateway"]["key_mode"], "api_key", "{env:#}");
+    assert_eq!(env["metadata"]["usage_source"], "wire", "{env:#}");
+    assert_eq!(env["tokens_used"]["input_tokens"], 640, "{env:#}");
+    assert!(!all.contains(REAL_KEY));
+}
