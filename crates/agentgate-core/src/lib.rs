@@ -72,6 +72,7 @@ mod coalesce;
 mod config;
 mod cron;
 mod engine;
+mod gateway_limits;
 pub mod health;
 pub mod log_name;
 mod output_schema;

@@ -455,7 +455,7 @@ impl RunRequest {
             // The gateway of a served run is the server's config's.
             gateway: None,
             record_model_calls: false,
-            gateway_limits: crate::config::GatewayLimits::default(),
+            gateway_limits: crate::gateway_limits::GatewayLimits::default(),
         };
         Ok((flags, task))
     }

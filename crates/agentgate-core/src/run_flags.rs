@@ -140,7 +140,7 @@ pub struct RunFlags {
     pub record_model_calls: bool,
     /// `--max-model-calls`, `--max-input-tokens`, `--max-output-tokens`,
     /// `--max-model-time`: over the config's `gateway.limits`.
-    pub gateway_limits: crate::config::GatewayLimits,
+    pub gateway_limits: crate::gateway_limits::GatewayLimits,
 }
 
 /// The levels of reasoning effort a model takes: `(provider, model)` (the

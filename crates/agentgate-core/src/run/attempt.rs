@@ -2,12 +2,11 @@
 //! they come, stop it when it retries past the bound, classify how it
 //! ended, and sum it up in an envelope.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use agentgate_protocol::{
-    Attempt, CancelReason, CancelledEvent, Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody,
-    HeartbeatEvent, LogLevel, RateLimitEvent, RawEvent, StartEvent, StatusEvent,
+    CancelReason, CancelledEvent, ErrorInfo, ErrorKind, ErrorSource, EventBody, HeartbeatEvent,
+    LogLevel, RawEvent, StartEvent, StatusEvent,
 };
 use agentgate_providers::Accumulator;
 use agentgate_providers::decode::{Decoded, ProviderError};
@@ -21,31 +20,11 @@ use agentgate_supervise::{
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
-use super::attempt_end::AttemptEnd;
 use super::attempt_end::finish_attempt;
+pub(super) use super::attempt_end::{AttemptEnd, AttemptOutcome, AttemptPacket};
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
 use super::tail::{STDERR_TAIL_BYTES, Tail};
-use crate::plan::Step;
-
-/// What one attempt runs: a step, the request of this attempt (the
-/// session it resumes, the model after an invalid-model retry), and the
-/// home folder whose session files are read after it.
-#[derive(Clone, Copy)]
-pub(super) struct AttemptPacket<'a> {
-    pub step: &'a Step,
-    pub request: &'a CliRequest,
-    pub home: Option<&'a Path>,
-}
-
-/// One attempt's result.
-pub(super) struct AttemptOutcome {
-    pub(super) envelope: Envelope,
-    pub(super) error: Option<ErrorInfo>,
-    pub(super) rate_limit: Option<RateLimitEvent>,
-    pub(super) attempt: Attempt,
-    pub(super) started_at: Timestamp,
-}
 
 /// Run one attempt of `packet` to its end, the CLI started for it alone
 /// (a turn of a warm process is `warm_attempt.rs`'s).

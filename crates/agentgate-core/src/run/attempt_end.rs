@@ -3,16 +3,37 @@
 //! and its attempt record ([`AttemptOutcome`]). Shared by one-shot
 //! attempts (`attempt.rs`) and warm turns (`warm_attempt.rs`).
 
+use std::path::Path;
 use std::time::Instant;
 
 use agentgate_protocol::{
-    Attempt, ErrorInfo, ErrorKind, ErrorSource, EventBody, Survivor, Usage, UsageEvent, UsageScope,
+    Attempt, Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, RateLimitEvent, Survivor,
+    Usage, UsageEvent, UsageScope,
 };
-use agentgate_providers::{Accumulator, Finish};
+use agentgate_providers::{Accumulator, CliRequest, Finish};
 use jiff::Timestamp;
 
-use super::attempt::{AttemptOutcome, AttemptPacket};
 use super::emitter::Emitter;
+use crate::plan::Step;
+
+/// What one attempt runs: a step, the request of this attempt (the
+/// session it resumes, the model after an invalid-model retry), and the
+/// home folder whose session files are read after it.
+#[derive(Clone, Copy)]
+pub(super) struct AttemptPacket<'a> {
+    pub step: &'a Step,
+    pub request: &'a CliRequest,
+    pub home: Option<&'a Path>,
+}
+
+/// One attempt's result.
+pub(super) struct AttemptOutcome {
+    pub(super) envelope: Envelope,
+    pub(super) error: Option<ErrorInfo>,
+    pub(super) rate_limit: Option<RateLimitEvent>,
+    pub(super) attempt: Attempt,
+    pub(super) started_at: Timestamp,
+}
 
 /// How an attempt ended, for [`finish_attempt`].
 pub(super) struct AttemptEnd {

@@ -28,7 +28,7 @@ use agentgate_providers::{
 };
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::attempt::AttemptOutcome;
+use super::attempt_end::AttemptOutcome;
 use super::emitter::Emitter;
 use super::options::RunContext;
 use crate::plan::{Step, StepGateway};
@@ -325,7 +325,8 @@ impl AttemptGateway {
         let cli_usage = cli_usage(env);
         let mut wire = summary.usage.clone();
         wire.context_tokens = self.last_context;
-        let reported = summary.model_calls > summary.refused_calls && wire != Usage::default();
+        // `model_calls` counts the calls forwarded upstream.
+        let reported = summary.model_calls > 0 && wire != Usage::default();
         let differences = match (&cli_usage, reported) {
             (Some(cli), true) => differences(&wire, cli),
             _ => Vec::new(),

@@ -30,8 +30,8 @@ use agentgate_protocol::{
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
-use super::attempt::{AttemptOutcome, AttemptPacket, start_event};
-use super::attempt_end::{AttemptEnd, finish_attempt};
+use super::attempt::start_event;
+use super::attempt_end::{AttemptEnd, AttemptOutcome, AttemptPacket, finish_attempt};
 use super::deadline_event::humanize;
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
