@@ -1,4 +1,4 @@
-//! `gateway:`: the model gateway in front of runs (docs/gateway.md).
+//! `gateway:`: the model gateway in front of runs (docs/guide/gateway.md).
 //!
 //! ```yaml
 //! gateway:

@@ -1,5 +1,5 @@
 //! The recording of a run's model calls, `model-calls.jsonl` (the format
-//! is in RECORDING.md): one line per call, written by a thread of its own
+//! is in docs/guide/gateway.md, "Recording and replay"): one line per call, written by a thread of its own
 //! when the call ends, redacted, file mode 0600. A write that fails is a
 //! warning, never the call's failure.
 

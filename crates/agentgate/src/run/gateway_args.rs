@@ -1,5 +1,5 @@
 //! `--gateway` and its settings: the model gateway in front of the run's
-//! CLIs (docs/gateway.md), its recording and the run's limits on model
+//! CLIs (docs/guide/gateway.md), its recording and the run's limits on model
 //! use.
 
 use std::time::Duration;
