@@ -58,6 +58,23 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Add `other`'s counts to these: every token count, the cost where
+    /// either is known (a sum when both are), `estimated` when either is.
+    /// `context_tokens`, a level and not a sum, is left as it is.
+    pub fn add_counts(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+        self.total_tokens += other.total_tokens;
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.estimated |= other.estimated;
+    }
+
     /// Input tokens that were neither read from nor written to the cache.
     pub fn uncached_input_tokens(&self) -> u64 {
         self.input_tokens

@@ -135,7 +135,7 @@ impl Accumulator {
             EventBody::Usage(u) => match u.scope {
                 UsageScope::Turn => {
                     let sum = self.turn_usage.get_or_insert_with(Usage::default);
-                    add_usage(sum, &u.usage);
+                    sum.add_counts(&u.usage);
                     if let Some(c) = u.usage.context_tokens {
                         self.context_tokens = Some(c);
                     }
@@ -323,20 +323,6 @@ impl Accumulator {
             None => env,
         }
     }
-}
-
-pub(crate) fn add_usage(sum: &mut Usage, u: &Usage) {
-    sum.input_tokens += u.input_tokens;
-    sum.output_tokens += u.output_tokens;
-    sum.cache_read_input_tokens += u.cache_read_input_tokens;
-    sum.cache_creation_input_tokens += u.cache_creation_input_tokens;
-    sum.reasoning_tokens += u.reasoning_tokens;
-    sum.total_tokens += u.total_tokens;
-    sum.cost_usd = match (sum.cost_usd, u.cost_usd) {
-        (Some(a), Some(b)) => Some(a + b),
-        (a, b) => a.or(b),
-    };
-    sum.estimated |= u.estimated;
 }
 
 /// `now - before`, field by field (never below zero: a thread whose totals

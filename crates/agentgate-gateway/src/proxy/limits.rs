@@ -167,20 +167,10 @@ fn reached(limits: &CallLimits, s: &LedgerState) -> Option<(&'static str, String
 /// Add one call's usage to a sum (counts added, cost added where known,
 /// context the latest call's).
 fn add_usage(sum: &mut Usage, call: &Usage) {
-    sum.input_tokens += call.input_tokens;
-    sum.output_tokens += call.output_tokens;
-    sum.cache_read_input_tokens += call.cache_read_input_tokens;
-    sum.cache_creation_input_tokens += call.cache_creation_input_tokens;
-    sum.reasoning_tokens += call.reasoning_tokens;
-    sum.total_tokens += call.total_tokens;
-    sum.cost_usd = match (sum.cost_usd, call.cost_usd) {
-        (Some(a), Some(b)) => Some(a + b),
-        (a, b) => a.or(b),
-    };
+    sum.add_counts(call);
     if call.context_tokens.is_some() {
         sum.context_tokens = call.context_tokens;
     }
-    sum.estimated |= call.estimated;
 }
 
 #[cfg(test)]

@@ -14,7 +14,6 @@ use serde_json::{Map, Value};
 
 use super::SessionLog;
 use super::lines::read_objects;
-use crate::accumulate::add_usage;
 
 /// The session file of `id` under `config_dir`: the working folder's
 /// project first, then any project's.
@@ -114,7 +113,7 @@ pub(super) fn last_turn(records: &[Map<String, Value>]) -> SessionLog {
     if !usages.is_empty() {
         let mut sum = Usage::default();
         for (_, u) in &usages {
-            add_usage(&mut sum, u);
+            sum.add_counts(u);
         }
         log.usage = Some(sum);
     }

@@ -6,7 +6,6 @@ use std::path::Path;
 use agentgate_protocol::Usage;
 
 use super::SessionLog;
-use crate::accumulate::add_usage;
 use crate::gemini::session::{find_session_file, read_session};
 
 pub(super) fn read(gemini_home: &Path, id: &str) -> Result<Option<SessionLog>, String> {
@@ -32,7 +31,7 @@ pub(super) fn read(gemini_home: &Path, id: &str) -> Result<Option<SessionLog>, S
                 ..Usage::default()
             };
             match &mut usage {
-                Some(sum) => add_usage(sum, &figures),
+                Some(sum) => sum.add_counts(&figures),
                 None => usage = Some(figures),
             }
         }
