@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::prompt::{TaskInput, task_from_stdin};
+use crate::prompt::TaskInput;
 use crate::retry_on::retry_on_from_names;
 use crate::run_flags::{RunFlags, SessionBusy, Tier};
 use crate::settings::{Handoff, OnDirty, PermissionMode, Settings, WorkspaceMode, parse_duration};
@@ -241,6 +241,25 @@ pub struct RunRequest {
     /// the run folder.
     #[serde(skip_serializing_if = "is_false")]
     pub debug_prompt: bool,
+    /// `--gateway` (`true`) or `--no-gateway` (`false`): a model gateway in
+    /// front of the run's CLIs, or none; absent: the server's config says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<bool>,
+    /// `--record-model-calls`: keep the model calls in the run's folder.
+    #[serde(skip_serializing_if = "is_false")]
+    pub record_model_calls: bool,
+    /// `--max-model-calls`: the run's model calls at most (needs a gateway).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_model_calls: Option<u32>,
+    /// `--max-input-tokens`: input tokens over the run's calls, at most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_input_tokens: Option<u64>,
+    /// `--max-output-tokens`: output tokens over the run's calls, at most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
+    /// `--max-model-time`: wall time of model calls, summed, at most (`10m`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_model_time: Option<String>,
     /// Higher runs first (-1000 to 1000, default 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub priority: i64,
@@ -452,71 +471,11 @@ impl RunRequest {
             }),
             effort_levels: crate::run_flags::EffortLevels::default(),
             debug_prompt: self.debug_prompt,
-            // The gateway of a served run is the server's config's.
-            gateway: None,
-            record_model_calls: false,
-            gateway_limits: crate::gateway_limits::GatewayLimits::default(),
+            gateway: self.gateway,
+            record_model_calls: self.record_model_calls,
+            gateway_limits: self.gateway_limits()?,
         };
         Ok((flags, task))
-    }
-
-    /// The task: `prompt` as is, or `task` read as `agentgate run` reads a
-    /// JSON task input from stdin.
-    fn task_input(&self) -> Result<TaskInput, RequestError> {
-        let task = match (&self.prompt, &self.task) {
-            (Some(_), Some(_)) => {
-                return Err(RequestError::new("task", "give prompt or task, not both"));
-            }
-            (None, None) if self.skill.is_some() => TaskInput::default(),
-            (None, None) => {
-                return Err(RequestError::new("prompt", "a prompt or a task is needed"));
-            }
-            (Some(p), None) => TaskInput {
-                prompt: p.clone(),
-                ..TaskInput::default()
-            },
-            (None, Some(t @ serde_json::Value::Object(_))) => task_from_stdin(&t.to_string())
-                .map_err(|e| RequestError::new("task", e.to_string()))?,
-            (None, Some(_)) => {
-                return Err(RequestError::new(
-                    "task",
-                    "expected an object: {\"prompt\", \"context\", \"persona\", \"files\"}",
-                ));
-            }
-        };
-        let mut task = task;
-        if let Some(name) = &self.file_name {
-            if task.file_name.is_some() {
-                return Err(RequestError::new(
-                    "file_name",
-                    "the task input gives `file_name` too; give it once",
-                ));
-            }
-            task.file_name = Some(
-                crate::prompt::check_file_name(name)
-                    .map_err(|e| RequestError::new("file_name", e))?,
-            );
-        }
-        if let Some(name) = &self.skill {
-            crate::run_flags::check_skill_name(name).map_err(|e| RequestError::new("skill", e))?;
-        } else if self.input.is_some() {
-            return Err(RequestError::new("input", "needs a skill"));
-        }
-        if task.prompt.trim().is_empty() && self.skill.is_none() {
-            let field = if self.task.is_some() {
-                "task"
-            } else {
-                "prompt"
-            };
-            return Err(RequestError::new(field, "the prompt is empty"));
-        }
-        if let Some(f) = task.files.iter().find(|f| !f.is_absolute()) {
-            return Err(RequestError::new(
-                "task.files",
-                format!("`{}` is not an absolute path", f.display()),
-            ));
-        }
-        Ok(task)
     }
 
     /// At most one of `providers`, `agents` and `chain`; no blank names.
@@ -573,6 +532,8 @@ fn duration(field: &str, value: Option<&str>) -> Result<Option<std::time::Durati
         .transpose()
         .map_err(|e| RequestError::new(field, e))
 }
+
+mod task_input;
 
 #[cfg(test)]
 mod tests;

@@ -139,6 +139,12 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
     let error = |out: &mut Value, message: String| {
         out["error"] = json!({"kind": "invalid_input", "message": message});
     };
+    if let Some(g) = &step.gateway {
+        match gateway_report(g, &step.provider, &request, plan.home.as_deref()) {
+            Ok(report) => out["gateway"] = report,
+            Err(message) => error(&mut out, message),
+        }
+    }
     if step.workspace == WorkspaceMode::Worktree {
         // Where the run would check out, or why it could not.
         match locate_repository(&request.cwd).and_then(|at| Ok((head_commit(&at.toplevel)?, at))) {
@@ -210,4 +216,48 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
         Err(e) => error(&mut out, e.to_string()),
     }
     out
+}
+
+/// What a step's gateway would do: where the calls go and with which
+/// credentials (never the key itself), its limits and recording.
+fn gateway_report(
+    g: &super::step::StepGateway,
+    provider: &std::sync::Arc<dyn agentgate_providers::Provider>,
+    request: &agentgate_providers::CliRequest,
+    home: Option<&std::path::Path>,
+) -> Result<Value, String> {
+    use agentgate_providers::{CliEnv, UpstreamKey, UpstreamOverrides, plan_upstream};
+    let overrides = UpstreamOverrides {
+        upstream: g.upstream.clone(),
+        key_env: g.key_env.clone(),
+        key_file: g.key_file.clone(),
+    };
+    let name = provider.name();
+    let plan = plan_upstream(
+        name,
+        &CliEnv::for_request(request),
+        home,
+        request.model.as_deref(),
+        &overrides,
+    )
+    .map_err(|e| format!("the model gateway cannot serve {name}: {e}"))?;
+    let (key_mode, key_source) = match &plan.key {
+        UpstreamKey::ApiKey { from, .. } => ("api_key", from.clone()),
+        UpstreamKey::Passthrough { login } => ("passthrough", login.clone()),
+    };
+    let l = &g.limits;
+    Ok(json!({
+        "api": plan.api.as_str(),
+        "upstream": plan.upstream,
+        "key_mode": key_mode,
+        "key_source": key_source,
+        "notes": plan.notes,
+        "record_model_calls": g.record_model_calls,
+        "limits": {
+            "max_model_calls": l.max_model_calls,
+            "max_input_tokens": l.max_input_tokens,
+            "max_output_tokens": l.max_output_tokens,
+            "max_model_time_s": l.max_model_time.map(|d| d.as_secs_f64()),
+        },
+    }))
 }

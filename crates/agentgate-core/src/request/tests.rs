@@ -249,3 +249,48 @@ fn a_skill_needs_no_prompt_and_its_input_needs_a_skill() {
         assert_eq!(refused(body).field, field, "{body}");
     }
 }
+
+#[test]
+fn the_gateway_fields_become_the_gateway_flags() {
+    let req = RunRequest::from_json(
+        r#"{"prompt": "p", "gateway": true, "record_model_calls": true,
+            "max_model_calls": 20, "max_input_tokens": 100000, "max_output_tokens": 4000,
+            "max_model_time": "10m"}"#,
+    )
+    .unwrap();
+    let (flags, _) = req.to_flags().unwrap();
+    assert_eq!(flags.gateway, Some(true));
+    assert!(flags.record_model_calls);
+    assert_eq!(flags.gateway_limits.max_model_calls, Some(20));
+    assert_eq!(flags.gateway_limits.max_input_tokens, Some(100_000));
+    assert_eq!(flags.gateway_limits.max_output_tokens, Some(4000));
+    assert_eq!(
+        flags.gateway_limits.max_model_time,
+        Some(Duration::from_secs(600))
+    );
+    let (flags, _) = RunRequest::from_json(r#"{"prompt": "p", "gateway": false}"#)
+        .unwrap()
+        .to_flags()
+        .unwrap();
+    assert_eq!(flags.gateway, Some(false));
+    for (json, field) in [
+        (
+            r#"{"prompt": "p", "max_model_calls": 0}"#,
+            "max_model_calls",
+        ),
+        (
+            r#"{"prompt": "p", "max_output_tokens": 0}"#,
+            "max_output_tokens",
+        ),
+        (
+            r#"{"prompt": "p", "max_model_time": "soon"}"#,
+            "max_model_time",
+        ),
+        (
+            r#"{"prompt": "p", "max_model_time": "0s"}"#,
+            "max_model_time",
+        ),
+    ] {
+        assert_eq!(refused(json).field, field, "{json}");
+    }
+}

@@ -345,3 +345,52 @@ fn quota_shows_the_reset_time_of_a_claude_usage_limit() {
     assert_eq!(skipped["skipped"]["reset_at"], claude["reset_at"]);
     assert!(plan(&["--ignore-quota"])["skipped"].is_null());
 }
+
+/// `--dry-run --gateway` says where the calls would go, with which
+/// credential (named, never shown) and under which limits; a provider the
+/// gateway cannot serve is the plan's error, before anything runs.
+#[test]
+fn dry_run_with_a_gateway_names_the_upstream_the_key_and_the_limits() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, marker) = trap(dir.path());
+    let plan = |provider: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentgate"));
+        cmd.args(["run", "--provider", provider, "--dry-run", "--gateway"])
+            .args(["--max-output-tokens", "50", "--max-model-time", "2m"])
+            .args(["--env", "ANTHROPIC_API_KEY=sk-ant-dry-run-secret"])
+            .arg("--binary")
+            .arg(&bin)
+            .arg("hi")
+            .env("AGENTGATE_HOME", home.path())
+            .env("HOME", home.path())
+            .env_remove("ANTHROPIC_BASE_URL")
+            .stdin(std::process::Stdio::null());
+        run_bounded(cmd, LIMIT)
+    };
+    let run = plan("claude");
+    let out = run.all_output();
+    assert_eq!(run.code, Some(0), "{out}");
+    assert!(!out.contains("sk-ant-dry-run-secret"), "{out}");
+    assert!(!marker.exists(), "--dry-run ran the CLI");
+    let planned: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let g = &planned["gateway"];
+    assert_eq!(g["api"], "anthropic_messages", "{planned:#}");
+    assert_eq!(g["upstream"], "https://api.anthropic.com", "{planned:#}");
+    assert_eq!(g["key_mode"], "api_key", "{planned:#}");
+    assert_eq!(g["key_source"], "ANTHROPIC_API_KEY", "{planned:#}");
+    assert_eq!(g["limits"]["max_output_tokens"], 50, "{planned:#}");
+    assert_eq!(g["limits"]["max_model_time_s"], 120.0, "{planned:#}");
+    assert!(g["limits"]["max_model_calls"].is_null(), "{planned:#}");
+    // cursor-agent has no base-URL setting: the plan says so.
+    let run = plan("cursor");
+    let planned: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(planned["error"]["kind"], "invalid_input", "{planned:#}");
+    assert!(
+        planned["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the model gateway cannot serve cursor"),
+        "{planned:#}"
+    );
+}
