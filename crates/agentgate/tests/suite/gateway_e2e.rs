@@ -309,6 +309,9 @@ fn through_the_gateway(cli: Cli) {
         );
     }
     assert_eq!(env["metadata"]["usage_source"], "wire", "{cli}: {env:#}");
+    // What the CLI printed agrees with the wire, class by class.
+    assert!(gateway["cli_usage"].is_object(), "{cli}: {env:#}");
+    assert_eq!(gateway["differences"], json!([]), "{cli}: {env:#}");
     assert_eq!(
         env["tokens_used"]["input_tokens"], gateway["wire_usage"]["input_tokens"],
         "{cli}: {env:#}"
