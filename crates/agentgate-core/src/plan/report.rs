@@ -108,7 +108,14 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
     let skip = store
         .filter(|_| !plan.ignore_quota)
         .and_then(|s| exhausted_quota(s, &step.quota_key, now))
-        .map(|q| json!({"reason": "quota exhausted", "reset_at": q.reset_at.map(|t| t.to_string()), "source": q.source}));
+        .map(|q| {
+            let reason = if crate::quota::is_quota_hold(&q) {
+                "quota held"
+            } else {
+                "quota exhausted"
+            };
+            json!({"reason": reason, "message": q.message, "reset_at": q.reset_at.map(|t| t.to_string()), "source": q.source})
+        });
     let mut out = json!({
         "agent": step.agent,
         "provider": provider,

@@ -75,11 +75,20 @@ impl StepRunner<'_> {
             (_, Some(account)) => format!("its account {account}'s quota"),
             (_, None) => "its quota".to_owned(),
         };
+        // A hold (`gateway.quota_hold_above`) says so, with why.
+        let how = if crate::quota::is_quota_hold(&state) {
+            format!(
+                "is held ({})",
+                state.message.as_deref().unwrap_or("near its limit")
+            )
+        } else {
+            "is exhausted".to_owned()
+        };
         let mut error = ErrorInfo::new(
             ErrorKind::Quota,
             ErrorSource::Internal,
             format!(
-                "skipped {}: {whose} is exhausted until {} (recorded from {}; --ignore-quota tries anyway)",
+                "skipped {}: {whose} {how} until {} (recorded from {}; --ignore-quota tries anyway)",
                 step.label(),
                 reset_at.as_deref().unwrap_or("an unknown time"),
                 state.source

@@ -126,6 +126,12 @@ fn a_window_held_above_the_threshold_is_shown_with_why_and_skips_the_next_run() 
     );
     assert_eq!(plan.code, Some(0), "{}", plan.all_output());
     let plan: Value = serde_json::from_str(plan.stdout.trim()).unwrap();
-    assert_eq!(plan["skipped"]["reason"], "quota exhausted", "{plan:#}");
+    assert_eq!(plan["skipped"]["reason"], "quota held", "{plan:#}");
+    assert!(
+        plan["skipped"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("held: window 5h")),
+        "{plan:#}"
+    );
     assert_eq!(plan["skipped"]["reset_at"], reset.to_string());
 }
