@@ -13,7 +13,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::config::{Config, split_quota_key};
-use crate::quota::{is_quota_hold, window_utilization};
+use crate::quota::window_utilization;
 
 /// One provider's quota.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -32,7 +32,7 @@ pub struct ProviderQuota {
     /// whose reset time passed).
     pub status: &'static str,
     /// The status as stored, before the reset time is taken into account:
-    /// `available`, `warning` or `exhausted`; null when never seen.
+    /// `available`, `warning`, `exhausted` or `held`; null when never seen.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub stored_status: Option<QuotaStatus>,
     /// When the limit resets (RFC 3339), if known.
@@ -119,8 +119,9 @@ pub fn provider_quota(
     let reset_in_seconds = s.reset_at.map(|t| (t.as_second() - now.as_second()).max(0));
     let passed = s.reset_at.is_some_and(|t| t <= now);
     let status = match s.status {
-        QuotaStatus::Exhausted | QuotaStatus::Warning if passed => "available_again",
-        QuotaStatus::Exhausted if is_quota_hold(&s) => "held",
+        QuotaStatus::Exhausted | QuotaStatus::Warning | QuotaStatus::Held if passed => {
+            "available_again"
+        }
         other => other.as_str(),
     };
     ProviderQuota {
@@ -214,7 +215,7 @@ mod tests {
     fn a_hold_reads_as_held_until_its_reset_with_its_windows() {
         let now = Timestamp::from_second(1_000).unwrap();
         let reset = Timestamp::from_second(1_600).unwrap();
-        let mut held = state(QuotaStatus::Exhausted, Some(reset));
+        let mut held = state(QuotaStatus::Held, Some(reset));
         held.source = "wire:r2".into();
         held.message = Some("held: window 5h at 97% (quota_hold_above 0.95)".into());
         held.windows = vec![RateLimitWindow {
@@ -226,7 +227,7 @@ mod tests {
         }];
         let r = provider_quota("claude".into(), Some(held.clone()), now);
         assert_eq!(r.status, "held");
-        assert_eq!(r.stored_status, Some(QuotaStatus::Exhausted));
+        assert_eq!(r.stored_status, Some(QuotaStatus::Held));
         assert_eq!(r.run_id.as_deref(), Some("r2"));
         assert_eq!(r.windows.len(), 1);
         assert_eq!(r.windows[0].name, "requests");
@@ -240,6 +241,7 @@ mod tests {
             "available_again"
         );
         // An exhaustion the wire saw (not a hold) still reads exhausted.
+        held.status = QuotaStatus::Exhausted;
         held.message = Some("window 5h at 100%".into());
         assert_eq!(
             provider_quota("claude".into(), Some(held), now).status,

@@ -301,11 +301,16 @@ pub enum QuotaStatus {
     Warning,
     /// The limit is reached: requests are refused until `reset_at`.
     Exhausted,
+    /// Close enough to the limit that agentgate holds new runs until
+    /// `reset_at` (the config's `gateway.quota_hold_above`, read off the
+    /// wire): runs skip the provider and queued jobs wait as for
+    /// `Exhausted`.
+    Held,
 }
 
 impl QuotaStatus {
     /// Every status.
-    pub const ALL: [QuotaStatus; 3] = [Self::Available, Self::Warning, Self::Exhausted];
+    pub const ALL: [QuotaStatus; 4] = [Self::Available, Self::Warning, Self::Exhausted, Self::Held];
 
     /// The stored name, e.g. `"exhausted"`.
     pub const fn as_str(self) -> &'static str {
@@ -313,7 +318,14 @@ impl QuotaStatus {
             Self::Available => "available",
             Self::Warning => "warning",
             Self::Exhausted => "exhausted",
+            Self::Held => "held",
         }
+    }
+
+    /// Whether runs skip the provider (and the queue holds its jobs) until
+    /// `reset_at`: exhausted or held.
+    pub const fn is_closed(self) -> bool {
+        matches!(self, Self::Exhausted | Self::Held)
     }
 }
 

@@ -141,7 +141,7 @@ mod tests {
     fn a_held_provider_shows_why_and_its_windows() {
         let now: Timestamp = "2026-05-01T12:00:00Z".parse().unwrap();
         let held = QuotaState {
-            status: QuotaStatus::Exhausted,
+            status: QuotaStatus::Held,
             reset_at: Some("2026-05-01T15:00:00Z".parse().unwrap()),
             source: "wire:r1".into(),
             updated_at: now,

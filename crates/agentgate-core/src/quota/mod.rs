@@ -25,15 +25,10 @@ pub(crate) const HOLD_PREFIX: &str = "held: ";
 /// The source of every state read off the wire: `wire:<run_id>`.
 const WIRE_SOURCE: &str = "wire:";
 
-/// Whether `state` is a hold: exhausted by [`record_wire_quota`] because a
-/// window was used above `gateway.quota_hold_above` (not used up).
+/// Whether `state` is a hold: [`record_wire_quota`] saw a window used
+/// above `gateway.quota_hold_above` (not used up).
 pub fn is_quota_hold(state: &QuotaState) -> bool {
-    state.status == QuotaStatus::Exhausted
-        && state.source.starts_with(WIRE_SOURCE)
-        && state
-            .message
-            .as_deref()
-            .is_some_and(|m| m.starts_with(HOLD_PREFIX))
+    state.status == QuotaStatus::Held
 }
 
 /// The quota state is stored under a quota key: the provider's name, or
@@ -89,10 +84,7 @@ pub fn record_quota(
             windows: Vec::new(),
         }),
         (None, None) => match &old {
-            Some(old)
-                if old.status == QuotaStatus::Exhausted
-                    && old.reset_at.is_some_and(|t| t <= now) =>
-            {
+            Some(old) if old.status.is_closed() && old.reset_at.is_some_and(|t| t <= now) => {
                 Some(QuotaState {
                     status: QuotaStatus::Available,
                     reset_at: None,
@@ -110,10 +102,10 @@ pub fn record_quota(
         return;
     };
     if let Some(old) = old {
-        let wire_exhausted = old.status == QuotaStatus::Exhausted
+        let wire_closed = old.status.is_closed()
             && old.source.starts_with(WIRE_SOURCE)
             && old.reset_at.is_some_and(|t| t > now);
-        if wire_exhausted && state.status != QuotaStatus::Exhausted {
+        if wire_closed && state.status != QuotaStatus::Exhausted {
             return;
         }
         state.windows = old.windows;
@@ -125,7 +117,7 @@ pub fn record_quota(
 
 /// The recorded state that makes a run skip the provider of `quota_key`
 /// (and the queue hold its jobs until `reset_at`): exhausted, or held by
-/// `gateway.quota_hold_above` (stored as exhausted), with a reset time
+/// `gateway.quota_hold_above`, with a reset time
 /// still ahead of `now`. An exhausted quota whose reset time is
 /// unknown is not skipped: nothing says when trying again makes sense, and
 /// the provider's own answer is the better evidence.
@@ -135,11 +127,7 @@ pub fn exhausted_quota(
     now: Timestamp,
 ) -> Option<QuotaState> {
     match store.get_quota(quota_key) {
-        Ok(Some(s))
-            if s.status == QuotaStatus::Exhausted && s.reset_at.is_some_and(|t| t > now) =>
-        {
-            Some(s)
-        }
+        Ok(Some(s)) if s.status.is_closed() && s.reset_at.is_some_and(|t| t > now) => Some(s),
         Ok(_) => None,
         Err(e) => {
             tracing::warn!("failed to read {quota_key}'s quota state: {e}");

@@ -30,7 +30,7 @@ const TOO_MANY_REQUESTS: u16 = 429;
 ///   window is `exhausted` with no reset (not skipped: see
 ///   [`super::exhausted_quota`]) and a bare 429 a `warning`.
 /// - Else, with `hold_above` set and a window used at or above it: a hold,
-///   stored as `exhausted` until that window's reset (the latest, if
+///   stored as `held` until that window's reset (the latest, if
 ///   several), so runs skip the provider and the queue holds its jobs until
 ///   then exactly as for a quota wait; message `held: window 5h at 97%
 ///   (quota_hold_above 0.95), resets …`. A window over the threshold that
@@ -125,7 +125,7 @@ fn wire_state(
                 window.name,
                 usage_percent(window_utilization(window).unwrap_or(1.0)),
             );
-            return Some(state(QuotaStatus::Exhausted, Some(reset), message));
+            return Some(state(QuotaStatus::Held, Some(reset), message));
         }
         if let Some(window) = over.first() {
             let message = format!(

@@ -218,7 +218,7 @@ fn a_window_at_or_above_the_threshold_holds_the_provider_until_its_reset() {
         now(),
     );
     let s = store.get_quota("claude").unwrap().unwrap();
-    assert_eq!(s.status, QuotaStatus::Exhausted);
+    assert_eq!(s.status, QuotaStatus::Held);
     assert_eq!(s.reset_at, Some(at("2026-05-01T15:00:00Z")));
     assert_eq!(
         s.message.as_deref(),
