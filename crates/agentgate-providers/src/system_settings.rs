@@ -31,6 +31,17 @@ pub(crate) struct SystemSettings {
     pub default_path_macos: &'static str,
 }
 
+/// Qwen Code's system settings: `QWEN_CODE_SYSTEM_SETTINGS_PATH`, else its
+/// platform's default (read by the gateway's planner and overlaid by the
+/// run's copy alike).
+pub(crate) static QWEN: SystemSettings = SystemSettings {
+    provider: "qwen",
+    settings_env: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
+    defaults_env: "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
+    default_path: "/etc/qwen-code/settings.json",
+    default_path_macos: "/Library/Application Support/QwenCode/settings.json",
+};
+
 impl SystemSettings {
     /// Writes a copy of the system settings with `edit` applied, in the
     /// run's folder, and returns the variables that point the CLI at it and
@@ -81,7 +92,7 @@ impl SystemSettings {
         Ok((vars, path))
     }
 
-    fn default_settings(&self) -> PathBuf {
+    pub(crate) fn default_settings(&self) -> PathBuf {
         if cfg!(target_os = "macos") {
             PathBuf::from(self.default_path_macos)
         } else {

@@ -54,8 +54,6 @@ pub(super) struct AttemptGateway {
     crossed: Option<ErrorInfo>,
     quota_key: String,
     hold_above: Option<f64>,
-    /// The context size after the last call with usage.
-    last_context: Option<u64>,
     /// The real key the gateway holds, to keep it out of the CLI's
     /// invocation ([`AttemptGateway::seal`]).
     real_key: Option<String>,
@@ -167,7 +165,6 @@ pub(super) async fn start(
             crossed: None,
             quota_key: step.quota_key.clone(),
             hold_above: ctx.plan.quota_hold_above,
-            last_context: None,
             real_key,
         },
         pointed,
@@ -271,9 +268,6 @@ impl AttemptGateway {
     ) -> bool {
         match notice {
             GatewayNotice::Call(call) => {
-                if let Some(u) = &call.usage {
-                    self.last_context = u.context_tokens;
-                }
                 if let Some(store) = ctx.store {
                     crate::quota::record_wire_quota(
                         store,
@@ -323,8 +317,8 @@ impl AttemptGateway {
         }
         let env = &mut outcome.envelope;
         let cli_usage = cli_usage(env);
-        let mut wire = summary.usage.clone();
-        wire.context_tokens = self.last_context;
+        // The gateway's sum: counts added, the context the last call's.
+        let wire = summary.usage.clone();
         // `model_calls` counts the calls forwarded upstream.
         let reported = summary.model_calls > 0 && wire != Usage::default();
         let differences = match (&cli_usage, reported) {

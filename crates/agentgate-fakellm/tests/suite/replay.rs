@@ -218,14 +218,16 @@ async fn each_api_gets_its_recorded_calls_in_order_as_they_were_sent() {
 
 #[tokio::test]
 async fn a_call_recorded_cut_short_is_cut_again_and_one_without_response_is_a_502() {
+    // Lines are written as calls end: call 2 ended first. Replay goes by the
+    // call numbers, the order the calls started in.
     let text = format!(
         "{}\n{}\n",
+        json!({"v": 1, "call": 2, "api": "openai_responses", "method": "POST", "path": "/v1/responses",
+               "query": null, "request": {"headers": {}, "body": "{}"}, "response": null}),
         json!({"v": 1, "call": 1, "api": "openai_responses", "method": "POST", "path": "/v1/responses",
                "query": null, "request": {"headers": {}, "body": "{}"},
                "response": {"status": 200, "headers": {"content-type": "text/event-stream"},
                             "body": "event: response.created\ndata: {}\n\n", "error": "upstream reset"}}),
-        json!({"v": 1, "call": 2, "api": "openai_responses", "method": "POST", "path": "/v1/responses",
-               "query": null, "request": {"headers": {}, "body": "{}"}, "response": null}),
     );
     let s = state(&text, None);
     let req = json!({"model": "gpt-5.5", "stream": true, "input": "hi"});

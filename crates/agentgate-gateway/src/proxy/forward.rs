@@ -77,7 +77,11 @@ async fn forward(
         method: parts.method.as_str().to_owned(),
     };
     drop_hop_by_hop(&mut parts.headers);
-    let recorded_headers = recordable_headers(&parts.headers);
+    // Copied only when there is a recording to keep them.
+    let recorded_headers = match shared.recorder {
+        Some(_) => recordable_headers(&parts.headers),
+        None => Vec::new(),
+    };
     let declared_len = content_length(&parts.headers);
 
     let upstream_query = match keys::swap_key(
@@ -210,7 +214,7 @@ async fn forward(
     };
 
     let upstream = &shared.upstream;
-    let uri = match upstream.uri_for(path_only(&asked.rest), upstream_query.as_deref()) {
+    let uri = match upstream.uri_for(&asked.rest, upstream_query.as_deref()) {
         Ok(uri) => uri,
         Err(error) => {
             let message = format!("agentgate: the request's path cannot go upstream: {error}");
@@ -314,7 +318,7 @@ fn new_track(
         call: number,
         api: api.as_str(),
         method: asked.method.clone(),
-        path: path_only(&asked.rest).to_owned(),
+        path: asked.rest.clone(),
         query: asked.query.as_deref().and_then(keys::query_without_key),
         request_headers: recorded_headers.to_vec(),
         request_body: body,
@@ -324,7 +328,7 @@ fn new_track(
         shared: shared.clone(),
         number,
         api,
-        path: path_only(&asked.rest).to_owned(),
+        path: asked.rest.clone(),
         model,
         request_bytes,
         arrived,
@@ -396,11 +400,6 @@ fn strip_secret<'a>(prefix: &str, path: &'a str) -> Option<&'a str> {
     let bare = rest.trim_start_matches('/');
     let slashes = rest.len() - bare.len();
     (slashes > 0).then(|| &rest[slashes - 1..])
-}
-
-/// The path as is (the query is kept apart already).
-fn path_only(rest: &str) -> &str {
-    rest
 }
 
 /// The API whose error shape answers a request that is not a model call.

@@ -11,16 +11,25 @@ use rustls_pki_types::pem::PemObject;
 
 use super::GatewayError;
 
+/// The system's root certificates, read from disk once per process (every
+/// attempt with a gateway starts one; the files do not change under it).
+fn native_roots() -> &'static [CertificateDer<'static>] {
+    static ROOTS: std::sync::OnceLock<Vec<CertificateDer<'static>>> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let native = rustls_native_certs::load_native_certs();
+        for error in &native.errors {
+            tracing::debug!(%error, "gateway: a system root certificate could not be loaded");
+        }
+        native.certs
+    })
+}
+
 /// The client settings: the system's roots and `ca_file`'s certificates.
 pub(crate) fn client_config(
     ca_file: Option<&Path>,
 ) -> Result<Arc<rustls::ClientConfig>, GatewayError> {
     let mut roots = RootCertStore::empty();
-    let native = rustls_native_certs::load_native_certs();
-    for error in &native.errors {
-        tracing::debug!(%error, "gateway: a system root certificate could not be loaded");
-    }
-    let (added, ignored) = roots.add_parsable_certificates(native.certs);
+    let (added, ignored) = roots.add_parsable_certificates(native_roots().iter().cloned());
     tracing::debug!(added, ignored, "gateway: system root certificates");
     if let Some(path) = ca_file {
         for cert in read_ca_file(path)? {

@@ -59,28 +59,53 @@ pub fn request_facts(api: WireApi, path: &str, body: &[u8]) -> RequestFacts {
         return facts;
     }
     // A body that is not a JSON object gives the defaults.
-    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(body) else {
-        return RequestFacts::default();
-    };
+    let head = body_head(body).unwrap_or_default();
     RequestFacts {
-        model: obj
-            .get("model")
-            .and_then(Value::as_str)
-            .filter(|m| !m.is_empty())
-            .map(str::to_owned),
-        stream: obj.get("stream").and_then(Value::as_bool).unwrap_or(false),
+        model: head.model,
+        stream: head.stream.unwrap_or(false),
     }
+}
+
+/// The two fields of a request body the gateway reads. Deserialized
+/// straight from the bytes: the rest of the body (the conversation, up to
+/// the request bound) is skipped, never built into a tree, before the
+/// request goes upstream.
+#[derive(Default, serde::Deserialize)]
+struct Head {
+    #[serde(default, deserialize_with = "model_name")]
+    model: Option<String>,
+    #[serde(default, deserialize_with = "flag")]
+    stream: Option<bool>,
+}
+
+/// A `model` that is a non-empty string; anything else is none.
+fn model_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(
+        match <Option<serde_json::Value> as serde::Deserialize>::deserialize(d)? {
+            Some(Value::String(m)) if !m.is_empty() => Some(m),
+            _ => None,
+        },
+    )
+}
+
+/// A `stream` that is a boolean; anything else is none.
+fn flag<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    Ok(
+        match <Option<serde_json::Value> as serde::Deserialize>::deserialize(d)? {
+            Some(Value::Bool(b)) => Some(b),
+            _ => None,
+        },
+    )
+}
+
+/// The body's `model` and `stream`, when it is a JSON object.
+fn body_head(body: &[u8]) -> Option<Head> {
+    serde_json::from_slice::<Head>(body).ok()
 }
 
 /// The body's `model`, when it is a JSON object naming one.
 fn body_model(body: &[u8]) -> Option<String> {
-    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(body) else {
-        return None;
-    };
-    obj.get("model")
-        .and_then(Value::as_str)
-        .filter(|m| !m.is_empty())
-        .map(str::to_owned)
+    body_head(body)?.model
 }
 
 /// Gemini names the model and the mode in the path:

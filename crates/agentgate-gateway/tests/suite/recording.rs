@@ -87,3 +87,40 @@ async fn the_recording_holds_the_bodies_redacted_and_no_key() {
             .starts_with("text/event-stream")
     );
 }
+
+/// A call that got no response is recorded with `response: null`, the
+/// stub that came in the query (`key=`, Gemini's way) is left out, and
+/// fake-llm's reader (`--replay`) takes the file the recorder wrote.
+#[tokio::test]
+async fn a_call_without_response_is_recorded_without_its_key_and_fake_llm_reads_the_file() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = api_key_config(&format!("http://{addr}"));
+    cfg.record_dir = Some(dir.path().to_owned());
+    let mut gw = Gw::start(cfg).await;
+    let stub = gw.gateway.stub_key().unwrap().to_owned();
+    let body = r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#;
+    let (status, _, _) = send(request(
+        &gw.url(&format!(
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key={stub}"
+        )),
+        &[("content-type", "application/json")],
+        Some(body),
+    ))
+    .await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY);
+    assert!(gw.call().await.error.is_some());
+    gw.gateway.shutdown().await;
+
+    let text = std::fs::read_to_string(dir.path().join("model-calls.jsonl")).unwrap();
+    assert!(!text.contains(&stub), "{text}");
+    assert!(!text.contains("sk-real-0123"), "{text}");
+    let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(line["api"], "gemini");
+    assert_eq!(line["query"], "alt=sse", "{line}");
+    assert!(line["response"].is_null(), "{line}");
+    let recording = agentgate_fakellm::Recording::parse(&text, "model-calls.jsonl").unwrap();
+    assert_eq!(recording.len(), 1);
+}

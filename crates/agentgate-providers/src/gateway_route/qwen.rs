@@ -24,11 +24,9 @@ use super::{
 };
 use crate::argv::Context;
 use crate::provider::{CliCommand, CommandError};
+use crate::system_settings::QWEN;
 
 const API_KEY: &str = "OPENAI_API_KEY";
-/// The variable naming Qwen's system settings (`qwen/mod.rs` points Qwen
-/// at its copy with it).
-const SYSTEM_SETTINGS_ENV: &str = "QWEN_CODE_SYSTEM_SETTINGS_PATH";
 const BASE_URL: &str = "OPENAI_BASE_URL";
 const DEFAULT_UPSTREAM: &str = "https://api.openai.com/v1";
 
@@ -38,11 +36,12 @@ type SettingsFile = (PathBuf, Map<String, Value>);
 /// The settings Qwen reads, the one that wins first: the system settings,
 /// then the user's.
 fn settings(input: &PlanInput<'_>) -> Result<Vec<SettingsFile>, RouteError> {
+    // The file the run's copy overlays (`qwen/mod.rs`), per platform.
     let system = input
         .env
-        .get(SYSTEM_SETTINGS_ENV)
+        .get(QWEN.settings_env)
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/etc/qwen-code/settings.json"));
+        .unwrap_or_else(|| QWEN.default_settings());
     let user = input.home.map(|h| h.join(".qwen/settings.json"));
     let mut out = Vec::new();
     for path in std::iter::once(system).chain(user) {

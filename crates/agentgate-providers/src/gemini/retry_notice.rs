@@ -95,7 +95,10 @@ impl PendingAttempt {
     pub(super) fn next_line(mut self, line: &str) -> Continued {
         if let Some((before, _)) = line.split_once("Retrying after ") {
             self.push(before);
-            return Continued::Retried(self.retry());
+            // The delay as the error table reads it from the same words.
+            let delay_ms =
+                crate::classify::is_retry_notice(&super::ERRORS, line).and_then(|n| n.delay_ms);
+            return Continued::Retried(self.retry(delay_ms));
         }
         if line.contains("Max attempts reached") {
             return Continued::Last;
@@ -118,11 +121,11 @@ impl PendingAttempt {
         self.lines += 1;
     }
 
-    fn retry(self) -> StatusEvent {
+    fn retry(self, delay_ms: Option<u64>) -> StatusEvent {
         StatusEvent::Retry {
             retry_attempt: self.attempt,
             max_retries: None,
-            delay_ms: None,
+            delay_ms,
             provider_status: None,
             detail: (!self.message.is_empty()).then_some(self.message),
         }
@@ -171,6 +174,7 @@ mod tests {
         };
         let Continued::Retried(StatusEvent::Retry {
             retry_attempt,
+            delay_ms,
             detail,
             ..
         }) = p
@@ -180,6 +184,7 @@ mod tests {
             panic!("not a retry");
         };
         assert_eq!(retry_attempt, Some(1));
+        assert_eq!(delay_ms, Some(5876), "the line's own delay");
         assert_eq!(
             detail.as_deref(),
             Some(

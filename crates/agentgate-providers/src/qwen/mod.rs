@@ -23,7 +23,7 @@ use super::mcp;
 use super::permissions::{self, PermissionsWay};
 use super::provider::{CliCommand, CommandError, Features, PostRun, Verification, WarmWire};
 use super::skills::{SkillFacts, SkillInvoke, UserDir};
-use super::system_settings::{SystemSettings, object_at};
+use super::system_settings::object_at;
 use crate::decode::Decoded;
 
 /// The most Qwen reads from stdin (8 MiB); it truncates the rest.
@@ -108,20 +108,7 @@ fn prompt_fits_stdin(ctx: &Context<'_>, _: &mut CliCommand) -> Result<(), Comman
     Ok(())
 }
 
-/// Qwen's variable naming its system settings file, which overrides the
-/// user's and the project's settings.
-pub(super) const SYSTEM_SETTINGS_ENV: &str = "QWEN_CODE_SYSTEM_SETTINGS_PATH";
-
-/// Qwen's variable naming its system defaults file.
-pub(super) const SYSTEM_DEFAULTS_ENV: &str = "QWEN_CODE_SYSTEM_DEFAULTS_PATH";
-
-static SETTINGS: SystemSettings = SystemSettings {
-    provider: "qwen",
-    settings_env: SYSTEM_SETTINGS_ENV,
-    defaults_env: SYSTEM_DEFAULTS_ENV,
-    default_path: "/etc/qwen-code/settings.json",
-    default_path_macos: "/Library/Application Support/QwenCode/settings.json",
-};
+use crate::system_settings::QWEN as SETTINGS;
 
 /// The request's MCP servers, and only those: `--allowed-mcp-server-names`.
 fn allowed_mcp_servers(ctx: &Context<'_>, cmd: &mut CliCommand) -> Result<(), CommandError> {
@@ -224,6 +211,9 @@ static SKILLS: SkillFacts = SkillFacts {
 
 #[cfg(test)]
 mod tests {
+    /// Qwen's variables naming its system settings and defaults files.
+    const SYSTEM_SETTINGS_ENV: &str = super::SETTINGS.settings_env;
+    const SYSTEM_DEFAULTS_ENV: &str = super::SETTINGS.defaults_env;
     use std::ffi::OsString;
     use std::path::{Path, PathBuf};
 
