@@ -110,12 +110,13 @@ pub use catalog::{
 pub use coalesce::{Chunk, ChunkFollower, CoalesceMode, CoalesceOptions, Coalescer};
 pub use config::{
     ACCOUNT_MAX_LEN, AgentMode, AgentSpec, CATCH_UP_MAX, CONFIG_ENV, CONFIG_VERSION, ChainSpec,
-    Config, ConfigError, ConfigFormat, ConfigSource, DEFAULT_CATALOG_REFRESH, DEFAULT_CHAIN,
-    DEFAULT_MAX_RUNNING, DEFAULT_POLL, DEFAULT_SETTLE, Discovery, EVENT_LOG_MIN_BYTES,
-    EventLogSpec, GARDENER_CONFIG_ENV, GARDENER_PROJECT_FILE, GEMINI_CAPACITY_FALLBACK,
-    GatewayLimits, GatewayProviderSpec, GatewaySpec, Handoff, LEGACY_NAMES, LeaseExpiry, MIN_POLL,
-    ModelChoice, ModelSource, ModelValidation, ModelsSpec, OnDirty, OnFailure, Origins, Overlap,
-    PROJECT_FILES, ProviderDefaults, QueueSpec, RetryOn, RetryPattern, ScheduleSpec, ToolsSpec,
+    Config, ConfigError, ConfigFormat, ConfigSource, ContainerSpec, DEFAULT_CATALOG_REFRESH,
+    DEFAULT_CHAIN, DEFAULT_MAX_RUNNING, DEFAULT_POLL, DEFAULT_SETTLE, Discovery,
+    EVENT_LOG_MIN_BYTES, EventLogSpec, GARDENER_CONFIG_ENV, GARDENER_PROJECT_FILE,
+    GEMINI_CAPACITY_FALLBACK, GatewayLimits, GatewayProviderSpec, GatewaySpec, Handoff,
+    LEGACY_NAMES, LeaseExpiry, MIN_POLL, ModelChoice, ModelSource, ModelValidation, ModelsSpec,
+    OnDirty, OnFailure, Origins, Overlap, PROJECT_FILES, ProviderDefaults, QueueSpec, RetryOn,
+    RetryPattern, SandboxConfig, SandboxLevel, SandboxProviderSpec, ScheduleSpec, ToolsSpec,
     UnknownProvider, WRAPPER_CONFIG_VARS, WRAPPER_FILES, WatchSpec, WrapperModels, account_env_for,
     check_account, find_wrapper_models, kind_named, quota_key, retry_admits, retry_on_from_names,
     split_quota_key,
@@ -124,7 +125,7 @@ pub use cron::{CronError, CronExpr};
 pub use engine::{Engine, EngineError};
 pub use output_schema::{OutputSchema, OutputSchemaError};
 pub use plan::report::{report as dry_run_report, report_ok as dry_run_report_ok};
-pub use plan::{EditScope, Plan, PlanError, PromptShape, Step, StepGateway, plan};
+pub use plan::{EditScope, Plan, PlanError, PromptShape, Step, StepGateway, StepSandbox, plan};
 pub use prompt::{
     AssembledPrompt, CONTEXT_FILE, DEFAULT_MAX_BYTES, DEFAULT_WARN_BYTES, FILE_NAME_MAX, FileRole,
     INSTRUCTIONS_LEAD, InstructionFile, PieceKind, PromptError, PromptParts, PromptPiece,

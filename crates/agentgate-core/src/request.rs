@@ -474,6 +474,7 @@ impl RunRequest {
             gateway: self.gateway,
             record_model_calls: self.record_model_calls,
             gateway_limits: self.gateway_limits()?,
+            sandbox: None,
         };
         Ok((flags, task))
     }

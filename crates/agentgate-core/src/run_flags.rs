@@ -141,6 +141,9 @@ pub struct RunFlags {
     /// `--max-model-calls`, `--max-input-tokens`, `--max-output-tokens`,
     /// `--max-model-time`: over the config's `gateway.limits`.
     pub gateway_limits: crate::gateway_limits::GatewayLimits,
+    /// `--sandbox LEVEL`: every step's sandbox level (over the agent's and
+    /// the config's `sandbox:`).
+    pub sandbox: Option<agentgate_protocol::SandboxLevel>,
 }
 
 /// The levels of reasoning effort a model takes: `(provider, model)` (the

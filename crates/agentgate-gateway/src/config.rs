@@ -81,6 +81,11 @@ pub struct GatewayConfig {
     pub record_dir: Option<PathBuf>,
     /// Applied to every recorded text (the run's redactor).
     pub redact: Option<Redact>,
+    /// Also serve on this Unix socket (created, mode 600; removed at
+    /// shutdown): a sandboxed CLI in a network namespace of its own reaches
+    /// the gateway through it (`--sandbox strict`). The TCP listener and
+    /// its base URL stay the same.
+    pub unix_socket: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for GatewayConfig {
@@ -111,6 +116,7 @@ impl GatewayConfig {
             max_response_bytes: 256 << 20,
             record_dir: None,
             redact: None,
+            unix_socket: None,
         }
     }
 }

@@ -20,8 +20,10 @@
 //! [`ModelCallEvent`]: agentgate_protocol::ModelCallEvent
 
 pub mod config;
+mod egress;
 pub mod proxy;
 pub mod wire;
 
 pub use config::{CallLimits, GatewayConfig, KeyMode};
+pub use egress::EgressProxy;
 pub use proxy::{Gateway, GatewayError, GatewayNotice, GatewaySummary};

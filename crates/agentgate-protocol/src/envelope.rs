@@ -172,6 +172,10 @@ pub struct Envelope {
     /// gateway ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway: Option<Box<crate::gateway::GatewayReport>>,
+    /// The sandbox the CLI ran in (`--sandbox`): the level and what
+    /// enforced each part; absent when the level is `off`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Box<crate::sandbox::SandboxReport>>,
 }
 
 /// What became of a run's reasoning effort and thinking budget on the

@@ -39,6 +39,7 @@ mod gateway;
 mod labels;
 mod line_limit;
 mod reasoning_summary;
+mod sandbox;
 mod schema;
 pub mod strict_json;
 mod tool;
@@ -74,6 +75,7 @@ pub use labels::{
 };
 pub use line_limit::{MAX_LINE_BYTES, fit, fit_within, line_len};
 pub use reasoning_summary::{REASONING_SUMMARY_CHARS, compact_reasoning};
+pub use sandbox::{SandboxLevel, SandboxReport, UnknownSandboxLevel};
 pub use schema::schemas;
 pub use tool::ToolClass;
 pub use tool_protocol::{

@@ -57,8 +57,8 @@ pub use probe::probe;
 pub use restrict::FS_ABI;
 pub use rlimits::CPU_HARD_MARGIN_S;
 pub use spec::{
-    NetworkRule, SANDBOX_SUBCOMMAND, SandboxExit, SandboxReport, SandboxSpec, SandboxSupport,
-    SpecError,
+    NetworkRule, PortForward, SANDBOX_SUBCOMMAND, SandboxExit, SandboxReport, SandboxSpec,
+    SandboxSupport, SpecError,
 };
 
 /// The sandbox itself failed (a bad spec, a pipe or report it could not

@@ -83,6 +83,9 @@ pub struct AgentSpec {
     /// `gateway:`: this agent's runs go through a model gateway (or not),
     /// over the config's `gateway:` section; `--gateway` wins.
     pub gateway: Option<bool>,
+    /// `sandbox:`: this agent's runs' sandbox level, over the config's
+    /// `sandbox:` section; `--sandbox` wins.
+    pub sandbox: Option<agentgate_protocol::SandboxLevel>,
     /// `tools:`: registry tools the agent may call in every run (through
     /// agentgate's MCP server; see `agentgate run --tools`).
     pub tools: Vec<String>,

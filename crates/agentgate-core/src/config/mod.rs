@@ -49,6 +49,7 @@ mod paths;
 mod providers_yaml;
 mod queue;
 mod retry;
+mod sandbox;
 mod settings;
 mod source;
 mod tools;
@@ -79,6 +80,7 @@ pub use model::{ModelChoice, ModelSource};
 pub use models::{DEFAULT_CATALOG_REFRESH, GEMINI_CAPACITY_FALLBACK, ModelValidation, ModelsSpec};
 pub use origin::Origins;
 pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
+pub use sandbox::{ContainerSpec, SandboxConfig, SandboxLevel, SandboxProviderSpec};
 pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
 pub use tools::ToolsSpec;
 pub use wrapper_models::{WRAPPER_CONFIG_VARS, WRAPPER_FILES, WrapperModels, find_wrapper_models};
@@ -127,6 +129,10 @@ pub struct Config {
     /// `gateway:`: the model gateway in front of runs (which runs, their
     /// limits, the upstreams and keys per provider).
     pub gateway: GatewaySpec,
+    /// `sandbox:`: how agent CLIs are confined (the level of runs, the
+    /// level `serve` and `worker` require, what the CLIs may keep, read,
+    /// write and reach).
+    pub sandbox: SandboxConfig,
     /// `models:`: catalog refresh, model validation, Gemini's capacity
     /// fallback.
     pub models: ModelsSpec,
@@ -224,6 +230,7 @@ impl Config {
             approvals: p.approvals,
             event_log: p.event_log,
             gateway: p.gateway,
+            sandbox: p.sandbox,
             models: p.models,
             log_dir: p.log_dir,
             log_name: p.log_name,

@@ -32,6 +32,8 @@ pub(super) struct Parsed {
     pub approvals: crate::approvals::ApprovalPolicy,
     pub event_log: super::event_log::EventLogSpec,
     pub gateway: super::gateway::GatewaySpec,
+    /// `sandbox:`.
+    pub sandbox: super::sandbox::SandboxConfig,
     pub models: super::models::ModelsSpec,
     pub log_dir: Option<std::path::PathBuf>,
     pub log_name: Option<String>,

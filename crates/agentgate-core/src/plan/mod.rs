@@ -25,7 +25,7 @@ use jiff::Timestamp;
 
 pub(crate) use crate::run_flags::{RunFlags, SessionBusy, now_from_env};
 pub use error::PlanError;
-pub use step::{EditScope, PromptShape, Step, StepGateway};
+pub use step::{EditScope, PromptShape, Step, StepGateway, StepSandbox};
 
 use crate::config::{Config, Handoff, OnDirty};
 use crate::prompt::TaskInput;

@@ -77,6 +77,9 @@ pub struct Step {
     /// agent's or the config's `gateway:`); `None`: the CLI talks to its
     /// model directly.
     pub gateway: Option<StepGateway>,
+    /// The sandbox this step's CLI runs in (`--sandbox`, the agent's, the
+    /// provider's or the config's `sandbox:`); `None`: level `off`.
+    pub sandbox: Option<StepSandbox>,
     /// Besides being recoverable, which errors hand on to the next step;
     /// `None` = every recoverable error.
     pub retry_on: Option<RetryOn>,
@@ -147,6 +150,7 @@ impl Step {
             default_model: None,
             capacity_fallback: None,
             gateway: None,
+            sandbox: None,
             retry_on: None,
             output_schema: None,
             edit_scope: EditScope::Any,
@@ -201,4 +205,26 @@ pub struct StepGateway {
     pub key_env: Option<String>,
     /// A file that holds the real key.
     pub key_file: Option<std::path::PathBuf>,
+}
+
+/// The sandbox a step's CLI runs in: its level (never `off`) and the
+/// config's additions (the built-in rules are `run/sandbox_attempt.rs`'s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepSandbox {
+    /// `workspace`, `strict` or `container`.
+    pub level: agentgate_protocol::SandboxLevel,
+    /// More variables the CLI keeps (the config's and its provider's
+    /// `env_allow`): names, or prefixes ending in `*`.
+    pub env_allow: Vec<String>,
+    /// More paths hidden from the CLI.
+    pub hide: Vec<PathBuf>,
+    /// More paths the CLI may read.
+    pub read_allow: Vec<PathBuf>,
+    /// More paths the CLI may write.
+    pub write_allow: Vec<PathBuf>,
+    /// `strict`: `host:port` destinations reachable through the run's
+    /// CONNECT proxy.
+    pub egress_allow: Vec<String>,
+    /// `container`: how the CLI is started in a container.
+    pub container: Option<crate::config::ContainerSpec>,
 }

@@ -128,5 +128,29 @@ fn network(
                 Err(e) => (NetByLandlock::Off, Some(not_enforced(limit, e))),
             }
         }
+        // Made by pid 1 (init.rs), which relays the ports.
+        NetworkRule::Forward(ports) => {
+            let limit = forward_limit(ports);
+            match made {
+                Some(Ok(())) => (
+                    NetByLandlock::Off,
+                    Some(enforced(limit, "network namespace")),
+                ),
+                Some(Err(why)) => (NetByLandlock::Off, Some(not_enforced(limit, why))),
+                None => (
+                    NetByLandlock::Off,
+                    Some(not_enforced(
+                        limit,
+                        "the relayed ports need the sandbox's PID namespace".to_owned(),
+                    )),
+                ),
+            }
+        }
     }
+}
+
+/// What a [`NetworkRule::Forward`] entry says is asked.
+pub(crate) fn forward_limit(ports: &[super::PortForward]) -> String {
+    let ports: Vec<String> = ports.iter().map(|p| p.port.to_string()).collect();
+    format!("only loopback ports {} (relayed)", ports.join(", "))
 }

@@ -59,6 +59,23 @@ pub enum NetworkRule {
     None,
     /// Only these `host:port` destinations.
     Allow(Vec<String>),
+    /// A new network namespace of its own whose loopback is up, with no
+    /// other interface: only these loopback ports can be reached, each
+    /// forwarded to a Unix socket outside (an agent CLI's model gateway,
+    /// its egress proxy). Nothing of the host's network (its loopback
+    /// services included) is reachable.
+    Forward(Vec<PortForward>),
+}
+
+/// One loopback port inside a [`NetworkRule::Forward`] namespace: a
+/// connection to `127.0.0.1:port` there is relayed to the Unix socket
+/// `socket` (a path outside, reached by the sandbox's pid 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortForward {
+    /// The port on 127.0.0.1 inside the namespace.
+    pub port: u16,
+    /// The Unix socket each connection is relayed to.
+    pub socket: PathBuf,
 }
 
 /// What the sandbox did, written to [`SandboxSpec::report_path`]: once

@@ -516,6 +516,7 @@ impl Args {
             gateway: self.gateway.choice(),
             record_model_calls: self.gateway.record_model_calls,
             gateway_limits: self.gateway.limits(),
+            sandbox: None,
         }
     }
 
