@@ -280,6 +280,7 @@ pub(super) fn build_step(
     };
     step.capacity_fallback = capacity_fallback(&name, cfg, step.request.model.as_deref());
     step.gateway = gateway(&name, cfg, agent, flags);
+    step.sandbox = sandbox(flags);
     step.effort = knobs.report;
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
@@ -392,5 +393,19 @@ fn gateway(
         upstream: p.and_then(|p| p.upstream.clone()),
         key_env: p.and_then(|p| p.key_env.clone()),
         key_file: p.and_then(|p| p.key_file.clone()),
+    })
+}
+
+/// The sandbox of a step: `--sandbox`; `None` when it is `off`.
+fn sandbox(flags: &RunFlags) -> Option<super::step::StepSandbox> {
+    let level = flags.sandbox?;
+    (level != agentgate_protocol::SandboxLevel::Off).then(|| super::step::StepSandbox {
+        level,
+        env_allow: Vec::new(),
+        hide: Vec::new(),
+        read_allow: Vec::new(),
+        write_allow: Vec::new(),
+        egress_allow: Vec::new(),
+        container: None,
     })
 }

@@ -301,6 +301,8 @@ pub struct Args {
     pub coalesce: super::coalesce::CoalesceArgs,
     #[command(flatten)]
     pub gateway: super::gateway_args::GatewayArgs,
+    #[command(flatten)]
+    pub sandbox: super::sandbox_args::SandboxArgs,
     /// What stdout gets: `json`, the envelope (the default), or `text`:
     /// the answer alone and a newline (a failed run prints nothing there,
     /// its error on stderr, and exits with its code). The run is recorded
@@ -516,7 +518,7 @@ impl Args {
             gateway: self.gateway.choice(),
             record_model_calls: self.gateway.record_model_calls,
             gateway_limits: self.gateway.limits(),
-            sandbox: None,
+            sandbox: self.sandbox.sandbox,
         }
     }
 
