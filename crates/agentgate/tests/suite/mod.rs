@@ -16,6 +16,7 @@ mod gardener;
 mod gateway_e2e;
 mod gateway_faults;
 mod health;
+mod health_sandbox;
 mod input_limits;
 mod json_duplicates;
 mod logs;
