@@ -1,3 +1,4 @@
+mod bench_sandbox;
 mod cli_node;
 mod cli_reference;
 mod cli_versions;
