@@ -37,11 +37,8 @@ pub(super) fn text(sandbox: &SandboxHealth) -> String {
     .chain(sandbox.engines.iter().map(|e| (e.name.clone(), engine(e))))
     .map(|(name, value)| [format!("  {name}"), value])
     .collect();
-    out.push_str(
-        &crate::table::aligned(["", ""], &rows)
-            .trim_start_matches('\n')
-            .to_owned(),
-    );
+    // The table's header row is empty: the rows name themselves.
+    out.push_str(crate::table::aligned(["", ""], &rows).trim_start_matches('\n'));
     out.push('\n');
     let levels: Vec<[String; 3]> = sandbox
         .levels
@@ -86,7 +83,7 @@ fn engine(e: &EngineHealth) -> String {
         return found;
     }
     let took = e.info_ms.map_or(String::new(), |ms| format!(" in {ms} ms"));
-    match (&e.answers, &e.info_error) {
+    match (e.answers, &e.info_error) {
         (true, _) => format!("{found}, answers `{} info`{took}", e.name),
         (false, Some(why)) => format!("{found}, does not answer: {why}"),
         (false, None) => format!("{found}, does not answer"),

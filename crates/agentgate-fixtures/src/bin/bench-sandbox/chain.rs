@@ -114,11 +114,12 @@ impl ChainSpecs {
     /// Before a run: the last run's report removed, so that [`Self::check`]
     /// reads this run's.
     pub fn reset(&self, arm: ChainArm) {
-        match arm {
-            ChainArm::Direct => {}
-            ChainArm::Workspace => drop(std::fs::remove_file(&self.workspace.1)),
-            ChainArm::Strict => drop(std::fs::remove_file(&self.strict.1)),
-        }
+        let report = match arm {
+            ChainArm::Direct => return,
+            ChainArm::Workspace => &self.workspace.1,
+            ChainArm::Strict => &self.strict.1,
+        };
+        let _ = std::fs::remove_file(report);
     }
 
     /// After a sandboxed run: its report must say the program exited 0,
@@ -130,7 +131,7 @@ impl ChainSpecs {
             ChainArm::Workspace => &self.workspace.1,
             ChainArm::Strict => &self.strict.1,
         };
-        let text = std::fs::read(&report_path)
+        let text = std::fs::read(report_path)
             .map_err(|e| format!("no sandbox report at {}: {e}", report_path.display()))?;
         let report: SandboxReport = serde_json::from_slice(&text)
             .map_err(|e| format!("the sandbox report does not parse: {e}"))?;
