@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use agentgate_protocol::{EnforcementState, SandboxLevel};
 
-use super::sandbox::{EngineHealth, KernelSupport};
+use super::host::{EngineHealth, KernelSupport};
 
 /// The Landlock ABI whose filesystem rights the sandbox asks for
 /// (agentgate-tools' `FS_ABI`: ABI 5, Linux 6.10); below it, some rights
@@ -212,7 +212,7 @@ fn note(note: Option<&String>) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::sandbox::{HostCapability, ProgramHealth};
+    use super::super::host::{HostCapability, ProgramHealth};
     use super::*;
 
     fn linux(abi: Option<i32>, namespaces: bool) -> KernelSupport {

@@ -3,9 +3,10 @@
 //! [`agentgate_providers::Login`]) and whether it can resume sessions. No model
 //! is called: the only process started is the CLI's `--version`
 //! (`probe.rs`). And the host's sandbox support (`sandbox.rs`: bubblewrap,
-//! the container engines, the kernel's side the caller probed), judged per
-//! level (`levels.rs`).
+//! the container engines, the kernel's side the caller probed; the data in
+//! `host.rs`), judged per level (`levels.rs`).
 
+mod host;
 mod levels;
 mod probe;
 mod sandbox;
@@ -18,11 +19,10 @@ use serde::Serialize;
 use agentgate_providers::{Login, LoginState, login_evidence};
 use agentgate_providers::{Provider, locate_binary};
 
+pub use host::{EngineHealth, HostCapability, KernelSupport, ProgramHealth};
 pub use levels::{LevelSupport, level_support};
 pub use probe::{DEFAULT_PROBE_TIMEOUT, ProbeError, Version, probe_version};
-pub use sandbox::{
-    EngineHealth, HostCapability, KernelSupport, ProgramHealth, SandboxHealth, check_sandbox,
-};
+pub use sandbox::{CONTAINER_ENGINES, SandboxHealth, check_sandbox};
 
 /// One provider's health.
 #[derive(Debug, Clone, Serialize)]
