@@ -2,7 +2,8 @@
 //! __sandbox --probe` finds it (compared with the probe itself, not with
 //! figures written here), bubblewrap and the container engines as their
 //! own `--version` and `info` answer, and per level what a run would get;
-//! a `PATH` without an engine makes `container` `not_enforced`.
+//! a `PATH` without an engine makes `container` `not_enforced`; `serve`'s
+//! `GET /v1/health` carries the same report.
 
 use std::path::Path;
 use std::process::Command;
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::serve_support::{Env, Serve, get};
 use super::support::{Run, clis_bin_dir, run_bounded};
 
 const AGENTGATE: &str = env!("CARGO_BIN_EXE_agentgate");
@@ -190,4 +192,51 @@ fn a_path_without_an_engine_makes_container_not_enforced() {
         "{}",
         text.stdout
     );
+}
+
+#[test]
+fn serve_health_carries_the_sandbox_report() {
+    let home = tempfile::tempdir().unwrap();
+    let bin = home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let token = "sandbox-health-token-0123456789abcdef";
+    let env = Env {
+        home: home.path(),
+        bin: &bin,
+        vars: vec![("AGENTGATE_TOKEN", token.to_owned())],
+    };
+    let server = Serve::start(&env, &[]);
+    let r = get(&server.url, "/v1/health", Some(token));
+    assert_eq!(r.status, 200, "{r:?}");
+    let sandbox = r.json()["sandbox"].clone();
+    let probed = probe();
+    assert_eq!(
+        sandbox["kernel"]["landlock_abi"], probed["landlock_abi"],
+        "{sandbox}"
+    );
+    assert_eq!(
+        sandbox["kernel"]["pid_namespace"]["available"], probed["pid_namespace"],
+        "{sandbox}"
+    );
+    assert_eq!(
+        level(&sandbox, "workspace")["state"],
+        "enforced",
+        "{sandbox}"
+    );
+    // serve's PATH is its bin folder, /usr/bin and /bin (Env's): podman is
+    // found where Debian puts it, this machine's docker (/usr/local/bin) not.
+    let engines = sandbox["engines"].as_array().unwrap();
+    let found = |name: &str| engines.iter().find(|e| e["name"] == name).unwrap()["found"].clone();
+    assert_eq!(
+        found("podman"),
+        Path::new("/usr/bin/podman").is_file(),
+        "{sandbox}"
+    );
+    assert_eq!(
+        found("docker"),
+        Path::new("/usr/bin/docker").is_file(),
+        "{sandbox}"
+    );
+    let (status, _, stderr) = server.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{stderr}");
 }
