@@ -28,7 +28,8 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Bound on each CLI's `--version`, in seconds.
+    /// Bound on each CLI's `--version` (and on bubblewrap's, and each
+    /// container engine's `--version` and `info`), in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     timeout: u64,
 }
