@@ -60,11 +60,20 @@ pub async fn v1_health(State(state): State<Arc<AppState>>) -> Result<Json<Health
     let report = tokio::task::spawn_blocking(move || {
         let providers = probe_state.config.all_providers();
         let env = |k: &str| std::env::var(k).ok();
+        // `serve` is the agentgate binary: its `__sandbox --probe` finds
+        // what the kernel allows.
+        let kernel = match std::env::current_exe() {
+            Ok(agentgate) => agentgate_tools::sandbox::kernel_support(&agentgate),
+            Err(e) => health::KernelSupport::unavailable(&format!(
+                "cannot find the agentgate binary to probe: {e}"
+            )),
+        };
         health::check_all(
             &providers,
             probe_state.home.as_deref(),
             &env,
             probe_state.probe_timeout,
+            kernel,
         )
     })
     .await

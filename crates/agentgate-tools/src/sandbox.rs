@@ -53,7 +53,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 pub use paths::{glob_to_path, system_read_paths};
-pub use probe::probe;
+pub use probe::{kernel_support, probe};
 pub use restrict::FS_ABI;
 pub use rlimits::CPU_HARD_MARGIN_S;
 pub use spec::{

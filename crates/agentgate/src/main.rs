@@ -121,8 +121,10 @@ enum Command {
     /// named with --provider has no catalog to show.
     Models(models_cmd::Args),
     /// Check each provider without calling a model: installed or not, path,
-    /// `--version`, login evidence, session support and the probe's latency.
-    /// Exits 1 when a provider named with --provider is unusable.
+    /// `--version`, login evidence, session support and the probe's latency;
+    /// and what this host can enforce for `--sandbox` (Landlock, namespaces,
+    /// bubblewrap, container engines), per level. Exits 1 when a provider
+    /// named with --provider is unusable.
     Health(health_cmd::Args),
     /// Show, per provider, the last usage-limit state seen and when it resets.
     Quota(quota_cmd::Args),

@@ -3,6 +3,7 @@
 //! moved) enters a PID namespace and starts `__sandbox --probe-init` in it
 //! (which mounts its own `/proc`, as pid 1 of a tool run does), makes an
 //! empty network namespace and a Landlock ruleset that allows everything,
+//! makes a user namespace last (it changes the probe's own credentials),
 //! and prints a [`SandboxSupport`] as JSON.
 
 use std::path::Path;
@@ -22,7 +23,9 @@ pub fn probe(agentgate: &Path) -> SandboxSupport {
         network_namespace: false,
         network_namespace_note: Some(why.clone()),
         pid_namespace: false,
-        pid_namespace_note: Some(why),
+        pid_namespace_note: Some(why.clone()),
+        user_namespace: false,
+        user_namespace_note: Some(why),
     };
     let output = Command::new(agentgate)
         .args([SANDBOX_SUBCOMMAND, "--probe"])
@@ -46,6 +49,8 @@ pub(crate) fn probe_main() -> i32 {
     let pidns = enter_pid_namespace().and_then(|()| pid_one_mounts_proc());
     let netns = try_network_namespace();
     let landlock = probe_abi();
+    let userns = nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWUSER)
+        .map_err(|e| format!("unshare(CLONE_NEWUSER) was refused: {e}"));
     let support = SandboxSupport {
         landlock_abi: landlock.as_ref().ok().copied(),
         landlock_note: landlock.err(),
@@ -53,6 +58,8 @@ pub(crate) fn probe_main() -> i32 {
         network_namespace_note: netns.err(),
         pid_namespace: pidns.is_ok(),
         pid_namespace_note: pidns.err(),
+        user_namespace: userns.is_ok(),
+        user_namespace_note: userns.err(),
     };
     match serde_json::to_string(&support) {
         Ok(json) => {
@@ -92,5 +99,28 @@ pub(crate) fn probe_init_main() -> i32 {
             println!("{why}");
             1
         }
+    }
+}
+
+/// What `agentgate health` reports of the kernel: [`probe`] on Linux;
+/// elsewhere (macOS) nothing, with the reason, and no process started.
+pub fn kernel_support(agentgate: &Path) -> agentgate_core::health::KernelSupport {
+    use agentgate_core::health::{HostCapability, KernelSupport};
+    if !cfg!(target_os = "linux") {
+        return KernelSupport::unavailable(&format!(
+            "{} has no Landlock and no Linux namespaces",
+            std::env::consts::OS
+        ));
+    }
+    let found = probe(agentgate);
+    KernelSupport {
+        landlock_abi: found.landlock_abi,
+        landlock_note: found.landlock_note,
+        user_namespace: HostCapability::from_probe(found.user_namespace, found.user_namespace_note),
+        network_namespace: HostCapability::from_probe(
+            found.network_namespace,
+            found.network_namespace_note,
+        ),
+        pid_namespace: HostCapability::from_probe(found.pid_namespace, found.pid_namespace_note),
     }
 }

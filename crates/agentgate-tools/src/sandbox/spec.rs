@@ -226,4 +226,11 @@ pub struct SandboxSupport {
     /// Why not, if it cannot.
     #[serde(default)]
     pub pid_namespace_note: Option<String>,
+    /// Whether this process may make a user namespace (what the PID and
+    /// network namespaces need without root).
+    #[serde(default)]
+    pub user_namespace: bool,
+    /// Why not, if it cannot.
+    #[serde(default)]
+    pub user_namespace_note: Option<String>,
 }

@@ -1,3 +1,4 @@
+mod bench_sandbox;
 mod cli_node;
 mod cli_reference;
 mod cli_versions;
@@ -16,6 +17,7 @@ mod gardener;
 mod gateway_e2e;
 mod gateway_faults;
 mod health;
+mod health_sandbox;
 mod input_limits;
 mod json_duplicates;
 mod logs;

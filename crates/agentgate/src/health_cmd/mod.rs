@@ -1,12 +1,17 @@
 //! `agentgate health`: per provider, whether its CLI is installed and
 //! answers `--version`, where its login comes from, and whether it can
-//! resume sessions. No model is called.
+//! resume sessions; then what this host can enforce for `--sandbox`
+//! (`sandbox.rs` prints it). No model is called.
+
+mod sandbox;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+
+use anyhow::Context as _;
 
 use agentgate_core::Config;
 use agentgate_core::health::{self, ProviderHealth};
@@ -23,7 +28,8 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Bound on each CLI's `--version`, in seconds.
+    /// Bound on each CLI's `--version` (and on bubblewrap's, and each
+    /// container engine's `--version` and `info`), in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     timeout: u64,
 }
@@ -41,12 +47,17 @@ pub fn run(args: Args, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let env = |k: &str| std::env::var(k).ok();
     let timeout = Duration::from_secs(args.timeout.max(1));
-    let report = health::check_all(&selected, home.as_deref(), &env, timeout);
+    let agentgate = std::env::current_exe().context("cannot find the agentgate binary")?;
+    let kernel = agentgate_tools::sandbox::kernel_support(&agentgate);
+    let report = health::check_all(&selected, home.as_deref(), &env, timeout, kernel);
     let mut out = Stdout::new();
     if args.json {
         out.json(&report, None)?;
     } else {
-        out.text(&table(&report.providers))?;
+        let mut text = table(&report.providers);
+        text.push('\n');
+        text.push_str(&sandbox::text(&report.sandbox));
+        out.text(&text)?;
     }
     let unusable = !args.providers.is_empty() && report.providers.iter().any(|p| !p.usable);
     Ok(if unusable {

@@ -1,0 +1,83 @@
+//! `bench-sandbox` (the program behind the sandbox's start-up figures,
+//! `scripts/bench-sandbox.sh`) runs every level and the chain to a verdict
+//! on a small scale, so that it cannot rot: `off`, `/bin/true` and the
+//! `__sandbox` chain with Landlock and a PID namespace are timed; every
+//! other row is either timed or printed as FAILED with its reason, and the
+//! exit code says whether one failed. Timings are printed, never asserted.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use super::support::run_bounded;
+
+const LIMIT: Duration = Duration::from_secs(300);
+
+#[test]
+fn the_sandbox_bench_runs_every_level_on_a_small_scale() {
+    let agentgate = std::path::Path::new(env!("CARGO_BIN_EXE_agentgate"));
+    let bench = agentgate.with_file_name("bench-sandbox");
+    let cli = agentgate.with_file_name("instant-cli");
+    assert!(
+        bench.is_file() && cli.is_file(),
+        "bench-sandbox or instant-cli is missing: run `cargo build -p agentgate-fixtures --bins`"
+    );
+    let mut cmd = Command::new(&bench);
+    cmd.args(["--runs", "2", "--warmup", "1"])
+        .arg("--agentgate")
+        .arg(agentgate)
+        .arg("--instant-cli")
+        .arg(&cli)
+        .stdin(Stdio::null());
+    let run = run_bounded(cmd, LIMIT);
+    assert!(!run.timed_out, "{}", run.all_output());
+    let row = |label: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("no `{label}` row:\n{}", run.stdout))
+            .trim_start()
+            .to_owned()
+    };
+    let timed = |row: &str, label: &str| {
+        // label, runs, median, p90: the runs column is the count asked for.
+        let fields: Vec<&str> = row[label.len()..].split_whitespace().collect();
+        fields.first() == Some(&"2") && fields[1].parse::<f64>().is_ok_and(|ms| ms > 0.0)
+    };
+    for label in ["off", "/bin/true directly", "__sandbox (Landlock, PID ns)"] {
+        let r = row(label);
+        assert!(
+            timed(&r, label),
+            "{label} was not timed: {r}\n{}",
+            run.stdout
+        );
+    }
+    let mut failed = 0;
+    for label in ["workspace", "strict", "__sandbox (+ network ns, relay)"] {
+        let r = row(label);
+        if r[label.len()..].trim_start().starts_with("FAILED: ") {
+            failed += 1;
+            assert!(
+                r.len() > label.len() + 10,
+                "a failure without its reason: {r}"
+            );
+        } else {
+            assert!(timed(&r, label), "{label}: {r}\n{}", run.stdout);
+        }
+    }
+    assert_eq!(
+        run.code,
+        Some(if failed == 0 { 0 } else { 1 }),
+        "{}",
+        run.all_output()
+    );
+    // The added time and the ratio are against `off`, in the same process.
+    assert!(
+        run.stdout
+            .lines()
+            .filter(|l| l.contains("added median") && l.contains("ratio"))
+            .count()
+            == 2,
+        "{}",
+        run.stdout
+    );
+}
