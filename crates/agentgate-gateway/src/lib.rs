@@ -22,6 +22,7 @@
 pub mod config;
 mod egress;
 pub mod proxy;
+mod unix_socket;
 pub mod wire;
 
 pub use config::{CallLimits, GatewayConfig, KeyMode};

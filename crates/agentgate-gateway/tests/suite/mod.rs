@@ -10,3 +10,4 @@ mod recording;
 mod streaming;
 mod support;
 mod tls;
+mod unix_socket;
