@@ -26,5 +26,5 @@ mod unix_socket;
 pub mod wire;
 
 pub use config::{CallLimits, GatewayConfig, KeyMode};
-pub use egress::EgressProxy;
+pub use egress::{EgressNotice, EgressProxy, EgressRefusal, EgressSummary, MAX_NOTICES};
 pub use proxy::{Gateway, GatewayError, GatewayNotice, GatewaySummary};

@@ -50,6 +50,9 @@ pub enum GatewayError {
     /// The Unix socket ([`GatewayConfig::unix_socket`]) could not be made.
     #[error("the gateway could not make its Unix socket: {0}")]
     BindUnix(#[source] std::io::Error),
+    /// An `egress_allow` entry of the egress proxy is not `host:port`.
+    #[error("the egress allowlist entry {0}")]
+    EgressAllow(String),
     /// The upstream URL is not an `http://` or `https://` URL with a host.
     #[error("the gateway's upstream URL {url:?} is not usable: {reason}")]
     UpstreamUrl {
