@@ -273,6 +273,59 @@ fn the_relay_serves_connections_at_once_and_nothing_is_left_when_the_tool_ends()
     }
 }
 
+/// The sandbox run as `nobody` (the suite runs as root): pid 1 is root of
+/// a user namespace, makes the network namespace there, and must move into
+/// the namespace that gives the user back their uid before it starts the
+/// relays' threads (a process with threads cannot); the tool runs as
+/// `nobody` and its port is relayed all the same.
+#[test]
+fn an_unprivileged_user_gets_the_relay_and_keeps_its_uid() {
+    let dir = tempfile::tempdir().unwrap();
+    let open = |p: &Path| {
+        std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap()
+    };
+    open(dir.path());
+    let socket = dir.path().join("gateway.sock");
+    answering_server(&socket);
+    open(&socket);
+    let (_host, port) = host_listener(0);
+    // bash, not python: the suite's python may live in root's home.
+    let script = "id -u; exec 3<>/dev/tcp/127.0.0.1/$1; printf 'as nobody\\n' >&3; read -r line <&3; echo \"$line\"";
+    let mut spec = spec(
+        dir.path(),
+        "/bin/bash",
+        &["-c", script, "bash", &port.to_string()],
+    );
+    spec.isolate_processes = true;
+    spec.network = NetworkRule::Forward(vec![PortForward { port, socket }]);
+    let spec_path = dir.path().join("spec.json");
+    std::fs::write(&spec_path, serde_json::to_vec(&spec).unwrap()).unwrap();
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_agentgate"))
+        .arg("__sandbox")
+        .arg(&spec_path);
+    let run = run_bounded(cmd, Duration::from_secs(60));
+    assert_eq!(
+        run.stdout,
+        "65534\nsocket says: as nobody\n",
+        "{}",
+        run.all_output()
+    );
+    let report = SandboxReport::read(&spec.report_path).unwrap();
+    assert_eq!(
+        report.network.state,
+        EnforcementState::Enforced,
+        "{report:?}"
+    );
+    assert_eq!(
+        report.processes.state,
+        EnforcementState::Enforced,
+        "{report:?}"
+    );
+    assert!(report.warnings.is_empty(), "{report:?}");
+}
+
 /// `agentgate ARGS` in a user namespace where no network namespace may be
 /// made (`max_net_namespaces` 0, as in a container that refuses them).
 fn without_network_namespaces(args: &[&Path]) -> crate::suite::support::Run {
