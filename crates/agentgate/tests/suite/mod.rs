@@ -58,6 +58,7 @@ mod sandbox;
 mod sandbox_forward;
 mod sandbox_isolation;
 mod sandbox_network;
+mod sandbox_strict_network;
 mod secrets;
 mod serve;
 mod serve_api;
