@@ -22,8 +22,9 @@
 pub mod config;
 mod egress;
 pub mod proxy;
+mod unix_socket;
 pub mod wire;
 
 pub use config::{CallLimits, GatewayConfig, KeyMode};
-pub use egress::EgressProxy;
+pub use egress::{EgressNotice, EgressProxy, EgressRefusal, EgressSummary, MAX_NOTICES};
 pub use proxy::{Gateway, GatewayError, GatewayNotice, GatewaySummary};

@@ -11,7 +11,8 @@
 //! runner ─ keeper ─ __sandbox SPEC  (supervise.rs: unrestricted, writes the report,
 //!                     │               outlives the tool; enters a new PID namespace)
 //!                     └ __sandbox --init SPEC S G  (init.rs: pid 1 of it: its own /proc,
-//!                        │                          the network namespace; reaps, reports the end)
+//!                        │                          the network namespace, its relays (relay.rs);
+//!                        │                          reaps, reports the end)
 //!                        └ __sandbox --apply SPEC S G ISOLATION  (apply.rs: Landlock with
 //!                             agentgate's own files carved out, rlimits on itself,
 //!                             then exec → the tool, same pid)
@@ -38,11 +39,13 @@
 mod apply;
 mod handshake;
 mod init;
+mod loopback;
 mod netns;
 mod paths;
 mod pidns;
 mod private;
 mod probe;
+mod relay;
 mod report;
 mod restrict;
 mod rlimits;

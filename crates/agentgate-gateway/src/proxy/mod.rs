@@ -1,7 +1,8 @@
 //! The endpoint and the forwarding: a run's gateway.
 //!
-//! [`Gateway::start`] binds a loopback port, makes the run's secret and
-//! serves. Every request goes through [`forward`]: its path must start with
+//! [`Gateway::start`] binds a loopback port (and a Unix socket, when the
+//! config names one: the same service, for a sandboxed CLI), makes the
+//! run's secret and serves. Every request goes through [`forward`]: its path must start with
 //! the secret, the stub key is swapped for the real one ([`keys`]), the
 //! run's limits are checked ([`limits`]), and the request goes to the
 //! upstream over a pooled HTTP/1.1 client ([`upstream`]: plain TCP, TLS
@@ -46,6 +47,12 @@ pub enum GatewayError {
     /// The loopback port could not be bound.
     #[error("the gateway could not bind a loopback port: {0}")]
     Bind(#[source] std::io::Error),
+    /// The Unix socket ([`GatewayConfig::unix_socket`]) could not be made.
+    #[error("the gateway could not make its Unix socket: {0}")]
+    BindUnix(#[source] std::io::Error),
+    /// An `egress_allow` entry of the egress proxy is not `host:port`.
+    #[error("the egress allowlist entry {0}")]
+    EgressAllow(String),
     /// The upstream URL is not an `http://` or `https://` URL with a host.
     #[error("the gateway's upstream URL {url:?} is not usable: {reason}")]
     UpstreamUrl {
@@ -103,6 +110,8 @@ pub struct Gateway {
     stop: watch::Sender<bool>,
     accept: tokio::task::JoinHandle<()>,
     connections_done: mpsc::Receiver<()>,
+    /// The Unix socket's accept loop and file, when there is one.
+    unix: Option<(tokio::task::JoinHandle<()>, crate::unix_socket::SocketFile)>,
 }
 
 impl Gateway {
@@ -141,6 +150,20 @@ impl Gateway {
         });
         let (stop, stop_rx) = watch::channel(false);
         let (connection_token, connections_done) = mpsc::channel(1);
+        let unix = match &cfg.unix_socket {
+            None => None,
+            Some(path) => {
+                let (unix_listener, file) =
+                    crate::unix_socket::bind_unix(path).map_err(GatewayError::BindUnix)?;
+                let accept = tokio::spawn(listener::accept_unix_loop(
+                    unix_listener,
+                    shared.clone(),
+                    stop_rx.clone(),
+                    connection_token.clone(),
+                ));
+                Some((accept, file))
+            }
+        };
         let accept = tokio::spawn(listener::accept_loop(
             listener,
             shared.clone(),
@@ -155,6 +178,7 @@ impl Gateway {
             stop,
             accept,
             connections_done,
+            unix,
         };
         Ok((gateway, notice_rx))
     }
@@ -179,10 +203,13 @@ impl Gateway {
     }
 
     /// Stop accepting, wait (at most about 2 s) for the calls in flight,
-    /// close the recording, and give the totals.
+    /// close the recording, remove the Unix socket, and give the totals.
     pub async fn shutdown(mut self) -> GatewaySummary {
         self.stop.send_replace(true);
         let _ = (&mut self.accept).await;
+        if let Some((accept, _)) = &mut self.unix {
+            let _ = accept.await;
+        }
         // Every connection holds a clone of the token; recv() gives None
         // once the last one ended.
         let drained = tokio::time::timeout(DRAIN_TIMEOUT, self.connections_done.recv()).await;
@@ -194,6 +221,8 @@ impl Gateway {
         if let Some(recorder) = &self.shared.recorder {
             recorder.close(DRAIN_TIMEOUT).await;
         }
+        // The socket file goes with it.
+        self.unix = None;
         self.summary()
     }
 }

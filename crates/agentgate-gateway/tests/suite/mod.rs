@@ -1,6 +1,7 @@
 //! One module per subject; `support` holds the clients, the servers and
 //! the waits they share.
 
+mod egress;
 mod failures;
 mod forwarding;
 mod keys;
@@ -10,3 +11,4 @@ mod recording;
 mod streaming;
 mod support;
 mod tls;
+mod unix_socket;

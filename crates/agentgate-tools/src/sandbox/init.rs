@@ -1,10 +1,13 @@
 //! `agentgate __sandbox --init SPEC_FILE STATUS_FD GO_FD`: pid 1 of the
 //! tool's PID namespace (see `pidns.rs`).
 //!
-//! It mounts the namespace's own `/proc`, makes the empty network namespace
-//! when the spec asks for no network (it still holds the capabilities a
-//! user namespace gave it; the process after it may not), moves into the
-//! user namespace that gives the user back their uid, and starts
+//! It mounts the namespace's own `/proc`, makes the network namespace
+//! when the spec asks for no network or for forwarded ports (it still
+//! holds the capabilities a user namespace gave it; the process after it
+//! may not; for forwarded ports it brings the loopback up, `loopback.rs`,
+//! and binds the ports, `relay.rs`), moves into the user namespace that
+//! gives the user back their uid, starts the relays' threads (only now:
+//! that move needs a single-threaded process), and starts
 //! `__sandbox --apply` (pid 2, which applies Landlock and the rlimits and
 //! becomes the tool), telling it what was made ([`Isolation`]). Then it
 //! waits: it reaps every process of the namespace left to it, and when the
@@ -28,7 +31,9 @@ use nix::sys::wait::{WaitStatus, wait};
 use nix::unistd::Pid;
 
 use super::handshake::{Isolation, TOOL_EXITED, TOOL_KILLED, record, reopen_inherited};
+use super::loopback::bring_loopback_up;
 use super::pidns::{mount_own_proc, restore_identity};
+use super::relay::{BoundPort, bind_forwarded_ports, start_relays};
 use super::report::{enforced, not_enforced};
 use super::{EXIT_SANDBOX_FAILED, NetworkRule, SANDBOX_SUBCOMMAND, SandboxSpec};
 
@@ -103,20 +108,45 @@ fn isolate(spec: &SandboxSpec) -> Isolation {
         Ok(()) => enforced(PROCESSES_LIMIT, "PID namespace with its own /proc"),
         Err(why) => not_enforced(PROCESSES_LIMIT, why),
     };
-    let netns = (spec.network == NetworkRule::None).then(|| {
-        unshare(CloneFlags::CLONE_NEWNET)
-            .map_err(|e| format!("unshare(CLONE_NEWNET) was refused: {e}"))
-    });
+    let (mut netns, forwarded) = match &spec.network {
+        NetworkRule::None => (Some(new_network_namespace()), Vec::new()),
+        NetworkRule::Forward(forwards) => {
+            match new_network_namespace()
+                .and_then(|()| bring_loopback_up())
+                .and_then(|()| bind_forwarded_ports(forwards))
+            {
+                Ok(bound) => (Some(Ok(())), bound),
+                Err(why) => (Some(Err(why)), Vec::new()),
+            }
+        }
+        NetworkRule::Any | NetworkRule::Allow(_) => (None, Vec::new()),
+    };
     if let Err(why) = restore_identity() {
         warnings.push(format!(
             "the tool runs as root of a user namespace (its own uid outside): {why}"
         ));
+    }
+    // Threads only from here on (see the module doc).
+    if let Err(why) = serve(forwarded) {
+        netns = Some(Err(why));
     }
     Isolation {
         processes,
         netns,
         warnings,
     }
+}
+
+fn new_network_namespace() -> Result<(), String> {
+    unshare(CloneFlags::CLONE_NEWNET).map_err(|e| format!("unshare(CLONE_NEWNET) was refused: {e}"))
+}
+
+/// Start the relays of the bound ports (none: nothing to do).
+fn serve(forwarded: Vec<BoundPort>) -> Result<(), String> {
+    if forwarded.is_empty() {
+        return Ok(());
+    }
+    start_relays(forwarded)
 }
 
 /// Reaps every child until `tool` has ended: the record for the sandbox

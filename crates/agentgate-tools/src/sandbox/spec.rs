@@ -169,8 +169,12 @@ impl SandboxSpec {
         if spec.report_path.as_os_str().is_empty() {
             return Err(invalid("`report_path` is empty".to_owned()));
         }
-        if let NetworkRule::Allow(destinations) = &spec.network {
-            SandboxSpec::allowed_ports(destinations).map_err(invalid)?;
+        match &spec.network {
+            NetworkRule::Allow(destinations) => {
+                SandboxSpec::allowed_ports(destinations).map_err(invalid)?;
+            }
+            NetworkRule::Forward(forwards) => check_forwards(forwards).map_err(invalid)?,
+            NetworkRule::Any | NetworkRule::None => {}
         }
         Ok(spec)
     }
@@ -203,6 +207,23 @@ impl SandboxSpec {
             .filter(|p| !p.is_empty())
             .map(PathBuf::from)
     }
+}
+
+/// Forwarded ports are distinct and not 0, each with a socket path.
+fn check_forwards(forwards: &[PortForward]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for forward in forwards {
+        if forward.port == 0 {
+            return Err("a forwarded port is 0".to_owned());
+        }
+        if forward.socket.as_os_str().is_empty() {
+            return Err(format!("forwarded port {} has no socket", forward.port));
+        }
+        if !seen.insert(forward.port) {
+            return Err(format!("port {} is forwarded twice", forward.port));
+        }
+    }
+    Ok(())
 }
 
 /// The largest spec file read.
