@@ -16,6 +16,7 @@ mod error;
 mod members;
 mod modes;
 pub mod report;
+mod sandbox;
 mod skill;
 mod step;
 
