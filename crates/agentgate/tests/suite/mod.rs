@@ -57,6 +57,7 @@ mod runs_workflow;
 mod sandbox;
 mod sandbox_isolation;
 mod sandbox_network;
+mod sandbox_policy;
 mod secrets;
 mod serve;
 mod serve_api;
