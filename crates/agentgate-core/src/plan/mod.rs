@@ -26,6 +26,7 @@ use jiff::Timestamp;
 
 pub(crate) use crate::run_flags::{RunFlags, SessionBusy, now_from_env};
 pub use error::PlanError;
+pub use sandbox::check_sandbox_policy;
 pub use step::{EditScope, PromptShape, Step, StepGateway, StepSandbox};
 
 use crate::config::{Config, Handoff, OnDirty};

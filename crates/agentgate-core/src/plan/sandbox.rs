@@ -125,6 +125,24 @@ pub(super) fn step_sandbox(
     }))
 }
 
+/// Whether every step of the run `flags` ask for meets the config's
+/// sandbox rules (`sandbox.require`; `strict`'s gateway; `container`'s
+/// `sandbox.container`), without planning it: nothing is read. What
+/// planning would refuse for another reason (an unknown agent) is left
+/// for it. `serve` checks a workflow's agent steps with it when the
+/// workflow is queued (their prompts are templates until they run).
+pub fn check_sandbox_policy(cfg: &Config, flags: &RunFlags) -> Result<(), PlanError> {
+    let Ok((_, members)) = super::members::members(flags, cfg) else {
+        return Ok(());
+    };
+    for m in &members {
+        if let Ok(provider) = cfg.resolve_provider(&m.provider) {
+            step_sandbox(provider.name(), cfg, m.agent, flags)?;
+        }
+    }
+    Ok(())
+}
+
 /// `a`, `a or b`, `a, b or c`.
 fn or_list(items: &[&str]) -> String {
     match items {

@@ -271,3 +271,24 @@ fn the_dry_run_shows_each_steps_level_and_what_the_config_adds() {
         serde_json::json!({"level": "off"})
     );
 }
+
+#[test]
+fn the_policy_alone_checks_every_member_and_leaves_other_faults_to_planning() {
+    let cfg = Config::parse(
+        "version: 1\nsandbox:\n  require: workspace\nagents:\n  a: {provider: claude}\n  b: {provider: codex, sandbox: strict}\n",
+        ConfigSource::Default,
+    )
+    .unwrap();
+    let check = |body: &str| {
+        let (flags, _) = RunRequest::from_json(body).unwrap().to_flags().unwrap();
+        crate::plan::check_sandbox_policy(&cfg, &flags)
+    };
+    let e = check(r#"{"prompt": "p", "agents": ["b", "a"]}"#).unwrap_err();
+    assert_eq!(e.field(), "sandbox");
+    assert!(e.to_string().contains("agent `a`"), "{e}");
+    assert!(check(r#"{"prompt": "p", "agents": ["b"]}"#).is_ok());
+    assert!(check(r#"{"prompt": "p", "agents": ["a"], "sandbox": "workspace"}"#).is_ok());
+    // An unknown agent, or no member at all: planning says what is wrong.
+    assert!(check(r#"{"prompt": "p", "agents": ["nope"]}"#).is_ok());
+    assert!(check(r#"{"prompt": "p"}"#).is_ok());
+}
