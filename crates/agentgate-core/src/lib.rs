@@ -125,7 +125,10 @@ pub use cron::{CronError, CronExpr};
 pub use engine::{Engine, EngineError};
 pub use output_schema::{OutputSchema, OutputSchemaError};
 pub use plan::report::{report as dry_run_report, report_ok as dry_run_report_ok};
-pub use plan::{EditScope, Plan, PlanError, PromptShape, Step, StepGateway, StepSandbox, plan};
+pub use plan::{
+    EditScope, Plan, PlanError, PromptShape, Step, StepGateway, StepSandbox, check_sandbox_policy,
+    plan,
+};
 pub use prompt::{
     AssembledPrompt, CONTEXT_FILE, DEFAULT_MAX_BYTES, DEFAULT_WARN_BYTES, FILE_NAME_MAX, FileRole,
     INSTRUCTIONS_LEAD, InstructionFile, PieceKind, PromptError, PromptParts, PromptPiece,

@@ -260,6 +260,13 @@ pub struct RunRequest {
     /// `--max-model-time`: wall time of model calls, summed, at most (`10m`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_model_time: Option<String>,
+    /// `--sandbox`: `off`, `workspace`, `strict` or `container`, how the
+    /// run's CLIs are confined (over the agent's and the server's config);
+    /// absent: the config says. A level below the config's
+    /// `sandbox.require` is refused (422, field `sandbox`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(example = "workspace"))]
+    pub sandbox: Option<String>,
     /// Higher runs first (-1000 to 1000, default 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub priority: i64,
@@ -474,7 +481,12 @@ impl RunRequest {
             gateway: self.gateway,
             record_model_calls: self.record_model_calls,
             gateway_limits: self.gateway_limits()?,
-            sandbox: None,
+            sandbox: self
+                .sandbox
+                .as_deref()
+                .map(str::parse::<agentgate_protocol::SandboxLevel>)
+                .transpose()
+                .map_err(|e| RequestError::new("sandbox", e.to_string()))?,
         };
         Ok((flags, task))
     }

@@ -105,7 +105,7 @@ pub use custom::CustomProvider;
 pub use decoded::{Decoded, ProviderError, ProviderFinal};
 pub use gateway_route::{
     CliEnv, GatewayTarget, Pointing, RouteError, UpstreamKey, UpstreamOverrides, UpstreamPlan,
-    plan_upstream,
+    no_route, plan_upstream,
 };
 pub use login::{Login, LoginFacts, LoginProbe, LoginState, Probe, login_evidence};
 pub use mcp::McpServer;

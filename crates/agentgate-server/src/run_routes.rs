@@ -103,7 +103,7 @@ impl RunAccepted {
         (status = 400, description = "The body is not JSON", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = crate::error::ErrorBody),
-        (status = 422, description = "Refused by its checks or by planning it against the config; `field` names what is wrong; nothing queued", body = crate::error::ErrorBody),
+        (status = 422, description = "Refused by its checks or by planning it against the config; `field` names what is wrong; nothing queued. A run whose sandbox level (its `sandbox`, else the config's for its agent or provider, else `off`) is below the config's `sandbox.require` is refused with `field: sandbox`", body = crate::error::ErrorBody),
     ),
 )]
 pub async fn submit(

@@ -94,7 +94,7 @@ pub struct WorkflowSubmission {
         (status = 400, description = "The body is not JSON", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = crate::error::ErrorBody),
-        (status = 422, description = "The workflow is invalid (the message names the line and the kind of fault, never the file's text), a field is, or `file`/`base_dir` is outside the server's folders; nothing queued", body = crate::error::ErrorBody),
+        (status = 422, description = "The workflow is invalid (the message names the line and the kind of fault, never the file's text), a field is, or `file`/`base_dir` is outside the server's folders; or an agent step's sandbox level is below the config's `sandbox.require` (`field: sandbox`, the message names the step); nothing queued", body = crate::error::ErrorBody),
     ),
 )]
 pub async fn submit_workflow(
@@ -112,6 +112,7 @@ pub async fn submit_workflow(
     let enqueuing = state.clone();
     let enqueued = tokio::task::spawn_blocking(move || {
         let wf = load(&submission, &roots).map_err(refused)?;
+        check_sandbox(&wf, &enqueuing.config).map_err(refused)?;
         let stored = JobRequest::Workflow(Box::new(WorkflowJobRequest {
             base_dir: wf.base_dir.clone(),
             workflow: wf.def,
@@ -147,6 +148,31 @@ pub async fn submit_workflow(
     .await
     .map_err(|e| ApiError::internal(format!("the enqueue failed: {e}")))??;
     Ok(accepted(&state, enqueued))
+}
+
+/// Every agent step's run (a decision's agent too) meets the config's
+/// sandbox rules (`sandbox.require`, ...), as a run's request must: a
+/// refusal names the field `sandbox` and the step.
+fn check_sandbox(wf: &Workflow, cfg: &agentgate_core::Config) -> Result<(), RequestError> {
+    for id in wf.ids() {
+        let Some(step) = wf.step(id) else { continue };
+        let agent = step
+            .agent
+            .as_ref()
+            .or(step.decision.as_ref().map(|d| &d.agent));
+        let Some(agent) = agent else { continue };
+        // Checked when the workflow was loaded: a request that does not
+        // read is refused there, naming its step.
+        let Ok(request) = agentgate_tools::workflow::agent_request(agent, &wf.base_dir) else {
+            continue;
+        };
+        let Ok((flags, _)) = request.to_flags() else {
+            continue;
+        };
+        agentgate_core::check_sandbox_policy(cfg, &flags)
+            .map_err(|e| RequestError::new(e.field(), format!("step `{id}`: {e}")))?;
+    }
+    Ok(())
 }
 
 fn check_queue_fields(s: &WorkflowSubmission) -> Result<(), RequestError> {

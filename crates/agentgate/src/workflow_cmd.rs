@@ -18,7 +18,7 @@ use agentgate_tools::workflow::{
 use anyhow::Context as _;
 
 use crate::output::{Stdout, exit_code};
-use crate::workflow_submit::read_input;
+use crate::workflow_submit::{read_input, with_sandbox};
 
 fn parse_label(s: &str) -> Result<(String, String), String> {
     agentgate_protocol::parse_label(s).map_err(|e| e.to_string())
@@ -57,6 +57,8 @@ enum Sub {
         /// `agentgate runs --label` finds them.
         #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
         labels: Vec<(String, String)>,
+        #[command(flatten)]
+        sandbox: crate::run::SandboxArgs,
     },
     /// Check a workflow file (kinds, ids, references, cycles, agents'
     /// requests) without running it; exit 2 with the line and the reason
@@ -210,6 +212,7 @@ pub fn run(
             stream,
             pretty,
             labels,
+            sandbox,
         } => {
             let labels = agentgate_protocol::parse_labels(
                 labels
@@ -220,7 +223,7 @@ pub fn run(
                     .map(String::as_str),
             )
             .map_err(|e| anyhow::anyhow!("--label: {e}"))?;
-            let wf = Workflow::load_file(&file).map_err(usage)?;
+            let wf = with_sandbox(Workflow::load_file(&file).map_err(usage)?, sandbox.sandbox)?;
             let input = read_input(input, input_file)?;
             let (cfg, store) = open(config_flag, store_flag)?;
             let (env, _tool_relay) = environment(cfg, &wf.base_dir, store_flag)?;

@@ -1,13 +1,16 @@
 //! `agentgate workflow submit FILE`: a workflow sent to an `agentgate
 //! serve` to be queued (`POST /v1/workflows`); with `--wait` or
 //! `--stream`, followed to its end as `agentgate workflow run` prints it.
+//! Both take `--sandbox LEVEL` ([`with_sandbox`]): the level every agent
+//! step's run gets.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agentgate_core::{MIB, read_text_file};
+use agentgate_core::{MIB, SandboxLevel, read_text_file};
 use agentgate_server::WorkflowSubmission;
 use agentgate_tools::workflow::Workflow;
+use agentgate_tools::workflow::definition::StepDef;
 use anyhow::Context as _;
 use serde_json::Value;
 
@@ -41,6 +44,8 @@ pub struct Args {
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
     labels: Vec<(String, String)>,
     #[command(flatten)]
+    sandbox: crate::run::SandboxArgs,
+    #[command(flatten)]
     queue: QueueArgs,
     #[command(flatten)]
     server: ServerArgs,
@@ -53,7 +58,7 @@ fn parse_label(s: &str) -> Result<(String, String), String> {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Checked here first: the error names this file and its line. The
     // server gets the checked definition and the file's folder.
-    let wf = Workflow::load_file(&args.file)?;
+    let wf = with_sandbox(Workflow::load_file(&args.file)?, args.sandbox.sandbox)?;
     let submission = WorkflowSubmission {
         workflow: Some(serde_json::to_value(&wf.def).context("cannot encode the workflow")?),
         base_dir: Some(wf.base_dir.display().to_string()),
@@ -84,6 +89,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// `wf` with every agent step's run (a `parallel` group's members' too,
+/// and each decision's agent) at sandbox `level`, as its request's
+/// `sandbox` field: over what the file says, as `run --sandbox` is over
+/// the config. The definition is stored with the workflow's run, so a
+/// resume runs at the same level, and a server plans each step with it
+/// (refusing, as for a run, a level below its `sandbox.require`).
+pub(crate) fn with_sandbox(wf: Workflow, level: Option<SandboxLevel>) -> anyhow::Result<Workflow> {
+    let Some(level) = level else {
+        return Ok(wf);
+    };
+    let mut def = wf.def;
+    set_sandbox(&mut def.steps, level);
+    Ok(Workflow::from_def(def, &wf.base_dir)?)
+}
+
+fn set_sandbox(steps: &mut [StepDef], level: SandboxLevel) {
+    let set = |agent: &mut Value| {
+        if let Value::Object(fields) = agent {
+            fields.insert("sandbox".to_owned(), Value::from(level.as_str()));
+        }
+    };
+    for step in steps {
+        if let Some(agent) = &mut step.agent {
+            set(agent);
+        }
+        if let Some(decision) = &mut step.decision {
+            set(&mut decision.agent);
+        }
+        if let Some(group) = &mut step.parallel {
+            set_sandbox(&mut group.steps, level);
+        }
+    }
+}
+
 /// The workflow's input: `--input` JSON, or the JSON of `--input-file`;
 /// `null` without either.
 pub(crate) fn read_input(input: Option<String>, file: Option<PathBuf>) -> anyhow::Result<Value> {
@@ -100,4 +139,36 @@ pub(crate) fn read_input(input: Option<String>, file: Option<PathBuf>) -> anyhow
             anyhow::anyhow!("--input is not JSON: {e}")
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agent_step_gets_the_level_over_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("wf.yaml");
+        std::fs::write(
+            &file,
+            "version: 1\nname: t\nsteps:\n  - id: lint\n    tool: lint\n  - id: decide\n    decision:\n      for: lint\n      agent: {provider: claude, prompt: choose}\n      choices: [a, b]\n  - id: both\n    parallel:\n      steps:\n        - id: one\n          agent: {provider: claude, prompt: one, sandbox: \"off\"}\n        - id: two\n          agent: {provider: codex, prompt: two}\n",
+        )
+        .unwrap();
+        let wf = Workflow::load_file(&file).unwrap();
+        let unchanged = with_sandbox(wf.clone(), None).unwrap();
+        assert_eq!(unchanged.def, wf.def);
+        let wf = with_sandbox(wf, Some(SandboxLevel::Workspace)).unwrap();
+        let group = &wf.def.steps[2].parallel.as_ref().unwrap().steps;
+        let agents = [
+            &wf.def.steps[1].decision.as_ref().unwrap().agent,
+            group[0].agent.as_ref().unwrap(),
+            group[1].agent.as_ref().unwrap(),
+        ];
+        for agent in agents {
+            let request = agentgate_tools::workflow::agent_request(agent, dir.path()).unwrap();
+            let (flags, _) = request.to_flags().unwrap();
+            assert_eq!(flags.sandbox, Some(SandboxLevel::Workspace), "{agent}");
+        }
+        assert!(wf.def.steps[0].agent.is_none(), "a tool step is left alone");
+    }
 }

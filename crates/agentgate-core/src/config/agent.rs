@@ -139,6 +139,8 @@ pub(super) struct RawAgent {
     #[serde(default)]
     gateway: Option<Spanned<bool>>,
     #[serde(default)]
+    sandbox: Option<Spanned<String>>,
+    #[serde(default)]
     cwd: Option<Spanned<String>>,
     #[serde(default)]
     timeout: Option<Spanned<Secs>>,
@@ -381,6 +383,10 @@ pub(super) fn convert(
     if let Some(g) = &raw.gateway {
         a.gateway = Some(g.value);
         a.origins.set("gateway", line(g));
+    }
+    if let Some(s) = &raw.sandbox {
+        a.sandbox = Some(super::sandbox::level(s, &label("`sandbox`".into()))?);
+        a.origins.set("sandbox", line(s));
     }
     if let Some(s) = &raw.summary_file {
         if s.value.trim().is_empty() {

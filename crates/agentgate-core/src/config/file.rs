@@ -19,6 +19,7 @@ use super::models::{self, RawModels};
 use super::parsed::{Parsed, check_version, defaults_keys};
 use super::paths::{config_folder, resolve_path};
 use super::queue::{self, RawQueue};
+use super::sandbox::{self, RawSandbox};
 use super::source::{CONFIG_VERSION, ConfigError, ConfigFormat};
 use super::tools::{self, RawTools};
 use super::yaml::{Entries, Fault, Shape, from_str};
@@ -49,6 +50,7 @@ struct RawFile {
     approvals: Option<RawApprovals>,
     event_log: Option<RawEventLog>,
     gateway: Option<RawGateway>,
+    sandbox: Option<RawSandbox>,
     models: Option<RawModels>,
     log_dir: Option<Spanned<String>>,
     log_name: Option<Spanned<String>>,
@@ -202,6 +204,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     if let Some(g) = &raw.gateway {
         out.gateway = gateway::convert(g, base)?;
+    }
+    if let Some(s) = &raw.sandbox {
+        out.sandbox = sandbox::convert(s, base, &resolve)?;
     }
     if let Some(m) = &raw.models {
         out.models = models::convert(m)?;

@@ -24,6 +24,8 @@
 //! deterministic tools are (`agentgate-tools` reads their manifests);
 //! `event_log:` ([`EventLogSpec`]) bounds each run's stored events;
 //! `gateway:` ([`GatewaySpec`]) puts a model gateway in front of runs;
+//! `sandbox:` ([`SandboxConfig`]) confines their CLIs and sets the level
+//! `serve` and `worker` require;
 //! `models:` ([`ModelsSpec`]) how catalogs are kept and used. Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,

@@ -279,8 +279,9 @@ pub(super) fn build_step(
         _ => cfg.default_model_with(&name, wrapper.as_ref()),
     };
     step.capacity_fallback = capacity_fallback(&name, cfg, step.request.model.as_deref());
-    step.gateway = gateway(&name, cfg, agent, flags);
-    step.sandbox = sandbox(flags);
+    step.sandbox = super::sandbox::step_sandbox(&name, cfg, agent, flags)?;
+    let strict = super::sandbox::needs_gateway(step.sandbox.as_ref());
+    step.gateway = gateway(&name, cfg, agent, flags, strict);
     step.effort = knobs.report;
     step.retry_on = settings.retry_on;
     step.output_schema = output_schema;
@@ -369,17 +370,20 @@ fn capacity_fallback(provider: &str, cfg: &Config, model: Option<&str>) -> Optio
 
 /// The gateway of a step of `provider`: `--gateway`/`--no-gateway`, else
 /// the agent's `gateway:`, else the config's for the provider, else its
-/// `gateway.enabled`; the flags' limits over the config's.
+/// `gateway.enabled`; on whatever they say when `needed` (a `strict`
+/// sandbox); the flags' limits over the config's.
 fn gateway(
     provider: &str,
     cfg: &Config,
     agent: Option<&AgentSpec>,
     flags: &RunFlags,
+    needed: bool,
 ) -> Option<super::step::StepGateway> {
-    let on = flags
-        .gateway
-        .or_else(|| agent.and_then(|a| a.gateway))
-        .unwrap_or_else(|| cfg.gateway.enabled_for(provider));
+    let on = needed
+        || flags
+            .gateway
+            .or_else(|| agent.and_then(|a| a.gateway))
+            .unwrap_or_else(|| cfg.gateway.enabled_for(provider));
     if !on {
         return None;
     }
@@ -393,19 +397,5 @@ fn gateway(
         upstream: p.and_then(|p| p.upstream.clone()),
         key_env: p.and_then(|p| p.key_env.clone()),
         key_file: p.and_then(|p| p.key_file.clone()),
-    })
-}
-
-/// The sandbox of a step: `--sandbox`; `None` when it is `off`.
-fn sandbox(flags: &RunFlags) -> Option<super::step::StepSandbox> {
-    let level = flags.sandbox?;
-    (level != agentgate_protocol::SandboxLevel::Off).then(|| super::step::StepSandbox {
-        level,
-        env_allow: Vec::new(),
-        hide: Vec::new(),
-        read_allow: Vec::new(),
-        write_allow: Vec::new(),
-        egress_allow: Vec::new(),
-        container: None,
     })
 }

@@ -172,6 +172,46 @@ pub enum PlanError {
         /// The flag, e.g. `--max-model-calls`.
         flag: &'static str,
     },
+    /// A step whose sandbox level does not meet the config's
+    /// `sandbox.require` (`invalid_input`): `serve` and `worker` refuse
+    /// the request with 422 on the field `sandbox`.
+    #[error(
+        "invalid_input: {provider} would run at sandbox level `{level}` ({from}), and this config requires `{required}` (`sandbox.require`): ask for {met} (--sandbox {required}; a request's \"sandbox\": \"{required}\")"
+    )]
+    SandboxBelowRequired {
+        /// The step's provider (and agent).
+        provider: String,
+        /// The level the step would run at.
+        level: agentgate_protocol::SandboxLevel,
+        /// Where that level came from (`--sandbox`, an agent's `sandbox:`,
+        /// the config's `sandbox.level`, the default).
+        from: String,
+        /// The level the config requires.
+        required: agentgate_protocol::SandboxLevel,
+        /// The levels that meet it, for the message.
+        met: String,
+    },
+    /// Sandbox level `strict` for a provider that cannot run behind the
+    /// model gateway (its only way out of the sandbox's network).
+    #[error(
+        "sandbox level `strict` reaches the model only through the model gateway, and {provider} cannot run behind one ({why}): give it --sandbox workspace or container"
+    )]
+    SandboxNeedsRoute {
+        /// The provider.
+        provider: String,
+        /// Why it has no gateway route.
+        why: &'static str,
+    },
+    /// Sandbox level `strict` with the gateway turned off by the flags.
+    #[error(
+        "sandbox level `strict` reaches the model only through the model gateway: drop --no-gateway (a request's \"gateway\": false)"
+    )]
+    SandboxGatewayOff,
+    /// Sandbox level `container` without `sandbox.container` in the config.
+    #[error(
+        "sandbox level `container` needs `sandbox.container` in the config (its engine, and the image to start or a running container's name)"
+    )]
+    SandboxNoContainer,
     /// No step of a chain can see the skill: each one's reason.
     #[error("no provider of the run can use skill `{name}`: {reasons}")]
     SkillNowhere {
@@ -193,7 +233,10 @@ impl PlanError {
             PlanError::NoProvider(_) | PlanError::UnknownProvider(_) => "providers",
             PlanError::UnknownAgent { .. } | PlanError::Permissions { .. } => "agents",
             PlanError::UnknownChain { .. } => "chain",
-            PlanError::NeedsGateway { .. } => "gateway",
+            PlanError::NeedsGateway { .. } | PlanError::SandboxGatewayOff => "gateway",
+            PlanError::SandboxBelowRequired { .. }
+            | PlanError::SandboxNeedsRoute { .. }
+            | PlanError::SandboxNoContainer => "sandbox",
             PlanError::Cwd { .. } => "cwd",
             PlanError::OutputSchema(_) => "output_schema",
             PlanError::Prompt(e) => e.field(),

@@ -16,6 +16,7 @@ mod error;
 mod members;
 mod modes;
 pub mod report;
+mod sandbox;
 mod skill;
 mod step;
 
@@ -25,6 +26,7 @@ use jiff::Timestamp;
 
 pub(crate) use crate::run_flags::{RunFlags, SessionBusy, now_from_env};
 pub use error::PlanError;
+pub use sandbox::check_sandbox_policy;
 pub use step::{EditScope, PromptShape, Step, StepGateway, StepSandbox};
 
 use crate::config::{Config, Handoff, OnDirty};

@@ -3,7 +3,8 @@
 //! environment with secret-named values hidden, prompt parts,
 //! model and its resolution, the session it would resume, whether its
 //! quota would skip it, its workspace mode and, for `worktree`, the
-//! repository and commit it would check out, its permission mode and the
+//! repository and commit it would check out, its sandbox level and what
+//! the config adds to it, its permission mode and the
 //! notices the run would emit before it starts (a mode mapped onto one the
 //! CLI has, a flag left out)), or why no plan could be made. Nothing runs and
 //! nothing is written; a step's files (a system-prompt file) go to a
@@ -152,6 +153,7 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
             Err(message) => error(&mut out, message),
         }
     }
+    out["sandbox"] = sandbox_report(step.sandbox.as_ref());
     if step.workspace == WorkspaceMode::Worktree {
         // Where the run would check out, or why it could not.
         match locate_repository(&request.cwd).and_then(|at| Ok((head_commit(&at.toplevel)?, at))) {
@@ -267,4 +269,29 @@ fn gateway_report(
             "max_model_time_s": l.max_model_time.map(|d| d.as_secs_f64()),
         },
     }))
+}
+
+/// A step's sandbox: its level, and what the config adds to the built-in
+/// rules (`{"level": "off"}` without one).
+fn sandbox_report(sandbox: Option<&super::step::StepSandbox>) -> Value {
+    let Some(s) = sandbox else {
+        return json!({"level": agentgate_protocol::SandboxLevel::Off.as_str()});
+    };
+    let paths = |list: &[PathBuf]| -> Vec<String> {
+        list.iter().map(|p| p.display().to_string()).collect()
+    };
+    json!({
+        "level": s.level.as_str(),
+        "env_allow": s.env_allow,
+        "hide": paths(&s.hide),
+        "read_allow": paths(&s.read_allow),
+        "write_allow": paths(&s.write_allow),
+        "egress_allow": s.egress_allow,
+        "container": s.container.as_ref().map(|c| json!({
+            "engine": c.engine,
+            "image": c.image,
+            "name": c.name,
+            "args": c.args,
+        })),
+    })
 }

@@ -278,9 +278,10 @@ pub fn plan_upstream(
         "gemini" => gemini::plan(&input)?,
         "qwen" => qwen::plan(&input)?,
         "opencode" => opencode::plan(&input)?,
-        "cursor" => return Err(RouteError::unsupported(provider, CURSOR_WHY)),
-        "agy" => return Err(RouteError::unsupported(provider, AGY_WHY)),
-        _ => return Err(RouteError::unsupported(provider, CUSTOM_WHY)),
+        _ => {
+            let why = no_route(provider).unwrap_or(CUSTOM_WHY);
+            return Err(RouteError::unsupported(provider, why));
+        }
     };
     if let Some(upstream) = &overrides.upstream {
         plan.notes.push(format!(
@@ -290,6 +291,18 @@ pub fn plan_upstream(
         plan.upstream = upstream.trim_end_matches('/').to_owned();
     }
     Ok(plan)
+}
+
+/// Why `provider` can never run behind a gateway (agentgate has no route
+/// for its model calls), or `None` when it has one (whose login may still
+/// be refused when a run plans its upstream with [`plan_upstream`]).
+pub fn no_route(provider: &str) -> Option<&'static str> {
+    match provider {
+        "claude" | "codex" | "gemini" | "qwen" | "opencode" => None,
+        "cursor" => Some(CURSOR_WHY),
+        "agy" => Some(AGY_WHY),
+        _ => Some(CUSTOM_WHY),
+    }
 }
 
 /// The gateway's parts a command needs, when the request has one; an

@@ -31,6 +31,7 @@ use anyhow::Context;
 pub use args::{AFTER_HELP, Args, OutputFormat};
 pub use coalesce::{ChunkPump, CoalesceArgs};
 pub use request::read_task_text;
+pub use sandbox_args::SandboxArgs;
 
 use crate::cli_process::{forward_signals, keeper_path};
 use crate::output::{Stdout, note, quiet};

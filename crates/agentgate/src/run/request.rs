@@ -112,6 +112,7 @@ impl Args {
             max_input_tokens: self.gateway.max_input_tokens,
             max_output_tokens: self.gateway.max_output_tokens,
             max_model_time: self.gateway.max_model_time.map(seconds),
+            sandbox: self.sandbox.sandbox.map(|l| l.as_str().to_owned()),
             workspace: self.workspace,
             priority: 0,
             idempotency_key: None,
@@ -330,6 +331,8 @@ mod tests {
             "3000",
             "--max-model-time",
             "5m",
+            "--sandbox",
+            "strict",
             "hello",
         ]);
         let request = a.request(TaskText::Prompt("hello".into()), Path::new("/elsewhere"));

@@ -11,8 +11,9 @@ pub struct SandboxArgs {
     /// hidden), `strict` (workspace, and the network is only the run's
     /// model gateway and the config's `sandbox.egress_allow`), `container`
     /// (the CLI runs in a docker or podman container). Over the agent's
-    /// and the config's `sandbox:`; the envelope's `sandbox` says what was
-    /// enforced.
+    /// and the config's `sandbox:`; a level below the config's
+    /// `sandbox.require` is refused; the envelope's `sandbox` says what
+    /// was enforced.
     #[arg(long, value_name = "LEVEL", value_parser = parse_level)]
     pub sandbox: Option<SandboxLevel>,
 }

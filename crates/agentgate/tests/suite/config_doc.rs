@@ -45,6 +45,17 @@ const SECTIONS: &[(&str, Option<&str>, &str)] = &[
         Some("### `gateway:`"),
         "gateway: {providers: {claude: {zzz: 1}}}",
     ),
+    ("config.md", Some("### `sandbox:`"), "sandbox: {zzz: 1}"),
+    (
+        "config.md",
+        Some("### `sandbox:`"),
+        "sandbox: {container: {zzz: 1}}",
+    ),
+    (
+        "config.md",
+        Some("### `sandbox:`"),
+        "sandbox: {providers: {claude: {zzz: 1}}}",
+    ),
     (
         "config.md",
         Some("### `schedules:`"),

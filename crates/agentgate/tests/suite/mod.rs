@@ -60,6 +60,7 @@ mod sandbox;
 mod sandbox_forward;
 mod sandbox_isolation;
 mod sandbox_network;
+mod sandbox_policy;
 mod sandbox_strict_network;
 mod secrets;
 mod serve;

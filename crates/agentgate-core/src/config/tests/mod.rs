@@ -246,5 +246,6 @@ mod gardener;
 mod gateway;
 
 mod migrate;
+mod sandbox;
 
 mod native;

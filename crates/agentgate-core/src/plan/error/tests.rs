@@ -75,11 +75,23 @@ fn every_planning_error_names_its_request_field() {
             "output_schema",
         ),
         (p(json!({"env": {"AGENTGATE_HOME": "/x"}})), "env"),
+        (p(json!({"sandbox": "container"})), "sandbox"),
+        (
+            p(json!({"providers": ["cursor"], "sandbox": "strict"})),
+            "sandbox",
+        ),
+        (p(json!({"sandbox": "strict", "gateway": false})), "gateway"),
     ] {
         let e = refusal(request.clone(), config, cwd);
         assert_eq!(e.field, field, "{request}: {e}");
         assert!(!e.message.is_empty());
     }
+    let e = refusal(
+        p(json!({"sandbox": "off"})),
+        "version: 1\nsandbox: {require: strict}\n",
+        cwd,
+    );
+    assert_eq!(e.field, "sandbox", "{e}");
 }
 
 #[test]
