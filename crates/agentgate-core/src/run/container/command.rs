@@ -35,7 +35,7 @@ pub(crate) struct Layout<'a> {
     pub(crate) mounts: &'a [PathBuf],
     /// Passed as `-e NAME`, sorted.
     pub(crate) env_names: Vec<OsString>,
-    /// `-w`: the CLI's working folder.
+    /// `-w`: the CLI's working folder (none: the image's or container's).
     pub(crate) workdir: Option<PathBuf>,
     /// `sandbox.container.args`, before the image or container.
     pub(crate) extra: &'a [String],

@@ -113,12 +113,11 @@ pub(crate) fn wrap(
         }
     };
     let engine = engine::resolve(spec)?;
-    let workdir = inv.cwd.clone().or_else(|| std::env::current_dir().ok());
     let layout = Layout {
         name,
         mounts,
         env_names: command::env_names(&inv),
-        workdir,
+        workdir: inv.cwd.clone(),
         extra: &spec.args,
     };
     let args = command::start_args(target, &layout, &inv.program, &inv.args)?;
