@@ -337,3 +337,102 @@ fn gone_containers_are_recognised_in_both_dialects() {
         "permission denied".as_ref()
     ));
 }
+
+/// A docker-like stand-in whose `rm` answers `rm_says` on stderr (exit 1;
+/// exit 0 when empty) and whose `container inspect` exits `inspect_exit`;
+/// it appends each command line to `argv.log` beside it.
+fn scripted_engine(dir: &Path, rm_says: &str, inspect_exit: u8) -> PathBuf {
+    let path = dir.join("docker");
+    let rm = if rm_says.is_empty() {
+        "exit 0".to_owned()
+    } else {
+        format!("echo '{rm_says}' >&2; exit 1")
+    };
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> \"$(dirname \"$0\")/argv.log\"\ncase \"$1\" in\n  --version) echo 'Docker version 28.2.2, build e6534b4' ;;\n  rm) {rm} ;;\n  container) exit {inspect_exit} ;;\nesac\n"
+    );
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn logged(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("argv.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn removal_runs_rm_and_takes_a_missing_container_as_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = scripted_engine(
+        dir.path(),
+        "Error response from daemon: No such container: agentgate-1",
+        1,
+    );
+    let (_, run) = wrap(
+        &spec(&engine, Some("img"), None),
+        Invocation::new("cli"),
+        "agentgate-1",
+        &[],
+    )
+    .unwrap();
+    run.remove().await.unwrap();
+    assert_eq!(logged(dir.path()), ["--version", "rm -f agentgate-1"]);
+}
+
+#[tokio::test]
+async fn a_failed_removal_of_a_container_still_there_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = scripted_engine(dir.path(), "permission denied", 0);
+    let (_, run) = wrap(
+        &spec(&engine, Some("img"), None),
+        Invocation::new("cli"),
+        "agentgate-2",
+        &[],
+    )
+    .unwrap();
+    let err = run.remove().await.unwrap_err();
+    assert!(err.contains("permission denied"), "{err}");
+    assert_eq!(
+        logged(dir.path())[1..],
+        ["rm -f agentgate-2", "container inspect agentgate-2"]
+    );
+}
+
+#[tokio::test]
+async fn a_failed_removal_of_a_container_already_gone_is_no_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = scripted_engine(dir.path(), "removal already in progress", 1);
+    let (_, run) = wrap(
+        &spec(&engine, Some("img"), None),
+        Invocation::new("cli"),
+        "agentgate-3",
+        &[],
+    )
+    .unwrap();
+    run.remove().await.unwrap();
+}
+
+#[tokio::test]
+async fn ending_an_exec_kills_the_group_in_the_named_container_and_removes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = scripted_engine(dir.path(), "", 0);
+    let (_, run) = wrap(
+        &spec(&engine, None, Some("devbox")),
+        Invocation::new("cli"),
+        "agentgate-4",
+        &[],
+    )
+    .unwrap();
+    run.remove().await.unwrap();
+    let log = logged(dir.path());
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(
+        log[1].starts_with("exec devbox /bin/sh -c f=/tmp/agentgate-4.pid;"),
+        "{log:?}"
+    );
+    assert!(!log.iter().any(|l| l.starts_with("rm")), "{log:?}");
+}
