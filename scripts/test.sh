@@ -2,8 +2,9 @@
 # The project's test command (the README's, and what .ci/run calls):
 # installs the pinned real CLIs, Debian's Chromium (for the dashboard's
 # browser test), Debian's PostgreSQL and iproute2 (the partition fault
-# drill's network namespaces) and systemd-analyze (for the example
-# units' test), starts a throwaway PostgreSQL cluster on a Unix socket in a
+# drill's network namespaces), systemd-analyze (for the example
+# units' test) and Debian's podman and runc (the container sandbox's
+# tests), starts a throwaway PostgreSQL cluster on a Unix socket in a
 # temporary folder (AGENTGATE_TEST_POSTGRES: the store's tests run on
 # SQLite and on it), then checks formatting and
 # lints, builds the book (mdbook build docs: scripts/install-mdbook.sh
@@ -24,6 +25,7 @@ scripts/install-clis.sh
 scripts/install-browser.sh
 scripts/install-postgres.sh
 scripts/install-systemd.sh
+scripts/install-podman.sh
 pg_dir=$(mktemp -d /tmp/agentgate-pg.XXXXXX)
 trap 'scripts/pg-cluster.sh stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
 AGENTGATE_TEST_POSTGRES=$(scripts/pg-cluster.sh start "$pg_dir")
