@@ -208,6 +208,20 @@ impl Provider for Description {
             .filter_map(|s| s.resolve(get))
             .collect()
     }
+
+    fn sandbox_state_vars(
+        &self,
+        get: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Vec<(&'static str, PathBuf)> {
+        self.sandbox
+            .state
+            .iter()
+            .filter_map(|s| match s {
+                crate::StatePath::Var { var, .. } => s.resolve(get).map(|p| (*var, p)),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 impl fmt::Display for Description {
