@@ -55,6 +55,7 @@ mod runs_abandoned;
 mod runs_damaged;
 mod runs_workflow;
 mod sandbox;
+mod sandbox_e2e;
 mod sandbox_isolation;
 mod sandbox_network;
 mod secrets;

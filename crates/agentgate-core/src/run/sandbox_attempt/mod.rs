@@ -199,11 +199,7 @@ impl AttemptSandbox {
         self.files.0.push(report_path.clone());
         spec.write(&spec_path)?;
         self.report_path = Some(report_path);
-        let agentgate = match at.agentgate {
-            Some(p) => p.to_path_buf(),
-            None => std::env::current_exe()
-                .map_err(|e| format!("the sandbox needs the agentgate binary: {e}"))?,
-        };
+        let agentgate = agentgate_binary(at.agentgate)?;
         inv.program = agentgate;
         inv.args = vec![SANDBOX_SUBCOMMAND.into(), spec_path.into_os_string()];
         Ok(notice)
@@ -364,6 +360,25 @@ fn files(asked: &FilesAsked<'_>) -> Files {
         run: asked.command_files.to_vec(),
         private: paths::hidden_paths(asked.home, asked.settings, &own),
     }
+}
+
+/// The agentgate binary that runs the sandbox: the keeper's (the keeper is
+/// the agentgate binary, or the keeper-only `agentgate-keeper` beside it),
+/// else this process's own.
+fn agentgate_binary(keeper: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(keeper) = keeper {
+        let small = keeper
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("agentgate-keeper"));
+        if !small {
+            return Ok(keeper.to_path_buf());
+        }
+        let beside = keeper.with_file_name("agentgate");
+        if beside.is_file() {
+            return Ok(beside);
+        }
+    }
+    std::env::current_exe().map_err(|e| format!("the sandbox needs the agentgate binary: {e}"))
 }
 
 /// Make `dir` (and its parents) if missing, private to the user.
