@@ -1,4 +1,5 @@
-//! `--sandbox workspace` with the REAL Claude Code and Codex against
+//! `--sandbox workspace` with the REAL Claude Code, Codex, Gemini CLI, Qwen
+//! Code and opencode against
 //! `agentgate fake-llm`: the model has the CLI's shell tool run one probe
 //! that dumps the environment, reads `~/.ssh/id_ed25519` (a key the test
 //! puts there), writes outside the workspace and inside it, and connects
@@ -114,10 +115,16 @@ pub fn run(client: &Client, store: &Path, extra: &[&OsStr]) -> Run {
     if cli != Cli::Opencode && cli != Cli::Codex {
         cmd.args(["--model", &client.setup.model]);
     }
-    // Codex's recipe names its key variable in its config: the run's env
-    // passes it (a sandbox keeps what the run sets explicitly).
-    if cli == Cli::Codex {
-        cmd.args(["--env", "FAKE_LLM_API_KEY=fake-llm-key"]);
+    // Codex's recipe (and opencode's, through a gateway) names its key
+    // variable in its config: the run's env passes it (a sandbox keeps
+    // what the run sets explicitly).
+    if let Some((k, v)) = client
+        .setup
+        .env
+        .iter()
+        .find(|(k, _)| k == "FAKE_LLM_API_KEY")
+    {
+        cmd.arg("--env").arg(format!("{k}={v}"));
     }
     cmd.args(extra)
         .arg("Probe the sandbox, please.")
@@ -279,6 +286,21 @@ fn claude_in_workspace() {
 #[test]
 fn codex_in_workspace() {
     workspace(Cli::Codex);
+}
+
+#[test]
+fn gemini_in_workspace() {
+    workspace(Cli::Gemini);
+}
+
+#[test]
+fn qwen_in_workspace() {
+    workspace(Cli::Qwen);
+}
+
+#[test]
+fn opencode_in_workspace() {
+    workspace(Cli::Opencode);
 }
 
 #[test]
