@@ -104,7 +104,9 @@ pub(super) async fn warm_attempt(
         Ok(p) => p,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
-    let fingerprint = fingerprint(provider.name(), &program, request);
+    // A turn in another sandbox gets another process.
+    let fingerprint = fingerprint(provider.name(), &program, request)
+        ^ fingerprint(&format!("{:?}", step.sandbox), &program, request).rotate_left(1);
     let holder = ctx.options.warm.as_ref();
     let session = ctx.plan.session.as_deref().filter(|_| holder.is_some());
 
@@ -157,7 +159,7 @@ pub(super) async fn warm_attempt(
         None => {
             let mut req = request.clone();
             req.resume = resume.clone();
-            match start(ctx, provider.as_ref(), &req, &program, fingerprint, em).await {
+            match start(ctx, step, &req, &program, fingerprint, em).await {
                 Ok(w) => {
                     let state = match replaced_because {
                         Some(_) => WarmProcessState::Replaced,
@@ -302,6 +304,9 @@ pub(super) async fn warm_attempt(
         h.born(id);
     }
     outcome.envelope.warm = Some(report);
+    if let Some(sandbox) = &warm.sandbox {
+        outcome.envelope.sandbox = Some(Box::new(super::sandbox_attempt::warm_report(sandbox)));
+    }
     if asks {
         outcome.envelope.approvals = Some(approver.counts().clone());
     }
@@ -325,12 +330,13 @@ pub(super) async fn warm_attempt(
 /// Start the warm process for `req`.
 async fn start(
     ctx: RunContext<'_>,
-    provider: &dyn Provider,
+    step: &crate::plan::Step,
     req: &CliRequest,
     program: &std::path::Path,
     fingerprint: u64,
     em: &mut Emitter<'_>,
 ) -> Result<Box<Warm>, (ErrorKind, String)> {
+    let provider: &dyn Provider = step.provider.as_ref();
     let supervisor = SupervisorConfig {
         keeper: ctx.options.keeper.clone(),
         ..SupervisorConfig::default()
@@ -343,6 +349,18 @@ async fn start(
         Some(Err(e)) => return Err((ErrorKind::InvalidInput, e.to_string())),
         Some(Ok(plan)) => plan,
     };
+    let mut plan = plan; // confined below
+    // The sandbox (`--sandbox`): the long-lived process starts inside it.
+    let (sandbox_files, warm_sandbox) = super::sandbox_attempt::confine_warm(
+        ctx,
+        step,
+        &mut plan.start.invocation,
+        &plan.files,
+        em,
+    )
+    .await
+    .map_err(|why| (ErrorKind::InvalidInput, why))?;
+    plan.files.extend(sandbox_files);
     let cumulative = plan.cumulative_usage;
     // Removed here unless the process starts and takes them.
     let mut files = agentgate_providers::RemovedOnDrop(plan.files);
@@ -355,7 +373,9 @@ async fn start(
     match WarmProcess::start(plan.start).await {
         Ok(process) => {
             let files = std::mem::take(&mut files.0);
-            Ok(Box::new(Warm::new(process, fingerprint, cumulative, files)))
+            let mut warm = Warm::new(process, fingerprint, cumulative, files);
+            warm.sandbox = warm_sandbox;
+            Ok(Box::new(warm))
         }
         Err(crate::warm::process::WarmError::Spawn(
             e @ agentgate_supervise::SuperviseError::ProgramNotFound { .. },

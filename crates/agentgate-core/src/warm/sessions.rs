@@ -59,6 +59,22 @@ pub struct Warm {
     pub cost: Option<f64>,
     /// Files written for it, removed when it is dropped.
     pub files: agentgate_providers::RemovedOnDrop,
+    /// The sandbox it was started in (`--sandbox`), if any: each turn's
+    /// envelope reports it.
+    pub sandbox: Option<WarmSandbox>,
+}
+
+/// The sandbox a warm process runs in: what each turn's envelope's
+/// `sandbox` is made of (the sandbox's report file lives as long as the
+/// process).
+#[derive(Debug, Clone)]
+pub struct WarmSandbox {
+    /// The level.
+    pub level: agentgate_protocol::SandboxLevel,
+    /// The environment allowlist, as applied.
+    pub environment: agentgate_protocol::Enforcement,
+    /// The report the sandbox wrote before the CLI started.
+    pub report_path: PathBuf,
 }
 
 impl Warm {
@@ -76,6 +92,7 @@ impl Warm {
             totals: None,
             cost: None,
             files: agentgate_providers::RemovedOnDrop(files),
+            sandbox: None,
         }
     }
 }

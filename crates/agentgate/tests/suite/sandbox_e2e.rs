@@ -360,3 +360,58 @@ fn classify_mode_refuses_a_write_in_the_workspace() {
     assert!(refused, "no tool_result with the refusal: {all}");
     assert_eq!(env["sandbox"]["state"], "enforced", "{env:#}");
 }
+
+/// A warm session's turns under `workspace` (through the run engine with a
+/// holder, as `serve` and the session host run them): the long-lived
+/// process starts inside the sandbox, and a second turn, served by the
+/// same process, is still in it.
+#[test]
+fn warm_turns_run_in_the_sandbox() {
+    use agentgate_core::{Config, StepSandbox};
+    use agentgate_protocol::SandboxLevel;
+    use agentgate_providers::PermissionMode;
+
+    let cli = Cli::Claude;
+    let probe = Probe::new();
+    let bench = super::warm_run::Bench::new(cli, &script(cli, &probe.command(None)));
+    plant_ssh_key(&bench.client);
+    let work = bench.client.setup.workdir.clone();
+    let turn = |prompt: &str| {
+        let mut plan = bench.plan(prompt, PermissionMode::Bypass, &Config::default());
+        for step in &mut plan.steps {
+            step.sandbox = Some(StepSandbox {
+                level: SandboxLevel::Workspace,
+                env_allow: Vec::new(),
+                hide: Vec::new(),
+                read_allow: Vec::new(),
+                write_allow: Vec::new(),
+                egress_allow: Vec::new(),
+                container: None,
+            });
+        }
+        let (outcome, events) = bench.turn_with(&plan);
+        (serde_json::to_value(&outcome.envelope).unwrap(), events)
+    };
+    let (first, events) = turn("Probe the sandbox, please.");
+    let all = format!("{first:#}\n{events:#?}");
+    assert_eq!(first["response"], ANSWER, "{all}");
+    assert_eq!(first["warm"]["process"], "started", "{all}");
+    assert_eq!(first["sandbox"]["state"], "enforced", "{all}");
+    assert_eq!(first["sandbox"]["filesystem"]["state"], "enforced", "{all}");
+    assert_eq!(finding(&work, "ssh.txt", &all), "refused");
+    assert_eq!(finding(&work, "outside.txt", &all), "refused");
+    assert_eq!(finding(&work, "inside.txt", &all), "inside");
+    assert!(!probe.outside.path().join("escape.txt").exists());
+    let refused = events
+        .iter()
+        .any(|e| e["type"] == "tool_result" && e.to_string().contains("Permission denied"));
+    assert!(refused, "no tool_result with the refusal: {all}");
+
+    let (second, _) = turn("Once more, please.");
+    assert_eq!(second["warm"]["process"], "reused", "{second:#}");
+    assert_eq!(
+        second["warm"]["pgid"], first["warm"]["pgid"],
+        "the same process: {second:#}"
+    );
+    assert_eq!(second["sandbox"]["state"], "enforced", "{second:#}");
+}

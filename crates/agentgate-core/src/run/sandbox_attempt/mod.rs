@@ -94,11 +94,6 @@ impl AttemptSandbox {
         }))
     }
 
-    /// The level.
-    pub(crate) fn level(&self) -> SandboxLevel {
-        self.settings.level
-    }
-
     /// The Unix socket the gateway also serves on (`strict`).
     pub(crate) fn gateway_socket(&self) -> Option<PathBuf> {
         (self.settings.level == SandboxLevel::Strict)
@@ -306,6 +301,70 @@ impl AttemptSandbox {
             std::mem::take(&mut self.warnings),
         )
     }
+}
+
+impl AttemptSandbox {
+    /// For a warm process, which outlives the attempt: what to remove when
+    /// it ends (the temp folders, the spec, the report), and what each
+    /// turn reports. `None` for the report of a container (not made for
+    /// warm processes).
+    pub(crate) fn into_process(
+        mut self,
+    ) -> (Vec<PathBuf>, Option<crate::warm::sessions::WarmSandbox>) {
+        let mut remove = std::mem::take(&mut self.files.0);
+        let private = self.private.keep();
+        let tmpdir = self.tmpdir.keep();
+        remove.extend([private, tmpdir]);
+        let warm = match (self.report_path.take(), self.environment.take()) {
+            (Some(report_path), Some(environment)) => Some(crate::warm::sessions::WarmSandbox {
+                level: self.settings.level,
+                environment,
+                report_path,
+            }),
+            _ => None,
+        };
+        (remove, warm)
+    }
+}
+
+/// Confine a warm process's `invocation` to `step`'s sandbox, if it has
+/// one (`files`: what its command wrote for it): what to remove when the
+/// process ends, and what each of its turns reports.
+pub(crate) async fn confine_warm(
+    ctx: super::options::RunContext<'_>,
+    step: &crate::plan::Step,
+    invocation: &mut Invocation,
+    files: &[PathBuf],
+    em: &mut super::emitter::Emitter<'_>,
+) -> Result<(Vec<PathBuf>, Option<crate::warm::sessions::WarmSandbox>), String> {
+    let Some(mut sandbox) = AttemptSandbox::prepare(step.sandbox.as_ref())? else {
+        return Ok((Vec::new(), None));
+    };
+    let at = Confinement {
+        provider: step.provider.as_ref(),
+        agentgate: ctx.options.keeper.as_deref(),
+        scratch: ctx.scratch,
+        runs_dir: ctx.store.map(|s| s.runs_dir()),
+        edit_scope: &step.edit_scope,
+        command_files: files,
+        // A warm process outlives the attempt a gateway would serve.
+        gateway_port: None,
+        run_id: &em.run_id,
+    };
+    let notice = sandbox.confine(invocation, at).await?;
+    em.notice(notice);
+    Ok(sandbox.into_process())
+}
+
+/// A warm turn's envelope's `sandbox`: its process's.
+pub(crate) fn warm_report(sandbox: &crate::warm::sessions::WarmSandbox) -> SandboxReport {
+    report::report(
+        sandbox.level,
+        sandbox.environment.clone(),
+        Some(&sandbox.report_path),
+        None,
+        Vec::new(),
+    )
 }
 
 /// What [`files`] reads.
