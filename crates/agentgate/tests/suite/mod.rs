@@ -58,6 +58,7 @@ mod sandbox;
 mod sandbox_e2e;
 mod sandbox_isolation;
 mod sandbox_network;
+mod sandbox_strict_e2e;
 mod secrets;
 mod serve;
 mod serve_api;
