@@ -415,3 +415,110 @@ fn warm_turns_run_in_the_sandbox() {
     );
     assert_eq!(second["sandbox"]["state"], "enforced", "{second:#}");
 }
+
+/// The processes whose command line is `sleep SECONDS`.
+fn sleeping(seconds: u32) -> Vec<u32> {
+    let want = format!("sleep\0{seconds}\0");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline"))
+            && cmdline.ends_with(want.as_bytes())
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits (bounded) until `done` holds; false if it never did.
+fn within(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    done()
+}
+
+/// A sandboxed Claude whose tool call leaves a daemon (`setsid`, out of
+/// the process group) and blocks; `stop` ends the run. Nothing of it is
+/// left after agentgate returns: the sandbox's PID namespace ends it.
+fn leaves_nothing(stop: &dyn Fn(&std::process::Child), extra: &[&str], code: i32, error: &str) {
+    let cli = Cli::Claude;
+    // Numbers of this test's own: no other process sleeps that long.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (daemon, blocker) = (700_000 + u32::from(port), 800_000 + u32::from(port));
+    let command = format!("echo started > started.txt; (setsid sleep {daemon} &); sleep {blocker}");
+    let server = FakeServer::start(&script(cli, &command));
+    let client = Client::new(cli, &server);
+    let store = tempfile::tempdir().unwrap();
+    let mut cmd = client.agentgate();
+    cmd.args([
+        "run",
+        "--provider",
+        "claude",
+        "--yolo",
+        "--stream",
+        "--sandbox",
+        "workspace",
+    ])
+    .args(["--model", &client.setup.model])
+    .args(extra)
+    .arg("--binary")
+    .arg(&client.program)
+    .arg("Sleep, please.")
+    .env("AGENTGATE_HOME", store.path())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    assert!(
+        within(Duration::from_secs(90), || !sleeping(daemon).is_empty()
+            && !sleeping(blocker).is_empty()),
+        "the tool call never started its sleeps"
+    );
+    stop(&child);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let env = super::run_e2e::last_json(&stdout)
+        .map(|e| e["envelope"].clone())
+        .unwrap_or_else(|| panic!("no envelope: {stdout}"));
+    assert_eq!(out.status.code(), Some(code), "{env:#}");
+    assert_eq!(env["error_type"], error, "{env:#}");
+    assert!(client.setup.workdir.join("started.txt").exists());
+    assert!(
+        within(Duration::from_secs(10), || sleeping(daemon).is_empty()
+            && sleeping(blocker).is_empty()),
+        "left behind: {:?} {:?}",
+        sleeping(daemon),
+        sleeping(blocker)
+    );
+}
+
+#[test]
+fn a_timeout_leaves_nothing_of_a_sandboxed_cli() {
+    leaves_nothing(&|_| {}, &["--timeout", "8s"], 124, "timeout");
+}
+
+#[test]
+fn a_cancel_leaves_nothing_of_a_sandboxed_cli() {
+    let interrupt = |child: &std::process::Child| {
+        std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+    };
+    leaves_nothing(&interrupt, &[], 130, "cancelled");
+}
