@@ -327,18 +327,17 @@ impl AttemptSandbox {
     }
 }
 
-/// Confine a warm process's `invocation` to `step`'s sandbox, if it has
-/// one (`files`: what its command wrote for it): what to remove when the
-/// process ends, and what each of its turns reports.
+/// Confine a warm process (`plan`) to `step`'s sandbox, if it has one:
+/// the sandbox's files join those removed when the process ends; what each
+/// of its turns reports.
 pub(crate) async fn confine_warm(
     ctx: super::options::RunContext<'_>,
     step: &crate::plan::Step,
-    invocation: &mut Invocation,
-    files: &[PathBuf],
+    plan: &mut crate::warm::modes::WarmPlan,
     em: &mut super::emitter::Emitter<'_>,
-) -> Result<(Vec<PathBuf>, Option<crate::warm::sessions::WarmSandbox>), String> {
+) -> Result<Option<crate::warm::sessions::WarmSandbox>, String> {
     let Some(mut sandbox) = AttemptSandbox::prepare(step.sandbox.as_ref())? else {
-        return Ok((Vec::new(), None));
+        return Ok(None);
     };
     let at = Confinement {
         provider: step.provider.as_ref(),
@@ -346,14 +345,16 @@ pub(crate) async fn confine_warm(
         scratch: ctx.scratch,
         runs_dir: ctx.store.map(|s| s.runs_dir()),
         edit_scope: &step.edit_scope,
-        command_files: files,
+        command_files: &plan.files,
         // A warm process outlives the attempt a gateway would serve.
         gateway_port: None,
         run_id: &em.run_id,
     };
-    let notice = sandbox.confine(invocation, at).await?;
+    let notice = sandbox.confine(&mut plan.start.invocation, at).await?;
     em.notice(notice);
-    Ok(sandbox.into_process())
+    let (remove, warm) = sandbox.into_process();
+    plan.files.extend(remove);
+    Ok(warm)
 }
 
 /// A warm turn's envelope's `sandbox`: its process's.
