@@ -54,8 +54,6 @@ fn strict(cli: Cli) {
         ],
     );
     let all = run.all_output();
-    let env = confined(cli, &client, &probe, &run);
-    assert_eq!(env["sandbox"]["level"], "strict", "{env:#}");
     let work = &client.setup.workdir;
     assert_eq!(
         finding(work, "loopback.txt", &all),
@@ -67,6 +65,8 @@ fn strict(cli: Cli) {
         "refused",
         "{cli}: an outside address was reached"
     );
+    let env = confined(cli, &client, &probe, &run);
+    assert_eq!(env["sandbox"]["level"], "strict", "{env:#}");
     let network = &env["sandbox"]["network"];
     assert_eq!(network["state"], "enforced", "{cli}: {network:#}");
     assert_eq!(network["by"], "network namespace", "{cli}: {network:#}");

@@ -464,3 +464,73 @@ fn random_tag() -> Result<String, String> {
     getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(level: SandboxLevel) -> StepSandbox {
+        StepSandbox {
+            level,
+            env_allow: Vec::new(),
+            hide: Vec::new(),
+            read_allow: Vec::new(),
+            write_allow: Vec::new(),
+            egress_allow: Vec::new(),
+            container: None,
+        }
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn strict_relays_only_the_gateways_port_to_its_socket() {
+        let off = AttemptSandbox::prepare(Some(&settings(SandboxLevel::Off))).unwrap();
+        assert!(off.is_none(), "off is no sandbox");
+        let mut workspace = AttemptSandbox::prepare(Some(&settings(SandboxLevel::Workspace)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(workspace.gateway_socket(), None);
+        let mut inv = Invocation::new("/bin/true");
+        assert_eq!(
+            block_on(workspace.network(&mut inv, None)).unwrap(),
+            NetworkRule::Any
+        );
+        let mut strict = AttemptSandbox::prepare(Some(&settings(SandboxLevel::Strict)))
+            .unwrap()
+            .unwrap();
+        let socket = strict.gateway_socket().unwrap();
+        assert!(socket.starts_with(strict.private.path()));
+        let rule = block_on(strict.network(&mut inv, Some(41234))).unwrap();
+        assert_eq!(
+            rule,
+            NetworkRule::Forward(vec![PortForward {
+                port: 41234,
+                socket
+            }])
+        );
+        assert!(inv.env.is_empty(), "no proxy without egress_allow");
+        let why = block_on(strict.network(&mut inv, None)).unwrap_err();
+        assert!(why.contains("--gateway"), "{why}");
+    }
+
+    #[test]
+    fn the_sandbox_runs_through_the_agentgate_binary_beside_the_keeper() {
+        let dir = tempfile::tempdir().unwrap();
+        let keeper = dir.path().join("agentgate-keeper");
+        let agentgate = dir.path().join("agentgate");
+        std::fs::write(&keeper, "").unwrap();
+        std::fs::write(&agentgate, "").unwrap();
+        assert_eq!(agentgate_binary(Some(&keeper)).unwrap(), agentgate);
+        assert_eq!(agentgate_binary(Some(&agentgate)).unwrap(), agentgate);
+        assert_eq!(
+            agentgate_binary(None).unwrap(),
+            std::env::current_exe().unwrap()
+        );
+    }
+}
