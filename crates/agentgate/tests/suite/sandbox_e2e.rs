@@ -416,6 +416,59 @@ fn warm_turns_run_in_the_sandbox() {
     assert_eq!(second["sandbox"]["state"], "enforced", "{second:#}");
 }
 
+/// A `mode: edit` agent allowed `src`: its write there lands, its write
+/// beside it is refused as it happens.
+#[test]
+fn edit_mode_writes_only_under_its_allowed_paths() {
+    let cli = Cli::Claude;
+    let server = FakeServer::start(&script(
+        cli,
+        "echo kept > src/allowed.txt; echo refused > notes.txt",
+    ));
+    let client = Client::new(cli, &server);
+    std::fs::create_dir_all(client.setup.workdir.join("src")).unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let config: PathBuf = store.path().join("agentgate.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 1\nagents:\n  fixer:\n    provider: claude\n    model: {}\n    mode: edit\n    allow: [src]\n",
+            client.setup.model
+        ),
+    )
+    .unwrap();
+    let mut cmd = client.agentgate();
+    cmd.arg("--config")
+        .arg(&config)
+        .args([
+            "run",
+            "--agent",
+            "fixer",
+            "--yolo",
+            "--stream",
+            "--sandbox",
+            "workspace",
+        ])
+        .arg("--binary")
+        .arg(&client.program)
+        .arg("Fix this, please.")
+        .env("AGENTGATE_HOME", store.path());
+    let run = run_bounded(cmd, LIMIT);
+    let all = run.all_output();
+    let env = envelope(&run);
+    assert_eq!(env["response"], ANSWER, "{all}");
+    let work = &client.setup.workdir;
+    assert_eq!(finding(work, "src/allowed.txt", &all), "kept");
+    assert!(
+        !work.join("notes.txt").exists(),
+        "wrote outside its allowlist: {all}"
+    );
+    let refused = events(&run)
+        .iter()
+        .any(|e| e["type"] == "tool_result" && e.to_string().contains("Permission denied"));
+    assert!(refused, "no tool_result with the refusal: {all}");
+}
+
 /// The processes whose command line is `sleep SECONDS`.
 fn sleeping(seconds: u32) -> Vec<u32> {
     let want = format!("sleep\0{seconds}\0");
