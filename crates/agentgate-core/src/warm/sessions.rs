@@ -75,6 +75,8 @@ pub struct WarmSandbox {
     pub environment: agentgate_protocol::Enforcement,
     /// The report the sandbox wrote before the CLI started.
     pub report_path: PathBuf,
+    /// Why its filesystem rule is weaker than the level asks, if it is.
+    pub weakened: Option<String>,
 }
 
 impl Warm {

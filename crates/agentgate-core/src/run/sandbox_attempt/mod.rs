@@ -45,6 +45,8 @@ pub(crate) struct AttemptSandbox {
     egress: Option<agentgate_gateway::EgressProxy>,
     container: Option<super::container::ContainerRun>,
     warnings: Vec<String>,
+    /// Why the filesystem rule is weaker than the level asks, if it is.
+    weakened: Option<String>,
 }
 
 /// What [`AttemptSandbox::confine`] needs of the attempt.
@@ -91,6 +93,7 @@ impl AttemptSandbox {
             egress: None,
             container: None,
             warnings: Vec::new(),
+            weakened: None,
         }))
     }
 
@@ -176,6 +179,7 @@ impl AttemptSandbox {
             })
             .collect::<Result<Vec<String>, String>>()?;
         let notice = report::notice(&self.settings, &kept, &files, &network);
+        self.weakened = files.weakened.clone();
         let spec = SpecFile {
             program: inv.program.clone(),
             args,
@@ -299,6 +303,7 @@ impl AttemptSandbox {
             self.report_path.as_deref(),
             container,
             std::mem::take(&mut self.warnings),
+            self.weakened.take(),
         )
     }
 }
@@ -320,6 +325,7 @@ impl AttemptSandbox {
                 level: self.settings.level,
                 environment,
                 report_path,
+                weakened: self.weakened.take(),
             }),
             _ => None,
         };
@@ -365,6 +371,7 @@ pub(crate) fn warm_report(sandbox: &crate::warm::sessions::WarmSandbox) -> Sandb
         Some(&sandbox.report_path),
         None,
         Vec::new(),
+        sandbox.weakened.clone(),
     )
 }
 
@@ -388,6 +395,8 @@ pub(super) struct Files {
     pub write: Vec<PathBuf>,
     pub run: Vec<PathBuf>,
     pub private: Vec<PathBuf>,
+    /// Why the filesystem rule is weaker than the level asks, if it is.
+    pub weakened: Option<String>,
 }
 
 fn files(asked: &FilesAsked<'_>) -> Files {
@@ -412,13 +421,36 @@ fn files(asked: &FilesAsked<'_>) -> Files {
         paths::push_new(&mut write, p);
     }
     let own = paths::own_paths(asked.runs_dir);
+    let private = paths::hidden_paths(asked.home, asked.settings, &own);
+    // The command's files (its MCP configuration, a system prompt) lie in
+    // the run's folder, inside agentgate's own: granted one by one.
+    let mut run = asked.command_files.to_vec();
+    let mut weakened = None;
+    // A workspace inside agentgate's own folders (a run's worktree, in its
+    // run folder) is granted as the run's own, which the sandbox keeps
+    // writable: read-only there (classify, edit) cannot be kept.
+    if paths::inside_any(asked.cwd, &private) {
+        let workspace = paths::workspace_writes(asked.cwd, asked.edit_scope);
+        write.retain(|p| !workspace.contains(p));
+        run.push(asked.cwd.to_path_buf());
+        if *asked.edit_scope != EditScope::Any {
+            weakened = Some(format!(
+                "the workspace {} lies in agentgate's data folder (a run's worktree): the sandbox keeps it writable, so the {} mode's limit is checked after the run only",
+                asked.cwd.display(),
+                if *asked.edit_scope == EditScope::Nothing {
+                    "classify"
+                } else {
+                    "edit"
+                }
+            ));
+        }
+    }
     Files {
         read,
         write,
-        // The command's files (its MCP configuration, a system prompt) lie
-        // in the run's folder, inside agentgate's own: granted one by one.
-        run: asked.command_files.to_vec(),
-        private: paths::hidden_paths(asked.home, asked.settings, &own),
+        run,
+        private,
+        weakened,
     }
 }
 
@@ -517,6 +549,48 @@ mod tests {
         assert!(inv.env.is_empty(), "no proxy without egress_allow");
         let why = block_on(strict.network(&mut inv, None)).unwrap_err();
         assert!(why.contains("--gateway"), "{why}");
+    }
+
+    #[test]
+    fn the_workspace_the_state_and_the_temp_folder_are_written_the_rest_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let (home, work, tmp) = (root.join("home"), root.join("work"), root.join("tmp"));
+        let runs = root.join("data/runs");
+        let worktree = runs.join("r1/worktree");
+        for d in [&home, &work, &tmp, &worktree] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let state = [home.join(".claude")];
+        let asked = |cwd: &Path, scope: &EditScope| {
+            files(&FilesAsked {
+                settings: &settings(SandboxLevel::Workspace),
+                program: Path::new("/bin/sh"),
+                path_var: None,
+                home: Some(&home),
+                cwd,
+                edit_scope: scope,
+                state: &state,
+                tmpdir: &tmp,
+                command_files: &[],
+                runs_dir: Some(&runs),
+            })
+        };
+        let f = asked(&work, &EditScope::Any);
+        for w in [&work, &state[0], &tmp] {
+            assert!(f.write.contains(w), "{w:?}: {:?}", f.write);
+        }
+        assert!(f.read.contains(&home) && f.read.contains(&work));
+        assert!(f.private.contains(&home.join(".ssh")) && f.private.contains(&runs));
+        assert!(f.weakened.is_none());
+        let classify = asked(&work, &EditScope::Nothing);
+        assert!(!classify.write.contains(&work) && classify.read.contains(&work));
+        // A run's worktree, inside the store's runs folder: the run's own.
+        let f = asked(&worktree, &EditScope::Any);
+        assert!(f.run.contains(&worktree) && !f.write.contains(&worktree));
+        assert!(f.weakened.is_none());
+        let f = asked(&worktree, &EditScope::Nothing);
+        assert!(f.weakened.is_some_and(|w| w.contains("classify")));
     }
 
     #[test]

@@ -222,6 +222,14 @@ pub(super) fn own_paths(runs_dir: Option<&Path>) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Whether `path` lies inside one of `folders` (compared resolved, as
+/// Landlock sees them).
+pub(super) fn inside_any(path: &Path, folders: &[PathBuf]) -> bool {
+    let resolved = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let path = resolved(path);
+    folders.iter().any(|f| path.starts_with(resolved(f)))
+}
+
 pub(super) fn push_new(paths: &mut Vec<PathBuf>, path: PathBuf) {
     if !paths.contains(&path) {
         paths.push(path);

@@ -54,6 +54,7 @@ pub(super) fn report(
     report_path: Option<&Path>,
     container: Option<Enforcement>,
     mut warnings: Vec<String>,
+    weakened: Option<String>,
 ) -> SandboxReport {
     let (filesystem, network, processes) = match (report_path, &container) {
         (_, Some(c)) => {
@@ -88,6 +89,13 @@ pub(super) fn report(
         },
         (None, None) => unenforced(level, "the CLI did not start in the sandbox"),
     };
+    let mut filesystem = filesystem;
+    if let Some(why) = weakened
+        && filesystem.state == EnforcementState::Enforced
+    {
+        filesystem.state = EnforcementState::Partial;
+        filesystem.note = Some(why);
+    }
     let state = SandboxReport::weakest(&[&environment, &filesystem, &network, &processes]);
     SandboxReport {
         level,
@@ -167,6 +175,7 @@ mod tests {
             Some(&path),
             None,
             Vec::new(),
+            None,
         );
         assert_eq!(r.state, EnforcementState::Enforced);
         assert_eq!(r.network.state, EnforcementState::NoLimit);
@@ -183,6 +192,7 @@ mod tests {
             Some(&path),
             None,
             Vec::new(),
+            None,
         );
         assert_eq!(r.filesystem.state, EnforcementState::Partial);
         assert!(
@@ -199,6 +209,7 @@ mod tests {
             Some(&dir.path().join("none.json")),
             None,
             Vec::new(),
+            None,
         );
         assert_eq!(missing.state, EnforcementState::NotEnforced);
         assert_eq!(missing.network.state, EnforcementState::NotEnforced);
