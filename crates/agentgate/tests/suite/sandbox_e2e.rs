@@ -469,6 +469,51 @@ fn edit_mode_writes_only_under_its_allowed_paths() {
     assert!(refused, "no tool_result with the refusal: {all}");
 }
 
+/// `--workspace worktree`: the run's worktree lies in its run folder,
+/// inside agentgate's own (hidden) folders; the CLI still works in it.
+#[test]
+fn a_runs_worktree_is_its_workspace_in_the_sandbox() {
+    let cli = Cli::Claude;
+    let server = FakeServer::start(&script(cli, "echo made > made.txt; cat tracked.txt"));
+    let client = Client::new(cli, &server);
+    let work = &client.setup.workdir;
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(work)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["config", "user.name", "Test"]);
+    git(&["config", "user.email", "test@example.com"]);
+    std::fs::write(work.join("tracked.txt"), "one\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "initial"]);
+    let store = tempfile::tempdir().unwrap();
+    let run = run(
+        &client,
+        store.path(),
+        &[
+            OsStr::new("--workspace"),
+            OsStr::new("worktree"),
+            OsStr::new("--sandbox"),
+            OsStr::new("workspace"),
+        ],
+    );
+    let all = run.all_output();
+    assert_eq!(run.code, Some(0), "{all}");
+    let env = envelope(&run);
+    assert_eq!(env["response"], ANSWER, "{all}");
+    assert_eq!(env["sandbox"]["state"], "enforced", "{env:#}");
+    let ws = &env["workspace"];
+    assert_eq!(ws["kept"], true, "{ws:#}");
+    assert!(ws.to_string().contains("made.txt"), "{ws:#}");
+    assert!(!work.join("made.txt").exists(), "the main tree was changed");
+}
+
 /// The processes whose command line is `sleep SECONDS`.
 fn sleeping(seconds: u32) -> Vec<u32> {
     let want = format!("sleep\0{seconds}\0");
