@@ -514,6 +514,57 @@ fn a_runs_worktree_is_its_workspace_in_the_sandbox() {
     assert!(!work.join("made.txt").exists(), "the main tree was changed");
 }
 
+/// `agentgate run --warm --sandbox workspace`: the session host starts the
+/// warm process inside the sandbox the client asked for.
+#[test]
+fn a_session_hosts_warm_process_runs_in_the_clients_sandbox() {
+    let cli = Cli::Claude;
+    let probe = Probe::new();
+    let server = FakeServer::start(&script(cli, &probe.command(None)));
+    let client = Client::new(cli, &server);
+    plant_ssh_key(&client);
+    // A short folder: the host's socket lives in it.
+    let home = tempfile::Builder::new().prefix("agh").tempdir().unwrap();
+    let setup = &client.setup;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_agentgate"));
+    cmd.args(["run", "--warm", "--session", "chat", "--warm-idle", "3s"])
+        .args(["--provider", "claude", "--model", &setup.model])
+        .args(["--timeout", "120s", "--yolo", "--sandbox", "workspace"])
+        .arg("--binary")
+        .arg(&client.program)
+        .arg("Probe the sandbox, please.")
+        .env_clear()
+        .envs(setup.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env("AGENTGATE_HOME", home.path())
+        .current_dir(&setup.workdir)
+        .stdin(std::process::Stdio::null());
+    let run = run_bounded(cmd, LIMIT);
+    let all = run.all_output();
+    // The host ends itself once idle; ended here in any case.
+    for pid_file in std::fs::read_dir(home.path().join("warm"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if pid_file.path().extension().is_some_and(|x| x == "pid")
+            && let Ok(pid) = std::fs::read_to_string(pid_file.path())
+        {
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", pid.trim()])
+                .status();
+        }
+    }
+    assert_eq!(run.code, Some(0), "{all}");
+    let env: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {all}"));
+    assert_eq!(env["response"], ANSWER, "{all}");
+    assert_eq!(env["warm"]["process"], "started", "{env:#}");
+    assert_eq!(env["sandbox"]["state"], "enforced", "{env:#}");
+    let work = &setup.workdir;
+    assert_eq!(finding(work, "ssh.txt", &all), "refused");
+    assert_eq!(finding(work, "outside.txt", &all), "refused");
+    assert_eq!(finding(work, "inside.txt", &all), "inside");
+}
+
 /// The processes whose command line is `sleep SECONDS`.
 fn sleeping(seconds: u32) -> Vec<u32> {
     let want = format!("sleep\0{seconds}\0");
