@@ -594,6 +594,75 @@ mod tests {
     }
 
     #[test]
+    fn confining_claude_makes_its_state_folder_and_runs_it_through_the_sandbox() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let (home, work) = (root.join("home"), root.join("work"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&work).unwrap();
+        let claude = agentgate_providers::builtin("claude").unwrap();
+        let mut asked = settings(SandboxLevel::Workspace);
+        asked.env_allow = vec!["CORP_*".to_owned()];
+        let mut sandbox = AttemptSandbox::prepare(Some(&asked)).unwrap().unwrap();
+        let mut inv = Invocation::new("/bin/sh").args(["-c", "true"]);
+        inv.env = vec![
+            ("HOME".into(), home.clone().into()),
+            ("MY_RUN_VAR".into(), "1".into()),
+        ];
+        inv.cwd = Some(work.clone());
+        let scratch = Scratch::at(root.join("scratch"));
+        std::fs::create_dir_all(root.join("scratch")).unwrap();
+        let agentgate = root.join("agentgate");
+        let at = Confinement {
+            provider: claude.as_ref(),
+            agentgate: Some(&agentgate),
+            scratch: &scratch,
+            runs_dir: None,
+            edit_scope: &EditScope::Any,
+            command_files: &[],
+            gateway_port: None,
+            run_id: "r1",
+        };
+        let notice = block_on(sandbox.confine(&mut inv, at)).unwrap();
+        assert!(notice.starts_with("sandbox workspace:"), "{notice}");
+        assert_eq!(inv.program, agentgate);
+        assert_eq!(inv.args[0], "__sandbox");
+        assert!(inv.env_clear);
+        let var = |k: &str| env::get(&inv, k).map(PathBuf::from);
+        assert_eq!(var("CLAUDE_CONFIG_DIR"), Some(home.join(".claude")));
+        assert_eq!(var("TMPDIR").as_deref(), Some(sandbox.tmpdir.path()));
+        assert!(var("MY_RUN_VAR").is_some(), "what the run sets is kept");
+        assert!(home.join(".claude").is_dir(), "its state folder is made");
+        let spec_path = PathBuf::from(&inv.args[1]);
+        let spec: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&spec_path).unwrap()).unwrap();
+        assert_eq!(spec["program"], "/bin/sh");
+        assert_eq!(spec["args"], serde_json::json!(["-c", "true"]));
+        assert_eq!(spec["network"], "any");
+        let has = |key: &str, p: &Path| {
+            spec[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|v| v.as_str() == p.to_str())
+        };
+        assert!(has("write_paths", &work) && has("write_paths", &home.join(".claude")));
+        assert!(has("read_paths", &home) && !has("write_paths", &home));
+        assert!(has("private_paths", &home.join(".ssh")));
+        let report = block_on(sandbox.finish());
+        assert!(!spec_path.exists(), "the spec is removed after the CLI");
+        assert_eq!(
+            report.environment.state,
+            agentgate_protocol::EnforcementState::Enforced
+        );
+        // The sandbox never ran here: nothing is said to hold.
+        assert_eq!(
+            report.state,
+            agentgate_protocol::EnforcementState::NotEnforced
+        );
+    }
+
+    #[test]
     fn the_sandbox_runs_through_the_agentgate_binary_beside_the_keeper() {
         let dir = tempfile::tempdir().unwrap();
         let keeper = dir.path().join("agentgate-keeper");
