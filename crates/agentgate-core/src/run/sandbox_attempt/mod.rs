@@ -345,6 +345,15 @@ pub(crate) async fn confine_warm(
     let Some(mut sandbox) = AttemptSandbox::prepare(step.sandbox.as_ref())? else {
         return Ok(None);
     };
+    match sandbox.settings.level {
+        SandboxLevel::Strict => {
+            return Err("--sandbox strict reaches the model only through the run's gateway, which a warm process (--warm, permission mode ask) does not have yet: use --sandbox workspace".to_owned());
+        }
+        SandboxLevel::Container => {
+            return Err("--sandbox container does not start warm processes yet (--warm, permission mode ask): use --sandbox workspace".to_owned());
+        }
+        SandboxLevel::Off | SandboxLevel::Workspace => {}
+    }
     let at = Confinement {
         provider: step.provider.as_ref(),
         agentgate: ctx.options.keeper.as_deref(),
