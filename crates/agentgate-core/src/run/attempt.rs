@@ -143,6 +143,7 @@ pub(super) async fn attempt(
             runs_dir: ctx.store.map(|s| s.runs_dir()),
             edit_scope: &step.edit_scope,
             command_files: &_written.0,
+            mcp_servers: &request.mcp_servers,
             gateway_port: gateway.as_ref().and_then(|g| g.port()),
             run_id: &em.run_id,
         };

@@ -348,9 +348,10 @@ async fn start(
         Some(Ok(plan)) => plan,
     };
     // The sandbox (`--sandbox`): the long-lived process starts inside it.
-    let warm_sandbox = super::sandbox_attempt::confine_warm(ctx, step, &mut plan, em)
-        .await
-        .map_err(|why| (ErrorKind::InvalidInput, why))?;
+    let warm_sandbox =
+        super::sandbox_attempt::confine_warm(ctx, step, &mut plan, &req.mcp_servers, em)
+            .await
+            .map_err(|why| (ErrorKind::InvalidInput, why))?;
     let cumulative = plan.cumulative_usage;
     // Removed here unless the process starts and takes them.
     let mut files = agentgate_providers::RemovedOnDrop(plan.files);

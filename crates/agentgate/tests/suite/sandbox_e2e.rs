@@ -671,3 +671,22 @@ fn a_cancel_leaves_nothing_of_a_sandboxed_cli() {
     };
     leaves_nothing(&interrupt, &[], 130, "cancelled");
 }
+
+/// Registry tools under `workspace`: the CLI starts agentgate's MCP server
+/// (`agentgate mcp --relay`, readable in the sandbox as an MCP server's
+/// program), which relays the call to the run; the answer carries the
+/// tool's result (see `run_tools.rs`).
+#[test]
+fn a_registry_tool_is_called_from_the_sandbox() {
+    super::run_tools::tools_for_an_agent_run(
+        Cli::Claude,
+        &[
+            "--provider",
+            "claude",
+            "--tools",
+            "lookup",
+            "--sandbox",
+            "workspace",
+        ],
+    );
+}

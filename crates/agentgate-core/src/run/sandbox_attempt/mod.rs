@@ -60,6 +60,8 @@ pub(crate) struct Confinement<'a> {
     pub edit_scope: &'a EditScope,
     /// The files the command wrote for the CLI (in the scratch folder).
     pub command_files: &'a [PathBuf],
+    /// The MCP servers the CLI starts (their programs are read).
+    pub mcp_servers: &'a [agentgate_providers::McpServer],
     /// The gateway's port on 127.0.0.1 (`strict` relays it).
     pub gateway_port: Option<u16>,
     /// Names the container (`container`).
@@ -158,6 +160,7 @@ impl AttemptSandbox {
             tmpdir: self.tmpdir.path(),
             command_files: at.command_files,
             runs_dir: at.runs_dir,
+            mcp_servers: at.mcp_servers,
         });
         let scratch = at
             .scratch
@@ -340,6 +343,7 @@ pub(crate) async fn confine_warm(
     ctx: super::options::RunContext<'_>,
     step: &crate::plan::Step,
     plan: &mut crate::warm::modes::WarmPlan,
+    mcp_servers: &[agentgate_providers::McpServer],
     em: &mut super::emitter::Emitter<'_>,
 ) -> Result<Option<crate::warm::sessions::WarmSandbox>, String> {
     let Some(mut sandbox) = AttemptSandbox::prepare(step.sandbox.as_ref())? else {
@@ -361,6 +365,7 @@ pub(crate) async fn confine_warm(
         runs_dir: ctx.store.map(|s| s.runs_dir()),
         edit_scope: &step.edit_scope,
         command_files: &plan.files,
+        mcp_servers,
         // A warm process outlives the attempt a gateway would serve.
         gateway_port: None,
         run_id: &em.run_id,
@@ -396,6 +401,7 @@ struct FilesAsked<'a> {
     tmpdir: &'a Path,
     command_files: &'a [PathBuf],
     runs_dir: Option<&'a Path>,
+    mcp_servers: &'a [agentgate_providers::McpServer],
 }
 
 /// The spec's path rules.
@@ -410,8 +416,16 @@ pub(super) struct Files {
 
 fn files(asked: &FilesAsked<'_>) -> Files {
     let mut read = paths::system_read_paths(asked.path_var, asked.home);
+    // The CLI's install, and those of the MCP servers it starts (agentgate's
+    // own `mcp --relay` among them) given by path.
+    let servers = asked
+        .mcp_servers
+        .iter()
+        .filter(|s| s.command.is_absolute())
+        .flat_map(|s| paths::install_paths(&s.command, asked.path_var));
     for p in paths::install_paths(asked.program, asked.path_var)
         .into_iter()
+        .chain(servers)
         .chain([asked.cwd.to_path_buf()])
         .chain(asked.home.map(Path::to_path_buf))
         .chain(asked.settings.read_allow.iter().cloned())
@@ -583,6 +597,7 @@ mod tests {
                 tmpdir: &tmp,
                 command_files: &[],
                 runs_dir: Some(&runs),
+                mcp_servers: &[],
             })
         };
         let f = asked(&work, &EditScope::Any);
@@ -629,6 +644,7 @@ mod tests {
             runs_dir: None,
             edit_scope: &EditScope::Any,
             command_files: &[],
+            mcp_servers: &[],
             gateway_port: None,
             run_id: "r1",
         };
