@@ -75,8 +75,9 @@ pub(super) fn system_read_paths(
 }
 
 /// The device files a CLI writes besides `/dev/null` (a pseudo-terminal
-/// for the shells some run their commands in).
-pub(super) const DEVICE_WRITE: &[&str] = &["/dev/ptmx", "/dev/pts", "/dev/tty"];
+/// for the shells some run their commands in; the shared memory of
+/// Python's multiprocessing and browsers its commands may start).
+pub(super) const DEVICE_WRITE: &[&str] = &["/dev/ptmx", "/dev/pts", "/dev/tty", "/dev/shm"];
 
 /// The CLI's install: the outermost `node_modules` folder of the program's
 /// real path (an npm package reaches its siblings), else the folder it is
