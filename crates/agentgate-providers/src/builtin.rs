@@ -3,7 +3,7 @@
 //! classifier, health). Each provider's folder holds its description.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agentgate_protocol::Usage;
 
@@ -63,6 +63,8 @@ pub struct Description {
     pub catalog: Option<CatalogSource>,
     /// How it takes an agent's permissions file.
     pub permissions: PermissionsWay,
+    /// Its variables and state folders inside a sandbox.
+    pub sandbox: crate::sandbox_facts::SandboxFacts,
 }
 
 /// Reads a thread's totals before its last turn from the CLI's files:
@@ -189,6 +191,36 @@ impl Provider for Description {
 
     fn catalog(&self) -> Option<&CatalogSource> {
         self.catalog.as_ref()
+    }
+
+    fn sandbox_env_allow(&self) -> Vec<String> {
+        self.sandbox
+            .env_allow
+            .iter()
+            .map(|p| (*p).to_owned())
+            .collect()
+    }
+
+    fn sandbox_state(&self, get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Vec<PathBuf> {
+        self.sandbox
+            .state
+            .iter()
+            .filter_map(|s| s.resolve(get))
+            .collect()
+    }
+
+    fn sandbox_state_vars(
+        &self,
+        get: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Vec<(&'static str, PathBuf)> {
+        self.sandbox
+            .state
+            .iter()
+            .filter_map(|s| match s {
+                crate::StatePath::Var { var, .. } => s.resolve(get).map(|p| (*var, p)),
+                _ => None,
+            })
+            .collect()
     }
 }
 

@@ -86,6 +86,7 @@ mod provider;
 pub mod qwen;
 pub mod reasoning;
 pub(crate) mod registry;
+mod sandbox_facts;
 mod scratch;
 pub mod session_logs;
 pub mod skills;
@@ -115,6 +116,7 @@ pub use provider::{
     Verification, WarmCommand, WarmWire, binary_env_for, locate_binary, provider_env_var,
 };
 pub use registry::{BUILTIN, builtin, builtin_names, builtins, description, error_table};
+pub use sandbox_facts::{SandboxFacts, StatePath, env_allowed};
 pub use scratch::{RemovedOnDrop, Scratch, ScratchError, private_tmpdir};
 pub use template::{ArgTemplate, ExpandError, Placeholder, Template, TemplateError, Values};
 

@@ -373,6 +373,34 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn catalog(&self) -> Option<&CatalogSource> {
         None
     }
+
+    /// Its own variables, kept in its environment inside a sandbox
+    /// (`--sandbox`): names, or prefixes ending in `*`. None by default.
+    fn sandbox_env_allow(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The state folders and files it writes besides the workspace (its
+    /// login, sessions, settings), from the environment it runs with
+    /// (`get`): writable inside a sandbox. None by default.
+    fn sandbox_state(&self, get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Vec<PathBuf> {
+        let _ = get;
+        Vec::new()
+    }
+
+    /// The state folders a variable names (`CODEX_HOME`), with the folder
+    /// each stands for in the environment `get` gives: a sandbox sets the
+    /// ones not set, so that the CLI keeps all its state there (Claude
+    /// Code keeps its `.claude.json` in `CLAUDE_CONFIG_DIR` when set,
+    /// else beside it in `HOME`, rewritten by a rename there). None by
+    /// default.
+    fn sandbox_state_vars(
+        &self,
+        get: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Vec<(&'static str, PathBuf)> {
+        let _ = get;
+        Vec::new()
+    }
 }
 
 /// What a provider supports.

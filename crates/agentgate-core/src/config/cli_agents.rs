@@ -327,6 +327,7 @@ fn described(
         env: Vec::new(),
         binary,
         output: OutputSpec::default(),
+        env_allow: Vec::new(),
     };
     spec.validate().map_err(|e| e.message)?;
     Ok(spec)

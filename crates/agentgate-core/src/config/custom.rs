@@ -52,6 +52,8 @@ pub(super) struct RawProvider {
     pub env: Option<Spanned<Entries<Text>>>,
     #[serde(default)]
     pub binary: Option<Spanned<String>>,
+    #[serde(default)]
+    pub env_allow: Option<Spanned<Vec<String>>>,
     // Defaults, for built-in and described providers alike.
     #[serde(default)]
     pub extra_args: Option<Spanned<Vec<Text>>>,
@@ -228,6 +230,11 @@ pub(super) fn convert(
             tool_use: raw.tool_use.as_ref().map(|s| s.value.clone()),
             tool_result: raw.tool_result.as_ref().map(|s| s.value.clone()),
         },
+        env_allow: raw
+            .env_allow
+            .as_ref()
+            .map(|s| s.value.clone())
+            .unwrap_or_default(),
     };
     spec.validate().map_err(|e| {
         let at = match e.field {

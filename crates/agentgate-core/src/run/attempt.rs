@@ -24,6 +24,7 @@ use super::attempt_end::finish_attempt;
 pub(super) use super::attempt_end::{AttemptEnd, AttemptOutcome, AttemptPacket};
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
+use super::sandbox_attempt::{AttemptSandbox, Confinement};
 use super::tail::{STDERR_TAIL_BYTES, Tail};
 
 /// Run one attempt of `packet` to its end, the CLI started for it alone
@@ -60,13 +61,21 @@ pub(super) async fn attempt(
         Ok(p) => p,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
-    // The model gateway (`--gateway`), started before the command is
-    // built: the command points the CLI at it.
-    let (mut gateway, pointed) = match super::gateway_attempt::start(ctx, step, request, em).await {
-        Ok(Some((g, r))) => (Some(g), Some(r)),
-        Ok(None) => (None, None),
+    // The sandbox (`--sandbox`): its private folders first (the gateway
+    // of `strict` serves on a socket in one).
+    let mut sandbox = match AttemptSandbox::prepare(step.sandbox.as_ref()) {
+        Ok(s) => s,
         Err(why) => return fail(&acc, em, ErrorKind::InvalidInput, why),
     };
+    let gateway_socket = sandbox.as_ref().and_then(AttemptSandbox::gateway_socket);
+    // The model gateway (`--gateway`), started before the command is
+    // built: the command points the CLI at it.
+    let (mut gateway, pointed) =
+        match super::gateway_attempt::start(ctx, step, request, em, gateway_socket).await {
+            Ok(Some((g, r))) => (Some(g), Some(r)),
+            Ok(None) => (None, None),
+            Err(why) => return fail(&acc, em, ErrorKind::InvalidInput, why),
+        };
     let request: &CliRequest = pointed.as_ref().unwrap_or(request);
     let cmd = match adapter.command(request, &program, ctx.scratch) {
         Ok(c) => c,
@@ -112,7 +121,9 @@ pub(super) async fn attempt(
     // removed when the attempt ends: the CLI has read them by then.
     let _written = RemovedOnDrop(cmd.files);
     // Removed when the attempt ends, after the CLI's processes are gone.
-    let _own_tmpdir = match cmd.private_tmpdir.then(|| private_tmpdir(&request.env)) {
+    // (A sandbox gives the CLI a temp folder of its own in any case.)
+    let own_tmpdir = cmd.private_tmpdir && sandbox.is_none();
+    let _own_tmpdir = match own_tmpdir.then(|| private_tmpdir(&request.env)) {
         Some(Ok(Some(dir))) => {
             inv.env.push(("TMPDIR".into(), dir.path().into()));
             Some(dir)
@@ -123,6 +134,24 @@ pub(super) async fn attempt(
         }
         Some(Ok(None)) | None => None,
     };
+    // Last: the whole invocation confined to the sandbox.
+    if let Some(sandbox) = sandbox.as_mut() {
+        let at = Confinement {
+            provider: adapter,
+            agentgate: opts.keeper.as_deref(),
+            scratch: ctx.scratch,
+            runs_dir: ctx.store.map(|s| s.runs_dir()),
+            edit_scope: &step.edit_scope,
+            command_files: &_written.0,
+            mcp_servers: &request.mcp_servers,
+            gateway_port: gateway.as_ref().and_then(|g| g.port()),
+            run_id: &em.run_id,
+        };
+        match sandbox.confine(&mut inv, at).await {
+            Ok(notice) => em.notice(notice),
+            Err(why) => return fail(&acc, em, ErrorKind::InvalidInput, why),
+        }
+    }
     let (notice_tx, mut notice_rx) = mpsc::unbounded_channel();
     let cfg = SupervisorConfig {
         timeout: step.timeout,
@@ -444,6 +473,9 @@ pub(super) async fn attempt(
     let mut outcome = finish_attempt(packet, &acc, end, em).with_exit(report.status.code);
     if let Some(g) = gateway {
         g.finish(ctx, &mut outcome, em).await;
+    }
+    if let Some(sandbox) = sandbox {
+        outcome.envelope.sandbox = Some(Box::new(sandbox.finish().await));
     }
     outcome
 }

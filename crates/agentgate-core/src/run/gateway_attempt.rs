@@ -67,6 +67,7 @@ pub(super) async fn start(
     step: &Step,
     request: &CliRequest,
     em: &mut Emitter<'_>,
+    unix_socket: Option<std::path::PathBuf>,
 ) -> Result<Option<(AttemptGateway, CliRequest)>, String> {
     let Some(settings) = &step.gateway else {
         return Ok(None);
@@ -112,7 +113,10 @@ pub(super) async fn start(
             format!("{login} passed through"),
         ),
     };
-    let config = gateway_config(ctx, settings, &plan.upstream, key, em)?;
+    let mut config = gateway_config(ctx, settings, &plan.upstream, key, em)?;
+    // `--sandbox strict`: the CLI, in a network namespace of its own,
+    // reaches the gateway through this socket (its port relayed to it).
+    config.unix_socket = unix_socket;
     let (gateway, notices) = Gateway::start(config)
         .await
         .map_err(|e| format!("the model gateway for {provider} failed to start: {e}"))?;
@@ -246,6 +250,14 @@ impl AttemptGateway {
             inv.env_remove.extend(inherited);
         }
         Ok(())
+    }
+
+    /// The gateway's port on 127.0.0.1 (from its base URL).
+    pub(super) fn port(&self) -> Option<u16> {
+        let url = self.gateway.as_ref()?.base_url();
+        let rest = url.split_once("://").map_or(url, |(_, r)| r);
+        let authority = rest.split('/').next()?;
+        authority.rsplit_once(':')?.1.parse().ok()
     }
 
     /// The next notice of the gateway; pending forever once it is closed.

@@ -36,7 +36,7 @@ use super::deadline_event::humanize;
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
 use crate::warm::approve::Approver;
-use crate::warm::modes::warm_plan;
+use crate::warm::modes::{fingerprint, warm_plan};
 use crate::warm::process::{Step, WarmProcess};
 use crate::warm::protocol::Answer;
 use crate::warm::sessions::{Taken, Warm};
@@ -104,7 +104,7 @@ pub(super) async fn warm_attempt(
         Ok(p) => p,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
-    let fingerprint = fingerprint(provider.name(), &program, request);
+    let fingerprint = fingerprint(provider.name(), &program, request, &step.sandbox);
     let holder = ctx.options.warm.as_ref();
     let session = ctx.plan.session.as_deref().filter(|_| holder.is_some());
 
@@ -157,7 +157,7 @@ pub(super) async fn warm_attempt(
         None => {
             let mut req = request.clone();
             req.resume = resume.clone();
-            match start(ctx, provider.as_ref(), &req, &program, fingerprint, em).await {
+            match start(ctx, step, &req, &program, fingerprint, em).await {
                 Ok(w) => {
                     let state = match replaced_because {
                         Some(_) => WarmProcessState::Replaced,
@@ -302,6 +302,9 @@ pub(super) async fn warm_attempt(
         h.born(id);
     }
     outcome.envelope.warm = Some(report);
+    if let Some(sandbox) = &warm.sandbox {
+        outcome.envelope.sandbox = Some(Box::new(super::sandbox_attempt::warm_report(sandbox)));
+    }
     if asks {
         outcome.envelope.approvals = Some(approver.counts().clone());
     }
@@ -325,17 +328,18 @@ pub(super) async fn warm_attempt(
 /// Start the warm process for `req`.
 async fn start(
     ctx: RunContext<'_>,
-    provider: &dyn Provider,
+    step: &crate::plan::Step,
     req: &CliRequest,
     program: &std::path::Path,
     fingerprint: u64,
     em: &mut Emitter<'_>,
 ) -> Result<Box<Warm>, (ErrorKind, String)> {
+    let provider: &dyn Provider = step.provider.as_ref();
     let supervisor = SupervisorConfig {
         keeper: ctx.options.keeper.clone(),
         ..SupervisorConfig::default()
     };
-    let plan = match warm_plan(provider, req, program, ctx.scratch, supervisor) {
+    let mut plan = match warm_plan(provider, req, program, ctx.scratch, supervisor) {
         None => {
             let e = agentgate_providers::CommandError::no_long_lived_mode(provider.name());
             return Err((ErrorKind::InvalidInput, e.to_string()));
@@ -343,6 +347,11 @@ async fn start(
         Some(Err(e)) => return Err((ErrorKind::InvalidInput, e.to_string())),
         Some(Ok(plan)) => plan,
     };
+    // The sandbox (`--sandbox`): the long-lived process starts inside it.
+    let warm_sandbox =
+        super::sandbox_attempt::confine_warm(ctx, step, &mut plan, &req.mcp_servers, em)
+            .await
+            .map_err(|why| (ErrorKind::InvalidInput, why))?;
     let cumulative = plan.cumulative_usage;
     // Removed here unless the process starts and takes them.
     let mut files = agentgate_providers::RemovedOnDrop(plan.files);
@@ -355,7 +364,11 @@ async fn start(
     match WarmProcess::start(plan.start).await {
         Ok(process) => {
             let files = std::mem::take(&mut files.0);
-            Ok(Box::new(Warm::new(process, fingerprint, cumulative, files)))
+            let warm = Warm::new(process, fingerprint, cumulative, files);
+            Ok(Box::new(Warm {
+                sandbox: warm_sandbox,
+                ..warm
+            }))
         }
         Err(crate::warm::process::WarmError::Spawn(
             e @ agentgate_supervise::SuperviseError::ProgramNotFound { .. },
@@ -548,85 +561,9 @@ fn turn_error(
     })
 }
 
-/// What a warm process was started for, as a hash (the request's
-/// environment may hold secrets, which are not kept): a turn asking for
-/// anything else (another model, mode, folder, system prompt, servers,
-/// arguments, environment or permissions) gets a new one. The prompt and the session
-/// to resume are not part of it.
-fn fingerprint(provider: &str, program: &std::path::Path, req: &CliRequest) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let knobs = (
-        &req.env_remove,
-        &req.reasoning_effort,
-        req.thinking_budget,
-        req.max_turns,
-    );
-    let settings = format!(
-        "{:?}{knobs:?}",
-        (
-            provider,
-            program,
-            &req.model,
-            req.permission_mode,
-            &req.cwd,
-            &req.system,
-            &req.add_dirs,
-            &req.mcp_servers,
-            &req.extra_args,
-            &req.env,
-            req.env_clear,
-            (req.max_provider_retries, &req.permissions),
-        )
-    );
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    settings.hash(&mut hasher);
-    hasher.finish()
-}
-
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_fingerprint_changes_with_the_settings_that_need_a_new_process() {
-        let req = CliRequest {
-            model: Some("m1".into()),
-            cwd: "/w".into(),
-            ..CliRequest::default()
-        };
-        let p = std::path::Path::new("/bin/claude");
-        let same = CliRequest {
-            prompt: "another prompt".into(),
-            resume: Some("s1".into()),
-            ..req.clone()
-        };
-        assert_eq!(
-            fingerprint("claude", p, &req),
-            fingerprint("claude", p, &same)
-        );
-        let other = CliRequest {
-            model: Some("m2".into()),
-            ..req.clone()
-        };
-        assert_ne!(
-            fingerprint("claude", p, &req),
-            fingerprint("claude", p, &other)
-        );
-        // Another value of the same variable (a key for another account).
-        let with_key = |v: &str| CliRequest {
-            env: vec![("ANTHROPIC_API_KEY".into(), v.into())],
-            ..req.clone()
-        };
-        assert_ne!(
-            fingerprint("claude", p, &with_key("k1")),
-            fingerprint("claude", p, &with_key("k2"))
-        );
     }
 }

@@ -172,6 +172,10 @@ pub struct HostRequest {
     /// MCP server outlives the client.
     #[serde(default)]
     pub tools_from: Option<PathBuf>,
+    /// `--sandbox`: the level the host's warm process runs under (over
+    /// what the request and the config say).
+    #[serde(default)]
+    pub sandbox: Option<agentgate_protocol::SandboxLevel>,
 }
 
 /// What the host sends back: events, then one `end` or `refused`.
@@ -318,6 +322,7 @@ mod tests {
             config: ConfigSource::Flag("/c.yaml".into()),
             store: "/s.db".into(),
             tools_from: None,
+            sandbox: Some(agentgate_protocol::SandboxLevel::Workspace),
         }));
         let text = serde_json::to_string(&run).unwrap();
         assert!(text.starts_with(r#"{"type":"run","#), "{text}");

@@ -136,6 +136,10 @@ fn prepare(host: &Host, request: &HostRequest) -> Result<(Plan, Arc<dyn StoreBac
     let config = Config::load_source(request.config.clone()).map_err(|e| e.to_string())?;
     // A warm request without a session is refused here.
     let (mut flags, task) = request.request.to_flags().map_err(|e| e.to_string())?;
+    // The client's `--sandbox`: the warm process starts inside it.
+    if request.sandbox.is_some() {
+        flags.sandbox = request.sandbox;
+    }
     flags.now = now_from_env()?;
     let mut plan = plan::plan(&config, &flags, task).map_err(|e| e.to_string())?;
     plan.warm_idle = request.request.warm_idle().map_err(|e| e.to_string())?;

@@ -156,6 +156,46 @@ fn codex_sandbox(mode: PermissionMode) -> &'static str {
     }
 }
 
+/// What a warm process was started for, as a hash (the request's
+/// environment may hold secrets, which are not kept): a turn asking for
+/// anything else (another model, mode, folder, system prompt, servers,
+/// arguments, environment or permissions) gets a new one. The prompt and the session
+/// to resume are not part of it; the sandbox it runs in is.
+pub fn fingerprint(
+    provider: &str,
+    program: &std::path::Path,
+    req: &agentgate_providers::CliRequest,
+    sandbox: &dyn std::fmt::Debug,
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let knobs = (
+        &req.env_remove,
+        &req.reasoning_effort,
+        req.thinking_budget,
+        req.max_turns,
+    );
+    let settings = format!(
+        "{:?}{knobs:?}",
+        (
+            provider,
+            program,
+            &req.model,
+            req.permission_mode,
+            &req.cwd,
+            &req.system,
+            &req.add_dirs,
+            &req.mcp_servers,
+            &req.extra_args,
+            &req.env,
+            req.env_clear,
+            (req.max_provider_retries, &req.permissions, sandbox),
+        )
+    );
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    settings.hash(&mut hasher);
+    hasher.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -307,5 +347,52 @@ mod tests {
         assert_eq!(codex_sandbox(PermissionMode::Plan), "read-only");
         assert_eq!(codex_sandbox(PermissionMode::Ask), "workspace-write");
         assert_eq!(codex_sandbox(PermissionMode::Bypass), "danger-full-access");
+    }
+}
+
+#[cfg(test)]
+mod fingerprint_tests {
+    use super::*;
+    use agentgate_providers::CliRequest;
+
+    #[test]
+    fn the_fingerprint_changes_with_the_settings_that_need_a_new_process() {
+        let req = CliRequest {
+            model: Some("m1".into()),
+            cwd: "/w".into(),
+            ..CliRequest::default()
+        };
+        let p = std::path::Path::new("/bin/claude");
+        let same = CliRequest {
+            prompt: "another prompt".into(),
+            resume: Some("s1".into()),
+            ..req.clone()
+        };
+        assert_eq!(
+            fingerprint("claude", p, &req, &()),
+            fingerprint("claude", p, &same, &())
+        );
+        // Another sandbox: another process.
+        assert_ne!(
+            fingerprint("claude", p, &req, &()),
+            fingerprint("claude", p, &req, &Some("workspace"))
+        );
+        let other = CliRequest {
+            model: Some("m2".into()),
+            ..req.clone()
+        };
+        assert_ne!(
+            fingerprint("claude", p, &req, &()),
+            fingerprint("claude", p, &other, &())
+        );
+        // Another value of the same variable (a key for another account).
+        let with_key = |v: &str| CliRequest {
+            env: vec![("ANTHROPIC_API_KEY".into(), v.into())],
+            ..req.clone()
+        };
+        assert_ne!(
+            fingerprint("claude", p, &with_key("k1"), &()),
+            fingerprint("claude", p, &with_key("k2"), &())
+        );
     }
 }

@@ -59,6 +59,24 @@ pub struct Warm {
     pub cost: Option<f64>,
     /// Files written for it, removed when it is dropped.
     pub files: agentgate_providers::RemovedOnDrop,
+    /// The sandbox it was started in (`--sandbox`), if any: each turn's
+    /// envelope reports it.
+    pub sandbox: Option<WarmSandbox>,
+}
+
+/// The sandbox a warm process runs in: what each turn's envelope's
+/// `sandbox` is made of (the sandbox's report file lives as long as the
+/// process).
+#[derive(Debug, Clone)]
+pub struct WarmSandbox {
+    /// The level.
+    pub level: agentgate_protocol::SandboxLevel,
+    /// The environment allowlist, as applied.
+    pub environment: agentgate_protocol::Enforcement,
+    /// The report the sandbox wrote before the CLI started.
+    pub report_path: PathBuf,
+    /// Why its filesystem rule is weaker than the level asks, if it is.
+    pub weakened: Option<String>,
 }
 
 impl Warm {
@@ -76,6 +94,7 @@ impl Warm {
             totals: None,
             cost: None,
             files: agentgate_providers::RemovedOnDrop(files),
+            sandbox: None,
         }
     }
 }

@@ -85,6 +85,13 @@ fn describe(binary: &'static str) -> Description {
         skills: None,
         catalog: None,
         permissions: agentgate_providers::permissions::PermissionsWay::None,
+        sandbox: agentgate_providers::SandboxFacts {
+            env_allow: &["ACME_*"],
+            state: &[agentgate_providers::StatePath::Var {
+                var: "ACME_HOME",
+                default: ".acme",
+            }],
+        },
         login: LoginFacts {
             probes: &[
                 LoginProbe::Credentials {

@@ -31,6 +31,7 @@ pub mod transcript;
 pub use decode::AgyDecoder;
 pub use errors::ERRORS;
 
+use crate::sandbox_facts::{SandboxFacts, StatePath};
 use std::ffi::OsString;
 use std::time::SystemTime;
 
@@ -72,6 +73,10 @@ pub static AGY: Description = Description {
         otherwise: LoginState::Unknown,
     },
     permissions: crate::permissions::PermissionsWay::None,
+    sandbox: SandboxFacts {
+        env_allow: &["GEMINI_*", "GOOGLE_*"],
+        state: &[StatePath::Home(".gemini")],
+    },
 };
 
 static ARGV: &[Part] = &[

@@ -8,6 +8,7 @@ mod errors;
 pub use decode::ClaudeDecoder;
 pub use errors::ERRORS;
 
+use crate::sandbox_facts::{SandboxFacts, StatePath};
 use std::ffi::OsString;
 
 use super::argv::{Context, Part, Parts, PromptInput, args, each_dir, env, mode_flag, optional};
@@ -52,6 +53,27 @@ pub static CLAUDE: Description = Description {
         otherwise: LoginState::NoneFound,
     },
     permissions: crate::permissions::PermissionsWay::ClaudeSettings,
+    sandbox: SandboxFacts {
+        env_allow: &[
+            "ANTHROPIC_*",
+            "CLAUDE_*",
+            "DISABLE_*",
+            "IS_SANDBOX",
+            "MAX_THINKING_TOKENS",
+            "MCP_TIMEOUT",
+            "MCP_TOOL_TIMEOUT",
+            "BASH_DEFAULT_TIMEOUT_MS",
+            "BASH_MAX_TIMEOUT_MS",
+            "BASH_MAX_OUTPUT_LENGTH",
+        ],
+        // Its global config (`.claude.json`) is kept in this folder too
+        // under a sandbox, which sets `CLAUDE_CONFIG_DIR` (the CLI rewrites
+        // the file by a rename beside it: in `HOME` otherwise).
+        state: &[StatePath::Var {
+            var: "CLAUDE_CONFIG_DIR",
+            default: ".claude",
+        }],
+    },
 };
 
 static ARGV: &[Part] = &[

@@ -11,6 +11,7 @@ pub use decode::{CodexDecoder, PATCH_TOOL, SHELL_TOOL};
 pub use errors::ERRORS;
 pub use permissions::denies_writes;
 
+use crate::sandbox_facts::{SandboxFacts, StatePath};
 use std::ffi::OsString;
 
 use super::argv::{
@@ -60,6 +61,13 @@ pub static CODEX: Description = Description {
         otherwise: LoginState::NoneFound,
     },
     permissions: crate::permissions::PermissionsWay::CodexConfig,
+    sandbox: SandboxFacts {
+        env_allow: &["OPENAI_*", "CODEX_*"],
+        state: &[StatePath::Var {
+            var: "CODEX_HOME",
+            default: ".codex",
+        }],
+    },
 };
 
 /// `codex app-server`: the thread (resumed or new), its model, sandbox and

@@ -26,6 +26,7 @@ pub use catalog::parse_models;
 pub use decode::CursorDecoder;
 pub use errors::ERRORS;
 
+use crate::sandbox_facts::{SandboxFacts, StatePath};
 use std::ffi::OsString;
 
 use super::argv::{Context, Modes, Part, PromptInput, args, mode, optional};
@@ -67,6 +68,10 @@ pub static CURSOR: Description = Description {
         otherwise: LoginState::Unknown,
     },
     permissions: crate::permissions::PermissionsWay::None,
+    sandbox: SandboxFacts {
+        env_allow: &["CURSOR_*"],
+        state: &[StatePath::Home(".cursor")],
+    },
 };
 
 static ARGV: &[Part] = &[

@@ -129,6 +129,10 @@ impl Provider for CustomProvider {
         "config"
     }
 
+    fn sandbox_env_allow(&self) -> Vec<String> {
+        self.spec.env_allow.clone()
+    }
+
     fn features(&self) -> Features {
         let usage = self.output.usage.as_ref();
         Features {

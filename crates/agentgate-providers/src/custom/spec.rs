@@ -33,6 +33,9 @@ pub struct CustomProviderSpec {
     pub binary: Option<String>,
     /// How to read its output.
     pub output: OutputSpec,
+    /// `env_allow:`: its own variables, kept in its environment inside a
+    /// sandbox (`--sandbox`): names, or prefixes ending in `*`.
+    pub env_allow: Vec<String>,
 }
 
 /// How a session is resumed.

@@ -8,6 +8,7 @@ mod mcp_home;
 mod retry_notice;
 pub mod session;
 
+use crate::sandbox_facts::{SandboxFacts, StatePath};
 pub use decode::GeminiDecoder;
 pub use errors::ERRORS;
 use session::recovered_thoughts;
@@ -60,6 +61,10 @@ pub static GEMINI: Description = Description {
         otherwise: LoginState::NoneFound,
     },
     permissions: crate::permissions::PermissionsWay::GeminiSettings,
+    sandbox: SandboxFacts {
+        env_allow: &["GEMINI_*", "GOOGLE_*"],
+        state: &[StatePath::Home(".gemini")],
+    },
 };
 
 /// The approval mode's flags (in `ask`, the default, in which it asks).

@@ -41,6 +41,7 @@ pub use catalog::parse_models;
 pub use decode::{MAX_RETRIES, OpencodeDecoder};
 pub use errors::ERRORS;
 
+use crate::sandbox_facts::{SandboxFacts, StatePath};
 use serde_json::Map;
 
 use super::argv::{Context, Modes, Part, PromptInput, args, mode, optional};
@@ -86,6 +87,36 @@ pub static OPENCODE: Description = Description {
         otherwise: LoginState::Unknown,
     },
     permissions: crate::permissions::PermissionsWay::OpencodeRules,
+    sandbox: SandboxFacts {
+        env_allow: &["OPENCODE_*", "XDG_*", "npm_config_cache"],
+        state: &[
+            StatePath::Xdg {
+                var: "XDG_DATA_HOME",
+                default: ".local/share",
+                sub: "opencode",
+            },
+            StatePath::Xdg {
+                var: "XDG_CONFIG_HOME",
+                default: ".config",
+                sub: "opencode",
+            },
+            StatePath::Xdg {
+                var: "XDG_CACHE_HOME",
+                default: ".cache",
+                sub: "opencode",
+            },
+            StatePath::Xdg {
+                var: "XDG_STATE_HOME",
+                default: ".local/state",
+                sub: "opencode",
+            },
+            // It installs its provider packages with npm at first run.
+            StatePath::Var {
+                var: "npm_config_cache",
+                default: ".npm",
+            },
+        ],
+    },
 };
 
 static ARGV: &[Part] = &[

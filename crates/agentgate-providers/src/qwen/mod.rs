@@ -25,6 +25,7 @@ use super::provider::{CliCommand, CommandError, Features, PostRun, Verification,
 use super::skills::{SkillFacts, SkillInvoke, UserDir};
 use super::system_settings::object_at;
 use crate::decode::Decoded;
+use crate::sandbox_facts::{SandboxFacts, StatePath};
 
 /// The most Qwen reads from stdin (8 MiB); it truncates the rest.
 const MAX_STDIN_PROMPT: usize = 8 * 1024 * 1024;
@@ -67,6 +68,10 @@ pub static QWEN: Description = Description {
         otherwise: LoginState::NoneFound,
     },
     permissions: crate::permissions::PermissionsWay::QwenSettings,
+    sandbox: SandboxFacts {
+        env_allow: &["QWEN_*", "OPENAI_*", "DASHSCOPE_*"],
+        state: &[StatePath::Home(".qwen")],
+    },
 };
 
 /// `--acp`: the session (new or loaded) and the turns go over the wire.

@@ -57,6 +57,7 @@ pub(super) fn run(
         config: cfg.source.clone(),
         store: location_text(&location),
         tools_from,
+        sandbox: args.sandbox.sandbox,
     }));
     let address = HostAddress::for_this_process()?;
     let exe = std::env::current_exe().context("cannot find the agentgate binary")?;

@@ -102,7 +102,7 @@ fn processes_naming(dir: &Path) -> Vec<String> {
     found
 }
 
-fn tools_for_an_agent_run(cli: Cli, how: &[&str]) {
+pub(super) fn tools_for_an_agent_run(cli: Cli, how: &[&str]) {
     let tool = declared_name(cli, "agentgate", "lookup");
     let server = FakeServer::start(&call_then_answer(&tool, "The tool said: {{tool_output}}"));
     let client = Client::new(cli, &server);

@@ -1,0 +1,704 @@
+//! An attempt's CLI confined to its step's sandbox (`--sandbox`): the
+//! environment allowlist (`env.rs`), the files (Landlock through `agentgate
+//! __sandbox`: `paths.rs`, `spec.rs`), the network (`strict`: a namespace
+//! of its own whose only ports are relayed to the run's gateway and egress
+//! proxy), or a container (`container.rs`); and the envelope's `sandbox`
+//! report (`report.rs`).
+//!
+//! Used in three steps by an attempt (and a warm process's start):
+//! [`AttemptSandbox::prepare`] before the gateway starts (it gives the
+//! gateway's Unix socket), [`AttemptSandbox::confine`] once the CLI's
+//! invocation is built (it becomes `agentgate __sandbox SPEC_FILE`, the
+//! spec private in the run's scratch folder), and
+//! [`AttemptSandbox::finish`] when the CLI has ended (the report on the
+//! envelope, the spec removed, a container removed). The CLI's stdin,
+//! stdout and stderr pass through the sandbox's processes; the
+//! supervisor's signals to the process group reach the CLI (the sandbox's
+//! own processes outlive them to write the report, and its PID namespace
+//! ends whatever the CLI left when it exits).
+
+mod env;
+mod paths;
+mod report;
+mod spec;
+
+use std::path::{Path, PathBuf};
+
+use agentgate_protocol::{Enforcement, SandboxLevel, SandboxReport};
+use agentgate_providers::{Provider, RemovedOnDrop, Scratch};
+use agentgate_supervise::Invocation;
+
+use crate::plan::{EditScope, StepSandbox};
+use spec::{NetworkRule, PortForward, SANDBOX_SUBCOMMAND, SpecFile};
+
+/// The sandbox of one attempt (or one warm process).
+pub(crate) struct AttemptSandbox {
+    settings: StepSandbox,
+    /// Private (0700): the Unix sockets of `strict`.
+    private: tempfile::TempDir,
+    /// The CLI's `TMPDIR`, removed after it.
+    tmpdir: tempfile::TempDir,
+    /// The spec and the report, removed after the CLI.
+    files: RemovedOnDrop,
+    report_path: Option<PathBuf>,
+    environment: Option<Enforcement>,
+    egress: Option<agentgate_gateway::EgressProxy>,
+    container: Option<super::container::ContainerRun>,
+    warnings: Vec<String>,
+    /// Why the filesystem rule is weaker than the level asks, if it is.
+    weakened: Option<String>,
+}
+
+/// What [`AttemptSandbox::confine`] needs of the attempt.
+pub(crate) struct Confinement<'a> {
+    pub provider: &'a dyn Provider,
+    /// What finds the sandbox: the agentgate binary (the keeper's).
+    pub agentgate: Option<&'a Path>,
+    pub scratch: &'a Scratch,
+    /// The store's runs folder (hidden from the CLI).
+    pub runs_dir: Option<&'a Path>,
+    pub edit_scope: &'a EditScope,
+    /// The files the command wrote for the CLI (in the scratch folder).
+    pub command_files: &'a [PathBuf],
+    /// The MCP servers the CLI starts (their programs are read).
+    pub mcp_servers: &'a [agentgate_providers::McpServer],
+    /// The gateway's port on 127.0.0.1 (`strict` relays it).
+    pub gateway_port: Option<u16>,
+    /// Names the container (`container`).
+    pub run_id: &'a str,
+}
+
+impl AttemptSandbox {
+    /// The sandbox of a step, when it has one: its private folders made.
+    pub(crate) fn prepare(sandbox: Option<&StepSandbox>) -> Result<Option<AttemptSandbox>, String> {
+        let Some(settings) = sandbox.filter(|s| s.level != SandboxLevel::Off) else {
+            return Ok(None);
+        };
+        let folder = |prefix: &str| {
+            tempfile::Builder::new()
+                .prefix(prefix)
+                .tempdir_in(std::env::temp_dir())
+                .map_err(|e| {
+                    format!(
+                        "the sandbox could not make its private folder in {}: {e}",
+                        std::env::temp_dir().display()
+                    )
+                })
+        };
+        Ok(Some(AttemptSandbox {
+            settings: settings.clone(),
+            private: folder("agentgate-sbx-")?,
+            tmpdir: folder("agentgate-tmp-")?,
+            files: RemovedOnDrop(Vec::new()),
+            report_path: None,
+            environment: None,
+            egress: None,
+            container: None,
+            warnings: Vec::new(),
+            weakened: None,
+        }))
+    }
+
+    /// The Unix socket the gateway also serves on (`strict`).
+    pub(crate) fn gateway_socket(&self) -> Option<PathBuf> {
+        (self.settings.level == SandboxLevel::Strict)
+            .then(|| self.private.path().join("gateway.sock"))
+    }
+
+    /// Confine `inv` (the CLI's whole invocation, about to be supervised):
+    /// its environment to the allowlist, then, as `agentgate __sandbox
+    /// SPEC_FILE`, its files and network (or, `container`, the engine's
+    /// command line). Returns the notice saying what is confined. `Err`:
+    /// the attempt does not start (never a weaker sandbox than asked).
+    pub(crate) async fn confine(
+        &mut self,
+        inv: &mut Invocation,
+        at: Confinement<'_>,
+    ) -> Result<String, String> {
+        let mut allow = at.provider.sandbox_env_allow();
+        allow.extend(self.settings.env_allow.iter().cloned());
+        env::confine_env(inv, std::env::vars_os(), &allow);
+        env::set(inv, "TMPDIR", self.tmpdir.path());
+        let get = |k: &str| env::get(inv, k);
+        let state_vars = at.provider.sandbox_state_vars(&get);
+        let state = at.provider.sandbox_state(&get);
+        for (var, path) in state_vars {
+            if env::get(inv, var).is_none() {
+                env::set(inv, var, path);
+            }
+        }
+        for dir in &state {
+            make_private_dir(dir)?;
+        }
+        let kept: Vec<String> = inv
+            .env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        self.environment = Some(spec::enforced(
+            format!("only {} variables: {}", kept.len(), kept.join(", ")),
+            "agentgate (environment allowlist)",
+        ));
+        let cwd = match inv.cwd.clone() {
+            Some(c) => c,
+            None => std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?,
+        };
+        if self.settings.level == SandboxLevel::Container {
+            return self.contain(inv, &cwd, &state, at.run_id);
+        }
+        let network = self.network(inv, at.gateway_port).await?;
+        let home = env::get(inv, "HOME").map(PathBuf::from);
+        let path_var = env::get(inv, "PATH");
+        let files = files(&FilesAsked {
+            settings: &self.settings,
+            program: &inv.program,
+            path_var: path_var.as_deref(),
+            home: home.as_deref(),
+            cwd: &cwd,
+            edit_scope: at.edit_scope,
+            state: &state,
+            tmpdir: self.tmpdir.path(),
+            command_files: at.command_files,
+            runs_dir: at.runs_dir,
+            mcp_servers: at.mcp_servers,
+        });
+        let scratch = at
+            .scratch
+            .path()
+            .map_err(|e| format!("no folder for the sandbox spec: {e}"))?;
+        let tag = random_tag()?;
+        let spec_path = scratch.join(format!("sandbox-{tag}.json"));
+        let report_path = scratch.join(format!("sandbox-{tag}-report.json"));
+        let args = inv
+            .args
+            .iter()
+            .map(|a| {
+                a.to_str().map(str::to_owned).ok_or_else(|| {
+                    format!(
+                        "an argument of the CLI is not UTF-8: {}",
+                        a.to_string_lossy()
+                    )
+                })
+            })
+            .collect::<Result<Vec<String>, String>>()?;
+        let notice = report::notice(&self.settings, &kept, &files, &network);
+        self.weakened = files.weakened.clone();
+        let spec = SpecFile {
+            program: inv.program.clone(),
+            args,
+            cpu_seconds: None,
+            memory_mb: None,
+            restrict_filesystem: true,
+            read_paths: files.read,
+            write_paths: files.write,
+            run_paths: files.run,
+            private_paths: files.private,
+            isolate_processes: true,
+            network,
+            report_path: report_path.clone(),
+        };
+        self.files.0.push(spec_path.clone());
+        self.files.0.push(report_path.clone());
+        spec.write(&spec_path)?;
+        self.report_path = Some(report_path);
+        let agentgate = agentgate_binary(at.agentgate)?;
+        inv.program = agentgate;
+        inv.args = vec![SANDBOX_SUBCOMMAND.into(), spec_path.into_os_string()];
+        Ok(notice)
+    }
+
+    /// `strict`: only the gateway's port (and the egress proxy's), relayed
+    /// to their Unix sockets; else the network as it is.
+    async fn network(
+        &mut self,
+        inv: &mut Invocation,
+        gateway_port: Option<u16>,
+    ) -> Result<NetworkRule, String> {
+        if self.settings.level != SandboxLevel::Strict {
+            return Ok(NetworkRule::Any);
+        }
+        let (Some(port), Some(socket)) = (gateway_port, self.gateway_socket()) else {
+            return Err(
+                "--sandbox strict lets the CLI reach its model only through the run's gateway: run it with --gateway (or gateway: in the config)"
+                    .to_owned(),
+            );
+        };
+        let mut ports = vec![PortForward { port, socket }];
+        if !self.settings.egress_allow.is_empty() {
+            let socket = self.private.path().join("egress.sock");
+            let proxy = agentgate_gateway::EgressProxy::start(&self.settings.egress_allow, &socket)
+                .await
+                .map_err(|e| format!("the sandbox's egress proxy failed to start: {e}"))?;
+            self.egress = Some(proxy);
+            // Nothing listens in the CLI's namespace but what is relayed.
+            let proxy_port = if port == 3128 { 3129 } else { 3128 };
+            let url = format!("http://127.0.0.1:{proxy_port}");
+            for var in ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"] {
+                env::set(inv, var, &url);
+            }
+            for var in ["NO_PROXY", "no_proxy"] {
+                env::set(inv, var, "127.0.0.1,localhost");
+            }
+            ports.push(PortForward {
+                port: proxy_port,
+                socket,
+            });
+        }
+        Ok(NetworkRule::Forward(ports))
+    }
+
+    /// `container`: the engine's command line, the workspace, the state
+    /// folders and the temp folder mounted.
+    fn contain(
+        &mut self,
+        inv: &mut Invocation,
+        cwd: &Path,
+        state: &[PathBuf],
+        run_id: &str,
+    ) -> Result<String, String> {
+        let spec = self.settings.container.clone().unwrap_or_default();
+        let mut mounts = vec![cwd.to_path_buf(), self.tmpdir.path().to_path_buf()];
+        mounts.extend(state.iter().cloned());
+        let name = format!("agentgate-{run_id}-{}", random_tag()?);
+        let (wrapped, run) = super::container::wrap(&spec, std::mem::take(inv), &name, &mounts)?;
+        *inv = wrapped;
+        let notice = format!(
+            "sandbox container: the CLI runs in container {} with {} mounted; environment: {}",
+            run.name,
+            mounts
+                .iter()
+                .map(|m| m.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            self.environment
+                .as_ref()
+                .map(|e| e.limit.as_str())
+                .unwrap_or("")
+        );
+        self.container = Some(run);
+        Ok(notice)
+    }
+
+    /// The CLI has ended: the envelope's `sandbox` from the sandbox's
+    /// report; the egress proxy stopped, the container removed, the spec
+    /// and the temp folder removed.
+    pub(crate) async fn finish(mut self) -> SandboxReport {
+        if let Some(proxy) = self.egress.take() {
+            proxy.shutdown().await;
+        }
+        let container = match self.container.take() {
+            Some(run) => {
+                let entry = run.report();
+                if let Err(why) = run.remove().await {
+                    self.warnings
+                        .push(format!("the container was not removed: {why}"));
+                }
+                Some(entry)
+            }
+            None => None,
+        };
+        let environment = self.environment.take().unwrap_or_else(|| {
+            spec::not_enforced("environment allowlist", "the CLI did not start")
+        });
+        report::report(
+            self.settings.level,
+            environment,
+            self.report_path.as_deref(),
+            container,
+            std::mem::take(&mut self.warnings),
+            self.weakened.take(),
+        )
+    }
+}
+
+impl AttemptSandbox {
+    /// For a warm process, which outlives the attempt: what to remove when
+    /// it ends (the temp folders, the spec, the report), and what each
+    /// turn reports. `None` for the report of a container (not made for
+    /// warm processes).
+    pub(crate) fn into_process(
+        mut self,
+    ) -> (Vec<PathBuf>, Option<crate::warm::sessions::WarmSandbox>) {
+        let mut remove = std::mem::take(&mut self.files.0);
+        let private = self.private.keep();
+        let tmpdir = self.tmpdir.keep();
+        remove.extend([private, tmpdir]);
+        let warm = match (self.report_path.take(), self.environment.take()) {
+            (Some(report_path), Some(environment)) => Some(crate::warm::sessions::WarmSandbox {
+                level: self.settings.level,
+                environment,
+                report_path,
+                weakened: self.weakened.take(),
+            }),
+            _ => None,
+        };
+        (remove, warm)
+    }
+}
+
+/// Confine a warm process (`plan`) to `step`'s sandbox, if it has one:
+/// the sandbox's files join those removed when the process ends; what each
+/// of its turns reports.
+pub(crate) async fn confine_warm(
+    ctx: super::options::RunContext<'_>,
+    step: &crate::plan::Step,
+    plan: &mut crate::warm::modes::WarmPlan,
+    mcp_servers: &[agentgate_providers::McpServer],
+    em: &mut super::emitter::Emitter<'_>,
+) -> Result<Option<crate::warm::sessions::WarmSandbox>, String> {
+    let Some(mut sandbox) = AttemptSandbox::prepare(step.sandbox.as_ref())? else {
+        return Ok(None);
+    };
+    match sandbox.settings.level {
+        SandboxLevel::Strict => {
+            return Err("--sandbox strict reaches the model only through the run's gateway, which a warm process (--warm, permission mode ask) does not have yet: use --sandbox workspace".to_owned());
+        }
+        SandboxLevel::Container => {
+            return Err("--sandbox container does not start warm processes yet (--warm, permission mode ask): use --sandbox workspace".to_owned());
+        }
+        SandboxLevel::Off | SandboxLevel::Workspace => {}
+    }
+    let at = Confinement {
+        provider: step.provider.as_ref(),
+        agentgate: ctx.options.keeper.as_deref(),
+        scratch: ctx.scratch,
+        runs_dir: ctx.store.map(|s| s.runs_dir()),
+        edit_scope: &step.edit_scope,
+        command_files: &plan.files,
+        mcp_servers,
+        // A warm process outlives the attempt a gateway would serve.
+        gateway_port: None,
+        run_id: &em.run_id,
+    };
+    let notice = sandbox.confine(&mut plan.start.invocation, at).await?;
+    em.notice(notice);
+    let (remove, warm) = sandbox.into_process();
+    plan.files.extend(remove);
+    Ok(warm)
+}
+
+/// A warm turn's envelope's `sandbox`: its process's.
+pub(crate) fn warm_report(sandbox: &crate::warm::sessions::WarmSandbox) -> SandboxReport {
+    report::report(
+        sandbox.level,
+        sandbox.environment.clone(),
+        Some(&sandbox.report_path),
+        None,
+        Vec::new(),
+        sandbox.weakened.clone(),
+    )
+}
+
+/// What [`files`] reads.
+struct FilesAsked<'a> {
+    settings: &'a StepSandbox,
+    program: &'a Path,
+    path_var: Option<&'a std::ffi::OsStr>,
+    home: Option<&'a Path>,
+    cwd: &'a Path,
+    edit_scope: &'a EditScope,
+    state: &'a [PathBuf],
+    tmpdir: &'a Path,
+    command_files: &'a [PathBuf],
+    runs_dir: Option<&'a Path>,
+    mcp_servers: &'a [agentgate_providers::McpServer],
+}
+
+/// The spec's path rules.
+pub(super) struct Files {
+    pub read: Vec<PathBuf>,
+    pub write: Vec<PathBuf>,
+    pub run: Vec<PathBuf>,
+    pub private: Vec<PathBuf>,
+    /// Why the filesystem rule is weaker than the level asks, if it is.
+    pub weakened: Option<String>,
+}
+
+fn files(asked: &FilesAsked<'_>) -> Files {
+    let mut read = paths::system_read_paths(asked.path_var, asked.home);
+    // The CLI's install, and those of the MCP servers it starts (agentgate's
+    // own `mcp --relay` among them) given by path.
+    let servers = asked
+        .mcp_servers
+        .iter()
+        .filter(|s| s.command.is_absolute())
+        .flat_map(|s| paths::install_paths(&s.command, asked.path_var));
+    for p in paths::install_paths(asked.program, asked.path_var)
+        .into_iter()
+        .chain(servers)
+        .chain([asked.cwd.to_path_buf()])
+        .chain(asked.home.map(Path::to_path_buf))
+        .chain(asked.settings.read_allow.iter().cloned())
+    {
+        paths::push_new(&mut read, p);
+    }
+    let mut write = paths::workspace_writes(asked.cwd, asked.edit_scope);
+    for p in asked
+        .state
+        .iter()
+        .cloned()
+        .chain([asked.tmpdir.to_path_buf()])
+        .chain(asked.settings.write_allow.iter().cloned())
+        .chain(paths::DEVICE_WRITE.iter().map(PathBuf::from))
+    {
+        paths::push_new(&mut write, p);
+    }
+    let own = paths::own_paths(asked.runs_dir);
+    let private = paths::hidden_paths(asked.home, asked.settings, &own);
+    // The command's files (its MCP configuration, a system prompt) lie in
+    // the run's folder, inside agentgate's own: granted one by one.
+    let mut run = asked.command_files.to_vec();
+    let mut weakened = None;
+    // A workspace inside agentgate's own folders (a run's worktree, in its
+    // run folder) is granted as the run's own, which the sandbox keeps
+    // writable: read-only there (classify, edit) cannot be kept.
+    if paths::inside_any(asked.cwd, &private) {
+        let workspace = paths::workspace_writes(asked.cwd, asked.edit_scope);
+        write.retain(|p| !workspace.contains(p));
+        run.push(asked.cwd.to_path_buf());
+        if *asked.edit_scope != EditScope::Any {
+            weakened = Some(format!(
+                "the workspace {} lies in agentgate's data folder (a run's worktree): the sandbox keeps it writable, so the {} mode's limit is checked after the run only",
+                asked.cwd.display(),
+                if *asked.edit_scope == EditScope::Nothing {
+                    "classify"
+                } else {
+                    "edit"
+                }
+            ));
+        }
+    }
+    Files {
+        read,
+        write,
+        run,
+        private,
+        weakened,
+    }
+}
+
+/// The agentgate binary that runs the sandbox: the keeper's (the keeper is
+/// the agentgate binary, or the keeper-only `agentgate-keeper` beside it),
+/// else this process's own.
+fn agentgate_binary(keeper: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(keeper) = keeper {
+        let small = keeper
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("agentgate-keeper"));
+        if !small {
+            return Ok(keeper.to_path_buf());
+        }
+        let beside = keeper.with_file_name("agentgate");
+        if beside.is_file() {
+            return Ok(beside);
+        }
+    }
+    std::env::current_exe().map_err(|e| format!("the sandbox needs the agentgate binary: {e}"))
+}
+
+/// Make `dir` (and its parents) if missing, private to the user.
+fn make_private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    if dir.exists() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| {
+            format!(
+                "the sandbox could not make the CLI's state folder {}: {e}",
+                dir.display()
+            )
+        })
+}
+
+fn random_tag() -> Result<String, String> {
+    let mut bytes = [0u8; 6];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(level: SandboxLevel) -> StepSandbox {
+        StepSandbox {
+            level,
+            env_allow: Vec::new(),
+            hide: Vec::new(),
+            read_allow: Vec::new(),
+            write_allow: Vec::new(),
+            egress_allow: Vec::new(),
+            container: None,
+        }
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn strict_relays_only_the_gateways_port_to_its_socket() {
+        let off = AttemptSandbox::prepare(Some(&settings(SandboxLevel::Off))).unwrap();
+        assert!(off.is_none(), "off is no sandbox");
+        let mut workspace = AttemptSandbox::prepare(Some(&settings(SandboxLevel::Workspace)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(workspace.gateway_socket(), None);
+        let mut inv = Invocation::new("/bin/true");
+        assert_eq!(
+            block_on(workspace.network(&mut inv, None)).unwrap(),
+            NetworkRule::Any
+        );
+        let mut strict = AttemptSandbox::prepare(Some(&settings(SandboxLevel::Strict)))
+            .unwrap()
+            .unwrap();
+        let socket = strict.gateway_socket().unwrap();
+        assert!(socket.starts_with(strict.private.path()));
+        let rule = block_on(strict.network(&mut inv, Some(41234))).unwrap();
+        assert_eq!(
+            rule,
+            NetworkRule::Forward(vec![PortForward {
+                port: 41234,
+                socket
+            }])
+        );
+        assert!(inv.env.is_empty(), "no proxy without egress_allow");
+        let why = block_on(strict.network(&mut inv, None)).unwrap_err();
+        assert!(why.contains("--gateway"), "{why}");
+    }
+
+    #[test]
+    fn the_workspace_the_state_and_the_temp_folder_are_written_the_rest_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let (home, work, tmp) = (root.join("home"), root.join("work"), root.join("tmp"));
+        let runs = root.join("data/runs");
+        let worktree = runs.join("r1/worktree");
+        for d in [&home, &work, &tmp, &worktree] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let state = [home.join(".claude")];
+        let asked = |cwd: &Path, scope: &EditScope| {
+            files(&FilesAsked {
+                settings: &settings(SandboxLevel::Workspace),
+                program: Path::new("/bin/sh"),
+                path_var: None,
+                home: Some(&home),
+                cwd,
+                edit_scope: scope,
+                state: &state,
+                tmpdir: &tmp,
+                command_files: &[],
+                runs_dir: Some(&runs),
+                mcp_servers: &[],
+            })
+        };
+        let f = asked(&work, &EditScope::Any);
+        for w in [&work, &state[0], &tmp] {
+            assert!(f.write.contains(w), "{w:?}: {:?}", f.write);
+        }
+        assert!(f.read.contains(&home) && f.read.contains(&work));
+        assert!(f.private.contains(&home.join(".ssh")) && f.private.contains(&runs));
+        assert!(f.weakened.is_none());
+        let classify = asked(&work, &EditScope::Nothing);
+        assert!(!classify.write.contains(&work) && classify.read.contains(&work));
+        // A run's worktree, inside the store's runs folder: the run's own.
+        let f = asked(&worktree, &EditScope::Any);
+        assert!(f.run.contains(&worktree) && !f.write.contains(&worktree));
+        assert!(f.weakened.is_none());
+        let f = asked(&worktree, &EditScope::Nothing);
+        assert!(f.weakened.is_some_and(|w| w.contains("classify")));
+    }
+
+    #[test]
+    fn confining_claude_makes_its_state_folder_and_runs_it_through_the_sandbox() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let (home, work) = (root.join("home"), root.join("work"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&work).unwrap();
+        let claude = agentgate_providers::builtin("claude").unwrap();
+        let mut asked = settings(SandboxLevel::Workspace);
+        asked.env_allow = vec!["CORP_*".to_owned()];
+        let mut sandbox = AttemptSandbox::prepare(Some(&asked)).unwrap().unwrap();
+        let mut inv = Invocation::new("/bin/sh").args(["-c", "true"]);
+        inv.env = vec![
+            ("HOME".into(), home.clone().into()),
+            ("MY_RUN_VAR".into(), "1".into()),
+        ];
+        inv.cwd = Some(work.clone());
+        let scratch = Scratch::at(root.join("scratch"));
+        std::fs::create_dir_all(root.join("scratch")).unwrap();
+        let agentgate = root.join("agentgate");
+        let at = Confinement {
+            provider: claude.as_ref(),
+            agentgate: Some(&agentgate),
+            scratch: &scratch,
+            runs_dir: None,
+            edit_scope: &EditScope::Any,
+            command_files: &[],
+            mcp_servers: &[],
+            gateway_port: None,
+            run_id: "r1",
+        };
+        let notice = block_on(sandbox.confine(&mut inv, at)).unwrap();
+        assert!(notice.starts_with("sandbox workspace:"), "{notice}");
+        assert_eq!(inv.program, agentgate);
+        assert_eq!(inv.args[0], "__sandbox");
+        assert!(inv.env_clear);
+        let var = |k: &str| env::get(&inv, k).map(PathBuf::from);
+        assert_eq!(var("CLAUDE_CONFIG_DIR"), Some(home.join(".claude")));
+        assert_eq!(var("TMPDIR").as_deref(), Some(sandbox.tmpdir.path()));
+        assert!(var("MY_RUN_VAR").is_some(), "what the run sets is kept");
+        assert!(home.join(".claude").is_dir(), "its state folder is made");
+        let spec_path = PathBuf::from(&inv.args[1]);
+        let spec: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&spec_path).unwrap()).unwrap();
+        assert_eq!(spec["program"], "/bin/sh");
+        assert_eq!(spec["args"], serde_json::json!(["-c", "true"]));
+        assert_eq!(spec["network"], "any");
+        let has = |key: &str, p: &Path| {
+            spec[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|v| v.as_str() == p.to_str())
+        };
+        assert!(has("write_paths", &work) && has("write_paths", &home.join(".claude")));
+        assert!(has("read_paths", &home) && !has("write_paths", &home));
+        assert!(has("private_paths", &home.join(".ssh")));
+        let report = block_on(sandbox.finish());
+        assert!(!spec_path.exists(), "the spec is removed after the CLI");
+        assert_eq!(
+            report.environment.state,
+            agentgate_protocol::EnforcementState::Enforced
+        );
+        // The sandbox never ran here: nothing is said to hold.
+        assert_eq!(
+            report.state,
+            agentgate_protocol::EnforcementState::NotEnforced
+        );
+    }
+
+    #[test]
+    fn the_sandbox_runs_through_the_agentgate_binary_beside_the_keeper() {
+        let dir = tempfile::tempdir().unwrap();
+        let keeper = dir.path().join("agentgate-keeper");
+        let agentgate = dir.path().join("agentgate");
+        std::fs::write(&keeper, "").unwrap();
+        std::fs::write(&agentgate, "").unwrap();
+        assert_eq!(agentgate_binary(Some(&keeper)).unwrap(), agentgate);
+        assert_eq!(agentgate_binary(Some(&agentgate)).unwrap(), agentgate);
+        assert_eq!(
+            agentgate_binary(None).unwrap(),
+            std::env::current_exe().unwrap()
+        );
+    }
+}
