@@ -17,7 +17,6 @@
 
 // wrap and remove: called by sandbox_attempt.rs (another commit); the
 // tests call them.
-#![cfg_attr(not(test), allow(dead_code))]
 
 mod command;
 mod engine;
@@ -73,13 +72,24 @@ enum Started {
     },
 }
 
-/// A fresh attempt container name, `agentgate-<24 hex digits>`.
-pub(crate) fn attempt_container_name() -> Result<String, String> {
+/// A fresh container name for an attempt of run `run_id`:
+/// `agentgate-<run>-<24 hex digits>` (the run's id, where it is one a name
+/// may hold, tells an operator whose container it is).
+pub(crate) fn attempt_container_name(run_id: &str) -> Result<String, String> {
     let mut bytes = [0u8; 12];
     getrandom::fill(&mut bytes)
         .map_err(|e| format!("no random bytes for a container name: {e}"))?;
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(format!("agentgate-{hex}"))
+    let run: String = run_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(32)
+        .collect();
+    Ok(if run.is_empty() {
+        format!("agentgate-{hex}")
+    } else {
+        format!("agentgate-{run}-{hex}")
+    })
 }
 
 /// `inv` (the CLI's program, arguments, environment, working folder and

@@ -304,7 +304,7 @@ turns:
     let (mut inv, setup) = claude_invocation(&server, root.path(), "write where.txt", false);
     inv.env
         .push(("PROBE_VALUE".into(), "probe-value-5d1".into()));
-    let name = attempt_container_name().unwrap();
+    let name = attempt_container_name("").unwrap();
     let mounts = [setup.workdir.clone(), setup.home.clone()];
     let (wrapped, run) = wrap(&image_spec(), inv, &name, &mounts).unwrap();
     let argv: Vec<String> = wrapped
@@ -358,7 +358,7 @@ turns:
             .iter()
             .any(|a| a.to_string_lossy().contains("STDIN-PROMPT"))
     );
-    let name = attempt_container_name().unwrap();
+    let name = attempt_container_name("").unwrap();
     let mounts = [setup.workdir.clone(), setup.home.clone()];
     let (wrapped, run) = wrap(&image_spec(), inv, &name, &mounts).unwrap();
     let (report, lines) = run_supervised(wrapped, quick_grace(), None).await;
@@ -378,7 +378,7 @@ async fn cancelling_claude_code_in_a_container_leaves_no_container_and_no_proces
     ensure_image();
     let server = fake_llm("turns:\n  - match: {contains: HANG}\n    hang: true\n").await;
     let root = tempfile::tempdir().unwrap();
-    let name = attempt_container_name().unwrap();
+    let name = attempt_container_name("").unwrap();
     // The prompt is on Claude's command line: it marks its process.
     let marker = format!("HANG {name}");
     let (inv, setup) = claude_invocation(&server, root.path(), &marker, false);
@@ -408,7 +408,7 @@ fn stubborn(marker: &str) -> Invocation {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timed_out_attempt_whose_engine_client_was_killed_still_ends_its_container() {
     ensure_image();
-    let name = attempt_container_name().unwrap();
+    let name = attempt_container_name("").unwrap();
     // Not the bare name: the engine's own processes (conmon) carry it.
     let marker = format!("marker-{name}");
     let (wrapped, run) = wrap(&image_spec(), stubborn(&marker), &name, &[]).unwrap();
@@ -430,7 +430,7 @@ async fn a_timed_out_attempt_whose_engine_client_was_killed_still_ends_its_conta
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_exec_in_a_named_container_is_ended_without_removing_the_container() {
     ensure_image();
-    let boxed = format!("{}-box", attempt_container_name().unwrap());
+    let boxed = format!("{}-box", attempt_container_name("").unwrap());
     let mut start = vec!["run", "-d", "--name", &boxed];
     let spec = image_spec();
     start.extend(spec.args.iter().map(String::as_str));
@@ -443,7 +443,7 @@ async fn an_exec_in_a_named_container_is_ended_without_removing_the_container() 
         args: vec![],
         ..spec
     };
-    let attempt = attempt_container_name().unwrap();
+    let attempt = attempt_container_name("").unwrap();
     let marker = format!("marker-{attempt}");
     let (wrapped, run) = wrap(&exec_spec, stubborn(&marker), &attempt, &[]).unwrap();
     assert_eq!(

@@ -318,11 +318,14 @@ fn engine_labels_and_dialects_come_from_the_version_line() {
 
 #[test]
 fn attempt_names_are_fresh_and_valid() {
-    let a = attempt_container_name().unwrap();
-    let b = attempt_container_name().unwrap();
+    let a = attempt_container_name("").unwrap();
+    let b = attempt_container_name("").unwrap();
     assert_ne!(a, b);
     assert!(a.starts_with("agentgate-") && a.len() == "agentgate-".len() + 24);
     command::check_name("name", &a).unwrap();
+    let named = attempt_container_name("01JB2-x/y").unwrap();
+    assert!(named.starts_with("agentgate-01JB2xy-"), "{named}");
+    command::check_name("name", &named).unwrap();
 }
 
 #[test]

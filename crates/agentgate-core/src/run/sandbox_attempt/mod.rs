@@ -259,7 +259,7 @@ impl AttemptSandbox {
         let spec = self.settings.container.clone().unwrap_or_default();
         let mut mounts = vec![cwd.to_path_buf(), self.tmpdir.path().to_path_buf()];
         mounts.extend(state.iter().cloned());
-        let name = format!("agentgate-{run_id}-{}", random_tag()?);
+        let name = super::container::attempt_container_name(run_id)?;
         let (wrapped, run) = super::container::wrap(&spec, std::mem::take(inv), &name, &mounts)?;
         *inv = wrapped;
         let notice = format!(
