@@ -57,6 +57,7 @@ mod runs_abandoned;
 mod runs_damaged;
 mod runs_workflow;
 mod sandbox;
+mod sandbox_container_e2e;
 mod sandbox_e2e;
 mod sandbox_forward;
 mod sandbox_isolation;

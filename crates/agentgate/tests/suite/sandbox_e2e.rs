@@ -601,7 +601,12 @@ fn within(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 /// A sandboxed Claude whose tool call leaves a daemon (`setsid`, out of
 /// the process group) and blocks; `stop` ends the run. Nothing of it is
 /// left after agentgate returns: the sandbox's PID namespace ends it.
-fn leaves_nothing(stop: &dyn Fn(&std::process::Child), extra: &[&str], code: i32, error: &str) {
+pub fn leaves_nothing(
+    stop: &dyn Fn(&std::process::Child),
+    extra: &[&str],
+    code: i32,
+    error: &str,
+) -> Value {
     let cli = Cli::Claude;
     // Numbers of this test's own: no other process sleeps that long.
     let port = TcpListener::bind("127.0.0.1:0")
@@ -621,8 +626,6 @@ fn leaves_nothing(stop: &dyn Fn(&std::process::Child), extra: &[&str], code: i32
         "claude",
         "--yolo",
         "--stream",
-        "--sandbox",
-        "workspace",
     ])
     .args(["--model", &client.setup.model])
     .args(extra)
@@ -654,22 +657,30 @@ fn leaves_nothing(stop: &dyn Fn(&std::process::Child), extra: &[&str], code: i32
         sleeping(daemon),
         sleeping(blocker)
     );
+    env
 }
 
 #[test]
 fn a_timeout_leaves_nothing_of_a_sandboxed_cli() {
-    leaves_nothing(&|_| {}, &["--timeout", "8s"], 124, "timeout");
+    leaves_nothing(
+        &|_| {},
+        &["--sandbox", "workspace", "--timeout", "8s"],
+        124,
+        "timeout",
+    );
+}
+
+/// SIGINT to agentgate, as a user's Ctrl-C.
+pub fn interrupt(child: &std::process::Child) {
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
 }
 
 #[test]
 fn a_cancel_leaves_nothing_of_a_sandboxed_cli() {
-    let interrupt = |child: &std::process::Child| {
-        std::process::Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-    };
-    leaves_nothing(&interrupt, &[], 130, "cancelled");
+    leaves_nothing(&interrupt, &["--sandbox", "workspace"], 130, "cancelled");
 }
 
 /// Registry tools under `workspace`: the CLI starts agentgate's MCP server

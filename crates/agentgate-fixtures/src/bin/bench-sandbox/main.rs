@@ -256,7 +256,13 @@ fn run_job(config: &Config, level: SandboxLevel, work: &Path, scratch: &Path) ->
     Job {
         program: config.agentgate.clone(),
         args,
-        env: vec![("AGENTGATE_HOME".into(), scratch.join("home").into())],
+        // A key for the model gateway `strict` starts (the stand-in
+        // answers without calling a model); every level gets it, so the
+        // runs differ only in their sandbox.
+        env: vec![
+            ("AGENTGATE_HOME".into(), scratch.join("home").into()),
+            ("ANTHROPIC_API_KEY".into(), "sk-bench-sandbox-unused".into()),
+        ],
     }
 }
 
