@@ -1,8 +1,8 @@
 //! `agentgate run --sandbox container` with the REAL Claude Code in a
 //! podman container (Debian's podman with runc: scripts/install-podman.sh),
 //! against `agentgate fake-llm` on the host: the run answers, the CLI's
-//! shell tool ran inside the container (podman's `/run/.containerenv`
-//! exists there, not on the host) and wrote into the mounted workspace,
+//! shell tool ran inside the container (it sees a file only the image
+//! has) and wrote into the mounted workspace,
 //! the envelope's `sandbox.container` is enforced by podman; a timeout and
 //! a cancel leave no process and no container behind.
 //!
@@ -20,7 +20,11 @@ use agentgate_fakellm::clients::Cli;
 use super::sandbox_e2e::{envelope, finding, interrupt, leaves_nothing, run, script};
 use super::support::{Client, FakeServer, clis_dir};
 
-const IMAGE: &str = "localhost/agentgate-test-skeleton:1";
+const IMAGE: &str = "localhost/agentgate-test-skeleton:2";
+
+/// A file only the image has (this host has podman's `/run/.containerenv`
+/// of its own, so that one tells nothing).
+const MARKER: &str = "/agentgate-test-skeleton";
 
 fn podman() -> &'static str {
     "podman"
@@ -49,6 +53,7 @@ fn ensure_image() {
             std::os::unix::fs::symlink(target, root.join(link)).unwrap();
         }
     }
+    std::fs::write(root.join(MARKER.trim_start_matches('/')), "skeleton\n").unwrap();
     let tar = dir.path().join("skeleton.tar");
     let tarred = Command::new("tar")
         .arg("-C")
@@ -121,8 +126,10 @@ fn container_config(dir: &Path) -> PathBuf {
 #[test]
 fn claude_answers_from_a_container() {
     let cli = Cli::Claude;
-    let command = "if test -e /run/.containerenv; then echo container; else echo host; fi > where.txt";
-    let server = FakeServer::start(&script(cli, command));
+    let command =
+        format!("if test -e {MARKER}; then echo container; else echo host; fi > where.txt");
+    assert!(!Path::new(MARKER).exists(), "the host has {MARKER}");
+    let server = FakeServer::start(&script(cli, &command));
     let client = Client::new(cli, &server);
     let store = tempfile::tempdir().unwrap();
     let config = container_config(store.path());
@@ -184,7 +191,14 @@ fn a_timeout_leaves_no_container_and_no_process() {
     let config = config.display().to_string();
     let env = leaves_nothing(
         &|_| {},
-        &["--sandbox", "container", "--config", &config, "--timeout", "8s"],
+        &[
+            "--sandbox",
+            "container",
+            "--config",
+            &config,
+            "--timeout",
+            "8s",
+        ],
         124,
         "timeout",
     );

@@ -620,21 +620,15 @@ pub fn leaves_nothing(
     let client = Client::new(cli, &server);
     let store = tempfile::tempdir().unwrap();
     let mut cmd = client.agentgate();
-    cmd.args([
-        "run",
-        "--provider",
-        "claude",
-        "--yolo",
-        "--stream",
-    ])
-    .args(["--model", &client.setup.model])
-    .args(extra)
-    .arg("--binary")
-    .arg(&client.program)
-    .arg("Sleep, please.")
-    .env("AGENTGATE_HOME", store.path())
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped());
+    cmd.args(["run", "--provider", "claude", "--yolo", "--stream"])
+        .args(["--model", &client.setup.model])
+        .args(extra)
+        .arg("--binary")
+        .arg(&client.program)
+        .arg("Sleep, please.")
+        .env("AGENTGATE_HOME", store.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
     let child = cmd.spawn().unwrap();
     assert!(
         within(Duration::from_secs(90), || !sleeping(daemon).is_empty()

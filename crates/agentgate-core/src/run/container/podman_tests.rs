@@ -26,7 +26,12 @@ use tokio::sync::mpsc;
 use super::*;
 
 /// The skeleton image the tests import.
-const IMAGE: &str = "localhost/agentgate-test-skeleton:1";
+const IMAGE: &str = "localhost/agentgate-test-skeleton:2";
+
+/// A file only the image has (this host has podman's `/run/.containerenv`
+/// of its own, so that one tells nothing). The binary's suite
+/// (`sandbox_container_e2e.rs`) makes the same image.
+const MARKER: &str = "/agentgate-test-skeleton";
 
 /// How long a test waits for a line it expects before failing.
 const LINE_WAIT: Duration = Duration::from_secs(120);
@@ -73,6 +78,7 @@ fn ensure_image() {
             std::os::unix::fs::symlink(target, root.join(link)).unwrap();
         }
     }
+    std::fs::write(root.join(MARKER.trim_start_matches('/')), "skeleton\n").unwrap();
     let tar = dir.path().join("skeleton.tar");
     let status = Command::new("tar")
         .arg("-C")
@@ -292,14 +298,17 @@ fn result_text(lines: &[String]) -> Option<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_answers_from_a_podman_container_with_the_workspace_and_env_passed() {
     ensure_image();
-    let script = r#"
+    assert!(!Path::new(MARKER).exists(), "the host has {MARKER}");
+    let script = format!(
+        r#"
 turns:
-  - match: {tool_result: false}
-    tool_call: {name: shell, command: "test -f /run/.containerenv && echo in-container > where.txt; pwd >> where.txt; echo \"$PROBE_VALUE\" >> where.txt"}
-  - match: {tool_result: true}
+  - match: {{tool_result: false}}
+    tool_call: {{name: shell, command: "test -f {MARKER} && echo in-container > where.txt; pwd >> where.txt; echo \"$PROBE_VALUE\" >> where.txt"}}
+  - match: {{tool_result: true}}
     text: "done in the container"
-"#;
-    let server = fake_llm(script).await;
+"#
+    );
+    let server = fake_llm(&script).await;
     let root = tempfile::tempdir().unwrap();
     let (mut inv, setup) = claude_invocation(&server, root.path(), "write where.txt", false);
     inv.env
