@@ -155,7 +155,7 @@ pub use request::{
 pub use run::{
     CancelRequest, EventSink, NullSink, PROMPT_FILE_NAME, RunOptions, RunOutcome,
     STDERR_TAIL_BYTES, SYSTEM_PROMPT_FILE_NAME, Tail, ToolServer, ToolServerSource, append_audit,
-    audit_line, new_run_id, parse_capture, parse_capture_streams, raw_line, run,
+    audit_line, new_run_id, parse_capture, parse_capture_streams, raw_line, run, system_read_paths,
 };
 pub use run_flags::{
     EffortLevels, EffortLevelsFn, NOW_ENV, RunFlags, SessionBusy, SkillCall, Tier,

@@ -32,6 +32,7 @@ mod options;
 mod record;
 mod run_log;
 mod sandbox_attempt;
+pub use sandbox_attempt::system_read_paths;
 mod session_gate;
 mod step;
 mod summary_file;

@@ -29,6 +29,7 @@ use agentgate_providers::{Provider, RemovedOnDrop, Scratch};
 use agentgate_supervise::Invocation;
 
 use crate::plan::{EditScope, StepSandbox};
+pub use paths::system_read_paths;
 use spec::{NetworkRule, PortForward, SANDBOX_SUBCOMMAND, SpecFile};
 
 /// The sandbox of one attempt (or one warm process).

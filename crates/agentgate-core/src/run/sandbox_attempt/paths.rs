@@ -26,13 +26,24 @@ pub(super) const HIDDEN_IN_HOME: &[&str] = &[
     ".pypirc",
 ];
 
-/// The system folders any program needs (its loader, libraries, `/etc`,
-/// `/proc`, the device files), and the folders on `PATH` with their
-/// install (a `bin` folder's parent, never `/` or `HOME`).
-pub(super) fn system_read_paths(
-    path_var: Option<&std::ffi::OsStr>,
-    home: Option<&Path>,
-) -> Vec<PathBuf> {
+/// The system folders any program needs to start and run: its loader and
+/// libraries, `/etc` (name resolution, locale, certificates), `/proc` (many
+/// runtimes read `/proc/self`), the device files every program opens, and
+/// the folders on `path_var` (the `PATH` the tool gets).
+///
+/// Interpreters installed by a version manager (pyenv's shims in
+/// `~/.pyenv/shims`, nvm's `~/.nvm/versions/node/v22/bin`, `~/.local/bin`,
+/// `/usr/local/bin`) start from a folder on the `PATH` but run code from the
+/// install around it: a `PATH` folder named `bin` or `shims` therefore also
+/// gives its parent folder (`~/.pyenv`, `.../node/v22`, `~/.local`,
+/// `/usr/local`), read-only, except when that parent is `/` or `home` (a
+/// `~/bin` on the `PATH` does not open the whole home folder). Missing
+/// folders are kept: the sandbox skips what does not exist.
+///
+/// `/dev/null` is readable here; the sandbox always makes it writable too.
+/// The DNS resolver's folders under `/run` are readable too (a CLI's
+/// `/etc/resolv.conf` may link there).
+pub fn system_read_paths(path_var: Option<&std::ffi::OsStr>, home: Option<&Path>) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = [
         "/usr",
         "/bin",
@@ -328,5 +339,38 @@ mod tests {
         assert!(paths.contains(&PathBuf::from("/home/u/.nvm/v22")));
         assert!(!paths.contains(&PathBuf::from("/home/u")));
         assert!(paths.contains(&PathBuf::from("/etc")));
+    }
+
+    #[test]
+    fn path_folders_give_their_install_but_never_root_or_home() {
+        let path = std::env::join_paths([
+            "/root/.pyenv/shims",
+            "/root/bin",
+            "/usr/local/bin",
+            "/bin",
+            "relative/bin",
+        ])
+        .unwrap_or_default();
+        let paths = system_read_paths(Some(&path), Some(Path::new("/root")));
+        for expected in [
+            "/root/.pyenv/shims",
+            "/root/.pyenv",
+            "/root/bin",
+            "/usr/local",
+            "/usr",
+        ] {
+            assert!(
+                paths.contains(&PathBuf::from(expected)),
+                "{expected}: {paths:?}"
+            );
+        }
+        assert!(!paths.contains(&PathBuf::from("/root")), "{paths:?}");
+        assert!(!paths.contains(&PathBuf::from("/")), "{paths:?}");
+        assert!(!paths.iter().any(|p| p.is_relative()), "{paths:?}");
+        assert_eq!(
+            paths.iter().filter(|p| *p == Path::new("/bin")).count(),
+            1,
+            "no duplicates: {paths:?}"
+        );
     }
 }
