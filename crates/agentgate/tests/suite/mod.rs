@@ -105,6 +105,7 @@ mod webdriver;
 mod worker;
 mod worker_events;
 mod worker_notify;
+mod worker_sandbox;
 mod workflow_e2e;
 mod workflow_policies;
 mod workflow_resume;
