@@ -9,9 +9,10 @@
 
 use agentgate_protocol::{ErrorKind, SandboxLevel};
 use agentgate_store::JobState;
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::serve_queue_support::{QueueHome, submit_ok, wait_until};
+use super::serve_queue_support::{QueueHome, post, submit_ok, wait_until};
+use super::serve_support::Serve;
 use super::store_postgres::fresh_database;
 use super::worker::{Worker, job, wait_for_state};
 
@@ -32,8 +33,18 @@ const SERVE_CONFIG: &str = "queue:\n  lease: 5s\n";
 /// The worker's config: the policy.
 const WORKER_CONFIG: &str = "version: 1\nqueue:\n  lease: 5s\nsandbox:\n  require: workspace\n";
 
-#[test]
-fn a_worker_refuses_jobs_below_its_required_sandbox_and_runs_the_others() {
+/// A PostgreSQL store, a `serve --no-executor` on it with no policy, a
+/// worker with the policy, the stand-in as `claude`, and the jobs'
+/// working folder.
+struct Setup {
+    store: String,
+    home: QueueHome,
+    server: Serve,
+    worker: Worker,
+    workspace_dir: std::path::PathBuf,
+}
+
+fn setup() -> Setup {
     let store = fresh_database();
     let home = QueueHome::new(SERVE_CONFIG);
     let worker_config = home.file("worker.yaml");
@@ -41,7 +52,6 @@ fn a_worker_refuses_jobs_below_its_required_sandbox_and_runs_the_others() {
     std::fs::write(home.file("bin/claude"), STAND_IN).unwrap();
     let workspace_dir = home.file("workspace");
     std::fs::create_dir(&workspace_dir).unwrap();
-    let cwd = workspace_dir.to_str().unwrap();
     let server = home.serve(false, &["--no-executor", "--store", &store]);
     let worker = Worker::start_with(
         &home,
@@ -49,6 +59,25 @@ fn a_worker_refuses_jobs_below_its_required_sandbox_and_runs_the_others() {
         &[],
         &[("AGENTGATE_CONFIG", worker_config.to_str().unwrap())],
     );
+    Setup {
+        store,
+        home,
+        server,
+        worker,
+        workspace_dir,
+    }
+}
+
+#[test]
+fn a_worker_refuses_jobs_below_its_required_sandbox_and_runs_the_others() {
+    let Setup {
+        store,
+        home,
+        server,
+        worker,
+        workspace_dir,
+    } = setup();
+    let cwd = workspace_dir.to_str().unwrap();
 
     let off = submit_ok(
         &server.url,
@@ -109,4 +138,43 @@ fn a_worker_refuses_jobs_below_its_required_sandbox_and_runs_the_others() {
     let started = std::fs::read_to_string(workspace_dir.join("started")).unwrap();
     assert_eq!(started, "tag-ws outside=refused\n", "{}", worker.log());
     assert!(!home.file("outside-tag-ws").exists());
+}
+
+#[test]
+fn a_workflow_jobs_agent_step_below_the_workers_required_sandbox_fails_it() {
+    let Setup {
+        store,
+        home: _home,
+        server,
+        worker,
+        workspace_dir,
+    } = setup();
+    let cwd = workspace_dir.to_str().unwrap();
+    let workflow = json!({
+        "version": 1,
+        "name": "w",
+        "steps": [
+            {"id": "boxed", "agent": {"provider": "claude", "prompt": "tag-wfws", "cwd": cwd, "sandbox": "workspace"}},
+            {"id": "open", "agent": {"provider": "claude", "prompt": "tag-wfoff", "cwd": cwd}},
+        ],
+    });
+    let body = json!({"workflow": workflow, "base_dir": cwd});
+    let accepted = post(&server.url, "/v1/workflows", &body.to_string());
+    assert_eq!(accepted.status, 201, "{accepted:?}");
+    let id = accepted.json()["run_id"].as_str().unwrap().to_owned();
+
+    let failed = wait_for_state(&store, &id, JobState::Failed);
+    let envelope = serde_json::to_value(failed.envelope.as_ref().unwrap()).unwrap();
+    let steps = envelope["workflow"]["steps"].as_array().unwrap();
+    let step = |id: &str| -> &Value { steps.iter().find(|s| s["id"] == id).unwrap() };
+    assert_eq!(step("boxed")["status"], "ok", "{envelope:#}");
+    assert_eq!(step("open")["status"], "failed", "{envelope:#}");
+    let reason = step("open")["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("sandbox level `off`") && reason.contains("requires `workspace`"),
+        "{reason}"
+    );
+    // The step at `workspace` ran confined; the refused one never started.
+    let started = std::fs::read_to_string(workspace_dir.join("started")).unwrap();
+    assert_eq!(started, "tag-wfws outside=refused\n", "{}", worker.log());
 }
