@@ -1,5 +1,9 @@
 //! `agentgate config show|check`: the resolved config, and where each value
-//! came from (the file and line, or a default).
+//! came from (the file and line, or a default); `check` also refuses a
+//! schedule or a watched folder whose runs `sandbox:` would refuse
+//! (`automation_sandbox.rs`).
+
+mod automation_sandbox;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -32,7 +36,9 @@ enum Sub {
         #[arg(long)]
         json: bool,
     },
-    /// Load the config and report problems (exit 2 when it is invalid).
+    /// Load the config and report problems (exit 2 when it is invalid, or
+    /// when a schedule's or a watched folder's runs are below
+    /// `sandbox.require`).
     Check,
 }
 
@@ -50,6 +56,17 @@ pub fn run(args: Args, config_flag: Option<&Path>) -> anyhow::Result<ExitCode> {
             }
         }
         Sub::Check => {
+            let faults = automation_sandbox::automation_sandbox_faults(&cfg);
+            if !faults.is_empty() {
+                anyhow::bail!(
+                    "{} (sandbox.require and the sandbox's rules, as serve and worker apply them):\n  {}",
+                    match faults.len() {
+                        1 => "one automated run the config starts would be refused".to_owned(),
+                        n => format!("{n} automated runs the config starts would be refused"),
+                    },
+                    faults.join("\n  ")
+                );
+            }
             let l = listing(&cfg);
             let mut out = match &l.config.path {
                 Some(p) => format!(
