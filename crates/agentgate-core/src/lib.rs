@@ -126,8 +126,8 @@ pub use engine::{Engine, EngineError};
 pub use output_schema::{OutputSchema, OutputSchemaError};
 pub use plan::report::{report as dry_run_report, report_ok as dry_run_report_ok};
 pub use plan::{
-    EditScope, Plan, PlanError, PromptShape, Step, StepGateway, StepSandbox, check_sandbox_policy,
-    plan,
+    EditScope, Plan, PlanError, PromptShape, Step, StepGateway, StepSandbox,
+    automation_sandbox_faults, check_sandbox_policy, plan,
 };
 pub use prompt::{
     AssembledPrompt, CONTEXT_FILE, DEFAULT_MAX_BYTES, DEFAULT_WARN_BYTES, FILE_NAME_MAX, FileRole,

@@ -1,9 +1,7 @@
 //! `agentgate config show|check`: the resolved config, and where each value
 //! came from (the file and line, or a default); `check` also refuses a
 //! schedule or a watched folder whose runs `sandbox:` would refuse
-//! (`automation_sandbox.rs`).
-
-mod automation_sandbox;
+//! (`agentgate_core::automation_sandbox_faults`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -56,7 +54,7 @@ pub fn run(args: Args, config_flag: Option<&Path>) -> anyhow::Result<ExitCode> {
             }
         }
         Sub::Check => {
-            let faults = automation_sandbox::automation_sandbox_faults(&cfg);
+            let faults = agentgate_core::automation_sandbox_faults(&cfg);
             if !faults.is_empty() {
                 anyhow::bail!(
                     "{} (sandbox.require and the sandbox's rules, as serve and worker apply them):\n  {}",

@@ -10,6 +10,7 @@
 //! chosen, its prompt, its permission mode and checks. `--dry-run` prints
 //! a plan ([`report`]); the run module's `run` executes one.
 
+mod automation_sandbox;
 mod build;
 mod effort;
 mod error;
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 use jiff::Timestamp;
 
 pub(crate) use crate::run_flags::{RunFlags, SessionBusy, now_from_env};
+pub use automation_sandbox::automation_sandbox_faults;
 pub use error::PlanError;
 pub use sandbox::check_sandbox_policy;
 pub use step::{EditScope, PromptShape, Step, StepGateway, StepSandbox};

@@ -102,6 +102,11 @@ impl Automation {
                 reason,
             });
         }
+        // Runs `sandbox.require` would refuse at each fire are said once
+        // now (`agentgate config check` refuses such a config outright).
+        for fault in agentgate_core::automation_sandbox_faults(config) {
+            tracing::warn!("{fault}");
+        }
         let stop = Arc::new(Stop::default());
         let mut automation = Automation {
             stop: Arc::clone(&stop),

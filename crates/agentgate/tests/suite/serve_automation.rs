@@ -211,3 +211,22 @@ fn config_check_counts_them_and_a_bad_schedule_is_a_config_error_with_its_line()
     assert!(stderr.contains("line 7"), "{stderr}");
     assert!(stderr.contains("schedule `s`: request.timeout"), "{stderr}");
 }
+
+#[test]
+fn serve_warns_at_start_of_a_schedule_that_sandbox_require_would_refuse() {
+    let home = Home::new();
+    let config = home.write_config(
+        "version: 1\nsandbox:\n  require: workspace\nschedules:\n  nightly:\n    cron: \"0 2 * * *\"\n    request:\n      prompt: review\n      providers: [claude]\n      sandbox: off\n",
+    );
+    let env = home.env();
+    let server = Serve::start(&env, &["--config", &config]);
+    // The warning is said before the server listens: its log holds it by
+    // the time the server answers.
+    let (status, _, stderr) = server.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("schedule `nightly`: its runs would be refused when it fires")
+            && stderr.contains("`sandbox.require: workspace`"),
+        "{stderr}"
+    );
+}

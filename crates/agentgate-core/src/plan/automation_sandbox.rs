@@ -1,5 +1,5 @@
-//! `agentgate config check`'s sandbox rules for the runs the config starts
-//! by itself: a schedule's or a watched folder's request whose level is
+//! The sandbox rules for the runs a config starts by itself (`agentgate
+//! config check` reports them; `serve` warns of them when it starts): a schedule's or a watched folder's request whose level is
 //! below `sandbox.require` (or that the sandbox's other rules refuse:
 //! `strict` for a provider without a gateway route, `container` without
 //! `sandbox.container`) would fail every time it fires, so the check
@@ -7,11 +7,13 @@
 //! the requirement. The same rules as `serve`'s and `worker`'s
 //! ([`check_sandbox_policy`]), without planning (nothing is read).
 
-use agentgate_core::{Config, PlanError, RunRequest, check_sandbox_policy};
+use super::{PlanError, check_sandbox_policy};
+use crate::config::Config;
+use crate::request::RunRequest;
 
 /// What `sandbox:` refuses of the schedules' and watched folders' runs,
 /// one message each, in file order (schedules first).
-pub(super) fn automation_sandbox_faults(cfg: &Config) -> Vec<String> {
+pub fn automation_sandbox_faults(cfg: &Config) -> Vec<String> {
     let schedules = cfg
         .schedules
         .iter()
@@ -60,7 +62,7 @@ fn fault(cfg: &Config, what: &str, request: &RunRequest) -> Option<String> {
 mod tests {
     use std::path::PathBuf;
 
-    use agentgate_core::ConfigSource;
+    use crate::config::ConfigSource;
 
     use super::*;
 
