@@ -17,6 +17,7 @@
 //! own processes outlive them to write the report, and its PID namespace
 //! ends whatever the CLI left when it exits).
 
+mod egress;
 mod env;
 mod paths;
 mod report;
@@ -29,6 +30,7 @@ use agentgate_providers::{Provider, RemovedOnDrop, Scratch};
 use agentgate_supervise::Invocation;
 
 use crate::plan::{EditScope, StepSandbox};
+pub(crate) use egress::next_refusal as next_egress_refusal;
 use spec::{NetworkRule, PortForward, SANDBOX_SUBCOMMAND, SpecFile};
 
 /// The sandbox of one attempt (or one warm process).
@@ -43,6 +45,8 @@ pub(crate) struct AttemptSandbox {
     report_path: Option<PathBuf>,
     environment: Option<Enforcement>,
     egress: Option<agentgate_gateway::EgressProxy>,
+    /// The egress proxy's refusals as they happen.
+    egress_notices: Option<tokio::sync::mpsc::UnboundedReceiver<agentgate_gateway::EgressNotice>>,
     container: Option<super::container::ContainerRun>,
     warnings: Vec<String>,
     /// Why the filesystem rule is weaker than the level asks, if it is.
@@ -93,6 +97,7 @@ impl AttemptSandbox {
             report_path: None,
             environment: None,
             egress: None,
+            egress_notices: None,
             container: None,
             warnings: Vec::new(),
             weakened: None,
@@ -226,9 +231,11 @@ impl AttemptSandbox {
         let mut ports = vec![PortForward { port, socket }];
         if !self.settings.egress_allow.is_empty() {
             let socket = self.private.path().join("egress.sock");
-            let proxy = agentgate_gateway::EgressProxy::start(&self.settings.egress_allow, &socket)
-                .await
-                .map_err(|e| format!("the sandbox's egress proxy failed to start: {e}"))?;
+            let mut proxy =
+                agentgate_gateway::EgressProxy::start(&self.settings.egress_allow, &socket)
+                    .await
+                    .map_err(|e| format!("the sandbox's egress proxy failed to start: {e}"))?;
+            self.egress_notices = proxy.notices();
             self.egress = Some(proxy);
             // Nothing listens in the CLI's namespace but what is relayed.
             let proxy_port = if port == 3128 { 3129 } else { 3128 };
