@@ -297,6 +297,9 @@ pub(super) async fn attempt(
                     None => cancel_open = false,
                 }
             }
+            Some(refused) = super::sandbox_attempt::next_egress_refusal(&mut sandbox) => {
+                em.notice(refused);
+            }
             Some(n) = next_call(&mut gateway) => {
                 let stop = gateway.as_mut().is_some_and(|g| g.on_notice(n, ctx, em));
                 if stop {
@@ -327,6 +330,13 @@ pub(super) async fn attempt(
             }
         }
     };
+    for left in sandbox
+        .as_mut()
+        .map(|s| s.egress_left())
+        .unwrap_or_default()
+    {
+        em.notice(left);
+    }
     decoded.clear();
     decoder.finish(&mut decoded);
     for d in decoded.drain(..) {
