@@ -46,4 +46,5 @@ pub use keeper::{
 pub use lines::{MAX_LINE_BYTES, OutputLine, Stream};
 pub use report::{EndReason, ExitReport, ExitStatusInfo, SignalSent, Survivor};
 pub use run::{supervise, supervise_with_stdin};
+pub use spawn::find_program;
 pub use warm::WarmKeeper;

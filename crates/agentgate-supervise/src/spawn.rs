@@ -192,13 +192,27 @@ fn resolve(inv: &Invocation) -> Result<PathBuf, SuperviseError> {
         None => std::env::var_os("PATH"),
     };
     let path = path.unwrap_or_else(|| DEFAULT_PATH.into());
-    std::env::split_paths(&path)
+    find_program(inv.program.as_os_str(), &path).ok_or_else(|| SuperviseError::ProgramNotFound {
+        program: inv.program.clone(),
+    })
+}
+
+/// `name` as a path when it has a `/` (made absolute), else the first
+/// executable file of that name in the folders of `path` (a `PATH` value),
+/// as the supervisor finds a program: the one lookup every part of
+/// agentgate that finds a program on a `PATH` uses.
+pub fn find_program(name: &std::ffi::OsStr, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    if has_dir(Path::new(name)) {
+        let p = Path::new(name);
+        return is_executable(p)
+            .then(|| std::path::absolute(p).ok())
+            .flatten();
+    }
+    std::env::split_paths(path)
         .filter(|dir| !dir.as_os_str().is_empty())
-        .map(|dir| dir.join(&inv.program))
+        .map(|dir| dir.join(name))
         .find(|candidate| is_executable(candidate))
-        .ok_or_else(|| SuperviseError::ProgramNotFound {
-            program: inv.program.clone(),
-        })
+        .and_then(|p| std::path::absolute(p).ok())
 }
 
 fn has_dir(program: &Path) -> bool {

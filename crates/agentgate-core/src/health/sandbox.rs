@@ -7,7 +7,6 @@
 //! `not_enforced`, with the reason (`levels.rs`).
 
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -72,7 +71,8 @@ pub fn check_sandbox(
 }
 
 fn program_health(name: &str, path: Option<&OsStr>, timeout: Duration) -> ProgramHealth {
-    let Some(program) = find_on_path(name, path) else {
+    let Some(program) = path.and_then(|p| agentgate_supervise::find_program(OsStr::new(name), p))
+    else {
         return ProgramHealth {
             found: false,
             path: None,
@@ -114,21 +114,10 @@ fn engine_health(name: &str, path: Option<&OsStr>, timeout: Duration) -> EngineH
     engine
 }
 
-/// The first executable file `name` in the folders of `path`.
-fn find_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
-    std::env::split_paths(path?)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     fn script(dir: &Path, name: &str, body: &str) {

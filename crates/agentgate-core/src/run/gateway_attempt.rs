@@ -177,9 +177,7 @@ pub(super) async fn start(
 
 /// A stub key: random, recognisable, worthless outside its gateway.
 fn stub_key() -> Result<String, String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for the stub key: {e}"))?;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = super::random_hex::random_hex(16, "the stub key")?;
     Ok(format!("agentgate-stub-{hex}"))
 }
 
@@ -252,12 +250,9 @@ impl AttemptGateway {
         Ok(())
     }
 
-    /// The gateway's port on 127.0.0.1 (from its base URL).
+    /// The gateway's port on 127.0.0.1.
     pub(super) fn port(&self) -> Option<u16> {
-        let url = self.gateway.as_ref()?.base_url();
-        let rest = url.split_once("://").map_or(url, |(_, r)| r);
-        let authority = rest.split('/').next()?;
-        authority.rsplit_once(':')?.1.parse().ok()
+        self.gateway.as_ref().map(Gateway::port)
     }
 
     /// The next notice of the gateway; pending forever once it is closed.

@@ -29,6 +29,7 @@ mod failover;
 mod gateway_attempt;
 mod handoff;
 mod options;
+mod random_hex;
 mod record;
 mod run_log;
 mod sandbox_attempt;

@@ -105,6 +105,7 @@ pub(crate) struct Shared {
 #[derive(Debug)]
 pub struct Gateway {
     base_url: String,
+    port: u16,
     stub: Option<String>,
     shared: Arc<Shared>,
     stop: watch::Sender<bool>,
@@ -173,6 +174,7 @@ impl Gateway {
         tracing::debug!(%addr, upstream = %shared.upstream.origin(), "gateway listening");
         let gateway = Gateway {
             base_url: format!("http://{addr}/{secret}"),
+            port: addr.port(),
             stub,
             shared,
             stop,
@@ -187,6 +189,12 @@ impl Gateway {
     /// place of the upstream.
     pub fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    /// The port of its listener on 127.0.0.1 (the one in
+    /// [`Gateway::base_url`]).
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// The stub key the CLI is given (an API key held by the gateway), else

@@ -6,20 +6,15 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::config::ContainerSpec;
 
 /// How long `ENGINE --version` may take before the engine counts as not
 /// running.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// How often the version probe looks whether the engine exited.
-const VERSION_POLL: Duration = Duration::from_millis(10);
 
 /// The engines' dialects that differ in what agentgate writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,26 +62,7 @@ pub(crate) fn resolve(spec: &ContainerSpec) -> Result<Engine, String> {
     probe(&program)
 }
 
-/// `name` as a path (when it has a `/`), else the first executable file of
-/// that name in `path`'s folders; absolute either way.
-pub(crate) fn find_program(name: &OsStr, path: &OsStr) -> Option<PathBuf> {
-    if name.as_encoded_bytes().contains(&b'/') {
-        let p = Path::new(name);
-        return is_executable(p)
-            .then(|| std::path::absolute(p).ok())
-            .flatten();
-    }
-    std::env::split_paths(path)
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-        .and_then(|p| std::path::absolute(p).ok())
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
+pub(crate) use agentgate_supervise::find_program;
 
 /// `program --version`, once per process (cached).
 fn probe(program: &Path) -> Result<Engine, String> {
@@ -112,44 +88,12 @@ fn probe(program: &Path) -> Result<Engine, String> {
     Ok(engine)
 }
 
-/// The first line `program --version` prints, within [`VERSION_TIMEOUT`].
+/// The line `program --version` prints with its version, within
+/// [`VERSION_TIMEOUT`] (the health check's bounded probe).
 fn version_text(program: &Path) -> Result<String, String> {
-    let shown = program.display();
-    let mut cmd = Command::new(program);
-    cmd.arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    agentgate_supervise::own_env::scrub_command(&mut cmd);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("container engine {shown} does not start: {e}"))?;
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < VERSION_TIMEOUT => std::thread::sleep(VERSION_POLL),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "container engine {shown} did not answer `--version` within {} s",
-                    VERSION_TIMEOUT.as_secs()
-                ));
-            }
-            Err(e) => return Err(format!("container engine {shown}: {e}")),
-        }
-    };
-    let mut out = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_string(&mut out);
-    }
-    if !status.success() {
-        return Err(format!(
-            "container engine {shown} failed `--version` ({status})"
-        ));
-    }
-    Ok(out.lines().next().unwrap_or_default().trim().to_owned())
+    crate::health::probe_version(program, VERSION_TIMEOUT)
+        .map(|v| v.line)
+        .map_err(|e| format!("container engine {}: {e}", program.display()))
 }
 
 /// Podman says so in its version line (`podman version 4.3.1`); so does

@@ -76,10 +76,7 @@ enum Started {
 /// `agentgate-<run>-<24 hex digits>` (the run's id, where it is one a name
 /// may hold, tells an operator whose container it is).
 pub(crate) fn attempt_container_name(run_id: &str) -> Result<String, String> {
-    let mut bytes = [0u8; 12];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| format!("no random bytes for a container name: {e}"))?;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = super::random_hex::random_hex(12, "a container name")?;
     let run: String = run_id
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())

@@ -172,7 +172,7 @@ impl AttemptSandbox {
             .scratch
             .path()
             .map_err(|e| format!("no folder for the sandbox spec: {e}"))?;
-        let tag = random_tag()?;
+        let tag = super::random_hex::random_hex(6, "the sandbox spec's name")?;
         let spec_path = scratch.join(format!("sandbox-{tag}.json"));
         let report_path = scratch.join(format!("sandbox-{tag}-report.json"));
         let args = inv
@@ -520,12 +520,6 @@ fn make_private_dir(dir: &Path) -> Result<(), String> {
                 dir.display()
             )
         })
-}
-
-fn random_tag() -> Result<String, String> {
-    let mut bytes = [0u8; 6];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]

@@ -146,9 +146,7 @@ fn shebang_interpreter(script: &Path, path_var: Option<&std::ffi::OsStr>) -> Opt
     let first = PathBuf::from(words.next()?);
     if first.file_name().is_some_and(|n| n == "env") {
         let name = words.find(|w| !w.starts_with('-'))?;
-        std::env::split_paths(path_var?)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
+        agentgate_supervise::find_program(std::ffi::OsStr::new(name), path_var?)
     } else {
         Some(first)
     }
@@ -312,6 +310,13 @@ mod tests {
         std::fs::create_dir_all(&node_bin).unwrap();
         std::fs::write(pkg.join("cli.js"), "#!/usr/bin/env node\nconsole.log(1)\n").unwrap();
         std::fs::write(node_bin.join("node"), "").unwrap();
+        // `env` runs the first executable `node` on PATH, as the lookup does.
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(
+            node_bin.join("node"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
         let dot_bin = root.join("clis/node_modules/.bin");
         std::fs::create_dir_all(&dot_bin).unwrap();
         std::os::unix::fs::symlink(pkg.join("cli.js"), dot_bin.join("cli")).unwrap();
