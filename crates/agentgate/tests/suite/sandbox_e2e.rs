@@ -67,7 +67,7 @@ impl Probe {
             "env > env-dump.txt; \
              if cat $HOME/.ssh/id_ed25519 > /dev/null; then echo read > ssh.txt; else echo refused > ssh.txt; fi; \
              if echo x > {outside}/escape.txt; then echo wrote > outside.txt; else echo refused > outside.txt; fi; \
-             echo inside > inside.txt; {}",
+             echo inside > inside.txt; cat /proc/1/comm > pid1.txt; {}",
             connect(&format!("127.0.0.1:{port}"), "loopback.txt")
         );
         if let Some(target) = extra_connect {
@@ -220,6 +220,12 @@ pub fn confined(cli: Cli, client: &Client, probe: &Probe, run: &Run) -> Value {
         sandbox["processes"]["state"], "enforced",
         "{cli}: {sandbox:#}"
     );
+    // Its pid 1 is the sandbox's: the machine's processes are not there.
+    assert_eq!(
+        finding(work, "pid1.txt", &all),
+        "agentgate",
+        "{cli}: the CLI sees the machine's processes"
+    );
     let notice = events(run).iter().any(|e| {
         e["type"] == "status"
             && e.to_string().contains("sandbox ")
@@ -276,6 +282,7 @@ fn off(cli: Cli) {
     assert_eq!(finding(work, "ssh.txt", &all), "read");
     assert_eq!(finding(work, "outside.txt", &all), "wrote");
     assert_eq!(finding(work, "loopback.txt", &all), "reached");
+    assert_ne!(finding(work, "pid1.txt", &all), "agentgate", "{cli}");
 }
 
 #[test]
