@@ -113,6 +113,21 @@ impl Ledger {
         });
     }
 
+    /// The totals so far, and the ledger started again: calls numbered
+    /// from 1, the limits counted afresh (a warm process's gateway, one
+    /// turn after another). A call in flight ends in the new ledger.
+    pub fn take(&self, upstream: String) -> GatewaySummary {
+        self.with(|s| {
+            let taken = std::mem::take(s);
+            GatewaySummary {
+                model_calls: taken.forwarded,
+                refused_calls: taken.refused,
+                usage: taken.usage,
+                upstream,
+            }
+        })
+    }
+
     /// The totals.
     pub fn summary(&self, upstream: String) -> GatewaySummary {
         self.with(|s| GatewaySummary {
@@ -198,6 +213,35 @@ mod tests {
         assert!(!ledger.begin_call(&limits).refusal.unwrap().first);
         let summary = ledger.summary("http://x:80".into());
         assert_eq!((summary.model_calls, summary.refused_calls), (1, 2));
+    }
+
+    #[test]
+    fn a_taken_ledger_starts_again_with_its_limits_counted_afresh() {
+        let ledger = Ledger::default();
+        let limits = CallLimits {
+            max_calls: Some(1),
+            ..CallLimits::default()
+        };
+        assert!(ledger.begin_call(&limits).refusal.is_none());
+        let usage = Usage {
+            input_tokens: 5,
+            output_tokens: 6,
+            total_tokens: 11,
+            ..Usage::default()
+        };
+        ledger.end_call(Some(&usage), Duration::from_millis(5));
+        assert!(ledger.begin_call(&limits).refusal.unwrap().first);
+        let first = ledger.take("u".into());
+        assert_eq!((first.model_calls, first.refused_calls), (1, 1));
+        assert_eq!(first.usage.output_tokens, 6);
+        // The next turn: numbered from 1, allowed its one call, and the
+        // limit's first refusal told again.
+        let next = ledger.begin_call(&limits);
+        assert_eq!((next.number, next.refusal), (1, None));
+        assert!(ledger.begin_call(&limits).refusal.unwrap().first);
+        let second = ledger.take("u".into());
+        assert_eq!((second.model_calls, second.refused_calls), (1, 1));
+        assert_eq!(second.usage, Usage::default());
     }
 
     #[test]

@@ -210,6 +210,16 @@ impl Gateway {
             .summary(self.shared.upstream.origin().to_owned())
     }
 
+    /// The totals since the gateway started or since the last take, and
+    /// its ledger started again: the next calls numbered from 1 and the
+    /// limits counted afresh. A warm process's gateway serves one turn
+    /// after another; each turn takes its own totals.
+    pub fn take_totals(&self) -> GatewaySummary {
+        self.shared
+            .ledger
+            .take(self.shared.upstream.origin().to_owned())
+    }
+
     /// Stop accepting, wait (at most about 2 s) for the calls in flight,
     /// close the recording, remove the Unix socket, and give the totals.
     pub async fn shutdown(mut self) -> GatewaySummary {
