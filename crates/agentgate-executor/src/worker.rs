@@ -180,6 +180,9 @@ impl<M: MetricsExport> Worker<M> {
                     providers: providers.clone(),
                     keys,
                     observer: Some(counters.clone()),
+                    // The key opens what the queue sealed: no sandboxed
+                    // CLI reads it, wherever it lies.
+                    hidden: vec![key_file],
                 },
             )
             .map_err(StartError::Executor)?,

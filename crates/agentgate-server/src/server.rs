@@ -196,6 +196,7 @@ impl Server {
                         tool_runner: options.tool_runner.clone(),
                         keys: keys.clone(),
                         observer: Some(metrics.clone()),
+                        hidden: hidden_files(&token_source, &queue_key.0),
                         ..ExecutorOptions::default()
                     },
                 )
@@ -357,4 +358,14 @@ fn start_automation(
     }
     let queue: Arc<dyn JobQueue> = store;
     Ok(Automation::start(config, queue, clock, keys)?)
+}
+
+/// The files of this server no sandboxed CLI may read, wherever they lie:
+/// its token file (when the token came from one) and the queue's key file.
+fn hidden_files(token: &TokenSource, key_file: &std::path::Path) -> Vec<PathBuf> {
+    let mut hidden = vec![key_file.to_path_buf()];
+    if let TokenSource::File(p) | TokenSource::Created(p) = token {
+        hidden.push(p.clone());
+    }
+    hidden
 }

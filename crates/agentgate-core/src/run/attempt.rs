@@ -141,6 +141,7 @@ pub(super) async fn attempt(
             agentgate: opts.keeper.as_deref(),
             scratch: ctx.scratch,
             runs_dir: ctx.store.map(|s| s.runs_dir()),
+            hidden: &opts.hidden,
             edit_scope: &step.edit_scope,
             command_files: &_written.0,
             mcp_servers: &request.mcp_servers,

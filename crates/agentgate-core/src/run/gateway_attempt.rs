@@ -57,6 +57,9 @@ pub(super) struct AttemptGateway {
     /// The real key the gateway holds, to keep it out of the CLI's
     /// invocation ([`AttemptGateway::seal`]).
     real_key: Option<String>,
+    /// What each run it serves redacts: the real key, the path's secret,
+    /// the stub ([`AttemptGateway::redact_in`]).
+    secrets: Vec<String>,
 }
 
 /// Start the gateway of an attempt of `step` when it has one: the
@@ -95,9 +98,7 @@ pub(super) async fn start(
     let (key, key_mode, key_text) = match &plan.key {
         UpstreamKey::ApiKey { value, from } => {
             // The real key is a secret of the run from now on.
-            let mut more = em.redactor().to_builder();
-            more.value(value);
-            em.set_redactor(more.build());
+            redact(em, [value.as_str()]);
             (
                 KeyMode::ApiKey {
                     real: value.clone(),
@@ -123,14 +124,14 @@ pub(super) async fn start(
     // The path's secret and the stub are the run's secrets too (Codex
     // gets the URL in its arguments, opencode the stub in a variable whose
     // name says nothing).
-    let mut more = em.redactor().to_builder();
-    if let Some(secret) = gateway.base_url().rsplit('/').next() {
-        more.value(secret);
-    }
-    if let Some(stub) = gateway.stub_key() {
-        more.value(stub);
-    }
-    em.set_redactor(more.build());
+    let secrets: Vec<String> = real_key
+        .iter()
+        .map(String::as_str)
+        .chain(gateway.base_url().rsplit('/').next())
+        .chain(gateway.stub_key())
+        .map(str::to_owned)
+        .collect();
+    redact(em, secrets.iter().map(String::as_str));
     em.log(
         LogLevel::Info,
         format!(
@@ -170,9 +171,19 @@ pub(super) async fn start(
             quota_key: step.quota_key.clone(),
             hold_above: ctx.plan.quota_hold_above,
             real_key,
+            secrets,
         },
         pointed,
     )))
+}
+
+/// `values` join the run's redactor.
+fn redact<'a>(em: &mut Emitter<'_>, values: impl IntoIterator<Item = &'a str>) {
+    let mut more = em.redactor().to_builder();
+    for v in values {
+        more.value(v);
+    }
+    em.set_redactor(more.build());
 }
 
 /// A stub key: random, recognisable, worthless outside its gateway.
@@ -311,17 +322,56 @@ impl AttemptGateway {
         outcome: &mut AttemptOutcome,
         em: &mut Emitter<'_>,
     ) {
-        while let Ok(n) = self.notices.try_recv() {
-            self.on_notice(n, ctx, em);
-        }
-        let gateway = self.gateway.take();
-        let summary = match gateway {
-            Some(g) => g.shutdown().await,
-            None => return,
+        self.drain(ctx, em);
+        let Some(gateway) = self.gateway.take() else {
+            return;
         };
+        let summary = gateway.shutdown().await;
+        self.drain(ctx, em);
+        self.report(summary, outcome);
+    }
+
+    /// A warm process's turn: the redactor of the turn's run given the
+    /// gateway's secrets, and the limit crossed by an earlier turn
+    /// forgotten (each turn's limits count afresh).
+    pub(super) fn begin_turn(&mut self, em: &mut Emitter<'_>) {
+        redact(em, self.secrets.iter().map(String::as_str));
+        self.crossed = None;
+    }
+
+    /// A warm process's turn ended: as [`AttemptGateway::finish`], the
+    /// gateway kept serving the process and its totals started again for
+    /// the next turn. A call made between turns counts in the next one.
+    pub(super) fn finish_turn(
+        &mut self,
+        ctx: RunContext<'_>,
+        outcome: &mut AttemptOutcome,
+        em: &mut Emitter<'_>,
+    ) {
+        self.drain(ctx, em);
+        let Some(summary) = self.gateway.as_ref().map(Gateway::take_totals) else {
+            return;
+        };
+        self.report(summary, outcome);
+    }
+
+    /// Stop the gateway (its warm process has ended).
+    pub(super) async fn shutdown(mut self) {
+        if let Some(g) = self.gateway.take() {
+            g.shutdown().await;
+        }
+    }
+
+    /// The notices queued now.
+    fn drain(&mut self, ctx: RunContext<'_>, em: &mut Emitter<'_>) {
         while let Ok(n) = self.notices.try_recv() {
             self.on_notice(n, ctx, em);
         }
+    }
+
+    /// The report on the envelope, the wire's usage in it, and `budget`
+    /// as its error when a limit was crossed.
+    fn report(&mut self, summary: agentgate_gateway::GatewaySummary, outcome: &mut AttemptOutcome) {
         let env = &mut outcome.envelope;
         let cli_usage = cli_usage(env);
         // The gateway's sum: counts added, the context the last call's.

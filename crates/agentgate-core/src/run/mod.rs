@@ -41,6 +41,7 @@ mod tail;
 mod thread_totals;
 mod tool_server;
 mod warm_attempt;
+mod warm_start;
 mod worktree;
 
 pub use audit::{append_audit, audit_line};

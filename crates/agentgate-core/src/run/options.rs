@@ -47,6 +47,10 @@ pub struct RunOptions {
     /// keeps the result in the run's folder (`result.json`) and makes the
     /// run's events readable before it returns.
     pub caller_records_end: bool,
+    /// More files of agentgate's own that a sandboxed CLI may not read,
+    /// beside its data folder and config (`--sandbox`): a server's token
+    /// file and the queue's key file, wherever they are.
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -62,6 +66,7 @@ impl Default for RunOptions {
             warm: None,
             approval_desk: None,
             caller_records_end: false,
+            hidden: Vec::new(),
         }
     }
 }

@@ -35,16 +35,17 @@ use super::attempt_end::{AttemptEnd, AttemptOutcome, AttemptPacket, finish_attem
 use super::deadline_event::humanize;
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
+use super::warm_start::{BesideNotice, beside};
 use crate::warm::approve::Approver;
-use crate::warm::modes::{fingerprint, warm_plan};
-use crate::warm::process::{Step, WarmProcess};
+use crate::warm::modes::fingerprint;
+use crate::warm::process::Step;
 use crate::warm::protocol::Answer;
 use crate::warm::sessions::{Taken, Warm};
 use agentgate_providers::decode::Decoded;
+use agentgate_providers::locate_binary;
 use agentgate_providers::{Accumulator, delta};
 use agentgate_providers::{ClassifyInput, StdoutSeen, classify};
-use agentgate_providers::{CliRequest, Provider, locate_binary};
-use agentgate_supervise::{ExitReport, SupervisorConfig};
+use agentgate_supervise::ExitReport;
 
 /// How long an interrupted turn may take to end before its process is
 /// killed.
@@ -67,6 +68,9 @@ enum Stopped {
     Refused,
     /// The agent asked the user a question (`asked.rs`).
     Asked,
+    /// The turn crossed a limit of its gateway (the error is the
+    /// gateway's `budget`).
+    Budget,
 }
 
 /// Run one attempt of `packet` as a warm turn.
@@ -91,20 +95,18 @@ pub(super) async fn warm_attempt(
         let end = AttemptEnd::failed(kind, message, started, started_at);
         finish_attempt(packet, acc, end, em)
     };
-    if step.gateway.is_some() {
-        // A warm process outlives the attempt its gateway would serve.
-        return fail(
-            &acc,
-            em,
-            ErrorKind::InvalidInput,
-            "the model gateway (--gateway) serves a CLI started for one run; a warm session (--warm) or permission mode ask keeps a process across runs, which it does not serve yet".to_owned(),
-        );
-    }
     let program = match locate_binary(provider.as_ref(), step.binary.as_deref()) {
         Ok(p) => p,
         Err(e) => return fail(&acc, em, ErrorKind::InvalidInput, e.to_string()),
     };
-    let fingerprint = fingerprint(provider.name(), &program, request, &step.sandbox);
+    // The sandbox and the gateway it runs with are part of it (a turn
+    // with other limits gets a process with another gateway).
+    let fingerprint = fingerprint(
+        provider.name(),
+        &program,
+        request,
+        &(&step.sandbox, &step.gateway),
+    );
     let holder = ctx.options.warm.as_ref();
     let session = ctx.plan.session.as_deref().filter(|_| holder.is_some());
 
@@ -125,7 +127,7 @@ pub(super) async fn warm_attempt(
             Taken::Held(w) if w.process.is_alive() && w.fingerprint == fingerprint => {
                 reused = Some(w);
             }
-            Taken::Held(mut w) => {
+            Taken::Held(w) => {
                 replaced_because = Some(if w.process.is_alive() {
                     "the turn asks for other settings (model, mode, folder, system prompt, servers, arguments or environment)"
                         .to_owned()
@@ -135,7 +137,7 @@ pub(super) async fn warm_attempt(
                 if let Some(id) = w.process.session_id() {
                     resume = Some(id.to_owned());
                 }
-                let _ = w.process.kill().await;
+                (*w).kill().await;
             }
             Taken::Gone { why, native_id } => {
                 replaced_because = Some(why);
@@ -157,7 +159,7 @@ pub(super) async fn warm_attempt(
         None => {
             let mut req = request.clone();
             req.resume = resume.clone();
-            match start(ctx, step, &req, &program, fingerprint, em).await {
+            match super::warm_start::start(ctx, step, &req, &program, fingerprint, em).await {
                 Ok(w) => {
                     let state = match replaced_because {
                         Some(_) => WarmProcessState::Replaced,
@@ -173,6 +175,11 @@ pub(super) async fn warm_attempt(
         }
     };
 
+    // The gateway serving the process serves this turn (its secrets
+    // redacted in this run's events).
+    if let Some(g) = beside(&mut warm).and_then(|b| b.gateway.as_mut()) {
+        g.begin_turn(em);
+    }
     let mut seat = ctx
         .options
         .approval_desk
@@ -238,6 +245,17 @@ pub(super) async fn warm_attempt(
                         Step::Died(report) => break TurnEnd::Died(report),
                     }
                 }
+                told = next_beside(&mut warm.beside) => match told {
+                    BesideNotice::Egress(refused) => em.notice(refused),
+                    BesideNotice::Gateway(n) => {
+                        let crossed = beside(&mut warm)
+                            .and_then(|b| b.gateway.as_mut())
+                            .is_some_and(|g| g.on_notice(*n, ctx, em));
+                        if crossed {
+                            stop(em, &mut warm, &mut stopped, &mut interrupted_at, Stopped::Budget).await;
+                        }
+                    }
+                },
                 req = cancel.recv(), if cancel_open => match req {
                     Some(req) => {
                         if req.immediate || interrupted_at.is_some() {
@@ -272,6 +290,13 @@ pub(super) async fn warm_attempt(
         },
     };
     drop(seat.take());
+    let egress_left = beside(&mut warm)
+        .and_then(|b| b.sandbox.as_mut())
+        .map(|s| s.egress_left())
+        .unwrap_or_default();
+    for left in egress_left {
+        em.notice(left);
+    }
 
     let error = match (stopped, asked) {
         // Whatever the CLI did after it asked.
@@ -302,20 +327,23 @@ pub(super) async fn warm_attempt(
         h.born(id);
     }
     outcome.envelope.warm = Some(report);
-    if let Some(sandbox) = &warm.sandbox {
-        outcome.envelope.sandbox = Some(Box::new(super::sandbox_attempt::warm_report(sandbox)));
+    if let Some(b) = beside(&mut warm) {
+        if let Some(g) = b.gateway.as_mut() {
+            g.finish_turn(ctx, &mut outcome, em);
+        }
+        if let Some(s) = &b.sandbox {
+            outcome.envelope.sandbox = Some(Box::new(s.turn_report()));
+        }
     }
     if asks {
         outcome.envelope.approvals = Some(approver.counts().clone());
     }
     match (holder, session, alive) {
         (Some(h), Some(name), true) => h.put_back(name, provider.name(), warm, ctx.plan.warm_idle),
-        (_, _, true) => {
-            let _ = warm.process.close(crate::warm::sessions::CLOSE_GRACE).await;
-        }
+        (_, _, true) => (*warm).close(crate::warm::sessions::CLOSE_GRACE).await,
         (_, _, false) => {
             let id = warm.process.session_id().map(str::to_owned);
-            let _ = warm.process.kill().await;
+            (*warm).kill().await;
             forget(Some((
                 "its process ended during the last turn",
                 id.as_deref(),
@@ -323,108 +351,6 @@ pub(super) async fn warm_attempt(
         }
     }
     outcome
-}
-
-/// Start the warm process for `req`.
-async fn start(
-    ctx: RunContext<'_>,
-    step: &crate::plan::Step,
-    req: &CliRequest,
-    program: &std::path::Path,
-    fingerprint: u64,
-    em: &mut Emitter<'_>,
-) -> Result<Box<Warm>, (ErrorKind, String)> {
-    let provider: &dyn Provider = step.provider.as_ref();
-    let supervisor = SupervisorConfig {
-        keeper: ctx.options.keeper.clone(),
-        ..SupervisorConfig::default()
-    };
-    let mut plan = match warm_plan(provider, req, program, ctx.scratch, supervisor) {
-        None => {
-            let e = agentgate_providers::CommandError::no_long_lived_mode(provider.name());
-            return Err((ErrorKind::InvalidInput, e.to_string()));
-        }
-        Some(Err(e)) => return Err((ErrorKind::InvalidInput, e.to_string())),
-        Some(Ok(plan)) => plan,
-    };
-    // The sandbox (`--sandbox`): the long-lived process starts inside it.
-    let warm_sandbox =
-        super::sandbox_attempt::confine_warm(ctx, step, &mut plan, &req.mcp_servers, em)
-            .await
-            .map_err(|why| (ErrorKind::InvalidInput, why))?;
-    let cumulative = plan.cumulative_usage;
-    // Removed here unless the process starts and takes them.
-    let mut files = agentgate_providers::RemovedOnDrop(plan.files);
-    if plan.load_needs_a_later_minute
-        && let Some(id) = req.resume.as_deref()
-        && let Some(born) = born_at(ctx, provider.name(), id)
-    {
-        wait_for_a_later_minute(born, provider.name(), em).await;
-    }
-    match WarmProcess::start(plan.start).await {
-        Ok(process) => {
-            let files = std::mem::take(&mut files.0);
-            let warm = Warm::new(process, fingerprint, cumulative, files);
-            Ok(Box::new(Warm {
-                sandbox: warm_sandbox,
-                ..warm
-            }))
-        }
-        Err(crate::warm::process::WarmError::Spawn(
-            e @ agentgate_supervise::SuperviseError::ProgramNotFound { .. },
-        )) => Err((
-            ErrorKind::InvalidInput,
-            format!("failed to run {}: {e}", program.display()),
-        )),
-        Err(e @ crate::warm::process::WarmError::WrongModel(_)) => Err((
-            ErrorKind::InvalidModel,
-            format!("{}'s warm process could not start: {e}", provider.name()),
-        )),
-        Err(e) => Err((
-            ErrorKind::ProviderError,
-            format!("{}'s warm process could not start: {e}", provider.name()),
-        )),
-    }
-}
-
-/// When session `native_id` was created: as this holder saw it, else (a
-/// holder that started after it, such as a new session host) when the
-/// store first recorded the session's name, which is no earlier.
-fn born_at(ctx: RunContext<'_>, provider: &str, native_id: &str) -> Option<std::time::SystemTime> {
-    if let Some(born) = ctx.options.warm.as_ref().and_then(|h| h.born_at(native_id)) {
-        return Some(born);
-    }
-    let name = ctx.plan.session.as_deref()?;
-    let record = ctx.store?.get_session(name, provider).ok()??;
-    (record.native_session_id == native_id).then(|| std::time::SystemTime::from(record.created_at))
-}
-
-/// Wait until the wall clock is past the minute `born` is in (see
-/// [`agentgate_providers::WarmCommand::load_needs_a_later_minute`]).
-async fn wait_for_a_later_minute(
-    born: std::time::SystemTime,
-    provider: &str,
-    em: &mut Emitter<'_>,
-) {
-    let minute = |t: std::time::SystemTime| {
-        t.duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() / 60)
-            .unwrap_or(0)
-    };
-    let now = std::time::SystemTime::now();
-    if minute(now) != minute(born) {
-        return;
-    }
-    let into = now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() % 60_000)
-        .unwrap_or(0) as u64;
-    let wait = Duration::from_millis(60_000 - into + 100);
-    em.notice(format!(
-        "waiting {}s to resume the session: {provider} destroys a session loaded in the minute it was created in (gemini-cli #28775)",
-        wait.as_secs()
-    ));
-    tokio::time::sleep(wait).await;
 }
 
 /// Feed a step's output to the accumulator and the events; a CLI whose
@@ -517,7 +443,7 @@ fn turn_error(
                 ),
             );
         }
-        Some(Stopped::Refused | Stopped::Asked) | None => {}
+        Some(Stopped::Refused | Stopped::Asked | Stopped::Budget) | None => {}
     }
     if let TurnEnd::Died(report) = ended {
         let how = match report {
@@ -559,6 +485,19 @@ fn turn_error(
         now: ctx.plan.now(),
         tz: None,
     })
+}
+
+/// The next thing the warm process's gateway or egress proxy tells the
+/// turn; pending forever without either.
+async fn next_beside(beside: &mut Option<Box<dyn crate::warm::sessions::Beside>>) -> BesideNotice {
+    let found = beside.as_deref_mut().and_then(|b| {
+        b.as_any_mut()
+            .downcast_mut::<super::warm_start::WarmBeside>()
+    });
+    match found {
+        Some(b) => b.next().await,
+        None => std::future::pending().await,
+    }
 }
 
 async fn sleep_until(at: Option<Instant>) {

@@ -59,24 +59,22 @@ pub struct Warm {
     pub cost: Option<f64>,
     /// Files written for it, removed when it is dropped.
     pub files: agentgate_providers::RemovedOnDrop,
-    /// The sandbox it was started in (`--sandbox`), if any: each turn's
-    /// envelope reports it.
-    pub sandbox: Option<WarmSandbox>,
+    /// What runs beside it and ends after it (its model gateway, its
+    /// sandbox), if anything does.
+    pub beside: Option<Box<dyn Beside>>,
 }
 
-/// The sandbox a warm process runs in: what each turn's envelope's
-/// `sandbox` is made of (the sandbox's report file lives as long as the
-/// process).
-#[derive(Debug, Clone)]
-pub struct WarmSandbox {
-    /// The level.
-    pub level: agentgate_protocol::SandboxLevel,
-    /// The environment allowlist, as applied.
-    pub environment: agentgate_protocol::Enforcement,
-    /// The report the sandbox wrote before the CLI started.
-    pub report_path: PathBuf,
-    /// Why its filesystem rule is weaker than the level asks, if it is.
-    pub weakened: Option<String>,
+/// What runs beside a warm process and ends after it: its model gateway
+/// and its sandbox (the egress proxy, the container, the private
+/// folders). The run module makes it and reads it each turn (through
+/// [`Beside::as_any_mut`]); the holder only ends it, after the process
+/// (so this module knows nothing of what it is, and imports nothing of
+/// the run module).
+pub trait Beside: Send + std::fmt::Debug {
+    /// End it: the process has exited.
+    fn end(self: Box<Self>) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+    /// Itself, for the turn that knows its type.
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
 impl Warm {
@@ -94,7 +92,27 @@ impl Warm {
             totals: None,
             cost: None,
             files: agentgate_providers::RemovedOnDrop(files),
-            sandbox: None,
+            beside: None,
+        }
+    }
+
+    /// Close its input (the CLI ends by itself, terminated after `grace`
+    /// if it does not), then end what runs beside it.
+    pub async fn close(self, grace: Duration) {
+        let Warm {
+            process, beside, ..
+        } = self;
+        let _ = process.close(grace).await;
+        if let Some(b) = beside {
+            b.end().await;
+        }
+    }
+
+    /// Kill it now, then end what runs beside it.
+    pub async fn kill(mut self) {
+        let _ = self.process.kill().await;
+        if let Some(b) = self.beside.take() {
+            b.end().await;
         }
     }
 }
@@ -287,7 +305,7 @@ impl WarmSessions {
     pub async fn end_all(&self) {
         let all = self.pool().drain();
         for (_, w) in all {
-            let _ = w.process.close(CLOSE_GRACE).await;
+            w.close(CLOSE_GRACE).await;
         }
     }
 }
@@ -296,7 +314,7 @@ fn close_in_background(w: Box<Warm>) {
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => {
             handle.spawn(async move {
-                let _ = w.process.close(CLOSE_GRACE).await;
+                w.close(CLOSE_GRACE).await;
             });
         }
         // No runtime: dropping it ends the supervisor's task, and the

@@ -258,6 +258,7 @@ impl Job {
             run_id: Some(run_id.clone()),
             approval_desk: Some(inner.approvals.clone()),
             warm: request.warm.then(|| inner.warm.sessions.clone()),
+            hidden: inner.hidden.clone(),
             // The run's record is written with the job's end, in one
             // transaction, until it lands (`job_end.rs`).
             caller_records_end: true,

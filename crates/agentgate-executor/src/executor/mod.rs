@@ -140,6 +140,10 @@ pub struct ExecutorOptions {
     pub tool_runner: Option<agentgate_tools::runner::RunnerSetup>,
     /// The keys that open the jobs' sealed secrets (see `sealing.rs`).
     pub keys: agentgate_core::sealed::KeyRing,
+    /// Files of this process that no sandboxed CLI may read (see
+    /// `agentgate_core::RunOptions::hidden`): the server's token file, the
+    /// queue's key file.
+    pub hidden: Vec<PathBuf>,
 }
 
 /// The running executor (see the module notes).
@@ -157,6 +161,8 @@ struct Inner {
     owner: String,
     keeper: Option<PathBuf>,
     tool_server: Option<agentgate_core::ToolServer>,
+    /// See [`ExecutorOptions::hidden`].
+    hidden: Vec<PathBuf>,
     /// Where people answer the `ask` decisions of runs executing here.
     approvals: ApprovalDesk,
     /// The warm processes of `warm: true` sessions.
@@ -233,10 +239,12 @@ impl Executor {
                 keeper: options.keeper.clone(),
                 tool_server: options.tool_server.clone(),
                 keys: options.keys.clone(),
+                hidden: options.hidden.clone(),
             },
             keys: options.keys,
             keeper: options.keeper,
             tool_server: options.tool_server,
+            hidden: options.hidden,
             approvals: ApprovalDesk::new(),
             warm: warm_hold::WarmHold::start()?,
             concurrency: options.concurrency,

@@ -77,6 +77,8 @@ pub struct WorkflowTools {
     pub tool_server: Option<ToolServer>,
     /// The queue's keys: they seal the agents' secrets in the run's events.
     pub keys: agentgate_core::sealed::KeyRing,
+    /// See `ExecutorOptions::hidden`.
+    pub hidden: Vec<PathBuf>,
 }
 
 /// How a workflow job's turn ended.
@@ -106,6 +108,7 @@ pub async fn run_job(
         tools.tool_server.clone(),
     );
     env.keys = tools.keys.clone();
+    env.hidden = tools.hidden.clone();
     // The observer is the store: SSE clients read the run's events there.
     let observer = Box::new(|_: &agentgate_protocol::Event| {});
     let ran = match store.get_run(job_id) {

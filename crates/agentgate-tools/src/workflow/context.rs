@@ -45,6 +45,9 @@ pub struct WorkflowEnv {
     /// [`agentgate_core::sealed`]). [`WorkflowEnv::new`] gives an empty
     /// ring: a workflow whose agents set `env` then cannot start.
     pub keys: agentgate_core::sealed::KeyRing,
+    /// Files of agentgate's own its agent steps' sandboxed CLIs may not
+    /// read (see `agentgate_core::RunOptions::hidden`).
+    pub hidden: Vec<PathBuf>,
 }
 
 impl WorkflowEnv {
@@ -73,6 +76,7 @@ impl WorkflowEnv {
             tool_server,
             caller_env: crate::invoke::caller_env(),
             keys: agentgate_core::sealed::KeyRing::default(),
+            hidden: Vec::new(),
         }
     }
 }

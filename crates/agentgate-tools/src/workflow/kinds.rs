@@ -266,6 +266,7 @@ pub(super) async fn run_agent_child(
         tool_server: ctx.env.tool_server.clone(),
         run_id: Some(run_id.clone()),
         parent_run_id: Some(ctx.run_id().to_owned()),
+        hidden: ctx.env.hidden.clone(),
         ..RunOptions::default()
     };
     let mut sink = Nest::new(&ctx.journal, child.step_id, &run_id);

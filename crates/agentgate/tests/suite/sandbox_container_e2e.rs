@@ -24,7 +24,7 @@ const IMAGE: &str = "localhost/agentgate-test-skeleton:2";
 
 /// A file only the image has (this host has podman's `/run/.containerenv`
 /// of its own, so that one tells nothing).
-const MARKER: &str = "/agentgate-test-skeleton";
+pub(super) const MARKER: &str = "/agentgate-test-skeleton";
 
 fn podman() -> &'static str {
     "podman"
@@ -88,7 +88,7 @@ fn hard_limit(name: &str) -> Option<u64> {
 /// this machine's podman needs (runc; limits within the hard ones: see
 /// docs/guide/sandbox.md) and the host's network (fake-llm listens on its
 /// loopback).
-fn container_config(dir: &Path) -> PathBuf {
+pub(super) fn container_config(dir: &Path) -> PathBuf {
     ensure_image();
     let nofile = hard_limit("Max open files").unwrap_or(1024);
     let nproc = hard_limit("Max processes").unwrap_or(32768).min(32768);
@@ -164,7 +164,7 @@ fn claude_answers_from_a_container() {
 }
 
 /// The run's containers (named `agentgate-<run id>-<hex>`) that exist.
-fn containers_of(env: &serde_json::Value) -> Vec<String> {
+pub(super) fn containers_of(env: &serde_json::Value) -> Vec<String> {
     let run: String = env["run_id"]
         .as_str()
         .unwrap_or_else(|| panic!("no run_id: {env:#}"))
@@ -172,6 +172,14 @@ fn containers_of(env: &serde_json::Value) -> Vec<String> {
         .filter(char::is_ascii_alphanumeric)
         .take(32)
         .collect();
+    existing_containers()
+        .into_iter()
+        .filter(|l| l.starts_with(&format!("agentgate-{run}-")))
+        .collect()
+}
+
+/// The names of the containers that exist, running or not.
+pub(super) fn existing_containers() -> Vec<String> {
     let out = Command::new(podman())
         .args(["ps", "-a", "--format", "{{.Names}}"])
         .output()
@@ -179,7 +187,6 @@ fn containers_of(env: &serde_json::Value) -> Vec<String> {
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .filter(|l| l.starts_with(&format!("agentgate-{run}-")))
         .map(str::to_owned)
         .collect()
 }

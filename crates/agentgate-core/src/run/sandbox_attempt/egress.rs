@@ -36,8 +36,9 @@ pub(crate) async fn next_refusal(sandbox: &mut Option<AttemptSandbox>) -> Option
 }
 
 impl AttemptSandbox {
-    /// Once the CLI has ended: the refusals not yet told, then the proxy's
-    /// totals (nothing without a proxy).
+    /// Once the CLI has ended (or a warm process's turn): the refusals
+    /// not yet told, then the proxy's totals since the last time (nothing
+    /// without a proxy).
     pub(crate) fn egress_left(&mut self) -> Vec<String> {
         let mut left = Vec::new();
         if let Some(rx) = self.egress_notices.as_mut() {
@@ -46,7 +47,14 @@ impl AttemptSandbox {
             }
         }
         if let Some(proxy) = &self.egress {
-            left.push(totals(proxy.summary()));
+            // A warm process's proxy serves one turn after another: each
+            // turn is told its own.
+            let now = proxy.summary();
+            let before = std::mem::replace(&mut self.egress_told, now);
+            left.push(totals(EgressSummary {
+                tunnels: now.tunnels.saturating_sub(before.tunnels),
+                refused: now.refused.saturating_sub(before.refused),
+            }));
         }
         left
     }

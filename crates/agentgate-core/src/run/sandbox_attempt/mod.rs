@@ -5,7 +5,8 @@
 //! proxy), or a container (`container.rs`); and the envelope's `sandbox`
 //! report (`report.rs`).
 //!
-//! Used in three steps by an attempt (and a warm process's start):
+//! Used in three steps by an attempt (a warm process keeps its sandbox
+//! whole until it ends, each turn reporting it: `turn_report`):
 //! [`AttemptSandbox::prepare`] before the gateway starts (it gives the
 //! gateway's Unix socket), [`AttemptSandbox::confine`] once the CLI's
 //! invocation is built (it becomes `agentgate __sandbox SPEC_FILE`, the
@@ -48,6 +49,8 @@ pub(crate) struct AttemptSandbox {
     egress: Option<agentgate_gateway::EgressProxy>,
     /// The egress proxy's refusals as they happen.
     egress_notices: Option<tokio::sync::mpsc::UnboundedReceiver<agentgate_gateway::EgressNotice>>,
+    /// The proxy's totals as last told (`egress_left`).
+    egress_told: agentgate_gateway::EgressSummary,
     container: Option<super::container::ContainerRun>,
     warnings: Vec<String>,
     /// Why the filesystem rule is weaker than the level asks, if it is.
@@ -62,6 +65,9 @@ pub(crate) struct Confinement<'a> {
     pub scratch: &'a Scratch,
     /// The store's runs folder (hidden from the CLI).
     pub runs_dir: Option<&'a Path>,
+    /// More of agentgate's own files hidden from the CLI
+    /// ([`super::RunOptions::hidden`]).
+    pub hidden: &'a [PathBuf],
     pub edit_scope: &'a EditScope,
     /// The files the command wrote for the CLI (in the scratch folder).
     pub command_files: &'a [PathBuf],
@@ -99,6 +105,7 @@ impl AttemptSandbox {
             environment: None,
             egress: None,
             egress_notices: None,
+            egress_told: agentgate_gateway::EgressSummary::default(),
             container: None,
             warnings: Vec::new(),
             weakened: None,
@@ -166,6 +173,7 @@ impl AttemptSandbox {
             tmpdir: self.tmpdir.path(),
             command_files: at.command_files,
             runs_dir: at.runs_dir,
+            hidden: at.hidden,
             mcp_servers: at.mcp_servers,
         });
         let scratch = at
@@ -320,81 +328,21 @@ impl AttemptSandbox {
 }
 
 impl AttemptSandbox {
-    /// For a warm process, which outlives the attempt: what to remove when
-    /// it ends (the temp folders, the spec, the report), and what each
-    /// turn reports. `None` for the report of a container (not made for
-    /// warm processes).
-    pub(crate) fn into_process(
-        mut self,
-    ) -> (Vec<PathBuf>, Option<crate::warm::sessions::WarmSandbox>) {
-        let mut remove = std::mem::take(&mut self.files.0);
-        let private = self.private.keep();
-        let tmpdir = self.tmpdir.keep();
-        remove.extend([private, tmpdir]);
-        let warm = match (self.report_path.take(), self.environment.take()) {
-            (Some(report_path), Some(environment)) => Some(crate::warm::sessions::WarmSandbox {
-                level: self.settings.level,
-                environment,
-                report_path,
-                weakened: self.weakened.take(),
+    /// A warm process's turn ended: the envelope's `sandbox`, the sandbox
+    /// kept for the next turn (its report file, its egress proxy and its
+    /// container live as long as the process).
+    pub(crate) fn turn_report(&self) -> SandboxReport {
+        report::report(
+            self.settings.level,
+            self.environment.clone().unwrap_or_else(|| {
+                spec::not_enforced("environment allowlist", "the CLI did not start")
             }),
-            _ => None,
-        };
-        (remove, warm)
+            self.report_path.as_deref(),
+            self.container.as_ref().map(|run| run.report()),
+            self.warnings.clone(),
+            self.weakened.clone(),
+        )
     }
-}
-
-/// Confine a warm process (`plan`) to `step`'s sandbox, if it has one:
-/// the sandbox's files join those removed when the process ends; what each
-/// of its turns reports.
-pub(crate) async fn confine_warm(
-    ctx: super::options::RunContext<'_>,
-    step: &crate::plan::Step,
-    plan: &mut crate::warm::modes::WarmPlan,
-    mcp_servers: &[agentgate_providers::McpServer],
-    em: &mut super::emitter::Emitter<'_>,
-) -> Result<Option<crate::warm::sessions::WarmSandbox>, String> {
-    let Some(mut sandbox) = AttemptSandbox::prepare(step.sandbox.as_ref())? else {
-        return Ok(None);
-    };
-    match sandbox.settings.level {
-        SandboxLevel::Strict => {
-            return Err("--sandbox strict reaches the model only through the run's gateway, which a warm process (--warm, permission mode ask) does not have yet: use --sandbox workspace".to_owned());
-        }
-        SandboxLevel::Container => {
-            return Err("--sandbox container does not start warm processes yet (--warm, permission mode ask): use --sandbox workspace".to_owned());
-        }
-        SandboxLevel::Off | SandboxLevel::Workspace => {}
-    }
-    let at = Confinement {
-        provider: step.provider.as_ref(),
-        agentgate: ctx.options.keeper.as_deref(),
-        scratch: ctx.scratch,
-        runs_dir: ctx.store.map(|s| s.runs_dir()),
-        edit_scope: &step.edit_scope,
-        command_files: &plan.files,
-        mcp_servers,
-        // A warm process outlives the attempt a gateway would serve.
-        gateway_port: None,
-        run_id: &em.run_id,
-    };
-    let notice = sandbox.confine(&mut plan.start.invocation, at).await?;
-    em.notice(notice);
-    let (remove, warm) = sandbox.into_process();
-    plan.files.extend(remove);
-    Ok(warm)
-}
-
-/// A warm turn's envelope's `sandbox`: its process's.
-pub(crate) fn warm_report(sandbox: &crate::warm::sessions::WarmSandbox) -> SandboxReport {
-    report::report(
-        sandbox.level,
-        sandbox.environment.clone(),
-        Some(&sandbox.report_path),
-        None,
-        Vec::new(),
-        sandbox.weakened.clone(),
-    )
 }
 
 /// What [`files`] reads.
@@ -409,6 +357,7 @@ struct FilesAsked<'a> {
     tmpdir: &'a Path,
     command_files: &'a [PathBuf],
     runs_dir: Option<&'a Path>,
+    hidden: &'a [PathBuf],
     mcp_servers: &'a [agentgate_providers::McpServer],
 }
 
@@ -451,7 +400,7 @@ fn files(asked: &FilesAsked<'_>) -> Files {
     {
         paths::push_new(&mut write, p);
     }
-    let own = paths::own_paths(asked.runs_dir);
+    let own = paths::own_paths(asked.runs_dir, asked.hidden);
     let private = paths::hidden_paths(asked.home, asked.settings, &own);
     // The command's files (its MCP configuration, a system prompt) lie in
     // the run's folder, inside agentgate's own: granted one by one.

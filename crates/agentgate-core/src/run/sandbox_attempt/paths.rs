@@ -203,8 +203,9 @@ pub(super) fn hidden_paths(
 
 /// agentgate's own files: its data folder (`AGENTGATE_HOME`, else the XDG
 /// default), the store's runs folder, the config file `AGENTGATE_CONFIG`
-/// names and the user's config folder.
-pub(super) fn own_paths(runs_dir: Option<&Path>) -> Vec<PathBuf> {
+/// names, the user's config folder, and `more` (a server's token file,
+/// the queue's key file).
+pub(super) fn own_paths(runs_dir: Option<&Path>, more: &[PathBuf]) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     if let Some(dir) = agentgate_store::default_db_path()
         .ok()
@@ -225,6 +226,9 @@ pub(super) fn own_paths(runs_dir: Option<&Path>) -> Vec<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
     if let Some(dir) = user_config {
         push_new(&mut paths, dir.join("agentgate"));
+    }
+    for p in more {
+        push_new(&mut paths, p.clone());
     }
     paths
         .into_iter()

@@ -64,6 +64,8 @@ fn the_workspace_the_state_and_the_temp_folder_are_written_the_rest_read() {
         std::fs::create_dir_all(d).unwrap();
     }
     let state = [home.join(".claude")];
+    // A server's token file outside the data folder.
+    let hidden = [home.join("secrets/token")];
     let asked = |cwd: &Path, scope: &EditScope| {
         files(&FilesAsked {
             settings: &settings(SandboxLevel::Workspace),
@@ -76,6 +78,7 @@ fn the_workspace_the_state_and_the_temp_folder_are_written_the_rest_read() {
             tmpdir: &tmp,
             command_files: &[],
             runs_dir: Some(&runs),
+            hidden: &hidden,
             mcp_servers: &[],
         })
     };
@@ -85,6 +88,7 @@ fn the_workspace_the_state_and_the_temp_folder_are_written_the_rest_read() {
     }
     assert!(f.read.contains(&home) && f.read.contains(&work));
     assert!(f.private.contains(&home.join(".ssh")) && f.private.contains(&runs));
+    assert!(f.private.contains(&hidden[0]), "{:?}", f.private);
     assert!(f.weakened.is_none());
     let classify = asked(&work, &EditScope::Nothing);
     assert!(!classify.write.contains(&work) && classify.read.contains(&work));
@@ -121,6 +125,7 @@ fn confining_claude_makes_its_state_folder_and_runs_it_through_the_sandbox() {
         agentgate: Some(&agentgate),
         scratch: &scratch,
         runs_dir: None,
+        hidden: &[],
         edit_scope: &EditScope::Any,
         command_files: &[],
         mcp_servers: &[],
