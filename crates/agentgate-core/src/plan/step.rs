@@ -228,3 +228,18 @@ pub struct StepSandbox {
     /// `container`: how the CLI is started in a container.
     pub container: Option<crate::config::ContainerSpec>,
 }
+
+impl StepSandbox {
+    /// `level` with the built-in rules only (no additions, no container).
+    pub fn at(level: agentgate_protocol::SandboxLevel) -> StepSandbox {
+        StepSandbox {
+            level,
+            env_allow: Vec::new(),
+            hide: Vec::new(),
+            read_allow: Vec::new(),
+            write_allow: Vec::new(),
+            egress_allow: Vec::new(),
+            container: None,
+        }
+    }
+}

@@ -215,6 +215,16 @@ mod tests {
         assert_eq!((summary.model_calls, summary.refused_calls), (1, 2));
     }
 
+    /// One call's usage: 5 in, 6 out.
+    fn call_usage() -> Usage {
+        Usage {
+            input_tokens: 5,
+            output_tokens: 6,
+            total_tokens: 11,
+            ..Usage::default()
+        }
+    }
+
     #[test]
     fn a_taken_ledger_starts_again_with_its_limits_counted_afresh() {
         let ledger = Ledger::default();
@@ -223,12 +233,7 @@ mod tests {
             ..CallLimits::default()
         };
         assert!(ledger.begin_call(&limits).refusal.is_none());
-        let usage = Usage {
-            input_tokens: 5,
-            output_tokens: 6,
-            total_tokens: 11,
-            ..Usage::default()
-        };
+        let usage = call_usage();
         ledger.end_call(Some(&usage), Duration::from_millis(5));
         assert!(ledger.begin_call(&limits).refusal.unwrap().first);
         let first = ledger.take("u".into());
@@ -252,12 +257,7 @@ mod tests {
             ..CallLimits::default()
         };
         assert!(ledger.begin_call(&limits).refusal.is_none());
-        let usage = Usage {
-            input_tokens: 5,
-            output_tokens: 6,
-            total_tokens: 11,
-            ..Usage::default()
-        };
+        let usage = call_usage();
         ledger.end_call(Some(&usage), Duration::from_millis(5));
         assert!(ledger.begin_call(&limits).refusal.is_none());
         ledger.end_call(Some(&usage), Duration::from_millis(5));

@@ -386,15 +386,7 @@ fn warm_turns_run_in_the_sandbox() {
     let turn = |prompt: &str| {
         let mut plan = bench.plan(prompt, PermissionMode::Bypass, &Config::default());
         for step in &mut plan.steps {
-            step.sandbox = Some(StepSandbox {
-                level: SandboxLevel::Workspace,
-                env_allow: Vec::new(),
-                hide: Vec::new(),
-                read_allow: Vec::new(),
-                write_allow: Vec::new(),
-                egress_allow: Vec::new(),
-                container: None,
-            });
+            step.sandbox = Some(StepSandbox::at(SandboxLevel::Workspace));
         }
         let (outcome, events) = bench.turn_with(&plan);
         (serde_json::to_value(&outcome.envelope).unwrap(), events)

@@ -62,15 +62,7 @@ fn classify_turn(
     for step in &mut plan.steps {
         assert_eq!(step.edit_scope, agentgate_core::EditScope::Nothing);
         step.request.env_clear = true;
-        step.sandbox = Some(agentgate_core::StepSandbox {
-            level,
-            env_allow: Vec::new(),
-            hide: Vec::new(),
-            read_allow: Vec::new(),
-            write_allow: Vec::new(),
-            egress_allow: Vec::new(),
-            container: None,
-        });
+        step.sandbox = Some(agentgate_core::StepSandbox::at(level));
     }
     plan
 }

@@ -54,18 +54,6 @@ const PROMPTS: [&str; 2] = [
     "Probe it again (turn TWO).",
 ];
 
-fn strict_sandbox() -> StepSandbox {
-    StepSandbox {
-        level: SandboxLevel::Strict,
-        env_allow: Vec::new(),
-        hide: Vec::new(),
-        read_allow: Vec::new(),
-        write_allow: Vec::new(),
-        egress_allow: Vec::new(),
-        container: None,
-    }
-}
-
 /// One turn of `bench`'s session with each step given `sandbox` and
 /// `gateway`: its envelope and events.
 fn turn(
@@ -119,7 +107,7 @@ fn warm_strict(cli: Cli) {
     let bench = Bench::new(cli, &script(cli, [&first, &second]));
     plant_ssh_key(&bench.client);
     let work = bench.client.setup.workdir.clone();
-    let sandbox = strict_sandbox();
+    let sandbox = StepSandbox::at(SandboxLevel::Strict);
     let gateway = StepGateway::default();
     let mut pgid = None;
     for (n, prompt) in PROMPTS.into_iter().enumerate() {

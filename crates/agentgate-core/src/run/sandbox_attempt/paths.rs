@@ -256,13 +256,8 @@ mod tests {
 
     fn sandbox() -> StepSandbox {
         StepSandbox {
-            level: agentgate_protocol::SandboxLevel::Workspace,
-            env_allow: Vec::new(),
             hide: vec![PathBuf::from("/srv/secrets")],
-            read_allow: Vec::new(),
-            write_allow: Vec::new(),
-            egress_allow: Vec::new(),
-            container: None,
+            ..StepSandbox::at(agentgate_protocol::SandboxLevel::Workspace)
         }
     }
 

@@ -4,15 +4,7 @@
 use super::*;
 
 fn settings(level: SandboxLevel) -> StepSandbox {
-    StepSandbox {
-        level,
-        env_allow: Vec::new(),
-        hide: Vec::new(),
-        read_allow: Vec::new(),
-        write_allow: Vec::new(),
-        egress_allow: Vec::new(),
-        container: None,
-    }
+    StepSandbox::at(level)
 }
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
