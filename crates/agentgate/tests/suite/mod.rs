@@ -102,6 +102,7 @@ mod tool_mcp;
 mod tool_runner;
 mod tool_support;
 mod tools_cmd;
+mod usage_report;
 mod warm_host;
 mod warm_real;
 mod warm_run;
