@@ -144,9 +144,7 @@ pub enum UsageParamError {
     #[error("unknown bucket `{0}`: use day, week or month")]
     Bucket(String),
     /// `--group` is not a dimension.
-    #[error(
-        "unknown group `{0}`: use provider, model, agent, chain, session, label or label:KEY"
-    )]
+    #[error("unknown group `{0}`: use provider, model, agent, chain, session, label or label:KEY")]
     Group(String),
     /// `--group token`: runs do not record their API token yet.
     #[error(
@@ -155,7 +153,9 @@ pub enum UsageParamError {
     )]
     TokenGroup,
     /// A date that is neither `YYYY-MM-DD` nor RFC 3339.
-    #[error("`{name}` is `{value}`: give a date (2026-11-01) or an RFC 3339 time (2026-11-01T08:00:00Z)")]
+    #[error(
+        "`{name}` is `{value}`: give a date (2026-11-01) or an RFC 3339 time (2026-11-01T08:00:00Z)"
+    )]
     Time {
         /// `since` or `until`.
         name: &'static str,
@@ -209,7 +209,12 @@ impl UsageQuery {
         };
         let until = match until {
             Some(text) => parse_bound("until", text, true)?,
-            None => day_start(month_start.last_of_month().tomorrow().unwrap_or(month_start)),
+            None => day_start(
+                month_start
+                    .last_of_month()
+                    .tomorrow()
+                    .unwrap_or(month_start),
+            ),
         };
         if since >= until {
             return Err(UsageParamError::EmptyRange { since, until });
@@ -378,6 +383,13 @@ pub(crate) fn assemble<E>(
             totals.add(cell);
         }
     }
+    // Sums of floats drift in the last digits (0.1 + 0.2): a nanodollar is
+    // below any price.
+    let nano = |usd: f64| (usd * 1e9).round() / 1e9;
+    totals.cost_usd = nano(totals.cost_usd);
+    for figures in rows.values_mut() {
+        figures.cost_usd = nano(figures.cost_usd);
+    }
     Ok(UsageReport {
         since: query.since,
         until: query.until,
@@ -438,7 +450,8 @@ mod tests {
 
     #[test]
     fn defaults_cover_the_current_month() {
-        let q = UsageQuery::from_params(None, None, None, None, at("2026-02-14T10:00:00Z")).unwrap();
+        let q =
+            UsageQuery::from_params(None, None, None, None, at("2026-02-14T10:00:00Z")).unwrap();
         assert_eq!(q.since, at("2026-02-01T00:00:00Z"));
         assert_eq!(q.until, at("2026-03-01T00:00:00Z"));
         assert_eq!(q.by, UsageBucket::Day);
@@ -482,21 +495,28 @@ mod tests {
 
     #[test]
     fn cells_fold_into_rows_and_totals() {
-        let q = UsageQuery::from_params(None, Some("provider"), None, None, at("2026-02-14T00:00:00Z"))
-            .unwrap();
-        let cell = |group: Option<&str>, status: &str, error: Option<&str>, runs, cost: f64, with| {
-            UsageCell {
-                bucket: "2026-02-01".into(),
-                group: group.map(Into::into),
-                status: status.into(),
-                error_type: error.map(Into::into),
-                runs,
-                runs_with_cost: with,
-                input_tokens: 10 * runs,
-                cost_usd: cost,
-                ..UsageCell::default()
-            }
-        };
+        let q = UsageQuery::from_params(
+            None,
+            Some("provider"),
+            None,
+            None,
+            at("2026-02-14T00:00:00Z"),
+        )
+        .unwrap();
+        let cell =
+            |group: Option<&str>, status: &str, error: Option<&str>, runs, cost: f64, with| {
+                UsageCell {
+                    bucket: "2026-02-01".into(),
+                    group: group.map(Into::into),
+                    status: status.into(),
+                    error_type: error.map(Into::into),
+                    runs,
+                    runs_with_cost: with,
+                    input_tokens: 10 * runs,
+                    cost_usd: cost,
+                    ..UsageCell::default()
+                }
+            };
         let report = assemble::<()>(&q, |_| {
             Ok(vec![
                 cell(None, "succeeded", None, 1, 0.0, 0),

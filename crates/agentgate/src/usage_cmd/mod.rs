@@ -84,7 +84,11 @@ pub fn run(
     let store = store_choice::open(&location).context("failed to open the run store")?;
     let report = store.usage_report(&query)?;
     let mut out = Stdout::new();
-    let format = if args.json { "json" } else { args.format.as_str() };
+    let format = if args.json {
+        "json"
+    } else {
+        args.format.as_str()
+    };
     match format {
         "json" => out.json(&report, None)?,
         "csv" => out.text(&render::csv(&report))?,

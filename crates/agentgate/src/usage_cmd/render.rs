@@ -65,8 +65,19 @@ pub fn table(report: &UsageReport) -> String {
     }
     header.extend(
         [
-            "RUNS", "OK", "FAILED", "CANCELLED", "INPUT", "OUTPUT", "CACHE R", "CACHE W",
-            "REASONING", "TOTAL", "COST USD", "NO COST", "ERRORS",
+            "RUNS",
+            "OK",
+            "FAILED",
+            "CANCELLED",
+            "INPUT",
+            "OUTPUT",
+            "CACHE R",
+            "CACHE W",
+            "REASONING",
+            "TOTAL",
+            "COST USD",
+            "NO COST",
+            "ERRORS",
         ]
         .map(str::to_owned),
     );

@@ -1,4 +1,5 @@
 mod bench_sandbox;
+mod bench_usage;
 mod cli_node;
 mod cli_reference;
 mod cli_versions;

@@ -169,18 +169,36 @@ fn check_totals(report: &Value, envelopes: &[Envelope]) {
     assert_eq!(t["runs"], envelopes.len() as u64);
     assert_eq!(t["input_tokens"], sum(&|e| e.tokens_used.input_tokens));
     assert_eq!(t["output_tokens"], sum(&|e| e.tokens_used.output_tokens));
-    assert_eq!(t["cache_read_tokens"], sum(&|e| e.tokens_used.cache_read_input_tokens));
-    assert_eq!(t["cache_write_tokens"], sum(&|e| e.tokens_used.cache_creation_input_tokens));
+    assert_eq!(
+        t["cache_read_tokens"],
+        sum(&|e| e.tokens_used.cache_read_input_tokens)
+    );
+    assert_eq!(
+        t["cache_write_tokens"],
+        sum(&|e| e.tokens_used.cache_creation_input_tokens)
+    );
     assert_eq!(t["reasoning_tokens"], sum(&|e| e.reasoning_tokens));
     assert_eq!(t["total_tokens"], sum(&|e| e.tokens_used.total_tokens));
-    assert_eq!(t["runs_without_cost"], sum(&|e| u64::from(e.tokens_used.cost_usd.is_none())));
-    let cost: f64 = envelopes.iter().filter_map(|e| e.tokens_used.cost_usd).sum();
-    assert!((t["cost_usd"].as_f64().unwrap() - cost).abs() < 1e-6, "{t} vs {cost}");
+    assert_eq!(
+        t["runs_without_cost"],
+        sum(&|e| u64::from(e.tokens_used.cost_usd.is_none()))
+    );
+    let cost: f64 = envelopes
+        .iter()
+        .filter_map(|e| e.tokens_used.cost_usd)
+        .sum();
+    assert!(
+        (t["cost_usd"].as_f64().unwrap() - cost).abs() < 1e-6,
+        "{t} vs {cost}"
+    );
     let count = |k: Option<ErrorKind>| sum(&|e| u64::from(e.error_type == k));
     assert_eq!(t["cancelled"], count(Some(ErrorKind::Cancelled)));
     assert_eq!(t["failed"], count(Some(ErrorKind::RateLimit)));
     assert_eq!(t["succeeded"], count(None));
-    assert_eq!(t["error_types"]["rate_limit"], count(Some(ErrorKind::RateLimit)));
+    assert_eq!(
+        t["error_types"]["rate_limit"],
+        count(Some(ErrorKind::RateLimit))
+    );
     // Every dimension splits the same runs.
     let rows = report["rows"].as_array().unwrap();
     let in_rows: u64 = rows.iter().map(|r| r["runs"].as_u64().unwrap()).sum();
@@ -192,10 +210,18 @@ fn totals_equal_the_stored_envelopes(store: &str) {
     let envelopes = generate(&*open(store), 120);
     let march = ["--since", "2026-03-01", "--until", "2026-03-31"];
     for group in ["provider", "model", "agent", "session"] {
-        let report = usage_json(home.path(), store, &[&march[..], &["--group", group]].concat());
+        let report = usage_json(
+            home.path(),
+            store,
+            &[&march[..], &["--group", group]].concat(),
+        );
         check_totals(&report, &envelopes);
     }
-    let by_month = usage_json(home.path(), store, &[&march[..], &["--by", "month"]].concat());
+    let by_month = usage_json(
+        home.path(),
+        store,
+        &[&march[..], &["--by", "month"]].concat(),
+    );
     check_totals(&by_month, &envelopes);
     assert_eq!(by_month["rows"].as_array().unwrap().len(), 1);
 }
@@ -305,7 +331,12 @@ fn rows(report: &Value) -> Vec<(String, Option<String>, u64, u64)> {
         .collect()
 }
 
-fn row(bucket: &str, group: Option<&str>, runs: u64, input: u64) -> (String, Option<String>, u64, u64) {
+fn row(
+    bucket: &str,
+    group: Option<&str>,
+    runs: u64,
+    input: u64,
+) -> (String, Option<String>, u64, u64) {
     (bucket.to_owned(), group.map(str::to_owned), runs, input)
 }
 
@@ -352,12 +383,18 @@ fn grouping_and_bucketing(store: &str) {
     let chains = report(&["--by", "month", "--group", "chain"]);
     assert_eq!(
         rows(&chains),
-        [row("2026-03-01", Some("main"), 2, 400), row("2026-03-01", None, 2, 600)]
+        [
+            row("2026-03-01", Some("main"), 2, 400),
+            row("2026-03-01", None, 2, 600)
+        ]
     );
     let sessions = report(&["--by", "month", "--group", "session"]);
     assert_eq!(
         rows(&sessions),
-        [row("2026-03-01", Some("s1"), 2, 300), row("2026-03-01", None, 2, 700)]
+        [
+            row("2026-03-01", Some("s1"), 2, 300),
+            row("2026-03-01", None, 2, 700)
+        ]
     );
     let models = report(&["--by", "month", "--group", "model"]);
     assert_eq!(
@@ -394,29 +431,53 @@ fn grouping_and_bucketing(store: &str) {
     let april = usage_json(
         home.path(),
         store,
-        &["--since", "2026-04-01T00:00:00Z", "--until", "2026-04-01T00:00:01Z"],
+        &[
+            "--since",
+            "2026-04-01T00:00:00Z",
+            "--until",
+            "2026-04-01T00:00:01Z",
+        ],
     );
     assert_eq!(rows(&april), [row("2026-04-01", None, 1, 500)]);
 
     // The table and CSV carry the same figures.
-    let (code, table, _) = usage(home.path(), store, &[&march[..], &["--group", "provider"]].concat());
+    let (code, table, _) = usage(
+        home.path(),
+        store,
+        &[&march[..], &["--group", "provider"]].concat(),
+    );
     assert_eq!(code, 0);
     let total = table.lines().find(|l| l.starts_with("total")).unwrap();
     let cells: Vec<&str> = total.split_whitespace().collect();
     assert_eq!(&cells[..5], ["total", "4", "2", "1", "1"], "{table}");
-    assert!(total.contains("1000") && total.contains("3.7500"), "{table}");
+    assert!(
+        total.contains("1000") && total.contains("3.7500"),
+        "{table}"
+    );
     let (code, csv, _) = usage(
         home.path(),
         store,
-        &[&march[..], &["--by", "month", "--group", "label:team", "--format", "csv"]].concat(),
+        &[
+            &march[..],
+            &["--by", "month", "--group", "label:team", "--format", "csv"],
+        ]
+        .concat(),
     );
     assert_eq!(code, 0);
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("bucket,group,runs,succeeded,failed,cancelled,running,input_tokens,"));
+    assert!(
+        lines[0].starts_with("bucket,group,runs,succeeded,failed,cancelled,running,input_tokens,")
+    );
     assert_eq!(lines.len(), 4, "{csv}");
-    assert!(lines[1].starts_with("2026-03-01,infra,2,1,0,1,0,400,40,"), "{csv}");
+    assert!(
+        lines[1].starts_with("2026-03-01,infra,2,1,0,1,0,400,40,"),
+        "{csv}"
+    );
     assert!(lines[2].ends_with(",rate_limit=1"), "{csv}");
-    assert!(lines[3].starts_with("2026-03-01,,1,1,0,0,0,400,40,0,0,9,440,2.000000,0,"), "{csv}");
+    assert!(
+        lines[3].starts_with("2026-03-01,,1,1,0,0,0,400,40,0,0,9,440,2.000000,0,"),
+        "{csv}"
+    );
 }
 
 #[test]
@@ -440,8 +501,14 @@ fn bad_usage_parameters_exit_2_with_what_to_give() {
         (&["--group", "colour"][..], "unknown group `colour`"),
         (&["--group", "token"][..], "do not record the token"),
         (&["--since", "last week"][..], "`since` is `last week`"),
-        (&["--since", "2026-03-02", "--until", "2026-03-01"][..], "range is empty"),
-        (&["--format", "xml"][..], "invalid value 'xml' for '--format"),
+        (
+            &["--since", "2026-03-02", "--until", "2026-03-01"][..],
+            "range is empty",
+        ),
+        (
+            &["--format", "xml"][..],
+            "invalid value 'xml' for '--format",
+        ),
     ] {
         let (code, stdout, stderr) = usage(dir.path(), store, args);
         assert_eq!(code, 2, "{args:?}: {stderr}");
@@ -474,7 +541,16 @@ fn get_v1_usage_serves_the_report_behind_the_token() {
     let cli = usage_json(
         home.path(),
         db.to_str().unwrap(),
-        &["--by", "week", "--group", "provider", "--since", "2026-03-01", "--until", "2026-03-31"],
+        &[
+            "--by",
+            "week",
+            "--group",
+            "provider",
+            "--since",
+            "2026-03-01",
+            "--until",
+            "2026-03-31",
+        ],
     );
     assert_eq!(body, cli);
     assert_eq!(body["totals"]["runs"], 4);
