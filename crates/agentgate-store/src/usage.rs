@@ -360,8 +360,9 @@ pub(crate) struct UsageCell {
 }
 
 /// The report of `query`, from `cells(group)`, a backend's sums for a
-/// dimension (`None`: by bucket only). Labels need a second query for the
-/// totals (a run is in as many rows as it has labels).
+/// dimension (`None`: by bucket only). Every label pair needs a second
+/// query for the totals (a run is in as many rows as it has labels); one
+/// label key does not (a run has one value of a key at most).
 pub(crate) fn assemble<E>(
     query: &UsageQuery,
     mut cells: impl FnMut(Option<&UsageGroup>) -> Result<Vec<UsageCell>, E>,
@@ -374,7 +375,7 @@ pub(crate) fn assemble<E>(
             .add(cell);
     }
     let mut totals = UsageFigures::default();
-    if matches!(query.group, Some(UsageGroup::Label(_))) {
+    if query.group == Some(UsageGroup::Label(None)) {
         for cell in &cells(None)? {
             totals.add(cell);
         }

@@ -14,9 +14,10 @@ pub(super) async fn usage_report(
     query: &UsageQuery,
 ) -> Result<UsageReport, PgError> {
     let grouped = usage_cells(client, query, query.group.as_ref()).await?;
-    // Labels: the totals count each run once, so they need their own sums.
+    // Every label pair: the totals count each run once, so they need their
+    // own sums (see `assemble`).
     let totals = match query.group {
-        Some(UsageGroup::Label(_)) => Some(usage_cells(client, query, None).await?),
+        Some(UsageGroup::Label(None)) => Some(usage_cells(client, query, None).await?),
         _ => None,
     };
     let mut answers = std::iter::once(grouped).chain(totals);
