@@ -427,6 +427,8 @@ fn grouping_and_bucketing(store: &str) {
             row("2026-03-01", None, 1, 400),
         ]
     );
+    assert_eq!(team["totals"]["runs"], 4);
+    assert_eq!(team["totals"]["input_tokens"], 1000);
     // April alone, by an RFC 3339 range.
     let april = usage_json(
         home.path(),
