@@ -41,6 +41,8 @@
 //! - `GET /v1/workers` (`workers_route.rs`): the executors sharing the
 //!   store (the executor crate's `presence`), `serve`'s own among them
 //!   unless it runs with `--no-executor` (a pure API: it claims nothing);
+//! - `GET /v1/usage` (`usage_route.rs`): the store's usage report
+//!   (`agentgate usage`'s), with its flags as query parameters;
 //! - `GET /metrics` (`metrics/`): the Prometheus text format, behind the
 //!   token: the store's queue and workers, this process's counters; and
 //!   [`MetricsListener`], the listener of `agentgate worker
@@ -80,6 +82,7 @@ mod server;
 mod skills_route;
 mod state;
 mod token;
+mod usage_route;
 mod views;
 mod workers_route;
 mod workflow_routes;

@@ -30,7 +30,7 @@ use crate::error::ErrorBody;
 use crate::views::StreamEnd;
 use crate::{
     approval_routes, events, info, label_cancel, models_route, routes, run_routes, runs,
-    skills_route, workers_route, workflow_routes,
+    skills_route, usage_route, workers_route, workflow_routes,
 };
 
 /// The document's definition: every route, the shared schemas, bearer auth
@@ -69,6 +69,7 @@ use crate::{
         skills_route::list,
         models_route::list,
         workers_route::list_workers,
+        usage_route::usage,
         openapi_json,
     ),
     components(schemas(ErrorBody, StreamEnd)),
@@ -78,6 +79,7 @@ use crate::{
         (name = "runs", description = "Runs: list, one, their events, the queue"),
         (name = "workflows", description = "Workflows: tool, agent, parallel and decision steps run as one job (then followed as a run)"),
         (name = "sessions", description = "Logical sessions (`--session`)"),
+        (name = "usage", description = "What the stored runs spent: runs, tokens and cost by day, week or month and one dimension"),
         (name = "providers", description = "The agent CLIs: installed, healthy, their quota, the skills they see, the models they offer"),
         (name = "workers", description = "The executors sharing the store: `agentgate worker`s and `serve`"),
         (name = "server", description = "The server itself"),

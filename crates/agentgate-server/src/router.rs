@@ -22,7 +22,7 @@ use crate::metrics::endpoint as metrics;
 use crate::state::AppState;
 use crate::{
     approval_routes, events, info, label_cancel, models_route, openapi, routes, run_routes, runs,
-    skills_route, workers_route, workflow_routes,
+    skills_route, usage_route, workers_route, workflow_routes,
 };
 
 /// The whole application: `/healthz`, the `/v1` API behind the token, the
@@ -49,6 +49,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/skills", get(skills_route::list))
         .route("/models", get(models_route::list))
         .route("/workers", get(workers_route::list_workers))
+        .route("/usage", get(usage_route::usage))
         .route("/openapi.json", get(openapi::openapi_json))
         .fallback(v1_not_found)
         .method_not_allowed_fallback(v1_method_not_allowed);

@@ -32,6 +32,9 @@
 //! - [`RunOwner`]: who runs a running run; a run whose owner died reads as
 //!   [`RunStatus::Abandoned`].
 //!
+//! - [`UsageReports`]: what the stored runs spent, by day, week or month
+//!   and one dimension ([`UsageQuery`] -> [`UsageReport`]).
+//!
 //! - [`store_choice`]: which store a command uses (`--store`,
 //!   `AGENTGATE_STORE`, the config's `store:`, the default SQLite file).
 //!
@@ -75,6 +78,7 @@ mod settle;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 pub mod store_choice;
+mod usage;
 mod workers;
 
 pub use backend::{StoreBackend, StoreLocation, open_store};
@@ -110,6 +114,10 @@ pub use session_lock::{SessionLock, lock_file_name};
 pub use settle::{AfterRun, RESULT_FILE_NAME, SavedResult, Settlement};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
+pub use usage::{
+    UsageBucket, UsageFigures, UsageGroup, UsageParamError, UsageQuery, UsageReport, UsageReports,
+    UsageRow,
+};
 pub use workers::{
     LOST_AFTER_BEATS, PRUNE_AFTER, Presence, WorkerKind, WorkerRecord, WorkerRegistry, WorkerState,
 };

@@ -11,6 +11,7 @@ mod session_locks;
 mod sessions;
 mod settle;
 mod thread_totals;
+mod usage;
 mod values;
 mod workers;
 
@@ -168,6 +169,17 @@ impl SqliteStore {
             Ok(value)
         };
         run().map_err(|e: DbError| e.into_store_error(op, &self.path))
+    }
+}
+
+impl crate::usage::UsageReports for SqliteStore {
+    fn usage_report(
+        &self,
+        query: &crate::usage::UsageQuery,
+    ) -> Result<crate::usage::UsageReport, StoreError> {
+        self.read("usage report", |tx| {
+            crate::usage::assemble(query, |group| usage::usage_cells(tx, query, group))
+        })
     }
 }
 

@@ -23,6 +23,7 @@ mod submit_cmd;
 mod table;
 mod tool_cmd;
 mod tools_cmd;
+mod usage_cmd;
 mod worker_cmd;
 mod workflow_cmd;
 mod workflow_submit;
@@ -92,6 +93,11 @@ enum Command {
     /// (checked by pid and start time on this host; a run started on another
     /// host sharing the store shows as running).
     Runs(runs_cmd::Args),
+    /// Report what the stored runs spent: runs by outcome, tokens by class
+    /// and cost, by day, week or month and one dimension (provider, model,
+    /// agent, chain, session, label), as a table, JSON or CSV.
+    #[command(after_long_help = usage_cmd::AFTER_HELP)]
+    Usage(usage_cmd::Args),
     /// Run every installed CLI through one scripted tool turn, offline,
     /// against the built-in model server, and print a table.
     Demo(demo_cmd::Args),
@@ -218,6 +224,7 @@ fn main() -> ExitCode {
     let result = match command {
         Command::Run(args) => run::run(*args, config.as_deref(), store.as_deref()),
         Command::Runs(args) => runs_cmd::run(args, config.as_deref(), store.as_deref()),
+        Command::Usage(args) => usage_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Parse(args) => parse_cmd::run(args, config.as_deref()),
         Command::Providers(args) => providers_cmd::run(args, config.as_deref()),
         Command::Skills(args) => skills_cmd::run(args, config.as_deref()),

@@ -376,3 +376,12 @@ impl WorkerRegistry for GatedStore {
         self.inner.prune_workers(before)
     }
 }
+
+impl agentgate_store::UsageReports for GatedStore {
+    fn usage_report(
+        &self,
+        query: &agentgate_store::UsageQuery,
+    ) -> Result<agentgate_store::UsageReport, StoreError> {
+        self.inner.usage_report(query)
+    }
+}

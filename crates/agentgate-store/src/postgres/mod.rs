@@ -71,6 +71,7 @@ mod settle;
 mod thread_totals;
 mod tls;
 mod url;
+mod usage;
 mod values;
 mod workers;
 

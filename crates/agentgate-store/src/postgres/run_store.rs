@@ -18,6 +18,18 @@ use crate::run_id::validate_run_id;
 use crate::run_store::{EventLine, RunStore};
 use crate::session_lock::SessionLock;
 
+impl crate::usage::UsageReports for PgStore {
+    fn usage_report(
+        &self,
+        query: &crate::usage::UsageQuery,
+    ) -> Result<crate::usage::UsageReport, StoreError> {
+        let query = query.clone();
+        self.transaction("usage report", move |tx| {
+            Box::pin(async move { super::usage::usage_report(tx, &query).await })
+        })
+    }
+}
+
 impl RunStore for PgStore {
     fn runs_dir(&self) -> &Path {
         self.local_runs_dir()

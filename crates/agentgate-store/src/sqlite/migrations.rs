@@ -278,9 +278,28 @@ const V11: &str = "
 ALTER TABLE quota ADD COLUMN windows TEXT CHECK (windows IS NULL OR json_valid(windows));
 ";
 
+/// Version 12: usage reports (see `crate::usage`). The agent and chain of
+/// a run, generated from its envelope (virtual: computed on read, stored
+/// only in the index; rows written before get them too, and a damaged
+/// envelope gives NULL instead of failing), and a partial covering index
+/// over agent runs: the start time, the dimensions, the outcome and the
+/// figures, so that a report reads this index only and never a row's JSON.
+const V12: &str = "
+ALTER TABLE runs ADD COLUMN agent TEXT GENERATED ALWAYS AS
+    (CASE WHEN json_valid(envelope) THEN CAST(json_extract(envelope, '$.agent') AS TEXT) END)
+    VIRTUAL;
+ALTER TABLE runs ADD COLUMN chain TEXT GENERATED ALWAYS AS
+    (CASE WHEN json_valid(envelope) THEN CAST(json_extract(envelope, '$.chain') AS TEXT) END)
+    VIRTUAL;
+CREATE INDEX runs_usage ON runs (started_at, provider, final_model, agent, chain, session_name,
+    status, error_type, input_tokens, output_tokens, cache_read_input_tokens,
+    cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, run_id)
+    WHERE kind = 'agent';
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

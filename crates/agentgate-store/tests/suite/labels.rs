@@ -220,7 +220,9 @@ fn a_version_9_sqlite_store_gets_labels_and_keeps_its_runs() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
         "DROP TABLE labels; ALTER TABLE sessions DROP COLUMN labels; \
-         ALTER TABLE quota DROP COLUMN windows; PRAGMA user_version = 9;",
+         ALTER TABLE quota DROP COLUMN windows; DROP INDEX runs_usage; \
+         ALTER TABLE runs DROP COLUMN agent; ALTER TABLE runs DROP COLUMN chain; \
+         PRAGMA user_version = 9;",
     )
     .unwrap();
     drop(conn);

@@ -28,4 +28,5 @@ mod settle;
 mod support;
 mod tls_cluster;
 mod totals_and_quota;
+mod usage_migration;
 mod workers;

@@ -165,7 +165,7 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
             .get(0)
     });
     assert_eq!(version, PG_SCHEMA_VERSION);
-    assert_eq!(PG_SCHEMA_VERSION, 10);
+    assert_eq!(PG_SCHEMA_VERSION, 11);
     drop(store);
     super::support::drop_pg_database(&url);
 }

@@ -1,4 +1,5 @@
 mod bench_sandbox;
+mod bench_usage;
 mod cli_node;
 mod cli_reference;
 mod cli_versions;
@@ -102,6 +103,7 @@ mod tool_mcp;
 mod tool_runner;
 mod tool_support;
 mod tools_cmd;
+mod usage_report;
 mod warm_host;
 mod warm_real;
 mod warm_run;
