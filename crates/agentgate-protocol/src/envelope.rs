@@ -176,6 +176,11 @@ pub struct Envelope {
     /// enforced each part; absent when the level is `off`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Box<crate::sandbox::SandboxReport>>,
+    /// How `tokens_used.cost_usd` was worked out: the CLI's figure, the
+    /// rate card's from the run's tokens, or both with their difference
+    /// and whether it is flagged; absent from envelopes that ran no agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Box<crate::cost::CostReport>>,
 }
 
 /// What became of a run's reasoning effort and thinking budget on the
