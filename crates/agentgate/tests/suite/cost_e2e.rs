@@ -89,8 +89,8 @@ fn run(client: &Client, home: &Path, config: &str) -> Run {
 fn envelope(run: &Run) -> Value {
     run.stdout
         .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .last()
+        .rev()
+        .find_map(|l| serde_json::from_str::<Value>(l).ok())
         .map(|e| e["envelope"].clone())
         .unwrap_or_default()
 }
