@@ -258,7 +258,9 @@ pub struct TokensUsed {
     /// `input_tokens` + `output_tokens`.
     #[serde(default)]
     pub total_tokens: u64,
-    /// Cost in US dollars, `null` when unknown.
+    /// Cost in US dollars: the rate card's price of these tokens where the
+    /// card prices the model, else the CLI's own figure, else `null` (see
+    /// the envelope's `cost`).
     #[serde(default)]
     pub cost_usd: Option<f64>,
     /// The part of `input_tokens` read from the prompt cache.
