@@ -70,6 +70,7 @@ mod approvals;
 mod catalog;
 mod coalesce;
 mod config;
+mod cost;
 mod cron;
 mod engine;
 mod gateway_limits;
@@ -120,6 +121,10 @@ pub use config::{
     UnknownProvider, WRAPPER_CONFIG_VARS, WRAPPER_FILES, WatchSpec, WrapperModels, account_env_for,
     check_account, find_wrapper_models, kind_named, quota_key, retry_admits, retry_on_from_names,
     split_quota_key,
+};
+pub use cost::{
+    CardEntry, FlagThreshold, Lookup as RateCardLookup, PerMillion, PricedAttempt, Pricing,
+    RateCard, builtin_card, parse_card,
 };
 pub use cron::{CronError, CronExpr};
 pub use engine::{Engine, EngineError};

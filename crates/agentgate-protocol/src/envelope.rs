@@ -176,6 +176,11 @@ pub struct Envelope {
     /// enforced each part; absent when the level is `off`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Box<crate::sandbox::SandboxReport>>,
+    /// How `tokens_used.cost_usd` was worked out: the CLI's figure, the
+    /// rate card's from the run's tokens, or both with their difference
+    /// and whether it is flagged; absent from envelopes that ran no agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Box<crate::cost::CostReport>>,
 }
 
 /// What became of a run's reasoning effort and thinking budget on the
@@ -253,7 +258,9 @@ pub struct TokensUsed {
     /// `input_tokens` + `output_tokens`.
     #[serde(default)]
     pub total_tokens: u64,
-    /// Cost in US dollars, `null` when unknown.
+    /// Cost in US dollars: the rate card's price of these tokens where the
+    /// card prices the model, else the CLI's own figure, else `null` (see
+    /// the envelope's `cost`).
     #[serde(default)]
     pub cost_usd: Option<f64>,
     /// The part of `input_tokens` read from the prompt cache.

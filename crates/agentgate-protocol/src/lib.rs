@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 mod approval;
+mod cost;
 mod envelope;
 mod error;
 mod events;
@@ -51,6 +52,7 @@ mod workspace;
 mod wrapper_envelope;
 
 pub use approval::{ApprovalCounts, ApprovalDecisionEvent, ApprovalRequestEvent, DecidedBy};
+pub use cost::{AttemptCost, CostCardEntry, CostReport, CostSource};
 pub use envelope::{
     ActivityClass, Attempt, EffortReport, Envelope, Metadata, ReasoningAbsentReason,
     ReasoningSource, Survivor, TokensUsed, ToolActivity, estimate_output_tokens,

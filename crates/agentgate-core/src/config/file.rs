@@ -18,6 +18,7 @@ use super::gateway::{self, RawGateway};
 use super::models::{self, RawModels};
 use super::parsed::{Parsed, check_version, defaults_keys};
 use super::paths::{config_folder, resolve_path};
+use super::pricing::{self, RawPricing};
 use super::queue::{self, RawQueue};
 use super::sandbox::{self, RawSandbox};
 use super::source::{CONFIG_VERSION, ConfigError, ConfigFormat};
@@ -57,6 +58,7 @@ struct RawFile {
     debug_prompt: Option<bool>,
     quota_inbox: Option<Spanned<String>>,
     envelope: Option<Spanned<String>>,
+    pricing: Option<Spanned<RawPricing>>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -236,6 +238,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
             .trim()
             .parse()
             .map_err(|why: String| Fault::at(e, format!("envelope: {why}")))?;
+    }
+    if let Some(p) = &raw.pricing {
+        out.pricing = pricing::convert(p)?;
     }
     Ok(out)
 }

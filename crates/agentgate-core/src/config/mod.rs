@@ -26,7 +26,8 @@
 //! `gateway:` ([`GatewaySpec`]) puts a model gateway in front of runs;
 //! `sandbox:` ([`SandboxConfig`]) confines their CLIs and sets the level
 //! `serve` and `worker` require;
-//! `models:` ([`ModelsSpec`]) how catalogs are kept and used. Two
+//! `models:` ([`ModelsSpec`]) how catalogs are kept and used; `pricing:`
+//! overrides and extends the rate card (`crate::cost`). Two
 //! formats users migrate from are read too, told apart by their content
 //! ([`ConfigFormat`]). `docs/config.md` is the reference,
 //! `docs/custom-providers.md` the guide to described CLIs.
@@ -48,6 +49,7 @@ mod models;
 mod origin;
 mod parsed;
 mod paths;
+mod pricing;
 mod providers_yaml;
 mod queue;
 mod retry;
@@ -153,6 +155,9 @@ pub struct Config {
     /// `envelope:`: the envelope `agentgate run` prints (`agentgate`, or
     /// `wrapper` for the shell wrappers' form; `--envelope` wins).
     pub envelope: agentgate_protocol::EnvelopeFormat,
+    /// `pricing:`: the rate card with the file's entries in front of the
+    /// built-in ones, and the CLI-vs-card flag's threshold.
+    pub pricing: crate::cost::Pricing,
     /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
     /// by provider; they win over the file's `account:` (see
     /// [`Config::account`]).
@@ -239,6 +244,7 @@ impl Config {
             debug_prompt: p.debug_prompt,
             quota_inbox: p.quota_inbox,
             envelope: p.envelope,
+            pricing: p.pricing,
             account_env: Vec::new(),
         })
     }

@@ -40,6 +40,8 @@ pub(super) struct Parsed {
     pub debug_prompt: bool,
     pub quota_inbox: Option<std::path::PathBuf>,
     pub envelope: agentgate_protocol::EnvelopeFormat,
+    /// `pricing:`.
+    pub pricing: crate::cost::Pricing,
 }
 
 /// Check the version a file declares.

@@ -88,6 +88,9 @@ pub struct Plan {
     pub quota_hold_above: Option<f64>,
     /// The folder quota errors are written to as files (`quota_inbox:`).
     pub quota_inbox: Option<std::path::PathBuf>,
+    /// How each attempt's tokens are priced (`pricing:` over the built-in
+    /// rate card).
+    pub pricing: crate::cost::Pricing,
 }
 
 impl Plan {
@@ -113,6 +116,7 @@ impl Plan {
             debug_prompt: false,
             quota_hold_above: None,
             quota_inbox: None,
+            pricing: crate::cost::Pricing::default(),
         }
     }
 
@@ -291,6 +295,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         debug_prompt: flags.debug_prompt || cfg.debug_prompt,
         quota_hold_above: cfg.gateway.quota_hold_above,
         quota_inbox: cfg.quota_inbox.clone(),
+        pricing: cfg.pricing.clone(),
     })
 }
 

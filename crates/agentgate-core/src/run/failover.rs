@@ -338,6 +338,11 @@ fn finish(
     envelope.labels = plan.labels.clone();
     envelope.skill = plan.skill.clone();
     envelope.attempts = std::mem::take(&mut runner.attempts);
+    super::cost::finish_run(
+        &plan.pricing,
+        &mut envelope,
+        std::mem::take(&mut runner.costs),
+    );
     envelope.session_recreated = runner.session_recreated || runner.resumed_elsewhere;
     envelope.duration_ms = started.elapsed().as_millis() as u64;
     envelope.workspace = workspace;

@@ -22,6 +22,7 @@ mod capacity;
 mod capture;
 mod checks;
 mod container;
+mod cost;
 mod deadline_event;
 mod debug_prompt;
 mod emitter;

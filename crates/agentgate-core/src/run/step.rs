@@ -44,6 +44,9 @@ pub(super) struct StepRunner<'a> {
     pub resumed_elsewhere: bool,
     /// The first attempt record the store refused.
     pub store_error: Option<agentgate_store::StoreError>,
+    /// The cost of every attempt that ran, in order, and whether it
+    /// reported anything to price.
+    pub costs: Vec<(agentgate_protocol::AttemptCost, bool)>,
 }
 
 impl<'a> StepRunner<'a> {
@@ -56,6 +59,7 @@ impl<'a> StepRunner<'a> {
             session_recreated: false,
             resumed_elsewhere: false,
             store_error: None,
+            costs: Vec::new(),
         }
     }
 }
@@ -215,6 +219,12 @@ impl StepRunner<'_> {
                 } else {
                     attempt(self.ctx, packet, em, cancel).await
                 };
+            self.costs.push(super::cost::price_attempt(
+                &self.ctx.plan.pricing,
+                provider,
+                outcome.started_at,
+                &mut outcome.envelope,
+            ));
             changes = changes_since(snapshot.as_ref()).await;
             checks::check(step, &mut outcome, changes.as_ref());
             self.record_attempt(&outcome.attempt, outcome.started_at, step);

@@ -66,6 +66,22 @@ const SECTIONS: &[(&str, Option<&str>, &str)] = &[
         Some("### `watch:`"),
         "watch: {w: {folder: /tmp, request: {}, zzz: 1}}",
     ),
+    ("config.md", Some("### `pricing:`"), "pricing: {zzz: 1}"),
+    (
+        "config.md",
+        Some("### `pricing:`"),
+        "pricing: {flag_above: {zzz: 1}}",
+    ),
+    (
+        "config.md",
+        Some("### `pricing:`"),
+        "pricing: {providers: {x: [{model: m, usd_per_million: {}, zzz: 1}]}}",
+    ),
+    (
+        "config.md",
+        Some("### `pricing:`"),
+        "pricing: {providers: {x: [{model: m, usd_per_million: {zzz: 1}}]}}",
+    ),
     ("config.md", Some("### `tools:`"), "tools: {zzz: 1}"),
     ("config.md", Some("### `approvals:`"), "approvals: {zzz: 1}"),
     (

@@ -7,6 +7,7 @@ mod client_cli;
 mod config_check_sandbox;
 mod config_cmd;
 mod config_doc;
+mod cost_e2e;
 mod dashboard;
 mod docs_links;
 mod dry_run_quota;
