@@ -176,6 +176,11 @@ pub struct Envelope {
     /// enforced each part; absent when the level is `off`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Box<crate::sandbox::SandboxReport>>,
+    /// The session rotated on this turn (`max_context_tokens`): a new
+    /// native session was started under the same name instead of resuming
+    /// the old one; absent when the turn resumed or started as usual.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_rotated: Option<crate::session_rotation::SessionRotated>,
 }
 
 /// What became of a run's reasoning effort and thinking budget on the

@@ -37,13 +37,16 @@ pub(super) struct StepRunner<'a> {
     pub run_id: &'a str,
     /// Every attempt so far, skipped ones included.
     pub attempts: Vec<Attempt>,
-    attempt_no: u32,
+    pub(super) attempt_no: u32,
     /// A session the run resumed was gone and recreated.
     pub session_recreated: bool,
     /// A CLI asked to resume a session it no longer knew started another.
     pub resumed_elsewhere: bool,
     /// The first attempt record the store refused.
     pub store_error: Option<agentgate_store::StoreError>,
+    /// The session rotated before a step's turn (`rotation.rs`): the
+    /// provider, and what the envelope says of it.
+    pub rotated: Option<(String, agentgate_protocol::SessionRotated)>,
 }
 
 impl<'a> StepRunner<'a> {
@@ -56,6 +59,7 @@ impl<'a> StepRunner<'a> {
             session_recreated: false,
             resumed_elsewhere: false,
             store_error: None,
+            rotated: None,
         }
     }
 }
@@ -119,7 +123,7 @@ impl StepRunner<'_> {
         })
     }
 
-    fn record_attempt(&mut self, attempt: &Attempt, started_at: Timestamp, step: &Step) {
+    pub(super) fn record_attempt(&mut self, attempt: &Attempt, started_at: Timestamp, step: &Step) {
         self.attempts.push(attempt.clone());
         if let Some(store) = self.ctx.store
             && let Err(e) = record::attempt(
@@ -150,16 +154,41 @@ impl StepRunner<'_> {
     ) -> (StepEnd, Changes) {
         let provider = step.provider.name();
         let mut stored = None;
+        let mut rotation_due = None;
         if step.request.resume.is_none()
             && let (Some(name), Some(store)) = (&self.ctx.plan.session, self.ctx.store)
         {
             match store.get_session(name, provider) {
-                Ok(s) => stored = s.map(|s| s.native_session_id),
+                // Past its `max_context_tokens`, the session rotates
+                // (`rotation.rs`) instead of resuming.
+                Ok(Some(s)) => {
+                    rotation_due = crate::session_rotation::rotation_due(
+                        step.rotation.as_ref(),
+                        &s.native_session_id,
+                        s.context_tokens,
+                    );
+                    if rotation_due.is_none() {
+                        stored = Some(s.native_session_id);
+                    }
+                }
+                Ok(None) => {}
                 Err(e) => em.log(
                     LogLevel::Warn,
                     format!("failed to read session `{name}`: {e}"),
                 ),
             }
+        }
+        let home = step
+            .request
+            .env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| PathBuf::from(v))
+            .or_else(|| self.ctx.plan.home.clone());
+        let mut seed = None;
+        if let Some(due) = &rotation_due {
+            seed = self.rotate(step, due, home.as_deref(), em, cancel).await;
         }
         let from_session_map = stored.is_some();
         let fresh_prompt = step.request.prompt.clone();
@@ -169,16 +198,12 @@ impl StepRunner<'_> {
                 .mcp_servers
                 .push(server.for_step(&step.tools, &em.run_id));
         }
+        if let Some(text) = &seed {
+            request.prompt = crate::session_rotation::seeded_prompt(text, &request.prompt);
+        }
         if let Some(h) = &handoff {
             request.prompt = format!("{h}\n\n{}", request.prompt);
         }
-        let home = request
-            .env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "HOME")
-            .map(|(_, v)| PathBuf::from(v))
-            .or_else(|| self.ctx.plan.home.clone());
         // The workspace before the step, when something will ask what it
         // changed: the failover's check, the agent's edit scope, or its
         // summary file.
@@ -216,6 +241,12 @@ impl StepRunner<'_> {
                     attempt(self.ctx, packet, em, cancel).await
                 };
             changes = changes_since(snapshot.as_ref()).await;
+            super::rotation::fill_context_tokens(
+                &mut outcome.envelope,
+                step,
+                &request,
+                home.as_deref(),
+            );
             checks::check(step, &mut outcome, changes.as_ref());
             self.record_attempt(&outcome.attempt, outcome.started_at, step);
             if let Some(store) = self.ctx.store {

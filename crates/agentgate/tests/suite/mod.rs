@@ -88,6 +88,7 @@ mod serve_skills;
 mod serve_support;
 mod serve_warm;
 mod serve_workflow;
+mod session_rotation_e2e;
 mod small_disk;
 mod sse_client;
 mod store_full;
