@@ -105,6 +105,7 @@ mod tool_support;
 mod tools_cmd;
 mod warm_host;
 mod warm_real;
+mod warm_rotation;
 mod warm_run;
 mod warm_run_knobs;
 mod webdriver;

@@ -14,7 +14,7 @@ use super::support::{FakeServer, agentgate_ok};
 
 /// The summary request (the old session's extra turn) is matched by a
 /// phrase of `agentgate_core::SUMMARY_REQUEST`.
-const SCRIPT: &str = r#"turns:
+pub(super) const SCRIPT: &str = r#"turns:
   - match: {contains: "concise summary"}
     text: "SUMMARY-XYZ: the task was counting apples"
     usage: {input: 60, output: 8}
