@@ -15,12 +15,14 @@ use super::emitter::Emitter;
 use super::handoff::Transcript;
 use super::options::{CancelRequest, RunContext};
 use super::record;
+use super::rotation;
 use super::summary_file;
 use super::warm_attempt::warm_attempt;
 use crate::config::Handoff;
 use crate::config::split_quota_key;
 use crate::plan::{EditScope, Step};
 use crate::quota::{exhausted_quota, record_quota};
+use crate::session_rotation::{RotationDue, RotationHandoff};
 use crate::workspace::Snapshot;
 
 /// The end of one step: its last attempt's envelope and error.
@@ -37,7 +39,7 @@ pub(super) struct StepRunner<'a> {
     pub run_id: &'a str,
     /// Every attempt so far, skipped ones included.
     pub attempts: Vec<Attempt>,
-    pub(super) attempt_no: u32,
+    attempt_no: u32,
     /// A session the run resumed was gone and recreated.
     pub session_recreated: bool,
     /// A CLI asked to resume a session it no longer knew started another.
@@ -123,7 +125,7 @@ impl StepRunner<'_> {
         })
     }
 
-    pub(super) fn record_attempt(&mut self, attempt: &Attempt, started_at: Timestamp, step: &Step) {
+    fn record_attempt(&mut self, attempt: &Attempt, started_at: Timestamp, step: &Step) {
         self.attempts.push(attempt.clone());
         if let Some(store) = self.ctx.store
             && let Err(e) = record::attempt(
@@ -241,12 +243,7 @@ impl StepRunner<'_> {
                     attempt(self.ctx, packet, em, cancel).await
                 };
             changes = changes_since(snapshot.as_ref()).await;
-            super::rotation::fill_context_tokens(
-                &mut outcome.envelope,
-                step,
-                &request,
-                home.as_deref(),
-            );
+            rotation::fill_context_tokens(&mut outcome.envelope, step, &request, home.as_deref());
             checks::check(step, &mut outcome, changes.as_ref());
             self.record_attempt(&outcome.attempt, outcome.started_at, step);
             if let Some(store) = self.ctx.store {
@@ -369,5 +366,49 @@ impl StepRunner<'_> {
             },
             changes,
         )
+    }
+}
+
+impl StepRunner<'_> {
+    /// Carry out `due` before `step`'s turn (`rotation.rs`): the notice,
+    /// the summary turn of the old session (`handoff: summary`, an attempt
+    /// of its own), the warm process ended. The text to seed the new
+    /// session's first prompt with, if any.
+    async fn rotate(
+        &mut self,
+        step: &Step,
+        due: &RotationDue,
+        home: Option<&std::path::Path>,
+        em: &mut Emitter<'_>,
+        cancel: &mut mpsc::Receiver<CancelRequest>,
+    ) -> Option<String> {
+        let name = self.ctx.plan.session.clone().unwrap_or_default();
+        let report = rotation::announce(step, &name, due, em);
+        let seed = match rotation::handoff_of(step) {
+            RotationHandoff::None => None,
+            RotationHandoff::Prompt(text) => Some(text),
+            RotationHandoff::Summary => {
+                let request = rotation::summary_request(step, due);
+                self.attempt_no += 1;
+                em.attempt = Some(self.attempt_no);
+                let packet = AttemptPacket {
+                    step,
+                    request: &request,
+                    home,
+                };
+                let warm = self.ctx.options.warm.is_some() && self.ctx.plan.session.is_some();
+                let outcome =
+                    if warm || request.permission_mode == crate::settings::PermissionMode::Ask {
+                        warm_attempt(self.ctx, packet, em, cancel).await
+                    } else {
+                        attempt(self.ctx, packet, em, cancel).await
+                    };
+                self.record_attempt(&outcome.attempt, outcome.started_at, step);
+                rotation::summary_of(&outcome.envelope, outcome.error.as_ref(), due, em)
+            }
+        };
+        rotation::end_warm_process(self.ctx, &name, due).await;
+        self.rotated = Some((step.provider.name().to_owned(), report));
+        seed
     }
 }

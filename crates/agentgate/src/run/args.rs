@@ -224,22 +224,6 @@ pub struct Args {
     /// without the limit (a warning).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
-    /// With --session: when the session's last turn left a context longer
-    /// than N tokens (its last model call's prompt + output), this turn
-    /// starts a new native session under the same name instead of
-    /// resuming (over the agent's `max_context_tokens`).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_context_tokens: Option<u64>,
-    /// How a rotated session's first prompt is seeded: `none` or `summary`
-    /// (the old session is asked for a summary first, one extra turn, and
-    /// its answer starts the new session's first prompt). Over the
-    /// agent's `rotate_handoff`.
-    #[arg(long, value_name = "HOW", value_parser = ["none", "summary"])]
-    pub rotate_handoff: Option<String>,
-    /// The text a rotated session's first prompt starts with (handoff
-    /// `prompt`; over the agent's `rotate_prompt`).
-    #[arg(long, value_name = "TEXT", conflicts_with = "rotate_handoff")]
-    pub rotate_prompt: Option<String>,
     /// `replace`: the --extra-arg values replace the agent's and the
     /// provider's `extra_args` instead of following them (`append`, the
     /// default).
@@ -319,6 +303,8 @@ pub struct Args {
     pub gateway: super::gateway_args::GatewayArgs,
     #[command(flatten)]
     pub sandbox: super::sandbox_args::SandboxArgs,
+    #[command(flatten)]
+    pub rotation: super::rotation_args::RotationArgs,
     /// What stdout gets: `json`, the envelope (the default), or `text`:
     /// the answer alone and a newline (a failed run prints nothing there,
     /// its error on stderr, and exits with its code). The run is recorded
@@ -464,21 +450,6 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
 }
 
 impl Args {
-    /// `--max-context-tokens`, `--rotate-handoff`, `--rotate-prompt` (clap
-    /// lets only one of the last two through).
-    fn rotation(&self) -> agentgate_core::RotationSettings {
-        let handoff = match (&self.rotate_prompt, self.rotate_handoff.as_deref()) {
-            (Some(text), _) => Some(agentgate_core::RotationHandoff::Prompt(text.clone())),
-            (None, Some("summary")) => Some(agentgate_core::RotationHandoff::Summary),
-            (None, Some(_)) => Some(agentgate_core::RotationHandoff::None),
-            (None, None) => None,
-        };
-        agentgate_core::RotationSettings {
-            max_context_tokens: self.max_context_tokens,
-            handoff,
-        }
-    }
-
     /// What the flags ask of the run.
     pub fn flags(&self) -> RunFlags {
         RunFlags {
@@ -538,7 +509,7 @@ impl Args {
             handoff: self.handoff,
             ignore_quota: self.ignore_quota,
             now: None,
-            rotation: self.rotation(),
+            rotation: self.rotation.settings(),
             mcp_servers: Vec::new(),
             tools: self.tools.clone(),
             labels: self.labels.iter().cloned().collect(),
