@@ -93,6 +93,7 @@ mod run;
 mod run_flags;
 pub mod sealed;
 pub mod session_host;
+mod session_rotation;
 mod settings;
 mod skills;
 mod skills_native;
@@ -165,6 +166,10 @@ pub use run::{
 pub use run_flags::{
     EffortLevels, EffortLevelsFn, NOW_ENV, RunFlags, SessionBusy, SkillCall, Tier,
     check_skill_name, names as split_names, now_from_env,
+};
+pub use session_rotation::{
+    RotationDue, RotationHandoff, RotationPolicy, RotationSettings, SUMMARY_REQUEST, rotation_due,
+    seeded_prompt,
 };
 pub use settings::{
     ExtraArgsMode, PermissionMode, Settings, UnsupportedEffort, WorkspaceMode, parse_duration,

@@ -225,6 +225,19 @@ pub struct RunRequest {
     /// `--max-turns` (Claude Code).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u32>,
+    /// `--max-context-tokens`: with `session`, when the session's last
+    /// turn passed this context length, this turn starts a new native
+    /// session under the same name (over the agent's `max_context_tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_context_tokens: Option<u64>,
+    /// `--rotate-handoff`: `none`, `summary` or `prompt` (with
+    /// `rotate_prompt`): how a rotated session is seeded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotate_handoff: Option<String>,
+    /// `--rotate-prompt`: the text a rotated session's first prompt starts
+    /// with (`rotate_handoff: prompt`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotate_prompt: Option<String>,
     /// `--label key=value` pairs: stored with the job and its run, in the
     /// envelope, and what `?label=` filters and cancels by label match
     /// (see `agentgate_protocol::check_labels` for the bounds).
@@ -487,6 +500,19 @@ impl RunRequest {
                 .map(str::parse::<agentgate_protocol::SandboxLevel>)
                 .transpose()
                 .map_err(|e| RequestError::new("sandbox", e.to_string()))?,
+            rotation: crate::session_rotation::RotationSettings {
+                max_context_tokens: match self.max_context_tokens {
+                    Some(0) => {
+                        return Err(RequestError::new("max_context_tokens", "at least 1"));
+                    }
+                    n => n,
+                },
+                handoff: crate::session_rotation::RotationHandoff::from_parts(
+                    self.rotate_handoff.as_deref(),
+                    self.rotate_prompt.as_deref(),
+                )
+                .map_err(|e| RequestError::new("rotate_handoff", e))?,
+            },
         };
         Ok((flags, task))
     }

@@ -144,6 +144,9 @@ pub struct RunFlags {
     /// `--sandbox LEVEL`: every step's sandbox level (over the agent's and
     /// the config's `sandbox:`).
     pub sandbox: Option<agentgate_protocol::SandboxLevel>,
+    /// `--max-context-tokens`, `--rotate-handoff`, `--rotate-prompt`: the
+    /// session's rotation, over each agent's.
+    pub rotation: crate::session_rotation::RotationSettings,
 }
 
 /// The levels of reasoning effort a model takes: `(provider, model)` (the

@@ -181,6 +181,11 @@ pub struct Envelope {
     /// and whether it is flagged; absent from envelopes that ran no agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Box<crate::cost::CostReport>>,
+    /// The session rotated on this turn (`max_context_tokens`): a new
+    /// native session was started under the same name instead of resuming
+    /// the old one; absent when the turn resumed or started as usual.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_rotated: Option<crate::session_rotation::SessionRotated>,
 }
 
 /// What became of a run's reasoning effort and thinking budget on the

@@ -42,6 +42,7 @@ mod line_limit;
 mod reasoning_summary;
 mod sandbox;
 mod schema;
+mod session_rotation;
 pub mod strict_json;
 mod tool;
 mod tool_protocol;
@@ -79,6 +80,7 @@ pub use line_limit::{MAX_LINE_BYTES, fit, fit_within, line_len};
 pub use reasoning_summary::{REASONING_SUMMARY_CHARS, compact_reasoning};
 pub use sandbox::{SandboxLevel, SandboxReport, UnknownSandboxLevel};
 pub use schema::schemas;
+pub use session_rotation::SessionRotated;
 pub use tool::ToolClass;
 pub use tool_protocol::{
     ActionRequest, ActionRequiredMessage, ArtifactCheck, ArtifactRef, ArtifactState,

@@ -101,7 +101,7 @@ pub use postgres::{
 pub use queue_watch::{QueueChange, QueueNotice, QueueWatcher, WatchEnded, parse_payload};
 pub use records::{
     AttemptRecord, QuotaState, QuotaStatus, RunDetail, RunKind, RunRecord, RunStatus, RunSummary,
-    SessionRecord, UnknownName, effective_status,
+    SessionRecord, SessionRotation, UnknownName, effective_status,
 };
 pub use redact::redact_url;
 pub use run_files::{

@@ -269,6 +269,42 @@ pub struct SessionRecord {
     /// the stored ones when it updates an existing session.
     #[serde(default, skip_serializing_if = "Labels::is_empty")]
     pub labels: Labels,
+    /// The context length of the session's last turn (the last model
+    /// call's prompt + output), when its CLI told it: what
+    /// `max_context_tokens` is checked against before the next turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+}
+
+/// One rotation of a session: the turn that started a new native session
+/// under the same name instead of resuming the old one, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRotation {
+    /// The logical name.
+    pub name: String,
+    /// The provider the native ids belong to.
+    pub provider: String,
+    /// When the new native session was stored.
+    pub rotated_at: Timestamp,
+    /// The run whose turn rotated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// The native session left behind.
+    pub old_native_id: String,
+    /// The native session started in its place (none when the turn did
+    /// not get one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_native_id: Option<String>,
+    /// Why, in words (`context 180000 tokens > max_context_tokens 150000`).
+    pub reason: String,
+    /// The old session's last context length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    /// The limit it passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_context_tokens: Option<u64>,
+    /// How the new session was seeded: `none`, `summary` or `prompt`.
+    pub handoff: String,
 }
 
 /// What is known about a provider's usage limit.

@@ -7,7 +7,9 @@ use agentgate_protocol::{Envelope, Labels, Usage};
 use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::listing::RunList;
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord};
+use crate::records::{
+    AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord, SessionRotation,
+};
 use crate::run_files::{EVENTS_FILE_NAME, RunFiles, STDERR_FILE_NAME};
 use crate::run_id::validate_run_id;
 use crate::session_lock::SessionLock;
@@ -131,6 +133,17 @@ pub trait RunStore: Send + Sync {
 
     /// Every session, by name then provider.
     fn list_sessions(&self) -> Result<Vec<SessionRecord>, StoreError>;
+
+    /// Records a rotation of a session (`max_context_tokens`): the native
+    /// session it left, the one it started, and why.
+    fn add_session_rotation(&self, rotation: &SessionRotation) -> Result<(), StoreError>;
+
+    /// The rotations of session `name` (of every session without one), by
+    /// name, provider, then oldest first.
+    fn list_session_rotations(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Vec<SessionRotation>, StoreError>;
 
     /// The cumulative token totals last stored for a provider thread (Codex
     /// reports usage cumulated over the thread; the next turn's figures are

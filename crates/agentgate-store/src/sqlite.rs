@@ -25,7 +25,9 @@ use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior};
 use crate::error::StoreError;
 use crate::listing::RunList;
 use crate::location::default_db_path;
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord};
+use crate::records::{
+    AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord, SessionRotation,
+};
 use crate::run_files::{create_private_dir, create_private_file, make_private};
 use crate::run_store::RunStore;
 use crate::session_lock::SessionLock;
@@ -271,6 +273,21 @@ impl RunStore for SqliteStore {
 
     fn list_sessions(&self) -> Result<Vec<SessionRecord>, StoreError> {
         self.read("list sessions", |tx| sessions::list(tx))
+    }
+
+    fn add_session_rotation(&self, rotation: &SessionRotation) -> Result<(), StoreError> {
+        self.write("store session rotation", |tx| {
+            sessions::add_rotation(tx, rotation)
+        })
+    }
+
+    fn list_session_rotations(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Vec<SessionRotation>, StoreError> {
+        self.read("list session rotations", |tx| {
+            sessions::list_rotations(tx, name)
+        })
     }
 
     fn get_thread_totals(

@@ -18,6 +18,7 @@ mod run;
 mod runs_cmd;
 mod serve_cmd;
 mod service_runtime;
+mod sessions_cmd;
 mod skills_cmd;
 mod submit_cmd;
 mod table;
@@ -98,6 +99,10 @@ enum Command {
     /// agent, chain, session, label), as a table, JSON or CSV.
     #[command(after_long_help = usage_cmd::AFTER_HELP)]
     Usage(usage_cmd::Args),
+    /// List the logical sessions (`--session NAME`): each provider's native
+    /// session, turns, the last turn's context length, and the rotations
+    /// `max_context_tokens` made, with why.
+    Sessions(sessions_cmd::Args),
     /// Run every installed CLI through one scripted tool turn, offline,
     /// against the built-in model server, and print a table.
     Demo(demo_cmd::Args),
@@ -225,6 +230,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(*args, config.as_deref(), store.as_deref()),
         Command::Runs(args) => runs_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Usage(args) => usage_cmd::run(args, config.as_deref(), store.as_deref()),
+        Command::Sessions(args) => sessions_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Parse(args) => parse_cmd::run(args, config.as_deref()),
         Command::Providers(args) => providers_cmd::run(args, config.as_deref()),
         Command::Skills(args) => skills_cmd::run(args, config.as_deref()),

@@ -92,6 +92,10 @@ pub struct AgentSpec {
     /// `log_dir:`: the folder of the log file of each run whose first
     /// agent this is (over the file's `log_dir:`, under `--log-dir`).
     pub log_dir: Option<PathBuf>,
+    /// `max_context_tokens`, `rotate_handoff`, `rotate_prompt`: when a
+    /// session of this agent starts a new native session instead of
+    /// resuming, and how it is seeded (under `--max-context-tokens`).
+    pub rotation: crate::session_rotation::RotationSettings,
     /// Where each value was written.
     pub origins: Origins,
 }
@@ -182,6 +186,12 @@ pub(super) struct RawAgent {
     env_remove: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]
     extra_args_mode: Option<Spanned<String>>,
+    #[serde(default)]
+    max_context_tokens: Option<Spanned<u64>>,
+    #[serde(default)]
+    rotate_handoff: Option<Spanned<String>>,
+    #[serde(default)]
+    rotate_prompt: Option<Spanned<String>>,
 }
 
 /// The longest tool name (as `agentgate-tools` allows in a manifest).
@@ -402,5 +412,43 @@ pub(super) fn convert(
         a.log_dir = Some(resolve_path(s.value.trim(), base));
         a.origins.set("log_dir", line(s));
     }
+    a.rotation = rotation(raw, &label, &mut a.origins)?;
     Ok(a)
+}
+
+/// `max_context_tokens`, `rotate_handoff` and `rotate_prompt`, checked.
+fn rotation(
+    raw: &RawAgent,
+    label: &dyn Fn(String) -> String,
+    origins: &mut Origins,
+) -> Result<crate::session_rotation::RotationSettings, Fault> {
+    let mut out = crate::session_rotation::RotationSettings::default();
+    if let Some(n) = &raw.max_context_tokens {
+        if n.value == 0 {
+            return Err(Fault::at(
+                n,
+                label("`max_context_tokens` is at least 1".into()),
+            ));
+        }
+        out.max_context_tokens = Some(n.value);
+        origins.set("max_context_tokens", line(n));
+    }
+    let kind = raw.rotate_handoff.as_ref();
+    let text = raw.rotate_prompt.as_ref();
+    out.handoff = crate::session_rotation::RotationHandoff::from_parts(
+        kind.map(|k| k.value.as_str()),
+        text.map(|t| t.value.as_str()),
+    )
+    .map_err(|m| match (kind, text) {
+        (Some(k), _) => Fault::at(k, label(format!("`rotate_handoff`: {m}"))),
+        (None, Some(t)) => Fault::at(t, label(format!("`rotate_prompt`: {m}"))),
+        (None, None) => Fault::at(&raw.provider, label(m)),
+    })?;
+    if let Some(k) = kind {
+        origins.set("rotate_handoff", line(k));
+    }
+    if let Some(t) = text {
+        origins.set("rotate_prompt", line(t));
+    }
+    Ok(out)
 }

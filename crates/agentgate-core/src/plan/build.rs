@@ -306,6 +306,9 @@ pub(super) fn build_step(
         warnings.push(n.clone());
         step.notices.push(n);
     }
+    step.rotation = flags
+        .rotation
+        .policy_over(&agent.map(|a| a.rotation.clone()).unwrap_or_default());
     step.tools = flags.tools.clone();
     for t in agent.map(|a| &a.tools[..]).unwrap_or_default() {
         if !step.tools.contains(t) {

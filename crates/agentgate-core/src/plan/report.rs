@@ -140,6 +140,10 @@ fn describe_step(plan: &Plan, step: &Step, store: Option<&dyn RunStore>, now: Ti
         "workspace": step.workspace.as_str(),
         "worktree": null,
         "tools": step.tools,
+        "rotation": step.rotation.as_ref().map(|r| json!({
+            "max_context_tokens": r.max_context_tokens,
+            "handoff": r.handoff.as_str(),
+        })),
         "permission_mode": request.permission_mode.as_str(),
         "notices": step.notices,
         "error": null,

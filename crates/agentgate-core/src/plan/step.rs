@@ -105,6 +105,10 @@ pub struct Step {
     /// mapped onto a permission mode its CLI has); each attempt emits them
     /// as `status` notices.
     pub notices: Vec<String>,
+    /// When a `--session` turn starts a new native session instead of
+    /// resuming (`--max-context-tokens`, the agent's
+    /// `max_context_tokens`); `None`: never.
+    pub rotation: Option<crate::session_rotation::RotationPolicy>,
 }
 
 impl fmt::Debug for Step {
@@ -125,6 +129,7 @@ impl fmt::Debug for Step {
             .field("quota_key", &self.quota_key)
             .field("tools", &self.tools)
             .field("notices", &self.notices)
+            .field("rotation", &self.rotation)
             .finish_non_exhaustive()
     }
 }
@@ -158,6 +163,7 @@ impl Step {
             workspace: WorkspaceMode::Shared,
             tools: Vec::new(),
             notices: Vec::new(),
+            rotation: None,
         }
     }
 

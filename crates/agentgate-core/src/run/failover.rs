@@ -299,10 +299,26 @@ fn finish(
         model_note,
     } = step_end;
 
-    // Remember the session for the next run.
+    // Remember the session for the next run (with its context length and,
+    // when it rotated, the rotation: `rotation.rs`).
+    let rotated = runner.rotated.take().filter(|(provider, _)| {
+        last_step.is_some_and(|step| step.provider.name() == provider.as_str())
+    });
+    envelope.session_rotated = rotated.as_ref().map(|(_, r)| r.clone());
     if let (Some(name), Some(store), Some(id), Some(step)) =
         (&plan.session, store, envelope.session_id.clone(), last_step)
-        && let Err(e) = record::save_session(store, name, step, id, &plan.labels)
+        && let Err(e) = record::save_session(
+            store,
+            name,
+            step,
+            id,
+            &plan.labels,
+            envelope.context_tokens,
+            envelope
+                .session_rotated
+                .as_ref()
+                .map(|r| (r, runner.run_id)),
+        )
     {
         em.log(
             LogLevel::Warn,

@@ -32,6 +32,7 @@ mod handoff;
 mod options;
 mod random_hex;
 mod record;
+mod rotation;
 mod run_log;
 mod sandbox_attempt;
 pub use sandbox_attempt::system_read_paths;

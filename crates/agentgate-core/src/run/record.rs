@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use agentgate_protocol::Attempt;
 use agentgate_store::{
-    AttemptRecord, RunFiles, RunKind, RunRecord, RunStore, SavedResult, SessionRecord, StoreError,
+    AttemptRecord, RunFiles, RunKind, RunRecord, RunStore, SavedResult, SessionRecord,
+    SessionRotation, StoreError,
 };
 use jiff::Timestamp;
 
@@ -95,13 +96,16 @@ pub(super) fn attempt(
 }
 
 /// Map the session `name` of `step`'s provider to the native `id` the run
-/// ended with, one turn more than before.
+/// ended with, one turn more than before, with the turn's context length;
+/// and record the rotation the turn made (`rotated`, with the run's id).
 pub(super) fn save_session(
     store: &dyn RunStore,
     name: &str,
     step: &Step,
     id: String,
     labels: &agentgate_protocol::Labels,
+    context_tokens: Option<u64>,
+    rotated: Option<(&agentgate_protocol::SessionRotated, &str)>,
 ) -> Result<(), agentgate_store::StoreError> {
     let provider = step.provider.name();
     let now = Timestamp::now();
@@ -111,6 +115,20 @@ pub(super) fn save_session(
         .flatten()
         .map(|s| s.turns)
         .unwrap_or(0);
+    if let Some((r, run_id)) = rotated {
+        store.add_session_rotation(&SessionRotation {
+            name: name.to_owned(),
+            provider: provider.to_owned(),
+            rotated_at: now,
+            run_id: Some(run_id.to_owned()),
+            old_native_id: r.old_session_id.clone(),
+            new_native_id: Some(id.clone()),
+            reason: r.reason.clone(),
+            context_tokens: Some(r.context_tokens),
+            max_context_tokens: Some(r.max_context_tokens),
+            handoff: r.handoff.clone(),
+        })?;
+    }
     store.put_session(&SessionRecord {
         name: name.to_owned(),
         provider: provider.to_owned(),
@@ -122,6 +140,7 @@ pub(super) fn save_session(
         // Kept by the store when the session exists: the labels of the run
         // that created it.
         labels: labels.clone(),
+        context_tokens,
     })
 }
 

@@ -15,12 +15,14 @@ use super::emitter::Emitter;
 use super::handoff::Transcript;
 use super::options::{CancelRequest, RunContext};
 use super::record;
+use super::rotation;
 use super::summary_file;
 use super::warm_attempt::warm_attempt;
 use crate::config::Handoff;
 use crate::config::split_quota_key;
 use crate::plan::{EditScope, Step};
 use crate::quota::{exhausted_quota, record_quota};
+use crate::session_rotation::{RotationDue, RotationHandoff};
 use crate::workspace::Snapshot;
 
 /// The end of one step: its last attempt's envelope and error.
@@ -47,6 +49,9 @@ pub(super) struct StepRunner<'a> {
     /// The cost of every attempt that ran, in order, and whether it
     /// reported anything to price.
     pub costs: Vec<(agentgate_protocol::AttemptCost, bool)>,
+    /// The session rotated before a step's turn (`rotation.rs`): the
+    /// provider, and what the envelope says of it.
+    pub rotated: Option<(String, agentgate_protocol::SessionRotated)>,
 }
 
 impl<'a> StepRunner<'a> {
@@ -60,6 +65,7 @@ impl<'a> StepRunner<'a> {
             resumed_elsewhere: false,
             store_error: None,
             costs: Vec::new(),
+            rotated: None,
         }
     }
 }
@@ -154,16 +160,41 @@ impl StepRunner<'_> {
     ) -> (StepEnd, Changes) {
         let provider = step.provider.name();
         let mut stored = None;
+        let mut rotation_due = None;
         if step.request.resume.is_none()
             && let (Some(name), Some(store)) = (&self.ctx.plan.session, self.ctx.store)
         {
             match store.get_session(name, provider) {
-                Ok(s) => stored = s.map(|s| s.native_session_id),
+                // Past its `max_context_tokens`, the session rotates
+                // (`rotation.rs`) instead of resuming.
+                Ok(Some(s)) => {
+                    rotation_due = crate::session_rotation::rotation_due(
+                        step.rotation.as_ref(),
+                        &s.native_session_id,
+                        s.context_tokens,
+                    );
+                    if rotation_due.is_none() {
+                        stored = Some(s.native_session_id);
+                    }
+                }
+                Ok(None) => {}
                 Err(e) => em.log(
                     LogLevel::Warn,
                     format!("failed to read session `{name}`: {e}"),
                 ),
             }
+        }
+        let home = step
+            .request
+            .env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| PathBuf::from(v))
+            .or_else(|| self.ctx.plan.home.clone());
+        let mut seed = None;
+        if let Some(due) = &rotation_due {
+            seed = self.rotate(step, due, home.as_deref(), em, cancel).await;
         }
         let from_session_map = stored.is_some();
         let fresh_prompt = step.request.prompt.clone();
@@ -173,16 +204,12 @@ impl StepRunner<'_> {
                 .mcp_servers
                 .push(server.for_step(&step.tools, &em.run_id));
         }
+        if let Some(text) = &seed {
+            request.prompt = crate::session_rotation::seeded_prompt(text, &request.prompt);
+        }
         if let Some(h) = &handoff {
             request.prompt = format!("{h}\n\n{}", request.prompt);
         }
-        let home = request
-            .env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "HOME")
-            .map(|(_, v)| PathBuf::from(v))
-            .or_else(|| self.ctx.plan.home.clone());
         // The workspace before the step, when something will ask what it
         // changed: the failover's check, the agent's edit scope, or its
         // summary file.
@@ -226,6 +253,7 @@ impl StepRunner<'_> {
                 &mut outcome.envelope,
             ));
             changes = changes_since(snapshot.as_ref()).await;
+            rotation::fill_context_tokens(&mut outcome.envelope, step, &request, home.as_deref());
             checks::check(step, &mut outcome, changes.as_ref());
             self.record_attempt(&outcome.attempt, outcome.started_at, step);
             if let Some(store) = self.ctx.store {
@@ -348,5 +376,49 @@ impl StepRunner<'_> {
             },
             changes,
         )
+    }
+}
+
+impl StepRunner<'_> {
+    /// Carry out `due` before `step`'s turn (`rotation.rs`): the notice,
+    /// the summary turn of the old session (`handoff: summary`, an attempt
+    /// of its own), the warm process ended. The text to seed the new
+    /// session's first prompt with, if any.
+    async fn rotate(
+        &mut self,
+        step: &Step,
+        due: &RotationDue,
+        home: Option<&std::path::Path>,
+        em: &mut Emitter<'_>,
+        cancel: &mut mpsc::Receiver<CancelRequest>,
+    ) -> Option<String> {
+        let name = self.ctx.plan.session.clone().unwrap_or_default();
+        let report = rotation::announce(step, &name, due, em);
+        let seed = match rotation::handoff_of(step) {
+            RotationHandoff::None => None,
+            RotationHandoff::Prompt(text) => Some(text),
+            RotationHandoff::Summary => {
+                let request = rotation::summary_request(step, due);
+                self.attempt_no += 1;
+                em.attempt = Some(self.attempt_no);
+                let packet = AttemptPacket {
+                    step,
+                    request: &request,
+                    home,
+                };
+                let warm = self.ctx.options.warm.is_some() && self.ctx.plan.session.is_some();
+                let outcome =
+                    if warm || request.permission_mode == crate::settings::PermissionMode::Ask {
+                        warm_attempt(self.ctx, packet, em, cancel).await
+                    } else {
+                        attempt(self.ctx, packet, em, cancel).await
+                    };
+                self.record_attempt(&outcome.attempt, outcome.started_at, step);
+                rotation::summary_of(&outcome.envelope, outcome.error.as_ref(), due, em)
+            }
+        };
+        rotation::end_warm_process(self.ctx, &name, due).await;
+        self.rotated = Some((step.provider.name().to_owned(), report));
+        seed
     }
 }

@@ -43,7 +43,7 @@ pub(super) fn previous_totals(
 }
 
 /// The CLI's folders, from the environment it ran with.
-fn homes_of(request: &CliRequest, home: Option<&Path>) -> CliHomes {
+pub(super) fn homes_of(request: &CliRequest, home: Option<&Path>) -> CliHomes {
     let mut homes = CliHomes::from_lookup(|key| {
         if let Some((_, v)) = request.env.iter().rev().find(|(k, _)| k == key) {
             return Some(OsString::from(v));

@@ -137,6 +137,19 @@ impl RunStore for Fenced<'_> {
     fn list_sessions(&self) -> Result<Vec<SessionRecord>, StoreError> {
         self.store.list_sessions()
     }
+    fn add_session_rotation(
+        &self,
+        rotation: &agentgate_store::SessionRotation,
+    ) -> Result<(), StoreError> {
+        self.open("add session rotation")?;
+        self.store.add_session_rotation(rotation)
+    }
+    fn list_session_rotations(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Vec<agentgate_store::SessionRotation>, StoreError> {
+        self.store.list_session_rotations(name)
+    }
     fn get_thread_totals(
         &self,
         provider: &str,

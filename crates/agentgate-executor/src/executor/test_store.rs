@@ -179,6 +179,18 @@ impl RunStore for GatedStore {
     fn list_sessions(&self) -> Result<Vec<SessionRecord>, StoreError> {
         self.inner.list_sessions()
     }
+    fn add_session_rotation(
+        &self,
+        rotation: &agentgate_store::SessionRotation,
+    ) -> Result<(), StoreError> {
+        self.inner.add_session_rotation(rotation)
+    }
+    fn list_session_rotations(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Vec<agentgate_store::SessionRotation>, StoreError> {
+        self.inner.list_session_rotations(name)
+    }
     fn get_thread_totals(&self, provider: &str, thread: &str) -> Result<Option<Usage>, StoreError> {
         self.inner.get_thread_totals(provider, thread)
     }

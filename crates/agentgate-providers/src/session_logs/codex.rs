@@ -27,16 +27,30 @@ pub struct RolloutTurn {
     pub total_before: Option<Usage>,
     /// The thread's totals at its last `token_count`.
     pub total_after: Option<Usage>,
+    /// Its last model request's figures (`info.last_token_usage` of its
+    /// last `token_count`): its prompt + output is the turn's context
+    /// length.
+    pub last_call: Option<Usage>,
 }
 
 impl RolloutTurn {
-    /// The turn's own figures: its last total minus the one before it.
+    /// The turn's own figures: its last total minus the one before it,
+    /// with the context length of its last model request.
     pub fn usage(&self) -> Option<Usage> {
         let after = self.total_after.as_ref()?;
-        Some(match &self.total_before {
+        let mut usage = match &self.total_before {
             Some(before) => crate::accumulate::delta(after, before),
             None => after.clone(),
-        })
+        };
+        usage.context_tokens = self.context_tokens();
+        Some(usage)
+    }
+
+    /// The context length after the turn: its last model request's input
+    /// (cached tokens included) + output.
+    pub fn context_tokens(&self) -> Option<u64> {
+        let last = self.last_call.as_ref()?;
+        Some(last.input_tokens.saturating_add(last.output_tokens))
     }
 }
 
@@ -128,6 +142,14 @@ pub(super) fn parse(records: &[Map<String, Value>]) -> CodexRollout {
                     .and_then(|i| i.get("total_token_usage"))
                     .and_then(Value::as_object)
                     .map(usage_of);
+                let last = payload
+                    .get("info")
+                    .and_then(|i| i.get("last_token_usage"))
+                    .and_then(Value::as_object)
+                    .map(usage_of);
+                if let (Some(turn), Some(last)) = (turns.last_mut(), last) {
+                    turn.last_call = Some(last);
+                }
                 if let Some(total) = total {
                     if let Some(turn) = turns.last_mut() {
                         turn.total_after = Some(total.clone());

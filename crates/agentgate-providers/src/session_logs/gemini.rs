@@ -16,6 +16,8 @@ pub(super) fn read(gemini_home: &Path, id: &str) -> Result<Option<SessionLog>, S
     let turn = session.last_turn();
     let mut usage: Option<Usage> = None;
     let mut model = None;
+    // The last model call's prompt + output: the turn's context length.
+    let mut context = None;
     for m in turn {
         if let Some(t) = &m.tokens {
             // As the decoder counts Gemini's figures: input = prompt +
@@ -30,6 +32,7 @@ pub(super) fn read(gemini_home: &Path, id: &str) -> Result<Option<SessionLog>, S
                 total_tokens: input.saturating_add(output),
                 ..Usage::default()
             };
+            context = Some(figures.total_tokens);
             match &mut usage {
                 Some(sum) => sum.add_counts(&figures),
                 None => usage = Some(figures),
@@ -38,6 +41,9 @@ pub(super) fn read(gemini_home: &Path, id: &str) -> Result<Option<SessionLog>, S
         if m.model.is_some() {
             model.clone_from(&m.model);
         }
+    }
+    if let Some(u) = &mut usage {
+        u.context_tokens = context;
     }
     Ok(Some(SessionLog {
         provider: "gemini",

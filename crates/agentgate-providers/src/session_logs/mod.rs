@@ -9,6 +9,11 @@
 //! | Codex | `$CODEX_HOME` or `~/.codex` `/sessions/YYYY/MM/DD/rollout-*-<id>.jsonl` | `response_item` `reasoning` summaries (and raw content) of the last turn | `token_count` totals: the last turn's end minus its start |
 //! | Gemini CLI | `~/.gemini/tmp/<project>/chats/session-*.json[l]` ([`crate::gemini::session`]) | the last turn's thoughts | its model messages' `tokens`, summed |
 //!
+//! The last turn's `usage.context_tokens` is its context length: Codex's
+//! last `token_count`'s `last_token_usage` (input, cached included, +
+//! output), Gemini's last model message's tokens (input + tool + output +
+//! thoughts); Claude's file is not asked (its stream tells it).
+//!
 //! The last turn is what follows the last prompt the user typed. Files are
 //! read line by line ([`lines`]): a line over [`MAX_LINE_BYTES`], one that
 //! is not UTF-8 or not a JSON object is skipped and named in

@@ -126,7 +126,12 @@ fn codex_turn_usage_is_its_total_minus_the_one_before() {
             event("task_started", json!({})),
             json!({"type": "turn_context", "payload": {"model": "gpt-5.5"}}),
             reasoning("**Plan** answer"),
-            totals(28958, 27),
+            event(
+                "token_count",
+                json!({"info": {"total_token_usage": {"input_tokens": 28958, "output_tokens": 27},
+                    "last_token_usage": {"input_tokens": 9700, "cached_input_tokens": 9000,
+                        "output_tokens": 20}}}),
+            ),
         ],
     );
     let homes = CliHomes {
@@ -142,6 +147,9 @@ fn codex_turn_usage_is_its_total_minus_the_one_before() {
         (u.input_tokens, u.output_tokens, u.total_tokens),
         (9780, 9, 9789)
     );
+    // The context after the turn: its last request's input (cached
+    // included) + output, not the turn's sum.
+    assert_eq!(u.context_tokens, Some(9720));
     assert_eq!(log.model.as_deref(), Some("gpt-5.5"));
     let rollout = read_rollout(&file).unwrap();
     assert_eq!(rollout.turns.len(), 2);
@@ -156,6 +164,7 @@ fn codex_turn_usage_is_its_total_minus_the_one_before() {
         rollout.turns[0].usage().map(|u| u.input_tokens),
         Some(19178)
     );
+    assert_eq!(rollout.turns[0].context_tokens(), Some(2));
     assert!(find_rollout(home.path(), "nope").is_none());
 }
 
@@ -246,6 +255,8 @@ fn gemini_last_turn_thoughts_and_tokens() {
         (21, 8, 3)
     );
     assert_eq!(u.cache_read_input_tokens, 2);
+    // The last model message's prompt + output: 20 + 1 tool, 5 + 3 thoughts.
+    assert_eq!(u.context_tokens, Some(29));
     assert_eq!(log.model.as_deref(), Some("gemini-y"));
     assert!(
         read_session_log("gemini", &homes, None, "nope")

@@ -30,6 +30,7 @@ pub(super) const MIGRATIONS: &[&[&str]] = &[
     &[include_str!("schema/v9_labels.sql")],
     &[include_str!("schema/v10_quota_windows.sql")],
     &[include_str!("schema/v11_usage.sql")],
+    &[include_str!("schema/v12_session_rotations.sql")],
 ];
 
 /// The schema version this agentgate writes.

@@ -12,7 +12,9 @@ use super::{PgStore, quota, reopen, runs, session_locks, sessions, thread_totals
 use crate::error::StoreError;
 use crate::event_log::EventLog;
 use crate::owner::RunOwner;
-use crate::records::{AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord};
+use crate::records::{
+    AttemptRecord, QuotaState, RunDetail, RunRecord, SessionRecord, SessionRotation,
+};
 use crate::run_files::RunFiles;
 use crate::run_id::validate_run_id;
 use crate::run_store::{EventLine, RunStore};
@@ -141,6 +143,23 @@ impl RunStore for PgStore {
     fn list_sessions(&self) -> Result<Vec<SessionRecord>, StoreError> {
         self.transaction("list sessions", |tx| {
             Box::pin(async move { sessions::list(tx).await })
+        })
+    }
+
+    fn add_session_rotation(&self, rotation: &SessionRotation) -> Result<(), StoreError> {
+        let rotation = rotation.clone();
+        self.transaction("store session rotation", move |tx| {
+            Box::pin(async move { sessions::add_rotation(tx, &rotation).await })
+        })
+    }
+
+    fn list_session_rotations(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Vec<SessionRotation>, StoreError> {
+        let name = name.map(str::to_owned);
+        self.transaction("list session rotations", move |tx| {
+            Box::pin(async move { sessions::list_rotations(tx, name.as_deref()).await })
         })
     }
 

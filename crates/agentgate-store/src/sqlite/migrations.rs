@@ -297,9 +297,31 @@ CREATE INDEX runs_usage ON runs (started_at, provider, final_model, agent, chain
     WHERE kind = 'agent';
 ";
 
+/// Version 13: session rotation (`max_context_tokens`). A session keeps the
+/// context length of its last turn (NULL when the CLI did not tell it, and
+/// for rows stored before); `session_rotations` is the history of the
+/// native sessions a name moved through: a row per rotation, with the old
+/// and the new native id and why.
+const V13: &str = "
+ALTER TABLE sessions ADD COLUMN context_tokens INTEGER;
+CREATE TABLE session_rotations (
+    name                 TEXT NOT NULL,
+    provider             TEXT NOT NULL,
+    rotated_at           TEXT NOT NULL,
+    run_id               TEXT,
+    old_native_id        TEXT NOT NULL,
+    new_native_id        TEXT,
+    reason               TEXT NOT NULL,
+    context_tokens       INTEGER,
+    max_context_tokens   INTEGER,
+    handoff              TEXT NOT NULL
+) STRICT;
+CREATE INDEX session_rotations_by_name ON session_rotations (name, provider, rotated_at);
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

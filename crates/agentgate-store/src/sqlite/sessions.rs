@@ -1,13 +1,17 @@
-//! The `sessions` table.
+//! The `sessions` table, and `session_rotations`: the native sessions a
+//! name moved through when `max_context_tokens` rotated it.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::DbError;
 use super::values::{timestamp_from_sql, timestamp_to_sql};
-use crate::records::SessionRecord;
+use crate::records::{SessionRecord, SessionRotation};
 
 const COLUMNS: &str =
-    "name, provider, native_session_id, cwd, created_at, updated_at, turns, labels";
+    "name, provider, native_session_id, cwd, created_at, updated_at, turns, labels, context_tokens";
+
+const ROTATION_COLUMNS: &str = "name, provider, rotated_at, run_id, old_native_id, new_native_id, \
+     reason, context_tokens, max_context_tokens, handoff";
 
 pub(super) fn get(
     conn: &Connection,
@@ -37,10 +41,11 @@ pub(super) fn put(conn: &Connection, session: &SessionRecord) -> Result<(), DbEr
     };
     conn.execute(
         &format!(
-            "INSERT INTO sessions ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+            "INSERT INTO sessions ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
              ON CONFLICT (name, provider) DO UPDATE SET \
              native_session_id = excluded.native_session_id, cwd = excluded.cwd, \
-             updated_at = excluded.updated_at, turns = excluded.turns"
+             updated_at = excluded.updated_at, turns = excluded.turns, \
+             context_tokens = excluded.context_tokens"
         ),
         params![
             session.name,
@@ -51,6 +56,7 @@ pub(super) fn put(conn: &Connection, session: &SessionRecord) -> Result<(), DbEr
             timestamp_to_sql(session.updated_at),
             session.turns,
             labels_json,
+            session.context_tokens,
         ],
     )?;
     Ok(())
@@ -86,5 +92,57 @@ fn from_row(row: &Row<'_>) -> Result<SessionRecord, DbError> {
         updated_at: timestamp_from_sql("sessions.updated_at", row.get("updated_at")?)?,
         turns: row.get("turns")?,
         labels: super::runs::labels_from_sql(row.get("labels")?)?,
+        context_tokens: row.get("context_tokens")?,
     })
+}
+
+pub(super) fn add_rotation(conn: &Connection, r: &SessionRotation) -> Result<(), DbError> {
+    conn.execute(
+        &format!(
+            "INSERT INTO session_rotations ({ROTATION_COLUMNS}) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+        ),
+        params![
+            r.name,
+            r.provider,
+            timestamp_to_sql(r.rotated_at),
+            r.run_id,
+            r.old_native_id,
+            r.new_native_id,
+            r.reason,
+            r.context_tokens,
+            r.max_context_tokens,
+            r.handoff,
+        ],
+    )?;
+    Ok(())
+}
+
+/// The rotations of session `name` (every session's without one), oldest
+/// first within a name.
+pub(super) fn list_rotations(
+    conn: &Connection,
+    name: Option<&str>,
+) -> Result<Vec<SessionRotation>, DbError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {ROTATION_COLUMNS} FROM session_rotations \
+         WHERE ?1 IS NULL OR name = ?1 ORDER BY name, provider, rotated_at, rowid"
+    ))?;
+    let mut rows = stmt.query([name])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(SessionRotation {
+            name: row.get("name")?,
+            provider: row.get("provider")?,
+            rotated_at: timestamp_from_sql("session_rotations.rotated_at", row.get("rotated_at")?)?,
+            run_id: row.get("run_id")?,
+            old_native_id: row.get("old_native_id")?,
+            new_native_id: row.get("new_native_id")?,
+            reason: row.get("reason")?,
+            context_tokens: row.get("context_tokens")?,
+            max_context_tokens: row.get("max_context_tokens")?,
+            handoff: row.get("handoff")?,
+        });
+    }
+    Ok(out)
 }

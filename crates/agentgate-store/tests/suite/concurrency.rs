@@ -49,6 +49,7 @@ fn write_runs(store: &Store, writer: usize) {
                 updated_at: ts("2026-05-01T00:00:00Z"),
                 turns,
                 labels: Default::default(),
+                context_tokens: None,
             })
             .unwrap();
         store

@@ -188,6 +188,7 @@ fn a_session_keeps_the_labels_of_the_run_that_created_it(store: &TestStore) {
         updated_at: at,
         turns: 1,
         labels: labels(&[("chat", "42")]),
+        context_tokens: None,
     };
     store.put_session(&first).unwrap();
     // A later turn with other labels updates the session, not its labels.
@@ -222,6 +223,7 @@ fn a_version_9_sqlite_store_gets_labels_and_keeps_its_runs() {
         "DROP TABLE labels; ALTER TABLE sessions DROP COLUMN labels; \
          ALTER TABLE quota DROP COLUMN windows; DROP INDEX runs_usage; \
          ALTER TABLE runs DROP COLUMN agent; ALTER TABLE runs DROP COLUMN chain; \
+         DROP TABLE session_rotations; ALTER TABLE sessions DROP COLUMN context_tokens; \
          PRAGMA user_version = 9;",
     )
     .unwrap();

@@ -32,11 +32,12 @@ fn a_version_11_store_gets_agent_and_chain_for_its_runs() {
     tool.kind = RunKind::Tool;
     store.insert_run(&tool).unwrap();
     drop(store);
-    // Back to version 11, with a damaged envelope as no agentgate writes.
+    // Back to version 11 (neither usage's version 12 nor rotation's 13), with a damaged envelope as no agentgate writes.
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
         "DROP INDEX runs_usage; ALTER TABLE runs DROP COLUMN agent; \
          ALTER TABLE runs DROP COLUMN chain; \
+         DROP TABLE session_rotations; ALTER TABLE sessions DROP COLUMN context_tokens; \
          UPDATE runs SET envelope = 'not json', status = 'failed' WHERE run_id = 'damaged'; \
          PRAGMA user_version = 11;",
     )

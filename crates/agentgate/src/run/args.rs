@@ -303,6 +303,8 @@ pub struct Args {
     pub gateway: super::gateway_args::GatewayArgs,
     #[command(flatten)]
     pub sandbox: super::sandbox_args::SandboxArgs,
+    #[command(flatten)]
+    pub rotation: super::rotation_args::RotationArgs,
     /// What stdout gets: `json`, the envelope (the default), or `text`:
     /// the answer alone and a newline (a failed run prints nothing there,
     /// its error on stderr, and exits with its code). The run is recorded
@@ -507,6 +509,7 @@ impl Args {
             handoff: self.handoff,
             ignore_quota: self.ignore_quota,
             now: None,
+            rotation: self.rotation.settings(),
             mcp_servers: Vec::new(),
             tools: self.tools.clone(),
             labels: self.labels.iter().cloned().collect(),

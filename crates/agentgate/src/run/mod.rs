@@ -10,6 +10,7 @@ mod gateway_args;
 mod print;
 mod progress;
 mod request;
+mod rotation_args;
 mod sandbox_args;
 mod warm_client;
 

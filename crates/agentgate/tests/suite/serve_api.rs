@@ -243,6 +243,7 @@ fn the_queue_sessions_quota_and_providers_read_the_store_and_config() {
         updated_at: at(5),
         turns: 3,
         labels: Default::default(),
+        context_tokens: None,
     };
     store.put_session(&session("review", "claude")).unwrap();
     store.put_session(&session("review", "codex")).unwrap();

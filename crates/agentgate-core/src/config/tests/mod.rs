@@ -246,6 +246,7 @@ mod gardener;
 mod gateway;
 
 mod migrate;
+mod rotation;
 mod sandbox;
 
 mod native;
