@@ -9,9 +9,9 @@ use jiff::tz::TimeZone;
 
 use crate::cost::{PricedAttempt, Pricing};
 
-/// The tokens the envelope holds, as pricing needs them; or why there
-/// are none.
-fn envelope_usage(env: &Envelope) -> Result<Usage, &'static str> {
+/// The tokens the envelope holds, as pricing (and the gateway's report of
+/// the CLI's figures) needs them; or why there are none.
+pub(super) fn envelope_usage(env: &Envelope) -> Result<Usage, &'static str> {
     let t = &env.tokens_used;
     if t.estimated {
         return Err("the token figures are estimates, not the provider's");

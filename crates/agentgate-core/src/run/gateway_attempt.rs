@@ -373,7 +373,8 @@ impl AttemptGateway {
     /// as its error when a limit was crossed.
     fn report(&mut self, summary: agentgate_gateway::GatewaySummary, outcome: &mut AttemptOutcome) {
         let env = &mut outcome.envelope;
-        let cli_usage = cli_usage(env);
+        // The CLI's figures, unless it reported none (or only estimates).
+        let cli_usage = super::cost::envelope_usage(env).ok();
         // The gateway's sum: counts added, the context the last call's.
         let wire = summary.usage.clone();
         // `model_calls` counts the calls forwarded upstream.
@@ -398,26 +399,6 @@ impl AttemptGateway {
             outcome.fail(e);
         }
     }
-}
-
-/// The usage the CLI reported, as the envelope holds it; `None` when it
-/// reported none (or only estimates).
-fn cli_usage(env: &Envelope) -> Option<Usage> {
-    let t = &env.tokens_used;
-    if !env.metadata.token_usage_available || t.estimated {
-        return None;
-    }
-    Some(Usage {
-        input_tokens: t.input_tokens,
-        output_tokens: t.output_tokens,
-        cache_read_input_tokens: t.cache_read_input_tokens,
-        cache_creation_input_tokens: t.cache_creation_input_tokens,
-        reasoning_tokens: env.reasoning_tokens,
-        total_tokens: t.total_tokens,
-        cost_usd: t.cost_usd,
-        context_tokens: env.context_tokens,
-        estimated: false,
-    })
 }
 
 /// Each token class where the wire and the CLI disagree.
