@@ -409,13 +409,16 @@ fn max_overlap(runs: &[&CliRun]) -> usize {
 }
 
 /// Every cancelled job's CLI got its termination (or had ended on its own
-/// before the cancel was asked).
+/// before the cancel was asked, or its worker was killed before the cancel
+/// reached it: then it ended by the kill's termination or broken pipe,
+/// which `check_processes` holds it to).
 fn check_cancels(
     e: &Evidence<'_>,
     by_id: &HashMap<&str, &JobRecord>,
     by_tag: &HashMap<&str, Vec<&CliRun>>,
     fails: &mut Vec<String>,
 ) {
+    let killed: BTreeSet<u32> = e.ledger.kills.iter().map(|k| k.worker).collect();
     for c in &e.ledger.cancels {
         let Some(job) = by_id.get(c.id.as_str()) else {
             continue;
@@ -442,6 +445,7 @@ fn check_cancels(
             match &r.end {
                 Some((_, how)) if how.starts_with("sig-") => {}
                 Some((t, _)) if *t < c.at_ns => {}
+                Some((_, how)) if how == "pipe" && killed.contains(&r.worker) => {}
                 other => fails.push(format!(
                     "job {} ({tag}) ended cancelled, but its CLI {} ended {other:?}",
                     c.id, r.pid
