@@ -104,17 +104,32 @@ impl UsageGroup {
             UsageGroup::Label(Some(key)) => format!("label:{key}"),
         }
     }
+}
 
-    /// The `runs` column that holds the dimension (labels live in `labels`).
-    pub(crate) fn column(&self) -> Option<&'static str> {
-        match self {
-            UsageGroup::Provider => Some("provider"),
-            UsageGroup::Model => Some("final_model"),
-            UsageGroup::Agent => Some("agent"),
-            UsageGroup::Chain => Some("chain"),
-            UsageGroup::Session => Some("session_name"),
-            UsageGroup::Label(_) => None,
-        }
+/// The SQL of a report's group (both backends): the key expression and the
+/// join it needs. `null` is the backend's typed NULL (no group), `key_param`
+/// the placeholder of a label key (bound by the caller as the third value).
+pub(crate) fn group_sql(
+    group: Option<&UsageGroup>,
+    null: &str,
+    key_param: &str,
+) -> (String, String) {
+    let column = |name: &str| (format!("runs.{name}"), String::new());
+    match group {
+        None => (null.to_owned(), String::new()),
+        Some(UsageGroup::Provider) => column("provider"),
+        Some(UsageGroup::Model) => column("final_model"),
+        Some(UsageGroup::Agent) => column("agent"),
+        Some(UsageGroup::Chain) => column("chain"),
+        Some(UsageGroup::Session) => column("session_name"),
+        Some(UsageGroup::Label(None)) => (
+            "labels.key || '=' || labels.value".to_owned(),
+            "LEFT JOIN labels ON labels.id = runs.run_id".to_owned(),
+        ),
+        Some(UsageGroup::Label(Some(_))) => (
+            "labels.value".to_owned(),
+            format!("LEFT JOIN labels ON labels.id = runs.run_id AND labels.key = {key_param}"),
+        ),
     }
 }
 

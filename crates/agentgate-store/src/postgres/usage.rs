@@ -37,24 +37,10 @@ async fn usage_cells(
     let bucket =
         format!("to_char(date_trunc('{unit}', runs.started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')");
     let mut values: Vec<&(dyn ToSql + Sync)> = vec![&query.since, &query.until];
-    let (key, join) = match group {
-        None => ("NULL::text".to_owned(), String::new()),
-        Some(UsageGroup::Label(None)) => (
-            "labels.key || '=' || labels.value".to_owned(),
-            "LEFT JOIN labels ON labels.id = runs.run_id".to_owned(),
-        ),
-        Some(UsageGroup::Label(Some(label_key))) => {
-            values.push(label_key);
-            (
-                "labels.value".to_owned(),
-                "LEFT JOIN labels ON labels.id = runs.run_id AND labels.key = $3".to_owned(),
-            )
-        }
-        Some(other) => (
-            format!("runs.{}", other.column().unwrap_or("provider")),
-            String::new(),
-        ),
-    };
+    if let Some(UsageGroup::Label(Some(label_key))) = group {
+        values.push(label_key);
+    }
+    let (key, join) = crate::usage::group_sql(group, "NULL::text", "$3");
     let sql = format!(
         "SELECT {bucket}, {key}, runs.status, runs.error_type, COUNT(*), COUNT(runs.cost_usd), \
          COALESCE(SUM(runs.input_tokens), 0)::bigint, COALESCE(SUM(runs.output_tokens), 0)::bigint, \

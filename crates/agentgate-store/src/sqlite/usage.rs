@@ -23,24 +23,10 @@ pub(super) fn usage_cells(
     let since = timestamp_to_sql(query.since);
     let until = timestamp_to_sql(query.until);
     let mut values: Vec<&dyn ToSql> = vec![&since, &until];
-    let (key, join) = match group {
-        None => ("NULL".to_owned(), String::new()),
-        Some(UsageGroup::Label(None)) => (
-            "labels.key || '=' || labels.value".to_owned(),
-            "LEFT JOIN labels ON labels.id = runs.run_id".to_owned(),
-        ),
-        Some(UsageGroup::Label(Some(label_key))) => {
-            values.push(label_key);
-            (
-                "labels.value".to_owned(),
-                "LEFT JOIN labels ON labels.id = runs.run_id AND labels.key = ?3".to_owned(),
-            )
-        }
-        Some(other) => (
-            format!("runs.{}", other.column().unwrap_or("provider")),
-            String::new(),
-        ),
-    };
+    if let Some(UsageGroup::Label(Some(label_key))) = group {
+        values.push(label_key);
+    }
+    let (key, join) = crate::usage::group_sql(group, "NULL", "?3");
     let sql = format!(
         "SELECT {bucket}, {key}, runs.status, runs.error_type, COUNT(*), COUNT(runs.cost_usd), \
          TOTAL(runs.input_tokens), TOTAL(runs.output_tokens), \
