@@ -269,3 +269,25 @@ fn warm_turns_run_in_one_container() {
         "the warm process's container outlived it: {left:?}"
     );
 }
+
+/// `--record-model-calls` keeps one run's calls in its folder, which a
+/// warm process's gateway, serving one run after another, cannot: the
+/// turn is refused with `invalid_input` before any process starts.
+#[test]
+fn recording_a_warm_gateways_calls_is_refused() {
+    let cli = Cli::Claude;
+    let bench = Bench::new(cli, &script(cli, ["echo one", "echo two"]));
+    let gateway = StepGateway {
+        record_model_calls: true,
+        ..StepGateway::default()
+    };
+    let (env, events) = turn(&bench, PROMPTS[0], &Config::default(), None, Some(&gateway));
+    let all = format!("{env:#}\n{events:#?}");
+    assert_eq!(env["error_type"], "invalid_input", "{all}");
+    let error = env["error"].as_str().unwrap_or_default();
+    assert!(error.contains("--record-model-calls"), "{all}");
+    assert!(
+        !events.iter().any(|e| e["type"] == "model_call"),
+        "no call was made: {all}"
+    );
+}
