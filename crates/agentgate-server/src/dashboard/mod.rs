@@ -1,4 +1,5 @@
-//! The dashboard: one HTML page, a style sheet and a script, compiled into
+//! The dashboard: one HTML page, a style sheet and two scripts (the page's
+//! panels, and the usage charts drawn as SVG from `GET /v1/usage`), compiled into
 //! the binary (no build step, nothing fetched), served open at `/` and
 //! `/assets/*`. The page holds no data: it asks for the token once, keeps
 //! it in the browser's localStorage, and reads everything from the `/v1`
@@ -14,6 +15,8 @@ use axum::routing::get;
 const INDEX_HTML: &str = include_str!("index.html");
 /// Its script.
 const APP_JS: &str = include_str!("app.js");
+/// The usage view's script (its charts).
+const USAGE_JS: &str = include_str!("usage.js");
 /// Its style sheet.
 const STYLE_CSS: &str = include_str!("style.css");
 
@@ -32,6 +35,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route(
             "/assets/app.js",
             get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/assets/usage.js",
+            get(|| async { asset("text/javascript; charset=utf-8", USAGE_JS) }),
         )
         .route(
             "/assets/style.css",

@@ -22,7 +22,7 @@ fn serve(home: &std::path::Path) -> Serve {
 }
 
 /// Where the test keeps its screenshots.
-fn artifact(name: &str) -> PathBuf {
+pub(super) fn artifact(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("artifacts");
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
@@ -35,6 +35,7 @@ fn the_page_is_served_open_with_a_strict_content_security_policy() {
     for (path, kind) in [
         ("/", "text/html"),
         ("/assets/app.js", "text/javascript"),
+        ("/assets/usage.js", "text/javascript"),
         ("/assets/style.css", "text/css"),
     ] {
         let r = get(&serve.url, path, None);
@@ -82,7 +83,7 @@ fn a_wrong_token_is_refused_in_the_page_and_not_kept() {
 /// Click what `css` matches, from inside the page (the tables are redrawn
 /// every two seconds, so an element handle could go stale between finding
 /// and clicking it).
-fn click_in_page(browser: &Browser, css: &str) {
+pub(super) fn click_in_page(browser: &Browser, css: &str) {
     browser.find(css);
     let clicked = browser.script(
         "const e = document.querySelector(arguments[0]); if (!e) return false; e.click(); return true;",

@@ -171,6 +171,35 @@ impl Browser {
         }
     }
 
+    /// Size the viewport (what a screenshot holds) to `width` x `height`
+    /// CSS pixels: the window is sized, then grown by what its frame takes.
+    pub fn set_viewport_size(&self, width: u32, height: u32) {
+        let rect = |w: i64, h: i64| {
+            self.session_call(
+                "POST",
+                "/window/rect",
+                Some(json!({"width": w, "height": h})),
+            )
+        };
+        let (width, height) = (i64::from(width), i64::from(height));
+        rect(width, height);
+        let inner = self.script("return [window.innerWidth, window.innerHeight];", json!([]));
+        let (w, h) = (inner[0].as_i64().unwrap(), inner[1].as_i64().unwrap());
+        rect(2 * width - w, 2 * height - h);
+    }
+
+    /// Emulate the system's colour scheme (`prefers-color-scheme`: "dark"
+    /// or "light"), through Chromium's DevTools command.
+    pub fn prefer_color_scheme(&self, scheme: &str) {
+        self.session_call(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({"cmd": "Emulation.setEmulatedMedia", "params": {
+                "features": [{"name": "prefers-color-scheme", "value": scheme}]
+            }})),
+        );
+    }
+
     /// Save a PNG screenshot of the window at `path`.
     pub fn screenshot(&self, path: &Path) {
         let b64 = self.session_call("GET", "/screenshot", None);
