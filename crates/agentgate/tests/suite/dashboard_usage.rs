@@ -132,15 +132,17 @@ fn today() -> Date {
     Timestamp::now().to_zoned(TimeZone::UTC).date()
 }
 
-fn day(days_ago: i64) -> String {
-    today().checked_sub(days_ago.days()).unwrap().to_string()
+/// The day `days_ago` days before `base`, as YYYY-MM-DD.
+fn day_before(base: Date, days_ago: i64) -> String {
+    base.checked_sub(days_ago.days()).unwrap().to_string()
 }
 
-fn write_runs(db: &Path) {
+/// Write [`runs`], their days counted back from `base`.
+fn write_runs(db: &Path, base: Date) {
     let store: std::sync::Arc<dyn StoreBackend> =
         store_choice::open(&StoreLocation::parse(db.to_str().unwrap()).unwrap()).unwrap();
     for (i, run) in runs().iter().enumerate() {
-        let started = today()
+        let started = base
             .checked_sub(run.days_ago.days())
             .unwrap()
             .at(12, i as i8, 0, 0)
@@ -215,6 +217,16 @@ fn wait_loaded(browser: &Browser, loads: u64) {
     });
 }
 
+/// The last day of the range the view shows (its `data-range`'s end).
+fn shown_until(browser: &Browser) -> Date {
+    let range = browser.script(
+        "return document.getElementById('usage-panel').dataset.range;",
+        json!([]),
+    );
+    let (_, until) = range.as_str().unwrap().split_once('/').unwrap();
+    until.parse().unwrap()
+}
+
 /// Choose the range of the last `days` days, and wait for its load (the
 /// view's `loads`th).
 fn choose_range(browser: &Browser, days: u32, loads: u64) {
@@ -264,13 +276,22 @@ fn the_usage_view_charts_the_stored_runs_figures() {
     );
 
     // The runs, written while the server runs; Refresh reads them.
-    write_runs(&data.join("agentgate.db"));
+    let written = today();
+    write_runs(&data.join("agentgate.db"), written);
+    let day = |days_ago| day_before(written, days_ago);
     click_in_page(&browser, "#usage-form button");
     wait_loaded(&browser, 2);
     browser.find("#usage-charts");
+    // The range ends on the browser's today: the day the runs were written
+    // on, or the next one if midnight has passed since.
+    let until = shown_until(&browser);
+    assert!(
+        until == written || until == written.tomorrow().unwrap(),
+        "{until} is not {written} or the day after"
+    );
     assert_eq!(
         browser.text("#usage-range-text"),
-        format!("{} to {} (UTC)", day(29), day(0))
+        format!("{} to {until} (UTC)", day_before(until, 29))
     );
     let (d1, d2, d3) = (day(1), day(2), day(3));
     assert_eq!(
@@ -365,7 +386,9 @@ fn the_usage_view_charts_the_stored_runs_figures() {
         "return [...document.querySelectorAll('#usage-cost g.day')].map(g => g.dataset.day);",
         json!([]),
     );
-    assert_eq!(columns, json!((0..7).rev().map(day).collect::<Vec<_>>()));
+    let until = shown_until(&browser);
+    let week: Vec<String> = (0..7).rev().map(|n| day_before(until, n)).collect();
+    assert_eq!(columns, json!(week));
     let shot = artifact("usage-charts.png");
     browser.screenshot(&shot);
     let png = std::fs::read(&shot).unwrap();
