@@ -75,6 +75,7 @@ mod run_id;
 mod run_store;
 mod session_lock;
 mod settle;
+mod spend;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 pub mod store_choice;
@@ -112,6 +113,7 @@ pub use run_id::{MAX_RUN_ID_LEN, validate_run_id};
 pub use run_store::{AMBIGUOUS_CANDIDATES_SHOWN, EventLine, RunStore};
 pub use session_lock::{SessionLock, lock_file_name};
 pub use settle::{AfterRun, RESULT_FILE_NAME, SavedResult, Settlement};
+pub use spend::{SpendScope, Spent};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
 pub use usage::{

@@ -145,6 +145,14 @@ pub trait RunStore: Send + Sync {
         name: Option<&str>,
     ) -> Result<Vec<SessionRotation>, StoreError>;
 
+    /// What the agent runs of `scope` that started at or after `since`
+    /// spent (`crate::spend`): budgets read this before a run starts.
+    fn spent(
+        &self,
+        scope: &crate::spend::SpendScope,
+        since: jiff::Timestamp,
+    ) -> Result<crate::spend::Spent, StoreError>;
+
     /// The cumulative token totals last stored for a provider thread (Codex
     /// reports usage cumulated over the thread; the next turn's figures are
     /// its totals minus these).

@@ -10,6 +10,7 @@ mod runs;
 mod session_locks;
 mod sessions;
 mod settle;
+mod spend;
 mod thread_totals;
 mod usage;
 mod values;
@@ -288,6 +289,14 @@ impl RunStore for SqliteStore {
         self.read("list session rotations", |tx| {
             sessions::list_rotations(tx, name)
         })
+    }
+
+    fn spent(
+        &self,
+        scope: &crate::spend::SpendScope,
+        since: jiff::Timestamp,
+    ) -> Result<crate::spend::Spent, StoreError> {
+        self.read("spend", |tx| spend::spent(tx, scope, since))
     }
 
     fn get_thread_totals(

@@ -9,13 +9,15 @@
 //! columns `finish_run` wrote from its envelope; a run still running counts
 //! as a run with the tokens it has so far (none).
 //!
-//! How it stays fast: each backend reads one index only (no table rows, no
-//! JSON): the migration `usage` gives `runs` the columns `agent` and `chain`
-//! (generated from the envelope, so every writer fills them and existing
-//! rows have them) and a partial covering index over the start time, the
-//! dimensions, the outcome and the token and cost columns. A month's report
-//! is then one range scan of that index and a `GROUP BY` (see
-//! `docs/operating/benchmarks.md` for the figures at one million runs).
+//! How it stays fast: the migration `usage` gives `runs` the columns
+//! `agent` and `chain` (generated from the envelope, so every writer fills
+//! them and existing rows have them) and a partial index over the start
+//! time, the dimensions, the outcome and the token and cost columns. A
+//! month's report is then one range scan of that index and a `GROUP BY`
+//! (see `docs/operating/benchmarks.md` for the figures at one million
+//! runs). PostgreSQL reads the index alone; SQLite also reads each row the
+//! range holds (it never covers a query with a partial index, nor with an
+//! index of a virtual generated column).
 //! The label dimension joins `labels` through its primary key.
 //!
 //! The backends return [`UsageCell`]s (sums per bucket, group, status and

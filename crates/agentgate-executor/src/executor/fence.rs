@@ -144,6 +144,13 @@ impl RunStore for Fenced<'_> {
         self.open("add session rotation")?;
         self.store.add_session_rotation(rotation)
     }
+    fn spent(
+        &self,
+        scope: &agentgate_store::SpendScope,
+        since: jiff::Timestamp,
+    ) -> Result<agentgate_store::Spent, StoreError> {
+        self.store.spent(scope, since)
+    }
     fn list_session_rotations(
         &self,
         name: Option<&str>,

@@ -185,6 +185,13 @@ impl RunStore for GatedStore {
     ) -> Result<(), StoreError> {
         self.inner.add_session_rotation(rotation)
     }
+    fn spent(
+        &self,
+        scope: &agentgate_store::SpendScope,
+        since: jiff::Timestamp,
+    ) -> Result<agentgate_store::Spent, StoreError> {
+        self.inner.spent(scope, since)
+    }
     fn list_session_rotations(
         &self,
         name: Option<&str>,

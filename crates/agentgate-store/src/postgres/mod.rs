@@ -68,6 +68,7 @@ mod runs;
 mod session_locks;
 mod sessions;
 mod settle;
+mod spend;
 mod thread_totals;
 mod tls;
 mod url;

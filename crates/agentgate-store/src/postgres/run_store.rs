@@ -163,6 +163,17 @@ impl RunStore for PgStore {
         })
     }
 
+    fn spent(
+        &self,
+        scope: &crate::spend::SpendScope,
+        since: jiff::Timestamp,
+    ) -> Result<crate::spend::Spent, StoreError> {
+        let scope = scope.clone();
+        self.transaction("spend", move |tx| {
+            Box::pin(async move { super::spend::spent(tx, &scope, since).await })
+        })
+    }
+
     fn get_thread_totals(
         &self,
         provider: &str,

@@ -319,9 +319,23 @@ CREATE TABLE session_rotations (
 CREATE INDEX session_rotations_by_name ON session_rotations (name, provider, rotated_at);
 ";
 
+/// Version 14: budgets (see `crate::spend`): indexes by agent, chain and
+/// session name, then the start time, `kind` and the figures, so that what
+/// one of them spent since a time is a short range scan of one index. They
+/// hold every run, `kind` beside the figures: SQLite reads a partial
+/// index's condition column from the table row, so a partial index is
+/// never covering. (The session's is covering; `agent` and `chain` are
+/// virtual generated columns, which SQLite computes from the row.)
+const V14: &str = "
+CREATE INDEX runs_spend_agent ON runs (agent, started_at, kind, cost_usd, total_tokens);
+CREATE INDEX runs_spend_chain ON runs (chain, started_at, kind, cost_usd, total_tokens);
+CREATE INDEX runs_spend_session ON runs (session_name, started_at, kind, cost_usd, total_tokens);
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13];
+pub(crate) const MIGRATIONS: &[&str] =
+    &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

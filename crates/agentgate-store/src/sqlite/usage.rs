@@ -1,5 +1,5 @@
 //! Usage reports on SQLite (see `crate::usage`): one `GROUP BY` over the
-//! covering index `runs_usage` (migration 12), named with `INDEXED BY` so
+//! index `runs_usage` (migration 12), named with `INDEXED BY` so
 //! the plan cannot drift to a table scan.
 
 use rusqlite::{Connection, Row, ToSql};

@@ -25,6 +25,7 @@ mod schema_doc;
 mod session_locks;
 mod sessions;
 mod settle;
+mod spend;
 mod support;
 mod tls_cluster;
 mod totals_and_quota;

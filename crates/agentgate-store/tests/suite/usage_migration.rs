@@ -35,7 +35,7 @@ fn a_version_11_store_gets_agent_and_chain_for_its_runs() {
     // Back to version 11 (neither usage's version 12 nor rotation's 13), with a damaged envelope as no agentgate writes.
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        "DROP INDEX runs_usage; ALTER TABLE runs DROP COLUMN agent; \
+        "DROP INDEX runs_usage; DROP INDEX runs_spend_agent; DROP INDEX runs_spend_chain; DROP INDEX runs_spend_session; ALTER TABLE runs DROP COLUMN agent; \
          ALTER TABLE runs DROP COLUMN chain; \
          DROP TABLE session_rotations; ALTER TABLE sessions DROP COLUMN context_tokens; \
          UPDATE runs SET envelope = 'not json', status = 'failed' WHERE run_id = 'damaged'; \

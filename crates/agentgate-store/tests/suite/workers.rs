@@ -166,7 +166,7 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
             .get(0)
     });
     assert_eq!(version, PG_SCHEMA_VERSION);
-    assert_eq!(PG_SCHEMA_VERSION, 12);
+    assert_eq!(PG_SCHEMA_VERSION, 13);
     drop(store);
     super::support::drop_pg_database(&url);
 }
