@@ -67,6 +67,7 @@
 
 mod app_server;
 mod approvals;
+pub mod budget;
 mod catalog;
 mod coalesce;
 mod config;

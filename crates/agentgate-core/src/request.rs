@@ -238,6 +238,15 @@ pub struct RunRequest {
     /// with (`rotate_handoff: prompt`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotate_prompt: Option<String>,
+    /// `--max-cost`: the most this run may spend, in USD (its tokens
+    /// priced by the rate card, else its CLI's own cost); past it the CLI
+    /// is stopped and the run ends with `budget`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
+    /// `--max-tokens`: the most tokens (input + output) this run may
+    /// spend; past it the CLI is stopped and the run ends with `budget`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
     /// `--label key=value` pairs: stored with the job and its run, in the
     /// envelope, and what `?label=` filters and cancels by label match
     /// (see `agentgate_protocol::check_labels` for the bounds).
@@ -512,6 +521,18 @@ impl RunRequest {
                     self.rotate_prompt.as_deref(),
                 )
                 .map_err(|e| RequestError::new("rotate_handoff", e))?,
+            },
+            budget: crate::budget::Limits {
+                max_cost_usd: match self.max_cost_usd {
+                    Some(usd) if !(usd.is_finite() && usd >= 0.0) => {
+                        return Err(RequestError::new(
+                            "max_cost_usd",
+                            "a number of USD, 0 or more",
+                        ));
+                    }
+                    usd => usd,
+                },
+                max_tokens: self.max_tokens,
             },
         };
         Ok((flags, task))

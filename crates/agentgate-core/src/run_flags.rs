@@ -147,6 +147,9 @@ pub struct RunFlags {
     /// `--max-context-tokens`, `--rotate-handoff`, `--rotate-prompt`: the
     /// session's rotation, over each agent's.
     pub rotation: crate::session_rotation::RotationSettings,
+    /// `--max-cost`, `--max-tokens`: the run's own limits, over the
+    /// config's `budgets.run` (`crate::budget`).
+    pub budget: crate::budget::Limits,
 }
 
 /// The levels of reasoning effort a model takes: `(provider, model)` (the

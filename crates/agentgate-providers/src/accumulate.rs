@@ -199,6 +199,14 @@ impl Accumulator {
         self.rate_limit.as_ref()
     }
 
+    /// The sum of the per-call usage the CLI streamed so far (its `usage`
+    /// events of one model call each), as a live figure while it runs:
+    /// unlike [`Accumulator::usage`], never a total that may count from
+    /// before this invocation.
+    pub fn calls_usage(&self) -> Option<&Usage> {
+        self.turn_usage.as_ref()
+    }
+
     /// Codex: the thread totals the CLI reported.
     pub fn thread_totals(&self) -> Option<&Usage> {
         self.thread_totals.as_ref()

@@ -10,6 +10,7 @@ use serde_saphyr::Spanned;
 use super::agent::{self, RawAgent};
 use super::approvals::{self, RawApprovals};
 use super::automation::{self, RawSchedule, RawWatch};
+use super::budgets::{self, RawBudgets};
 use super::chain::{self, RawChain};
 use super::custom::{self, RawProvider};
 use super::defaults;
@@ -59,6 +60,7 @@ struct RawFile {
     quota_inbox: Option<Spanned<String>>,
     envelope: Option<Spanned<String>>,
     pricing: Option<Spanned<RawPricing>>,
+    budgets: Option<RawBudgets>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -241,6 +243,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     if let Some(p) = &raw.pricing {
         out.pricing = pricing::convert(p)?;
+    }
+    if let Some(b) = &raw.budgets {
+        out.budgets = budgets::convert(b, &out.agents, &out.chains)?;
     }
     Ok(out)
 }

@@ -36,6 +36,7 @@ mod accounts;
 mod agent;
 mod approvals;
 mod automation;
+mod budgets;
 mod chain;
 mod cli_agents;
 mod custom;
@@ -158,6 +159,8 @@ pub struct Config {
     /// `pricing:`: the rate card with the file's entries in front of the
     /// built-in ones, and the CLI-vs-card flag's threshold.
     pub pricing: crate::cost::Pricing,
+    /// `budgets:`: limits on what runs spend (`crate::budget`).
+    pub budgets: crate::budget::Budgets,
     /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
     /// by provider; they win over the file's `account:` (see
     /// [`Config::account`]).
@@ -245,6 +248,7 @@ impl Config {
             quota_inbox: p.quota_inbox,
             envelope: p.envelope,
             pricing: p.pricing,
+            budgets: p.budgets,
             account_env: Vec::new(),
         })
     }

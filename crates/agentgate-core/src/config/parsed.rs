@@ -42,6 +42,8 @@ pub(super) struct Parsed {
     pub envelope: agentgate_protocol::EnvelopeFormat,
     /// `pricing:`.
     pub pricing: crate::cost::Pricing,
+    /// `budgets:`.
+    pub budgets: crate::budget::Budgets,
 }
 
 /// Check the version a file declares.

@@ -91,6 +91,8 @@ pub struct Plan {
     /// How each attempt's tokens are priced (`pricing:` over the built-in
     /// rate card).
     pub pricing: crate::cost::Pricing,
+    /// What the run may spend (`budgets:` and `--max-cost`/`--max-tokens`).
+    pub budget: crate::budget::RunBudget,
 }
 
 impl Plan {
@@ -117,6 +119,7 @@ impl Plan {
             quota_hold_above: None,
             quota_inbox: None,
             pricing: crate::cost::Pricing::default(),
+            budget: crate::budget::RunBudget::default(),
         }
     }
 
@@ -296,6 +299,14 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         quota_hold_above: cfg.gateway.quota_hold_above,
         quota_inbox: cfg.quota_inbox.clone(),
         pricing: cfg.pricing.clone(),
+        budget: crate::budget::RunBudget {
+            budgets: cfg.budgets.clone(),
+            run: flags.budget.over(cfg.budgets.run),
+            run_source: match flags.budget.any() {
+                true => "the run's own limit",
+                false => "budgets.run",
+            },
+        },
     })
 }
 

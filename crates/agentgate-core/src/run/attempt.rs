@@ -22,6 +22,7 @@ use tokio::sync::mpsc;
 
 use super::attempt_end::finish_attempt;
 pub(super) use super::attempt_end::{AttemptEnd, AttemptOutcome, AttemptPacket};
+use super::budget_meter::BudgetMeter;
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
 use super::sandbox_attempt::{AttemptSandbox, Confinement};
@@ -34,6 +35,7 @@ pub(super) async fn attempt(
     packet: AttemptPacket<'_>,
     em: &mut Emitter<'_>,
     cancel: &mut mpsc::Receiver<CancelRequest>,
+    meter: &mut BudgetMeter<'_>,
 ) -> AttemptOutcome {
     let AttemptPacket {
         step,
@@ -278,6 +280,10 @@ pub(super) async fn attempt(
                         Decoded::ProviderError(_) | Decoded::ThreadTotals(_) => {}
                     }
                 }
+                // Its budgets, from the usage it streamed (`budget_meter.rs`).
+                if meter.on_stream(&acc, request.model.as_deref(), em) {
+                    let _ = control_tx.send(Control::Cancel { immediate: false }).await;
+                }
             }
             req = cancel.recv(), if cancel_open => {
                 match req {
@@ -302,7 +308,12 @@ pub(super) async fn attempt(
                 em.notice(refused);
             }
             Some(n) = next_call(&mut gateway) => {
-                let stop = gateway.as_mut().is_some_and(|g| g.on_notice(n, ctx, em));
+                let call = match &n {
+                    agentgate_gateway::GatewayNotice::Call(c) => Some(c.clone()),
+                    agentgate_gateway::GatewayNotice::LimitCrossed { .. } => None,
+                };
+                let mut stop = gateway.as_mut().is_some_and(|g| g.on_notice(n, ctx, em));
+                stop |= call.is_some_and(|c| meter.on_call(&c, em));
                 if stop {
                     let _ = control_tx.send(Control::Cancel { immediate: false }).await;
                 }
@@ -484,6 +495,9 @@ pub(super) async fn attempt(
     let mut outcome = finish_attempt(packet, &acc, end, em).with_exit(report.status.code);
     if let Some(g) = gateway {
         g.finish(ctx, &mut outcome, em).await;
+    }
+    if let Some(crossed) = meter.take_crossed() {
+        outcome.fail(crossed);
     }
     if let Some(sandbox) = sandbox {
         outcome.envelope.sandbox = Some(Box::new(sandbox.finish().await));

@@ -210,10 +210,34 @@ async fn fail_over(
     let plan = runner.ctx.plan;
     let mut end: Option<(usize, StepEnd)> = None;
     let mut handoff: Option<String> = None;
+    // A budget spent before the run starts: no step runs (an index past
+    // the last step leaves the envelope without a provider).
+    if let Some(error) = runner.meter.start_run(plan, runner.ctx.store, em) {
+        em.notice(error.message.clone());
+        let over = StepEnd {
+            envelope: Envelope::default(),
+            error: Some(error),
+            model_note: None,
+        };
+        return Some((plan.steps.len(), over));
+    }
     for (i, step) in plan.steps.iter().enumerate() {
         em.provider = Some(step.provider.name().to_owned());
         let next = plan.steps.get(i + 1);
+        // The attempts so far passed a budget: the run ends on the last
+        // step tried, with `budget`.
+        if let Some(stop) = runner.meter.spent_out()
+            && let Some((j, last)) = end.take()
+        {
+            em.notice(stop.message.clone());
+            let error = Some(stop);
+            return Some((j, StepEnd { error, ..last }));
+        }
         if let Some(skip) = runner.skip_exhausted(step, em) {
+            end = Some((i, skip));
+            continue;
+        }
+        if let Some(skip) = runner.skip_over_budget(step, em) {
             end = Some((i, skip));
             continue;
         }

@@ -18,6 +18,7 @@ mod asked;
 mod attempt;
 mod attempt_end;
 mod audit;
+mod budget_meter;
 mod capacity;
 mod capture;
 mod checks;

@@ -10,6 +10,7 @@ use jiff::Timestamp;
 use tokio::sync::mpsc;
 
 use super::attempt::{AttemptOutcome, AttemptPacket, attempt};
+use super::budget_meter::BudgetMeter;
 use super::checks::{self, Changes, blocking, changes_since};
 use super::emitter::Emitter;
 use super::handoff::Transcript;
@@ -52,6 +53,8 @@ pub(super) struct StepRunner<'a> {
     /// The session rotated before a step's turn (`rotation.rs`): the
     /// provider, and what the envelope says of it.
     pub rotated: Option<(String, agentgate_protocol::SessionRotated)>,
+    /// The run's budgets and what it spent (`budget_meter.rs`).
+    pub meter: BudgetMeter<'a>,
 }
 
 impl<'a> StepRunner<'a> {
@@ -66,6 +69,7 @@ impl<'a> StepRunner<'a> {
             store_error: None,
             costs: Vec::new(),
             rotated: None,
+            meter: BudgetMeter::new(ctx.plan),
         }
     }
 }
@@ -122,6 +126,39 @@ impl StepRunner<'_> {
         self.record_attempt(&attempt, Timestamp::now(), step);
         let mut envelope = Envelope::new(em.run_id.clone());
         envelope.provider = Some(provider.to_owned());
+        Some(StepEnd {
+            envelope,
+            error: Some(error),
+            model_note: None,
+        })
+    }
+
+    /// Skip `step` when its agent's budget window is spent
+    /// (`budget_meter.rs`): record a skipped attempt and say so.
+    pub(super) fn skip_over_budget(
+        &mut self,
+        step: &Step,
+        em: &mut Emitter<'_>,
+    ) -> Option<StepEnd> {
+        let now = self.ctx.plan.now();
+        let error = self.meter.start_step(step, self.ctx.store, now, em)?;
+        self.attempt_no += 1;
+        em.attempt = Some(self.attempt_no);
+        em.notice(error.message.clone());
+        let attempt = Attempt {
+            provider: step.provider.name().to_owned(),
+            model: step.request.model.clone(),
+            agent: step.agent.clone(),
+            error_type: Some(ErrorKind::Budget),
+            error: Some(error.message.clone()),
+            recoverable: Some(false),
+            reset_at: error.reset_at.clone(),
+            skipped: true,
+            ..Attempt::default()
+        };
+        self.record_attempt(&attempt, Timestamp::now(), step);
+        let mut envelope = Envelope::new(em.run_id.clone());
+        envelope.provider = Some(step.provider.name().to_owned());
         Some(StepEnd {
             envelope,
             error: Some(error),
@@ -240,11 +277,13 @@ impl StepRunner<'_> {
             // A turn of a warm process when the run keeps its session warm
             // or asks for approvals, else the CLI started for it alone.
             let warm = self.ctx.options.warm.is_some() && self.ctx.plan.session.is_some();
+            self.meter.begin_attempt();
+            let meter = &mut self.meter;
             let mut outcome: AttemptOutcome =
                 if warm || request.permission_mode == crate::settings::PermissionMode::Ask {
-                    warm_attempt(self.ctx, packet, em, cancel).await
+                    warm_attempt(self.ctx, packet, em, cancel, meter).await
                 } else {
-                    attempt(self.ctx, packet, em, cancel).await
+                    attempt(self.ctx, packet, em, cancel, meter).await
                 };
             self.costs.push(super::cost::price_attempt(
                 &self.ctx.plan.pricing,
@@ -252,6 +291,7 @@ impl StepRunner<'_> {
                 outcome.started_at,
                 &mut outcome.envelope,
             ));
+            self.meter.end_attempt(&outcome.envelope, em);
             changes = changes_since(snapshot.as_ref()).await;
             rotation::fill_context_tokens(&mut outcome.envelope, step, &request, home.as_deref());
             checks::check(step, &mut outcome, changes.as_ref());
@@ -286,6 +326,10 @@ impl StepRunner<'_> {
                 }
             }
             let kind = outcome.error.as_ref().map(|e| e.kind);
+            // A run past its budget tries nothing more.
+            if kind.is_some() && self.meter.spent_out().is_some() {
+                break outcome;
+            }
             if kind == Some(ErrorKind::InvalidSession) && from_session_map && !recreated {
                 let gone = request.resume.take().unwrap_or_default();
                 request.prompt = match &handoff {
@@ -407,11 +451,13 @@ impl StepRunner<'_> {
                     home,
                 };
                 let warm = self.ctx.options.warm.is_some() && self.ctx.plan.session.is_some();
+                self.meter.begin_attempt();
+                let meter = &mut self.meter;
                 let outcome =
                     if warm || request.permission_mode == crate::settings::PermissionMode::Ask {
-                        warm_attempt(self.ctx, packet, em, cancel).await
+                        warm_attempt(self.ctx, packet, em, cancel, meter).await
                     } else {
-                        attempt(self.ctx, packet, em, cancel).await
+                        attempt(self.ctx, packet, em, cancel, meter).await
                     };
                 self.record_attempt(&outcome.attempt, outcome.started_at, step);
                 rotation::summary_of(&outcome.envelope, outcome.error.as_ref(), due, em)

@@ -32,6 +32,7 @@ use tokio::sync::mpsc;
 
 use super::attempt::start_event;
 use super::attempt_end::{AttemptEnd, AttemptOutcome, AttemptPacket, finish_attempt};
+use super::budget_meter::BudgetMeter;
 use super::deadline_event::humanize;
 use super::emitter::Emitter;
 use super::options::{CancelRequest, RunContext};
@@ -79,6 +80,7 @@ pub(super) async fn warm_attempt(
     packet: AttemptPacket<'_>,
     em: &mut Emitter<'_>,
     cancel: &mut mpsc::Receiver<CancelRequest>,
+    meter: &mut BudgetMeter<'_>,
 ) -> AttemptOutcome {
     let AttemptPacket { step, request, .. } = packet;
     let started_at = Timestamp::now();
@@ -214,6 +216,9 @@ pub(super) async fn warm_attempt(
                                 asked = Some(e);
                                 stop(em, &mut warm, &mut stopped, &mut interrupted_at, Stopped::Asked).await;
                             }
+                            if meter.on_stream(&acc, request.model.as_deref(), em) {
+                                stop(em, &mut warm, &mut stopped, &mut interrupted_at, Stopped::Budget).await;
+                            }
                         }
                         // The ask tool's call as a permission request: refused,
                         // and the turn stopped, without asking the policy.
@@ -248,9 +253,14 @@ pub(super) async fn warm_attempt(
                 told = next_beside(&mut warm.beside) => match told {
                     BesideNotice::Egress(refused) => em.notice(refused),
                     BesideNotice::Gateway(n) => {
-                        let crossed = beside(&mut warm)
+                        let call = match n.as_ref() {
+                            agentgate_gateway::GatewayNotice::Call(c) => Some(c.clone()),
+                            agentgate_gateway::GatewayNotice::LimitCrossed { .. } => None,
+                        };
+                        let mut crossed = beside(&mut warm)
                             .and_then(|b| b.gateway.as_mut())
                             .is_some_and(|g| g.on_notice(*n, ctx, em));
+                        crossed |= call.is_some_and(|c| meter.on_call(&c, em));
                         if crossed {
                             stop(em, &mut warm, &mut stopped, &mut interrupted_at, Stopped::Budget).await;
                         }
@@ -331,6 +341,11 @@ pub(super) async fn warm_attempt(
         if let Some(g) = b.gateway.as_mut() {
             g.finish_turn(ctx, &mut outcome, em);
         }
+    }
+    if let Some(crossed) = meter.take_crossed() {
+        outcome.fail(crossed);
+    }
+    if let Some(b) = beside(&mut warm) {
         if let Some(s) = &b.sandbox {
             outcome.envelope.sandbox = Some(Box::new(s.turn_report()));
         }

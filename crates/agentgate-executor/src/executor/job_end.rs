@@ -18,9 +18,13 @@
 //! 5. every provider of the job is now known exhausted until a reset time
 //!    (and the request does not `ignore_quota`): released until the
 //!    earliest reset, `waiting_for: quota`, the attempt given back;
-//! 6. it failed with exit 75 (every failure recoverable) and fewer than
+//! 6. it ended with `budget` before any CLI ran, a day's or a month's
+//!    budget window spent, and the config says `budgets.when_over: wait`:
+//!    released until the window's next start (the error's `reset_at`),
+//!    `waiting_for: budget`, the attempt given back;
+//! 7. it failed with exit 75 (every failure recoverable) and fewer than
 //!    `queue.max_attempts` tries were charged: retried after the backoff;
-//! 7. otherwise `failed`.
+//! 8. otherwise `failed`.
 //!
 //! The job's state is always its run's: `JobQueue::settle` derives it from
 //! the envelope in the transaction that writes the run's record, so a
@@ -161,6 +165,14 @@ impl Job {
                 waiting_for: Some("quota".to_owned()),
             };
             return (release, RunEnd::QuotaWait);
+        }
+        if let Some(until) = budget_wait(&run.outcome.envelope, &inner.config) {
+            tracing::info!(job = job.job_id, %until, "a budget window is spent: waiting");
+            let release = AfterRun::Release {
+                not_before: until,
+                waiting_for: Some("budget".to_owned()),
+            };
+            return (release, RunEnd::BudgetWait);
         }
         // A recovered result's run was charged by the earlier claim.
         let charged = job.attempts.saturating_sub(u32::from(run.recovered));
@@ -355,4 +367,19 @@ impl Job {
         }
         written
     }
+}
+
+/// When a job whose run ended over a budget window waits until (rule 6):
+/// `budget` with a `reset_at` (a day's or a month's window; a session's
+/// and a run's own limits have none) under `budgets.when_over: wait`.
+fn budget_wait(
+    envelope: &agentgate_protocol::Envelope,
+    config: &agentgate_core::Config,
+) -> Option<Timestamp> {
+    if config.budgets.when_over != agentgate_core::budget::WhenOver::Wait
+        || envelope.error_type != Some(agentgate_protocol::ErrorKind::Budget)
+    {
+        return None;
+    }
+    envelope.reset_at.as_deref()?.parse().ok()
 }

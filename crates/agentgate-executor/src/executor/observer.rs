@@ -22,6 +22,9 @@ pub enum RunEnd {
     Retried,
     /// Every provider's quota is exhausted: the job waits for the reset.
     QuotaWait,
+    /// A budget window is spent (`budgets.when_over: wait`): the job waits
+    /// for the window's next start.
+    BudgetWait,
     /// The process was stopping: the job went back to the queue.
     HandedBack,
     /// The lease was lost: the run was stopped, the job is another's.
@@ -37,6 +40,7 @@ impl RunEnd {
             RunEnd::Cancelled => "cancelled",
             RunEnd::Retried => "retried",
             RunEnd::QuotaWait => "quota_wait",
+            RunEnd::BudgetWait => "budget_wait",
             RunEnd::HandedBack => "handed_back",
             RunEnd::LeaseLost => "lease_lost",
         }

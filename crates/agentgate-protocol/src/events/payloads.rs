@@ -244,6 +244,24 @@ pub enum StatusEvent {
         #[schemars(extend("format" = "date-time"))]
         deadline: String,
     },
+    /// agentgate's own: the run has spent `warn_at` (80% unless the config
+    /// says otherwise) of one of its budgets (`--max-cost`, `--max-tokens`,
+    /// `budgets:`). The run goes on; past the budget it is stopped with
+    /// `budget`.
+    #[serde(rename = "budget_warning")]
+    BudgetWarning {
+        /// Which budget, in words (`the run's limit`, `agent reviewer's day
+        /// budget`).
+        budget: String,
+        /// `cost` (USD) or `tokens`.
+        measure: String,
+        /// What the budget's window has spent with this run so far.
+        spent: f64,
+        /// The budget.
+        limit: f64,
+        /// `spent / limit`.
+        share: f64,
+    },
     /// agentgate's own: the deadline came while the CLI was still printing
     /// (within `extend_on_activity`), so it moved later, never past
     /// `max_timeout` from the CLI's start.

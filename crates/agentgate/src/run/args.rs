@@ -305,6 +305,8 @@ pub struct Args {
     pub sandbox: super::sandbox_args::SandboxArgs,
     #[command(flatten)]
     pub rotation: super::rotation_args::RotationArgs,
+    #[command(flatten)]
+    pub budget: super::budget_args::BudgetArgs,
     /// What stdout gets: `json`, the envelope (the default), or `text`:
     /// the answer alone and a newline (a failed run prints nothing there,
     /// its error on stderr, and exits with its code). The run is recorded
@@ -510,6 +512,7 @@ impl Args {
             ignore_quota: self.ignore_quota,
             now: None,
             rotation: self.rotation.settings(),
+            budget: self.budget.limits(),
             mcp_servers: Vec::new(),
             tools: self.tools.clone(),
             labels: self.labels.iter().cloned().collect(),

@@ -4,6 +4,7 @@
 //! (`args.rs`) and the printing (`print.rs`, `progress.rs`).
 
 mod args;
+mod budget_args;
 mod coalesce;
 mod fallback;
 mod gateway_args;

@@ -105,6 +105,8 @@ impl Args {
             max_context_tokens: self.rotation.max_context_tokens,
             rotate_handoff: self.rotation.rotate_handoff.clone(),
             rotate_prompt: self.rotation.rotate_prompt.clone(),
+            max_cost_usd: self.budget.max_cost,
+            max_tokens: self.budget.max_tokens,
             labels: self.labels.iter().cloned().collect(),
             skill: self.skill.clone(),
             input: None,

@@ -242,6 +242,7 @@ fn files_are_read_from_their_source() {
 }
 
 mod automation;
+mod budgets;
 mod gardener;
 mod gateway;
 
