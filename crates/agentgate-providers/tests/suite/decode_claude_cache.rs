@@ -4,11 +4,7 @@
 //! into 5-minute and 1-hour ones. The decoder keeps the 1-hour part
 //! (`cache_creation_1h_input_tokens`) in each message's usage event and in
 //! the final record, each message once, and the envelope carries it.
-#![expect(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests fail loudly on unexpected input"
-)]
+#![expect(clippy::panic, reason = "tests fail loudly on unexpected input")]
 
 use agentgate_protocol::{EventBody, UsageScope};
 use agentgate_providers::claude::ClaudeDecoder;

@@ -309,7 +309,7 @@ fn claude_one_hour_writes(extra: &[&str]) -> Value {
         .as_u64()
         .unwrap_or_else(|| panic!("no 1-hour writes: {env:#}"));
     // Each call's figures, as many calls as the run made.
-    assert!(write >= 20_000 && write % 20_000 == 0, "{env:#}");
+    assert!(write >= 20_000 && write.is_multiple_of(20_000), "{env:#}");
     assert_eq!(write_1h * 4, write * 3, "{env:#}");
     // Sonnet 4.5 on the built-in card: $3, $0.30, $3.75, $6, $15.
     let prices = [3.0, 0.3, 3.75, 6.0, 15.0];
