@@ -233,6 +233,12 @@ fn expected(api: WireApi) -> Usage {
         output_tokens,
         cache_read_input_tokens: cache_read,
         cache_creation_input_tokens: cache_creation,
+        // The script's `cache_write_1h`: only Anthropic tells it.
+        cache_creation_1h_input_tokens: if api == WireApi::AnthropicMessages {
+            100
+        } else {
+            0
+        },
         reasoning_tokens,
         total_tokens: input_tokens + output_tokens,
         cost_usd: None,

@@ -274,6 +274,12 @@ pub struct TokensUsed {
     /// The part of `input_tokens` written to the prompt cache.
     #[serde(default)]
     pub cache_creation_input_tokens: u64,
+    /// The part of `cache_creation_input_tokens` written with a 1-hour
+    /// lifetime (priced at the 1-hour rate; the rest at the 5-minute
+    /// rate); absent when 0: no 1-hour writes, or a source that does not
+    /// tell the lifetimes apart.
+    #[serde(default, skip_serializing_if = "crate::usage::is_zero")]
+    pub cache_creation_1h_input_tokens: u64,
     /// Whether the figures are estimates rather than provider-reported.
     #[serde(default)]
     pub estimated: bool,
@@ -290,6 +296,7 @@ impl TokensUsed {
             cost_usd: usage.cost_usd,
             cache_read_input_tokens: usage.cache_read_input_tokens,
             cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            cache_creation_1h_input_tokens: usage.cache_creation_1h_input_tokens,
             estimated: usage.estimated,
         }
     }

@@ -14,6 +14,13 @@ use serde::{Deserialize, Serialize};
 ///   OpenAI/Codex and Gemini already include cached tokens in their input
 ///   figure. `cache_read_input_tokens` and `cache_creation_input_tokens` are
 ///   therefore parts of `input_tokens`, never on top of it.
+/// - `cache_creation_1h_input_tokens`: the part of
+///   `cache_creation_input_tokens` written with a 1-hour lifetime
+///   (Anthropic's `cache_creation.ephemeral_1h_input_tokens`), priced at
+///   a higher rate than the 5-minute writes that make up the rest. Part
+///   of the cache writes, never on top of them; 0 when there were none or
+///   the source does not tell the lifetimes apart (then every write is a
+///   5-minute one); absent from the JSON when 0.
 /// - `output_tokens`: every generated token, reasoning included;
 ///   `reasoning_tokens` is the part of it spent on reasoning.
 /// - `total_tokens` = `input_tokens` + `output_tokens`.
@@ -40,6 +47,10 @@ pub struct Usage {
     /// The part of `input_tokens` written to the prompt cache.
     #[serde(default)]
     pub cache_creation_input_tokens: u64,
+    /// The part of `cache_creation_input_tokens` written with a 1-hour
+    /// lifetime (the rest has a 5-minute one); absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_creation_1h_input_tokens: u64,
     /// The part of `output_tokens` spent on reasoning.
     #[serde(default)]
     pub reasoning_tokens: u64,
@@ -66,6 +77,7 @@ impl Usage {
         self.output_tokens += other.output_tokens;
         self.cache_read_input_tokens += other.cache_read_input_tokens;
         self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cache_creation_1h_input_tokens += other.cache_creation_1h_input_tokens;
         self.reasoning_tokens += other.reasoning_tokens;
         self.total_tokens += other.total_tokens;
         self.cost_usd = match (self.cost_usd, other.cost_usd) {
@@ -81,4 +93,21 @@ impl Usage {
             .saturating_sub(self.cache_read_input_tokens)
             .saturating_sub(self.cache_creation_input_tokens)
     }
+
+    /// The cache writes with a 1-hour lifetime, at most all of them.
+    pub fn cache_write_1h_tokens(&self) -> u64 {
+        self.cache_creation_1h_input_tokens
+            .min(self.cache_creation_input_tokens)
+    }
+
+    /// The cache writes with a 5-minute lifetime: every write that is not
+    /// a 1-hour one.
+    pub fn cache_write_5m_tokens(&self) -> u64 {
+        self.cache_creation_input_tokens - self.cache_write_1h_tokens()
+    }
+}
+
+/// Whether a count is 0 (serde's `skip_serializing_if`).
+pub(crate) fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -348,6 +348,9 @@ pub fn delta(now: &Usage, before: &Usage) -> Usage {
         cache_creation_input_tokens: now
             .cache_creation_input_tokens
             .saturating_sub(before.cache_creation_input_tokens),
+        cache_creation_1h_input_tokens: now
+            .cache_creation_1h_input_tokens
+            .saturating_sub(before.cache_creation_1h_input_tokens),
         reasoning_tokens: now.reasoning_tokens.saturating_sub(before.reasoning_tokens),
         total_tokens: now.total_tokens.saturating_sub(before.total_tokens),
         cost_usd: match (now.cost_usd, before.cost_usd) {

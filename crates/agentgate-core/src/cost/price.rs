@@ -112,21 +112,44 @@ impl Pricing {
         } else {
             usage.output_tokens
         };
-        if usage.cache_creation_input_tokens > 0 {
+        // Cache writes by lifetime: the 1-hour part at the 1-hour rate, the
+        // rest at the 5-minute rate. An entry without a 1-hour rate does
+        // not price 1-hour writes (no guess from the 5-minute rate).
+        let (write_5m, write_1h) = (usage.cache_write_5m_tokens(), usage.cache_write_1h_tokens());
+        if write_5m > 0 && write_1h == 0 && p.cache_write_1h != p.cache_write_5m {
             notes.push(
-                "every cache write priced at the 5-minute rate: the usage does not tell 1-hour writes apart".to_owned(),
+                "every cache write priced at the 5-minute rate: the usage reports no 1-hour writes (or does not tell them apart)".to_owned(),
             );
         }
+        // (what the class is called, its key on the card, tokens, price)
         let classes = [
-            ("uncached input", usage.uncached_input_tokens(), p.input),
-            ("cache read", usage.cache_read_input_tokens, p.cache_read),
             (
-                "cache write",
-                usage.cache_creation_input_tokens,
+                "uncached input",
+                "input",
+                usage.uncached_input_tokens(),
+                p.input,
+            ),
+            (
+                "cache read",
+                "cache_read",
+                usage.cache_read_input_tokens,
+                p.cache_read,
+            ),
+            (
+                "5-minute cache write",
+                "cache_write_5m",
+                write_5m,
                 p.cache_write_5m,
             ),
-            ("output", output, p.output),
             (
+                "1-hour cache write",
+                "cache_write_1h",
+                write_1h,
+                p.cache_write_1h,
+            ),
+            ("output", "output", output, p.output),
+            (
+                "reasoning",
                 "reasoning",
                 if reasoning_apart {
                     usage.reasoning_tokens
@@ -137,13 +160,13 @@ impl Pricing {
             ),
         ];
         let mut usd = 0.0;
-        for (class, tokens, price) in classes {
+        for (class, key, tokens, price) in classes {
             if tokens == 0 {
                 continue;
             }
             let Some(price) = price else {
                 return Err(format!(
-                    "the rate card entry of `{}` has no {class} price, and the run used {tokens} {class} tokens",
+                    "the rate card entry of `{}` has no {class} price (`usd_per_million.{key}`), and the run used {tokens} {class} tokens",
                     entry.model
                 ));
             };

@@ -1,7 +1,8 @@
 //! The rate card: the built-in card parses, lookup by alias, prefix and
 //! date, the config's entries in front, each token class priced at its
 //! rate, an unknown model left unpriced with the reason, the CLI-vs-card
-//! flag, and a failover's attempts summed.
+//! flag, a failover's attempts summed, and cache writes priced by their
+//! lifetime (1-hour writes at the 1-hour rate, never at the 5-minute one).
 
 use agentgate_protocol::{AttemptCost, CostSource, Usage};
 use jiff::civil::date;
@@ -20,6 +21,8 @@ providers:
       aliases: [claude-test-20250101]
       from: 2025-06-01
       usd_per_million: {input: 3, cache_read: 0.3, cache_write_5m: 3.75, cache_write_1h: 6, output: 15}
+    - model: claude-no-hour
+      usd_per_million: {input: 3, cache_read: 0.3, cache_write_5m: 3.75, output: 15}
   thinker:
     - model: think-1
       usd_per_million: {input: 1, output: 4, reasoning: 8}
@@ -311,5 +314,126 @@ fn a_failovers_attempts_are_summed_each_at_its_own_price() {
     assert!(
         run.reason.as_deref().unwrap().contains("attempt 1 (a)"),
         "{run:?}"
+    );
+}
+
+/// `usage` whose cache writes are `write_5m` 5-minute and `write_1h`
+/// 1-hour ones, on top of `uncached` input and `output`.
+fn usage_by_ttl(uncached: u64, write_5m: u64, write_1h: u64, output: u64) -> Usage {
+    let write = write_5m + write_1h;
+    Usage {
+        cache_creation_1h_input_tokens: write_1h,
+        ..usage(uncached + write, 0, write, output, 0)
+    }
+}
+
+/// Whether two dollar figures agree to the cent.
+fn same_cents(a: f64, b: f64) -> bool {
+    (a * 100.0).round() == (b * 100.0).round()
+}
+
+#[test]
+fn one_hour_cache_writes_are_priced_at_the_one_hour_rate() {
+    let p = pricing();
+    // 1M uncached input ($3) + 400k 5-minute writes at $3.75 ($1.50) +
+    // 600k 1-hour writes at $6 ($3.60).
+    let r = priced(
+        &p,
+        &usage_by_ttl(1_000_000, 400_000, 600_000, 0),
+        "claude-test",
+        None,
+    );
+    assert_eq!(r.card_usd, Some(8.1));
+    assert_eq!(r.source, Some(CostSource::RateCard));
+    // Every write at the 5-minute rate would have been $6.75.
+    let all_5m = priced(
+        &p,
+        &usage(2_000_000, 0, 1_000_000, 0, 0),
+        "claude-test",
+        None,
+    );
+    assert_eq!(all_5m.card_usd, Some(6.75));
+    assert!(
+        !r.notes.iter().any(|n| n.contains("5-minute rate")),
+        "{:?}",
+        r.notes
+    );
+    // Only 1-hour writes: $6 for 1M.
+    let r = priced(&p, &usage_by_ttl(0, 0, 1_000_000, 0), "claude-test", None);
+    assert_eq!(r.card_usd, Some(6.0));
+    // The earlier entry's rates on an earlier day: 1-hour at $4.
+    let r = p.price(&PricedAttempt {
+        usage: Some(&usage_by_ttl(0, 0, 1_000_000, 0)),
+        no_usage_reason: "",
+        model: Some("claude-test"),
+        day: Some(date(2025, 5, 1)),
+        cli_usd: None,
+    });
+    assert_eq!(r.card_usd, Some(4.0));
+}
+
+#[test]
+fn the_builtin_cards_one_hour_rate_prices_a_claude_run_to_the_cent() {
+    let p = Pricing::default();
+    // 30k uncached input, 20k cache writes of which 15k for an hour, 2k
+    // output, on Sonnet 4.5 ($3 input, $3.75 5-minute, $6 1-hour, $15
+    // output): $0.09 + $0.01875 + $0.09 + $0.03 = $0.22875.
+    let u = usage_by_ttl(30_000, 5_000, 15_000, 2_000);
+    let r = p.price(&PricedAttempt {
+        usage: Some(&u),
+        no_usage_reason: "",
+        model: Some("claude-sonnet-4-5-20250929"),
+        day: Some(date(2025, 11, 29)),
+        cli_usd: None,
+    });
+    let usd = r.card_usd.unwrap();
+    assert!(same_cents(usd, 0.22875), "{usd}");
+    assert!((usd - 0.22875).abs() < 1e-9, "{usd}");
+    // At the 5-minute rate it would be $0.195: 3 cents less.
+    assert!(!same_cents(usd, 0.195), "{usd}");
+    // Every Anthropic entry: 1-hour writes at 2x input, 5-minute at 1.25x.
+    let card = builtin_card().unwrap();
+    let anthropic: Vec<&CardEntry> = card
+        .entries
+        .iter()
+        .filter(|e| e.provider == "anthropic")
+        .collect();
+    assert!(!anthropic.is_empty());
+    for e in anthropic {
+        let m = &e.usd_per_million;
+        let input = m.input.unwrap();
+        assert_eq!(m.cache_write_1h, Some(input * 2.0), "{}", e.model);
+        assert_eq!(m.cache_write_5m, Some(input * 1.25), "{}", e.model);
+    }
+}
+
+#[test]
+fn an_entry_without_a_one_hour_rate_does_not_price_one_hour_writes() {
+    let p = pricing();
+    // 5-minute writes only: priced, with the note that no write was
+    // told to be a 1-hour one.
+    let r = priced(
+        &p,
+        &usage_by_ttl(1_000_000, 1_000_000, 0, 0),
+        "claude-no-hour",
+        None,
+    );
+    assert_eq!(r.card_usd, Some(6.75));
+    assert!(
+        r.notes.iter().any(|n| n.contains("5-minute rate")),
+        "{:?}",
+        r.notes
+    );
+    // 1-hour writes: no card cost (not the 5-minute rate, not a guessed
+    // multiple), and why; the CLI's own figure stands.
+    let u = usage_by_ttl(1_000_000, 400_000, 600_000, 0);
+    let r = priced(&p, &u, "claude-no-hour", Some(8.0));
+    assert_eq!(r.card_usd, None);
+    assert_eq!((r.usd, r.source), (Some(8.0), Some(CostSource::Cli)));
+    let why = r.reason.unwrap();
+    assert!(
+        why.contains("no 1-hour cache write price (`usd_per_million.cache_write_1h`)")
+            && why.contains("600000 1-hour cache write tokens"),
+        "{why}"
     );
 }

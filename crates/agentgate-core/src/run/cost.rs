@@ -24,6 +24,7 @@ pub(super) fn envelope_usage(env: &Envelope) -> Result<Usage, &'static str> {
         output_tokens: t.output_tokens,
         cache_read_input_tokens: t.cache_read_input_tokens,
         cache_creation_input_tokens: t.cache_creation_input_tokens,
+        cache_creation_1h_input_tokens: t.cache_creation_1h_input_tokens,
         reasoning_tokens: env.reasoning_tokens,
         total_tokens: t.total_tokens,
         cost_usd: t.cost_usd,

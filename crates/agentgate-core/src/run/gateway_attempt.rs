@@ -417,6 +417,11 @@ fn differences(wire: &Usage, cli: &Usage) -> Vec<String> {
             cli.cache_creation_input_tokens,
         ),
         (
+            "cache_creation_1h_input_tokens",
+            wire.cache_creation_1h_input_tokens,
+            cli.cache_creation_1h_input_tokens,
+        ),
+        (
             "reasoning_tokens",
             wire.reasoning_tokens,
             cli.reasoning_tokens,
@@ -468,6 +473,13 @@ mod tests {
                 "cache_creation_input_tokens: wire 5, cli 0"
             ]
         );
+        // The 1-hour part of the writes is a class of its own.
+        let mut hour = wire.clone();
+        hour.cache_creation_1h_input_tokens = 5;
+        assert_eq!(
+            differences(&hour, &wire),
+            ["cache_creation_1h_input_tokens: wire 5, cli 0"]
+        );
     }
 
     #[test]
@@ -479,12 +491,14 @@ mod tests {
         env.tokens_used.cost_usd = Some(0.25);
         env.tokens_used.input_tokens = 1;
         let mut wire = usage(100, 20, 30, 5, 7);
+        wire.cache_creation_1h_input_tokens = 4;
         wire.context_tokens = Some(120);
         use_wire_usage(&mut env, &wire);
         assert_eq!(env.tokens_used.input_tokens, 100);
         assert_eq!(env.tokens_used.output_tokens, 20);
         assert_eq!(env.tokens_used.cache_read_input_tokens, 30);
         assert_eq!(env.tokens_used.cache_creation_input_tokens, 5);
+        assert_eq!(env.tokens_used.cache_creation_1h_input_tokens, 4);
         assert_eq!(env.tokens_used.cost_usd, Some(0.25));
         assert_eq!(env.reasoning_tokens, 7);
         assert_eq!(env.context_tokens, Some(120));

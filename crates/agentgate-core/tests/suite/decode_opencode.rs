@@ -161,6 +161,7 @@ fn step(input: u64, cache_read: u64, cache_write: u64, output: u64, reasoning: u
             output_tokens: output,
             cache_read_input_tokens: cache_read,
             cache_creation_input_tokens: cache_write,
+            cache_creation_1h_input_tokens: 0,
             reasoning_tokens: reasoning,
             total_tokens: input + output,
             cost_usd: Some(0.0),

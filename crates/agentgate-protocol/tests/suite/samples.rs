@@ -25,6 +25,8 @@ pub fn usage() -> Usage {
         output_tokens: 450,
         cache_read_input_tokens: 800,
         cache_creation_input_tokens: 100,
+        // Shown in its own test (absent from the JSON when 0).
+        cache_creation_1h_input_tokens: 0,
         reasoning_tokens: 120,
         total_tokens: 1650,
         cost_usd: Some(0.012),

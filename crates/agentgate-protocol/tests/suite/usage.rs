@@ -1,4 +1,4 @@
-use agentgate_protocol::Usage;
+use agentgate_protocol::{TokensUsed, Usage};
 use serde_json::json;
 
 use super::samples;
@@ -60,4 +60,51 @@ fn cache_figures_are_part_of_input() {
         ..Usage::default()
     };
     assert_eq!(inconsistent.uncached_input_tokens(), 0);
+}
+
+#[test]
+fn one_hour_cache_writes_are_a_part_of_the_cache_writes() {
+    // Absent from the JSON when 0, and from old records: read as 0.
+    let old: Usage = serde_json::from_value(json!({"cache_creation_input_tokens": 100})).unwrap();
+    assert_eq!(old.cache_creation_1h_input_tokens, 0);
+    assert_eq!(
+        (old.cache_write_5m_tokens(), old.cache_write_1h_tokens()),
+        (100, 0)
+    );
+    let u = Usage {
+        input_tokens: 1000,
+        cache_creation_input_tokens: 100,
+        cache_creation_1h_input_tokens: 60,
+        ..Usage::default()
+    };
+    let v = serde_json::to_value(&u).unwrap();
+    assert_eq!(v["cache_creation_1h_input_tokens"], 60);
+    assert_eq!(serde_json::from_value::<Usage>(v).unwrap(), u);
+    // A part of the writes, not added to them: input stays as it was.
+    assert_eq!(
+        (u.cache_write_5m_tokens(), u.cache_write_1h_tokens()),
+        (40, 60)
+    );
+    assert_eq!(u.uncached_input_tokens(), 900);
+    // Summed like every count.
+    let mut sum = u.clone();
+    sum.add_counts(&u);
+    assert_eq!(sum.cache_creation_1h_input_tokens, 120);
+    // Never more than the writes, whatever a source said.
+    let odd = Usage {
+        cache_creation_input_tokens: 10,
+        cache_creation_1h_input_tokens: 50,
+        ..Usage::default()
+    };
+    assert_eq!(
+        (odd.cache_write_5m_tokens(), odd.cache_write_1h_tokens()),
+        (0, 10)
+    );
+    // The envelope keeps it.
+    let t = TokensUsed::from_usage(&u, "");
+    assert_eq!(t.cache_creation_1h_input_tokens, 60);
+    let t = serde_json::to_value(&t).unwrap();
+    assert_eq!(t["cache_creation_1h_input_tokens"], 60);
+    let old: TokensUsed = serde_json::from_value(json!({"input_tokens": 5})).unwrap();
+    assert_eq!(old.cache_creation_1h_input_tokens, 0);
 }

@@ -27,6 +27,13 @@
 //! Usage of a message is the API call's figures as of its start (Claude
 //! prints `output_tokens` of the first chunk, typically 1): one `usage`
 //! event per message id, the billing figures come with `result`.
+//!
+//! Cache writes by lifetime: a usage's `cache_creation.ephemeral_1h_input_tokens`
+//! is its `cache_creation_1h_input_tokens` (the rest of the writes are
+//! 5-minute ones). The result's per-model totals (`modelUsage`) do not
+//! split the writes: the 1-hour part is then the result's `usage.cache_creation`,
+//! else the sum over the messages' usage (each message id once), never
+//! more than the writes.
 
 use std::collections::{HashMap, HashSet};
 
@@ -59,6 +66,8 @@ pub struct ClaudeDecoder {
     tool_names: HashMap<String, String>,
     /// Context size after the last assistant message.
     last_context: Option<u64>,
+    /// The 1-hour cache writes of the messages whose usage was reported.
+    messages_write_1h: u64,
     /// The `error` of the last synthetic error message.
     error_code: Option<String>,
     /// The `error` of the last `api_retry`.
@@ -81,6 +90,7 @@ impl ClaudeDecoder {
             usage_seen: HashSet::new(),
             tool_names: HashMap::new(),
             last_context: None,
+            messages_write_1h: 0,
             error_code: None,
             retry_error: None,
             session_reported: false,
@@ -192,6 +202,9 @@ impl ClaudeDecoder {
             None => true,
         };
         if first {
+            self.messages_write_1h = self
+                .messages_write_1h
+                .saturating_add(u.cache_creation_1h_input_tokens);
             out.push(event(EventBody::Usage(UsageEvent {
                 scope: UsageScope::Turn,
                 usage: Usage {
@@ -255,7 +268,8 @@ impl ClaudeDecoder {
             .get("modelUsage")
             .and_then(Value::as_object)
             .filter(|m| !m.is_empty());
-        let mut u = match (by_model, obj.get("usage").and_then(Value::as_object)) {
+        let result_usage = obj.get("usage").and_then(Value::as_object);
+        let mut u = match (by_model, result_usage) {
             (Some(models), _) => {
                 let mut sum = Usage::default();
                 for m in models.values().filter_map(Value::as_object) {
@@ -272,6 +286,13 @@ impl ClaudeDecoder {
             (None, Some(usage)) => usage_of(usage),
             (None, None) => return None,
         };
+        // The 1-hour writes: the result's split where it has one, else the
+        // messages'.
+        let write_1h = match result_usage.and_then(write_1h_of) {
+            Some(n) => n,
+            None => self.messages_write_1h,
+        };
+        u.cache_creation_1h_input_tokens = write_1h.min(u.cache_creation_input_tokens);
         u.cost_usd = obj.get("total_cost_usd").and_then(Value::as_f64);
         u.context_tokens = self.last_context;
         Some(u)
@@ -308,15 +329,27 @@ fn usage_from(input: u64, cache_read: u64, cache_creation: u64, output: u64) -> 
     }
 }
 
-/// An Anthropic `usage` object (snake_case fields).
+/// An Anthropic `usage` object (snake_case fields), the 1-hour part of
+/// its cache writes included.
 fn usage_of(usage: &Map<String, Value>) -> Usage {
     let n = |k: &str| u64_of(usage.get(k)).unwrap_or(0);
-    usage_from(
+    let mut u = usage_from(
         n("input_tokens"),
         n("cache_read_input_tokens"),
         n("cache_creation_input_tokens"),
         n("output_tokens"),
-    )
+    );
+    u.cache_creation_1h_input_tokens = write_1h_of(usage)
+        .unwrap_or(0)
+        .min(u.cache_creation_input_tokens);
+    u
+}
+
+/// `cache_creation.ephemeral_1h_input_tokens` of a `usage` object, when
+/// it splits its writes by lifetime.
+fn write_1h_of(usage: &Map<String, Value>) -> Option<u64> {
+    let split = usage.get("cache_creation")?.as_object()?;
+    Some(u64_of(split.get("ephemeral_1h_input_tokens")).unwrap_or(0))
 }
 
 fn add(sum: &mut Usage, u: &Usage) {
@@ -328,6 +361,9 @@ fn add(sum: &mut Usage, u: &Usage) {
     sum.cache_creation_input_tokens = sum
         .cache_creation_input_tokens
         .saturating_add(u.cache_creation_input_tokens);
+    sum.cache_creation_1h_input_tokens = sum
+        .cache_creation_1h_input_tokens
+        .saturating_add(u.cache_creation_1h_input_tokens);
     sum.total_tokens = sum.total_tokens.saturating_add(u.total_tokens);
 }
 

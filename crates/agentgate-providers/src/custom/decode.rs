@@ -355,6 +355,7 @@ fn usage_of(spec: &UsageSpec, record: &Value) -> Option<Usage> {
         output_tokens,
         cache_read_input_tokens: cache_read.unwrap_or(0),
         cache_creation_input_tokens: cache_creation.unwrap_or(0),
+        cache_creation_1h_input_tokens: 0,
         reasoning_tokens: reasoning.unwrap_or(0),
         total_tokens: total.unwrap_or(input_tokens.saturating_add(output_tokens)),
         cost_usd: cost,

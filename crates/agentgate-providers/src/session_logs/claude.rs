@@ -4,7 +4,8 @@
 //! side-chain records are not); assistant records (`type: assistant`)
 //! carry one content block each, several sharing a `message.id` and its
 //! `message.usage` (Anthropic's fields: `input_tokens` without the cache's,
-//! `cache_read_input_tokens`, `cache_creation_input_tokens`,
+//! `cache_read_input_tokens`, `cache_creation_input_tokens` and its
+//! split by lifetime `cache_creation.ephemeral_1h_input_tokens`,
 //! `output_tokens`).
 
 use std::path::{Path, PathBuf};
@@ -151,6 +152,12 @@ fn usage_of(usage: &Map<String, Value>) -> Usage {
         output_tokens: output,
         cache_read_input_tokens: cache_read,
         cache_creation_input_tokens: cache_creation,
+        cache_creation_1h_input_tokens: usage
+            .get("cache_creation")
+            .and_then(|c| c.get("ephemeral_1h_input_tokens"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+            .min(cache_creation),
         total_tokens: input.saturating_add(output),
         ..Usage::default()
     }

@@ -87,6 +87,40 @@ fn claude_last_turn_reasoning_and_usage_per_message() {
     );
 }
 
+#[test]
+fn claude_session_usage_keeps_the_one_hour_cache_writes() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join(".claude/projects/-work-demo/S-2.jsonl");
+    let with_writes = |id: &str, write_5m: u64, write_1h: u64| {
+        let mut a = assistant(id, json!({"type": "text", "text": "x"}), 50, 2);
+        a["message"]["usage"]["cache_creation_input_tokens"] = json!(write_5m + write_1h);
+        a["message"]["usage"]["cache_creation"] = json!({
+            "ephemeral_5m_input_tokens": write_5m, "ephemeral_1h_input_tokens": write_1h});
+        a
+    };
+    write_lines(
+        &file,
+        &[
+            user("go"),
+            with_writes("m1", 100, 300),
+            with_writes("m1", 100, 300),
+            with_writes("m2", 0, 40),
+        ],
+    );
+    let homes = CliHomes {
+        home: Some(home.path().to_owned()),
+        ..CliHomes::default()
+    };
+    let u = read_session_log("claude", &homes, Some(Path::new("/work/demo")), "S-2")
+        .unwrap()
+        .unwrap()
+        .usage
+        .unwrap();
+    // m1 once: 400 + 40 writes, of which 340 for an hour.
+    assert_eq!(u.cache_creation_input_tokens, 440);
+    assert_eq!(u.cache_creation_1h_input_tokens, 340);
+}
+
 fn event(kind: &str, payload: serde_json::Value) -> serde_json::Value {
     let mut p = payload;
     p["type"] = json!(kind);

@@ -374,6 +374,8 @@ fn summary_from_row(row: &Row) -> Result<RunSummary, PgError> {
             output_tokens: count(row, "output_tokens")?,
             cache_read_input_tokens: count(row, "cache_read_input_tokens")?,
             cache_creation_input_tokens: count(row, "cache_creation_input_tokens")?,
+            // No column keeps it: the run's stored envelope does.
+            cache_creation_1h_input_tokens: 0,
             reasoning_tokens: count(row, "reasoning_tokens")?,
             total_tokens: count(row, "total_tokens")?,
             cost_usd: row.try_get("cost_usd")?,

@@ -329,6 +329,8 @@ fn summary_from_row(row: &Row<'_>) -> Result<RunSummary, DbError> {
             cache_creation_input_tokens: row
                 .get::<_, Option<u64>>("cache_creation_input_tokens")?
                 .unwrap_or(0),
+            // No column keeps it: the run's stored envelope does.
+            cache_creation_1h_input_tokens: 0,
             reasoning_tokens: row.get::<_, Option<u64>>("reasoning_tokens")?.unwrap_or(0),
             total_tokens: row.get::<_, Option<u64>>("total_tokens")?.unwrap_or(0),
             cost_usd: row.get("cost_usd")?,

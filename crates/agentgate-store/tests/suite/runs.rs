@@ -146,6 +146,7 @@ fn a_finished_run_keeps_its_figures_and_the_whole_envelope(store: &TestStore) {
             output_tokens: 300,
             cache_read_input_tokens: 1000,
             cache_creation_input_tokens: 200,
+            cache_creation_1h_input_tokens: 0,
             reasoning_tokens: 120,
             total_tokens: 1800,
             cost_usd: Some(0.0123),

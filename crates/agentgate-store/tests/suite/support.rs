@@ -280,6 +280,7 @@ pub fn success_envelope(run_id: &str) -> Envelope {
             cost_usd: Some(0.0123),
             cache_read_input_tokens: 1000,
             cache_creation_input_tokens: 200,
+            cache_creation_1h_input_tokens: 0,
             estimated: false,
         },
         metadata: Metadata {

@@ -9,6 +9,9 @@
 //! config that prices the model ten times higher the difference is
 //! flagged, and the card's figure is the cost. opencode reports 0 for a
 //! model its config does not price: flagged beside the card's figure.
+//! Claude's cache writes with a 1-hour lifetime (the script's
+//! `cache_write_1h`) are priced at the card's 1-hour rate, not the
+//! 5-minute one, from the CLI's figures and from the gateway's.
 
 use std::path::Path;
 use std::time::Duration;
@@ -55,8 +58,8 @@ fn card_cost(env: &Value, p: Prices) -> f64 {
     (uncached * p[0] + read * p[1] + write * p[2] + n("output_tokens") * p[3]) / 1e6
 }
 
-/// `agentgate run` of `client`'s CLI with `config`.
-fn run(client: &Client, home: &Path, config: &str) -> Run {
+/// `agentgate run` of `client`'s CLI with `config` (and `extra` flags).
+fn run(client: &Client, home: &Path, config: &str, extra: &[&str]) -> Run {
     let cli = client.setup.cli;
     let config_file = home.join("agentgate.yaml");
     std::fs::write(&config_file, config).unwrap();
@@ -72,7 +75,7 @@ fn run(client: &Client, home: &Path, config: &str) -> Run {
         Cli::Opencode => format!("fake/{}", client.setup.model),
         _ => client.setup.model.clone(),
     };
-    cmd.args(["--model", &model]);
+    cmd.args(["--model", &model]).args(extra);
     if let Some((k, v)) = client
         .setup
         .env
@@ -98,10 +101,15 @@ fn envelope(run: &Run) -> Value {
 /// Run `cli` on `usage`, check the answer and that the tokens are at
 /// least the scripted ones; the envelope.
 fn priced_run(cli: Cli, usage: &str, config: &str, min_input: u64) -> Value {
+    priced_run_with(cli, usage, config, min_input, &[])
+}
+
+/// [`priced_run`] with `extra` flags.
+fn priced_run_with(cli: Cli, usage: &str, config: &str, min_input: u64, extra: &[&str]) -> Value {
     let server = FakeServer::start(&script(usage));
     let client = Client::new(cli, &server);
     let home = tempfile::tempdir().unwrap();
-    let run = run(&client, home.path(), config);
+    let run = run(&client, home.path(), config, extra);
     let all = run.all_output();
     assert_eq!(run.code, Some(0), "{cli}: {all}");
     let env = envelope(&run);
@@ -260,4 +268,96 @@ fn an_unknown_model_has_no_cost_and_says_why() {
         cost["reason"].as_str().unwrap().contains("gpt-5.5"),
         "{cost:#}"
     );
+}
+
+/// Prices per million tokens: uncached input, cache read, 5-minute cache
+/// write, 1-hour cache write, output.
+type PricesByTtl = [f64; 5];
+
+/// The card's cost of the tokens `env` reports, cache writes by lifetime;
+/// with `all_5m`, every write at the 5-minute rate (the bug this guards).
+fn card_cost_by_ttl(env: &Value, p: PricesByTtl, all_5m: bool) -> f64 {
+    let t = &env["tokens_used"];
+    let n = |k: &str| t[k].as_u64().unwrap_or(0) as f64;
+    let read = n("cache_read_input_tokens");
+    let write = n("cache_creation_input_tokens");
+    let write_1h = if all_5m {
+        0.0
+    } else {
+        n("cache_creation_1h_input_tokens")
+    };
+    let uncached = n("input_tokens") - read - write;
+    (uncached * p[0]
+        + read * p[1]
+        + (write - write_1h) * p[2]
+        + write_1h * p[3]
+        + n("output_tokens") * p[4])
+        / 1e6
+}
+
+/// Claude Code on a script whose every call writes 20000 tokens to the
+/// cache, 15000 of them for an hour: the envelope tells the 1-hour part,
+/// and `cost_usd` is the card's figure with the 1-hour rate, to the cent,
+/// apart from the 5-minute-priced one by more than a cent. Claude's own
+/// figure agrees with it (not flagged). `extra`: `--gateway` or nothing.
+fn claude_one_hour_writes(extra: &[&str]) -> Value {
+    let usage = "{input: 30000, cache_read: 100000, cache_write: 20000, cache_write_1h: 15000, output: 2000}";
+    let env = priced_run_with(Cli::Claude, usage, "version: 1\n", 150_000, extra);
+    let t = &env["tokens_used"];
+    let write = t["cache_creation_input_tokens"].as_u64().unwrap();
+    let write_1h = t["cache_creation_1h_input_tokens"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no 1-hour writes: {env:#}"));
+    // Each call's figures, as many calls as the run made.
+    assert!(write >= 20_000 && write.is_multiple_of(20_000), "{env:#}");
+    assert_eq!(write_1h * 4, write * 3, "{env:#}");
+    // Sonnet 4.5 on the built-in card: $3, $0.30, $3.75, $6, $15.
+    let prices = [3.0, 0.3, 3.75, 6.0, 15.0];
+    let want = card_cost_by_ttl(&env, prices, false);
+    let at_5m = card_cost_by_ttl(&env, prices, true);
+    let got = env["tokens_used"]["cost_usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no cost_usd: {:#}", env["cost"]));
+    let cents = |usd: f64| (usd * 100.0).round() as i64;
+    assert_eq!(
+        cents(got),
+        cents(want),
+        "cost_usd {got}, the card says {want}: {env:#}"
+    );
+    assert!(
+        (got - want).abs() < 1e-6,
+        "cost_usd {got}, the card says {want}"
+    );
+    assert!(
+        cents(want) - cents(at_5m) >= 3,
+        "1-hour {want} vs 5-minute {at_5m}"
+    );
+    let cost = &env["cost"];
+    assert_eq!(cost["card"]["model"], "claude-sonnet-4-5", "{cost:#}");
+    assert_eq!(cost["card_usd"].as_f64(), Some(got), "{cost:#}");
+    assert_eq!(cost["source"], "both", "{cost:#}");
+    assert_eq!(cost["flagged"], false, "{cost:#}");
+    let notes = cost["notes"].to_string();
+    assert!(!notes.contains("5-minute rate"), "{cost:#}");
+    env
+}
+
+#[test]
+fn claude_one_hour_cache_writes_are_priced_at_the_one_hour_rate() {
+    let env = claude_one_hour_writes(&[]);
+    assert!(env["metadata"]["usage_source"].is_null(), "{env:#}");
+}
+
+#[test]
+fn claude_one_hour_cache_writes_from_the_wire_are_priced_at_the_one_hour_rate() {
+    let env = claude_one_hour_writes(&["--gateway"]);
+    assert_eq!(env["metadata"]["usage_source"], "wire", "{env:#}");
+    let gateway = &env["gateway"];
+    assert_eq!(
+        gateway["wire_usage"]["cache_creation_1h_input_tokens"],
+        env["tokens_used"]["cache_creation_1h_input_tokens"],
+        "{env:#}"
+    );
+    // The CLI told the same 1-hour writes as the wire.
+    assert_eq!(gateway["differences"], serde_json::json!([]), "{env:#}");
 }

@@ -5,6 +5,8 @@
 //!
 //! Anthropic's `input_tokens` leaves the cache out: agentgate's input is
 //! `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`.
+//! `cache_creation.ephemeral_1h_input_tokens` is the usage's
+//! `cache_creation_1h_input_tokens` (and the report's TTL split).
 
 use serde_json::Value;
 
@@ -97,13 +99,11 @@ impl Reader {
             .uncached
             .saturating_add(self.cache_read)
             .saturating_add(self.cache_write);
-        found.usage = Some(usage(
-            input,
-            self.cache_read,
-            self.cache_write,
-            self.output,
-            0,
-        ));
+        let mut u = usage(input, self.cache_read, self.cache_write, self.output, 0);
+        // The 1-hour part of the writes, so the run's sum (and its price)
+        // tells it from the 5-minute writes.
+        u.cache_creation_1h_input_tokens = self.write_1h.unwrap_or(0).min(self.cache_write);
+        found.usage = Some(u);
         found.cache_write_5m = self.write_5m;
         found.cache_write_1h = self.write_1h;
     }

@@ -100,6 +100,8 @@ pub(crate) fn usage(
         output_tokens: output,
         cache_read_input_tokens: cache_read,
         cache_creation_input_tokens: cache_write,
+        // Anthropic's reader sets the 1-hour part; no other API has one.
+        cache_creation_1h_input_tokens: 0,
         reasoning_tokens: reasoning,
         total_tokens: total,
         cost_usd: None,

@@ -77,6 +77,7 @@ fn anthropic_stream_sums_start_and_delta_with_cache_ttls() {
     let r = tap_all(WireApi::AnthropicMessages, true, &body);
     let u = r.usage.as_ref().unwrap();
     assert_eq!(figures(u), [4312, 4000, 300, 57, 0, 4369]);
+    assert_eq!(u.cache_creation_1h_input_tokens, 200);
     assert_eq!(u.context_tokens, Some(4369));
     assert!(!u.estimated && u.cost_usd.is_none());
     assert_eq!(
