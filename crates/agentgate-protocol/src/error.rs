@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 /// | `tool_error` | no | a deterministic tool (`agentgate tool`) failed; its error code's registry entry says whether a retry may help, and the envelope's `recoverable` carries that |
 /// | `policy` | no | the tool policy refused the tool before it started; change the policy or the manifest |
 /// | `max_turns` | no | the agent used the turns the caller allowed (`--max-turns`) without finishing; the same limit stops it again |
-/// | `budget` | no | the run crossed a limit on its model use (calls, tokens, model time) that its gateway enforces; the same request crosses it again |
+/// | `budget` | no | the run passed a budget (`--max-cost`, `--max-tokens`, `budgets:`) and its CLI was stopped, a budget window was spent before it started (`reset_at`: when it starts again), or it crossed a limit on its model use (calls, tokens, model time) that its gateway enforces; the same request passes it again |
 /// | `unknown` | no | not classified; retrying blindly could repeat side effects |
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,

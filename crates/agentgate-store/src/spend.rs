@@ -41,7 +41,8 @@ pub struct Spent {
     pub usd: f64,
     /// Their tokens (`total_tokens` as each run recorded it).
     pub tokens: u64,
-    /// How many runs.
+    /// How many of them ended (recorded their figures; a run still
+    /// running counts nothing yet, nor is counted).
     pub runs: u64,
 }
 
@@ -59,7 +60,7 @@ pub(crate) fn spend_sql(
         Some((column, _)) => format!(" AND runs.{column} = {p2}"),
     };
     format!(
-        "SELECT COUNT(*), {sum_usd}, {sum_tokens} FROM runs \
+        "SELECT COUNT(runs.total_tokens), {sum_usd}, {sum_tokens} FROM runs \
          WHERE runs.kind = 'agent' AND runs.started_at >= {p1}{filter}"
     )
 }

@@ -53,7 +53,10 @@ struct Window {
     name: String,
 }
 
+/// The day and month windows of `p`; `whose` ends the name (`of agent
+/// reviewer`), or is empty for the global ones.
 fn periods(scope: SpendScope, whose: &str, p: &PeriodLimits) -> impl Iterator<Item = Window> {
+    let whose = whose.to_owned();
     [(Period::Day, p.day), (Period::Month, p.month)]
         .into_iter()
         .filter(|(_, l)| l.any())
@@ -61,7 +64,10 @@ fn periods(scope: SpendScope, whose: &str, p: &PeriodLimits) -> impl Iterator<It
             scope: scope.clone(),
             period,
             limits,
-            name: format!("{whose} {} budget", period.as_str()),
+            name: match whose.as_str() {
+                "" => format!("the global {} budget", period.as_str()),
+                w => format!("the {} budget of {w}", period.as_str()),
+            },
         })
 }
 
@@ -87,13 +93,13 @@ pub fn lines_for_run(
         });
     }
     let b = &budget.budgets;
-    let mut windows: Vec<Window> = periods(SpendScope::All, "the global", &b.global).collect();
+    let mut windows: Vec<Window> = periods(SpendScope::All, "", &b.global).collect();
     if let Some(chain) = chain
         && let Some(p) = b.chains.get(chain)
     {
         windows.extend(periods(
             SpendScope::Chain(chain.to_owned()),
-            &format!("chain {chain}'s"),
+            &format!("chain {chain}"),
             p,
         ));
     }
@@ -104,7 +110,7 @@ pub fn lines_for_run(
             scope: SpendScope::Session(name.to_owned()),
             period: Period::Life,
             limits: b.sessions,
-            name: format!("session {name}'s budget"),
+            name: format!("the budget of session {name}"),
         });
     }
     let (read, warnings) = read_windows(windows, store, now)?;
@@ -125,7 +131,7 @@ pub fn lines_for_agent(
     };
     let windows = periods(
         SpendScope::Agent(agent.to_owned()),
-        &format!("agent {agent}'s"),
+        &format!("agent {agent}"),
         p,
     )
     .collect();
@@ -172,9 +178,10 @@ fn read_windows(
             };
             return Err(Over {
                 message: format!(
-                    "over budget: {} spent already ({} runs){when}",
+                    "over budget: {} spent already by {} run{}{when}",
                     line.describe(measure, 0.0, 0),
-                    spent.runs
+                    spent.runs,
+                    if spent.runs == 1 { "" } else { "s" }
                 ),
                 resets_at: line.resets_at,
             });

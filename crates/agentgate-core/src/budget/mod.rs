@@ -170,7 +170,8 @@ impl RunBudget {
 /// what its window spent before the run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BudgetLine {
-    /// Which budget, in words (`--max-cost`, `agent reviewer's day budget`).
+    /// Which budget, in words (`the run's limit`, `the day budget of agent
+    /// reviewer`).
     pub name: String,
     /// The limits.
     pub limits: Limits,
@@ -218,19 +219,19 @@ impl BudgetLine {
     }
 
     /// The line in words with `usd` and `tokens` more spent:
-    /// `$0.0612 of --max-cost $0.05`.
+    /// `the run's limit: $0.1800 of $0.14`.
     pub fn describe(&self, measure: Measure, usd: f64, tokens: u64) -> String {
         match measure {
             Measure::Cost => format!(
-                "${:.4} of {} ${}",
-                self.spent_usd + usd,
+                "{}: ${:.4} of ${}",
                 self.name,
+                self.spent_usd + usd,
                 self.limits.max_cost_usd.unwrap_or_default()
             ),
             Measure::Tokens => format!(
-                "{} tokens of {} {}",
-                self.spent_tokens.saturating_add(tokens),
+                "{}: {} tokens of {}",
                 self.name,
+                self.spent_tokens.saturating_add(tokens),
                 self.limits.max_tokens.unwrap_or_default()
             ),
         }

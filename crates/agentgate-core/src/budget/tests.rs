@@ -43,7 +43,11 @@ fn a_line_reports_the_larger_share_first_and_a_zero_limit_is_used_by_anything() 
     assert_eq!(used[1], (Measure::Cost, 0.5));
     assert_eq!(
         line.describe(Measure::Cost, 0.25, 0),
-        "$0.5000 of --max-cost $1"
+        "--max-cost: $0.5000 of $1"
+    );
+    assert_eq!(
+        line.describe(Measure::Tokens, 0.0, 800),
+        "--max-cost: 900 tokens of 1000"
     );
     let zero = BudgetLine {
         limits: Limits {

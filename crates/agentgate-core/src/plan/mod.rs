@@ -303,7 +303,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
             budgets: cfg.budgets.clone(),
             run: flags.budget.over(cfg.budgets.run),
             run_source: match flags.budget.any() {
-                true => "the run's own limit",
+                true => "the run's limit",
                 false => "budgets.run",
             },
         },

@@ -337,18 +337,14 @@ pub(super) async fn warm_attempt(
         h.born(id);
     }
     outcome.envelope.warm = Some(report);
-    if let Some(b) = beside(&mut warm) {
-        if let Some(g) = b.gateway.as_mut() {
-            g.finish_turn(ctx, &mut outcome, em);
-        }
+    if let Some(g) = beside(&mut warm).and_then(|b| b.gateway.as_mut()) {
+        g.finish_turn(ctx, &mut outcome, em);
     }
     if let Some(crossed) = meter.take_crossed() {
         outcome.fail(crossed);
     }
-    if let Some(b) = beside(&mut warm) {
-        if let Some(s) = &b.sandbox {
-            outcome.envelope.sandbox = Some(Box::new(s.turn_report()));
-        }
+    if let Some(s) = beside(&mut warm).and_then(|b| b.sandbox.as_ref()) {
+        outcome.envelope.sandbox = Some(Box::new(s.turn_report()));
     }
     if asks {
         outcome.envelope.approvals = Some(approver.counts().clone());

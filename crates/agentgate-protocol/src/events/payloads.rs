@@ -250,8 +250,8 @@ pub enum StatusEvent {
     /// `budget`.
     #[serde(rename = "budget_warning")]
     BudgetWarning {
-        /// Which budget, in words (`the run's limit`, `agent reviewer's day
-        /// budget`).
+        /// Which budget, in words (`the run's limit`, `the day budget of
+        /// agent reviewer`).
         budget: String,
         /// `cost` (USD) or `tokens`.
         measure: String,

@@ -66,6 +66,17 @@ const SECTIONS: &[(&str, Option<&str>, &str)] = &[
         Some("### `watch:`"),
         "watch: {w: {folder: /tmp, request: {}, zzz: 1}}",
     ),
+    ("config.md", Some("### `budgets:`"), "budgets: {zzz: 1}"),
+    (
+        "config.md",
+        Some("### `budgets:`"),
+        "budgets: {run: {zzz: 1}}",
+    ),
+    (
+        "config.md",
+        Some("### `budgets:`"),
+        "budgets: {global: {zzz: 1}}",
+    ),
     ("config.md", Some("### `pricing:`"), "pricing: {zzz: 1}"),
     (
         "config.md",

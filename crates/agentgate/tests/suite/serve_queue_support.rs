@@ -16,7 +16,8 @@ pub const TOKEN: &str = "queue-test-token-0123456789abcdef0";
 /// The stand-in CLI. Its behaviour is chosen by words of the prompt:
 /// `hold` waits for the file `release`; `nap` sleeps half a second;
 /// `quota` fails once with a usage limit resetting at the epoch in the
-/// file `reset`; `flaky` fails once as overloaded (recoverable). `tag-X`
+/// file `reset`; `flaky` fails once as overloaded (recoverable); `costly`
+/// reports a cost of $0.06 (its model is on no rate card). `tag-X`
 /// names the job in the stamps. Each process appends `start PID NS TAG
 /// alive=N` (N: earlier stand-ins still running) and `end PID NS TAG`.
 const STAND_IN: &str = r#"#!/bin/bash
@@ -47,7 +48,9 @@ if has flaky && [ ! -e "$dir/flaky-done" ]; then
   echo "end $$ $(date +%s%N) $tag" >> "$dir/stamps"
   exit 1
 fi
-echo '{"type":"result","subtype":"success","is_error":false,"result":"done '"$tag"'","session_id":"sess-1","num_turns":1}'
+cost=''
+has costly && cost=',"total_cost_usd":0.06,"usage":{"input_tokens":1000,"output_tokens":10}'
+echo '{"type":"result","subtype":"success","is_error":false,"result":"done '"$tag"'","session_id":"sess-1","num_turns":1'"$cost"'}'
 echo "end $$ $(date +%s%N) $tag" >> "$dir/stamps"
 "#;
 
