@@ -15,9 +15,10 @@
 //! time, the dimensions, the outcome and the token and cost columns. A
 //! month's report is then one range scan of that index and a `GROUP BY`
 //! (see `docs/operating/benchmarks.md` for the figures at one million
-//! runs). PostgreSQL reads the index alone; SQLite also reads each row the
-//! range holds (it never covers a query with a partial index, nor with an
-//! index of a virtual generated column).
+//! runs). PostgreSQL reads the index alone (partial, `kind = 'agent'`).
+//! SQLite's is over every run with `kind` in it (migration 14: SQLite never
+//! covers a query with a partial index), so a report reads it alone except
+//! by agent or chain, virtual generated columns it computes from the row.
 //! The label dimension joins `labels` through its primary key.
 //!
 //! The backends return [`UsageCell`]s (sums per bucket, group, status and

@@ -453,12 +453,21 @@ impl StepRunner<'_> {
                 let warm = self.ctx.options.warm.is_some() && self.ctx.plan.session.is_some();
                 self.meter.begin_attempt();
                 let meter = &mut self.meter;
-                let outcome =
+                let mut outcome =
                     if warm || request.permission_mode == crate::settings::PermissionMode::Ask {
                         warm_attempt(self.ctx, packet, em, cancel, meter).await
                     } else {
                         attempt(self.ctx, packet, em, cancel, meter).await
                     };
+                // The summary turn is spent like any attempt: priced, and
+                // counted against the run's budgets.
+                self.costs.push(super::cost::price_attempt(
+                    &self.ctx.plan.pricing,
+                    step.provider.name(),
+                    outcome.started_at,
+                    &mut outcome.envelope,
+                ));
+                self.meter.end_attempt(&outcome.envelope, em);
                 self.record_attempt(&outcome.attempt, outcome.started_at, step);
                 rotation::summary_of(&outcome.envelope, outcome.error.as_ref(), due, em)
             }

@@ -319,17 +319,24 @@ CREATE TABLE session_rotations (
 CREATE INDEX session_rotations_by_name ON session_rotations (name, provider, rotated_at);
 ";
 
-/// Version 14: budgets (see `crate::spend`): indexes by agent, chain and
-/// session name, then the start time, `kind` and the figures, so that what
-/// one of them spent since a time is a short range scan of one index. They
-/// hold every run, `kind` beside the figures: SQLite reads a partial
-/// index's condition column from the table row, so a partial index is
-/// never covering. (The session's is covering; `agent` and `chain` are
-/// virtual generated columns, which SQLite computes from the row.)
+/// Version 14: budgets (see `crate::spend`), and usage reports that read
+/// less. SQLite reads a partial index's condition column from the table
+/// row, so a partial index never covers a query: the indexes here hold
+/// every run, with `kind` in them. By agent, chain and session name, then
+/// the start time, `kind` and the figures, so that what one of them spent
+/// since a time is a short range scan of one index; and `runs_usage`
+/// rebuilt so (its version 12 form was partial), which a report by
+/// provider, model, session, label or none reads alone. (`agent` and
+/// `chain` are virtual generated columns, which SQLite computes from the
+/// row: a scan by them reads the rows it finds.)
 const V14: &str = "
 CREATE INDEX runs_spend_agent ON runs (agent, started_at, kind, cost_usd, total_tokens);
 CREATE INDEX runs_spend_chain ON runs (chain, started_at, kind, cost_usd, total_tokens);
 CREATE INDEX runs_spend_session ON runs (session_name, started_at, kind, cost_usd, total_tokens);
+DROP INDEX runs_usage;
+CREATE INDEX runs_usage ON runs (started_at, kind, provider, final_model, agent, chain,
+    session_name, status, error_type, input_tokens, output_tokens, cache_read_input_tokens,
+    cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, run_id);
 ";
 
 /// Every migration, in order: migration `i` takes the file from version `i`

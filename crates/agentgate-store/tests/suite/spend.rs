@@ -100,7 +100,7 @@ fn postgres_sums_by_scope_since_a_time() {
 }
 
 #[test]
-fn each_sqlite_scope_seeks_its_index() {
+fn each_sqlite_scope_seeks_its_index_and_reports_read_theirs() {
     let store = TestStore::new(Backend::Sqlite);
     let conn = rusqlite::Connection::open(&store.location).unwrap();
     // The session's index holds all the query reads; `agent` and `chain`

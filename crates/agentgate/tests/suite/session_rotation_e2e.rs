@@ -95,6 +95,9 @@ fn rotates_then_resumes(cli: Cli, handoff: &[&str]) {
             "{cli}: the summary was not asked of the old session: {asked}"
         );
         assert!(last.contains("SUMMARY-XYZ"), "{cli}: {last}");
+        // The summary turn is part of the run's cost, as its own attempt.
+        let priced = env2["cost"]["attempts"].as_array().map(Vec::len);
+        assert_eq!(priced, Some(2), "{cli}: {:#}", env2["cost"]);
     } else {
         assert_eq!(attempts.len(), 1, "{cli}: {attempts:#?}");
         assert_eq!(new_requests.len(), 1, "{cli}: {new_requests:#?}");
