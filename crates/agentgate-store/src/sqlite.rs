@@ -11,6 +11,7 @@ mod session_locks;
 mod sessions;
 mod settle;
 mod thread_totals;
+mod tokens;
 mod usage;
 mod values;
 mod workers;
@@ -186,6 +187,10 @@ impl crate::usage::UsageReports for SqliteStore {
 }
 
 impl RunStore for SqliteStore {
+    fn token_store(&self) -> Option<&dyn crate::api_tokens::TokenStore> {
+        Some(self)
+    }
+
     fn event_log_bound(&self) -> u64 {
         self.event_log_bound
             .load(std::sync::atomic::Ordering::Relaxed)

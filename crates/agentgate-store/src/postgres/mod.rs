@@ -70,6 +70,7 @@ mod sessions;
 mod settle;
 mod thread_totals;
 mod tls;
+mod tokens;
 mod url;
 mod usage;
 mod values;
