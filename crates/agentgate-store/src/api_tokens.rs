@@ -236,6 +236,105 @@ pub fn parse_expiry(text: &str, now: Timestamp) -> Result<Timestamp, String> {
     Ok(at)
 }
 
+/// The name the server's own token (`AGENTGATE_TOKEN`, the token file)
+/// goes by in the API: no stored token may take it.
+pub const SERVER_TOKEN_NAME: &str = "serve";
+
+/// A token to make ([`create_api_token`]).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct NewApiToken {
+    /// Its unique name.
+    pub name: String,
+    /// Its scopes (at least one).
+    pub scopes: Vec<Scope>,
+    /// Its team.
+    #[serde(default)]
+    pub team: Option<String>,
+    /// When it stops working, if ever.
+    #[serde(default)]
+    pub expires_at: Option<Timestamp>,
+    /// Its limits.
+    #[serde(default)]
+    pub limits: TokenLimits,
+}
+
+/// Why a token was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateTokenError {
+    /// A field is not valid.
+    #[error("{message}")]
+    Invalid {
+        /// The field (`name`, `team`, `scopes`, `expires_at`).
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// The name is taken (by a live or a revoked token).
+    #[error("a token named `{0}` exists already (revoked names stay taken: their runs name them)")]
+    NameTaken(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Makes the token `new` asks for at `now`: checks it, draws the secret,
+/// stores its hash. Returns the token (to show once) and its record.
+pub fn create_api_token(
+    tokens: &dyn TokenStore,
+    new: NewApiToken,
+    now: Timestamp,
+) -> Result<(String, ApiTokenRecord), CreateTokenError> {
+    let invalid = |field, message| CreateTokenError::Invalid { field, message };
+    check_token_name("token name", &new.name).map_err(|m| invalid("name", m))?;
+    if new.name == SERVER_TOKEN_NAME {
+        return Err(invalid(
+            "name",
+            format!("`{SERVER_TOKEN_NAME}` is the server's own token's name; choose another"),
+        ));
+    }
+    if let Some(team) = &new.team {
+        check_token_name("team", team).map_err(|m| invalid("team", m))?;
+    }
+    if new.scopes.is_empty() {
+        return Err(invalid(
+            "scopes",
+            "a token needs at least one scope (read, read:all, submit, cancel, approve, admin)"
+                .to_owned(),
+        ));
+    }
+    if new.expires_at.is_some_and(|at| at <= now) {
+        return Err(invalid(
+            "expires_at",
+            "the expiry is not in the future".to_owned(),
+        ));
+    }
+    if new.limits.max_running == Some(0) {
+        return Err(invalid(
+            "max_running",
+            "max_running must be at least 1 (leave it out for no limit)".to_owned(),
+        ));
+    }
+    let mut scopes = new.scopes;
+    scopes.sort();
+    scopes.dedup();
+    let (token, hash) = generate_token()?;
+    let record = ApiTokenRecord {
+        name: new.name,
+        team: new.team,
+        scopes,
+        limits: new.limits,
+        created_at: now,
+        expires_at: new.expires_at,
+        last_used_at: None,
+        revoked_at: None,
+        hash,
+    };
+    if !tokens.create_token(&record)? {
+        return Err(CreateTokenError::NameTaken(record.name));
+    }
+    Ok((token, record))
+}
+
 /// Who submitted a job: the token's name and its team.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Submitter {

@@ -86,9 +86,10 @@ mod usage;
 mod workers;
 
 pub use api_tokens::{
-    ApiTokenRecord, RESERVED_LABEL_PREFIX, SUBMITTER_TEAM_LABEL, SUBMITTER_TOKEN_LABEL, Scope,
-    Submitter, TOKEN_PREFIX, TokenLimits, TokenStore, UnknownScope, check_token_name,
-    generate_token, hash_token, hashes_equal, parse_expiry,
+    ApiTokenRecord, CreateTokenError, NewApiToken, RESERVED_LABEL_PREFIX, SERVER_TOKEN_NAME,
+    SUBMITTER_TEAM_LABEL, SUBMITTER_TOKEN_LABEL, Scope, Submitter, TOKEN_PREFIX, TokenLimits,
+    TokenStore, UnknownScope, check_token_name, create_api_token, generate_token, hash_token,
+    hashes_equal, parse_expiry,
 };
 pub use backend::{StoreBackend, StoreLocation, open_store};
 pub use claim_next::{ClaimLimits, NextClaim};
