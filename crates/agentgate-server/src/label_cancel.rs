@@ -84,7 +84,9 @@ pub async fn cancel_by_label(
             ..JobFilter::default()
         };
         // A team's token cancels its team's runs only.
-        crate::submitters::narrow(&caller, &mut filter);
+        if !crate::submitters::narrow(&caller, &mut filter) {
+            continue;
+        }
         for run_id in matching(&state, filter).await? {
             match cancel_one(&state, run_id).await {
                 Ok((_, accepted)) => cancelled.push(accepted),

@@ -148,7 +148,13 @@ pub async fn list_runs(
 ) -> Result<Json<RunPage>, ApiError> {
     let (params, labels) = split_query(raw.as_deref().unwrap_or(""))?;
     let (mut filter, limit, cursor) = params.parse(labels)?;
-    crate::submitters::narrow(&caller, &mut filter);
+    if !crate::submitters::narrow(&caller, &mut filter) {
+        return Ok(Json(RunPage {
+            runs: Vec::new(),
+            next_cursor: None,
+            unreadable: Vec::new(),
+        }));
+    }
     let store = Arc::clone(&state.store);
     let page =
         tokio::task::spawn_blocking(move || store.list_jobs(&filter, limit, cursor.as_ref()))

@@ -118,12 +118,15 @@ pub(crate) async fn ensure_visible(
 }
 
 /// The filter narrowed to `caller`'s team when it sees its team's runs
-/// only.
-pub(crate) fn narrow(caller: &Caller, filter: &mut JobFilter) {
-    if let Some(team) = caller.team_only() {
-        filter.labels.insert(
-            agentgate_store::SUBMITTER_TEAM_LABEL.to_owned(),
-            team.to_owned(),
-        );
+/// only; false when nothing can match (the filter names another team).
+pub(crate) fn narrow(caller: &Caller, filter: &mut JobFilter) -> bool {
+    let Some(team) = caller.team_only() else {
+        return true;
+    };
+    let key = agentgate_store::SUBMITTER_TEAM_LABEL;
+    if filter.labels.get(key).is_some_and(|asked| asked != team) {
+        return false;
     }
+    filter.labels.insert(key.to_owned(), team.to_owned());
+    true
 }

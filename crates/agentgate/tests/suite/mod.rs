@@ -89,6 +89,8 @@ mod serve_sandbox_secrets;
 mod serve_shared_queue;
 mod serve_skills;
 mod serve_support;
+mod serve_tokens;
+mod serve_tokens_teams;
 mod serve_warm;
 mod serve_workflow;
 mod session_rotation_e2e;
