@@ -200,7 +200,7 @@ fn add_scopes(doc: &mut Value) {
             let Some(op) = op.as_object_mut() else {
                 continue;
             };
-            if !op.get("responses").is_some_and(|r| r.get("401").is_some()) {
+            if op.get("responses").is_none_or(|r| r.get("401").is_none()) {
                 continue;
             }
             let need = crate::access::required_scope(&method.to_ascii_uppercase(), path);

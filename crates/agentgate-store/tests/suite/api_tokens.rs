@@ -3,8 +3,7 @@
 //! submitted a job, read back from its reserved labels.
 
 use agentgate_store::{
-    CreateTokenError, JobQueue, NewApiToken, Scope, Submitter, TokenLimits, create_api_token,
-    hash_token,
+    CreateTokenError, NewApiToken, Scope, Submitter, TokenLimits, create_api_token, hash_token,
 };
 
 use super::jobs::new_job;
