@@ -324,3 +324,38 @@ fn an_expired_token_is_refused_once_the_clock_passes_its_expiry() {
     // The server's own token is not affected.
     assert_eq!(call(&server.url, "GET", "/v1/runs", TOKEN, "").status, 200);
 }
+
+#[test]
+fn a_token_past_its_max_running_is_refused_until_one_ends() {
+    let home = QueueHome::new("");
+    let bot = make_token(
+        home.path(),
+        None,
+        "one-at-a-time",
+        &["submit", "cancel"],
+        &["--max-running", "1"],
+    );
+    let server = home.serve(false, &["--no-executor"]);
+    let first = submit_as(&server.url, &bot, "say one");
+    let body = json!({"prompt": "say two", "providers": ["claude"]}).to_string();
+    let refused = call(&server.url, "POST", "/v1/runs", &bot, &body);
+    assert_eq!(refused.status, 429, "{refused:?}");
+    assert_eq!(refused.json()["error"]["type"], "token_limit");
+    // Another token is not held back by it.
+    assert_eq!(
+        call(&server.url, "POST", "/v1/runs", TOKEN, &body).status,
+        201
+    );
+    let cancelled = call(
+        &server.url,
+        "POST",
+        &format!("/v1/runs/{first}/cancel"),
+        &bot,
+        "",
+    );
+    assert_eq!(cancelled.status, 200, "{cancelled:?}");
+    assert_eq!(
+        call(&server.url, "POST", "/v1/runs", &bot, &body).status,
+        201
+    );
+}
