@@ -9,6 +9,7 @@ mod config_cmd;
 mod config_doc;
 mod cost_e2e;
 mod dashboard;
+mod dashboard_tokens;
 mod dashboard_usage;
 mod docs_links;
 mod dry_run_quota;
