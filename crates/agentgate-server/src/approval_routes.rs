@@ -22,12 +22,13 @@ use std::sync::Arc;
 use agentgate_core::warm::desk::{ApprovalDesk, DeskError, HumanAnswer};
 use std::net::SocketAddr;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{Extensions, StatusCode};
+use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 
+use crate::access::Caller;
 use crate::answer_origin::{self, Origin};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -78,9 +79,10 @@ pub struct PendingApprovals {
 )]
 pub async fn pending(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<Caller>,
     Path(run_id): Path<String>,
 ) -> Result<Json<PendingApprovals>, ApiError> {
-    known_job(&state, &run_id).await?;
+    known_job(&state, &caller, &run_id).await?;
     let pending = state
         .queue
         .as_ref()
@@ -114,6 +116,7 @@ pub async fn pending(
 )]
 pub async fn answer(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<Caller>,
     Path((run_id, request_id)): Path<(String, String)>,
     extensions: Extensions,
     body: Bytes,
@@ -149,7 +152,7 @@ pub async fn answer(
             .with_field("decision"));
         }
     };
-    known_job(&state, &run_id).await?;
+    known_job(&state, &caller, &run_id).await?;
     let Some(executor) = &state.queue else {
         return Err(conflict(format!(
             "run {run_id} is not executed by this server (it runs without an executor): \
@@ -195,7 +198,15 @@ fn place_of(desk: &ApprovalDesk, run_id: &str) -> Option<String> {
 }
 
 /// 404 unless the store has a job `run_id`.
-async fn known_job(state: &Arc<AppState>, run_id: &str) -> Result<(), ApiError> {
+async fn known_job(state: &Arc<AppState>, caller: &Caller, run_id: &str) -> Result<(), ApiError> {
+    let unknown = || {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no run {run_id}"),
+        )
+    };
+    crate::submitters::ensure_visible(state, caller, run_id, unknown).await?;
     let store = state.store.clone();
     let id = run_id.to_owned();
     let job = tokio::task::spawn_blocking(move || store.get_job(&id))

@@ -10,7 +10,15 @@
 //! - it has no valid `Authorization: Bearer` token: `401`, counted against
 //!   its peer.
 //!
-//! Both answers say `Connection: close`: hyper closes the connection
+//! Then the token names a [`Caller`](crate::access::Caller): the server's
+//! own token, or a store token (`agt_...`, looked up by its SHA-256 on
+//! every request, so a revoked or expired token is refused at the next
+//! request: 401); and the route's scope is checked from the method and
+//! path alone ([`crate::access::required_scope`]): `403` when the caller
+//! lacks it, still before the body is read. The caller goes into the
+//! request's extensions for the handlers.
+//!
+//! These answers say `Connection: close`: hyper closes the connection
 //! after them instead of reading (draining) the body the client may be
 //! sending. Only a request that presented the token has its body read,
 //! up to [`MAX_BODY_BYTES`] (413 past it; within it the body is buffered,
@@ -28,6 +36,10 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
+use agentgate_executor::Clock;
+use agentgate_store::StoreBackend;
+
+use crate::access::{Caller, Need, required_scope};
 use crate::auth_failures::AuthFailures;
 use crate::error::ApiError;
 use crate::token::Token;
@@ -35,13 +47,29 @@ use crate::token::Token;
 /// The largest request body accepted, on every route.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
+/// How long a token's `last_used_at` may lag: it is written at most once
+/// per this many seconds per token.
+const TOUCH_EVERY_SECS: i64 = 60;
+
 /// The token and the failures counted per peer.
-#[derive(Debug)]
 pub(crate) struct Gate {
     token: Token,
     failures: AuthFailures,
     /// Every path needs the token (a listener that serves nothing open).
     everything: bool,
+    /// The store whose API tokens are accepted too, and the clock their
+    /// expiry is read against.
+    store: Option<(Arc<dyn StoreBackend>, Arc<dyn Clock>)>,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("token", &self.token)
+            .field("everything", &self.everything)
+            .field("store_tokens", &self.store.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Gate {
@@ -51,6 +79,16 @@ impl Gate {
             token,
             failures: AuthFailures::default(),
             everything: false,
+            store: None,
+        }
+    }
+
+    /// This gate, accepting the API tokens of `store` too (expiry read on
+    /// `clock`).
+    pub(crate) fn with_store(self, store: Arc<dyn StoreBackend>, clock: Arc<dyn Clock>) -> Gate {
+        Gate {
+            store: Some((store, clock)),
+            ..self
         }
     }
 
@@ -93,24 +131,126 @@ pub(crate) async fn gate(State(gate): State<Arc<Gate>>, request: Request, next: 
             .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
         return closing(response);
     }
-    if let Err(e) = check_bearer(&gate.token, request.headers()) {
-        tracing::info!(
-            method = %request.method(),
-            path = request.uri().path(),
-            %peer,
-            "refused a request without a valid bearer token"
+    let caller = match presented_token(request.headers()) {
+        Ok(presented) => resolve(&gate, presented).await,
+        Err(e) => Err(Refusal::Unauthorized(e)),
+    };
+    let caller = match caller {
+        Ok(caller) => caller,
+        Err(Refusal::Failed(e)) => return e.into_response(),
+        Err(Refusal::Unauthorized(e)) => return refuse(&gate, &request, peer, now, e),
+    };
+    let need = required_scope(request.method().as_str(), request.uri().path());
+    if !caller.allows(need) {
+        let needed = match need {
+            Need::Scope(scope) => scope.name(),
+            Need::AnyToken => "a valid token",
+        };
+        let held: Vec<&str> = caller.scopes.iter().map(|s| s.name()).collect();
+        return closing(
+            ApiError::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                format!(
+                    "{} {} needs the `{needed}` scope; token `{}` has {}",
+                    request.method(),
+                    request.uri().path(),
+                    caller.name,
+                    if held.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        held.join(", ")
+                    }
+                ),
+            )
+            .into_response(),
         );
-        if gate.failures.failed(peer, now) {
-            tracing::warn!(
-                %peer,
-                "refusing this address for {} s: {} requests without a valid token",
-                crate::auth_failures::WINDOW.as_secs(),
-                crate::auth_failures::FAILURES_MAX
-            );
-        }
-        return closing(e.into_response());
     }
+    let mut request = request;
+    request.extensions_mut().insert(caller);
     limit_body(request, next).await
+}
+
+/// Why a request has no caller.
+enum Refusal {
+    /// No valid token: 401, counted against the peer.
+    Unauthorized(ApiError),
+    /// The store could not be asked: its answer as it is, not counted.
+    Failed(ApiError),
+}
+
+/// The caller `presented` names: the server's own token, else a live store
+/// token.
+async fn resolve(gate: &Gate, presented: &[u8]) -> Result<Caller, Refusal> {
+    if gate.token.matches(presented) {
+        return Ok(Caller::server());
+    }
+    let invalid = || Refusal::Unauthorized(ApiError::unauthorized("the bearer token is not valid"));
+    let Some((store, clock)) = gate.store.clone() else {
+        return Err(invalid());
+    };
+    let Ok(presented) = std::str::from_utf8(presented) else {
+        return Err(invalid());
+    };
+    if !presented.starts_with(agentgate_store::TOKEN_PREFIX) {
+        return Err(invalid());
+    }
+    let hash = agentgate_store::hash_token(presented);
+    let now = clock.now();
+    let found = tokio::task::spawn_blocking(move || {
+        let Some(tokens) = store.token_store() else {
+            return Ok(None);
+        };
+        let Some(record) = tokens.find_token(&hash)? else {
+            return Ok(None);
+        };
+        if !agentgate_store::hashes_equal(&record.hash, &hash) {
+            return Ok(None);
+        }
+        let stale = record
+            .last_used_at
+            .is_none_or(|at| now.as_second() - at.as_second() >= TOUCH_EVERY_SECS);
+        if stale && !record.refused_at(now) {
+            tokens.touch_token(&record.name, now)?;
+        }
+        Ok::<_, agentgate_store::StoreError>(Some(record))
+    })
+    .await
+    .map_err(|e| {
+        Refusal::Failed(ApiError::internal(format!(
+            "checking the token failed: {e}"
+        )))
+    })?
+    .map_err(|e| Refusal::Failed(ApiError::store(&e)))?;
+    match found {
+        Some(record) if record.revoked_at.is_some() => Err(Refusal::Unauthorized(
+            ApiError::unauthorized(format!("token `{}` was revoked", record.name)),
+        )),
+        Some(record) if record.refused_at(now) => Err(Refusal::Unauthorized(
+            ApiError::unauthorized(format!("token `{}` has expired", record.name)),
+        )),
+        Some(record) => Ok(Caller::of(&record)),
+        None => Err(invalid()),
+    }
+}
+
+/// A 401, counted against `peer` (closing the connection).
+fn refuse(gate: &Gate, request: &Request, peer: IpAddr, now: Instant, e: ApiError) -> Response {
+    tracing::info!(
+        method = %request.method(),
+        path = request.uri().path(),
+        %peer,
+        "refused a request without a valid bearer token"
+    );
+    if gate.failures.failed(peer, now) {
+        tracing::warn!(
+            %peer,
+            "refusing this address for {} s: {} requests without a valid token",
+            crate::auth_failures::WINDOW.as_secs(),
+            crate::auth_failures::FAILURES_MAX
+        );
+    }
+    closing(e.into_response())
 }
 
 /// `response`, with the connection closed after it (its request's body
@@ -122,9 +262,10 @@ fn closing(mut response: Response) -> Response {
     response
 }
 
-/// Ok when `headers` carry `Authorization: Bearer <token>`. The presented
-/// value is compared in constant time and never logged.
-fn check_bearer(token: &Token, headers: &HeaderMap) -> Result<(), ApiError> {
+/// The token of `Authorization: Bearer <token>` in `headers`. The
+/// presented value is compared in constant time (the server's token; a
+/// store token by its hash) and never logged.
+fn presented_token(headers: &HeaderMap) -> Result<&[u8], ApiError> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Err(ApiError::unauthorized(
             "this route needs an `Authorization: Bearer TOKEN` header (the token is in \
@@ -138,8 +279,7 @@ fn check_bearer(token: &Token, headers: &HeaderMap) -> Result<(), ApiError> {
         .filter(|s| s.eq_ignore_ascii_case(scheme))
         .and_then(|_| presented.get(scheme.len()..));
     match credentials {
-        Some(c) if token.matches(c.trim_ascii()) => Ok(()),
-        Some(_) => Err(ApiError::unauthorized("the bearer token is not valid")),
+        Some(c) => Ok(c.trim_ascii()),
         None => Err(ApiError::unauthorized(
             "the Authorization header must use the Bearer scheme: `Authorization: Bearer TOKEN`",
         )),
@@ -185,15 +325,19 @@ mod tests {
         h
     }
 
-    #[test]
-    fn bearer_scheme_is_case_insensitive_and_the_token_exact() {
-        let token = crate::token::Token::for_tests("s3cret");
-        assert!(check_bearer(&token, &headers("Bearer s3cret")).is_ok());
-        assert!(check_bearer(&token, &headers("bearer s3cret")).is_ok());
-        assert!(check_bearer(&token, &headers("Bearer s3cre")).is_err());
-        assert!(check_bearer(&token, &headers("Basic s3cret")).is_err());
-        assert!(check_bearer(&token, &headers("s3cret")).is_err());
-        assert!(check_bearer(&token, &HeaderMap::new()).is_err());
+    #[tokio::test]
+    async fn bearer_scheme_is_case_insensitive_and_the_token_exact() {
+        let gate = Gate::new(crate::token::Token::for_tests("s3cret"));
+        let check = async |value: &str| match presented_token(&headers(value)) {
+            Ok(p) => resolve(&gate, p).await.is_ok(),
+            Err(_) => false,
+        };
+        assert!(check("Bearer s3cret").await);
+        assert!(check("bearer s3cret").await);
+        assert!(!check("Bearer s3cre").await);
+        assert!(!check("Basic s3cret").await);
+        assert!(!check("s3cret").await);
+        assert!(presented_token(&HeaderMap::new()).is_err());
     }
 
     #[test]

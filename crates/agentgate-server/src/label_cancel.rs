@@ -16,10 +16,10 @@
 use std::sync::Arc;
 
 use agentgate_store::{JobCursor, JobFilter, JobState};
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
@@ -62,6 +62,7 @@ const PAGE: usize = 500;
 )]
 pub async fn cancel_by_label(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<crate::access::Caller>,
     body: Bytes,
 ) -> Result<Json<LabelCancelled>, ApiError> {
     let body: LabelCancel = ApiError::strict_body(&body)?;
@@ -77,11 +78,15 @@ pub async fn cancel_by_label(
     agentgate_protocol::check_labels(&body.labels).map_err(|e| invalid(e.to_string()))?;
     let mut cancelled = Vec::new();
     for state_now in [JobState::Queued, JobState::Running] {
-        let filter = JobFilter {
+        let mut filter = JobFilter {
             state: Some(state_now),
             labels: body.labels.clone(),
             ..JobFilter::default()
         };
+        // A team's token cancels its team's runs only.
+        if !crate::submitters::narrow(&caller, &mut filter) {
+            continue;
+        }
         for run_id in matching(&state, filter).await? {
             match cancel_one(&state, run_id).await {
                 Ok((_, accepted)) => cancelled.push(accepted),

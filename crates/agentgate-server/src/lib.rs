@@ -48,6 +48,13 @@
 //!   [`MetricsListener`], the listener of `agentgate worker
 //!   --metrics-listen` (the worker itself is the executor crate's).
 //!
+//! - many API tokens (`access.rs`, `token_routes.rs`; stored hashed by
+//!   the store's [`agentgate_store::TokenStore`]): each with scopes and an
+//!   optional team; the gate resolves the bearer to a [`Caller`] and
+//!   checks the route's scope ([`required_scope`]) before the body is
+//!   read (403); `GET /v1/whoami`, `GET/POST /v1/tokens`, `DELETE
+//!   /v1/tokens/{name}`; a team's reader sees only its team's runs.
+//!
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 //!
@@ -59,6 +66,7 @@
 
 #![warn(missing_docs)]
 
+mod access;
 mod answer_origin;
 mod approval_routes;
 mod auth_failures;
@@ -81,12 +89,15 @@ mod runs;
 mod server;
 mod skills_route;
 mod state;
+mod submitters;
 mod token;
+mod token_routes;
 mod usage_route;
 mod views;
 mod workers_route;
 mod workflow_routes;
 
+pub use access::{Caller, Need, ROUTE_SCOPES, SERVER_TOKEN_NAME, required_scope};
 pub use agentgate_executor::{StopSignals, shutdown_signal};
 pub use approval_routes::{ApprovalAnswer, ApprovalAnswered, PendingApprovals};
 pub use client::{
@@ -109,9 +120,10 @@ pub use runs::{DEFAULT_PAGE, ListParams, MAX_PAGE};
 pub use server::{DEFAULT_GRACE, DEFAULT_LISTEN, ServeOptions, Server, Stopped};
 pub use state::{AppState, DEFAULT_KEEP_ALIVE, EVENT_POLL_ENV, EventStreamOptions, HEALTH_TTL};
 pub use token::{MIN_TOKEN_CHARS, TOKEN_ENV, TOKEN_FILE_NAME, Token, TokenFileChoice, TokenSource};
+pub use token_routes::{TokenCreated, TokenList, TokenRequest, TokenView};
 pub use views::{
     LimitView, ProviderCounts, QueueView, QuotaList, RunPage, RunState, RunView, SessionDeleted,
-    SessionList, SessionView, StateCounts, StreamEnd, UnreadableRun,
+    SessionList, SessionView, StateCounts, StreamEnd, SubmittedBy, UnreadableRun,
 };
 pub use workers_route::{WorkerList, WorkerView};
 pub use workflow_routes::WorkflowSubmission;

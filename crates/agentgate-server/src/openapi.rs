@@ -26,11 +26,12 @@ use serde_json::Value;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use crate::access::Need;
 use crate::error::ErrorBody;
 use crate::views::StreamEnd;
 use crate::{
     approval_routes, events, info, label_cancel, models_route, routes, run_routes, runs,
-    skills_route, usage_route, workers_route, workflow_routes,
+    skills_route, token_routes, usage_route, workers_route, workflow_routes,
 };
 
 /// The document's definition: every route, the shared schemas, bearer auth
@@ -43,6 +44,11 @@ use crate::{
                        CLIs behind one contract (JSONL events, a JSON envelope). Every /v1 route \
                        and /metrics need `Authorization: Bearer TOKEN`, checked before any byte of \
                        the body is read (401, or 429 for an address after 30 failures in a minute); \
+                       the token is the server's own (an admin) or an API token (`agt_...`, \
+                       `agentgate token create`) whose scopes must grant the route's: each \
+                       operation names it in `x-agentgate-scope` (`read`, `submit`, `cancel`, \
+                       `approve`, `admin`; `any` for any valid token), else 403. A token with a \
+                       team and without `read:all` sees only its team's runs (others are 404); \
                        errors are `{\"error\": {\"type\", \"message\", \"field\"}}`. A connection \
                        past the server's limit gets 503; a request head must arrive within the \
                        header timeout and an idle connection is closed after the idle timeout \
@@ -71,6 +77,10 @@ use crate::{
         workers_route::list_workers,
         usage_route::usage,
         openapi_json,
+        token_routes::whoami,
+        token_routes::list_tokens,
+        token_routes::create_token,
+        token_routes::revoke_token,
     ),
     components(schemas(ErrorBody, StreamEnd)),
     modifiers(&BearerAuth),
@@ -83,6 +93,7 @@ use crate::{
         (name = "providers", description = "The agent CLIs: installed, healthy, their quota, the skills they see, the models they offer"),
         (name = "workers", description = "The executors sharing the store: `agentgate worker`s and `serve`"),
         (name = "server", description = "The server itself"),
+        (name = "tokens", description = "API tokens: who a request is (`whoami`), and the admin routes that make, list and revoke tokens"),
     ),
 )]
 pub struct ApiDoc;
@@ -93,10 +104,16 @@ struct BearerAuth;
 impl Modify for BearerAuth {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        let mut bearer = Http::new(HttpAuthScheme::Bearer);
+        bearer.description = Some(
+            "The server's own token (AGENTGATE_TOKEN or its token file: an admin without a \
+             team), or an API token `agt_...` made by `agentgate token create` or `POST \
+             /v1/tokens`, with scopes (read, read:all, submit, cancel, approve, admin; admin \
+             implies all, read:all implies read) and an optional team. A revoked or expired \
+             token is 401; a token without the operation's `x-agentgate-scope` is 403."
+                .to_owned(),
         );
+        components.add_security_scheme("bearer", SecurityScheme::Http(bearer));
     }
 }
 
@@ -111,6 +128,7 @@ const PROTOCOL_SCHEMAS: [(&str, &str); 2] = [
 pub fn document() -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
     add_too_many_requests(&mut doc);
+    add_scopes(&mut doc);
     let protocol = agentgate_protocol::schemas();
     if let Some(components) = doc
         .pointer_mut("/components/schemas")
@@ -163,6 +181,53 @@ fn add_too_many_requests(doc: &mut Value) {
                 }
             });
             responses.insert("429".to_owned(), refused);
+        }
+    }
+}
+
+/// Every operation behind the token names the scope it needs
+/// (`x-agentgate-scope`, from [`crate::access::required_scope`]), says it
+/// in its description, and answers 403 when the token lacks it.
+fn add_scopes(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            let Some(op) = op.as_object_mut() else {
+                continue;
+            };
+            if op.get("responses").is_none_or(|r| r.get("401").is_none()) {
+                continue;
+            }
+            let need = crate::access::required_scope(&method.to_ascii_uppercase(), path);
+            let scope = match need {
+                Need::AnyToken => "any",
+                Need::Scope(scope) => scope.name(),
+            };
+            op.insert("x-agentgate-scope".to_owned(), Value::from(scope));
+            let note = match need {
+                Need::AnyToken => "Needs any valid token.".to_owned(),
+                Need::Scope(scope) => format!("Needs the `{scope}` scope."),
+            };
+            let description = match op.get("description").and_then(Value::as_str) {
+                Some(text) => format!("{text}\n\n{note}"),
+                None => note,
+            };
+            op.insert("description".to_owned(), Value::from(description));
+            if let (Need::Scope(scope), Some(responses)) =
+                (need, op.get_mut("responses").and_then(Value::as_object_mut))
+            {
+                responses.entry("403").or_insert_with(|| {
+                    serde_json::json!({
+                        "description": format!("The token's scopes do not grant `{scope}`"),
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+                    })
+                });
+            }
         }
     }
 }

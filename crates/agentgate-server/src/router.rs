@@ -22,7 +22,7 @@ use crate::metrics::endpoint as metrics;
 use crate::state::AppState;
 use crate::{
     approval_routes, events, info, label_cancel, models_route, openapi, routes, run_routes, runs,
-    skills_route, usage_route, workers_route, workflow_routes,
+    skills_route, token_routes, usage_route, workers_route, workflow_routes,
 };
 
 /// The whole application: `/healthz`, the `/v1` API behind the token, the
@@ -51,9 +51,17 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/workers", get(workers_route::list_workers))
         .route("/usage", get(usage_route::usage))
         .route("/openapi.json", get(openapi::openapi_json))
+        .route("/whoami", get(token_routes::whoami))
+        .route(
+            "/tokens",
+            get(token_routes::list_tokens).post(token_routes::create_token),
+        )
+        .route("/tokens/{name}", delete(token_routes::revoke_token))
         .fallback(v1_not_found)
         .method_not_allowed_fallback(v1_method_not_allowed);
-    let gate = Arc::new(Gate::new(state.token.clone()));
+    let gate = Arc::new(
+        Gate::new(state.token.clone()).with_store(state.store.clone(), state.clock.clone()),
+    );
     let routes = Router::new()
         .route("/healthz", get(routes::healthz))
         // Prometheus sends the token too (`authorization` or

@@ -28,13 +28,14 @@ use std::sync::Arc;
 use agentgate_core::{RequestError, RunRequest};
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource};
 use agentgate_store::{CancelOutcome, JobRecord, JobState, NewJob};
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::{Extension, Json};
 use jiff::Timestamp;
 use serde::Serialize;
 
+use crate::access::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::views::{RunState, envelope_or_null};
@@ -108,16 +109,19 @@ impl RunAccepted {
 )]
 pub async fn submit(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<Caller>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
     // Read strictly: a key given twice is refused (422), naming it.
     let value: serde_json::Value = ApiError::strict_body(&body)?;
     let request = RunRequest::from_value(value).map_err(refused)?;
+    let labels = crate::submitters::with_submitter(&caller, &request.labels).map_err(refused)?;
     let now = state.clock.now();
     // Planning reads the request's files and enqueueing writes the store:
     // both block, so neither runs on the server's async workers.
     let planning = state.clone();
     let enqueued = tokio::task::spawn_blocking(move || {
+        crate::submitters::check_limit(planning.store.as_ref(), &caller)?;
         let plan = plan_request(&planning.config, &request, now).map_err(refused)?;
         // What its claim needs, stored from this one planning.
         let facts = claim_facts(&plan, &request);
@@ -134,7 +138,9 @@ pub async fn submit(
             writes_in: facts.writes_in,
             ignore_quota: facts.ignore_quota,
             planned: true,
-            labels: request.labels.clone(),
+            // The caller's labels and the token's (the request keeps the
+            // caller's: the run's envelope shows those).
+            labels,
         };
         // The store never holds a secret of the request in clear.
         agentgate_executor::seal_job(&mut job, &planning.keys)
@@ -188,8 +194,11 @@ pub(crate) fn accepted(
 )]
 pub async fn cancel(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<Caller>,
     Path(run_id): Path<String>,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
+    let unknown = || not_found(&run_id);
+    crate::submitters::ensure_visible(&state, &caller, &run_id, unknown).await?;
     let (status, accepted) = cancel_one(&state, run_id).await?;
     Ok((status, Json(accepted)))
 }

@@ -4,12 +4,13 @@
 use std::sync::Arc;
 
 use agentgate_store::{JobCursor, JobFilter, JobState, validate_run_id};
-use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, RawQuery, State};
+use axum::{Extension, Json};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
+use crate::access::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::views::{RunPage, RunView, UnreadableRun};
@@ -142,10 +143,18 @@ fn split_query(raw: &str) -> Result<(ListParams, Vec<String>), ApiError> {
 )]
 pub async fn list_runs(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<Caller>,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<RunPage>, ApiError> {
     let (params, labels) = split_query(raw.as_deref().unwrap_or(""))?;
-    let (filter, limit, cursor) = params.parse(labels)?;
+    let (mut filter, limit, cursor) = params.parse(labels)?;
+    if !crate::submitters::narrow(&caller, &mut filter) {
+        return Ok(Json(RunPage {
+            runs: Vec::new(),
+            next_cursor: None,
+            unreadable: Vec::new(),
+        }));
+    }
     let store = Arc::clone(&state.store);
     let page =
         tokio::task::spawn_blocking(move || store.list_jobs(&filter, limit, cursor.as_ref()))
@@ -155,8 +164,20 @@ pub async fn list_runs(
     for bad in &page.unreadable {
         tracing::warn!(run = %bad.id, error = %bad.error, "a run of the store cannot be read");
     }
+    let ids = page.jobs.iter().map(|j| j.job_id.clone()).collect();
+    let mut submitters = crate::submitters::submitters_of(&state, ids).await?;
     Ok(Json(RunPage {
-        runs: page.jobs.into_iter().map(RunView::from).collect(),
+        runs: page
+            .jobs
+            .into_iter()
+            .map(|job| {
+                let submitted_by = submitters.remove(&job.job_id).map(Into::into);
+                RunView {
+                    submitted_by,
+                    ..RunView::from(job)
+                }
+            })
+            .collect(),
         next_cursor: page.next.map(|c| c.to_string()),
         unreadable: page
             .unreadable
@@ -183,10 +204,20 @@ pub async fn list_runs(
 )]
 pub async fn get_run(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<RunView>, ApiError> {
-    let job = find_job(&state, id).await?;
-    Ok(Json(RunView::from(job)))
+    let unknown = || ApiError::no_such(format!("no run has the id `{id}`"));
+    crate::submitters::ensure_visible(&state, &caller, &id, unknown).await?;
+    let job = find_job(&state, id.clone()).await?;
+    let submitted_by = crate::submitters::submitters_of(&state, vec![id.clone()])
+        .await?
+        .remove(&id)
+        .map(Into::into);
+    Ok(Json(RunView {
+        submitted_by,
+        ..RunView::from(job)
+    }))
 }
 
 /// The job `id`, or a 404 naming it.

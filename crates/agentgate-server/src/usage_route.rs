@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agentgate_store::{UsageFigures, UsageParamError, UsageQuery, UsageReport, UsageRow};
-use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
+use axum::{Extension, Json};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -167,12 +167,25 @@ fn parameter_of(error: &UsageParamError) -> &'static str {
         (status = 200, description = "The usage report: runs by outcome, tokens by class and cost, by bucket and group, and the totals", body = UsageReportView),
         (status = 400, description = "A parameter is not valid (the message names it)", body = crate::error::ErrorBody),
         (status = 401, description = "No valid bearer token", body = crate::error::ErrorBody),
+        (status = 403, description = "The token has a team and no `read:all`: the report covers every team's runs", body = crate::error::ErrorBody),
     ),
 )]
 pub async fn usage(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<crate::access::Caller>,
     params: Result<Query<UsageParams>, QueryRejection>,
 ) -> Result<Json<UsageReportView>, ApiError> {
+    if let Some(team) = caller.team_only() {
+        return Err(ApiError::new(
+            axum::http::StatusCode::FORBIDDEN,
+            "forbidden",
+            format!(
+                "the usage report covers every team's runs; token `{}` reads team `{team}`'s \
+                 only (it needs `read:all`, or no team)",
+                caller.name
+            ),
+        ));
+    }
     let Query(params) = params.map_err(|e| {
         ApiError::invalid_parameter(
             "query",

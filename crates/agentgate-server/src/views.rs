@@ -93,6 +93,29 @@ pub struct RunView {
     /// with one; null before.
     #[schema(schema_with = envelope_or_null)]
     pub envelope: Option<Envelope>,
+    /// The API token that submitted it (absent for runs queued before
+    /// tokens were recorded, and for schedules and watched folders).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submitted_by: Option<SubmittedBy>,
+}
+
+/// Who submitted a run: the token's name and its team.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct SubmittedBy {
+    /// The token's name (`serve` for the server's own token).
+    pub token: String,
+    /// Its team, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+}
+
+impl From<agentgate_store::Submitter> for SubmittedBy {
+    fn from(s: agentgate_store::Submitter) -> Self {
+        SubmittedBy {
+            token: s.token,
+            team: s.team,
+        }
+    }
 }
 
 /// The schema of an `Option<Envelope>`: null, or the protocol's envelope,
@@ -128,6 +151,7 @@ impl From<JobRecord> for RunView {
                 job.request,
             ))),
             envelope: job.envelope,
+            submitted_by: None,
         }
     }
 }

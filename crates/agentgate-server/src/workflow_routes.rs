@@ -29,10 +29,10 @@ use agentgate_core::RequestError;
 use agentgate_store::NewJob;
 use agentgate_tools::workflow::Workflow;
 use agentgate_tools::workflow::definition::WorkflowDef;
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::{Extension, Json};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -99,6 +99,7 @@ pub struct WorkflowSubmission {
 )]
 pub async fn submit_workflow(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<crate::access::Caller>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
     // Read strictly: a key given twice is refused (422), naming it.
@@ -106,11 +107,13 @@ pub async fn submit_workflow(
     check_queue_fields(&submission).map_err(refused)?;
     agentgate_protocol::check_labels(&submission.labels)
         .map_err(|e| refused(agentgate_core::RequestError::new("labels", e.to_string())))?;
+    let labels = crate::submitters::with_submitter(&caller, &submission.labels).map_err(refused)?;
     let roots = WorkflowRoots::of(&state);
     let now = state.clock.now();
     // Loading reads files and enqueueing writes the store: both block.
     let enqueuing = state.clone();
     let enqueued = tokio::task::spawn_blocking(move || {
+        crate::submitters::check_limit(enqueuing.store.as_ref(), &caller)?;
         let wf = load(&submission, &roots).map_err(refused)?;
         check_sandbox(&wf, &enqueuing.config).map_err(refused)?;
         let stored = JobRequest::Workflow(Box::new(WorkflowJobRequest {
@@ -135,7 +138,7 @@ pub async fn submit_workflow(
             writes_in: None,
             ignore_quota: true,
             planned: true,
-            labels: submission.labels.clone(),
+            labels,
         };
         // The agents' secrets are sealed, as a run's are.
         agentgate_executor::seal_job(&mut job, &enqueuing.keys)

@@ -256,8 +256,8 @@ pub enum StoreError {
         duration: std::time::Duration,
     },
 
-    /// The operating system gave no random bits for a lease token.
-    #[error("failed to draw a lease token from the operating system's random source: {source}")]
+    /// The operating system gave no random bits (a lease token, an API token).
+    #[error("failed to draw random bits from the operating system's random source: {source}")]
     Random {
         /// The cause.
         source: io::Error,

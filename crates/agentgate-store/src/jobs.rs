@@ -509,9 +509,15 @@ impl ActiveJobCount {
 /// `envelope` with the job's `labels` when it names none: the envelope a
 /// job cancelled while queued gets ([`crate::JobQueue::cancel`]) carries
 /// its labels, as its run's envelope would have.
-pub(crate) fn with_job_labels(envelope: &Envelope, labels: agentgate_protocol::Labels) -> Envelope {
+pub(crate) fn with_job_labels(
+    envelope: &Envelope,
+    mut labels: agentgate_protocol::Labels,
+) -> Envelope {
     let mut envelope = envelope.clone();
     if envelope.labels.is_empty() {
+        // The caller's labels: the submitting token's are the job's, not
+        // the run's (a run's envelope never names them).
+        labels.retain(|key, _| !key.starts_with(crate::api_tokens::RESERVED_LABEL_PREFIX));
         envelope.labels = labels;
     }
     envelope

@@ -35,6 +35,9 @@
 //! - [`UsageReports`]: what the stored runs spent, by day, week or month
 //!   and one dimension ([`UsageQuery`] -> [`UsageReport`]).
 //!
+//! - [`TokenStore`]: the API tokens of `agentgate serve` (hashed, with
+//!   scopes and teams) and who submitted each job.
+//!
 //! - [`store_choice`]: which store a command uses (`--store`,
 //!   `AGENTGATE_STORE`, the config's `store:`, the default SQLite file).
 //!
@@ -53,6 +56,7 @@
     )
 )]
 
+mod api_tokens;
 mod backend;
 pub mod bells;
 mod claim_next;
@@ -82,6 +86,12 @@ pub mod store_choice;
 mod usage;
 mod workers;
 
+pub use api_tokens::{
+    ApiTokenRecord, CreateTokenError, NewApiToken, RESERVED_LABEL_PREFIX, SERVER_TOKEN_NAME,
+    SUBMITTER_TEAM_LABEL, SUBMITTER_TOKEN_LABEL, Scope, Submitter, TOKEN_PREFIX, TokenLimits,
+    TokenStore, UnknownScope, check_token_name, create_api_token, generate_token, hash_token,
+    hashes_equal, parse_expiry,
+};
 pub use backend::{StoreBackend, StoreLocation, open_store};
 pub use claim_next::{ClaimLimits, NextClaim};
 pub use error::StoreError;

@@ -242,6 +242,13 @@ pub trait RunStore: Send + Sync {
     /// [`RunStore::set_event_log_bound`] said otherwise.
     fn event_log_bound(&self) -> u64;
 
+    /// The store's API tokens ([`crate::TokenStore`]), when the backend
+    /// keeps them (SQLite and PostgreSQL do; a wrapper or a test double may
+    /// not, and then only the server's own token is known).
+    fn token_store(&self) -> Option<&dyn crate::api_tokens::TokenStore> {
+        None
+    }
+
     /// Bounds the event log of every run whose files this handle creates
     /// or reopens from now on (the config's `event_log.max_bytes`).
     fn set_event_log_bound(&self, max_bytes: u64);

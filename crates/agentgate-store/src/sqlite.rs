@@ -12,6 +12,7 @@ mod sessions;
 mod settle;
 mod spend;
 mod thread_totals;
+mod tokens;
 mod usage;
 mod values;
 mod workers;
@@ -187,6 +188,10 @@ impl crate::usage::UsageReports for SqliteStore {
 }
 
 impl RunStore for SqliteStore {
+    fn token_store(&self) -> Option<&dyn crate::api_tokens::TokenStore> {
+        Some(self)
+    }
+
     fn event_log_bound(&self) -> u64 {
         self.event_log_bound
             .load(std::sync::atomic::Ordering::Relaxed)

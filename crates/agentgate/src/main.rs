@@ -22,6 +22,7 @@ mod sessions_cmd;
 mod skills_cmd;
 mod submit_cmd;
 mod table;
+mod token_cmd;
 mod tool_cmd;
 mod tools_cmd;
 mod usage_cmd;
@@ -103,6 +104,10 @@ enum Command {
     /// session, turns, the last turn's context length, and the rotations
     /// `max_context_tokens` made, with why.
     Sessions(sessions_cmd::Args),
+    /// Make, list and revoke the API tokens of `agentgate serve` (each
+    /// with scopes, an optional team, expiry and max_running), on the
+    /// store directly. A token is printed once; the store keeps its hash.
+    Token(token_cmd::Args),
     /// Run every installed CLI through one scripted tool turn, offline,
     /// against the built-in model server, and print a table.
     Demo(demo_cmd::Args),
@@ -231,6 +236,7 @@ fn main() -> ExitCode {
         Command::Runs(args) => runs_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Usage(args) => usage_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Sessions(args) => sessions_cmd::run(args, config.as_deref(), store.as_deref()),
+        Command::Token(args) => token_cmd::run(args, config.as_deref(), store.as_deref()),
         Command::Parse(args) => parse_cmd::run(args, config.as_deref()),
         Command::Providers(args) => providers_cmd::run(args, config.as_deref()),
         Command::Skills(args) => skills_cmd::run(args, config.as_deref()),

@@ -86,6 +86,9 @@ ROUTES
   GET /v1/openapi.json         the OpenAPI 3.1 document
   GET /metrics                 Prometheus text format: the store's queue and workers,
                                this process's claims, runs, durations, tokens, cost
+  GET /v1/whoami               the token's name, team and scopes
+  GET|POST /v1/tokens, DELETE /v1/tokens/{name}
+                               API tokens (admin): list, make (shown once), revoke
   GET /                        the dashboard (open; it asks for the token)
   /metrics and every /v1 route need `Authorization: Bearer TOKEN`; without it, or with a
   wrong token: 401, from the headers alone (the body is never read; the connection is
@@ -111,6 +114,10 @@ TOKEN
   32 characters is refused (the one serve makes has 64 hex digits). No
   agent CLI or tool gets the token, AGENTGATE_* or the store's URL; an
   approval answer sent from a run's own processes is refused (403).
+  That token is an admin. API tokens (`agentgate token create`) carry
+  scopes (read, read:all, submit, cancel, approve, admin; a route outside
+  them: 403) and a team (its read sees its team's runs only); a revoked or
+  expired one is 401 at its next request.
 
 SECRETS
   The env values (and secret flags) of queued requests are stored sealed

@@ -13,6 +13,11 @@ let token = localStorage.getItem(TOKEN_KEY);
 let refreshTimer = null;
 let runsCursor = null;
 let openRun = null; // { id, abort: AbortController, lastId }
+// GET /v1/whoami: the token's name, team and scopes. The page offers only
+// what they grant (admin grants all, read:all grants read).
+let me = { name: "", scopes: [] };
+const may = (scope) => me.scopes.includes(scope) || me.scopes.includes("admin") ||
+  (scope === "read" && me.scopes.includes("read:all"));
 
 class Unauthorized extends Error {}
 
@@ -35,6 +40,7 @@ function showLogin(message) {
   $("forget-token").hidden = true;
   $("login").hidden = false;
   $("server-state").textContent = "not connected";
+  $("whoami").textContent = "";
   $("login-error").hidden = !message;
   $("login-error").textContent = message || "";
 }
@@ -44,6 +50,12 @@ async function connect() {
   $("app").hidden = false;
   $("forget-token").hidden = false;
   try {
+    me = await api("/v1/whoami");
+    // The usage report spans teams: not for a team's reader.
+    document.querySelector('[data-view="usage"]').hidden = !may("read:all") && !!me.team;
+    $("whoami").textContent = `as ${me.name}` + (me.team ? ` (team ${me.team})` : "") +
+      (may("read") ? "" : ": this token cannot read runs");
+    if (!may("read")) return;
     await refresh();
     $("server-state").textContent = "connected";
     clearInterval(refreshTimer);
@@ -231,6 +243,7 @@ function setStatus(status) {
   el.textContent = status;
   el.className = "status " + status;
   $("run-cancel").disabled = !(status === "queued" || status === "running");
+  $("run-cancel").hidden = !may("cancel");
 }
 
 function showUsage(usage) {
@@ -430,7 +443,7 @@ function addApproval(run, event) {
   const label = document.createElement("span");
   label.textContent = `${event.tool} (${event.class}) ${what}`;
   li.append(label);
-  for (const decision of ["allow", "deny"]) {
+  for (const decision of may("approve") ? ["allow", "deny"] : []) {
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.decision = decision;

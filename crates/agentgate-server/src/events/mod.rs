@@ -111,6 +111,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agentgate_store::{RunStore, validate_run_id};
+use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -165,6 +166,7 @@ type Message = Result<Event, Infallible>;
 )]
 pub async fn run_events(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<crate::access::Caller>,
     Path(id): Path<String>,
     query: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
@@ -173,6 +175,8 @@ pub async fn run_events(
     let chunks = query
         .map_err(|e| ApiError::invalid_parameter("query", e.body_text()))?
         .follower()?;
+    let unknown = || ApiError::no_such(format!("no run has the id `{id}`"));
+    crate::submitters::ensure_visible(&state, &caller, &id, unknown).await?;
     let (watched, feed) = watch(&state, id).await?;
     let options = state.event_streams;
     let (tx, rx) = mpsc::channel(BUFFERED_MESSAGES);

@@ -32,6 +32,7 @@ pub(super) const MIGRATIONS: &[&[&str]] = &[
     &[include_str!("schema/v11_usage.sql")],
     &[include_str!("schema/v12_session_rotations.sql")],
     &[include_str!("schema/v13_spend.sql")],
+    &[include_str!("schema/v14_api_tokens.sql")],
 ];
 
 /// The schema version this agentgate writes.

@@ -71,6 +71,7 @@ mod settle;
 mod spend;
 mod thread_totals;
 mod tls;
+mod tokens;
 mod url;
 mod usage;
 mod values;

@@ -33,6 +33,10 @@ impl crate::usage::UsageReports for PgStore {
 }
 
 impl RunStore for PgStore {
+    fn token_store(&self) -> Option<&dyn crate::api_tokens::TokenStore> {
+        Some(self)
+    }
+
     fn runs_dir(&self) -> &Path {
         self.local_runs_dir()
     }

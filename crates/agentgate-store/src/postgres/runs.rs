@@ -17,13 +17,16 @@ use crate::records::{
 };
 use crate::run_store::AMBIGUOUS_CANDIDATES_SHOWN;
 
+/// A run's labels are its caller's: the reserved `agentgate.` ones (the
+/// token that submitted its job, `crate::api_tokens`) are the job's.
 const SUMMARY_COLUMNS: &str = "run_id, started_at, providers, model, session_name, cwd, \
     prompt_bytes, status, ended_at, duration_ms, exit_code, error_type, error, provider, \
     final_model, session_id, input_tokens, output_tokens, cache_read_input_tokens, \
     cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, context_tokens, \
     tokens_estimated, owner_pid, owner_start_ticks, owner_boot_id, owner_host, kind, \
     parent_run_id, \
-    (SELECT jsonb_object_agg(key, value) FROM labels WHERE labels.id = runs.run_id) AS labels";
+    (SELECT jsonb_object_agg(key, value) FROM labels WHERE labels.id = runs.run_id \
+     AND key NOT LIKE 'agentgate.%') AS labels";
 
 /// Records `run` as running, owned by `owner` (the calling process).
 pub(super) async fn insert_run(

@@ -339,10 +339,29 @@ CREATE INDEX runs_usage ON runs (started_at, kind, provider, final_model, agent,
     cache_creation_input_tokens, reasoning_tokens, total_tokens, cost_usd, run_id);
 ";
 
+/// Version 15: API tokens (`agentgate token create`, see `crate::api_tokens`):
+/// a row per token, by its unique name, with the SHA-256 of the token
+/// (never the token), its team, scopes (names, space-separated), limits
+/// (JSON: `max_running`, budgets later), and its times. Who submitted a
+/// job is two reserved labels in `labels` (no column needed).
+const V15: &str = "
+CREATE TABLE api_tokens (
+    name         TEXT PRIMARY KEY NOT NULL,
+    hash         TEXT NOT NULL UNIQUE,         -- SHA-256 of the token, hex
+    team         TEXT,
+    scopes       TEXT NOT NULL,
+    limits       TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(limits)),
+    created_at   TEXT NOT NULL,
+    expires_at   TEXT,
+    last_used_at TEXT,
+    revoked_at   TEXT
+) STRICT;
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
 pub(crate) const MIGRATIONS: &[&str] =
-    &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14];
+    &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -224,6 +224,7 @@ fn a_version_9_sqlite_store_gets_labels_and_keeps_its_runs() {
          ALTER TABLE quota DROP COLUMN windows; DROP INDEX runs_usage; DROP INDEX runs_spend_agent; DROP INDEX runs_spend_chain; DROP INDEX runs_spend_session; \
          ALTER TABLE runs DROP COLUMN agent; ALTER TABLE runs DROP COLUMN chain; \
          DROP TABLE session_rotations; ALTER TABLE sessions DROP COLUMN context_tokens; \
+         DROP TABLE api_tokens; \
          PRAGMA user_version = 9;",
     )
     .unwrap();

@@ -1,3 +1,4 @@
+mod api_tokens;
 mod claim_next;
 mod concurrency;
 mod damaged_rows;
