@@ -51,10 +51,22 @@ fn store_err(e: StoreError) -> ApiError {
 pub async fn list_sessions(
     State(state): State<Arc<AppState>>,
 ) -> Result<Json<SessionList>, ApiError> {
-    let sessions = with_store(&state, |store| store.list_sessions().map_err(store_err)).await?;
-    Ok(Json(SessionList {
-        sessions: sessions.into_iter().map(SessionView::from).collect(),
-    }))
+    let (sessions, rotations) = with_store(&state, |store| {
+        let sessions = store.list_sessions().map_err(store_err)?;
+        let rotations = store.list_session_rotations(None).map_err(store_err)?;
+        Ok((sessions, rotations))
+    })
+    .await?;
+    let mut views: Vec<SessionView> = sessions.into_iter().map(SessionView::from).collect();
+    for r in rotations {
+        if let Some(v) = views
+            .iter_mut()
+            .find(|v| v.name == r.name && v.provider == r.provider)
+        {
+            v.rotations.push(r.into());
+        }
+    }
+    Ok(Json(SessionList { sessions: views }))
 }
 
 /// `DELETE /v1/sessions/{name}`: forgets the logical session (every

@@ -122,8 +122,8 @@ pub use state::{AppState, DEFAULT_KEEP_ALIVE, EVENT_POLL_ENV, EventStreamOptions
 pub use token::{MIN_TOKEN_CHARS, TOKEN_ENV, TOKEN_FILE_NAME, Token, TokenFileChoice, TokenSource};
 pub use token_routes::{TokenCreated, TokenList, TokenRequest, TokenView};
 pub use views::{
-    LimitView, ProviderCounts, QueueView, QuotaList, RunPage, RunState, RunView, SessionDeleted,
-    SessionList, SessionView, StateCounts, StreamEnd, SubmittedBy, UnreadableRun,
+    LimitView, ProviderCounts, QueueView, QuotaList, RotationView, RunPage, RunState, RunView,
+    SessionDeleted, SessionList, SessionView, StateCounts, StreamEnd, SubmittedBy, UnreadableRun,
 };
 pub use workers_route::{WorkerList, WorkerView};
 pub use workflow_routes::WorkflowSubmission;

@@ -234,6 +234,50 @@ pub struct SessionView {
     /// out when it had none.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub labels: std::collections::BTreeMap<String, String>,
+    /// The context length the session's last turn left (its last model
+    /// call's prompt and output), what `max_context_tokens` is checked
+    /// against; `null` when the CLI did not tell it.
+    pub context_tokens: Option<u64>,
+    /// The native sessions the name moved through (`max_context_tokens`),
+    /// oldest first; empty when it never rotated.
+    pub rotations: Vec<RotationView>,
+}
+
+/// One rotation of a session: a new native session started under the same
+/// name because the last turn's context passed `max_context_tokens`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RotationView {
+    /// When the new native session was stored.
+    pub rotated_at: Timestamp,
+    /// The run whose turn rotated.
+    pub run_id: Option<String>,
+    /// The native session left behind.
+    pub old_native_id: String,
+    /// The native session started in its place.
+    pub new_native_id: Option<String>,
+    /// Why, in words.
+    pub reason: String,
+    /// The old session's last context length.
+    pub context_tokens: Option<u64>,
+    /// The limit it passed.
+    pub max_context_tokens: Option<u64>,
+    /// How the new session was seeded: `none`, `summary` or `prompt`.
+    pub handoff: String,
+}
+
+impl From<agentgate_store::SessionRotation> for RotationView {
+    fn from(r: agentgate_store::SessionRotation) -> Self {
+        RotationView {
+            rotated_at: r.rotated_at,
+            run_id: r.run_id,
+            old_native_id: r.old_native_id,
+            new_native_id: r.new_native_id,
+            reason: r.reason,
+            context_tokens: r.context_tokens,
+            max_context_tokens: r.max_context_tokens,
+            handoff: r.handoff,
+        }
+    }
 }
 
 impl From<SessionRecord> for SessionView {
@@ -247,6 +291,8 @@ impl From<SessionRecord> for SessionView {
             updated_at: s.updated_at,
             turns: s.turns,
             labels: s.labels,
+            context_tokens: s.context_tokens,
+            rotations: Vec::new(),
         }
     }
 }

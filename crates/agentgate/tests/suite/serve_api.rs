@@ -247,7 +247,27 @@ fn the_queue_sessions_quota_and_providers_read_the_store_and_config() {
     };
     store.put_session(&session("review", "claude")).unwrap();
     store.put_session(&session("review", "codex")).unwrap();
-    store.put_session(&session("triage", "claude")).unwrap();
+    // `triage` rotated once: its context and the rotation are listed.
+    store
+        .put_session(&SessionRecord {
+            context_tokens: Some(4200),
+            ..session("triage", "claude")
+        })
+        .unwrap();
+    store
+        .add_session_rotation(&agentgate_store::SessionRotation {
+            name: "triage".into(),
+            provider: "claude".into(),
+            rotated_at: at(4),
+            run_id: Some("r4".into()),
+            old_native_id: "native-old".into(),
+            new_native_id: Some("native-triage-claude".into()),
+            reason: "context 180000 tokens > max_context_tokens 150000".into(),
+            context_tokens: Some(180_000),
+            max_context_tokens: Some(150_000),
+            handoff: "summary".into(),
+        })
+        .unwrap();
     let listed = ok(get(url, "/v1/sessions", Some(TOKEN)));
     let mut names: Vec<(String, String)> = listed["sessions"]
         .as_array()
@@ -277,6 +297,21 @@ fn the_queue_sessions_quota_and_providers_read_the_store_and_config() {
         .unwrap();
     assert_eq!(one["native_session_id"], "native-triage-claude");
     assert_eq!(one["turns"], 3);
+    assert_eq!(one["context_tokens"], 4200);
+    let rotations = one["rotations"].as_array().unwrap();
+    assert_eq!(rotations.len(), 1, "{one:#}");
+    assert_eq!(rotations[0]["old_native_id"], "native-old");
+    assert_eq!(rotations[0]["new_native_id"], "native-triage-claude");
+    assert_eq!(rotations[0]["max_context_tokens"], 150_000);
+    assert_eq!(rotations[0]["handoff"], "summary");
+    let review = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "review")
+        .unwrap();
+    assert_eq!(review["rotations"], json!([]), "{review:#}");
+    assert_eq!(review["context_tokens"], Value::Null);
 
     // A session whose run holds its lock cannot be deleted meanwhile.
     let held = store.try_lock_session("review").unwrap().unwrap();
