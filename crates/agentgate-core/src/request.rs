@@ -289,6 +289,14 @@ pub struct RunRequest {
     /// Not started before this time (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_before: Option<Timestamp>,
+    /// An http(s) URL that gets this run's `run.ended` webhook, signed
+    /// with the config's `webhooks:` secret (docs/operating/webhooks.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(format = "uri", example = "https://hooks.example.com/run-ended")
+    )]
+    pub callback_url: Option<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -390,6 +398,10 @@ impl RunRequest {
             return Err(RequestError::new("warm_idle", "needs warm"));
         }
         self.warm_idle()?;
+        if let Some(url) = &self.callback_url {
+            crate::webhook_url::WebhookUrl::parse(url)
+                .map_err(|e| RequestError::new("callback_url", e))?;
+        }
         agentgate_protocol::check_labels(&self.labels)
             .map_err(|e| RequestError::new("labels", e.to_string()))?;
         if let Some(name) = self.env.keys().find(|k| k.is_empty() || k.contains('=')) {

@@ -23,6 +23,7 @@ use super::queue::{self, RawQueue};
 use super::sandbox::{self, RawSandbox};
 use super::source::{CONFIG_VERSION, ConfigError, ConfigFormat};
 use super::tools::{self, RawTools};
+use super::webhooks::{self, RawWebhooks};
 use super::yaml::{Entries, Fault, Shape, from_str};
 use super::{cli_agents, providers_yaml};
 use crate::redact::MIN_SECRET_BYTES;
@@ -59,6 +60,7 @@ struct RawFile {
     quota_inbox: Option<Spanned<String>>,
     envelope: Option<Spanned<String>>,
     pricing: Option<Spanned<RawPricing>>,
+    webhooks: Option<Spanned<RawWebhooks>>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -241,6 +243,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     if let Some(p) = &raw.pricing {
         out.pricing = pricing::convert(p)?;
+    }
+    if let Some(w) = &raw.webhooks {
+        out.webhooks = webhooks::convert(w, base)?;
     }
     Ok(out)
 }

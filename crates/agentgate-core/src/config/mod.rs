@@ -57,6 +57,7 @@ mod sandbox;
 mod settings;
 mod source;
 mod tools;
+mod webhooks;
 mod wrapper_models;
 mod yaml;
 
@@ -87,6 +88,7 @@ pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
 pub use sandbox::{ContainerSpec, SandboxConfig, SandboxLevel, SandboxProviderSpec};
 pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
 pub use tools::ToolsSpec;
+pub use webhooks::{WebhookEvent, WebhookSecretSource, WebhookSubscription, WebhooksSpec};
 pub use wrapper_models::{WRAPPER_CONFIG_VARS, WRAPPER_FILES, WrapperModels, find_wrapper_models};
 
 use crate::read_limit::{CONFIG_MAX_BYTES, read_text_file};
@@ -158,6 +160,9 @@ pub struct Config {
     /// `pricing:`: the rate card with the file's entries in front of the
     /// built-in ones, and the CLI-vs-card flag's threshold.
     pub pricing: crate::cost::Pricing,
+    /// `webhooks:`: the signing secret's source, whether private addresses
+    /// may be delivered to, the subscriptions.
+    pub webhooks: WebhooksSpec,
     /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
     /// by provider; they win over the file's `account:` (see
     /// [`Config::account`]).
@@ -245,6 +250,7 @@ impl Config {
             quota_inbox: p.quota_inbox,
             envelope: p.envelope,
             pricing: p.pricing,
+            webhooks: p.webhooks,
             account_env: Vec::new(),
         })
     }

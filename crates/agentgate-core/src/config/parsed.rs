@@ -42,6 +42,8 @@ pub(super) struct Parsed {
     pub envelope: agentgate_protocol::EnvelopeFormat,
     /// `pricing:`.
     pub pricing: crate::cost::Pricing,
+    /// `webhooks:`.
+    pub webhooks: super::webhooks::WebhooksSpec,
 }
 
 /// Check the version a file declares.

@@ -50,6 +50,16 @@ struct Desk {
     runs: HashMap<String, Place>,
     /// Numbers the places, so a seat closes its own only.
     opened: u64,
+    /// Told of each request a run starts waiting on.
+    listener: Option<Arc<dyn AskListener>>,
+}
+
+/// Told when a seated run starts waiting on a person (a server's
+/// `approval.requested` webhook): called outside the desk's lock, on the
+/// run's thread, so it must be short.
+pub trait AskListener: Send + Sync + std::fmt::Debug {
+    /// `run_id` waits on a person for `request_id` from now.
+    fn asked(&self, run_id: &str, request_id: &str);
 }
 
 /// Where a CLI's process group id is written once it is spawned (the
@@ -163,6 +173,12 @@ impl ApprovalDesk {
         groups
     }
 
+    /// Tell `listener` of every request a run starts waiting on from now
+    /// (replacing an earlier listener).
+    pub fn set_ask_listener(&self, listener: Arc<dyn AskListener>) {
+        self.lock().listener = Some(listener);
+    }
+
     /// The requests `run_id` waits on a person for now.
     pub fn pending(&self, run_id: &str) -> Vec<String> {
         self.lock()
@@ -176,8 +192,15 @@ impl ApprovalDesk {
 impl Seat {
     /// The run waits on a person for `request_id` from now.
     pub fn waiting_for(&self, request_id: &str) {
-        if let Some(p) = self.desk.lock().runs.get_mut(&self.run_id) {
-            p.pending.push(request_id.to_owned());
+        let listener = {
+            let mut desk = self.desk.lock();
+            if let Some(p) = desk.runs.get_mut(&self.run_id) {
+                p.pending.push(request_id.to_owned());
+            }
+            desk.listener.clone()
+        };
+        if let Some(listener) = listener {
+            listener.asked(&self.run_id, request_id);
         }
     }
 
