@@ -13,6 +13,7 @@ mod settle;
 mod thread_totals;
 mod usage;
 mod values;
+mod webhooks;
 mod workers;
 
 use std::path::{Path, PathBuf};

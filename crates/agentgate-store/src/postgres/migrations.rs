@@ -31,6 +31,7 @@ pub(super) const MIGRATIONS: &[&[&str]] = &[
     &[include_str!("schema/v10_quota_windows.sql")],
     &[include_str!("schema/v11_usage.sql")],
     &[include_str!("schema/v12_session_rotations.sql")],
+    &[include_str!("schema/v13_webhooks.sql")],
 ];
 
 /// The schema version this agentgate writes.

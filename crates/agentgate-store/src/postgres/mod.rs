@@ -73,6 +73,7 @@ mod tls;
 mod url;
 mod usage;
 mod values;
+mod webhooks;
 mod workers;
 
 pub use events_listen::EVENTS_CHANNEL;
