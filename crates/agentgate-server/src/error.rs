@@ -32,6 +32,9 @@ pub enum ServeError {
         /// The address asked for.
         addr: SocketAddr,
     },
+    /// The webhooks' secret could not be read, or their TLS set up.
+    #[error(transparent)]
+    Webhooks(#[from] crate::webhooks::WebhookStartError),
     /// The data folder is unknown (no AGENTGATE_HOME, XDG_DATA_HOME or
     /// HOME), or the store in it cannot be opened.
     #[error(transparent)]

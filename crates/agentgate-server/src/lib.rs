@@ -48,6 +48,10 @@
 //!   [`MetricsListener`], the listener of `agentgate worker
 //!   --metrics-listen` (the worker itself is the executor crate's).
 //!
+//! - webhooks (`webhooks/`): the delivery worker of the outbox's signed
+//!   messages (run ended, job waiting, approval requested) and `GET
+//!   /v1/webhooks/deliveries`.
+//!
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
 //!
@@ -84,6 +88,7 @@ mod state;
 mod token;
 mod usage_route;
 mod views;
+mod webhooks;
 mod workers_route;
 mod workflow_routes;
 
@@ -112,6 +117,10 @@ pub use token::{MIN_TOKEN_CHARS, TOKEN_ENV, TOKEN_FILE_NAME, Token, TokenFileCho
 pub use views::{
     LimitView, ProviderCounts, QueueView, QuotaList, RunPage, RunState, RunView, SessionDeleted,
     SessionList, SessionView, StateCounts, StreamEnd, UnreadableRun,
+};
+pub use webhooks::{
+    DeliveryList, DeliveryView, SCHEDULE as WEBHOOK_SCHEDULE, SecretError, WebhookSecret,
+    WebhookStartError, Webhooks, refused_because as webhook_address_refused,
 };
 pub use workers_route::{WorkerList, WorkerView};
 pub use workflow_routes::WorkflowSubmission;

@@ -70,6 +70,7 @@ use crate::{
         models_route::list,
         workers_route::list_workers,
         usage_route::usage,
+        crate::webhooks::v1_webhook_deliveries,
         openapi_json,
     ),
     components(schemas(ErrorBody, StreamEnd)),
@@ -82,6 +83,7 @@ use crate::{
         (name = "usage", description = "What the stored runs spent: runs, tokens and cost by day, week or month and one dimension"),
         (name = "providers", description = "The agent CLIs: installed, healthy, their quota, the skills they see, the models they offer"),
         (name = "workers", description = "The executors sharing the store: `agentgate worker`s and `serve`"),
+        (name = "webhooks", description = "Signed deliveries of run, job and approval events to the config's subscriptions and to runs' `callback_url`"),
         (name = "server", description = "The server itself"),
     ),
 )]

@@ -113,6 +113,8 @@ pub async fn submit(
     // Read strictly: a key given twice is refused (422), naming it.
     let value: serde_json::Value = ApiError::strict_body(&body)?;
     let request = RunRequest::from_value(value).map_err(refused)?;
+    crate::webhooks::check_callback(&state.config, request.callback_url.as_deref())
+        .map_err(refused)?;
     let now = state.clock.now();
     // Planning reads the request's files and enqueueing writes the store:
     // both block, so neither runs on the server's async workers.
