@@ -120,6 +120,7 @@ impl Args {
             priority: 0,
             idempotency_key: None,
             not_before: None,
+            callback_url: None,
         }
     }
 }

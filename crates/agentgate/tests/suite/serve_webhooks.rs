@@ -1,0 +1,224 @@
+//! Webhooks through a real `agentgate serve` (a stand-in `claude`, the
+//! test clock) and a receiver on 127.0.0.1 that verifies every delivery
+//! with the npm `standardwebhooks` package (`webhook_receiver.rs`): signed
+//! deliveries of `run.ended` to a subscription and to a run's
+//! `callback_url`, a retry after a 500 with the same `webhook-id` (the
+//! clock moved past the first wait), `job.waiting` for a quota wait, both
+//! tries in `GET /v1/webhooks/deliveries`; and loopback URLs refused
+//! without `allow_private` (recorded refused, never received).
+
+use serde_json::{Value, json};
+
+use agentgate_store::JobState;
+
+use super::serve_queue_support::{QueueHome, TOKEN, submit, submit_ok, wait_until};
+use super::serve_support::get;
+use super::webhook_receiver::Receiver;
+
+/// A body signed with another secret's signature.
+const FORGED: &[u8] = br#"{"type":"run.ended"}"#;
+
+/// 32 bytes, base64.
+const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqr";
+
+fn home_with(receiver_config: &str) -> QueueHome {
+    let home = QueueHome::new(receiver_config);
+    std::fs::write(home.file("whsec"), format!("{SECRET}\n")).unwrap();
+    home
+}
+
+/// `GET /v1/webhooks/deliveries?QUERY`, its deliveries.
+fn deliveries(url: &str, query: &str) -> Vec<Value> {
+    let r = get(
+        url,
+        &format!("/v1/webhooks/deliveries?{query}"),
+        Some(TOKEN),
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    r.json()["deliveries"].as_array().unwrap().clone()
+}
+
+#[test]
+fn deliveries_are_signed_retried_after_a_500_with_the_same_id_and_recorded() {
+    let scratch = tempfile::tempdir().unwrap();
+    let receiver = Receiver::start(scratch.path(), SECRET);
+    let all = receiver.url("/all");
+    let home = home_with(&format!(
+        "webhooks:\n  secret_file: whsec\n  allow_private: true\n  subscriptions:\n    - {{url: \"{all}\", events: [run.ended, job.waiting]}}\n"
+    ));
+    home.set_clock("2030-01-01T00:00:00Z");
+    // A quota reset an hour later (2030-01-01T01:00:00Z).
+    std::fs::write(home.file("reset"), "1893459600").unwrap();
+    receiver.answer_next("/all", 500);
+    let server = home.serve(true, &[]);
+
+    let id = submit_ok(
+        &server.url,
+        "say tag-a",
+        json!({"callback_url": receiver.url("/cb"), "labels": {"team": "web"}}),
+    );
+    home.wait_for_state(&id, JobState::Succeeded);
+
+    // The run's callback: its run.ended, verified by standardwebhooks.
+    let cb = receiver.wait_for("/cb", 1);
+    assert_eq!(cb.len(), 1, "{cb:?}");
+    assert_eq!(cb[0]["verified"], true, "{:?}", cb[0]["error"]);
+    let payload = &cb[0]["payload"];
+    assert_eq!(payload["type"], "run.ended");
+    assert_eq!(payload["data"]["job_id"], id.as_str());
+    assert_eq!(payload["data"]["state"], "succeeded");
+    assert_eq!(payload["data"]["labels"]["team"], "web");
+    assert_eq!(payload["data"]["envelope"]["response"], "done tag-a");
+
+    // The subscription's first try is answered 500: recorded, pending.
+    let first = receiver.wait_for("/all", 1);
+    assert_eq!(first[0]["verified"], true, "{:?}", first[0]["error"]);
+    assert_eq!(first[0]["status"], 500);
+    assert_eq!(first[0]["payload"]["type"], "run.ended");
+    let message_id = first[0]["id"].as_str().unwrap().to_owned();
+    let pending = wait_until("the failed try to be recorded", || {
+        let d = deliveries(&server.url, &format!("url={all}&event=run.ended"));
+        (d.len() == 1 && d[0]["attempts"].as_array().unwrap().len() == 1).then_some(d)
+    });
+    assert_eq!(pending[0]["status"], "pending");
+    assert_eq!(pending[0]["message_id"], message_id.as_str());
+    assert_eq!(pending[0]["attempts"][0]["status_code"], 500);
+    assert_eq!(pending[0]["attempts"][0]["outcome"], "failed");
+    let next = pending[0]["next_attempt_at"].as_str().unwrap();
+    assert!(
+        next > "2030-01-01T00:00:04Z" && next < "2030-01-01T00:00:07Z",
+        "the first retry is 5 s (plus up to 20 %) later: {next}"
+    );
+    // Nothing more until the clock passes that time.
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert_eq!(receiver.received_at("/all").len(), 1, "retried too early");
+
+    home.set_clock("2030-01-01T00:01:00Z");
+    let both = receiver.wait_for("/all", 2);
+    assert_eq!(both[1]["verified"], true, "{:?}", both[1]["error"]);
+    assert_eq!(both[1]["status"], 200);
+    assert_eq!(both[1]["id"], message_id.as_str(), "the same webhook-id");
+    assert_eq!(both[1]["payload"], both[0]["payload"], "the same body");
+    let delivered = wait_until("the retry to be recorded", || {
+        let d = deliveries(&server.url, &format!("url={all}&event=run.ended"));
+        (d[0]["status"] == "delivered").then_some(d)
+    });
+    let attempts = delivered[0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "{delivered:?}");
+    assert_eq!(
+        (&attempts[0]["status_code"], &attempts[1]["status_code"]),
+        (&json!(500), &json!(200))
+    );
+    assert_eq!(attempts[1]["outcome"], "delivered");
+    assert!(delivered[0].get("next_attempt_at").is_none());
+
+    // A job whose run hits the quota waits: job.waiting.
+    let q = submit_ok(&server.url, "quota tag-q", json!({}));
+    let waiting = wait_until("job.waiting", || {
+        receiver
+            .received_at("/all")
+            .into_iter()
+            .find(|r| r["payload"]["type"] == "job.waiting")
+    });
+    assert_eq!(waiting["verified"], true, "{:?}", waiting["error"]);
+    assert_eq!(waiting["payload"]["data"]["job_id"], q.as_str());
+    assert_eq!(waiting["payload"]["data"]["waiting_for"], "quota");
+    assert_eq!(
+        waiting["payload"]["data"]["not_before"],
+        "2030-01-01T01:00:00Z"
+    );
+
+    // The listing's filters.
+    let by_status = deliveries(&server.url, "status=delivered");
+    assert!(by_status.iter().all(|d| d["status"] == "delivered"));
+    assert_eq!(
+        deliveries(&server.url, "event=job.waiting").len(),
+        1,
+        "one job.waiting"
+    );
+    let page = get(&server.url, "/v1/webhooks/deliveries?limit=1", Some(TOKEN));
+    assert_eq!(page.json()["deliveries"].as_array().unwrap().len(), 1);
+    let cursor = page.json()["next_cursor"].as_str().unwrap().to_owned();
+    let rest = deliveries(&server.url, &format!("cursor={cursor}&limit=500"));
+    assert_eq!(rest.len(), 2, "three deliveries in all: {rest:?}");
+    let bad = get(
+        &server.url,
+        "/v1/webhooks/deliveries?status=lost",
+        Some(TOKEN),
+    );
+    assert_eq!(bad.status, 400, "{bad:?}");
+
+    // The receiver's check is real: a wrong signature is not verified.
+    let forged = super::serve_support::request(
+        &format!("http://127.0.0.1:{}", receiver.port),
+        "POST",
+        "/forged",
+        &[
+            format!("webhook-id: {message_id}"),
+            format!("webhook-timestamp: {}", jiff::Timestamp::now().as_second()),
+            "webhook-signature: v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=".to_owned(),
+            "content-type: application/json".to_owned(),
+            format!("content-length: {}", FORGED.len()),
+        ],
+        FORGED,
+    );
+    assert_eq!(forged.status, 200);
+    let forged = receiver.wait_for("/forged", 1);
+    assert_eq!(forged[0]["verified"], false);
+}
+
+#[test]
+fn loopback_destinations_are_refused_without_allow_private_and_never_sent() {
+    let scratch = tempfile::tempdir().unwrap();
+    let receiver = Receiver::start(scratch.path(), SECRET);
+    let private = receiver.url("/private");
+    let home = home_with(&format!(
+        "webhooks:\n  secret_env: WHSEC_TEST\n  subscriptions:\n    - {{url: \"{private}\", events: [run.ended]}}\n"
+    ));
+    let server = home.serve_with_vars(false, vec![("WHSEC_TEST", SECRET.to_owned())], &[]);
+    let id = submit_ok(
+        &server.url,
+        "say tag-p",
+        json!({"callback_url": receiver.url("/cb")}),
+    );
+    home.wait_for_state(&id, JobState::Succeeded);
+    let refused = wait_until("both deliveries to be refused", || {
+        let d = deliveries(&server.url, "status=refused");
+        (d.len() == 2).then_some(d)
+    });
+    for d in &refused {
+        let attempts = d["attempts"].as_array().unwrap();
+        assert_eq!(attempts.len(), 1, "{d:?}");
+        assert_eq!(attempts[0]["outcome"], "refused");
+        assert!(attempts[0].get("status_code").is_none());
+        let error = attempts[0]["error"].as_str().unwrap();
+        assert!(error.contains("loopback"), "{error}");
+    }
+    assert!(
+        receiver.received().is_empty(),
+        "the receiver saw a refused delivery: {:?}",
+        receiver.received()
+    );
+    // A URL that is not http(s) is refused at submit.
+    let r = submit(
+        &server.url,
+        "say tag-f",
+        json!({"callback_url": "file:///etc/passwd"}),
+    );
+    assert_eq!(r.status, 422, "{r:?}");
+    assert_eq!(r.json()["error"]["field"], "callback_url");
+}
+
+#[test]
+fn a_callback_url_is_refused_when_no_secret_is_configured() {
+    let home = QueueHome::new("");
+    let server = home.serve(false, &[]);
+    let r = submit(
+        &server.url,
+        "say tag-n",
+        json!({"callback_url": "https://hooks.example.com/x"}),
+    );
+    assert_eq!(r.status, 422, "{r:?}");
+    assert_eq!(r.json()["error"]["field"], "callback_url");
+    assert_eq!(home.job_count(), 0, "nothing queued");
+}
