@@ -238,6 +238,37 @@ mod tests {
         }
     }
 
+    #[derive(Debug, Default)]
+    struct Heard(Mutex<Vec<(String, String)>>);
+
+    impl AskListener for Heard {
+        fn asked(&self, run_id: &str, request_id: &str) {
+            self.0
+                .lock()
+                .unwrap()
+                .push((run_id.to_owned(), request_id.to_owned()));
+        }
+    }
+
+    #[test]
+    fn the_ask_listener_hears_each_request_a_run_starts_waiting_on() {
+        let desk = ApprovalDesk::new();
+        let heard = Arc::new(Heard::default());
+        desk.set_ask_listener(heard.clone());
+        let seat = desk.open("r_a");
+        seat.waiting_for("r_a-ap1");
+        seat.done_with("r_a-ap1");
+        seat.waiting_for("r_a-ap2");
+        assert_eq!(
+            *heard.0.lock().unwrap(),
+            [
+                ("r_a".to_owned(), "r_a-ap1".to_owned()),
+                ("r_a".to_owned(), "r_a-ap2".to_owned())
+            ]
+        );
+        assert_eq!(desk.pending("r_a"), ["r_a-ap2"]);
+    }
+
     #[test]
     fn the_desk_knows_the_process_group_of_each_seated_cli() {
         let desk = ApprovalDesk::new();

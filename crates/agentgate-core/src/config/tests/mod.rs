@@ -244,6 +244,7 @@ fn files_are_read_from_their_source() {
 mod automation;
 mod gardener;
 mod gateway;
+mod webhooks;
 
 mod migrate;
 mod rotation;
