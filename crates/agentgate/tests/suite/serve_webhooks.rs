@@ -222,3 +222,75 @@ fn a_callback_url_is_refused_when_no_secret_is_configured() {
     assert_eq!(r.json()["error"]["field"], "callback_url");
     assert_eq!(home.job_count(), 0, "nothing queued");
 }
+
+/// A run in permission mode `ask` (the real Claude Code against
+/// fake-llm) waits for a person: `approval.requested` names the request
+/// `GET /v1/runs/{id}/approvals` lists.
+#[test]
+fn a_run_waiting_for_a_person_sends_approval_requested() {
+    use agentgate_fakellm::clients::Cli;
+
+    use super::serve_support::{post_json, serve_with_cli_env};
+    use super::support::{Client, FakeServer};
+
+    let scratch = tempfile::tempdir().unwrap();
+    let receiver = Receiver::start(scratch.path(), SECRET);
+    let target = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(&format!(
+        "turns:\n  - match: {{contains: \"WRITE\"}}\n    tool_call: {{name: Write, args: {{file_path: \"{}/a.txt\", content: \"yes\"}}}}\n",
+        target.path().display()
+    ));
+    let client = Client::new(Cli::Claude, &server);
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("whsec"), SECRET).unwrap();
+    let config = home.path().join("agentgate.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 1\napprovals:\n  default: ask\n  ask_timeout: 2m\nwebhooks:\n  secret_file: whsec\n  allow_private: true\n  subscriptions:\n    - {{url: \"{}\", events: [approval.requested]}}\n",
+            receiver.url("/asks")
+        ),
+    )
+    .unwrap();
+    let serve = serve_with_cli_env(
+        home.path(),
+        &client.setup.env,
+        TOKEN,
+        &["--config", config.to_str().unwrap()],
+    );
+    let submitted = post_json(
+        &serve.url,
+        "/v1/runs",
+        TOKEN,
+        &json!({
+            "prompt": "please WRITE a file",
+            "providers": ["claude"],
+            "permission_mode": "ask",
+            "model": client.setup.model,
+            "binary": client.program,
+            "cwd": client.setup.workdir,
+            "timeout": "150s",
+        })
+        .to_string(),
+    );
+    assert_eq!(submitted.status, 201, "{}", submitted.body);
+    let run = submitted.json()["run_id"].as_str().unwrap().to_owned();
+    let asked = receiver.wait_for("/asks", 1);
+    assert_eq!(asked[0]["verified"], true, "{:?}", asked[0]["error"]);
+    let data = &asked[0]["payload"]["data"];
+    assert_eq!(asked[0]["payload"]["type"], "approval.requested");
+    assert_eq!(data["run_id"], run.as_str());
+    let pending = get(
+        &serve.url,
+        &format!("/v1/runs/{run}/approvals"),
+        Some(TOKEN),
+    )
+    .json();
+    assert_eq!(
+        pending["pending"],
+        json!([data["request_id"].clone()]),
+        "the request the webhook names is the one pending"
+    );
+    let cancelled = post_json(&serve.url, &format!("/v1/runs/{run}/cancel"), TOKEN, "");
+    assert!(cancelled.status < 300, "{}", cancelled.body);
+}
