@@ -222,7 +222,10 @@ impl Server {
         };
         let automation = start_automation(&config, store.clone(), clock.clone(), &keys)?;
         let webhooks =
-            crate::webhooks::start(&config, store.clone(), clock.clone(), executor.as_ref())?;
+            crate::webhooks::start(&config, store.clone(), clock.clone(), executor.as_ref())
+                .map_err(|e| ServeError::Webhooks {
+                    reason: e.to_string(),
+                })?;
         let bells = listen_for_bells(store.as_ref());
         // The CLIs are asked in the folder the server runs in, as
         // `GET /v1/models` asks them.

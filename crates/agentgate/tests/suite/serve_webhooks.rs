@@ -294,3 +294,37 @@ fn a_run_waiting_for_a_person_sends_approval_requested() {
     let cancelled = post_json(&serve.url, &format!("/v1/runs/{run}/cancel"), TOKEN, "");
     assert!(cancelled.status < 300, "{}", cancelled.body);
 }
+
+/// A secret that is not `whsec_<base64>` stops serve at start, and the
+/// error does not print it.
+#[test]
+fn serve_refuses_to_start_with_a_malformed_secret_without_printing_it() {
+    use super::serve_support::{Env, serve_exits};
+
+    let home = tempfile::tempdir().unwrap();
+    let bin = home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(home.path().join("whsec"), "not-a-secret-3f9a1c77\n").unwrap();
+    let config = home.path().join("agentgate.yaml");
+    std::fs::write(&config, "version: 1\nwebhooks:\n  secret_file: whsec\n").unwrap();
+    let env = Env {
+        home: home.path(),
+        bin: &bin,
+        vars: vec![("AGENTGATE_TOKEN", TOKEN.to_owned())],
+    };
+    let (status, _, stderr) = serve_exits(
+        &env,
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--config",
+            config.to_str().unwrap(),
+        ],
+    );
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("whsec_"), "{stderr}");
+    assert!(
+        !stderr.contains("3f9a1c77"),
+        "the secret was printed: {stderr}"
+    );
+}
