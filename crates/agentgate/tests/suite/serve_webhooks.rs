@@ -172,8 +172,10 @@ fn loopback_destinations_are_refused_without_allow_private_and_never_sent() {
     let scratch = tempfile::tempdir().unwrap();
     let receiver = Receiver::start(scratch.path(), SECRET);
     let private = receiver.url("/private");
+    // A host name is judged by the addresses it resolves to.
+    let named = format!("http://localhost:{}/named", receiver.port);
     let home = home_with(&format!(
-        "webhooks:\n  secret_env: WHSEC_TEST\n  subscriptions:\n    - {{url: \"{private}\", events: [run.ended]}}\n"
+        "webhooks:\n  secret_env: WHSEC_TEST\n  subscriptions:\n    - {{url: \"{private}\", events: [run.ended]}}\n    - {{url: \"{named}\", events: [run.ended]}}\n"
     ));
     let server = home.serve_with_vars(false, vec![("WHSEC_TEST", SECRET.to_owned())], &[]);
     let id = submit_ok(
@@ -182,9 +184,9 @@ fn loopback_destinations_are_refused_without_allow_private_and_never_sent() {
         json!({"callback_url": receiver.url("/cb")}),
     );
     home.wait_for_state(&id, JobState::Succeeded);
-    let refused = wait_until("both deliveries to be refused", || {
+    let refused = wait_until("the three deliveries to be refused", || {
         let d = deliveries(&server.url, "status=refused");
-        (d.len() == 2).then_some(d)
+        (d.len() == 3).then_some(d)
     });
     for d in &refused {
         let attempts = d["attempts"].as_array().unwrap();
@@ -193,6 +195,9 @@ fn loopback_destinations_are_refused_without_allow_private_and_never_sent() {
         assert!(attempts[0].get("status_code").is_none());
         let error = attempts[0]["error"].as_str().unwrap();
         assert!(error.contains("loopback"), "{error}");
+        if d["url"] == named.as_str() {
+            assert!(error.starts_with("localhost resolves to "), "{error}");
+        }
     }
     assert!(
         receiver.received().is_empty(),
