@@ -206,6 +206,7 @@ pub(crate) async fn cancel_one(
     let store = state.store.clone();
     let now = state.clock.now();
     let id = run_id.clone();
+    let webhooks = Arc::clone(state);
     let (outcome, job) = tokio::task::spawn_blocking(move || {
         let error = ErrorInfo::new(
             ErrorKind::Cancelled,
@@ -213,6 +214,11 @@ pub(crate) async fn cancel_one(
             "cancelled before it started",
         );
         let outcome = store.cancel(&id, Some(&error_envelope(&id, &error)), now)?;
+        if outcome == CancelOutcome::Cancelled {
+            // Ended here, never claimed: its run.ended (webhooks).
+            let (store, config) = (webhooks.store.as_ref(), &webhooks.config);
+            agentgate_executor::webhook_outbox::job_written(store, config, now, &id);
+        }
         let job = store.get_job(&id)?;
         Ok::<_, agentgate_store::StoreError>((outcome, job))
     })

@@ -128,6 +128,20 @@ fn deliveries_are_signed_retried_after_a_500_with_the_same_id_and_recorded() {
         "2030-01-01T01:00:00Z"
     );
 
+    // A queued job cancelled before any claim ends there: its callback
+    // hears it.
+    let later = submit_ok(
+        &server.url,
+        "say tag-later",
+        json!({"callback_url": receiver.url("/cb-cancelled"), "not_before": "2031-01-01T00:00:00Z"}),
+    );
+    let cancelled = super::serve_queue_support::cancel(&server.url, &later);
+    assert_eq!(cancelled.status, 200, "{cancelled:?}");
+    let heard = receiver.wait_for("/cb-cancelled", 1);
+    assert_eq!(heard[0]["verified"], true, "{:?}", heard[0]["error"]);
+    assert_eq!(heard[0]["payload"]["data"]["job_id"], later.as_str());
+    assert_eq!(heard[0]["payload"]["data"]["state"], "cancelled");
+
     // The listing's filters.
     let by_status = deliveries(&server.url, "status=delivered");
     assert!(by_status.iter().all(|d| d["status"] == "delivered"));
@@ -140,7 +154,7 @@ fn deliveries_are_signed_retried_after_a_500_with_the_same_id_and_recorded() {
     assert_eq!(page.json()["deliveries"].as_array().unwrap().len(), 1);
     let cursor = page.json()["next_cursor"].as_str().unwrap().to_owned();
     let rest = deliveries(&server.url, &format!("cursor={cursor}&limit=500"));
-    assert_eq!(rest.len(), 2, "three deliveries in all: {rest:?}");
+    assert_eq!(rest.len(), 4, "five deliveries in all: {rest:?}");
     let bad = get(
         &server.url,
         "/v1/webhooks/deliveries?status=lost",
