@@ -16,6 +16,8 @@
 
 mod address;
 mod client;
+#[cfg(test)]
+mod client_tests;
 mod route;
 mod schedule;
 mod signature;
