@@ -61,4 +61,12 @@ for bin in claude codex gemini qwen opencode; do
     status=1
   fi
 done
+# The webhook tests' receiver verifies signatures with this independent
+# Standard Webhooks implementation (crates/agentgate/tests/suite/serve_webhooks.rs).
+if version="$(node -e 'process.stdout.write(require("standardwebhooks/package.json").version)' 2>/dev/null)"; then
+  printf 'install-clis: %-9s %s\n' standardwebhooks "$version"
+else
+  echo "install-clis: standardwebhooks did not install (node_modules/standardwebhooks)" >&2
+  status=1
+fi
 exit "$status"

@@ -99,6 +99,7 @@ mod settings;
 mod skills;
 mod skills_native;
 pub mod warm;
+mod webhook_url;
 mod workspace;
 
 pub use approvals::pattern::{path_glob, text_glob};
@@ -120,7 +121,8 @@ pub use config::{
     LEGACY_NAMES, LeaseExpiry, MIN_POLL, ModelChoice, ModelSource, ModelValidation, ModelsSpec,
     OnDirty, OnFailure, Origins, Overlap, PROJECT_FILES, ProviderDefaults, QueueSpec, RetryOn,
     RetryPattern, SandboxConfig, SandboxLevel, SandboxProviderSpec, ScheduleSpec, ToolsSpec,
-    UnknownProvider, WRAPPER_CONFIG_VARS, WRAPPER_FILES, WatchSpec, WrapperModels, account_env_for,
+    UnknownProvider, WRAPPER_CONFIG_VARS, WRAPPER_FILES, WatchSpec, WebhookEvent,
+    WebhookSecretSource, WebhookSubscription, WebhooksSpec, WrapperModels, account_env_for,
     check_account, find_wrapper_models, kind_named, quota_key, retry_admits, retry_on_from_names,
     split_quota_key,
 };
@@ -177,6 +179,7 @@ pub use settings::{
     parse_timeout_warn,
 };
 pub use skills::{SkillListError, SkillQuery, SkillRow, list_skills};
+pub use webhook_url::{WEBHOOK_URL_MAX, WebhookUrl};
 pub use workspace::{
     Change, ChangeKind, DEFAULT_WALK_LIMIT, RepoLocation, Snapshot, SnapshotKind, WorkspaceError,
     Worktree, add_worktree, head_commit, locate_repository, outside_allowlist, remove_worktree,

@@ -238,13 +238,11 @@ pub struct RunRequest {
     /// with (`rotate_handoff: prompt`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotate_prompt: Option<String>,
-    /// `--max-cost`: the most this run may spend, in USD (its tokens
-    /// priced by the rate card, else its CLI's own cost); past it the CLI
+    /// `--max-cost`: the most this run may spend, in USD; past it the CLI
     /// is stopped and the run ends with `budget`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_cost_usd: Option<f64>,
-    /// `--max-tokens`: the most tokens (input + output) this run may
-    /// spend; past it the CLI is stopped and the run ends with `budget`.
+    /// `--max-tokens`: the most tokens (input + output) this run may spend.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
     /// `--label key=value` pairs: stored with the job and its run, in the
@@ -298,6 +296,14 @@ pub struct RunRequest {
     /// Not started before this time (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_before: Option<Timestamp>,
+    /// An http(s) URL that gets this run's `run.ended` webhook, signed
+    /// with the config's `webhooks:` secret (docs/operating/webhooks.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(format = "uri", example = "https://hooks.example.com/run-ended")
+    )]
+    pub callback_url: Option<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -399,6 +405,10 @@ impl RunRequest {
             return Err(RequestError::new("warm_idle", "needs warm"));
         }
         self.warm_idle()?;
+        if let Some(url) = &self.callback_url {
+            crate::webhook_url::WebhookUrl::parse(url)
+                .map_err(|e| RequestError::new("callback_url", e))?;
+        }
         agentgate_protocol::check_labels(&self.labels)
             .map_err(|e| RequestError::new("labels", e.to_string()))?;
         if let Some(name) = self.env.keys().find(|k| k.is_empty() || k.contains('=')) {
@@ -522,18 +532,8 @@ impl RunRequest {
                 )
                 .map_err(|e| RequestError::new("rotate_handoff", e))?,
             },
-            budget: crate::budget::Limits {
-                max_cost_usd: match self.max_cost_usd {
-                    Some(usd) if !(usd.is_finite() && usd >= 0.0) => {
-                        return Err(RequestError::new(
-                            "max_cost_usd",
-                            "a number of USD, 0 or more",
-                        ));
-                    }
-                    usd => usd,
-                },
-                max_tokens: self.max_tokens,
-            },
+            budget: crate::budget::Limits::checked(self.max_cost_usd, self.max_tokens)
+                .map_err(|why| RequestError::new("max_cost_usd", why))?,
         };
         Ok((flags, task))
     }

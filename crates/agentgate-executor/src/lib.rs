@@ -26,6 +26,9 @@
 //!   process, with an optional metrics listener handed in by the caller
 //!   ([`MetricsExport`]): this crate links no HTTP server.
 //!
+//! - [`webhook_outbox`]: the webhook messages written to the store when a
+//!   job ends or waits, or a run asks a person (`serve` delivers them).
+//!
 //! Its errors at start are [`StartError`].
 
 #![warn(missing_docs)]
@@ -39,6 +42,7 @@ mod metrics;
 mod planning;
 mod presence;
 mod signals;
+pub mod webhook_outbox;
 mod worker;
 
 pub use automation::{Automation, AutomationError};

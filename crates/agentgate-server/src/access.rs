@@ -55,6 +55,8 @@ pub const ROUTE_SCOPES: &[(&str, &str, Need)] = &[
     ("GET", "/v1/models", Need::Scope(Scope::Read)),
     ("GET", "/v1/workers", Need::Scope(Scope::Admin)),
     ("GET", "/v1/usage", Need::Scope(Scope::Read)),
+    // Deliveries carry every team's runs and the operator's URLs.
+    ("GET", "/v1/webhooks/deliveries", Need::Scope(Scope::Admin)),
     ("GET", "/v1/openapi.json", Need::Scope(Scope::Read)),
     ("GET", "/v1/whoami", Need::AnyToken),
     ("GET", "/v1/tokens", Need::Scope(Scope::Admin)),

@@ -32,6 +32,13 @@ pub enum ServeError {
         /// The address asked for.
         addr: SocketAddr,
     },
+    /// The webhooks' secret could not be read, or their TLS set up (see
+    /// `WebhookStartError`).
+    #[error("{reason}")]
+    Webhooks {
+        /// What failed and what to do.
+        reason: String,
+    },
     /// The data folder is unknown (no AGENTGATE_HOME, XDG_DATA_HOME or
     /// HOME), or the store in it cannot be opened.
     #[error(transparent)]

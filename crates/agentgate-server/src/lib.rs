@@ -54,6 +54,9 @@
 //!   checks the route's scope ([`required_scope`]) before the body is
 //!   read (403); `GET /v1/whoami`, `GET/POST /v1/tokens`, `DELETE
 //!   /v1/tokens/{name}`; a team's reader sees only its team's runs.
+//! - webhooks (`webhooks/`): the delivery worker of the outbox's signed
+//!   messages (run ended, job waiting, approval requested) and `GET
+//!   /v1/webhooks/deliveries`.
 //!
 //! Listening on a non-loopback address needs an explicit token
 //! (`AGENTGATE_TOKEN`, or an existing `--token-file`).
@@ -94,6 +97,7 @@ mod token;
 mod token_routes;
 mod usage_route;
 mod views;
+mod webhooks;
 mod workers_route;
 mod workflow_routes;
 
@@ -124,6 +128,10 @@ pub use token_routes::{TokenCreated, TokenList, TokenRequest, TokenView};
 pub use views::{
     LimitView, ProviderCounts, QueueView, QuotaList, RotationView, RunPage, RunState, RunView,
     SessionDeleted, SessionList, SessionView, StateCounts, StreamEnd, SubmittedBy, UnreadableRun,
+};
+pub use webhooks::{
+    DeliveryList, DeliveryView, SCHEDULE as WEBHOOK_SCHEDULE, SecretError, WebhookSecret,
+    WebhookStartError, Webhooks, refused_because as webhook_address_refused,
 };
 pub use workers_route::{WorkerList, WorkerView};
 pub use workflow_routes::WorkflowSubmission;

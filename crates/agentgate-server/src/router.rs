@@ -50,6 +50,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/models", get(models_route::list))
         .route("/workers", get(workers_route::list_workers))
         .route("/usage", get(usage_route::usage))
+        .route(
+            "/webhooks/deliveries",
+            get(crate::webhooks::v1_webhook_deliveries),
+        )
         .route("/openapi.json", get(openapi::openapi_json))
         .route("/whoami", get(token_routes::whoami))
         .route(

@@ -116,6 +116,8 @@ pub async fn submit(
     let value: serde_json::Value = ApiError::strict_body(&body)?;
     let request = RunRequest::from_value(value).map_err(refused)?;
     let labels = crate::submitters::with_submitter(&caller, &request.labels).map_err(refused)?;
+    crate::webhooks::check_callback(&state.config, request.callback_url.as_deref())
+        .map_err(refused)?;
     let now = state.clock.now();
     // Planning reads the request's files and enqueueing writes the store:
     // both block, so neither runs on the server's async workers.
@@ -213,6 +215,7 @@ pub(crate) async fn cancel_one(
     let store = state.store.clone();
     let now = state.clock.now();
     let id = run_id.clone();
+    let webhooks = Arc::clone(state);
     let (outcome, job) = tokio::task::spawn_blocking(move || {
         let error = ErrorInfo::new(
             ErrorKind::Cancelled,
@@ -220,6 +223,11 @@ pub(crate) async fn cancel_one(
             "cancelled before it started",
         );
         let outcome = store.cancel(&id, Some(&error_envelope(&id, &error)), now)?;
+        if outcome == CancelOutcome::Cancelled {
+            // Ended here, never claimed: its run.ended (webhooks).
+            let (store, config) = (webhooks.store.as_ref(), &webhooks.config);
+            agentgate_executor::webhook_outbox::job_written(store, config, now, &id);
+        }
         let job = store.get_job(&id)?;
         Ok::<_, agentgate_store::StoreError>((outcome, job))
     })

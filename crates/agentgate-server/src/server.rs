@@ -136,6 +136,8 @@ pub struct Server {
     bells: Option<agentgate_store::bells::BellListener>,
     /// The model catalogs' background refresh, stopped at the stop signal.
     catalogs: Option<agentgate_core::CatalogRefresher>,
+    /// The webhook delivery worker, stopped when `run` returns.
+    webhooks: Option<crate::webhooks::Webhooks>,
 }
 
 /// How [`Server::run`] ended.
@@ -219,6 +221,11 @@ impl Server {
             (None, None)
         };
         let automation = start_automation(&config, store.clone(), clock.clone(), &keys)?;
+        let webhooks =
+            crate::webhooks::start(&config, store.clone(), clock.clone(), executor.as_ref())
+                .map_err(|e| ServeError::Webhooks {
+                    reason: e.to_string(),
+                })?;
         let bells = listen_for_bells(store.as_ref());
         // The CLIs are asked in the folder the server runs in, as
         // `GET /v1/models` asks them.
@@ -250,6 +257,7 @@ impl Server {
             presence,
             bells,
             catalogs,
+            webhooks,
         })
     }
 
@@ -284,6 +292,7 @@ impl Server {
         // Dropped (stopped, its threads joined) when `run` returns.
         let _automation = self.automation;
         let _bells = self.bells;
+        let _webhooks = self.webhooks;
         let presence = self.presence;
         let catalogs = self.catalogs;
         let stop = state.stopping.subscribe();

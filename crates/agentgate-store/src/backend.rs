@@ -10,12 +10,19 @@ use crate::location::default_db_path;
 use crate::redact::redact_url;
 use crate::run_store::RunStore;
 use crate::usage::UsageReports;
+use crate::webhooks::WebhookOutbox;
 use crate::workers::WorkerRegistry;
 
 /// A whole store: runs and the job queue, one object for any backend.
-pub trait StoreBackend: RunStore + JobQueue + WorkerRegistry + UsageReports + fmt::Debug {}
+pub trait StoreBackend:
+    RunStore + JobQueue + WorkerRegistry + UsageReports + WebhookOutbox + fmt::Debug
+{
+}
 
-impl<T: RunStore + JobQueue + WorkerRegistry + UsageReports + fmt::Debug> StoreBackend for T {}
+impl<T: RunStore + JobQueue + WorkerRegistry + UsageReports + WebhookOutbox + fmt::Debug>
+    StoreBackend for T
+{
+}
 
 /// Which store to use, as named by `--store`, `AGENTGATE_STORE` or the
 /// config's `store:`.

@@ -32,6 +32,9 @@
 //! - [`RunOwner`]: who runs a running run; a run whose owner died reads as
 //!   [`RunStatus::Abandoned`].
 //!
+//! - [`WebhookOutbox`]: the webhook deliveries `serve` sends, written when
+//!   their event happens, leased by one process at a time, and their
+//!   attempts.
 //! - [`UsageReports`]: what the stored runs spent, by day, week or month
 //!   and one dimension ([`UsageQuery`] -> [`UsageReport`]).
 //!
@@ -84,6 +87,7 @@ mod spend;
 mod sqlite;
 pub mod store_choice;
 mod usage;
+mod webhooks;
 mod workers;
 
 pub use api_tokens::{
@@ -129,6 +133,10 @@ pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
 pub use usage::{
     UsageBucket, UsageFigures, UsageGroup, UsageParamError, UsageQuery, UsageReport, UsageReports,
     UsageRow,
+};
+pub use webhooks::{
+    AfterAttempt, ClaimedDelivery, DeliveryAttempt, DeliveryFilter, DeliveryRecord, DeliveryState,
+    NewWebhookDelivery, WebhookOutbox,
 };
 pub use workers::{
     LOST_AFTER_BEATS, PRUNE_AFTER, Presence, WorkerKind, WorkerRecord, WorkerRegistry, WorkerState,

@@ -15,6 +15,7 @@ mod thread_totals;
 mod tokens;
 mod usage;
 mod values;
+mod webhooks;
 mod workers;
 
 use std::path::{Path, PathBuf};

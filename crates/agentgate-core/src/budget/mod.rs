@@ -44,6 +44,21 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// Limits as a request gives them; a cost below 0 (or not a number) is
+    /// refused.
+    pub fn checked(
+        max_cost_usd: Option<f64>,
+        max_tokens: Option<u64>,
+    ) -> Result<Limits, &'static str> {
+        match max_cost_usd {
+            Some(usd) if !(usd.is_finite() && usd >= 0.0) => Err("a number of USD, 0 or more"),
+            _ => Ok(Limits {
+                max_cost_usd,
+                max_tokens,
+            }),
+        }
+    }
+
     /// Whether either limit is set.
     pub fn any(&self) -> bool {
         self.max_cost_usd.is_some() || self.max_tokens.is_some()

@@ -24,6 +24,7 @@ use super::queue::{self, RawQueue};
 use super::sandbox::{self, RawSandbox};
 use super::source::{CONFIG_VERSION, ConfigError, ConfigFormat};
 use super::tools::{self, RawTools};
+use super::webhooks::{self, RawWebhooks};
 use super::yaml::{Entries, Fault, Shape, from_str};
 use super::{cli_agents, providers_yaml};
 use crate::redact::MIN_SECRET_BYTES;
@@ -61,6 +62,7 @@ struct RawFile {
     envelope: Option<Spanned<String>>,
     pricing: Option<Spanned<RawPricing>>,
     budgets: Option<RawBudgets>,
+    webhooks: Option<Spanned<RawWebhooks>>,
 }
 
 /// The format of `text`: no `version:` key is a providers.yaml;
@@ -246,6 +248,9 @@ fn native(text: &str, base: &Path) -> Result<Parsed, Fault> {
     }
     if let Some(b) = &raw.budgets {
         out.budgets = budgets::convert(b, &out.agents, &out.chains)?;
+    }
+    if let Some(w) = &raw.webhooks {
+        out.webhooks = webhooks::convert(w, base)?;
     }
     Ok(out)
 }

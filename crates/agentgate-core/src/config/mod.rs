@@ -58,6 +58,7 @@ mod sandbox;
 mod settings;
 mod source;
 mod tools;
+mod webhooks;
 mod wrapper_models;
 mod yaml;
 
@@ -88,6 +89,7 @@ pub use queue::{DEFAULT_MAX_RUNNING, LeaseExpiry, QueueSpec};
 pub use sandbox::{ContainerSpec, SandboxConfig, SandboxLevel, SandboxProviderSpec};
 pub use source::{CONFIG_VERSION, ConfigError, ConfigFormat, ConfigSource};
 pub use tools::ToolsSpec;
+pub use webhooks::{WebhookEvent, WebhookSecretSource, WebhookSubscription, WebhooksSpec};
 pub use wrapper_models::{WRAPPER_CONFIG_VARS, WRAPPER_FILES, WrapperModels, find_wrapper_models};
 
 use crate::read_limit::{CONFIG_MAX_BYTES, read_text_file};
@@ -161,6 +163,9 @@ pub struct Config {
     pub pricing: crate::cost::Pricing,
     /// `budgets:`: limits on what runs spend (`crate::budget`).
     pub budgets: crate::budget::Budgets,
+    /// `webhooks:`: the signing secret's source, whether private addresses
+    /// may be delivered to, the subscriptions.
+    pub webhooks: WebhooksSpec,
     /// The accounts the environment names (`AGENTGATE_<PROVIDER>_ACCOUNT`),
     /// by provider; they win over the file's `account:` (see
     /// [`Config::account`]).
@@ -249,6 +254,7 @@ impl Config {
             envelope: p.envelope,
             pricing: p.pricing,
             budgets: p.budgets,
+            webhooks: p.webhooks,
             account_env: Vec::new(),
         })
     }

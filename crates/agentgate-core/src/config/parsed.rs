@@ -44,6 +44,8 @@ pub(super) struct Parsed {
     pub pricing: crate::cost::Pricing,
     /// `budgets:`.
     pub budgets: crate::budget::Budgets,
+    /// `webhooks:`.
+    pub webhooks: super::webhooks::WebhooksSpec,
 }
 
 /// Check the version a file declares.

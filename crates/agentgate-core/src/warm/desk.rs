@@ -50,6 +50,16 @@ struct Desk {
     runs: HashMap<String, Place>,
     /// Numbers the places, so a seat closes its own only.
     opened: u64,
+    /// Told of each request a run starts waiting on.
+    listener: Option<Arc<dyn AskListener>>,
+}
+
+/// Told when a seated run starts waiting on a person (a server's
+/// `approval.requested` webhook): called outside the desk's lock, on the
+/// run's thread, so it must be short.
+pub trait AskListener: Send + Sync + std::fmt::Debug {
+    /// `run_id` waits on a person for `request_id` from now.
+    fn asked(&self, run_id: &str, request_id: &str);
 }
 
 /// Where a CLI's process group id is written once it is spawned (the
@@ -163,6 +173,12 @@ impl ApprovalDesk {
         groups
     }
 
+    /// Tell `listener` of every request a run starts waiting on from now
+    /// (replacing an earlier listener).
+    pub fn set_ask_listener(&self, listener: Arc<dyn AskListener>) {
+        self.lock().listener = Some(listener);
+    }
+
     /// The requests `run_id` waits on a person for now.
     pub fn pending(&self, run_id: &str) -> Vec<String> {
         self.lock()
@@ -176,8 +192,15 @@ impl ApprovalDesk {
 impl Seat {
     /// The run waits on a person for `request_id` from now.
     pub fn waiting_for(&self, request_id: &str) {
-        if let Some(p) = self.desk.lock().runs.get_mut(&self.run_id) {
-            p.pending.push(request_id.to_owned());
+        let listener = {
+            let mut desk = self.desk.lock();
+            if let Some(p) = desk.runs.get_mut(&self.run_id) {
+                p.pending.push(request_id.to_owned());
+            }
+            desk.listener.clone()
+        };
+        if let Some(listener) = listener {
+            listener.asked(&self.run_id, request_id);
         }
     }
 
@@ -213,6 +236,37 @@ mod tests {
             allow: true,
             message: None,
         }
+    }
+
+    #[derive(Debug, Default)]
+    struct Heard(Mutex<Vec<(String, String)>>);
+
+    impl AskListener for Heard {
+        fn asked(&self, run_id: &str, request_id: &str) {
+            self.0
+                .lock()
+                .unwrap()
+                .push((run_id.to_owned(), request_id.to_owned()));
+        }
+    }
+
+    #[test]
+    fn the_ask_listener_hears_each_request_a_run_starts_waiting_on() {
+        let desk = ApprovalDesk::new();
+        let heard = Arc::new(Heard::default());
+        desk.set_ask_listener(heard.clone());
+        let seat = desk.open("r_a");
+        seat.waiting_for("r_a-ap1");
+        seat.done_with("r_a-ap1");
+        seat.waiting_for("r_a-ap2");
+        assert_eq!(
+            *heard.0.lock().unwrap(),
+            [
+                ("r_a".to_owned(), "r_a-ap1".to_owned()),
+                ("r_a".to_owned(), "r_a-ap2".to_owned())
+            ]
+        );
+        assert_eq!(desk.pending("r_a"), ["r_a-ap2"]);
     }
 
     #[test]

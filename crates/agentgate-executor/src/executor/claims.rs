@@ -59,6 +59,12 @@ impl Inner {
                 NextClaim::Nothing => return Ok(PassEnd::NothingToClaim),
                 NextClaim::WaitingForQuota { job_id, until } => {
                     tracing::info!(job = job_id, %until, "every provider's quota is exhausted: waiting");
+                    crate::webhook_outbox::job_written(
+                        self.store.as_ref(),
+                        &self.config,
+                        now,
+                        &job_id,
+                    );
                 }
                 NextClaim::Claimed(claimed) => job::start(self, *claimed, claim_sent, now)?,
             }

@@ -189,6 +189,12 @@ impl Job {
         // Whatever happened, the slot is free now.
         let inner = &self.inner;
         lock(&inner.shared).running.remove(&self.claimed.job.job_id);
+        crate::webhook_outbox::job_written(
+            inner.store.as_ref(),
+            &inner.config,
+            inner.clock.now(),
+            self.id(),
+        );
         // Its state is written (ended, or queued again): the followers of
         // its events look now.
         agentgate_store::bells::ring_job(&self.claimed.job.job_id);

@@ -404,3 +404,41 @@ impl agentgate_store::UsageReports for GatedStore {
         self.inner.usage_report(query)
     }
 }
+
+impl agentgate_store::WebhookOutbox for GatedStore {
+    fn enqueue_webhooks(
+        &self,
+        deliveries: &[agentgate_store::NewWebhookDelivery],
+        now: Timestamp,
+    ) -> Result<usize, StoreError> {
+        self.inner.enqueue_webhooks(deliveries, now)
+    }
+    fn claim_webhooks(
+        &self,
+        owner: &str,
+        lease: Duration,
+        limit: usize,
+        now: Timestamp,
+    ) -> Result<Vec<agentgate_store::ClaimedDelivery>, StoreError> {
+        self.inner.claim_webhooks(owner, lease, limit, now)
+    }
+    fn record_webhook_attempt(
+        &self,
+        delivery_id: i64,
+        owner: &str,
+        attempt: &agentgate_store::DeliveryAttempt,
+        after: agentgate_store::AfterAttempt,
+    ) -> Result<bool, StoreError> {
+        self.inner
+            .record_webhook_attempt(delivery_id, owner, attempt, after)
+    }
+    fn list_webhook_deliveries(
+        &self,
+        filter: &agentgate_store::DeliveryFilter,
+    ) -> Result<Vec<agentgate_store::DeliveryRecord>, StoreError> {
+        self.inner.list_webhook_deliveries(filter)
+    }
+    fn next_webhook_due(&self) -> Result<Option<Timestamp>, StoreError> {
+        self.inner.next_webhook_due()
+    }
+}

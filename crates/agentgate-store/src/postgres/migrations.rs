@@ -33,6 +33,7 @@ pub(super) const MIGRATIONS: &[&[&str]] = &[
     &[include_str!("schema/v12_session_rotations.sql")],
     &[include_str!("schema/v13_spend.sql")],
     &[include_str!("schema/v14_api_tokens.sql")],
+    &[include_str!("schema/v15_webhooks.sql")],
 ];
 
 /// The schema version this agentgate writes.

@@ -75,6 +75,7 @@ mod tokens;
 mod url;
 mod usage;
 mod values;
+mod webhooks;
 mod workers;
 
 pub use events_listen::EVENTS_CHANNEL;

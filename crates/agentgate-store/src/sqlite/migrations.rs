@@ -358,10 +358,43 @@ CREATE TABLE api_tokens (
 ) STRICT;
 ";
 
+/// Version 16: the webhook outbox (see `crate::webhooks`): a delivery per
+/// message and destination, leased by the process sending it, and its
+/// attempts.
+const V16: &str = "
+CREATE TABLE webhook_deliveries (
+    delivery_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    message_id       TEXT NOT NULL,
+    event            TEXT NOT NULL,
+    url              TEXT NOT NULL,
+    job_id           TEXT,
+    payload          TEXT NOT NULL,
+    state            TEXT NOT NULL
+                     CHECK (state IN ('pending', 'delivered', 'refused', 'failed')),
+    created_at       TEXT NOT NULL,
+    next_attempt_at  TEXT,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    lease_owner      TEXT,
+    lease_expires_at TEXT,
+    UNIQUE (message_id, url)
+) STRICT;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
+    WHERE state = 'pending';
+CREATE TABLE webhook_attempts (
+    delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries (delivery_id) ON DELETE CASCADE,
+    n           INTEGER NOT NULL,
+    at          TEXT NOT NULL,
+    status_code INTEGER,
+    error       TEXT,
+    outcome     TEXT NOT NULL,
+    PRIMARY KEY (delivery_id, n)
+) STRICT;
+";
+
 /// Every migration, in order: migration `i` takes the file from version `i`
 /// to `i + 1`.
 pub(crate) const MIGRATIONS: &[&str] = &[
-    V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15,
+    V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16,
 ];
 
 /// The schema version this build writes.

@@ -225,6 +225,7 @@ fn a_version_9_sqlite_store_gets_labels_and_keeps_its_runs() {
          ALTER TABLE runs DROP COLUMN agent; ALTER TABLE runs DROP COLUMN chain; \
          DROP TABLE session_rotations; ALTER TABLE sessions DROP COLUMN context_tokens; \
          DROP TABLE api_tokens; \
+         DROP TABLE webhook_attempts; DROP TABLE webhook_deliveries; \
          PRAGMA user_version = 9;",
     )
     .unwrap();

@@ -138,8 +138,8 @@ fn a_version_3_database_gets_the_job_queue_the_claim_rules_and_the_workers_and_k
         .unwrap()
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap();
-    assert_eq!(version, 15);
-    assert_eq!(SCHEMA_VERSION, 15);
+    assert_eq!(version, 16);
+    assert_eq!(SCHEMA_VERSION, 16);
 
     assert!(store.get_run("run_old").unwrap().is_some());
     let quota = store.get_quota("codex").unwrap().unwrap();

@@ -186,7 +186,7 @@ fn a_version_7_database_takes_workflow_runs_and_keeps_every_row_index_and_attemp
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap();
-    assert_eq!((version, SCHEMA_VERSION), (15, 15));
+    assert_eq!((version, SCHEMA_VERSION), (16, 16));
     // Version 12's additions for usage reports (two generated columns and
     // their index) aside, `runs` is the table of version 7, every row kept.
     conn.execute_batch(
@@ -285,6 +285,7 @@ fn a_version_5_postgres_database_takes_workflow_runs_after_migrating() {
                  ALTER TABLE quota DROP COLUMN windows; \
                  DROP TABLE session_rotations; ALTER TABLE sessions DROP COLUMN context_tokens; \
                  DROP TABLE api_tokens; \
+                 DROP TABLE webhook_attempts; DROP TABLE webhook_deliveries; \
                  UPDATE agentgate_schema SET version = 5",
             )
             .await
@@ -313,7 +314,7 @@ fn a_version_5_postgres_database_takes_workflow_runs_after_migrating() {
             .get(0);
         (version, checks)
     });
-    assert_eq!((version, PG_SCHEMA_VERSION), (14, 14));
+    assert_eq!((version, PG_SCHEMA_VERSION), (15, 15));
     assert_eq!(checks, 1, "the old CHECK is replaced, not kept beside");
 
     let flow = agentgate_store::RunRecord {

@@ -31,4 +31,5 @@ mod support;
 mod tls_cluster;
 mod totals_and_quota;
 mod usage_migration;
+mod webhooks;
 mod workers;

@@ -39,6 +39,7 @@ fn a_version_11_store_gets_agent_and_chain_for_its_runs() {
          ALTER TABLE runs DROP COLUMN chain; \
          DROP TABLE session_rotations; ALTER TABLE sessions DROP COLUMN context_tokens; \
          DROP TABLE api_tokens; \
+         DROP TABLE webhook_attempts; DROP TABLE webhook_deliveries; \
          UPDATE runs SET envelope = 'not json', status = 'failed' WHERE run_id = 'damaged'; \
          PRAGMA user_version = 11;",
     )

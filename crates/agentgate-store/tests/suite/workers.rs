@@ -143,6 +143,7 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
                  ALTER TABLE quota DROP COLUMN windows; \
                  DROP TABLE session_rotations; ALTER TABLE sessions DROP COLUMN context_tokens; \
                  DROP TABLE api_tokens; \
+         DROP TABLE webhook_attempts; DROP TABLE webhook_deliveries; \
                  INSERT INTO quota (provider, status, source, updated_at) \
                  VALUES ('codex', 'exhausted', 'error', '2026-01-02T00:00:00Z'); \
                  UPDATE agentgate_schema SET version = 1",
@@ -167,7 +168,7 @@ fn a_version_1_postgres_database_gets_the_claim_rules_and_the_workers_table() {
             .get(0)
     });
     assert_eq!(version, PG_SCHEMA_VERSION);
-    assert_eq!(PG_SCHEMA_VERSION, 14);
+    assert_eq!(PG_SCHEMA_VERSION, 15);
     drop(store);
     super::support::drop_pg_database(&url);
 }

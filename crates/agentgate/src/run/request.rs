@@ -122,6 +122,7 @@ impl Args {
             priority: 0,
             idempotency_key: None,
             not_before: None,
+            callback_url: None,
         }
     }
 }

@@ -93,6 +93,12 @@ const SECTIONS: &[(&str, Option<&str>, &str)] = &[
         Some("### `pricing:`"),
         "pricing: {providers: {x: [{model: m, usd_per_million: {zzz: 1}}]}}",
     ),
+    ("config.md", Some("### `webhooks:`"), "webhooks: {zzz: 1}"),
+    (
+        "config.md",
+        Some("### `webhooks:`"),
+        "webhooks: {secret_env: S, subscriptions: [{url: \"https://x/\", events: [run.ended], zzz: 1}]}",
+    ),
     ("config.md", Some("### `tools:`"), "tools: {zzz: 1}"),
     ("config.md", Some("### `approvals:`"), "approvals: {zzz: 1}"),
     (

@@ -107,6 +107,11 @@ impl QueueHome {
     /// `agentgate serve ARGS` on this home; with the test clock when
     /// `clock` is set.
     pub fn serve(&self, clock: bool, args: &[&str]) -> Serve {
+        self.serve_with_vars(clock, Vec::new(), args)
+    }
+
+    /// [`QueueHome::serve`] with more environment variables.
+    pub fn serve_with_vars(&self, clock: bool, extra: Vec<(&str, String)>, args: &[&str]) -> Serve {
         let mut vars = vec![
             ("AGENTGATE_TOKEN", TOKEN.to_owned()),
             (
@@ -120,6 +125,7 @@ impl QueueHome {
                 self.file("clock").display().to_string(),
             ));
         }
+        vars.extend(extra);
         let env = Env {
             home: self.path(),
             bin: &self.bin,

@@ -100,6 +100,7 @@ const EXPECTED: &[(&str, &str, Option<&str>)] = &[
     ("GET", "/v1/models", Some("read")),
     ("GET", "/v1/workers", Some("admin")),
     ("GET", "/v1/usage", Some("read")),
+    ("GET", "/v1/webhooks/deliveries", Some("admin")),
     ("GET", "/v1/openapi.json", Some("read")),
     ("GET", "/v1/whoami", None),
     ("GET", "/v1/tokens", Some("admin")),

@@ -245,6 +245,7 @@ mod automation;
 mod budgets;
 mod gardener;
 mod gateway;
+mod webhooks;
 
 mod migrate;
 mod rotation;
