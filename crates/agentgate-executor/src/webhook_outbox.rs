@@ -7,7 +7,10 @@
 //!   `run.ended` (to the subscriptions and to the request's
 //!   `callback_url`), a job queued again with `waiting_for` (a quota's
 //!   reset, a budget) is `job.waiting`;
-//! - [`approval_requested`]: a run waits for a person's answer.
+//! - [`approval_requested`]: a run waits for a person's answer;
+//! - [`BudgetWarnings`]: the sink of a job's run, which writes
+//!   `budget.warning` when the run sends `budget_warning` (once per budget
+//!   and run: `crate::budget`'s `warn_at`).
 //!
 //! Nothing here blocks a run or fails it: a store that refuses the write
 //! is logged, and the run goes on. A message's id is derived from its
@@ -20,7 +23,8 @@
 //! `data` holds the job's stored facts and its envelope, which the run
 //! redacted before storing it: no secret reaches a receiver.
 
-use agentgate_core::{Config, WebhookEvent};
+use agentgate_core::{Config, EventSink, WebhookEvent};
+use agentgate_protocol::{Event, EventBody, StatusEvent};
 use agentgate_store::{JobRecord, JobState, NewWebhookDelivery, StoreBackend};
 use jiff::Timestamp;
 use serde_json::{Value, json};
@@ -152,6 +156,69 @@ pub fn approval_requested(
         now,
     );
     write(store, &deliveries, now);
+}
+
+/// The sink of a job's run: `budget.warning` for each `budget_warning`
+/// event (see the module notes).
+#[derive(Debug)]
+pub struct BudgetWarnings<'a> {
+    /// Where the messages go.
+    pub store: &'a dyn StoreBackend,
+    /// The subscriptions.
+    pub config: &'a Config,
+    /// The clock of the schedule.
+    pub clock: &'a dyn crate::clock::Clock,
+    /// The job the run belongs to.
+    pub job_id: &'a str,
+}
+
+impl EventSink for BudgetWarnings<'_> {
+    fn emit(&mut self, event: &Event) {
+        let EventBody::Status(StatusEvent::BudgetWarning {
+            budget,
+            measure,
+            spent,
+            limit,
+            share,
+        }) = &event.body
+        else {
+            return;
+        };
+        if !wanted(self.config, WebhookEvent::BudgetWarning) {
+            return;
+        }
+        let urls: Vec<String> = self
+            .config
+            .webhooks
+            .urls_for(WebhookEvent::BudgetWarning)
+            .map(str::to_owned)
+            .collect();
+        let data = json!({
+            "job_id": self.job_id,
+            "run_id": event.run_id,
+            "budget": budget,
+            "measure": measure,
+            "spent": spent,
+            "limit": limit,
+            "share": share,
+        });
+        // One per budget and run, as the event.
+        let id = format!(
+            "msg_{}_budget_{}_{measure}",
+            event.run_id,
+            budget.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
+        let now = self.clock.now();
+        let deliveries = messages(
+            &id,
+            WebhookEvent::BudgetWarning,
+            &urls,
+            Some(self.job_id),
+            data,
+            now,
+        );
+        write(self.store, &deliveries, now);
+    }
 }
 
 fn messages(

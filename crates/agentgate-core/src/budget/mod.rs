@@ -169,8 +169,8 @@ pub struct RunBudget {
     pub budgets: Budgets,
     /// The run's own limits: the flags over `budgets.run`.
     pub run: Limits,
-    /// Where the run's own limits came from, for messages (`--max-cost`,
-    /// `budgets.run`).
+    /// The run's own limits in messages: `the run's limit` (the flags or
+    /// the request), or `the run's limit (budgets.run)` (the config).
     pub run_source: &'static str,
 }
 

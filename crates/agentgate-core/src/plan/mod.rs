@@ -304,7 +304,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
             run: flags.budget.over(cfg.budgets.run),
             run_source: match flags.budget.any() {
                 true => "the run's limit",
-                false => "budgets.run",
+                false => "the run's limit (budgets.run)",
             },
         },
     })

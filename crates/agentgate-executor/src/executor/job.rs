@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use agentgate_core::RequestError;
 use agentgate_core::sealed::SealError;
-use agentgate_core::{CancelRequest, NullSink, RunOptions, RunOutcome};
+use agentgate_core::{CancelRequest, RunOptions, RunOutcome};
 use agentgate_protocol::{Envelope, ErrorInfo, ErrorKind, ErrorSource, exit_code_for};
 use agentgate_store::{
     ClaimedJob, FinalState, JobOutcome, LeaseToken, RunStatus, RunStore, SavedResult, StoreError,
@@ -277,7 +277,13 @@ impl Job {
             job_id: job.job_id.clone(),
         };
         let store: &dyn RunStore = &store;
-        let mut sink = NullSink;
+        // Its `budget_warning` events become webhooks.
+        let mut sink = crate::webhook_outbox::BudgetWarnings {
+            store: inner.store.as_ref(),
+            config: &inner.config,
+            clock: inner.clock.as_ref(),
+            job_id: &job.job_id,
+        };
         let run = agentgate_core::run(&plan, &options, Some(store), &mut sink, cancel_rx);
         let (outcome, lease) = self.with_heartbeat(run).await;
         let providers = plan_providers(&plan);

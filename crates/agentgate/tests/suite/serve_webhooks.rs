@@ -347,3 +347,52 @@ fn serve_refuses_to_start_with_a_malformed_secret_without_printing_it() {
         "the secret was printed: {stderr}"
     );
 }
+
+#[test]
+fn a_budgets_warning_and_a_budget_wait_are_sent() {
+    let scratch = tempfile::tempdir().unwrap();
+    let receiver = Receiver::start(scratch.path(), SECRET);
+    let hooks = receiver.url("/budget");
+    // The stand-in's `costly` run spends $0.06: 86% of its own $0.07 and
+    // past the day's $0.05, so the next job waits for the next day.
+    let home = home_with(&format!(
+        "webhooks:\n  secret_file: whsec\n  allow_private: true\n  subscriptions:\n    - {{url: \"{hooks}\", events: [budget.warning, job.waiting]}}\n\
+         budgets:\n  when_over: wait\n  run: {{max_cost: 0.07}}\n  global: {{day: {{max_cost: 0.05}}}}\n"
+    ));
+    home.set_clock(&jiff::Timestamp::now().to_string());
+    let server = home.serve(true, &[]);
+    let first = submit_ok(&server.url, "costly tag-c", json!({}));
+    home.wait_for_state(&first, JobState::Succeeded);
+    let second = submit_ok(&server.url, "say tag-s", json!({}));
+    let got = receiver.wait_for("/budget", 3);
+    assert!(got.iter().all(|d| d["verified"] == true), "{got:?}");
+    let mut warned: Vec<(String, f64)> = got
+        .iter()
+        .filter(|d| d["payload"]["type"] == "budget.warning")
+        .map(|d| {
+            let data = &d["payload"]["data"];
+            assert_eq!(data["job_id"], first.as_str(), "{data}");
+            assert_eq!(data["measure"], "cost");
+            assert_eq!(data["spent"].as_f64(), Some(0.06));
+            (
+                data["budget"].as_str().unwrap().to_owned(),
+                data["limit"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    warned.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        warned,
+        [
+            ("the global day budget".to_owned(), 0.05),
+            ("the run's limit (budgets.run)".to_owned(), 0.07)
+        ]
+    );
+    let waiting: Vec<&Value> = got
+        .iter()
+        .filter(|d| d["payload"]["type"] == "job.waiting")
+        .collect();
+    assert_eq!(waiting.len(), 1, "{got:?}");
+    assert_eq!(waiting[0]["payload"]["data"]["job_id"], second.as_str());
+    assert_eq!(waiting[0]["payload"]["data"]["waiting_for"], "budget");
+}
