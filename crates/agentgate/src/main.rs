@@ -20,6 +20,7 @@ mod serve_cmd;
 mod service_runtime;
 mod sessions_cmd;
 mod skills_cmd;
+mod store_open;
 mod submit_cmd;
 mod table;
 mod token_cmd;

@@ -3,7 +3,6 @@
 
 use std::process::ExitCode;
 
-use agentgate_store::store_choice;
 use anyhow::Context;
 
 use crate::output::{Stdout, note};
@@ -58,14 +57,7 @@ pub fn run(
     if let Some(server) = &args.server {
         return remote(&args, server);
     }
-    let given = store_choice::given(store)?;
-    // The config is read only when it may name the store.
-    let configured = match given {
-        Some(_) => None,
-        None => agentgate_core::Config::load(config)?.store,
-    };
-    let location = store_choice::choose(given, configured.as_ref())?;
-    let store = store_choice::open(&location).context("failed to open the run store")?;
+    let store = crate::store_open::open_store(config, store)?;
     let mut out = Stdout::new();
     match args.show {
         Some(Show::Show { run_id, events }) => {

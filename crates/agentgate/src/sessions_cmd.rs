@@ -4,8 +4,7 @@
 
 use std::process::ExitCode;
 
-use agentgate_store::{SessionRecord, SessionRotation, store_choice};
-use anyhow::Context;
+use agentgate_store::{SessionRecord, SessionRotation};
 
 use crate::output::Stdout;
 
@@ -24,14 +23,7 @@ pub fn run(
     config: Option<&std::path::Path>,
     store: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let given = store_choice::given(store)?;
-    // The config is read only when it may name the store.
-    let configured = match given {
-        Some(_) => None,
-        None => agentgate_core::Config::load(config)?.store,
-    };
-    let location = store_choice::choose(given, configured.as_ref())?;
-    let store = store_choice::open(&location).context("failed to open the run store")?;
+    let store = crate::store_open::open_store(config, store)?;
     let sessions: Vec<SessionRecord> = store
         .list_sessions()?
         .into_iter()

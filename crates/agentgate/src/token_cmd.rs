@@ -6,8 +6,8 @@
 
 use std::process::ExitCode;
 
-use agentgate_store::{NewApiToken, Scope, TokenLimits, store_choice};
-use anyhow::{Context, anyhow};
+use agentgate_store::{NewApiToken, Scope, TokenLimits};
+use anyhow::anyhow;
 
 use crate::output::Stdout;
 
@@ -66,13 +66,7 @@ pub fn run(
     config: Option<&std::path::Path>,
     store: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let given = store_choice::given(store)?;
-    let configured = match given {
-        Some(_) => None,
-        None => agentgate_core::Config::load(config)?.store,
-    };
-    let location = store_choice::choose(given, configured.as_ref())?;
-    let store = store_choice::open(&location).context("failed to open the run store")?;
+    let store = crate::store_open::open_store(config, store)?;
     let tokens = store
         .token_store()
         .ok_or_else(|| anyhow!("this store keeps no API tokens"))?;

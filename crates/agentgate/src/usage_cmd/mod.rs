@@ -7,8 +7,7 @@ mod render;
 
 use std::process::ExitCode;
 
-use agentgate_store::{UsageQuery, store_choice};
-use anyhow::Context;
+use agentgate_store::UsageQuery;
 
 use crate::output::Stdout;
 
@@ -74,14 +73,7 @@ pub fn run(
         args.until.as_deref(),
         jiff::Timestamp::now(),
     )?;
-    let given = store_choice::given(store)?;
-    // The config is read only when it may name the store.
-    let configured = match given {
-        Some(_) => None,
-        None => agentgate_core::Config::load(config)?.store,
-    };
-    let location = store_choice::choose(given, configured.as_ref())?;
-    let store = store_choice::open(&location).context("failed to open the run store")?;
+    let store = crate::store_open::open_store(config, store)?;
     let report = store.usage_report(&query)?;
     let mut out = Stdout::new();
     let format = if args.json {
