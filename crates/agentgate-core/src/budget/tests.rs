@@ -79,3 +79,17 @@ fn flags_win_over_the_configs_run_limits_each_on_its_own() {
         }
     );
 }
+
+#[test]
+fn a_requests_limits_are_checked() {
+    assert_eq!(
+        Limits::checked(Some(0.5), Some(10)),
+        Ok(Limits {
+            max_cost_usd: Some(0.5),
+            max_tokens: Some(10)
+        })
+    );
+    for bad in [-0.01, f64::NAN, f64::INFINITY] {
+        assert!(Limits::checked(Some(bad), None).is_err(), "{bad}");
+    }
+}

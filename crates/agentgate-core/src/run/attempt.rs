@@ -308,9 +308,10 @@ pub(super) async fn attempt(
                 em.notice(refused);
             }
             Some(n) = next_call(&mut gateway) => {
+                // Kept for the budgets only when one applies.
                 let call = match &n {
-                    agentgate_gateway::GatewayNotice::Call(c) => Some(c.clone()),
-                    agentgate_gateway::GatewayNotice::LimitCrossed { .. } => None,
+                    agentgate_gateway::GatewayNotice::Call(c) if meter.active() => Some(c.clone()),
+                    _ => None,
                 };
                 let mut stop = gateway.as_mut().is_some_and(|g| g.on_notice(n, ctx, em));
                 stop |= call.is_some_and(|c| meter.on_call(&c, em));

@@ -66,7 +66,8 @@ impl<'a> BudgetMeter<'a> {
         }
     }
 
-    fn active(&self) -> bool {
+    /// Whether any budget applies (else nothing is counted).
+    pub(super) fn active(&self) -> bool {
         !self.run_lines.is_empty() || !self.step_lines.is_empty()
     }
 

@@ -254,8 +254,8 @@ pub(super) async fn warm_attempt(
                     BesideNotice::Egress(refused) => em.notice(refused),
                     BesideNotice::Gateway(n) => {
                         let call = match n.as_ref() {
-                            agentgate_gateway::GatewayNotice::Call(c) => Some(c.clone()),
-                            agentgate_gateway::GatewayNotice::LimitCrossed { .. } => None,
+                            agentgate_gateway::GatewayNotice::Call(c) if meter.active() => Some(c.clone()),
+                            _ => None,
                         };
                         let mut crossed = beside(&mut warm)
                             .and_then(|b| b.gateway.as_mut())
