@@ -7,7 +7,9 @@
 
 use std::sync::Arc;
 
-use agentgate_store::{ApiTokenRecord, CreateTokenError, NewApiToken, Scope, TokenLimits};
+use agentgate_store::{
+    ApiTokenRecord, CreateTokenError, NewApiToken, Scope, SpendLimits, TokenBudget, TokenLimits,
+};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -32,6 +34,9 @@ pub struct TokenView {
     /// The most of its jobs queued or running at once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_running: Option<u32>,
+    /// What the runs it submits may spend per UTC day and month.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<TokenBudgetBody>,
     /// `active`, `expired` or `revoked`.
     pub state: String,
     /// When it was made.
@@ -60,6 +65,8 @@ impl TokenView {
             state: state.to_owned(),
             scopes: record.scopes.iter().map(|s| s.name().to_owned()).collect(),
             max_running: record.limits.max_running,
+            budget: (!record.limits.budget.is_empty())
+                .then(|| TokenBudgetBody::from(record.limits.budget)),
             name: record.name,
             team: record.team,
             created_at: record.created_at,
@@ -95,6 +102,67 @@ pub struct TokenRequest {
     /// The most of its jobs queued or running at once.
     #[serde(default)]
     pub max_running: Option<u32>,
+    /// What the runs it submits may spend per UTC day and month,
+    /// together (past a limit a run is stopped with `budget`, or its job
+    /// waits under `budgets.when_over: wait`).
+    #[serde(default)]
+    pub budget: Option<TokenBudgetBody>,
+}
+
+/// A token's budget: limits per UTC day and per calendar month.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenBudgetBody {
+    /// Per UTC day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub day: Option<SpendLimitsBody>,
+    /// Per calendar month (UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub month: Option<SpendLimitsBody>,
+}
+
+/// A limit in USD and one in tokens (`input + output`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpendLimitsBody {
+    /// The most USD, 0 or more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0)]
+    pub max_cost_usd: Option<f64>,
+    /// The most tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+}
+
+impl From<TokenBudget> for TokenBudgetBody {
+    fn from(b: TokenBudget) -> Self {
+        let side = |l: SpendLimits| {
+            (!l.is_empty()).then_some(SpendLimitsBody {
+                max_cost_usd: l.max_cost_usd,
+                max_tokens: l.max_tokens,
+            })
+        };
+        TokenBudgetBody {
+            day: side(b.day),
+            month: side(b.month),
+        }
+    }
+}
+
+impl From<TokenBudgetBody> for TokenBudget {
+    fn from(b: TokenBudgetBody) -> Self {
+        let side = |l: Option<SpendLimitsBody>| {
+            l.map(|l| SpendLimits {
+                max_cost_usd: l.max_cost_usd,
+                max_tokens: l.max_tokens,
+            })
+            .unwrap_or_default()
+        };
+        TokenBudget {
+            day: side(b.day),
+            month: side(b.month),
+        }
+    }
 }
 
 /// The answer to `POST /v1/tokens`: the token, shown this once.
@@ -192,7 +260,7 @@ pub async fn create_token(
         expires_at,
         limits: TokenLimits {
             max_running: request.max_running,
-            budget: None,
+            budget: request.budget.map(TokenBudget::from).unwrap_or_default(),
         },
     };
     let store = state.store.clone();

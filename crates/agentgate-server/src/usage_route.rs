@@ -26,9 +26,9 @@ pub struct UsageParams {
     /// its Monday) or month.
     pub by: Option<String>,
     /// The dimension rows are grouped by: provider, model, agent, chain,
-    /// session, label (every KEY=VALUE pair) or label:KEY (one key's
-    /// values); without it, one row per bucket. Grouping by API token is
-    /// not available yet (runs do not record it): 400.
+    /// session, token (the API token that submitted the run), team (its
+    /// team), label (every KEY=VALUE pair) or label:KEY (one key's
+    /// values); without it, one row per bucket.
     pub group: Option<String>,
     /// The first day (YYYY-MM-DD, UTC) or instant (RFC 3339) covered;
     /// default: the first day of the current month.
@@ -151,7 +151,7 @@ impl From<UsageReport> for UsageReportView {
 fn parameter_of(error: &UsageParamError) -> &'static str {
     match error {
         UsageParamError::Bucket(_) => "by",
-        UsageParamError::Group(_) | UsageParamError::TokenGroup => "group",
+        UsageParamError::Group(_) => "group",
         UsageParamError::Time { name, .. } => name,
         UsageParamError::EmptyRange { .. } => "since",
     }

@@ -115,16 +115,72 @@ impl FromStr for Scope {
 
 /// A token's limits. Kept as JSON in the store, so that budgets can join
 /// without a migration.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TokenLimits {
     /// The most of its jobs queued or running at once; a submit past it
     /// is refused (429).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_running: Option<u32>,
-    /// Reserved for the budgets of the cost work: kept as given, not
-    /// enforced yet.
+    /// What the runs it submits may spend per UTC day and month, together
+    /// (enforced like the config's `budgets:` windows).
+    #[serde(default, skip_serializing_if = "TokenBudget::is_empty")]
+    pub budget: TokenBudget,
+}
+
+/// A token's budget: its runs' spending per UTC day and per month.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenBudget {
+    /// Per UTC day.
+    #[serde(default, skip_serializing_if = "SpendLimits::is_empty")]
+    pub day: SpendLimits,
+    /// Per calendar month (UTC).
+    #[serde(default, skip_serializing_if = "SpendLimits::is_empty")]
+    pub month: SpendLimits,
+}
+
+impl TokenBudget {
+    /// Whether neither window has a limit.
+    pub fn is_empty(&self) -> bool {
+        self.day.is_empty() && self.month.is_empty()
+    }
+
+    /// Refused when a cost is below 0 or not a number: the field and why.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        for (name, limits) in [("day", &self.day), ("month", &self.month)] {
+            if let Some(usd) = limits.max_cost_usd
+                && !(usd.is_finite() && usd >= 0.0)
+            {
+                return Err((
+                    "budget",
+                    format!(
+                        "budget.{name}.max_cost_usd is {usd}; it is a number of USD, 0 or more"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A limit in USD and one in tokens (`input + output`); either may be
+/// absent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpendLimits {
+    /// The most USD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget: Option<serde_json::Value>,
+    pub max_cost_usd: Option<f64>,
+    /// The most tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+}
+
+impl SpendLimits {
+    /// Whether neither limit is set.
+    pub fn is_empty(&self) -> bool {
+        self.max_cost_usd.is_none() && self.max_tokens.is_none()
+    }
 }
 
 /// A token as stored: everything but the token.
@@ -314,6 +370,10 @@ pub fn create_api_token(
             "max_running must be at least 1 (leave it out for no limit)".to_owned(),
         ));
     }
+    new.limits
+        .budget
+        .check()
+        .map_err(|(field, m)| invalid(field, m))?;
     let mut scopes = new.scopes;
     scopes.sort();
     scopes.dedup();

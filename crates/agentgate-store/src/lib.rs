@@ -92,9 +92,9 @@ mod workers;
 
 pub use api_tokens::{
     ApiTokenRecord, CreateTokenError, NewApiToken, RESERVED_LABEL_PREFIX, SERVER_TOKEN_NAME,
-    SUBMITTER_TEAM_LABEL, SUBMITTER_TOKEN_LABEL, Scope, Submitter, TOKEN_PREFIX, TokenLimits,
-    TokenStore, UnknownScope, check_token_name, create_api_token, generate_token, hash_token,
-    hashes_equal, parse_expiry,
+    SUBMITTER_TEAM_LABEL, SUBMITTER_TOKEN_LABEL, Scope, SpendLimits, Submitter, TOKEN_PREFIX,
+    TokenBudget, TokenLimits, TokenStore, UnknownScope, check_token_name, create_api_token,
+    generate_token, hash_token, hashes_equal, parse_expiry,
 };
 pub use backend::{StoreBackend, StoreLocation, open_store};
 pub use claim_next::{ClaimLimits, NextClaim};

@@ -91,6 +91,13 @@ pub enum UsageGroup {
     /// Labels: every `key=value` pair (a run with two labels counts in two
     /// rows), or with a key (`label:team`) that key's values only.
     Label(Option<String>),
+    /// The API token that submitted the run (its label
+    /// [`crate::SUBMITTER_TOKEN_LABEL`]; runs of no token are the null
+    /// group).
+    Token,
+    /// The team of the token that submitted the run
+    /// ([`crate::SUBMITTER_TEAM_LABEL`]).
+    Team,
 }
 
 impl UsageGroup {
@@ -105,6 +112,19 @@ impl UsageGroup {
             UsageGroup::Session => "session".to_owned(),
             UsageGroup::Label(None) => "label".to_owned(),
             UsageGroup::Label(Some(key)) => format!("label:{key}"),
+            UsageGroup::Token => "token".to_owned(),
+            UsageGroup::Team => "team".to_owned(),
+        }
+    }
+
+    /// The label key whose values are the groups (`label:KEY`, `token`,
+    /// `team`), bound by the backends as the query's third value.
+    pub(crate) fn label_key(&self) -> Option<&str> {
+        match self {
+            UsageGroup::Label(Some(key)) => Some(key),
+            UsageGroup::Token => Some(crate::SUBMITTER_TOKEN_LABEL),
+            UsageGroup::Team => Some(crate::SUBMITTER_TEAM_LABEL),
+            _ => None,
         }
     }
 }
@@ -129,7 +149,7 @@ pub(crate) fn group_sql(
             "labels.key || '=' || labels.value".to_owned(),
             "LEFT JOIN labels ON labels.id = runs.run_id".to_owned(),
         ),
-        Some(UsageGroup::Label(Some(_))) => (
+        Some(UsageGroup::Label(Some(_)) | UsageGroup::Token | UsageGroup::Team) => (
             "labels.value".to_owned(),
             format!("LEFT JOIN labels ON labels.id = runs.run_id AND labels.key = {key_param}"),
         ),
@@ -146,7 +166,8 @@ impl FromStr for UsageGroup {
             "chain" => Ok(UsageGroup::Chain),
             "session" => Ok(UsageGroup::Session),
             "label" => Ok(UsageGroup::Label(None)),
-            "token" => Err(UsageParamError::TokenGroup),
+            "token" => Ok(UsageGroup::Token),
+            "team" => Ok(UsageGroup::Team),
             other => match other.strip_prefix("label:") {
                 Some(key) if !key.is_empty() => Ok(UsageGroup::Label(Some(key.to_owned()))),
                 _ => Err(UsageParamError::Group(other.to_owned())),
@@ -162,14 +183,11 @@ pub enum UsageParamError {
     #[error("unknown bucket `{0}`: use day, week or month")]
     Bucket(String),
     /// `--group` is not a dimension.
-    #[error("unknown group `{0}`: use provider, model, agent, chain, session, label or label:KEY")]
-    Group(String),
-    /// `--group token`: runs do not record their API token yet.
     #[error(
-        "grouping by API token is not available: runs do not record the token that submitted \
-         them yet; use provider, model, agent, chain, session or label"
+        "unknown group `{0}`: use provider, model, agent, chain, session, token, team, label or \
+         label:KEY"
     )]
-    TokenGroup,
+    Group(String),
     /// A date that is neither `YYYY-MM-DD` nor RFC 3339.
     #[error(
         "`{name}` is `{value}`: give a date (2026-11-01) or an RFC 3339 time (2026-11-01T08:00:00Z)"
@@ -495,6 +513,16 @@ mod tests {
             UsageQuery::from_params(None, None, None, Some("2026-02-20T08:00:00+01:00"), now)
                 .unwrap();
         assert_eq!(exact.until, at("2026-02-20T07:00:00Z"));
+        // The submitter's groups read its reserved labels.
+        for (text, group, key) in [
+            ("token", UsageGroup::Token, crate::SUBMITTER_TOKEN_LABEL),
+            ("team", UsageGroup::Team, crate::SUBMITTER_TEAM_LABEL),
+        ] {
+            let q = UsageQuery::from_params(None, Some(text), None, None, now).unwrap();
+            assert_eq!(q.group.as_ref(), Some(&group));
+            assert_eq!(group.label_key(), Some(key));
+            assert_eq!(group.name(), text);
+        }
     }
 
     #[test]
@@ -507,7 +535,7 @@ mod tests {
         };
         assert!(err(Some("year"), None, None, None).contains("day, week or month"));
         assert!(err(None, Some("colour"), None, None).contains("unknown group `colour`"));
-        assert!(err(None, Some("token"), None, None).contains("do not record the token"));
+        assert!(err(None, Some("tokens"), None, None).contains("token, team, label"));
         assert!(err(None, None, Some("yesterday"), None).contains("`since` is `yesterday`"));
         assert!(err(None, None, Some("2026-03-01"), Some("2026-02-01")).contains("range is empty"));
     }

@@ -98,7 +98,8 @@ enum Command {
     Runs(runs_cmd::Args),
     /// Report what the stored runs spent: runs by outcome, tokens by class
     /// and cost, by day, week or month and one dimension (provider, model,
-    /// agent, chain, session, label), as a table, JSON or CSV.
+    /// agent, chain, session, API token, team, label), as a table, JSON or
+    /// CSV.
     #[command(after_long_help = usage_cmd::AFTER_HELP)]
     Usage(usage_cmd::Args),
     /// List the logical sessions (`--session NAME`): each provider's native

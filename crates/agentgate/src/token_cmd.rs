@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use agentgate_store::{NewApiToken, Scope, TokenLimits};
+use agentgate_store::{NewApiToken, Scope, SpendLimits, TokenBudget, TokenLimits};
 use anyhow::anyhow;
 
 use crate::output::Stdout;
@@ -56,6 +56,19 @@ struct CreateArgs {
     /// 429).
     #[arg(long, value_name = "N")]
     max_running: Option<u32>,
+    /// What the runs it submits may spend per UTC day, in USD, together
+    /// (past it a run stops with `budget`; see `budgets.when_over`).
+    #[arg(long, value_name = "USD")]
+    day_max_cost: Option<f64>,
+    /// What they may spend per calendar month (UTC), in USD.
+    #[arg(long, value_name = "USD")]
+    month_max_cost: Option<f64>,
+    /// The most tokens (input + output) they may use per UTC day.
+    #[arg(long, value_name = "N")]
+    day_max_tokens: Option<u64>,
+    /// The most tokens they may use per calendar month (UTC).
+    #[arg(long, value_name = "N")]
+    month_max_tokens: Option<u64>,
     /// Print the token and its record as JSON.
     #[arg(long)]
     json: bool,
@@ -87,7 +100,16 @@ pub fn run(
                 expires_at,
                 limits: TokenLimits {
                     max_running: c.max_running,
-                    budget: None,
+                    budget: TokenBudget {
+                        day: SpendLimits {
+                            max_cost_usd: c.day_max_cost,
+                            max_tokens: c.day_max_tokens,
+                        },
+                        month: SpendLimits {
+                            max_cost_usd: c.month_max_cost,
+                            max_tokens: c.month_max_tokens,
+                        },
+                    },
                 },
             };
             let (token, record) = agentgate_store::create_api_token(tokens, new, now)?;

@@ -71,8 +71,9 @@ fn periods(scope: SpendScope, whose: &str, p: &PeriodLimits) -> impl Iterator<It
         })
 }
 
-/// The lines of the whole run: its own limits, then the global, chain and
-/// session windows read from `store` at `now`; or the first window already
+/// The lines of the whole run: its own limits, then the global, chain,
+/// session, submitting token's and its team's windows read from `store` at
+/// `now`; or the first window already
 /// spent. Without a store the windows cannot be read: they are left out
 /// (the caller says so).
 pub fn lines_for_run(
@@ -112,6 +113,22 @@ pub fn lines_for_run(
             limits: b.sessions,
             name: format!("the budget of session {name}"),
         });
+    }
+    if let Some(submitter) = &budget.submitter {
+        windows.extend(periods(
+            SpendScope::Token(submitter.token.clone()),
+            &format!("token {}", submitter.token),
+            &submitter.limits,
+        ));
+        if let Some(team) = &submitter.team
+            && let Some(p) = b.teams.get(team)
+        {
+            windows.extend(periods(
+                SpendScope::Team(team.clone()),
+                &format!("team {team}"),
+                p,
+            ));
+        }
     }
     let (read, warnings) = read_windows(windows, store, now)?;
     lines.extend(read);

@@ -3,8 +3,10 @@
 //! Where they come from: `--max-cost` and `--max-tokens` (a run's own, over
 //! `budgets.run`), and the config's windows: all runs per day and month
 //! (`budgets.global`), each named agent and chain per day and month
-//! (`budgets.agents`, `budgets.chains`), and each `--session` name over its
-//! life (`budgets.sessions`).
+//! (`budgets.agents`, `budgets.chains`), each `--session` name over its
+//! life (`budgets.sessions`); for a job an API token submitted, the token's
+//! own day and month limits (`agentgate token create --day-max-cost`) and
+//! its team's (`budgets.teams`), over the runs of every token of the team.
 //!
 //! How they hold (`check.rs`, then `run/budget_meter.rs`):
 //! - before a run starts, each window that applies is read from the store
@@ -132,6 +134,8 @@ pub struct Budgets {
     pub chains: BTreeMap<String, PeriodLimits>,
     /// Each session name's runs, over its life.
     pub sessions: Limits,
+    /// The runs of each team's API tokens together.
+    pub teams: BTreeMap<String, PeriodLimits>,
 }
 
 /// The warning share when the config gives none.
@@ -147,6 +151,7 @@ impl Default for Budgets {
             agents: BTreeMap::new(),
             chains: BTreeMap::new(),
             sessions: Limits::default(),
+            teams: BTreeMap::new(),
         }
     }
 }
@@ -162,6 +167,24 @@ impl Budgets {
     }
 }
 
+impl PeriodLimits {
+    /// Whether either window has a limit.
+    pub fn any(&self) -> bool {
+        self.day.any() || self.month.any()
+    }
+}
+
+/// The API token that submitted a job, for its runs' budgets.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BudgetSubmitter {
+    /// The token's name.
+    pub token: String,
+    /// Its team, if any.
+    pub team: Option<String>,
+    /// The token's own day and month limits.
+    pub limits: PeriodLimits,
+}
+
 /// A run's budgets once its flags are applied (`Plan::budget`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunBudget {
@@ -172,12 +195,25 @@ pub struct RunBudget {
     /// The run's own limits in messages: `the run's limit` (the flags or
     /// the request), or `the run's limit (budgets.run)` (the config).
     pub run_source: &'static str,
+    /// The API token that submitted the run's job, if one did.
+    pub submitter: Option<BudgetSubmitter>,
 }
 
 impl RunBudget {
     /// Whether anything limits the run.
     pub fn any(&self) -> bool {
-        self.run.any() || self.budgets.has_windows()
+        self.run.any() || self.budgets.has_windows() || self.submitter_windows()
+    }
+
+    /// Whether the submitting token or its team has a window.
+    fn submitter_windows(&self) -> bool {
+        self.submitter.as_ref().is_some_and(|s| {
+            s.limits.any()
+                || s.team
+                    .as_ref()
+                    .and_then(|t| self.budgets.teams.get(t))
+                    .is_some_and(PeriodLimits::any)
+        })
     }
 }
 

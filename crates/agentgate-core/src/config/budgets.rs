@@ -11,9 +11,12 @@
 //!   chains:
 //!     default: {day: {max_cost: 10}}
 //!   sessions: {max_cost: 2.00}                     # each session name, over its life
+//!   teams:                                         # the runs of a team's API tokens
+//!     payments: {day: {max_cost: 8}}
 //! ```
 //!
-//! An agent or chain named here must be one the file defines.
+//! An agent or chain named here must be one the file defines; a team is
+//! any name a token's `--team` can be (tokens live in the store).
 
 use std::collections::BTreeMap;
 
@@ -37,6 +40,8 @@ pub(super) struct RawBudgets {
     #[serde(default)]
     chains: Entries<Spanned<RawPeriods>>,
     sessions: Option<Spanned<RawLimits>>,
+    #[serde(default)]
+    teams: Entries<Spanned<RawPeriods>>,
 }
 
 /// `{max_cost, max_tokens}` as written.
@@ -127,6 +132,11 @@ pub(super) fn convert(
     out.chains = named(&raw.chains, "chains", |n| {
         chains.iter().any(|c| c.name == n)
     })?;
+    for (name, _) in &raw.teams.0 {
+        agentgate_store::check_token_name("team", &name.value)
+            .map_err(|m| Fault::at(name, format!("budgets: teams.{}: {m}", name.value)))?;
+    }
+    out.teams = named(&raw.teams, "teams", |_| true)?;
     Ok(out)
 }
 

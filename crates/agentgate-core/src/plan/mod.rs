@@ -74,6 +74,11 @@ pub struct Plan {
     /// The run's labels (`--label`): recorded with the run and the session
     /// it creates, and put in the envelope.
     pub labels: agentgate_protocol::Labels,
+    /// Labels recorded with the run in the store beside `labels`, never
+    /// put in its envelope: the API token that submitted its job
+    /// (`agentgate.token`, `agentgate.team`), on every run of the job, so
+    /// that budgets and usage reports find them.
+    pub record_labels: agentgate_protocol::Labels,
     /// Where the run's log file goes (`--log-dir`, `log_dir:`); `None`: no
     /// log file.
     pub run_log: Option<crate::log_name::RunLogSpec>,
@@ -96,6 +101,19 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The run is one of a job the API token `submitter` submitted: its
+    /// record carries the token's labels, and the token's and its team's
+    /// budgets apply.
+    pub fn submitted_by(&mut self, submitter: crate::budget::BudgetSubmitter) {
+        let labels = agentgate_store::Submitter {
+            token: submitter.token.clone(),
+            team: submitter.team.clone(),
+        }
+        .labels();
+        self.record_labels.extend(labels);
+        self.budget.submitter = Some(submitter);
+    }
+
     /// A plan of one step, with the default policies.
     pub fn single(step: Step) -> Plan {
         Plan {
@@ -113,6 +131,7 @@ impl Plan {
             approvals: crate::approvals::ApprovalPolicy::default(),
             warm_idle: None,
             labels: agentgate_protocol::Labels::new(),
+            record_labels: agentgate_protocol::Labels::new(),
             run_log: None,
             skill: None,
             debug_prompt: false,
@@ -293,6 +312,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
         approvals: cfg.approvals.clone(),
         warm_idle: None,
         labels: flags.labels.clone(),
+        record_labels: agentgate_protocol::Labels::new(),
         run_log,
         skill: flags.skill.as_ref().map(|s| s.name.clone()),
         debug_prompt: flags.debug_prompt || cfg.debug_prompt,
@@ -306,6 +326,7 @@ pub fn plan(cfg: &Config, flags: &RunFlags, task: TaskInput) -> Result<Plan, Pla
                 true => "the run's limit",
                 false => "the run's limit (budgets.run)",
             },
+            submitter: None,
         },
     })
 }

@@ -61,7 +61,12 @@ pub(super) fn open_run(
         prompt_bytes: first.map_or(0, |s| s.request.prompt.len() as u64),
         kind: RunKind::Agent,
         parent_run_id: parent_run_id.map(str::to_owned),
-        labels: plan.labels.clone(),
+        labels: plan
+            .labels
+            .iter()
+            .chain(&plan.record_labels)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
     };
     store
         .insert_run(&record)

@@ -257,6 +257,9 @@ impl Job {
         };
         // Checked when it was submitted.
         plan.warm_idle = request.warm_idle().ok().flatten();
+        if let Some(submitter) = super::submitter::submitter_of(inner.store.as_ref(), &job.job_id) {
+            plan.submitted_by(submitter);
+        }
         let run_id = runs_of(inner.store.as_ref(), &job.job_id).next;
         let options = RunOptions {
             keeper: inner.keeper.clone(),
@@ -372,6 +375,7 @@ impl Job {
             workflow,
             &inner.config,
             &inner.workflow_tools,
+            super::submitter::submitter_of(inner.store.as_ref(), &job.job_id),
             inner.store.as_ref(),
             cancel_rx,
         );

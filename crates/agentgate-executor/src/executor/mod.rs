@@ -79,6 +79,7 @@ pub mod limits;
 mod notify;
 pub mod observer;
 pub mod sealing;
+mod submitter;
 mod take_back;
 mod warm_hold;
 pub mod workflow_job;

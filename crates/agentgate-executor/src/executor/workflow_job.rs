@@ -91,12 +91,14 @@ pub enum WorkflowTurn {
     Busy(String),
 }
 
-/// Run (or resume) the workflow `wf` as run `job_id`.
+/// Run (or resume) the workflow `wf` as run `job_id`, its agent steps'
+/// runs submitted by `submitter` (the job's API token, if any).
 pub async fn run_job(
     job_id: &str,
     (wf, input): (Workflow, Value),
     config: &Config,
     tools: &WorkflowTools,
+    submitter: Option<agentgate_core::budget::BudgetSubmitter>,
     store: &dyn RunStore,
     cancel: mpsc::Receiver<CancelRequest>,
 ) -> WorkflowTurn {
@@ -109,6 +111,7 @@ pub async fn run_job(
     );
     env.keys = tools.keys.clone();
     env.hidden = tools.hidden.clone();
+    env.submitter = submitter;
     // The observer is the store: SSE clients read the run's events there.
     let observer = Box::new(|_: &agentgate_protocol::Event| {});
     let ran = match store.get_run(job_id) {

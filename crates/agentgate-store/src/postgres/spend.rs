@@ -14,7 +14,7 @@ pub(super) async fn spent(
     since: Timestamp,
 ) -> Result<Spent, PgError> {
     let mut values: Vec<&(dyn ToSql + Sync)> = vec![&since];
-    let value = scope.filter().map(|(_, v)| v.to_owned());
+    let value = scope.value().map(str::to_owned);
     if let Some(v) = &value {
         values.push(v);
     }

@@ -37,7 +37,8 @@ async fn usage_cells(
     let bucket =
         format!("to_char(date_trunc('{unit}', runs.started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')");
     let mut values: Vec<&(dyn ToSql + Sync)> = vec![&query.since, &query.until];
-    if let Some(UsageGroup::Label(Some(label_key))) = group {
+    let label_key = group.and_then(UsageGroup::label_key);
+    if let Some(label_key) = &label_key {
         values.push(label_key);
     }
     let (key, join) = crate::usage::group_sql(group, "NULL::text", "$3");

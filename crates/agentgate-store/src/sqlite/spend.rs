@@ -15,7 +15,7 @@ pub(super) fn spent(
 ) -> Result<Spent, DbError> {
     let since = timestamp_to_sql(since);
     let mut values: Vec<&dyn ToSql> = vec![&since];
-    let value = scope.filter().map(|(_, v)| v);
+    let value = scope.value();
     if let Some(v) = &value {
         values.push(v);
     }

@@ -23,7 +23,8 @@ pub(super) fn usage_cells(
     let since = timestamp_to_sql(query.since);
     let until = timestamp_to_sql(query.until);
     let mut values: Vec<&dyn ToSql> = vec![&since, &until];
-    if let Some(UsageGroup::Label(Some(label_key))) = group {
+    let label_key = group.and_then(UsageGroup::label_key);
+    if let Some(label_key) = &label_key {
         values.push(label_key);
     }
     let (key, join) = crate::usage::group_sql(group, "NULL", "?3");

@@ -24,7 +24,7 @@ fn a_token_is_made_found_by_its_hash_and_revoked(store: &TestStore) {
         expires_at: Some(ts("2026-06-01T00:00:00Z")),
         limits: TokenLimits {
             max_running: Some(2),
-            budget: None,
+            budget: Default::default(),
         },
     };
     let (token, record) = create_api_token(tokens, new.clone(), now).unwrap();

@@ -1,6 +1,7 @@
 //! `RunStore::spent`: what the agent runs of a scope that started at or
 //! after a time spent, on both backends: sums of the recorded cost and
-//! tokens, filtered by agent, chain or session name; tool runs, runs
+//! tokens, filtered by agent, chain or session name, or by the API token
+//! or team that submitted them (their reserved labels); tool runs, runs
 //! started before the time and other scopes' runs left out; a run without
 //! a cost counts its tokens only.
 
@@ -18,6 +19,21 @@ fn finished(
 ) {
     let mut record = run_record(id, started);
     record.session = session.map(str::to_owned);
+    // The submitter's labels, as a job's runs carry them: r1 and r2 the
+    // token `bot` of team `pay`, r3 the token `ops` of the same team.
+    let submitter = match id {
+        "r1" | "r2" => Some(("bot", "pay")),
+        "r3" => Some(("ops", "pay")),
+        _ => None,
+    };
+    if let Some((token, team)) = submitter {
+        record
+            .labels
+            .insert(agentgate_store::SUBMITTER_TOKEN_LABEL.into(), token.into());
+        record
+            .labels
+            .insert(agentgate_store::SUBMITTER_TEAM_LABEL.into(), team.into());
+    }
     store.insert_run(&record).unwrap();
     let envelope = Envelope {
         agent: Some(agent.to_owned()),
@@ -87,6 +103,18 @@ fn sums_by_scope_since_a_time(backend: Backend) {
     assert!((s1.usd - 1.25).abs() < 1e-9, "{s1:?}");
     let none = spent(SpendScope::Agent("nobody".into()), day);
     assert_eq!((none.runs, none.tokens, none.usd), (0, 0, 0.0));
+    // By the labels: r1 started before the day.
+    let bot = spent(SpendScope::Token("bot".into()), day);
+    assert_eq!((bot.runs, bot.tokens), (1, 200), "{bot:?}");
+    assert!((bot.usd - 0.25).abs() < 1e-9, "{bot:?}");
+    let pay = spent(SpendScope::Team("pay".into()), day);
+    assert_eq!((pay.runs, pay.tokens), (2, 500), "{pay:?}");
+    assert!((pay.usd - 0.75).abs() < 1e-9, "{pay:?}");
+    let ever = spent(SpendScope::Token("bot".into()), "1970-01-01T00:00:00Z");
+    assert_eq!((ever.runs, ever.tokens), (2, 1200), "{ever:?}");
+    // A team's name is not a token's: the label keys differ.
+    let crossed = spent(SpendScope::Token("pay".into()), day);
+    assert_eq!(crossed.runs, 0, "{crossed:?}");
 }
 
 #[test]

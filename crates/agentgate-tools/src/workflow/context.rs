@@ -48,6 +48,9 @@ pub struct WorkflowEnv {
     /// Files of agentgate's own its agent steps' sandboxed CLIs may not
     /// read (see `agentgate_core::RunOptions::hidden`).
     pub hidden: Vec<PathBuf>,
+    /// The API token that submitted the workflow's job: its agent steps'
+    /// runs record it, and its budgets apply (`Plan::submitted_by`).
+    pub submitter: Option<agentgate_core::budget::BudgetSubmitter>,
 }
 
 impl WorkflowEnv {
@@ -77,6 +80,7 @@ impl WorkflowEnv {
             caller_env: crate::invoke::caller_env(),
             keys: agentgate_core::sealed::KeyRing::default(),
             hidden: Vec::new(),
+            submitter: None,
         }
     }
 }

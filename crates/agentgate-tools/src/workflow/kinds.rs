@@ -257,8 +257,11 @@ pub(super) async fn run_agent_child(
     let (flags, task) = request
         .to_flags()
         .map_err(|e| TryEnd::invalid(format!("agent: {e}")))?;
-    let plan = agentgate_core::plan(&ctx.env.config, &flags, task)
+    let mut plan = agentgate_core::plan(&ctx.env.config, &flags, task)
         .map_err(|e| TryEnd::invalid(format!("agent: {e}")))?;
+    if let Some(submitter) = &ctx.env.submitter {
+        plan.submitted_by(submitter.clone());
+    }
     let run_id = new_run_id();
     started(ctx, child.step_id, child.attempt, &run_id, "agent", None);
     let options = RunOptions {

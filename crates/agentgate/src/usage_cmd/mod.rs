@@ -39,7 +39,8 @@ pub struct Args {
           value_parser = ["day", "week", "month"])]
     by: String,
     /// The dimension rows are grouped by: provider, model, agent, chain,
-    /// session, label (every KEY=VALUE pair) or label:KEY (one key's
+    /// session, token (the API token that submitted the run), team (its
+    /// team), label (every KEY=VALUE pair) or label:KEY (one key's
     /// values). Without it, one row per bucket.
     #[arg(long, value_name = "DIMENSION")]
     group: Option<String>,

@@ -92,3 +92,147 @@ fn under_refuse_a_job_over_the_days_budget_fails_at_once() {
     assert!(envelope.reset_at.is_some(), "{envelope:?}");
     assert_eq!(home.cli_runs().len(), 1);
 }
+
+/// Makes the API token `name` (team `pay`, scopes submit and read) with
+/// `budget`; its token.
+fn make_token(url: &str, name: &str, budget: serde_json::Value) -> String {
+    let body = json!({"name": name, "team": "pay", "scopes": ["submit", "read"], "budget": budget});
+    let made = super::serve_queue_support::post(url, "/v1/tokens", &body.to_string());
+    assert_eq!(made.status, 201, "{made:?}");
+    made.json()["token"].as_str().unwrap().to_owned()
+}
+
+/// Submits `prompt` with `token`; the job's id.
+fn submit_as(url: &str, token: &str, prompt: &str) -> String {
+    let body = json!({
+        "prompt": prompt,
+        "providers": ["claude"],
+        "no_unattended_instruction": true,
+        "max_provider_retries": 0,
+    });
+    let r = super::serve_support::post_json(url, "/v1/runs", token, &body.to_string());
+    assert_eq!(r.status, 201, "{r:?}");
+    r.json()["run_id"].as_str().unwrap().to_owned()
+}
+
+/// A token's own day budget and its team's (`budgets.teams`) hold over
+/// every run of its jobs, a retried run (`id.2`) too: each run records
+/// the token and team (not in its envelope), the token's and the team's
+/// spending add up, and `GET /v1/usage?group=token|team` reports them.
+#[test]
+fn a_tokens_and_its_teams_day_budgets_count_every_run_of_their_jobs() {
+    let home = QueueHome::new(
+        "queue:\n  max_attempts: 3\n  backoff: 0s\n  backoff_max: 0s\n\
+         budgets:\n  teams:\n    pay: {day: {max_cost: 0.15}}\n",
+    );
+    // The clock stays at the real time: the retry's backoff of 0s is due
+    // at once, and the budgets' day is the day the runs start in.
+    home.set_clock(&Timestamp::now().to_string());
+    let server = home.serve(true, &[]);
+    let bot = make_token(&server.url, "bot", json!({"day": {"max_cost_usd": 0.10}}));
+    let ops = make_token(&server.url, "ops", json!({}));
+
+    // Fails once (529, no cost), then its second run spends $0.06.
+    let a = submit_as(&server.url, &bot, "flaky costly tag-a");
+    let job = home.wait_for_state(&a, JobState::Succeeded);
+    assert_eq!(job.attempts, 2);
+    let store = home.store();
+    // The labels side table, as the store wrote it (its readers leave the
+    // reserved labels out of a run's summary).
+    let db = rusqlite::Connection::open(home.file("data/agentgate.db")).unwrap();
+    for id in [a.clone(), format!("{a}.2")] {
+        let mut stmt = db
+            .prepare("SELECT key, value FROM labels WHERE id = ?1 ORDER BY key")
+            .unwrap();
+        let labels: Vec<(String, String)> = stmt
+            .query_map([&id], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let expected = [("agentgate.team", "pay"), ("agentgate.token", "bot")]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()));
+        assert_eq!(labels, expected, "{id}");
+        let run = agentgate_store::RunStore::get_run(&store, &id)
+            .unwrap()
+            .unwrap();
+        let envelope = run.envelope.unwrap();
+        assert!(envelope.labels.is_empty(), "{id}: {:?}", envelope.labels);
+    }
+
+    // $0.06 of the token's $0.10 spent: the next job runs ($0.12), the
+    // one after is refused by the token's budget before its CLI starts.
+    let b = submit_as(&server.url, &bot, "costly tag-b");
+    home.wait_for_state(&b, JobState::Succeeded);
+    let c = submit_as(&server.url, &bot, "say tag-c");
+    let refused = home.wait_for_state(&c, JobState::Failed).envelope.unwrap();
+    assert_eq!(
+        refused.error_type,
+        Some(agentgate_protocol::ErrorKind::Budget)
+    );
+    let error = refused.error.unwrap();
+    assert!(
+        error.starts_with(
+            "over budget: the day budget of token bot: $0.1200 of $0.1 spent already by 3 runs"
+        ),
+        "{error}"
+    );
+
+    // `ops` has no budget of its own; the team's $0.15 holds it: $0.12
+    // spent by `bot`, its first job runs ($0.18), its second is refused.
+    let d = submit_as(&server.url, &ops, "costly tag-d");
+    home.wait_for_state(&d, JobState::Succeeded);
+    let e = submit_as(&server.url, &ops, "say tag-e");
+    let error = home
+        .wait_for_state(&e, JobState::Failed)
+        .envelope
+        .unwrap()
+        .error
+        .unwrap();
+    assert!(
+        error.starts_with(
+            "over budget: the day budget of team pay: $0.1800 of $0.15 spent already by 5 runs"
+        ),
+        "{error}"
+    );
+    // The server's own token belongs to no team and has no budget.
+    let f = submit_ok(&server.url, "say tag-f", json!({}));
+    home.wait_for_state(&f, JobState::Succeeded);
+    let tags: Vec<String> = home.cli_runs().into_iter().map(|r| r.tag).collect();
+    assert_eq!(tags, ["tag-a", "tag-a", "tag-b", "tag-d", "tag-f"]);
+
+    // The usage report by token and by team.
+    let usage = |group: &str| {
+        let r = super::serve_support::get(
+            &server.url,
+            &format!("/v1/usage?group={group}"),
+            Some(super::serve_queue_support::TOKEN),
+        );
+        assert_eq!(r.status, 200, "{r:?}");
+        // Summed over the buckets (a day's bucket each, should the test
+        // cross a midnight).
+        let mut rows: std::collections::BTreeMap<String, (u64, f64)> = Default::default();
+        for row in r.json()["rows"].as_array().unwrap() {
+            let sums = rows
+                .entry(row["group"].as_str().unwrap_or("-").to_owned())
+                .or_default();
+            sums.0 += row["runs"].as_u64().unwrap();
+            sums.1 += row["cost_usd"].as_f64().unwrap_or(0.0);
+        }
+        rows.into_iter()
+            .map(|(group, (runs, usd))| (group, runs, usd))
+            .collect::<Vec<_>>()
+    };
+    let by_token = usage("token");
+    let names: Vec<(&str, u64)> = by_token.iter().map(|r| (r.0.as_str(), r.1)).collect();
+    assert_eq!(
+        names,
+        [("bot", 4), ("ops", 2), ("serve", 1)],
+        "{by_token:?}"
+    );
+    assert!((by_token[0].2 - 0.12).abs() < 1e-9, "{by_token:?}");
+    assert!((by_token[1].2 - 0.06).abs() < 1e-9, "{by_token:?}");
+    let by_team = usage("team");
+    let teams: Vec<(&str, u64)> = by_team.iter().map(|r| (r.0.as_str(), r.1)).collect();
+    assert_eq!(teams, [("-", 1), ("pay", 6)], "{by_team:?}");
+    assert!((by_team[1].2 - 0.18).abs() < 1e-9, "{by_team:?}");
+}

@@ -359,3 +359,59 @@ fn a_token_past_its_max_running_is_refused_until_one_ends() {
         201
     );
 }
+
+/// A token's budget, from `agentgate token create` and from `POST
+/// /v1/tokens`, is stored and shown; a negative cost or an unknown key is
+/// refused naming `budget`.
+#[test]
+fn a_tokens_budget_is_kept_as_given_and_a_bad_one_refused() {
+    let home = QueueHome::new("");
+    make_token(
+        home.path(),
+        None,
+        "capped",
+        &["submit"],
+        &["--day-max-cost", "0.5", "--month-max-tokens", "100000"],
+    );
+    let listed: serde_json::Value =
+        serde_json::from_str(token_cmd(home.path(), None, &["list", "--json"]).trim()).unwrap();
+    assert_eq!(
+        listed["limits"]["budget"],
+        json!({"day": {"max_cost_usd": 0.5}, "month": {"max_tokens": 100000}})
+    );
+    let server = home.serve(false, &["--no-executor"]);
+    let tokens = call(&server.url, "GET", "/v1/tokens", TOKEN, "").json();
+    assert_eq!(
+        tokens["tokens"][0]["budget"],
+        json!({"day": {"max_cost_usd": 0.5}, "month": {"max_tokens": 100000}})
+    );
+    for (budget, wanted) in [
+        (
+            json!({"day": {"max_cost_usd": -1}}),
+            "budget.day.max_cost_usd is -1",
+        ),
+        (json!({"week": {"max_cost_usd": 1}}), "week"),
+    ] {
+        let body = json!({"name": "bad", "scopes": ["submit"], "budget": budget}).to_string();
+        let r = call(&server.url, "POST", "/v1/tokens", TOKEN, &body);
+        assert_eq!(r.status, 422, "{r:?}");
+        let error = &r.json()["error"];
+        assert!(
+            error["message"].as_str().unwrap().contains(wanted),
+            "{error}"
+        );
+    }
+    let made = call(
+        &server.url,
+        "POST",
+        "/v1/tokens",
+        TOKEN,
+        &json!({"name": "api", "scopes": ["read"], "budget": {"month": {"max_cost_usd": 20}}})
+            .to_string(),
+    );
+    assert_eq!(made.status, 201, "{made:?}");
+    assert_eq!(
+        made.json()["budget"],
+        json!({"month": {"max_cost_usd": 20.0}})
+    );
+}

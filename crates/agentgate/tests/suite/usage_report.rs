@@ -501,7 +501,7 @@ fn bad_usage_parameters_exit_2_with_what_to_give() {
     for (args, says) in [
         (&["--by", "year"][..], "invalid value 'year' for '--by"),
         (&["--group", "colour"][..], "unknown group `colour`"),
-        (&["--group", "token"][..], "do not record the token"),
+        (&["--group", "teams"][..], "unknown group `teams`"),
         (&["--since", "last week"][..], "`since` is `last week`"),
         (
             &["--since", "2026-03-02", "--until", "2026-03-01"][..],
@@ -561,7 +561,7 @@ fn get_v1_usage_serves_the_report_behind_the_token() {
     assert_eq!(get(&serve.url, "/v1/usage", None).status, 401);
     for (query, field) in [
         ("by=year", "by"),
-        ("group=token", "group"),
+        ("group=tokens", "group"),
         ("until=soon", "until"),
         ("since=2026-03-02&until=2026-03-01", "since"),
         ("colour=red", "query"),

@@ -13,7 +13,8 @@ fn budgets_take_the_policy_the_run_limits_and_each_window() {
         "version: 1\n{AGENTS}budgets:\n  when_over: wait\n  warn_at: 0.5\n  \
          run: {{max_cost: 0.25}}\n  global: {{day: {{max_cost: 20}}, month: {{max_tokens: 9000000}}}}\n  \
          agents:\n    reviewer: {{day: {{max_cost: 5, max_tokens: 100000}}}}\n  \
-         chains:\n    main: {{month: {{max_cost: 50}}}}\n  sessions: {{max_cost: 2}}\n"
+         chains:\n    main: {{month: {{max_cost: 50}}}}\n  sessions: {{max_cost: 2}}\n  \
+         teams:\n    pay-ops: {{day: {{max_cost: 8}}}}\n"
     ))
     .unwrap();
     let b = &cfg.budgets;
@@ -40,6 +41,7 @@ fn budgets_take_the_policy_the_run_limits_and_each_window() {
     );
     assert_eq!(b.chains["main"].month.max_cost_usd, Some(50.0));
     assert_eq!(b.sessions.max_cost_usd, Some(2.0));
+    assert_eq!(b.teams["pay-ops"].day.max_cost_usd, Some(8.0));
     assert!(b.has_windows());
     // None given: refuse, warn at 80%, nothing limited.
     let none = parse("version: 1\n").unwrap().budgets;
@@ -64,6 +66,16 @@ fn bad_budgets_are_refused_at_their_line() {
             "names no chain",
         ),
         ("  global: {week: {max_cost: 1}}\n", 9, "week"),
+        (
+            "  teams:\n    pay ops: {day: {max_cost: 1}}\n",
+            10,
+            "team `pay ops` is not valid",
+        ),
+        (
+            "  teams:\n    pay: {day: {max_cost: -2}}\n",
+            10,
+            "teams.pay.day.max_cost is -2",
+        ),
     ] {
         let (at, message) = invalid(&format!("version: 1\n{AGENTS}budgets:\n{bad}"));
         assert!(message.contains(wanted), "{bad}: {message}");
