@@ -55,8 +55,11 @@ PATH="$root/$venv/bin:$PATH" "$venv/bin/openapi-python-client" generate \
   exit 1
 }
 
-# TypeScript: the types of every path and schema.
+# TypeScript: the types of every path and schema. A property with a
+# default is optional in a request (`--default-non-nullable=false`): the
+# server fills it in, so a caller may leave it out.
 "$ts/node_modules/.bin/openapi-typescript" "$document" \
+  --default-non-nullable=false \
   --output "$scratch/schema.ts" >"$scratch/typescript-generator.log" 2>&1 || {
   cat "$scratch/typescript-generator.log" >&2
   echo "gen-clients: openapi-typescript failed (its output is above)" >&2

@@ -1,7 +1,7 @@
-"""A TCP proxy in front of the server that drops the first connection whose
-request is for a run's events once it has passed on the first event of the
-answer: what a client sees when its connection breaks mid-stream. Later
-connections pass through whole. It records each request's head."""
+"""A TCP proxy in front of the server, for breaking connections on purpose:
+it passes every connection through, records the head of each request, and
+`cut()` drops every connection open at that moment (what a client sees when
+its network breaks mid-stream)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,20 @@ class CuttingProxy:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
         self.requests: list[str] = []
-        self._cut_done = False
+        self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
+    def cut(self) -> None:
+        """Drop every connection open now."""
+        with self._lock:
+            sockets, self._open = self._open, set()
+        for s in sockets:
+            _close(s)
+
     def close(self) -> None:
         self._listener.close()
+        self.cut()
 
     def _accept(self) -> None:
         while True:
@@ -32,60 +40,41 @@ class CuttingProxy:
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, client: socket.socket) -> None:
-        client.settimeout(30)
-        upstream = socket.create_connection(self._upstream, timeout=30)
         try:
-            head = b""
-            while b"\r\n\r\n" not in head:
-                data = client.recv(65536)
-                if not data:
-                    return
-                head += data
-            with self._lock:
-                self.requests.append(head.decode("latin-1"))
-                cut = "/events" in head.split(b"\r\n", 1)[0].decode("latin-1") and not self._cut_done
-                self._cut_done = self._cut_done or cut
-            upstream.sendall(head)
-            if not cut:
-                threading.Thread(target=_pipe, args=(client, upstream), daemon=True).start()
-                _pipe(upstream, client)
-                return
-            # The answer's head, then its body up to the end of the first
-            # message (a blank line), then the connection is dropped.
-            answer = b""
+            upstream = socket.create_connection(self._upstream, timeout=30)
+        except OSError:
+            _close(client)
+            return
+        with self._lock:
+            self._open.update((client, upstream))
+        threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
+        self._pipe(upstream, client, False)
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, requests: bool) -> None:
+        head = b""
+        try:
             while True:
-                data = upstream.recv(65536)
+                data = source.recv(65536)
                 if not data:
                     break
-                answer += data
-                body_at = answer.find(b"\r\n\r\n")
-                if body_at >= 0:
-                    end = answer.find(b"\n\n", body_at + 4)
-                    if end >= 0:
-                        client.sendall(answer[: end + 2])
-                        break
+                if requests:
+                    # One request per head (keep-alive connections carry several).
+                    head += data
+                    while b"\r\n\r\n" in head:
+                        one, head = head.split(b"\r\n\r\n", 1)
+                        with self._lock:
+                            self.requests.append(one.decode("latin-1") + "\r\n")
+                sink.sendall(data)
         except OSError:
             pass
         finally:
-            for s in (client, upstream):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                s.close()
+            _close(source)
+            _close(sink)
 
 
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
+def _close(s: socket.socket) -> None:
     try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            sink.sendall(data)
+        s.shutdown(socket.SHUT_RDWR)
     except OSError:
         pass
-    finally:
-        try:
-            sink.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
+    s.close()

@@ -59,23 +59,36 @@ def test_a_resume_from_a_mid_stream_id_gives_only_the_later_events(client: Agent
     assert stream.last_event_id == items[-1].seq
 
 
-def test_a_dropped_connection_is_resumed_from_the_last_id(url: str, token: str, client: Agentgate, ended_run):
-    run_id, items = ended_run
+def test_a_dropped_connection_is_resumed_from_the_last_id(url: str, token: str, client: Agentgate):
+    # A run that holds after its message `one`: when the connection is cut
+    # there, the server has sent nothing later, so what follows can only
+    # come through the resumed stream.
+    run_id = submit(client, "hold for the cut")
     proxy = CuttingProxy(url)
     try:
         with Agentgate(proxy.url, token) as through_proxy:
             stream = through_proxy.events(run_id, backoff=0.05)
-            got = list(stream)
+            got = []
+            for item in stream:
+                got.append(item)
+                if isinstance(item, Event) and item.type == "message":
+                    held_at = item.seq
+                    proxy.cut()
+                    client.cancel(run_id)
     finally:
         proxy.close()
-    # Every event once, in order, though the first connection broke after
-    # the first event.
-    assert [e.text for e in got] == [e.text for e in items]
+    # Every event once, in order: the ones before the cut, then the rest
+    # of the run (its cancel and result) from the second connection.
+    seqs = [e.seq for e in got]
+    assert seqs == list(range(len(got))), got
+    types = [e.type for e in got]
+    assert types.index("message") == held_at and "cancelled" in types and types[-1] == "result", types
     assert stream.connections == 2, proxy.requests
     events_requests = [r for r in proxy.requests if "/events" in r.split("\r\n", 1)[0]]
     assert len(events_requests) == 2, proxy.requests
     assert "last-event-id" not in events_requests[0].lower()
-    assert f"last-event-id: {items[0].seq}\r\n" in events_requests[1].lower(), events_requests[1]
+    assert f"last-event-id: {held_at}\r\n" in events_requests[1].lower(), events_requests[1]
+    assert client.wait_for_run(run_id, timeout=60).status == "cancelled"
 
 
 def test_cancel_a_running_run(client: Agentgate):

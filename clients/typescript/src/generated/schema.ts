@@ -2288,22 +2288,22 @@ export interface components {
              * @description `--add-dir` folders (absolute).
              * @default []
              */
-            add_dirs: string[];
+            add_dirs?: string[];
             /**
              * @description `--agent-file` (absolute).
              * @default null
              */
-            agent_file: string | null;
+            agent_file?: string | null;
             /**
              * @description Agents of the config tried in order (`--agent`).
              * @default []
              */
-            agents: string[];
+            agents?: string[];
             /**
              * @description `--binary` (absolute).
              * @default null
              */
-            binary: string | null;
+            binary?: string | null;
             /**
              * Format: uri
              * @description An http(s) URL that gets this run's `run.ended` webhook, signed
@@ -2311,87 +2311,87 @@ export interface components {
              * @default null
              * @example https://hooks.example.com/run-ended
              */
-            callback_url: string | null;
+            callback_url?: string | null;
             /**
              * @description A chain of the config (`--chain`).
              * @default null
              */
-            chain: string | null;
+            chain?: string | null;
             /**
              * @description `--context` files (absolute).
              * @default []
              */
-            context: string[];
+            context?: string[];
             /**
              * @description `--context-dir` (absolute).
              * @default null
              */
-            context_dir: string | null;
+            context_dir?: string | null;
             /**
              * @description `--context-max` bytes.
              * @default null
              */
-            context_max: number | null;
+            context_max?: number | null;
             /**
              * @description `--cwd` (absolute; default: the server's working directory).
              * @default null
              */
-            cwd: string | null;
+            cwd?: string | null;
             /**
              * @description `--debug-prompt`: save the prompt sent, redacted, as `prompt.txt` in
              *     the run folder.
              * @default false
              */
-            debug_prompt: boolean;
+            debug_prompt?: boolean;
             /**
              * @description `--env KEY=VALUE` pairs.
              * @default {}
              */
-            env: {
+            env?: {
                 [key: string]: string;
             };
             /**
              * @description `--extend-on-activity`, e.g. `"5m"`.
              * @default null
              */
-            extend_on_activity: string | null;
+            extend_on_activity?: string | null;
             /**
              * @description `--extra-arg` values.
              * @default []
              */
-            extra_args: string[];
+            extra_args?: string[];
             /** @default null */
-            extra_args_mode: components["schemas"]["ExtraArgsMode"] | null;
+            extra_args_mode?: components["schemas"]["ExtraArgsMode"] | null;
             /**
              * @description The name of the file the task came from (a watched note's name): the
              *     prompt sends the task under `--- task: NAME ---` (as the task input's
              *     `file_name`; give it in one of the two places).
              * @default null
              */
-            file_name: string | null;
+            file_name?: string | null;
             /**
              * @description `--gateway` (`true`) or `--no-gateway` (`false`): a model gateway in
              *     front of the run's CLIs, or none; absent: the server's config says.
              * @default null
              */
-            gateway: boolean | null;
+            gateway?: boolean | null;
             /** @default null */
-            handoff: components["schemas"]["Handoff"] | null;
+            handoff?: components["schemas"]["Handoff"] | null;
             /**
              * @description A repeated key returns the run the first request created.
              * @default null
              */
-            idempotency_key: string | null;
+            idempotency_key?: string | null;
             /**
              * @description `--idle-timeout`.
              * @default null
              */
-            idle_timeout: string | null;
+            idle_timeout?: string | null;
             /**
              * @description `--ignore-quota`.
              * @default false
              */
-            ignore_quota: boolean;
+            ignore_quota?: boolean;
             /** @description `--input JSON`: the skill's input (a string is passed as its text). */
             input?: unknown;
             /**
@@ -2400,7 +2400,7 @@ export interface components {
              *     (see `agentgate_protocol::check_labels` for the bounds).
              * @default {}
              */
-            labels: {
+            labels?: {
                 [key: string]: string;
             };
             /**
@@ -2410,152 +2410,152 @@ export interface components {
              *     session under the same name (over the agent's `max_context_tokens`).
              * @default null
              */
-            max_context_tokens: number | null;
+            max_context_tokens?: number | null;
             /**
              * Format: double
              * @description `--max-cost`: the most this run may spend, in USD; past it the CLI
              *     is stopped and the run ends with `budget`.
              * @default null
              */
-            max_cost_usd: number | null;
+            max_cost_usd?: number | null;
             /**
              * Format: int64
              * @description `--max-input-tokens`: input tokens over the run's calls, at most.
              * @default null
              */
-            max_input_tokens: number | null;
+            max_input_tokens?: number | null;
             /**
              * Format: int32
              * @description `--max-model-calls`: the run's model calls at most (needs a gateway).
              * @default null
              */
-            max_model_calls: number | null;
+            max_model_calls?: number | null;
             /**
              * @description `--max-model-time`: wall time of model calls, summed, at most (`10m`).
              * @default null
              */
-            max_model_time: string | null;
+            max_model_time?: string | null;
             /**
              * Format: int64
              * @description `--max-output-tokens`: output tokens over the run's calls, at most.
              * @default null
              */
-            max_output_tokens: number | null;
+            max_output_tokens?: number | null;
             /**
              * Format: int32
              * @description `--max-provider-retries`.
              * @default null
              */
-            max_provider_retries: number | null;
+            max_provider_retries?: number | null;
             /**
              * @description `--max-timeout`, e.g. `"30m"`.
              * @default null
              */
-            max_timeout: string | null;
+            max_timeout?: string | null;
             /**
              * Format: int64
              * @description `--max-tokens`: the most tokens (input + output) this run may spend.
              * @default null
              */
-            max_tokens: number | null;
+            max_tokens?: number | null;
             /**
              * Format: int32
              * @description `--max-turns` (Claude Code).
              * @default null
              */
-            max_turns: number | null;
+            max_turns?: number | null;
             /**
              * @description `--model`.
              * @default null
              */
-            model: string | null;
+            model?: string | null;
             /**
              * @description `--no-unattended-instruction`.
              * @default false
              */
-            no_unattended_instruction: boolean;
+            no_unattended_instruction?: boolean;
             /**
              * Format: date-time
              * @description Not started before this time (RFC 3339).
              * @default null
              */
-            not_before: string | null;
+            not_before?: string | null;
             /** @default null */
-            on_dirty: components["schemas"]["OnDirty"] | null;
+            on_dirty?: components["schemas"]["OnDirty"] | null;
             /**
              * @description `--output-schema` (absolute).
              * @default null
              */
-            output_schema: string | null;
+            output_schema?: string | null;
             /**
              * @description `default`, `plan`, `acceptEdits` or `bypass` (`--permission-mode`).
              * @default null
              */
-            permission_mode: string | null;
+            permission_mode?: string | null;
             /**
              * @description `--persona`.
              * @default null
              */
-            persona: string | null;
+            persona?: string | null;
             /**
              * Format: int64
              * @description Higher runs first (-1000 to 1000, default 0).
              * @default 0
              */
-            priority: number;
+            priority?: number;
             /**
              * @description The prompt (exactly one of `prompt` and `task`).
              * @default null
              */
-            prompt: string | null;
+            prompt?: string | null;
             /**
              * @description `--prompt-max-bytes`.
              * @default null
              */
-            prompt_max_bytes: number | null;
+            prompt_max_bytes?: number | null;
             /**
              * @description `--prompt-warn-bytes`.
              * @default null
              */
-            prompt_warn_bytes: number | null;
+            prompt_warn_bytes?: number | null;
             /**
              * @description Providers tried in order (`--provider claude,codex`).
              * @default []
              */
-            providers: string[];
+            providers?: string[];
             /**
              * @description `--reasoning-effort`: `none`, `minimal`, `low`, `medium`, `high`,
              *     `xhigh` or `max`, for the CLIs with a knob for it.
              * @default null
              */
-            reasoning_effort: string | null;
+            reasoning_effort?: string | null;
             /**
              * @description `--record-model-calls`: keep the model calls in the run's folder.
              * @default false
              */
-            record_model_calls: boolean;
+            record_model_calls?: boolean;
             /**
              * @description `--resume`.
              * @default null
              */
-            resume: string | null;
+            resume?: string | null;
             /**
              * @description Error types that hand the task on (`--retry-on`).
              * @default []
              */
-            retry_on: string[];
+            retry_on?: string[];
             /**
              * @description `--rotate-handoff`: `none`, `summary` or `prompt` (with
              *     `rotate_prompt`): how a rotated session is seeded.
              * @default null
              */
-            rotate_handoff: string | null;
+            rotate_handoff?: string | null;
             /**
              * @description `--rotate-prompt`: the text a rotated session's first prompt starts
              *     with (`rotate_handoff: prompt`).
              * @default null
              */
-            rotate_prompt: string | null;
+            rotate_prompt?: string | null;
             /**
              * @description `--sandbox`: `off`, `workspace`, `strict` or `container`, how the
              *     run's CLIs are confined (over the agent's and the server's config);
@@ -2564,35 +2564,35 @@ export interface components {
              * @default null
              * @example workspace
              */
-            sandbox: string | null;
+            sandbox?: string | null;
             /**
              * @description `--session`.
              * @default null
              */
-            session: string | null;
+            session?: string | null;
             /** @default null */
-            session_busy: components["schemas"]["SessionBusy"] | null;
+            session_busy?: components["schemas"]["SessionBusy"] | null;
             /**
              * @description `--skill NAME`: the skill each provider invokes its own way (the
              *     prompt may then be left out).
              * @default null
              */
-            skill: string | null;
+            skill?: string | null;
             /**
              * @description `--skip-context-file`.
              * @default false
              */
-            skip_context_file: boolean;
+            skip_context_file?: boolean;
             /**
              * @description `--system`.
              * @default null
              */
-            system: string | null;
+            system?: string | null;
             /**
              * @description `--system-file` (absolute).
              * @default null
              */
-            system_file: string | null;
+            system_file?: string | null;
             /**
              * @description A task input object: `{"prompt", "context", "persona", "files"}`, as
              *     `agentgate run` reads from stdin.
@@ -2604,40 +2604,40 @@ export interface components {
              *     for it.
              * @default null
              */
-            thinking_budget: number | null;
+            thinking_budget?: number | null;
             /** @default null */
-            tier: components["schemas"]["Tier"] | null;
+            tier?: components["schemas"]["Tier"] | null;
             /**
              * @description `--timeout`, e.g. `"90s"`, `"10m"`.
              * @default null
              */
-            timeout: string | null;
+            timeout?: string | null;
             /**
              * @description `--timeout-warn`: when to warn before `timeout`, e.g. `"80%,95%"`,
              *     `"2m"`, `"off"`.
              * @default null
              */
-            timeout_warn: string | null;
+            timeout_warn?: string | null;
             /**
              * @description Registry tools the agents may call, through agentgate's MCP server
              *     (`--tools`); the server's registry must have them.
              * @default []
              */
-            tools: string[];
+            tools?: string[];
             /**
              * @description `--warm` (needs `session`): keep the CLI running for the session's
              *     next turn (a server's turns go to its own warm processes).
              * @default false
              */
-            warm: boolean;
+            warm?: boolean;
             /**
              * @description `--warm-idle` (needs `warm`): end the warm process after this long
              *     idle, e.g. `"10m"`.
              * @default null
              */
-            warm_idle: string | null;
+            warm_idle?: string | null;
             /** @default null */
-            workspace: components["schemas"]["WorkspaceMode"] | null;
+            workspace?: components["schemas"]["WorkspaceMode"] | null;
         };
         /**
          * @description Where a run is. A queued run waits to be claimed (see `not_before` and
@@ -3992,7 +3992,7 @@ export interface components {
              *     config file's folder).
              * @default null
              */
-            base_dir: string | null;
+            base_dir?: string | null;
             /**
              * @description Instead of `workflow`: the absolute path of a workflow file (`.yaml`,
              *     `.yml` or `.json`) on the server's machine, in the server's folders
@@ -4000,12 +4000,12 @@ export interface components {
              *     that does not parse is refused with its line, never its text.
              * @default null
              */
-            file: string | null;
+            file?: string | null;
             /**
              * @description A repeated key returns the run the first submission created.
              * @default null
              */
-            idempotency_key: string | null;
+            idempotency_key?: string | null;
             /** @description The workflow's input (`${input...}`). */
             input?: unknown;
             /**
@@ -4014,7 +4014,7 @@ export interface components {
              *     its envelope and every step's run carry them.
              * @default {}
              */
-            labels: {
+            labels?: {
                 [key: string]: string;
             };
             /**
@@ -4022,13 +4022,13 @@ export interface components {
              * @description Not started before this time.
              * @default null
              */
-            not_before: string | null;
+            not_before?: string | null;
             /**
              * Format: int64
              * @description Higher runs first (-1000 to 1000).
              * @default 0
              */
-            priority: number;
+            priority?: number;
             /**
              * @description The workflow: the file's text (YAML or JSON), or the workflow as a
              *     JSON object. Give it with `base_dir`, or give `file` instead.

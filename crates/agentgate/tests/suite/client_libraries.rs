@@ -143,6 +143,9 @@ fn run_suite(served: &Served, mut cmd: Command, what: &str) -> Run {
         run.all_output(),
         served.serve.stderr_so_far()
     );
+    // The suite's own report, for the log (nextest shows it on failure
+    // or with --no-capture).
+    eprintln!("{what}:\n{}", run.all_output());
     run
 }
 
