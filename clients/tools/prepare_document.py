@@ -6,19 +6,20 @@ that first used them (schemars' `$defs`: `#/components/schemas/Event/$defs/
 StartEvent`). openapi-python-client resolves references to
 `#/components/schemas/NAME` only and drops a schema it cannot resolve (the
 envelope and the events would be missing from the Python client), so this
-step hoists every nested definition into `components.schemas` under its own
-name and points the references there (and a definition's `#`, its
-root, at the schema it was nested in). And an `operationId` that two
+step hoists every nested definition into `components.schemas` under its
+own name and points the references there (and a definition's `#`, its
+root, at the schema it was nested in). Two more: an `operationId` that two
 operations share (OpenAPI requires them unique; openapi-typescript's
-`operations` cannot hold both) becomes one per operation (see
-`unique_operation_ids`). It changes nothing else, and nothing at all in a
-document without nested `$defs` and with unique operation ids.
+`operations` cannot hold both) becomes one per operation
+(`unique_operation_ids`), and a `oneOf` of string constants becomes an
+`enum` (`const_unions_as_enums`). It changes nothing else, and nothing at
+all in a document without nested `$defs`, shared operation ids and such
+unions.
 
 Two definitions of one name must be the same schema, but for `title` and
 `$schema` (they are: each is one Rust type); if they ever differ the step
 fails, naming it, rather than guess. The output has sorted keys: the same
-input always gives the same
-bytes.
+input always gives the same bytes.
 
 Usage: prepare_document.py IN.json OUT.json
 """
@@ -76,6 +77,39 @@ def hoist(document):
     return document
 
 
+def const_unions_as_enums(node):
+    """A `oneOf` whose every member is one string `const` (schemars' way to
+    document each value of an enum) becomes `enum` of those strings, each
+    value's description moved into a list in the schema's. openapi-python-
+    client parses such a `oneOf` by its first member only and refuses every
+    other value (a real envelope then stays an untyped dict)."""
+    if isinstance(node, list):
+        return [const_unions_as_enums(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: const_unions_as_enums(value) for key, value in node.items()}
+    members = node.get("oneOf")
+    if (
+        isinstance(members, list)
+        and members
+        and all(
+            isinstance(m, dict)
+            and isinstance(m.get("const"), str)
+            and m.get("type", "string") == "string"
+            and set(m) <= {"const", "type", "description"}
+            for m in members
+        )
+    ):
+        del node["oneOf"]
+        node["type"] = "string"
+        node["enum"] = [m["const"] for m in members]
+        described = [f"- `{m['const']}`: {m['description']}" for m in members if m.get("description")]
+        if described:
+            text = node.get("description", "")
+            node["description"] = (text + "\n\n" if text else "") + "\n".join(described)
+    return node
+
+
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
@@ -112,7 +146,7 @@ def main(argv):
         return 2
     with open(argv[1], encoding="utf-8") as f:
         document = json.load(f)
-    document = unique_operation_ids(hoist(document))
+    document = const_unions_as_enums(unique_operation_ids(hoist(document)))
     with open(argv[2], "w", encoding="utf-8") as f:
         json.dump(document, f, indent=2, sort_keys=True, ensure_ascii=False)
         f.write("\n")

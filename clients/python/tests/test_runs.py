@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from agentgate_api.models import Envelope
 from agentgate_client import Agentgate, ApiError, End, Event, RunTimeout
 from cutting_proxy import CuttingProxy
 
@@ -45,7 +46,11 @@ def test_submit_and_follow_the_events_to_the_end(client: Agentgate, ended_run):
     assert items[-1].data["envelope"]["response"] == "done"
     run = client.wait_for_run(run_id, timeout=60)
     assert run.status == "succeeded"
-    assert as_dict(run.envelope)["response"] == "done"
+    # The envelope as the document types it: the generated model parses the
+    # server's envelope and gives back the same JSON.
+    assert isinstance(run.envelope, Envelope), run.envelope
+    assert run.envelope.response == "done"
+    assert run.envelope.to_dict() == items[-1].data["envelope"]
 
 
 def test_a_resume_from_a_mid_stream_id_gives_only_the_later_events(client: Agentgate, ended_run):

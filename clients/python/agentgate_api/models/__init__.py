@@ -2,6 +2,7 @@
 
 from .action_request import ActionRequest
 from .action_required_message import ActionRequiredMessage
+from .activity_class import ActivityClass
 from .answer_chunk_event import AnswerChunkEvent
 from .approval_answer import ApprovalAnswer
 from .approval_answered import ApprovalAnswered
@@ -10,10 +11,12 @@ from .approval_decision_event import ApprovalDecisionEvent
 from .approval_request_event import ApprovalRequestEvent
 from .artifact_check import ArtifactCheck
 from .artifact_ref import ArtifactRef
+from .artifact_state import ArtifactState
 from .attempt import Attempt
 from .attempt_cost import AttemptCost
 from .attempt_view import AttemptView
 from .caller import Caller
+from .cancel_reason import CancelReason
 from .cancelled_event import CancelledEvent
 from .cancelled_message import CancelledMessage
 from .catalog_entry import CatalogEntry
@@ -21,19 +24,26 @@ from .changed_file import ChangedFile
 from .config_info import ConfigInfo
 from .cost_card_entry import CostCardEntry
 from .cost_report import CostReport
+from .cost_source import CostSource
 from .cut import Cut
+from .decided_by import DecidedBy
 from .delivery_list import DeliveryList
 from .delivery_view import DeliveryView
 from .effort_report import EffortReport
 from .enforcement import Enforcement
+from .enforcement_state import EnforcementState
 from .engine_health import EngineHealth
 from .envelope import Envelope
 from .envelope_labels import EnvelopeLabels
 from .error_body import ErrorBody
 from .error_detail import ErrorDetail
 from .error_info import ErrorInfo
+from .error_kind import ErrorKind
 from .error_message import ErrorMessage
+from .error_source import ErrorSource
+from .exit_meaning import ExitMeaning
 from .extra_args_mode import ExtraArgsMode
+from .fallback_from import FallbackFrom
 from .fallback_source import FallbackSource
 from .feature_flags import FeatureFlags
 from .gateway_report import GatewayReport
@@ -51,6 +61,7 @@ from .level_support import LevelSupport
 from .limit_view import LimitView
 from .limits_report import LimitsReport
 from .log_event import LogEvent
+from .log_level import LogLevel
 from .log_message import LogMessage
 from .login import Login
 from .login_state import LoginState
@@ -72,8 +83,12 @@ from .queue_view import QueueView
 from .quota_list import QuotaList
 from .quota_window import QuotaWindow
 from .rate_limit_event import RateLimitEvent
+from .rate_limit_status import RateLimitStatus
 from .rate_limit_window import RateLimitWindow
 from .raw_event import RawEvent
+from .raw_stream import RawStream
+from .reasoning_absent_reason import ReasoningAbsentReason
+from .reasoning_source import ReasoningSource
 from .result_event import ResultEvent
 from .result_message import ResultMessage
 from .result_message_metrics_type_0 import ResultMessageMetricsType0
@@ -88,6 +103,7 @@ from .run_state import RunState
 from .run_view import RunView
 from .run_view_request import RunViewRequest
 from .sandbox_health import SandboxHealth
+from .sandbox_level import SandboxLevel
 from .sandbox_report import SandboxReport
 from .session_busy import SessionBusy
 from .session_deleted import SessionDeleted
@@ -110,6 +126,7 @@ from .status_event_type_4 import StatusEventType4
 from .status_event_type_5 import StatusEventType5
 from .step_outcome import StepOutcome
 from .step_report import StepReport
+from .step_status import StepStatus
 from .stream_end import StreamEnd
 from .submitted_by import SubmittedBy
 from .survivor import Survivor
@@ -128,12 +145,15 @@ from .token_request import TokenRequest
 from .token_view import TokenView
 from .tokens_used import TokensUsed
 from .tool_activity import ToolActivity
+from .tool_class import ToolClass
 from .tool_envelope import ToolEnvelope
 from .tool_envelope_metrics import ToolEnvelopeMetrics
+from .tool_error_class import ToolErrorClass
 from .tool_error_code import ToolErrorCode
 from .tool_exit import ToolExit
 from .tool_message_event import ToolMessageEvent
 from .tool_result_event import ToolResultEvent
+from .tool_status import ToolStatus
 from .tool_use_event import ToolUseEvent
 from .unreadable_run import UnreadableRun
 from .usage import Usage
@@ -142,11 +162,16 @@ from .usage_figures_view import UsageFiguresView
 from .usage_figures_view_error_types import UsageFiguresViewErrorTypes
 from .usage_report_view import UsageReportView
 from .usage_row_view import UsageRowView
+from .usage_scope import UsageScope
+from .usage_source import UsageSource
+from .warm_process_state import WarmProcessState
 from .warm_report import WarmReport
+from .wire_api import WireApi
 from .worker_list import WorkerList
 from .worker_view import WorkerView
 from .workflow_envelope import WorkflowEnvelope
 from .workflow_envelope_outputs import WorkflowEnvelopeOutputs
+from .workflow_state import WorkflowState
 from .workflow_state_event import WorkflowStateEvent
 from .workflow_submission import WorkflowSubmission
 from .workflow_submission_labels import WorkflowSubmissionLabels
@@ -156,6 +181,7 @@ from .workspace_report import WorkspaceReport
 __all__ = (
     "ActionRequest",
     "ActionRequiredMessage",
+    "ActivityClass",
     "AnswerChunkEvent",
     "ApprovalAnswer",
     "ApprovalAnswered",
@@ -164,10 +190,12 @@ __all__ = (
     "ApprovalRequestEvent",
     "ArtifactCheck",
     "ArtifactRef",
+    "ArtifactState",
     "Attempt",
     "AttemptCost",
     "AttemptView",
     "Caller",
+    "CancelReason",
     "CancelledEvent",
     "CancelledMessage",
     "CatalogEntry",
@@ -175,19 +203,26 @@ __all__ = (
     "ConfigInfo",
     "CostCardEntry",
     "CostReport",
+    "CostSource",
     "Cut",
+    "DecidedBy",
     "DeliveryList",
     "DeliveryView",
     "EffortReport",
     "Enforcement",
+    "EnforcementState",
     "EngineHealth",
     "Envelope",
     "EnvelopeLabels",
     "ErrorBody",
     "ErrorDetail",
     "ErrorInfo",
+    "ErrorKind",
     "ErrorMessage",
+    "ErrorSource",
+    "ExitMeaning",
     "ExtraArgsMode",
+    "FallbackFrom",
     "FallbackSource",
     "FeatureFlags",
     "GatewayReport",
@@ -205,6 +240,7 @@ __all__ = (
     "LimitView",
     "LimitsReport",
     "LogEvent",
+    "LogLevel",
     "LogMessage",
     "Login",
     "LoginState",
@@ -226,8 +262,12 @@ __all__ = (
     "QuotaList",
     "QuotaWindow",
     "RateLimitEvent",
+    "RateLimitStatus",
     "RateLimitWindow",
     "RawEvent",
+    "RawStream",
+    "ReasoningAbsentReason",
+    "ReasoningSource",
     "ResultEvent",
     "ResultMessage",
     "ResultMessageMetricsType0",
@@ -242,6 +282,7 @@ __all__ = (
     "RunView",
     "RunViewRequest",
     "SandboxHealth",
+    "SandboxLevel",
     "SandboxReport",
     "SessionBusy",
     "SessionDeleted",
@@ -264,6 +305,7 @@ __all__ = (
     "StatusEventType5",
     "StepOutcome",
     "StepReport",
+    "StepStatus",
     "StreamEnd",
     "SubmittedBy",
     "Survivor",
@@ -282,12 +324,15 @@ __all__ = (
     "TokenView",
     "TokensUsed",
     "ToolActivity",
+    "ToolClass",
     "ToolEnvelope",
     "ToolEnvelopeMetrics",
+    "ToolErrorClass",
     "ToolErrorCode",
     "ToolExit",
     "ToolMessageEvent",
     "ToolResultEvent",
+    "ToolStatus",
     "ToolUseEvent",
     "UnreadableRun",
     "Usage",
@@ -296,11 +341,16 @@ __all__ = (
     "UsageFiguresViewErrorTypes",
     "UsageReportView",
     "UsageRowView",
+    "UsageScope",
+    "UsageSource",
+    "WarmProcessState",
     "WarmReport",
+    "WireApi",
     "WorkerList",
     "WorkerView",
     "WorkflowEnvelope",
     "WorkflowEnvelopeOutputs",
+    "WorkflowState",
     "WorkflowStateEvent",
     "WorkflowSubmission",
     "WorkflowSubmissionLabels",

@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.decided_by import DecidedBy, check_decided_by
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ApprovalDecisionEvent")
@@ -22,8 +17,14 @@ class ApprovalDecisionEvent:
     """Body of `approval_decision`: how a request was answered.
 
     Attributes:
-        by (Literal['cancelled'] | Literal['human'] | Literal['policy'] | Literal['repeat'] | Literal['timeout']): Who
-            or what decided a permission request.
+        by (DecidedBy): Who or what decided a permission request.
+
+            - `policy`: A rule of the policy, or its default.
+            - `human`: A human, through the server's API or the dashboard.
+            - `timeout`: Nobody answered an `ask` in time: denied.
+            - `repeat`: The same call was denied before in this turn and asked again: denied
+            without asking, and the turn stopped (an ask never loops).
+            - `cancelled`: The run was cancelled while the request waited: denied.
         decision (str): `allow` or `deny`, as sent to the CLI.
         request_id (str): The request answered.
         message (None | str | Unset): What the agent is told with a denial.
@@ -31,7 +32,7 @@ class ApprovalDecisionEvent:
             policy did or sent the request to a human.
     """
 
-    by: Literal["cancelled", "human", "policy", "repeat", "timeout"]
+    by: DecidedBy
     decision: str
     request_id: str
     message: None | str | Unset = UNSET
@@ -39,8 +40,7 @@ class ApprovalDecisionEvent:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        by: Literal["cancelled", "human", "policy", "repeat", "timeout"]
-        by = self.by
+        by: str = self.by
 
         decision = self.decision
 
@@ -77,42 +77,7 @@ class ApprovalDecisionEvent:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_by(
-            data: object,
-        ) -> Literal["cancelled", "human", "policy", "repeat", "timeout"]:
-            componentsschemas_decided_by_type_0 = cast(Literal["policy"], data)
-            if componentsschemas_decided_by_type_0 != "policy":
-                raise ValueError(
-                    f"/components/schemas/DecidedBy_type_0 must match const 'policy', got '{componentsschemas_decided_by_type_0}'"
-                )
-            return componentsschemas_decided_by_type_0
-            componentsschemas_decided_by_type_1 = cast(Literal["human"], data)
-            if componentsschemas_decided_by_type_1 != "human":
-                raise ValueError(
-                    f"/components/schemas/DecidedBy_type_1 must match const 'human', got '{componentsschemas_decided_by_type_1}'"
-                )
-            return componentsschemas_decided_by_type_1
-            componentsschemas_decided_by_type_2 = cast(Literal["timeout"], data)
-            if componentsschemas_decided_by_type_2 != "timeout":
-                raise ValueError(
-                    f"/components/schemas/DecidedBy_type_2 must match const 'timeout', got '{componentsschemas_decided_by_type_2}'"
-                )
-            return componentsschemas_decided_by_type_2
-            componentsschemas_decided_by_type_3 = cast(Literal["repeat"], data)
-            if componentsschemas_decided_by_type_3 != "repeat":
-                raise ValueError(
-                    f"/components/schemas/DecidedBy_type_3 must match const 'repeat', got '{componentsschemas_decided_by_type_3}'"
-                )
-            return componentsschemas_decided_by_type_3
-            componentsschemas_decided_by_type_4 = cast(Literal["cancelled"], data)
-            if componentsschemas_decided_by_type_4 != "cancelled":
-                raise ValueError(
-                    f"/components/schemas/DecidedBy_type_4 must match const 'cancelled', got '{componentsschemas_decided_by_type_4}'"
-                )
-            return componentsschemas_decided_by_type_4
-
-        by = _parse_by(d.pop("by"))
+        by = check_decided_by(d.pop("by"))
 
         decision = d.pop("decision")
 

@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.tool_class import ToolClass, check_tool_class
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ApprovalRequestEvent")
@@ -22,9 +17,15 @@ class ApprovalRequestEvent:
     """Body of `approval_request`: the CLI asks before a tool call.
 
     Attributes:
-        class_ (Literal['browser'] | Literal['other'] | Literal['read'] | Literal['shell'] | Literal['web'] |
-            Literal['write']): The class of a tool, as `tool_use` events and the envelope's tool activity
+        class_ (ToolClass): The class of a tool, as `tool_use` events and the envelope's tool activity
             report it. Provider adapters map their tool names onto these.
+
+            - `read`: Reads files or lists, searches the workspace (`Read`, `Grep`, `ls`).
+            - `write`: Changes files (`Edit`, `Write`, `apply_patch`).
+            - `shell`: Runs a shell command (`Bash`, `exec_command`, `run_shell_command`).
+            - `web`: Fetches or searches the web (`WebFetch`, `web_search`).
+            - `browser`: Drives a browser (Playwright and similar).
+            - `other`: Anything else (MCP tools, todo lists, sub-agents).
         request_id (str): agentgate's id of the request (the answer route's `{request_id}`).
         tool (str): The tool's name as the CLI gave it.
         command (None | str | Unset): The command it runs.
@@ -33,7 +34,7 @@ class ApprovalRequestEvent:
         tool_use_id (None | str | Unset): The id of the tool call in the stream (`tool_use.id`), if known.
     """
 
-    class_: Literal["browser", "other", "read", "shell", "web", "write"]
+    class_: ToolClass
     request_id: str
     tool: str
     command: None | str | Unset = UNSET
@@ -43,8 +44,7 @@ class ApprovalRequestEvent:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        class_: Literal["browser", "other", "read", "shell", "web", "write"]
-        class_ = self.class_
+        class_: str = self.class_
 
         request_id = self.request_id
 
@@ -91,48 +91,7 @@ class ApprovalRequestEvent:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_class_(
-            data: object,
-        ) -> Literal["browser", "other", "read", "shell", "web", "write"]:
-            componentsschemas_tool_class_type_0 = cast(Literal["read"], data)
-            if componentsschemas_tool_class_type_0 != "read":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_0 must match const 'read', got '{componentsschemas_tool_class_type_0}'"
-                )
-            return componentsschemas_tool_class_type_0
-            componentsschemas_tool_class_type_1 = cast(Literal["write"], data)
-            if componentsschemas_tool_class_type_1 != "write":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_1 must match const 'write', got '{componentsschemas_tool_class_type_1}'"
-                )
-            return componentsschemas_tool_class_type_1
-            componentsschemas_tool_class_type_2 = cast(Literal["shell"], data)
-            if componentsschemas_tool_class_type_2 != "shell":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_2 must match const 'shell', got '{componentsschemas_tool_class_type_2}'"
-                )
-            return componentsschemas_tool_class_type_2
-            componentsschemas_tool_class_type_3 = cast(Literal["web"], data)
-            if componentsschemas_tool_class_type_3 != "web":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_3 must match const 'web', got '{componentsschemas_tool_class_type_3}'"
-                )
-            return componentsschemas_tool_class_type_3
-            componentsschemas_tool_class_type_4 = cast(Literal["browser"], data)
-            if componentsschemas_tool_class_type_4 != "browser":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_4 must match const 'browser', got '{componentsschemas_tool_class_type_4}'"
-                )
-            return componentsschemas_tool_class_type_4
-            componentsschemas_tool_class_type_5 = cast(Literal["other"], data)
-            if componentsschemas_tool_class_type_5 != "other":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_5 must match const 'other', got '{componentsschemas_tool_class_type_5}'"
-                )
-            return componentsschemas_tool_class_type_5
-
-        class_ = _parse_class_(d.pop("class"))
+        class_ = check_tool_class(d.pop("class"))
 
         request_id = d.pop("request_id")
 

@@ -1,16 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..models.artifact_state import ArtifactState, check_artifact_state
 
 T = TypeVar("T", bound="ArtifactCheck")
 
@@ -24,15 +20,20 @@ class ArtifactCheck:
         path (str): The path as the tool declared it.
         resolved (str): The file it names (a relative path resolved against the workspace).
         sha256 (None | str): The declared SHA-256.
-        state (Literal['mismatch'] | Literal['missing'] | Literal['unchecked'] | Literal['verified']): How a declared
-            artifact compared with the file.
+        state (ArtifactState): How a declared artifact compared with the file.
+
+            - `verified`: The file's SHA-256 equals the declared one.
+            - `mismatch`: The file's SHA-256 differs from the declared one.
+            - `missing`: No file or folder at the path.
+            - `unchecked`: The path exists; no SHA-256 was declared (or it is a folder), so there
+            was nothing to compare.
     """
 
     actual_sha256: None | str
     path: str
     resolved: str
     sha256: None | str
-    state: Literal["mismatch", "missing", "unchecked", "verified"]
+    state: ArtifactState
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -46,8 +47,7 @@ class ArtifactCheck:
         sha256: None | str
         sha256 = self.sha256
 
-        state: Literal["mismatch", "missing", "unchecked", "verified"]
-        state = self.state
+        state: str = self.state
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -85,35 +85,7 @@ class ArtifactCheck:
 
         sha256 = _parse_sha256(d.pop("sha256"))
 
-        def _parse_state(
-            data: object,
-        ) -> Literal["mismatch", "missing", "unchecked", "verified"]:
-            componentsschemas_artifact_state_type_0 = cast(Literal["verified"], data)
-            if componentsschemas_artifact_state_type_0 != "verified":
-                raise ValueError(
-                    f"/components/schemas/ArtifactState_type_0 must match const 'verified', got '{componentsschemas_artifact_state_type_0}'"
-                )
-            return componentsschemas_artifact_state_type_0
-            componentsschemas_artifact_state_type_1 = cast(Literal["mismatch"], data)
-            if componentsschemas_artifact_state_type_1 != "mismatch":
-                raise ValueError(
-                    f"/components/schemas/ArtifactState_type_1 must match const 'mismatch', got '{componentsschemas_artifact_state_type_1}'"
-                )
-            return componentsschemas_artifact_state_type_1
-            componentsschemas_artifact_state_type_2 = cast(Literal["missing"], data)
-            if componentsschemas_artifact_state_type_2 != "missing":
-                raise ValueError(
-                    f"/components/schemas/ArtifactState_type_2 must match const 'missing', got '{componentsschemas_artifact_state_type_2}'"
-                )
-            return componentsschemas_artifact_state_type_2
-            componentsschemas_artifact_state_type_3 = cast(Literal["unchecked"], data)
-            if componentsschemas_artifact_state_type_3 != "unchecked":
-                raise ValueError(
-                    f"/components/schemas/ArtifactState_type_3 must match const 'unchecked', got '{componentsschemas_artifact_state_type_3}'"
-                )
-            return componentsschemas_artifact_state_type_3
-
-        state = _parse_state(d.pop("state"))
+        state = check_artifact_state(d.pop("state"))
 
         artifact_check = cls(
             actual_sha256=actual_sha256,

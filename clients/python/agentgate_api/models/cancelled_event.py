@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.cancel_reason import CancelReason, check_cancel_reason
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="CancelledEvent")
@@ -22,17 +17,20 @@ class CancelledEvent:
     """Body of `cancelled`: the run was cancelled and its agent stopped.
 
     Attributes:
-        reason (Literal['request'] | Literal['shutdown'] | Literal['signal']): Why a run was cancelled.
+        reason (CancelReason): Why a run was cancelled.
+
+            - `signal`: agentgate received a signal (see `signal`).
+            - `request`: The caller asked for it through the library or the API.
+            - `shutdown`: agentgate (a worker, the server) is shutting down.
         signal (None | str | Unset): The signal's name (`SIGINT`, `SIGTERM`) when `reason` is `signal`.
     """
 
-    reason: Literal["request", "shutdown", "signal"]
+    reason: CancelReason
     signal: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        reason: Literal["request", "shutdown", "signal"]
-        reason = self.reason
+        reason: str = self.reason
 
         signal: None | str | Unset
         if isinstance(self.signal, Unset):
@@ -55,28 +53,7 @@ class CancelledEvent:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_reason(data: object) -> Literal["request", "shutdown", "signal"]:
-            componentsschemas_cancel_reason_type_0 = cast(Literal["signal"], data)
-            if componentsschemas_cancel_reason_type_0 != "signal":
-                raise ValueError(
-                    f"/components/schemas/CancelReason_type_0 must match const 'signal', got '{componentsschemas_cancel_reason_type_0}'"
-                )
-            return componentsschemas_cancel_reason_type_0
-            componentsschemas_cancel_reason_type_1 = cast(Literal["request"], data)
-            if componentsschemas_cancel_reason_type_1 != "request":
-                raise ValueError(
-                    f"/components/schemas/CancelReason_type_1 must match const 'request', got '{componentsschemas_cancel_reason_type_1}'"
-                )
-            return componentsschemas_cancel_reason_type_1
-            componentsschemas_cancel_reason_type_2 = cast(Literal["shutdown"], data)
-            if componentsschemas_cancel_reason_type_2 != "shutdown":
-                raise ValueError(
-                    f"/components/schemas/CancelReason_type_2 must match const 'shutdown', got '{componentsschemas_cancel_reason_type_2}'"
-                )
-            return componentsschemas_cancel_reason_type_2
-
-        reason = _parse_reason(d.pop("reason"))
+        reason = check_cancel_reason(d.pop("reason"))
 
         def _parse_signal(data: object) -> None | str | Unset:
             if data is None:

@@ -1,18 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.cost_source import CostSource, check_cost_source
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -40,8 +34,7 @@ class CostReport:
                 when it reported none.
             difference_usd (float | None): `cli_usd - card_usd` when both are known.
             flagged (bool): Whether the difference passes the threshold (`pricing.flag_above`). Default: False.
-            source (Literal['both'] | Literal['cli'] | Literal['rate_card'] | None): Where `usd` comes from; `null` when it
-                is unknown.
+            source (CostSource | None): Where `usd` comes from; `null` when it is unknown.
             usd (float | None): The cost in US dollars; `null` when unknown.
             attempts (list[AttemptCost] | Unset): One report per attempt that ran, when the run made more than one
                 (a failover, a retry): the run's figures are their sums.
@@ -54,7 +47,7 @@ class CostReport:
     card_usd: float | None
     cli_usd: float | None
     difference_usd: float | None
-    source: Literal["both", "cli", "rate_card"] | None
+    source: CostSource | None
     usd: float | None
     flagged: bool = False
     attempts: list[AttemptCost] | Unset = UNSET
@@ -82,8 +75,11 @@ class CostReport:
 
         flagged = self.flagged
 
-        source: Literal["both", "cli", "rate_card"] | None
-        source = self.source
+        source: None | str
+        if isinstance(self.source, str):
+            source = self.source
+        else:
+            source = self.source
 
         usd: float | None
         usd = self.usd
@@ -172,28 +168,18 @@ class CostReport:
 
         flagged = d.pop("flagged")
 
-        def _parse_source(data: object) -> Literal["both", "cli", "rate_card"] | None:
+        def _parse_source(data: object) -> CostSource | None:
             if data is None:
                 return data
-            componentsschemas_cost_source_type_0 = cast(Literal["cli"], data)
-            if componentsschemas_cost_source_type_0 != "cli":
-                raise ValueError(
-                    f"/components/schemas/CostSource_type_0 must match const 'cli', got '{componentsschemas_cost_source_type_0}'"
-                )
-            return componentsschemas_cost_source_type_0
-            componentsschemas_cost_source_type_1 = cast(Literal["rate_card"], data)
-            if componentsschemas_cost_source_type_1 != "rate_card":
-                raise ValueError(
-                    f"/components/schemas/CostSource_type_1 must match const 'rate_card', got '{componentsschemas_cost_source_type_1}'"
-                )
-            return componentsschemas_cost_source_type_1
-            componentsschemas_cost_source_type_2 = cast(Literal["both"], data)
-            if componentsschemas_cost_source_type_2 != "both":
-                raise ValueError(
-                    f"/components/schemas/CostSource_type_2 must match const 'both', got '{componentsschemas_cost_source_type_2}'"
-                )
-            return componentsschemas_cost_source_type_2
-            return cast(Literal["both", "cli", "rate_card"] | None, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                source_type_0 = check_cost_source(data)
+
+                return source_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(CostSource | None, data)
 
         source = _parse_source(d.pop("source"))
 

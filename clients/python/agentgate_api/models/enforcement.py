@@ -1,16 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..models.enforcement_state import EnforcementState, check_enforcement_state
 
 T = TypeVar("T", bound="Enforcement")
 
@@ -23,14 +19,18 @@ class Enforcement:
         by (None | str): By what: `RLIMIT_CPU`, `Landlock ABI 7`, `network namespace`.
         limit (str): The limit, e.g. `60 s`, `256 MiB`, `no egress`.
         note (None | str): Why it is partial or not enforced.
-        state (Literal['enforced'] | Literal['none'] | Literal['not_enforced'] | Literal['partial']): Whether a limit
-            was enforced, and how.
+        state (EnforcementState): Whether a limit was enforced, and how.
+
+            - `enforced`: The kernel (or the runner) enforces the limit as stated.
+            - `partial`: Enforced in part (see `note`), e.g. egress ports but not hosts.
+            - `not_enforced`: Asked for but not enforced here (see `note` for why).
+            - `none`: The manifest asks for no limit of this kind.
     """
 
     by: None | str
     limit: str
     note: None | str
-    state: Literal["enforced", "none", "not_enforced", "partial"]
+    state: EnforcementState
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -42,8 +42,7 @@ class Enforcement:
         note: None | str
         note = self.note
 
-        state: Literal["enforced", "none", "not_enforced", "partial"]
-        state = self.state
+        state: str = self.state
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -78,37 +77,7 @@ class Enforcement:
 
         note = _parse_note(d.pop("note"))
 
-        def _parse_state(
-            data: object,
-        ) -> Literal["enforced", "none", "not_enforced", "partial"]:
-            componentsschemas_enforcement_state_type_0 = cast(Literal["enforced"], data)
-            if componentsschemas_enforcement_state_type_0 != "enforced":
-                raise ValueError(
-                    f"/components/schemas/EnforcementState_type_0 must match const 'enforced', got '{componentsschemas_enforcement_state_type_0}'"
-                )
-            return componentsschemas_enforcement_state_type_0
-            componentsschemas_enforcement_state_type_1 = cast(Literal["partial"], data)
-            if componentsschemas_enforcement_state_type_1 != "partial":
-                raise ValueError(
-                    f"/components/schemas/EnforcementState_type_1 must match const 'partial', got '{componentsschemas_enforcement_state_type_1}'"
-                )
-            return componentsschemas_enforcement_state_type_1
-            componentsschemas_enforcement_state_type_2 = cast(
-                Literal["not_enforced"], data
-            )
-            if componentsschemas_enforcement_state_type_2 != "not_enforced":
-                raise ValueError(
-                    f"/components/schemas/EnforcementState_type_2 must match const 'not_enforced', got '{componentsschemas_enforcement_state_type_2}'"
-                )
-            return componentsschemas_enforcement_state_type_2
-            componentsschemas_enforcement_state_type_3 = cast(Literal["none"], data)
-            if componentsschemas_enforcement_state_type_3 != "none":
-                raise ValueError(
-                    f"/components/schemas/EnforcementState_type_3 must match const 'none', got '{componentsschemas_enforcement_state_type_3}'"
-                )
-            return componentsschemas_enforcement_state_type_3
-
-        state = _parse_state(d.pop("state"))
+        state = check_enforcement_state(d.pop("state"))
 
         enforcement = cls(
             by=by,

@@ -2,18 +2,12 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.error_kind import ErrorKind, check_error_kind
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -113,12 +107,7 @@ class Envelope:
                 (`--reasoning-effort`, `--thinking-budget`) and what the CLI was
                 given. Like `skill`, left out when the run asked for neither.
             error (None | str | Unset): Failure only: the error message.
-            error_type (Literal['auth'] | Literal['budget'] | Literal['cancelled'] | Literal['context_overflow'] |
-                Literal['credential_unavailable'] | Literal['idle_timeout'] | Literal['invalid_input'] |
-                Literal['invalid_model'] | Literal['invalid_output'] | Literal['invalid_session'] | Literal['max_turns'] |
-                Literal['network'] | Literal['overloaded'] | Literal['policy'] | Literal['provider_error'] | Literal['quota'] |
-                Literal['rate_limit'] | Literal['session_busy'] | Literal['timeout'] | Literal['tool_error'] |
-                Literal['unknown'] | Literal['user_input_requested'] | None | Unset): Failure only: the error's kind.
+            error_type (ErrorKind | None | Unset): Failure only: the error's kind.
             exit_code (int | None | Unset): Failure only: the exit status of `agentgate run` for this result (1,
                 2, 75, 124 or 130). The provider CLI's own exit status is in
                 `attempts[].exit_code`.
@@ -173,34 +162,7 @@ class Envelope:
     cost: CostReport | None | Unset = UNSET
     effort: EffortReport | None | Unset = UNSET
     error: None | str | Unset = UNSET
-    error_type: (
-        Literal[
-            "auth",
-            "budget",
-            "cancelled",
-            "context_overflow",
-            "credential_unavailable",
-            "idle_timeout",
-            "invalid_input",
-            "invalid_model",
-            "invalid_output",
-            "invalid_session",
-            "max_turns",
-            "network",
-            "overloaded",
-            "policy",
-            "provider_error",
-            "quota",
-            "rate_limit",
-            "session_busy",
-            "timeout",
-            "tool_error",
-            "unknown",
-            "user_input_requested",
-        ]
-        | None
-        | Unset
-    ) = UNSET
+    error_type: ErrorKind | None | Unset = UNSET
     exit_code: int | None | Unset = UNSET
     fallback: FallbackSource | None | Unset = UNSET
     gateway: GatewayReport | None | Unset = UNSET
@@ -333,36 +295,11 @@ class Envelope:
         else:
             error = self.error
 
-        error_type: (
-            Literal[
-                "auth",
-                "budget",
-                "cancelled",
-                "context_overflow",
-                "credential_unavailable",
-                "idle_timeout",
-                "invalid_input",
-                "invalid_model",
-                "invalid_output",
-                "invalid_session",
-                "max_turns",
-                "network",
-                "overloaded",
-                "policy",
-                "provider_error",
-                "quota",
-                "rate_limit",
-                "session_busy",
-                "timeout",
-                "tool_error",
-                "unknown",
-                "user_input_requested",
-            ]
-            | None
-            | Unset
-        )
+        error_type: None | str | Unset
         if isinstance(self.error_type, Unset):
             error_type = UNSET
+        elif isinstance(self.error_type, str):
+            error_type = self.error_type
         else:
             error_type = self.error_type
 
@@ -723,207 +660,20 @@ class Envelope:
 
         error = _parse_error(d.pop("error", UNSET))
 
-        def _parse_error_type(
-            data: object,
-        ) -> (
-            Literal[
-                "auth",
-                "budget",
-                "cancelled",
-                "context_overflow",
-                "credential_unavailable",
-                "idle_timeout",
-                "invalid_input",
-                "invalid_model",
-                "invalid_output",
-                "invalid_session",
-                "max_turns",
-                "network",
-                "overloaded",
-                "policy",
-                "provider_error",
-                "quota",
-                "rate_limit",
-                "session_busy",
-                "timeout",
-                "tool_error",
-                "unknown",
-                "user_input_requested",
-            ]
-            | None
-            | Unset
-        ):
+        def _parse_error_type(data: object) -> ErrorKind | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            componentsschemas_error_kind_type_0 = cast(Literal["timeout"], data)
-            if componentsschemas_error_kind_type_0 != "timeout":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_0 must match const 'timeout', got '{componentsschemas_error_kind_type_0}'"
-                )
-            return componentsschemas_error_kind_type_0
-            componentsschemas_error_kind_type_1 = cast(Literal["idle_timeout"], data)
-            if componentsschemas_error_kind_type_1 != "idle_timeout":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_1 must match const 'idle_timeout', got '{componentsschemas_error_kind_type_1}'"
-                )
-            return componentsschemas_error_kind_type_1
-            componentsschemas_error_kind_type_2 = cast(Literal["quota"], data)
-            if componentsschemas_error_kind_type_2 != "quota":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_2 must match const 'quota', got '{componentsschemas_error_kind_type_2}'"
-                )
-            return componentsschemas_error_kind_type_2
-            componentsschemas_error_kind_type_3 = cast(Literal["rate_limit"], data)
-            if componentsschemas_error_kind_type_3 != "rate_limit":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_3 must match const 'rate_limit', got '{componentsschemas_error_kind_type_3}'"
-                )
-            return componentsschemas_error_kind_type_3
-            componentsschemas_error_kind_type_4 = cast(Literal["overloaded"], data)
-            if componentsschemas_error_kind_type_4 != "overloaded":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_4 must match const 'overloaded', got '{componentsschemas_error_kind_type_4}'"
-                )
-            return componentsschemas_error_kind_type_4
-            componentsschemas_error_kind_type_5 = cast(Literal["invalid_model"], data)
-            if componentsschemas_error_kind_type_5 != "invalid_model":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_5 must match const 'invalid_model', got '{componentsschemas_error_kind_type_5}'"
-                )
-            return componentsschemas_error_kind_type_5
-            componentsschemas_error_kind_type_6 = cast(Literal["invalid_session"], data)
-            if componentsschemas_error_kind_type_6 != "invalid_session":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_6 must match const 'invalid_session', got '{componentsschemas_error_kind_type_6}'"
-                )
-            return componentsschemas_error_kind_type_6
-            componentsschemas_error_kind_type_7 = cast(Literal["invalid_input"], data)
-            if componentsschemas_error_kind_type_7 != "invalid_input":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_7 must match const 'invalid_input', got '{componentsschemas_error_kind_type_7}'"
-                )
-            return componentsschemas_error_kind_type_7
-            componentsschemas_error_kind_type_8 = cast(Literal["auth"], data)
-            if componentsschemas_error_kind_type_8 != "auth":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_8 must match const 'auth', got '{componentsschemas_error_kind_type_8}'"
-                )
-            return componentsschemas_error_kind_type_8
-            componentsschemas_error_kind_type_9 = cast(
-                Literal["credential_unavailable"], data
-            )
-            if componentsschemas_error_kind_type_9 != "credential_unavailable":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_9 must match const 'credential_unavailable', got '{componentsschemas_error_kind_type_9}'"
-                )
-            return componentsschemas_error_kind_type_9
-            componentsschemas_error_kind_type_10 = cast(Literal["network"], data)
-            if componentsschemas_error_kind_type_10 != "network":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_10 must match const 'network', got '{componentsschemas_error_kind_type_10}'"
-                )
-            return componentsschemas_error_kind_type_10
-            componentsschemas_error_kind_type_11 = cast(
-                Literal["context_overflow"], data
-            )
-            if componentsschemas_error_kind_type_11 != "context_overflow":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_11 must match const 'context_overflow', got '{componentsschemas_error_kind_type_11}'"
-                )
-            return componentsschemas_error_kind_type_11
-            componentsschemas_error_kind_type_12 = cast(Literal["invalid_output"], data)
-            if componentsschemas_error_kind_type_12 != "invalid_output":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_12 must match const 'invalid_output', got '{componentsschemas_error_kind_type_12}'"
-                )
-            return componentsschemas_error_kind_type_12
-            componentsschemas_error_kind_type_13 = cast(
-                Literal["user_input_requested"], data
-            )
-            if componentsschemas_error_kind_type_13 != "user_input_requested":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_13 must match const 'user_input_requested', got '{componentsschemas_error_kind_type_13}'"
-                )
-            return componentsschemas_error_kind_type_13
-            componentsschemas_error_kind_type_14 = cast(Literal["cancelled"], data)
-            if componentsschemas_error_kind_type_14 != "cancelled":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_14 must match const 'cancelled', got '{componentsschemas_error_kind_type_14}'"
-                )
-            return componentsschemas_error_kind_type_14
-            componentsschemas_error_kind_type_15 = cast(Literal["provider_error"], data)
-            if componentsschemas_error_kind_type_15 != "provider_error":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_15 must match const 'provider_error', got '{componentsschemas_error_kind_type_15}'"
-                )
-            return componentsschemas_error_kind_type_15
-            componentsschemas_error_kind_type_16 = cast(Literal["session_busy"], data)
-            if componentsschemas_error_kind_type_16 != "session_busy":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_16 must match const 'session_busy', got '{componentsschemas_error_kind_type_16}'"
-                )
-            return componentsschemas_error_kind_type_16
-            componentsschemas_error_kind_type_17 = cast(Literal["tool_error"], data)
-            if componentsschemas_error_kind_type_17 != "tool_error":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_17 must match const 'tool_error', got '{componentsschemas_error_kind_type_17}'"
-                )
-            return componentsschemas_error_kind_type_17
-            componentsschemas_error_kind_type_18 = cast(Literal["policy"], data)
-            if componentsschemas_error_kind_type_18 != "policy":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_18 must match const 'policy', got '{componentsschemas_error_kind_type_18}'"
-                )
-            return componentsschemas_error_kind_type_18
-            componentsschemas_error_kind_type_19 = cast(Literal["max_turns"], data)
-            if componentsschemas_error_kind_type_19 != "max_turns":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_19 must match const 'max_turns', got '{componentsschemas_error_kind_type_19}'"
-                )
-            return componentsschemas_error_kind_type_19
-            componentsschemas_error_kind_type_20 = cast(Literal["budget"], data)
-            if componentsschemas_error_kind_type_20 != "budget":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_20 must match const 'budget', got '{componentsschemas_error_kind_type_20}'"
-                )
-            return componentsschemas_error_kind_type_20
-            componentsschemas_error_kind_type_21 = cast(Literal["unknown"], data)
-            if componentsschemas_error_kind_type_21 != "unknown":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_21 must match const 'unknown', got '{componentsschemas_error_kind_type_21}'"
-                )
-            return componentsschemas_error_kind_type_21
-            return cast(
-                Literal[
-                    "auth",
-                    "budget",
-                    "cancelled",
-                    "context_overflow",
-                    "credential_unavailable",
-                    "idle_timeout",
-                    "invalid_input",
-                    "invalid_model",
-                    "invalid_output",
-                    "invalid_session",
-                    "max_turns",
-                    "network",
-                    "overloaded",
-                    "policy",
-                    "provider_error",
-                    "quota",
-                    "rate_limit",
-                    "session_busy",
-                    "timeout",
-                    "tool_error",
-                    "unknown",
-                    "user_input_requested",
-                ]
-                | None
-                | Unset,
-                data,
-            )
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                error_type_type_0 = check_error_kind(data)
+
+                return error_type_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ErrorKind | None | Unset, data)
 
         error_type = _parse_error_type(d.pop("error_type", UNSET))
 

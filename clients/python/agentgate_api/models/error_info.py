@@ -2,18 +2,13 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.error_kind import ErrorKind, check_error_kind
+from ..models.error_source import ErrorSource, check_error_source
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -29,12 +24,7 @@ class ErrorInfo:
     envelope's `error`, `error_type` and `recoverable` fields.
 
         Attributes:
-            kind (Literal['auth'] | Literal['budget'] | Literal['cancelled'] | Literal['context_overflow'] |
-                Literal['credential_unavailable'] | Literal['idle_timeout'] | Literal['invalid_input'] |
-                Literal['invalid_model'] | Literal['invalid_output'] | Literal['invalid_session'] | Literal['max_turns'] |
-                Literal['network'] | Literal['overloaded'] | Literal['policy'] | Literal['provider_error'] | Literal['quota'] |
-                Literal['rate_limit'] | Literal['session_busy'] | Literal['timeout'] | Literal['tool_error'] |
-                Literal['unknown'] | Literal['user_input_requested']): What went wrong, in one word every provider maps onto.
+            kind (ErrorKind): What went wrong, in one word every provider maps onto.
 
                 Each kind has a fixed `recoverable` default ([`ErrorKind::recoverable`]):
                 recoverable means another provider, or the same one later, may succeed
@@ -73,12 +63,42 @@ class ErrorInfo:
                 budget window was spent before it started (`reset_at`: when it starts again), or it crossed a limit on its model
                 use (calls, tokens, model time) that its gateway enforces; the same request passes it again |
                 | `unknown` | no | not classified; retrying blindly could repeat side effects |
+
+                - `timeout`: The run's wall-clock deadline passed.
+                - `idle_timeout`: The agent printed nothing for longer than the idle limit.
+                - `quota`: A usage limit (plan, credits, daily quota) is exhausted.
+                - `rate_limit`: Too many requests in a short time (HTTP 429 without exhausted quota).
+                - `overloaded`: The provider is overloaded.
+                - `invalid_model`: The provider does not know or does not offer the model.
+                - `invalid_session`: The session to resume does not exist (any more).
+                - `invalid_input`: The request is invalid (bad arguments, unreadable prompt, bad schema).
+                - `auth`: The provider rejected the credentials.
+                - `credential_unavailable`: No usable credentials for the provider on this machine.
+                - `network`: The provider could not be reached.
+                - `context_overflow`: The prompt or conversation exceeds the model's context window.
+                - `invalid_output`: The answer does not match the caller's JSON Schema.
+                - `user_input_requested`: The agent asked its user a question, which nobody answers.
+                - `cancelled`: The run was cancelled.
+                - `provider_error`: The provider failed on its side.
+                - `session_busy`: Another run holds the session the run asked for.
+                - `tool_error`: A deterministic tool failed (see the tool envelope's `code`).
+                - `policy`: The tool policy refused the tool before it started.
+                - `max_turns`: The agent reached the caller's limit on turns (`--max-turns`).
+                - `budget`: The run crossed one of its limits on model use (model calls, input
+                or output tokens, wall time of model calls), enforced by its gateway.
+                - `unknown`: Not classified.
             message (str): Human-readable message, usually the provider's own words.
             recoverable (bool): Whether another provider or a later retry may succeed. Starts as
                 `kind.recoverable()`; structured provider data may override it (e.g.
                 opencode's `isRetryable`).
-            source (Literal['exit_status'] | Literal['internal'] | Literal['pattern'] | Literal['structured']): Which
-                evidence classified an error, strongest first.
+            source (ErrorSource): Which evidence classified an error, strongest first.
+
+                - `structured`: The provider's structured error fields (Claude's `api_error_status`,
+                Codex `turn.failed`, opencode's `statusCode`).
+                - `exit_status`: The provider CLI's exit status.
+                - `pattern`: A text pattern matched the provider's output.
+                - `internal`: agentgate raised it itself: a deadline, a cancellation, a request it
+                refused, an answer that failed the caller's schema.
             exit_code (int | None | Unset): Exit status of the provider CLI, if it exited.
             provider_status (int | None | Unset): HTTP status of the failed provider request, if known.
             reset_at (datetime.datetime | None | Unset): When the exhausted limit resets: RFC 3339, UTC.
@@ -86,33 +106,10 @@ class ErrorInfo:
             tool (None | ToolErrorCode | Unset): A tool run's error code and hint.
     """
 
-    kind: Literal[
-        "auth",
-        "budget",
-        "cancelled",
-        "context_overflow",
-        "credential_unavailable",
-        "idle_timeout",
-        "invalid_input",
-        "invalid_model",
-        "invalid_output",
-        "invalid_session",
-        "max_turns",
-        "network",
-        "overloaded",
-        "policy",
-        "provider_error",
-        "quota",
-        "rate_limit",
-        "session_busy",
-        "timeout",
-        "tool_error",
-        "unknown",
-        "user_input_requested",
-    ]
+    kind: ErrorKind
     message: str
     recoverable: bool
-    source: Literal["exit_status", "internal", "pattern", "structured"]
+    source: ErrorSource
     exit_code: int | None | Unset = UNSET
     provider_status: int | None | Unset = UNSET
     reset_at: datetime.datetime | None | Unset = UNSET
@@ -123,38 +120,13 @@ class ErrorInfo:
     def to_dict(self) -> dict[str, Any]:
         from ..models.tool_error_code import ToolErrorCode
 
-        kind: Literal[
-            "auth",
-            "budget",
-            "cancelled",
-            "context_overflow",
-            "credential_unavailable",
-            "idle_timeout",
-            "invalid_input",
-            "invalid_model",
-            "invalid_output",
-            "invalid_session",
-            "max_turns",
-            "network",
-            "overloaded",
-            "policy",
-            "provider_error",
-            "quota",
-            "rate_limit",
-            "session_busy",
-            "timeout",
-            "tool_error",
-            "unknown",
-            "user_input_requested",
-        ]
-        kind = self.kind
+        kind: str = self.kind
 
         message = self.message
 
         recoverable = self.recoverable
 
-        source: Literal["exit_status", "internal", "pattern", "structured"]
-        source = self.source
+        source: str = self.source
 
         exit_code: int | None | Unset
         if isinstance(self.exit_code, Unset):
@@ -218,207 +190,13 @@ class ErrorInfo:
         from ..models.tool_error_code import ToolErrorCode
 
         d = dict(src_dict)
-
-        def _parse_kind(
-            data: object,
-        ) -> Literal[
-            "auth",
-            "budget",
-            "cancelled",
-            "context_overflow",
-            "credential_unavailable",
-            "idle_timeout",
-            "invalid_input",
-            "invalid_model",
-            "invalid_output",
-            "invalid_session",
-            "max_turns",
-            "network",
-            "overloaded",
-            "policy",
-            "provider_error",
-            "quota",
-            "rate_limit",
-            "session_busy",
-            "timeout",
-            "tool_error",
-            "unknown",
-            "user_input_requested",
-        ]:
-            componentsschemas_error_kind_type_0 = cast(Literal["timeout"], data)
-            if componentsschemas_error_kind_type_0 != "timeout":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_0 must match const 'timeout', got '{componentsschemas_error_kind_type_0}'"
-                )
-            return componentsschemas_error_kind_type_0
-            componentsschemas_error_kind_type_1 = cast(Literal["idle_timeout"], data)
-            if componentsschemas_error_kind_type_1 != "idle_timeout":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_1 must match const 'idle_timeout', got '{componentsschemas_error_kind_type_1}'"
-                )
-            return componentsschemas_error_kind_type_1
-            componentsschemas_error_kind_type_2 = cast(Literal["quota"], data)
-            if componentsschemas_error_kind_type_2 != "quota":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_2 must match const 'quota', got '{componentsschemas_error_kind_type_2}'"
-                )
-            return componentsschemas_error_kind_type_2
-            componentsschemas_error_kind_type_3 = cast(Literal["rate_limit"], data)
-            if componentsschemas_error_kind_type_3 != "rate_limit":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_3 must match const 'rate_limit', got '{componentsschemas_error_kind_type_3}'"
-                )
-            return componentsschemas_error_kind_type_3
-            componentsschemas_error_kind_type_4 = cast(Literal["overloaded"], data)
-            if componentsschemas_error_kind_type_4 != "overloaded":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_4 must match const 'overloaded', got '{componentsschemas_error_kind_type_4}'"
-                )
-            return componentsschemas_error_kind_type_4
-            componentsschemas_error_kind_type_5 = cast(Literal["invalid_model"], data)
-            if componentsschemas_error_kind_type_5 != "invalid_model":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_5 must match const 'invalid_model', got '{componentsschemas_error_kind_type_5}'"
-                )
-            return componentsschemas_error_kind_type_5
-            componentsschemas_error_kind_type_6 = cast(Literal["invalid_session"], data)
-            if componentsschemas_error_kind_type_6 != "invalid_session":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_6 must match const 'invalid_session', got '{componentsschemas_error_kind_type_6}'"
-                )
-            return componentsschemas_error_kind_type_6
-            componentsschemas_error_kind_type_7 = cast(Literal["invalid_input"], data)
-            if componentsschemas_error_kind_type_7 != "invalid_input":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_7 must match const 'invalid_input', got '{componentsschemas_error_kind_type_7}'"
-                )
-            return componentsschemas_error_kind_type_7
-            componentsschemas_error_kind_type_8 = cast(Literal["auth"], data)
-            if componentsschemas_error_kind_type_8 != "auth":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_8 must match const 'auth', got '{componentsschemas_error_kind_type_8}'"
-                )
-            return componentsschemas_error_kind_type_8
-            componentsschemas_error_kind_type_9 = cast(
-                Literal["credential_unavailable"], data
-            )
-            if componentsschemas_error_kind_type_9 != "credential_unavailable":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_9 must match const 'credential_unavailable', got '{componentsschemas_error_kind_type_9}'"
-                )
-            return componentsschemas_error_kind_type_9
-            componentsschemas_error_kind_type_10 = cast(Literal["network"], data)
-            if componentsschemas_error_kind_type_10 != "network":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_10 must match const 'network', got '{componentsschemas_error_kind_type_10}'"
-                )
-            return componentsschemas_error_kind_type_10
-            componentsschemas_error_kind_type_11 = cast(
-                Literal["context_overflow"], data
-            )
-            if componentsschemas_error_kind_type_11 != "context_overflow":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_11 must match const 'context_overflow', got '{componentsschemas_error_kind_type_11}'"
-                )
-            return componentsschemas_error_kind_type_11
-            componentsschemas_error_kind_type_12 = cast(Literal["invalid_output"], data)
-            if componentsschemas_error_kind_type_12 != "invalid_output":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_12 must match const 'invalid_output', got '{componentsschemas_error_kind_type_12}'"
-                )
-            return componentsschemas_error_kind_type_12
-            componentsschemas_error_kind_type_13 = cast(
-                Literal["user_input_requested"], data
-            )
-            if componentsschemas_error_kind_type_13 != "user_input_requested":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_13 must match const 'user_input_requested', got '{componentsschemas_error_kind_type_13}'"
-                )
-            return componentsschemas_error_kind_type_13
-            componentsschemas_error_kind_type_14 = cast(Literal["cancelled"], data)
-            if componentsschemas_error_kind_type_14 != "cancelled":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_14 must match const 'cancelled', got '{componentsschemas_error_kind_type_14}'"
-                )
-            return componentsschemas_error_kind_type_14
-            componentsschemas_error_kind_type_15 = cast(Literal["provider_error"], data)
-            if componentsschemas_error_kind_type_15 != "provider_error":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_15 must match const 'provider_error', got '{componentsschemas_error_kind_type_15}'"
-                )
-            return componentsschemas_error_kind_type_15
-            componentsschemas_error_kind_type_16 = cast(Literal["session_busy"], data)
-            if componentsschemas_error_kind_type_16 != "session_busy":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_16 must match const 'session_busy', got '{componentsschemas_error_kind_type_16}'"
-                )
-            return componentsschemas_error_kind_type_16
-            componentsschemas_error_kind_type_17 = cast(Literal["tool_error"], data)
-            if componentsschemas_error_kind_type_17 != "tool_error":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_17 must match const 'tool_error', got '{componentsschemas_error_kind_type_17}'"
-                )
-            return componentsschemas_error_kind_type_17
-            componentsschemas_error_kind_type_18 = cast(Literal["policy"], data)
-            if componentsschemas_error_kind_type_18 != "policy":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_18 must match const 'policy', got '{componentsschemas_error_kind_type_18}'"
-                )
-            return componentsschemas_error_kind_type_18
-            componentsschemas_error_kind_type_19 = cast(Literal["max_turns"], data)
-            if componentsschemas_error_kind_type_19 != "max_turns":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_19 must match const 'max_turns', got '{componentsschemas_error_kind_type_19}'"
-                )
-            return componentsschemas_error_kind_type_19
-            componentsschemas_error_kind_type_20 = cast(Literal["budget"], data)
-            if componentsschemas_error_kind_type_20 != "budget":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_20 must match const 'budget', got '{componentsschemas_error_kind_type_20}'"
-                )
-            return componentsschemas_error_kind_type_20
-            componentsschemas_error_kind_type_21 = cast(Literal["unknown"], data)
-            if componentsschemas_error_kind_type_21 != "unknown":
-                raise ValueError(
-                    f"/components/schemas/ErrorKind_type_21 must match const 'unknown', got '{componentsschemas_error_kind_type_21}'"
-                )
-            return componentsschemas_error_kind_type_21
-
-        kind = _parse_kind(d.pop("kind"))
+        kind = check_error_kind(d.pop("kind"))
 
         message = d.pop("message")
 
         recoverable = d.pop("recoverable")
 
-        def _parse_source(
-            data: object,
-        ) -> Literal["exit_status", "internal", "pattern", "structured"]:
-            componentsschemas_error_source_type_0 = cast(Literal["structured"], data)
-            if componentsschemas_error_source_type_0 != "structured":
-                raise ValueError(
-                    f"/components/schemas/ErrorSource_type_0 must match const 'structured', got '{componentsschemas_error_source_type_0}'"
-                )
-            return componentsschemas_error_source_type_0
-            componentsschemas_error_source_type_1 = cast(Literal["exit_status"], data)
-            if componentsschemas_error_source_type_1 != "exit_status":
-                raise ValueError(
-                    f"/components/schemas/ErrorSource_type_1 must match const 'exit_status', got '{componentsschemas_error_source_type_1}'"
-                )
-            return componentsschemas_error_source_type_1
-            componentsschemas_error_source_type_2 = cast(Literal["pattern"], data)
-            if componentsschemas_error_source_type_2 != "pattern":
-                raise ValueError(
-                    f"/components/schemas/ErrorSource_type_2 must match const 'pattern', got '{componentsschemas_error_source_type_2}'"
-                )
-            return componentsschemas_error_source_type_2
-            componentsschemas_error_source_type_3 = cast(Literal["internal"], data)
-            if componentsschemas_error_source_type_3 != "internal":
-                raise ValueError(
-                    f"/components/schemas/ErrorSource_type_3 must match const 'internal', got '{componentsschemas_error_source_type_3}'"
-                )
-            return componentsschemas_error_source_type_3
-
-        source = _parse_source(d.pop("source"))
+        source = check_error_source(d.pop("source"))
 
         def _parse_exit_code(data: object) -> int | None | Unset:
             if data is None:

@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.fallback_from import FallbackFrom, check_fallback_from
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="FallbackSource")
@@ -22,20 +17,24 @@ class FallbackSource:
     """The envelope's `fallback`.
 
     Attributes:
-        from_ (Literal['session_file'] | Literal['store']): What the figures were read from.
+        from_ (FallbackFrom): What the figures were read from.
+
+            - `store`: agentgate's run store: the session's latest recorded run
+            (`run_id` is that run's).
+            - `session_file`: The CLI's own session file (`path`), for a session agentgate never
+            ran; `run_id` is empty.
         path (None | str | Unset): The session file read (`session_file` only).
         skipped_lines (list[str] | Unset): Lines of the session file that were skipped, each with why
             (`line 7: not UTF-8`).
     """
 
-    from_: Literal["session_file", "store"]
+    from_: FallbackFrom
     path: None | str | Unset = UNSET
     skipped_lines: list[str] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from_: Literal["session_file", "store"]
-        from_ = self.from_
+        from_: str = self.from_
 
         path: None | str | Unset
         if isinstance(self.path, Unset):
@@ -64,22 +63,7 @@ class FallbackSource:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_from_(data: object) -> Literal["session_file", "store"]:
-            componentsschemas_fallback_from_type_0 = cast(Literal["store"], data)
-            if componentsschemas_fallback_from_type_0 != "store":
-                raise ValueError(
-                    f"/components/schemas/FallbackFrom_type_0 must match const 'store', got '{componentsschemas_fallback_from_type_0}'"
-                )
-            return componentsschemas_fallback_from_type_0
-            componentsschemas_fallback_from_type_1 = cast(Literal["session_file"], data)
-            if componentsschemas_fallback_from_type_1 != "session_file":
-                raise ValueError(
-                    f"/components/schemas/FallbackFrom_type_1 must match const 'session_file', got '{componentsschemas_fallback_from_type_1}'"
-                )
-            return componentsschemas_fallback_from_type_1
-
-        from_ = _parse_from_(d.pop("from"))
+        from_ = check_fallback_from(d.pop("from"))
 
         def _parse_path(data: object) -> None | str | Unset:
             if data is None:

@@ -1,18 +1,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.reasoning_absent_reason import (
+    ReasoningAbsentReason,
+    check_reasoning_absent_reason,
+)
+from ..models.reasoning_source import ReasoningSource, check_reasoning_source
+from ..models.usage_source import UsageSource, check_usage_source
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -27,45 +26,47 @@ class Metadata:
     """The envelope's `metadata`.
 
     Attributes:
-        reasoning_absent_reason (Literal['available'] | Literal['error_path'] | Literal['model_not_emitted'] |
-            Literal['not_exposed']): Why the envelope's `reasoning` is empty (the wrapper's vocabulary, plus
+        reasoning_absent_reason (ReasoningAbsentReason): Why the envelope's `reasoning` is empty (the wrapper's
+            vocabulary, plus
             `not_exposed`).
+
+            - `available`: It is not empty: reasoning is available.
+            - `model_not_emitted`: The model produced no reasoning the provider passed on.
+            - `not_exposed`: The provider CLI never exposes reasoning, neither in its output nor in
+            a session file agentgate can read.
+            - `error_path`: The run failed before any reasoning was seen.
         reasoning_available (bool): Whether `reasoning` holds the model's reasoning. Default: False.
-        reasoning_source (Literal['none'] | Literal['raw_output'] | Literal['session_log']): Where the envelope's
-            `reasoning` came from (the wrapper's vocabulary).
+        reasoning_source (ReasoningSource): Where the envelope's `reasoning` came from (the wrapper's vocabulary).
+
+            - `raw_output`: The provider CLI's own output (its `thinking` events).
+            - `session_log`: The provider's session file, read after the run.
+            - `none`: There is no reasoning.
         token_usage_available (bool): Whether `tokens_used` holds figures the provider reported: false when
             it reported none, or when agentgate estimated them (then
             `tokens_used.estimated` is true). Default: False.
         tool_activity (None | ToolActivity): Tool calls of the run; `null` when the provider's output cannot show
             them (a plain-text CLI), zero counts when it can and none ran.
-        usage_source (Literal['cli'] | Literal['wire'] | None | Unset): Where `tokens_used` comes from: `wire` when the
-            run's gateway read
+        usage_source (None | Unset | UsageSource): Where `tokens_used` comes from: `wire` when the run's gateway read
             the model API's own figures, absent when they are what the CLI
             printed.
     """
 
-    reasoning_absent_reason: Literal[
-        "available", "error_path", "model_not_emitted", "not_exposed"
-    ]
-    reasoning_source: Literal["none", "raw_output", "session_log"]
+    reasoning_absent_reason: ReasoningAbsentReason
+    reasoning_source: ReasoningSource
     tool_activity: None | ToolActivity
     reasoning_available: bool = False
     token_usage_available: bool = False
-    usage_source: Literal["cli", "wire"] | None | Unset = UNSET
+    usage_source: None | Unset | UsageSource = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.tool_activity import ToolActivity
 
-        reasoning_absent_reason: Literal[
-            "available", "error_path", "model_not_emitted", "not_exposed"
-        ]
-        reasoning_absent_reason = self.reasoning_absent_reason
+        reasoning_absent_reason: str = self.reasoning_absent_reason
 
         reasoning_available = self.reasoning_available
 
-        reasoning_source: Literal["none", "raw_output", "session_log"]
-        reasoning_source = self.reasoning_source
+        reasoning_source: str = self.reasoning_source
 
         token_usage_available = self.token_usage_available
 
@@ -75,9 +76,11 @@ class Metadata:
         else:
             tool_activity = self.tool_activity
 
-        usage_source: Literal["cli", "wire"] | None | Unset
+        usage_source: None | str | Unset
         if isinstance(self.usage_source, Unset):
             usage_source = UNSET
+        elif isinstance(self.usage_source, str):
+            usage_source = self.usage_source
         else:
             usage_source = self.usage_source
 
@@ -102,76 +105,13 @@ class Metadata:
         from ..models.tool_activity import ToolActivity
 
         d = dict(src_dict)
-
-        def _parse_reasoning_absent_reason(
-            data: object,
-        ) -> Literal["available", "error_path", "model_not_emitted", "not_exposed"]:
-            componentsschemas_reasoning_absent_reason_type_0 = cast(
-                Literal["available"], data
-            )
-            if componentsschemas_reasoning_absent_reason_type_0 != "available":
-                raise ValueError(
-                    f"/components/schemas/ReasoningAbsentReason_type_0 must match const 'available', got '{componentsschemas_reasoning_absent_reason_type_0}'"
-                )
-            return componentsschemas_reasoning_absent_reason_type_0
-            componentsschemas_reasoning_absent_reason_type_1 = cast(
-                Literal["model_not_emitted"], data
-            )
-            if componentsschemas_reasoning_absent_reason_type_1 != "model_not_emitted":
-                raise ValueError(
-                    f"/components/schemas/ReasoningAbsentReason_type_1 must match const 'model_not_emitted', got '{componentsschemas_reasoning_absent_reason_type_1}'"
-                )
-            return componentsschemas_reasoning_absent_reason_type_1
-            componentsschemas_reasoning_absent_reason_type_2 = cast(
-                Literal["not_exposed"], data
-            )
-            if componentsschemas_reasoning_absent_reason_type_2 != "not_exposed":
-                raise ValueError(
-                    f"/components/schemas/ReasoningAbsentReason_type_2 must match const 'not_exposed', got '{componentsschemas_reasoning_absent_reason_type_2}'"
-                )
-            return componentsschemas_reasoning_absent_reason_type_2
-            componentsschemas_reasoning_absent_reason_type_3 = cast(
-                Literal["error_path"], data
-            )
-            if componentsschemas_reasoning_absent_reason_type_3 != "error_path":
-                raise ValueError(
-                    f"/components/schemas/ReasoningAbsentReason_type_3 must match const 'error_path', got '{componentsschemas_reasoning_absent_reason_type_3}'"
-                )
-            return componentsschemas_reasoning_absent_reason_type_3
-
-        reasoning_absent_reason = _parse_reasoning_absent_reason(
+        reasoning_absent_reason = check_reasoning_absent_reason(
             d.pop("reasoning_absent_reason")
         )
 
         reasoning_available = d.pop("reasoning_available")
 
-        def _parse_reasoning_source(
-            data: object,
-        ) -> Literal["none", "raw_output", "session_log"]:
-            componentsschemas_reasoning_source_type_0 = cast(
-                Literal["raw_output"], data
-            )
-            if componentsschemas_reasoning_source_type_0 != "raw_output":
-                raise ValueError(
-                    f"/components/schemas/ReasoningSource_type_0 must match const 'raw_output', got '{componentsschemas_reasoning_source_type_0}'"
-                )
-            return componentsschemas_reasoning_source_type_0
-            componentsschemas_reasoning_source_type_1 = cast(
-                Literal["session_log"], data
-            )
-            if componentsschemas_reasoning_source_type_1 != "session_log":
-                raise ValueError(
-                    f"/components/schemas/ReasoningSource_type_1 must match const 'session_log', got '{componentsschemas_reasoning_source_type_1}'"
-                )
-            return componentsschemas_reasoning_source_type_1
-            componentsschemas_reasoning_source_type_2 = cast(Literal["none"], data)
-            if componentsschemas_reasoning_source_type_2 != "none":
-                raise ValueError(
-                    f"/components/schemas/ReasoningSource_type_2 must match const 'none', got '{componentsschemas_reasoning_source_type_2}'"
-                )
-            return componentsschemas_reasoning_source_type_2
-
-        reasoning_source = _parse_reasoning_source(d.pop("reasoning_source"))
+        reasoning_source = check_reasoning_source(d.pop("reasoning_source"))
 
         token_usage_available = d.pop("token_usage_available")
 
@@ -190,24 +130,20 @@ class Metadata:
 
         tool_activity = _parse_tool_activity(d.pop("tool_activity"))
 
-        def _parse_usage_source(data: object) -> Literal["cli", "wire"] | None | Unset:
+        def _parse_usage_source(data: object) -> None | Unset | UsageSource:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            componentsschemas_usage_source_type_0 = cast(Literal["cli"], data)
-            if componentsschemas_usage_source_type_0 != "cli":
-                raise ValueError(
-                    f"/components/schemas/UsageSource_type_0 must match const 'cli', got '{componentsschemas_usage_source_type_0}'"
-                )
-            return componentsschemas_usage_source_type_0
-            componentsschemas_usage_source_type_1 = cast(Literal["wire"], data)
-            if componentsschemas_usage_source_type_1 != "wire":
-                raise ValueError(
-                    f"/components/schemas/UsageSource_type_1 must match const 'wire', got '{componentsschemas_usage_source_type_1}'"
-                )
-            return componentsschemas_usage_source_type_1
-            return cast(Literal["cli", "wire"] | None | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                usage_source_type_0 = check_usage_source(data)
+
+                return usage_source_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UsageSource, data)
 
         usage_source = _parse_usage_source(d.pop("usage_source", UNSET))
 

@@ -1,18 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.wire_api import WireApi, check_wire_api
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -29,8 +23,13 @@ class ModelCallEvent:
     the run's gateway, as seen on the wire.
 
         Attributes:
-            api (Literal['anthropic_messages'] | Literal['gemini'] | Literal['openai_chat'] | Literal['openai_responses']):
-                The wire API of a model call.
+            api (WireApi): The wire API of a model call.
+
+                - `anthropic_messages`: Anthropic Messages (`POST /v1/messages`).
+                - `openai_responses`: OpenAI Responses (`POST /v1/responses`).
+                - `openai_chat`: OpenAI Chat Completions (`POST /v1/chat/completions`).
+                - `gemini`: Gemini generateContent (`POST /v1beta/models/M:generateContent`, and
+                `:streamGenerateContent`).
             call (int): Which call of the attempt this is, from 1.
             latency_ms (int): From the request's arrival to the response's last byte.
             path (str): The request's path, without the gateway's secret prefix and without
@@ -59,7 +58,7 @@ class ModelCallEvent:
                 carried no usage.
     """
 
-    api: Literal["anthropic_messages", "gemini", "openai_chat", "openai_responses"]
+    api: WireApi
     call: int
     latency_ms: int
     path: str
@@ -81,8 +80,7 @@ class ModelCallEvent:
     def to_dict(self) -> dict[str, Any]:
         from ..models.usage import Usage
 
-        api: Literal["anthropic_messages", "gemini", "openai_chat", "openai_responses"]
-        api = self.api
+        api: str = self.api
 
         call = self.call
 
@@ -201,38 +199,7 @@ class ModelCallEvent:
         from ..models.usage import Usage
 
         d = dict(src_dict)
-
-        def _parse_api(
-            data: object,
-        ) -> Literal["anthropic_messages", "gemini", "openai_chat", "openai_responses"]:
-            componentsschemas_wire_api_type_0 = cast(
-                Literal["anthropic_messages"], data
-            )
-            if componentsschemas_wire_api_type_0 != "anthropic_messages":
-                raise ValueError(
-                    f"/components/schemas/WireApi_type_0 must match const 'anthropic_messages', got '{componentsschemas_wire_api_type_0}'"
-                )
-            return componentsschemas_wire_api_type_0
-            componentsschemas_wire_api_type_1 = cast(Literal["openai_responses"], data)
-            if componentsschemas_wire_api_type_1 != "openai_responses":
-                raise ValueError(
-                    f"/components/schemas/WireApi_type_1 must match const 'openai_responses', got '{componentsschemas_wire_api_type_1}'"
-                )
-            return componentsschemas_wire_api_type_1
-            componentsschemas_wire_api_type_2 = cast(Literal["openai_chat"], data)
-            if componentsschemas_wire_api_type_2 != "openai_chat":
-                raise ValueError(
-                    f"/components/schemas/WireApi_type_2 must match const 'openai_chat', got '{componentsschemas_wire_api_type_2}'"
-                )
-            return componentsschemas_wire_api_type_2
-            componentsschemas_wire_api_type_3 = cast(Literal["gemini"], data)
-            if componentsschemas_wire_api_type_3 != "gemini":
-                raise ValueError(
-                    f"/components/schemas/WireApi_type_3 must match const 'gemini', got '{componentsschemas_wire_api_type_3}'"
-                )
-            return componentsschemas_wire_api_type_3
-
-        api = _parse_api(d.pop("api"))
+        api = check_wire_api(d.pop("api"))
 
         call = d.pop("call")
 

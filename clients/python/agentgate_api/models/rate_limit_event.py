@@ -2,17 +2,12 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.rate_limit_status import RateLimitStatus, check_rate_limit_status
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="RateLimitEvent")
@@ -23,22 +18,24 @@ class RateLimitEvent:
     """Body of `rate_limit`: the provider reported the state of a limit.
 
     Attributes:
-        status (Literal['allowed'] | Literal['rejected'] | Literal['warning']): Whether a rate or usage limit still
-            admits requests.
+        status (RateLimitStatus): Whether a rate or usage limit still admits requests.
+
+            - `allowed`: Requests are admitted.
+            - `warning`: Requests are admitted but the limit is close.
+            - `rejected`: The limit is reached: requests are refused until `resets_at`.
         resets_at (datetime.datetime | None | Unset): When the limit resets: RFC 3339, UTC.
         utilization (float | None | Unset): How much of the limit is used, from 0.0 to 1.0.
         window (None | str | Unset): Which limit, in the provider's words (`five_hour`, `seven_day`, …).
     """
 
-    status: Literal["allowed", "rejected", "warning"]
+    status: RateLimitStatus
     resets_at: datetime.datetime | None | Unset = UNSET
     utilization: float | None | Unset = UNSET
     window: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        status: Literal["allowed", "rejected", "warning"]
-        status = self.status
+        status: str = self.status
 
         resets_at: None | str | Unset
         if isinstance(self.resets_at, Unset):
@@ -79,28 +76,7 @@ class RateLimitEvent:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_status(data: object) -> Literal["allowed", "rejected", "warning"]:
-            componentsschemas_rate_limit_status_type_0 = cast(Literal["allowed"], data)
-            if componentsschemas_rate_limit_status_type_0 != "allowed":
-                raise ValueError(
-                    f"/components/schemas/RateLimitStatus_type_0 must match const 'allowed', got '{componentsschemas_rate_limit_status_type_0}'"
-                )
-            return componentsschemas_rate_limit_status_type_0
-            componentsschemas_rate_limit_status_type_1 = cast(Literal["warning"], data)
-            if componentsschemas_rate_limit_status_type_1 != "warning":
-                raise ValueError(
-                    f"/components/schemas/RateLimitStatus_type_1 must match const 'warning', got '{componentsschemas_rate_limit_status_type_1}'"
-                )
-            return componentsschemas_rate_limit_status_type_1
-            componentsschemas_rate_limit_status_type_2 = cast(Literal["rejected"], data)
-            if componentsschemas_rate_limit_status_type_2 != "rejected":
-                raise ValueError(
-                    f"/components/schemas/RateLimitStatus_type_2 must match const 'rejected', got '{componentsschemas_rate_limit_status_type_2}'"
-                )
-            return componentsschemas_rate_limit_status_type_2
-
-        status = _parse_status(d.pop("status"))
+        status = check_rate_limit_status(d.pop("status"))
 
         def _parse_resets_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:

@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.raw_stream import RawStream, check_raw_stream
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="RawEvent")
@@ -27,7 +22,10 @@ class RawEvent:
             line (str): The line without its terminator (`\\n`, or `\\r\\n`). When the bytes are
                 not valid UTF-8 this is a lossy rendering (U+FFFD for bad sequences),
                 for reading only.
-            stream (Literal['stderr'] | Literal['stdout']): Which output stream of the provider CLI a line came from.
+            stream (RawStream): Which output stream of the provider CLI a line came from.
+
+                - `stdout`: Standard output.
+                - `stderr`: Standard error.
             bytes_base64 (None | str | Unset): The exact bytes of the line, standard base64 with padding; present
                 only when they are not valid UTF-8.
             original_bytes (int | None | Unset): The whole line's length in bytes, present when `truncated`.
@@ -36,7 +34,7 @@ class RawEvent:
     """
 
     line: str
-    stream: Literal["stderr", "stdout"]
+    stream: RawStream
     bytes_base64: None | str | Unset = UNSET
     original_bytes: int | None | Unset = UNSET
     truncated: bool | Unset = UNSET
@@ -45,8 +43,7 @@ class RawEvent:
     def to_dict(self) -> dict[str, Any]:
         line = self.line
 
-        stream: Literal["stderr", "stdout"]
-        stream = self.stream
+        stream: str = self.stream
 
         bytes_base64: None | str | Unset
         if isinstance(self.bytes_base64, Unset):
@@ -84,21 +81,7 @@ class RawEvent:
         d = dict(src_dict)
         line = d.pop("line")
 
-        def _parse_stream(data: object) -> Literal["stderr", "stdout"]:
-            componentsschemas_raw_stream_type_0 = cast(Literal["stdout"], data)
-            if componentsschemas_raw_stream_type_0 != "stdout":
-                raise ValueError(
-                    f"/components/schemas/RawStream_type_0 must match const 'stdout', got '{componentsschemas_raw_stream_type_0}'"
-                )
-            return componentsschemas_raw_stream_type_0
-            componentsschemas_raw_stream_type_1 = cast(Literal["stderr"], data)
-            if componentsschemas_raw_stream_type_1 != "stderr":
-                raise ValueError(
-                    f"/components/schemas/RawStream_type_1 must match const 'stderr', got '{componentsschemas_raw_stream_type_1}'"
-                )
-            return componentsschemas_raw_stream_type_1
-
-        stream = _parse_stream(d.pop("stream"))
+        stream = check_raw_stream(d.pop("stream"))
 
         def _parse_bytes_base64(data: object) -> None | str | Unset:
             if data is None:

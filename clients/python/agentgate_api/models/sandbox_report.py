@@ -1,18 +1,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.enforcement_state import EnforcementState, check_enforcement_state
+from ..models.sandbox_level import SandboxLevel, check_sandbox_level
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -31,22 +26,36 @@ class SandboxReport:
         Attributes:
             environment (Enforcement): One limit of a tool run.
             filesystem (Enforcement): One limit of a tool run.
-            level (Literal['container'] | Literal['off'] | Literal['strict'] | Literal['workspace']): How far an agent CLI
-                is confined.
+            level (SandboxLevel): How far an agent CLI is confined.
+
+                - `off`: As today: the CLI gets agentgate's environment (less its own
+                variables), the user's files and the network.
+                - `workspace`: An environment allowlist; writes only to the workspace, the CLI's
+                own state folders and a private temporary folder; the user's other
+                secrets hidden. The network is not restricted.
+                - `strict`: `workspace`, and the network is only the run's model gateway (and
+                the `egress_allow` hosts through a CONNECT proxy): no other host, no
+                loopback service of the machine.
+                - `container`: The CLI runs in a container (`docker` or `podman`) with the
+                workspace mounted and the environment passed explicitly.
             network (Enforcement): One limit of a tool run.
             processes (Enforcement): One limit of a tool run.
-            state (Literal['enforced'] | Literal['none'] | Literal['not_enforced'] | Literal['partial']): Whether a limit
-                was enforced, and how.
+            state (EnforcementState): Whether a limit was enforced, and how.
+
+                - `enforced`: The kernel (or the runner) enforces the limit as stated.
+                - `partial`: Enforced in part (see `note`), e.g. egress ports but not hosts.
+                - `not_enforced`: Asked for but not enforced here (see `note` for why).
+                - `none`: The manifest asks for no limit of this kind.
             container (Enforcement | None | Unset): The container (`container`): engine, image or name.
             warnings (list[str] | Unset): What the sandbox changed of what it was asked, for the reader.
     """
 
     environment: Enforcement
     filesystem: Enforcement
-    level: Literal["container", "off", "strict", "workspace"]
+    level: SandboxLevel
     network: Enforcement
     processes: Enforcement
-    state: Literal["enforced", "none", "not_enforced", "partial"]
+    state: EnforcementState
     container: Enforcement | None | Unset = UNSET
     warnings: list[str] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -58,15 +67,13 @@ class SandboxReport:
 
         filesystem = self.filesystem.to_dict()
 
-        level: Literal["container", "off", "strict", "workspace"]
-        level = self.level
+        level: str = self.level
 
         network = self.network.to_dict()
 
         processes = self.processes.to_dict()
 
-        state: Literal["enforced", "none", "not_enforced", "partial"]
-        state = self.state
+        state: str = self.state
 
         container: dict[str, Any] | None | Unset
         if isinstance(self.container, Unset):
@@ -108,71 +115,13 @@ class SandboxReport:
 
         filesystem = Enforcement.from_dict(d.pop("filesystem"))
 
-        def _parse_level(
-            data: object,
-        ) -> Literal["container", "off", "strict", "workspace"]:
-            componentsschemas_sandbox_level_type_0 = cast(Literal["off"], data)
-            if componentsschemas_sandbox_level_type_0 != "off":
-                raise ValueError(
-                    f"/components/schemas/SandboxLevel_type_0 must match const 'off', got '{componentsschemas_sandbox_level_type_0}'"
-                )
-            return componentsschemas_sandbox_level_type_0
-            componentsschemas_sandbox_level_type_1 = cast(Literal["workspace"], data)
-            if componentsschemas_sandbox_level_type_1 != "workspace":
-                raise ValueError(
-                    f"/components/schemas/SandboxLevel_type_1 must match const 'workspace', got '{componentsschemas_sandbox_level_type_1}'"
-                )
-            return componentsschemas_sandbox_level_type_1
-            componentsschemas_sandbox_level_type_2 = cast(Literal["strict"], data)
-            if componentsschemas_sandbox_level_type_2 != "strict":
-                raise ValueError(
-                    f"/components/schemas/SandboxLevel_type_2 must match const 'strict', got '{componentsschemas_sandbox_level_type_2}'"
-                )
-            return componentsschemas_sandbox_level_type_2
-            componentsschemas_sandbox_level_type_3 = cast(Literal["container"], data)
-            if componentsschemas_sandbox_level_type_3 != "container":
-                raise ValueError(
-                    f"/components/schemas/SandboxLevel_type_3 must match const 'container', got '{componentsschemas_sandbox_level_type_3}'"
-                )
-            return componentsschemas_sandbox_level_type_3
-
-        level = _parse_level(d.pop("level"))
+        level = check_sandbox_level(d.pop("level"))
 
         network = Enforcement.from_dict(d.pop("network"))
 
         processes = Enforcement.from_dict(d.pop("processes"))
 
-        def _parse_state(
-            data: object,
-        ) -> Literal["enforced", "none", "not_enforced", "partial"]:
-            componentsschemas_enforcement_state_type_0 = cast(Literal["enforced"], data)
-            if componentsschemas_enforcement_state_type_0 != "enforced":
-                raise ValueError(
-                    f"/components/schemas/EnforcementState_type_0 must match const 'enforced', got '{componentsschemas_enforcement_state_type_0}'"
-                )
-            return componentsschemas_enforcement_state_type_0
-            componentsschemas_enforcement_state_type_1 = cast(Literal["partial"], data)
-            if componentsschemas_enforcement_state_type_1 != "partial":
-                raise ValueError(
-                    f"/components/schemas/EnforcementState_type_1 must match const 'partial', got '{componentsschemas_enforcement_state_type_1}'"
-                )
-            return componentsschemas_enforcement_state_type_1
-            componentsschemas_enforcement_state_type_2 = cast(
-                Literal["not_enforced"], data
-            )
-            if componentsschemas_enforcement_state_type_2 != "not_enforced":
-                raise ValueError(
-                    f"/components/schemas/EnforcementState_type_2 must match const 'not_enforced', got '{componentsschemas_enforcement_state_type_2}'"
-                )
-            return componentsschemas_enforcement_state_type_2
-            componentsschemas_enforcement_state_type_3 = cast(Literal["none"], data)
-            if componentsschemas_enforcement_state_type_3 != "none":
-                raise ValueError(
-                    f"/components/schemas/EnforcementState_type_3 must match const 'none', got '{componentsschemas_enforcement_state_type_3}'"
-                )
-            return componentsschemas_enforcement_state_type_3
-
-        state = _parse_state(d.pop("state"))
+        state = check_enforcement_state(d.pop("state"))
 
         def _parse_container(data: object) -> Enforcement | None | Unset:
             if data is None:

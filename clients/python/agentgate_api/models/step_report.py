@@ -1,16 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..models.step_status import StepStatus, check_step_status
 
 T = TypeVar("T", bound="StepReport")
 
@@ -27,8 +23,7 @@ class StepReport:
         kind (str): `tool`, `agent`, `parallel` or `decision`.
         reason (None | str): Why it was skipped, failed or cancelled.
         run_ids (list[str]): Every run it made, in order.
-        status (Literal['cancelled'] | Literal['failed'] | Literal['ok'] | Literal['skipped'] | None): How it ended;
-            `null` if it never ran (an earlier step failed).
+        status (None | StepStatus): How it ended; `null` if it never ran (an earlier step failed).
     """
 
     attempts: int
@@ -38,7 +33,7 @@ class StepReport:
     kind: str
     reason: None | str
     run_ids: list[str]
-    status: Literal["cancelled", "failed", "ok", "skipped"] | None
+    status: None | StepStatus
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -59,8 +54,11 @@ class StepReport:
 
         run_ids = self.run_ids
 
-        status: Literal["cancelled", "failed", "ok", "skipped"] | None
-        status = self.status
+        status: None | str
+        if isinstance(self.status, str):
+            status = self.status
+        else:
+            status = self.status
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -111,36 +109,18 @@ class StepReport:
 
         run_ids = cast(list[str], d.pop("run_ids"))
 
-        def _parse_status(
-            data: object,
-        ) -> Literal["cancelled", "failed", "ok", "skipped"] | None:
+        def _parse_status(data: object) -> None | StepStatus:
             if data is None:
                 return data
-            componentsschemas_step_status_type_0 = cast(Literal["ok"], data)
-            if componentsschemas_step_status_type_0 != "ok":
-                raise ValueError(
-                    f"/components/schemas/StepStatus_type_0 must match const 'ok', got '{componentsschemas_step_status_type_0}'"
-                )
-            return componentsschemas_step_status_type_0
-            componentsschemas_step_status_type_1 = cast(Literal["failed"], data)
-            if componentsschemas_step_status_type_1 != "failed":
-                raise ValueError(
-                    f"/components/schemas/StepStatus_type_1 must match const 'failed', got '{componentsschemas_step_status_type_1}'"
-                )
-            return componentsschemas_step_status_type_1
-            componentsschemas_step_status_type_2 = cast(Literal["skipped"], data)
-            if componentsschemas_step_status_type_2 != "skipped":
-                raise ValueError(
-                    f"/components/schemas/StepStatus_type_2 must match const 'skipped', got '{componentsschemas_step_status_type_2}'"
-                )
-            return componentsschemas_step_status_type_2
-            componentsschemas_step_status_type_3 = cast(Literal["cancelled"], data)
-            if componentsschemas_step_status_type_3 != "cancelled":
-                raise ValueError(
-                    f"/components/schemas/StepStatus_type_3 must match const 'cancelled', got '{componentsschemas_step_status_type_3}'"
-                )
-            return componentsschemas_step_status_type_3
-            return cast(Literal["cancelled", "failed", "ok", "skipped"] | None, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                status_type_0 = check_step_status(data)
+
+                return status_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | StepStatus, data)
 
         status = _parse_status(d.pop("status"))
 

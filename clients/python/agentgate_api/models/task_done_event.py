@@ -1,18 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.step_status import StepStatus, check_step_status
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -31,7 +25,12 @@ class TaskDoneEvent:
             attempts (int): How many tries it took (0 when skipped).
             child_run_ids (list[str]): Every run it made, in order.
             outcome (StepOutcome): What a step produced: what `${steps.ID.…}` reads.
-            status (Literal['cancelled'] | Literal['failed'] | Literal['ok'] | Literal['skipped']): How a step ended.
+            status (StepStatus): How a step ended.
+
+                - `ok`: It succeeded.
+                - `failed`: It failed (after its retries).
+                - `skipped`: Its `when:` was false, or a decision had nothing to answer.
+                - `cancelled`: The workflow was cancelled (or a `fail_fast` group stopped it).
             task_id (str): The step's id.
             reason (None | str | Unset): Why it was skipped, failed or cancelled.
     """
@@ -39,7 +38,7 @@ class TaskDoneEvent:
     attempts: int
     child_run_ids: list[str]
     outcome: StepOutcome
-    status: Literal["cancelled", "failed", "ok", "skipped"]
+    status: StepStatus
     task_id: str
     reason: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -51,8 +50,7 @@ class TaskDoneEvent:
 
         outcome = self.outcome.to_dict()
 
-        status: Literal["cancelled", "failed", "ok", "skipped"]
-        status = self.status
+        status: str = self.status
 
         task_id = self.task_id
 
@@ -89,35 +87,7 @@ class TaskDoneEvent:
 
         outcome = StepOutcome.from_dict(d.pop("outcome"))
 
-        def _parse_status(
-            data: object,
-        ) -> Literal["cancelled", "failed", "ok", "skipped"]:
-            componentsschemas_step_status_type_0 = cast(Literal["ok"], data)
-            if componentsschemas_step_status_type_0 != "ok":
-                raise ValueError(
-                    f"/components/schemas/StepStatus_type_0 must match const 'ok', got '{componentsschemas_step_status_type_0}'"
-                )
-            return componentsschemas_step_status_type_0
-            componentsschemas_step_status_type_1 = cast(Literal["failed"], data)
-            if componentsschemas_step_status_type_1 != "failed":
-                raise ValueError(
-                    f"/components/schemas/StepStatus_type_1 must match const 'failed', got '{componentsschemas_step_status_type_1}'"
-                )
-            return componentsschemas_step_status_type_1
-            componentsschemas_step_status_type_2 = cast(Literal["skipped"], data)
-            if componentsschemas_step_status_type_2 != "skipped":
-                raise ValueError(
-                    f"/components/schemas/StepStatus_type_2 must match const 'skipped', got '{componentsschemas_step_status_type_2}'"
-                )
-            return componentsschemas_step_status_type_2
-            componentsschemas_step_status_type_3 = cast(Literal["cancelled"], data)
-            if componentsschemas_step_status_type_3 != "cancelled":
-                raise ValueError(
-                    f"/components/schemas/StepStatus_type_3 must match const 'cancelled', got '{componentsschemas_step_status_type_3}'"
-                )
-            return componentsschemas_step_status_type_3
-
-        status = _parse_status(d.pop("status"))
+        status = check_step_status(d.pop("status"))
 
         task_id = d.pop("task_id")
 

@@ -1,17 +1,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..models.tool_error_class import ToolErrorClass, check_tool_error_class
+from ..models.tool_status import ToolStatus, check_tool_status
 
 if TYPE_CHECKING:
     from ..models.action_request import ActionRequest
@@ -34,8 +30,7 @@ class ToolEnvelope:
         Attributes:
             actions (list[ActionRequest]): The decisions the tool asked for, in order.
             artifacts (list[ArtifactCheck]): The artifacts of the tool's `result`, each checked against its file.
-            class_ (Literal['infra_error'] | Literal['policy_error'] | Literal['retryable'] | Literal['unknown'] |
-                Literal['user_error'] | None): The code's class from the error-code registry; `null` on `ok`.
+            class_ (None | ToolErrorClass): The code's class from the error-code registry; `null` on `ok`.
             code (None | str): The error code: the tool's own (`E_INPUT_NOT_FOUND`) or the runner's
                 (`E_TIMEOUT`, `E_HEARTBEAT_MISSED`, `E_CPU_LIMIT`, …); `null` on `ok`.
             cpu_ms (int | None): CPU time the tool (and its children) used, in milliseconds.
@@ -52,8 +47,14 @@ class ToolEnvelope:
             retryable (bool): Whether the same call may succeed if retried (the registry's word for
                 the code; `false` for codes it does not know).
             run_id (str): The run's id, as in its events and the store.
-            status (Literal['action_required'] | Literal['cancelled'] | Literal['error'] | Literal['ok']): How a tool run
-                ended.
+            status (ToolStatus): How a tool run ended.
+
+                - `ok`: The tool reported a `result` with status `ok` (or exited with its
+                `ok` code without one) and every check passed.
+                - `error`: The tool, or the runner on its behalf, reported an error: see `code`.
+                - `cancelled`: The run was cancelled.
+                - `action_required`: The tool asked for a decision (`action_required`) and stopped without
+                a result: answer `actions` and call it again.
             stderr_tail (None | str): The last lines of the tool's stderr (bounded); `null` if it wrote none.
             tool (str): The tool's name.
             tool_exit (None | ToolExit): How the tool process ended; `null` if it never started.
@@ -66,10 +67,7 @@ class ToolEnvelope:
 
     actions: list[ActionRequest]
     artifacts: list[ArtifactCheck]
-    class_: (
-        Literal["infra_error", "policy_error", "retryable", "unknown", "user_error"]
-        | None
-    )
+    class_: None | ToolErrorClass
     code: None | str
     cpu_ms: int | None
     duration_ms: int
@@ -83,7 +81,7 @@ class ToolEnvelope:
     resumed_from: None | str
     retryable: bool
     run_id: str
-    status: Literal["action_required", "cancelled", "error", "ok"]
+    status: ToolStatus
     stderr_tail: None | str
     tool: str
     tool_exit: None | ToolExit
@@ -106,11 +104,11 @@ class ToolEnvelope:
             artifacts_item = artifacts_item_data.to_dict()
             artifacts.append(artifacts_item)
 
-        class_: (
-            Literal["infra_error", "policy_error", "retryable", "unknown", "user_error"]
-            | None
-        )
-        class_ = self.class_
+        class_: None | str
+        if isinstance(self.class_, str):
+            class_ = self.class_
+        else:
+            class_ = self.class_
 
         code: None | str
         code = self.code
@@ -149,8 +147,7 @@ class ToolEnvelope:
 
         run_id = self.run_id
 
-        status: Literal["action_required", "cancelled", "error", "ok"]
-        status = self.status
+        status: str = self.status
 
         stderr_tail: None | str
         stderr_tail = self.stderr_tail
@@ -225,57 +222,18 @@ class ToolEnvelope:
 
             artifacts.append(artifacts_item)
 
-        def _parse_class_(
-            data: object,
-        ) -> (
-            Literal["infra_error", "policy_error", "retryable", "unknown", "user_error"]
-            | None
-        ):
+        def _parse_class_(data: object) -> None | ToolErrorClass:
             if data is None:
                 return data
-            componentsschemas_tool_error_class_type_0 = cast(
-                Literal["user_error"], data
-            )
-            if componentsschemas_tool_error_class_type_0 != "user_error":
-                raise ValueError(
-                    f"/components/schemas/ToolErrorClass_type_0 must match const 'user_error', got '{componentsschemas_tool_error_class_type_0}'"
-                )
-            return componentsschemas_tool_error_class_type_0
-            componentsschemas_tool_error_class_type_1 = cast(Literal["retryable"], data)
-            if componentsschemas_tool_error_class_type_1 != "retryable":
-                raise ValueError(
-                    f"/components/schemas/ToolErrorClass_type_1 must match const 'retryable', got '{componentsschemas_tool_error_class_type_1}'"
-                )
-            return componentsschemas_tool_error_class_type_1
-            componentsschemas_tool_error_class_type_2 = cast(
-                Literal["infra_error"], data
-            )
-            if componentsschemas_tool_error_class_type_2 != "infra_error":
-                raise ValueError(
-                    f"/components/schemas/ToolErrorClass_type_2 must match const 'infra_error', got '{componentsschemas_tool_error_class_type_2}'"
-                )
-            return componentsschemas_tool_error_class_type_2
-            componentsschemas_tool_error_class_type_3 = cast(
-                Literal["policy_error"], data
-            )
-            if componentsschemas_tool_error_class_type_3 != "policy_error":
-                raise ValueError(
-                    f"/components/schemas/ToolErrorClass_type_3 must match const 'policy_error', got '{componentsschemas_tool_error_class_type_3}'"
-                )
-            return componentsschemas_tool_error_class_type_3
-            componentsschemas_tool_error_class_type_4 = cast(Literal["unknown"], data)
-            if componentsschemas_tool_error_class_type_4 != "unknown":
-                raise ValueError(
-                    f"/components/schemas/ToolErrorClass_type_4 must match const 'unknown', got '{componentsschemas_tool_error_class_type_4}'"
-                )
-            return componentsschemas_tool_error_class_type_4
-            return cast(
-                Literal[
-                    "infra_error", "policy_error", "retryable", "unknown", "user_error"
-                ]
-                | None,
-                data,
-            )
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                class_type_0 = check_tool_error_class(data)
+
+                return class_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ToolErrorClass, data)
 
         class_ = _parse_class_(d.pop("class"))
 
@@ -353,37 +311,7 @@ class ToolEnvelope:
 
         run_id = d.pop("run_id")
 
-        def _parse_status(
-            data: object,
-        ) -> Literal["action_required", "cancelled", "error", "ok"]:
-            componentsschemas_tool_status_type_0 = cast(Literal["ok"], data)
-            if componentsschemas_tool_status_type_0 != "ok":
-                raise ValueError(
-                    f"/components/schemas/ToolStatus_type_0 must match const 'ok', got '{componentsschemas_tool_status_type_0}'"
-                )
-            return componentsschemas_tool_status_type_0
-            componentsschemas_tool_status_type_1 = cast(Literal["error"], data)
-            if componentsschemas_tool_status_type_1 != "error":
-                raise ValueError(
-                    f"/components/schemas/ToolStatus_type_1 must match const 'error', got '{componentsschemas_tool_status_type_1}'"
-                )
-            return componentsschemas_tool_status_type_1
-            componentsschemas_tool_status_type_2 = cast(Literal["cancelled"], data)
-            if componentsschemas_tool_status_type_2 != "cancelled":
-                raise ValueError(
-                    f"/components/schemas/ToolStatus_type_2 must match const 'cancelled', got '{componentsschemas_tool_status_type_2}'"
-                )
-            return componentsschemas_tool_status_type_2
-            componentsschemas_tool_status_type_3 = cast(
-                Literal["action_required"], data
-            )
-            if componentsschemas_tool_status_type_3 != "action_required":
-                raise ValueError(
-                    f"/components/schemas/ToolStatus_type_3 must match const 'action_required', got '{componentsschemas_tool_status_type_3}'"
-                )
-            return componentsschemas_tool_status_type_3
-
-        status = _parse_status(d.pop("status"))
+        status = check_tool_status(d.pop("status"))
 
         def _parse_stderr_tail(data: object) -> None | str:
             if data is None:

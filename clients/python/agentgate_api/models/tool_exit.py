@@ -1,16 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..models.exit_meaning import ExitMeaning, check_exit_meaning
 
 T = TypeVar("T", bound="ToolExit")
 
@@ -21,13 +17,17 @@ class ToolExit:
 
     Attributes:
         code (int | None): Its exit status, if it exited.
-        meaning (Literal['fatal_error'] | Literal['ok'] | Literal['retryable_error'] | Literal['unexpected']): What the
-            tool's exit status means under its manifest's `exit_codes`.
+        meaning (ExitMeaning): What the tool's exit status means under its manifest's `exit_codes`.
+
+            - `ok`: The manifest's `ok` code.
+            - `retryable_error`: The manifest's `retryable_error` code.
+            - `fatal_error`: The manifest's `fatal_error` code.
+            - `unexpected`: A code the manifest does not list, or death by a signal.
         signal (None | str): The signal that ended it (`SIGKILL`, `SIGXCPU`), if one did.
     """
 
     code: int | None
-    meaning: Literal["fatal_error", "ok", "retryable_error", "unexpected"]
+    meaning: ExitMeaning
     signal: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -35,8 +35,7 @@ class ToolExit:
         code: int | None
         code = self.code
 
-        meaning: Literal["fatal_error", "ok", "retryable_error", "unexpected"]
-        meaning = self.meaning
+        meaning: str = self.meaning
 
         signal: None | str
         signal = self.signal
@@ -64,37 +63,7 @@ class ToolExit:
 
         code = _parse_code(d.pop("code"))
 
-        def _parse_meaning(
-            data: object,
-        ) -> Literal["fatal_error", "ok", "retryable_error", "unexpected"]:
-            componentsschemas_exit_meaning_type_0 = cast(Literal["ok"], data)
-            if componentsschemas_exit_meaning_type_0 != "ok":
-                raise ValueError(
-                    f"/components/schemas/ExitMeaning_type_0 must match const 'ok', got '{componentsschemas_exit_meaning_type_0}'"
-                )
-            return componentsschemas_exit_meaning_type_0
-            componentsschemas_exit_meaning_type_1 = cast(
-                Literal["retryable_error"], data
-            )
-            if componentsschemas_exit_meaning_type_1 != "retryable_error":
-                raise ValueError(
-                    f"/components/schemas/ExitMeaning_type_1 must match const 'retryable_error', got '{componentsschemas_exit_meaning_type_1}'"
-                )
-            return componentsschemas_exit_meaning_type_1
-            componentsschemas_exit_meaning_type_2 = cast(Literal["fatal_error"], data)
-            if componentsschemas_exit_meaning_type_2 != "fatal_error":
-                raise ValueError(
-                    f"/components/schemas/ExitMeaning_type_2 must match const 'fatal_error', got '{componentsschemas_exit_meaning_type_2}'"
-                )
-            return componentsschemas_exit_meaning_type_2
-            componentsschemas_exit_meaning_type_3 = cast(Literal["unexpected"], data)
-            if componentsschemas_exit_meaning_type_3 != "unexpected":
-                raise ValueError(
-                    f"/components/schemas/ExitMeaning_type_3 must match const 'unexpected', got '{componentsschemas_exit_meaning_type_3}'"
-                )
-            return componentsschemas_exit_meaning_type_3
-
-        meaning = _parse_meaning(d.pop("meaning"))
+        meaning = check_exit_meaning(d.pop("meaning"))
 
         def _parse_signal(data: object) -> None | str:
             if data is None:

@@ -1,16 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..models.tool_class import ToolClass, check_tool_class
 
 T = TypeVar("T", bound="ToolUseEvent")
 
@@ -20,24 +16,29 @@ class ToolUseEvent:
     """Body of `tool_use`: the agent called a tool.
 
     Attributes:
-        class_ (Literal['browser'] | Literal['other'] | Literal['read'] | Literal['shell'] | Literal['web'] |
-            Literal['write']): The class of a tool, as `tool_use` events and the envelope's tool activity
+        class_ (ToolClass): The class of a tool, as `tool_use` events and the envelope's tool activity
             report it. Provider adapters map their tool names onto these.
+
+            - `read`: Reads files or lists, searches the workspace (`Read`, `Grep`, `ls`).
+            - `write`: Changes files (`Edit`, `Write`, `apply_patch`).
+            - `shell`: Runs a shell command (`Bash`, `exec_command`, `run_shell_command`).
+            - `web`: Fetches or searches the web (`WebFetch`, `web_search`).
+            - `browser`: Drives a browser (Playwright and similar).
+            - `other`: Anything else (MCP tools, todo lists, sub-agents).
         id (str): The call id, matching the later `tool_result`. Providers that give no
             id get one made up by agentgate.
         input_ (Any): The call's arguments, as the provider sent them.
         name (str): The tool's name as the provider declares it (`Bash`, `exec_command`, …).
     """
 
-    class_: Literal["browser", "other", "read", "shell", "web", "write"]
+    class_: ToolClass
     id: str
     input_: Any
     name: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        class_: Literal["browser", "other", "read", "shell", "web", "write"]
-        class_ = self.class_
+        class_: str = self.class_
 
         id = self.id
 
@@ -61,48 +62,7 @@ class ToolUseEvent:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_class_(
-            data: object,
-        ) -> Literal["browser", "other", "read", "shell", "web", "write"]:
-            componentsschemas_tool_class_type_0 = cast(Literal["read"], data)
-            if componentsschemas_tool_class_type_0 != "read":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_0 must match const 'read', got '{componentsschemas_tool_class_type_0}'"
-                )
-            return componentsschemas_tool_class_type_0
-            componentsschemas_tool_class_type_1 = cast(Literal["write"], data)
-            if componentsschemas_tool_class_type_1 != "write":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_1 must match const 'write', got '{componentsschemas_tool_class_type_1}'"
-                )
-            return componentsschemas_tool_class_type_1
-            componentsschemas_tool_class_type_2 = cast(Literal["shell"], data)
-            if componentsschemas_tool_class_type_2 != "shell":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_2 must match const 'shell', got '{componentsschemas_tool_class_type_2}'"
-                )
-            return componentsschemas_tool_class_type_2
-            componentsschemas_tool_class_type_3 = cast(Literal["web"], data)
-            if componentsschemas_tool_class_type_3 != "web":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_3 must match const 'web', got '{componentsschemas_tool_class_type_3}'"
-                )
-            return componentsschemas_tool_class_type_3
-            componentsschemas_tool_class_type_4 = cast(Literal["browser"], data)
-            if componentsschemas_tool_class_type_4 != "browser":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_4 must match const 'browser', got '{componentsschemas_tool_class_type_4}'"
-                )
-            return componentsschemas_tool_class_type_4
-            componentsschemas_tool_class_type_5 = cast(Literal["other"], data)
-            if componentsschemas_tool_class_type_5 != "other":
-                raise ValueError(
-                    f"/components/schemas/ToolClass_type_5 must match const 'other', got '{componentsschemas_tool_class_type_5}'"
-                )
-            return componentsschemas_tool_class_type_5
-
-        class_ = _parse_class_(d.pop("class"))
+        class_ = check_tool_class(d.pop("class"))
 
         id = d.pop("id")
 

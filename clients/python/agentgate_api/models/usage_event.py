@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..models.usage_scope import UsageScope, check_usage_scope
 
 if TYPE_CHECKING:
     from ..models.usage import Usage
@@ -25,7 +20,10 @@ class UsageEvent:
     """Body of `usage`: token and cost figures.
 
     Attributes:
-        scope (Literal['total'] | Literal['turn']): What the figures of a `usage` event cover.
+        scope (UsageScope): What the figures of a `usage` event cover.
+
+            - `turn`: One model turn or step: consumers add these up.
+            - `total`: Totals of the attempt so far: they replace earlier figures.
         usage (Usage): Token and cost figures of one turn, an attempt or a run, normalized across
             providers.
 
@@ -58,13 +56,12 @@ class UsageEvent:
             Counts a provider does not report are 0.
     """
 
-    scope: Literal["total", "turn"]
+    scope: UsageScope
     usage: Usage
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        scope: Literal["total", "turn"]
-        scope = self.scope
+        scope: str = self.scope
 
         usage = self.usage.to_dict()
 
@@ -84,22 +81,7 @@ class UsageEvent:
         from ..models.usage import Usage
 
         d = dict(src_dict)
-
-        def _parse_scope(data: object) -> Literal["total", "turn"]:
-            componentsschemas_usage_scope_type_0 = cast(Literal["turn"], data)
-            if componentsschemas_usage_scope_type_0 != "turn":
-                raise ValueError(
-                    f"/components/schemas/UsageScope_type_0 must match const 'turn', got '{componentsschemas_usage_scope_type_0}'"
-                )
-            return componentsschemas_usage_scope_type_0
-            componentsschemas_usage_scope_type_1 = cast(Literal["total"], data)
-            if componentsschemas_usage_scope_type_1 != "total":
-                raise ValueError(
-                    f"/components/schemas/UsageScope_type_1 must match const 'total', got '{componentsschemas_usage_scope_type_1}'"
-                )
-            return componentsschemas_usage_scope_type_1
-
-        scope = _parse_scope(d.pop("scope"))
+        scope = check_usage_scope(d.pop("scope"))
 
         usage = Usage.from_dict(d.pop("usage"))
 

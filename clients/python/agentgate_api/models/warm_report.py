@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.warm_process_state import WarmProcessState, check_warm_process_state
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="WarmReport")
@@ -22,21 +17,27 @@ class WarmReport:
     """The envelope's `warm`: the process that served a warm turn.
 
     Attributes:
-        process (Literal['replaced'] | Literal['reused'] | Literal['started']): How the turn got its process.
+        process (WarmProcessState): How the turn got its process.
+
+            - `started`: The session had no warm process: one was started (resuming the
+            session's native id when the store knew one).
+            - `reused`: The session's warm process, alive from an earlier turn, served it.
+            - `replaced`: The session's warm process had died, gone idle past its time or
+            been started for other settings: a new one resumed its native
+            session (`replaced_because` says why).
         turn (int): Which turn of this process it was (1 for a new one).
         pgid (int | None | Unset): The process group's id (the pid of its leader, agentgate's keeper).
         replaced_because (None | str | Unset): Why the earlier process was replaced.
     """
 
-    process: Literal["replaced", "reused", "started"]
+    process: WarmProcessState
     turn: int
     pgid: int | None | Unset = UNSET
     replaced_because: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        process: Literal["replaced", "reused", "started"]
-        process = self.process
+        process: str = self.process
 
         turn = self.turn
 
@@ -70,30 +71,7 @@ class WarmReport:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_process(data: object) -> Literal["replaced", "reused", "started"]:
-            componentsschemas_warm_process_state_type_0 = cast(Literal["started"], data)
-            if componentsschemas_warm_process_state_type_0 != "started":
-                raise ValueError(
-                    f"/components/schemas/WarmProcessState_type_0 must match const 'started', got '{componentsschemas_warm_process_state_type_0}'"
-                )
-            return componentsschemas_warm_process_state_type_0
-            componentsschemas_warm_process_state_type_1 = cast(Literal["reused"], data)
-            if componentsschemas_warm_process_state_type_1 != "reused":
-                raise ValueError(
-                    f"/components/schemas/WarmProcessState_type_1 must match const 'reused', got '{componentsschemas_warm_process_state_type_1}'"
-                )
-            return componentsschemas_warm_process_state_type_1
-            componentsschemas_warm_process_state_type_2 = cast(
-                Literal["replaced"], data
-            )
-            if componentsschemas_warm_process_state_type_2 != "replaced":
-                raise ValueError(
-                    f"/components/schemas/WarmProcessState_type_2 must match const 'replaced', got '{componentsschemas_warm_process_state_type_2}'"
-                )
-            return componentsschemas_warm_process_state_type_2
-
-        process = _parse_process(d.pop("process"))
+        process = check_warm_process_state(d.pop("process"))
 
         turn = d.pop("turn")
 

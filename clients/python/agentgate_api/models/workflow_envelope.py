@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..models.workflow_state import WorkflowState, check_workflow_state
 
 if TYPE_CHECKING:
     from ..models.step_report import StepReport
@@ -30,10 +25,16 @@ class WorkflowEnvelope:
         failed_step (None | str): The step whose failure failed the workflow.
         name (str): The workflow's name.
         outputs (WorkflowEnvelopeOutputs): The workflow's `outputs`, rendered (on `completed`).
-        state (Literal['cancelled'] | Literal['completed'] | Literal['failed'] | Literal['queued'] | Literal['running']
-            | Literal['waiting_ai']): Where a workflow is in its life (seed 002's run state machine):
+        state (WorkflowState): Where a workflow is in its life (seed 002's run state machine):
             `queued → running → (waiting_ai → running)* → completed | failed |
             cancelled`.
+
+            - `queued`: Submitted to a server, not started (the job's state).
+            - `running`: Running its steps.
+            - `waiting_ai`: An agent is answering a tool's `action_required` (a decision step).
+            - `completed`: Every step ended `ok` or `skipped`.
+            - `failed`: A step failed (after its retries).
+            - `cancelled`: Cancelled; every running step was cancelled with it.
         steps (list[StepReport]): Every step, in file order (a group before its members).
     """
 
@@ -41,9 +42,7 @@ class WorkflowEnvelope:
     failed_step: None | str
     name: str
     outputs: WorkflowEnvelopeOutputs
-    state: Literal[
-        "cancelled", "completed", "failed", "queued", "running", "waiting_ai"
-    ]
+    state: WorkflowState
     steps: list[StepReport]
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -57,10 +56,7 @@ class WorkflowEnvelope:
 
         outputs = self.outputs.to_dict()
 
-        state: Literal[
-            "cancelled", "completed", "failed", "queued", "running", "waiting_ai"
-        ]
-        state = self.state
+        state: str = self.state
 
         steps = []
         for steps_item_data in self.steps:
@@ -101,49 +97,7 @@ class WorkflowEnvelope:
 
         outputs = WorkflowEnvelopeOutputs.from_dict(d.pop("outputs"))
 
-        def _parse_state(
-            data: object,
-        ) -> Literal[
-            "cancelled", "completed", "failed", "queued", "running", "waiting_ai"
-        ]:
-            componentsschemas_workflow_state_type_0 = cast(Literal["queued"], data)
-            if componentsschemas_workflow_state_type_0 != "queued":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_0 must match const 'queued', got '{componentsschemas_workflow_state_type_0}'"
-                )
-            return componentsschemas_workflow_state_type_0
-            componentsschemas_workflow_state_type_1 = cast(Literal["running"], data)
-            if componentsschemas_workflow_state_type_1 != "running":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_1 must match const 'running', got '{componentsschemas_workflow_state_type_1}'"
-                )
-            return componentsschemas_workflow_state_type_1
-            componentsschemas_workflow_state_type_2 = cast(Literal["waiting_ai"], data)
-            if componentsschemas_workflow_state_type_2 != "waiting_ai":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_2 must match const 'waiting_ai', got '{componentsschemas_workflow_state_type_2}'"
-                )
-            return componentsschemas_workflow_state_type_2
-            componentsschemas_workflow_state_type_3 = cast(Literal["completed"], data)
-            if componentsschemas_workflow_state_type_3 != "completed":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_3 must match const 'completed', got '{componentsschemas_workflow_state_type_3}'"
-                )
-            return componentsschemas_workflow_state_type_3
-            componentsschemas_workflow_state_type_4 = cast(Literal["failed"], data)
-            if componentsschemas_workflow_state_type_4 != "failed":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_4 must match const 'failed', got '{componentsschemas_workflow_state_type_4}'"
-                )
-            return componentsschemas_workflow_state_type_4
-            componentsschemas_workflow_state_type_5 = cast(Literal["cancelled"], data)
-            if componentsschemas_workflow_state_type_5 != "cancelled":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_5 must match const 'cancelled', got '{componentsschemas_workflow_state_type_5}'"
-                )
-            return componentsschemas_workflow_state_type_5
-
-        state = _parse_state(d.pop("state"))
+        state = check_workflow_state(d.pop("state"))
 
         steps = []
         _steps = d.pop("steps")

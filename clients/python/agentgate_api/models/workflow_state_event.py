@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    Any,
-    Literal,
-    Self,
-    TypeVar,
-    cast,
-)
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.workflow_state import WorkflowState, check_workflow_state
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="WorkflowStateEvent")
@@ -24,10 +19,16 @@ class WorkflowStateEvent:
     what a resume runs again.
 
         Attributes:
-            state (Literal['cancelled'] | Literal['completed'] | Literal['failed'] | Literal['queued'] | Literal['running']
-                | Literal['waiting_ai']): Where a workflow is in its life (seed 002's run state machine):
+            state (WorkflowState): Where a workflow is in its life (seed 002's run state machine):
                 `queued → running → (waiting_ai → running)* → completed | failed |
                 cancelled`.
+
+                - `queued`: Submitted to a server, not started (the job's state).
+                - `running`: Running its steps.
+                - `waiting_ai`: An agent is answering a tool's `action_required` (a decision step).
+                - `completed`: Every step ended `ok` or `skipped`.
+                - `failed`: A step failed (after its retries).
+                - `cancelled`: Cancelled; every running step was cancelled with it.
             base_dir (None | str | Unset): The folder relative paths of the workflow are resolved against, on
                 the run's first event.
             definition (Any | Unset): The workflow file as read (JSON), on the run's first event.
@@ -38,9 +39,7 @@ class WorkflowStateEvent:
             step (None | str | Unset): The step the state is about (`waiting_ai`: the decision).
     """
 
-    state: Literal[
-        "cancelled", "completed", "failed", "queued", "running", "waiting_ai"
-    ]
+    state: WorkflowState
     base_dir: None | str | Unset = UNSET
     definition: Any | Unset = UNSET
     execution: int | None | Unset = UNSET
@@ -51,10 +50,7 @@ class WorkflowStateEvent:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        state: Literal[
-            "cancelled", "completed", "failed", "queued", "running", "waiting_ai"
-        ]
-        state = self.state
+        state: str = self.state
 
         base_dir: None | str | Unset
         if isinstance(self.base_dir, Unset):
@@ -117,50 +113,7 @@ class WorkflowStateEvent:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_state(
-            data: object,
-        ) -> Literal[
-            "cancelled", "completed", "failed", "queued", "running", "waiting_ai"
-        ]:
-            componentsschemas_workflow_state_type_0 = cast(Literal["queued"], data)
-            if componentsschemas_workflow_state_type_0 != "queued":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_0 must match const 'queued', got '{componentsschemas_workflow_state_type_0}'"
-                )
-            return componentsschemas_workflow_state_type_0
-            componentsschemas_workflow_state_type_1 = cast(Literal["running"], data)
-            if componentsschemas_workflow_state_type_1 != "running":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_1 must match const 'running', got '{componentsschemas_workflow_state_type_1}'"
-                )
-            return componentsschemas_workflow_state_type_1
-            componentsschemas_workflow_state_type_2 = cast(Literal["waiting_ai"], data)
-            if componentsschemas_workflow_state_type_2 != "waiting_ai":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_2 must match const 'waiting_ai', got '{componentsschemas_workflow_state_type_2}'"
-                )
-            return componentsschemas_workflow_state_type_2
-            componentsschemas_workflow_state_type_3 = cast(Literal["completed"], data)
-            if componentsschemas_workflow_state_type_3 != "completed":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_3 must match const 'completed', got '{componentsschemas_workflow_state_type_3}'"
-                )
-            return componentsschemas_workflow_state_type_3
-            componentsschemas_workflow_state_type_4 = cast(Literal["failed"], data)
-            if componentsschemas_workflow_state_type_4 != "failed":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_4 must match const 'failed', got '{componentsschemas_workflow_state_type_4}'"
-                )
-            return componentsschemas_workflow_state_type_4
-            componentsschemas_workflow_state_type_5 = cast(Literal["cancelled"], data)
-            if componentsschemas_workflow_state_type_5 != "cancelled":
-                raise ValueError(
-                    f"/components/schemas/WorkflowState_type_5 must match const 'cancelled', got '{componentsschemas_workflow_state_type_5}'"
-                )
-            return componentsschemas_workflow_state_type_5
-
-        state = _parse_state(d.pop("state"))
+        state = check_workflow_state(d.pop("state"))
 
         def _parse_base_dir(data: object) -> None | str | Unset:
             if data is None:

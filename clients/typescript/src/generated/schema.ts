@@ -539,7 +539,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Roll-up of [`ToolActivity`], the first that applies. */
+        /**
+         * @description Roll-up of [`ToolActivity`], the first that applies.
+         *
+         *     - `tool_errors`: At least one tool call failed.
+         *     - `write_active`: At least one tool call wrote to the workspace.
+         *     - `tool_active`: Tools were called, none wrote.
+         *     - `none`: No tool was called.
+         * @enum {string}
+         */
         ActivityClass: "tool_errors" | "write_active" | "tool_active" | "none";
         /**
          * @description Body of `answer_chunk`: a readable piece of the answer text as it
@@ -671,7 +679,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description How a declared artifact compared with the file. */
+        /**
+         * @description How a declared artifact compared with the file.
+         *
+         *     - `verified`: The file's SHA-256 equals the declared one.
+         *     - `mismatch`: The file's SHA-256 differs from the declared one.
+         *     - `missing`: No file or folder at the path.
+         *     - `unchecked`: The path exists; no SHA-256 was declared (or it is a folder), so there
+         *     was nothing to compare.
+         * @enum {string}
+         */
         ArtifactState: "verified" | "mismatch" | "missing" | "unchecked";
         /** @description One agent tried during a run: an entry of the envelope's `attempts`. */
         Attempt: {
@@ -791,7 +808,14 @@ export interface components {
             /** @description Its team, if any. */
             team?: string | null;
         };
-        /** @description Why a run was cancelled. */
+        /**
+         * @description Why a run was cancelled.
+         *
+         *     - `signal`: agentgate received a signal (see `signal`).
+         *     - `request`: The caller asked for it through the library or the API.
+         *     - `shutdown`: agentgate (a worker, the server) is shutting down.
+         * @enum {string}
+         */
         CancelReason: "signal" | "request" | "shutdown";
         /** @description Body of `cancelled`: the run was cancelled and its agent stopped. */
         CancelledEvent: {
@@ -916,7 +940,14 @@ export interface components {
              */
             usd: number | null;
         };
-        /** @description Where the run's cost (`tokens_used.cost_usd`) comes from. */
+        /**
+         * @description Where the run's cost (`tokens_used.cost_usd`) comes from.
+         *
+         *     - `cli`: Only the CLI reported a cost (the card does not price the model).
+         *     - `rate_card`: Only the rate card priced the tokens (the CLI reported no cost).
+         *     - `both`: Both did; `usd` is the card's, the CLI's is kept in `cli_usd`.
+         * @enum {string}
+         */
         CostSource: "cli" | "rate_card" | "both";
         /** @description The header field of an event cut to fit the line limit. */
         Cut: {
@@ -926,7 +957,17 @@ export interface components {
              */
             original_bytes: number;
         };
-        /** @description Who or what decided a permission request. */
+        /**
+         * @description Who or what decided a permission request.
+         *
+         *     - `policy`: A rule of the policy, or its default.
+         *     - `human`: A human, through the server's API or the dashboard.
+         *     - `timeout`: Nobody answered an `ask` in time: denied.
+         *     - `repeat`: The same call was denied before in this turn and asked again: denied
+         *     without asking, and the turn stopped (an ask never loops).
+         *     - `cancelled`: The run was cancelled while the request waited: denied.
+         * @enum {string}
+         */
         DecidedBy: "policy" | "human" | "timeout" | "repeat" | "cancelled";
         /** @description A page of deliveries. */
         DeliveryList: {
@@ -1015,7 +1056,15 @@ export interface components {
             /** @description Whether it held. */
             state: components["schemas"]["EnforcementState"];
         };
-        /** @description Whether a limit was enforced, and how. */
+        /**
+         * @description Whether a limit was enforced, and how.
+         *
+         *     - `enforced`: The kernel (or the runner) enforces the limit as stated.
+         *     - `partial`: Enforced in part (see `note`), e.g. egress ports but not hosts.
+         *     - `not_enforced`: Asked for but not enforced here (see `note` for why).
+         *     - `none`: The manifest asks for no limit of this kind.
+         * @enum {string}
+         */
         EnforcementState: "enforced" | "partial" | "not_enforced" | "none";
         /** @description A container engine (`podman`, `docker`) for `--sandbox container`. */
         EngineHealth: components["schemas"]["ProgramHealth"] & {
@@ -1384,6 +1433,31 @@ export interface components {
          *     | `max_turns` | no | the agent used the turns the caller allowed (`--max-turns`) without finishing; the same limit stops it again |
          *     | `budget` | no | the run passed a budget (`--max-cost`, `--max-tokens`, `budgets:`) and its CLI was stopped, a budget window was spent before it started (`reset_at`: when it starts again), or it crossed a limit on its model use (calls, tokens, model time) that its gateway enforces; the same request passes it again |
          *     | `unknown` | no | not classified; retrying blindly could repeat side effects |
+         *
+         *     - `timeout`: The run's wall-clock deadline passed.
+         *     - `idle_timeout`: The agent printed nothing for longer than the idle limit.
+         *     - `quota`: A usage limit (plan, credits, daily quota) is exhausted.
+         *     - `rate_limit`: Too many requests in a short time (HTTP 429 without exhausted quota).
+         *     - `overloaded`: The provider is overloaded.
+         *     - `invalid_model`: The provider does not know or does not offer the model.
+         *     - `invalid_session`: The session to resume does not exist (any more).
+         *     - `invalid_input`: The request is invalid (bad arguments, unreadable prompt, bad schema).
+         *     - `auth`: The provider rejected the credentials.
+         *     - `credential_unavailable`: No usable credentials for the provider on this machine.
+         *     - `network`: The provider could not be reached.
+         *     - `context_overflow`: The prompt or conversation exceeds the model's context window.
+         *     - `invalid_output`: The answer does not match the caller's JSON Schema.
+         *     - `user_input_requested`: The agent asked its user a question, which nobody answers.
+         *     - `cancelled`: The run was cancelled.
+         *     - `provider_error`: The provider failed on its side.
+         *     - `session_busy`: Another run holds the session the run asked for.
+         *     - `tool_error`: A deterministic tool failed (see the tool envelope's `code`).
+         *     - `policy`: The tool policy refused the tool before it started.
+         *     - `max_turns`: The agent reached the caller's limit on turns (`--max-turns`).
+         *     - `budget`: The run crossed one of its limits on model use (model calls, input
+         *     or output tokens, wall time of model calls), enforced by its gateway.
+         *     - `unknown`: Not classified.
+         * @enum {string}
          */
         ErrorKind: "timeout" | "idle_timeout" | "quota" | "rate_limit" | "overloaded" | "invalid_model" | "invalid_session" | "invalid_input" | "auth" | "credential_unavailable" | "network" | "context_overflow" | "invalid_output" | "user_input_requested" | "cancelled" | "provider_error" | "session_busy" | "tool_error" | "policy" | "max_turns" | "budget" | "unknown";
         /** @description Body of `error`. */
@@ -1399,7 +1473,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Which evidence classified an error, strongest first. */
+        /**
+         * @description Which evidence classified an error, strongest first.
+         *
+         *     - `structured`: The provider's structured error fields (Claude's `api_error_status`,
+         *     Codex `turn.failed`, opencode's `statusCode`).
+         *     - `exit_status`: The provider CLI's exit status.
+         *     - `pattern`: A text pattern matched the provider's output.
+         *     - `internal`: agentgate raised it itself: a deadline, a cancellation, a request it
+         *     refused, an answer that failed the caller's schema.
+         * @enum {string}
+         */
         ErrorSource: "structured" | "exit_status" | "pattern" | "internal";
         /**
          * Event
@@ -1448,14 +1532,30 @@ export interface components {
              */
             v: 1;
         } & (components["schemas"]["StartEvent"] | components["schemas"]["SessionEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ThinkingEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["RateLimitEvent"] | components["schemas"]["ModelCallEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["HeartbeatEvent"] | components["schemas"]["LogEvent"] | components["schemas"]["RawEvent"] | components["schemas"]["ErrorInfo"] | components["schemas"]["CancelledEvent"] | components["schemas"]["ResultEvent"] | components["schemas"]["ToolMessageEvent"] | components["schemas"]["WorkflowStateEvent"] | components["schemas"]["TaskSubmittedEvent"] | components["schemas"]["TaskStartedEvent"] | components["schemas"]["TaskProgressEvent"] | components["schemas"]["TaskErrorEvent"] | components["schemas"]["TaskDoneEvent"] | components["schemas"]["ApprovalRequestEvent"] | components["schemas"]["ApprovalDecisionEvent"] | components["schemas"]["AnswerChunkEvent"]);
-        /** @description What the tool's exit status means under its manifest's `exit_codes`. */
+        /**
+         * @description What the tool's exit status means under its manifest's `exit_codes`.
+         *
+         *     - `ok`: The manifest's `ok` code.
+         *     - `retryable_error`: The manifest's `retryable_error` code.
+         *     - `fatal_error`: The manifest's `fatal_error` code.
+         *     - `unexpected`: A code the manifest does not list, or death by a signal.
+         * @enum {string}
+         */
         ExitMeaning: "ok" | "retryable_error" | "fatal_error" | "unexpected";
         /**
          * @description What a layer's `extra_args` do to those of the layers below it.
          * @enum {string}
          */
         ExtraArgsMode: "append" | "replace";
-        /** @description What the figures were read from. */
+        /**
+         * @description What the figures were read from.
+         *
+         *     - `store`: agentgate's run store: the session's latest recorded run
+         *     (`run_id` is that run's).
+         *     - `session_file`: The CLI's own session file (`path`), for a session agentgate never
+         *     ran; `run_id` is empty.
+         * @enum {string}
+         */
         FallbackFrom: "store" | "session_file";
         /** @description The envelope's `fallback`. */
         FallbackSource: {
@@ -1675,7 +1775,15 @@ export interface components {
             /** @description The message. */
             message: string;
         };
-        /** @description Severity of a `log` event. */
+        /**
+         * @description Severity of a `log` event.
+         *
+         *     - `error`: Something failed.
+         *     - `warn`: Something looks wrong but the run goes on.
+         *     - `info`: Progress worth knowing.
+         *     - `debug`: Detail for debugging.
+         * @enum {string}
+         */
         LogLevel: "error" | "warn" | "info" | "debug";
         /** @description Body of `log`. */
         LogMessage: {
@@ -2095,7 +2203,14 @@ export interface components {
             /** @description Which limit, in the provider's words (`five_hour`, `seven_day`, …). */
             window?: string | null;
         };
-        /** @description Whether a rate or usage limit still admits requests. */
+        /**
+         * @description Whether a rate or usage limit still admits requests.
+         *
+         *     - `allowed`: Requests are admitted.
+         *     - `warning`: Requests are admitted but the limit is close.
+         *     - `rejected`: The limit is reached: requests are refused until `resets_at`.
+         * @enum {string}
+         */
         RateLimitStatus: "allowed" | "warning" | "rejected";
         /** @description One rate-limit window the API reported in a response's headers. */
         RateLimitWindow: {
@@ -2163,14 +2278,34 @@ export interface components {
              */
             truncated?: boolean;
         };
-        /** @description Which output stream of the provider CLI a line came from. */
+        /**
+         * @description Which output stream of the provider CLI a line came from.
+         *
+         *     - `stdout`: Standard output.
+         *     - `stderr`: Standard error.
+         * @enum {string}
+         */
         RawStream: "stdout" | "stderr";
         /**
          * @description Why the envelope's `reasoning` is empty (the wrapper's vocabulary, plus
          *     `not_exposed`).
+         *
+         *     - `available`: It is not empty: reasoning is available.
+         *     - `model_not_emitted`: The model produced no reasoning the provider passed on.
+         *     - `not_exposed`: The provider CLI never exposes reasoning, neither in its output nor in
+         *     a session file agentgate can read.
+         *     - `error_path`: The run failed before any reasoning was seen.
+         * @enum {string}
          */
         ReasoningAbsentReason: "available" | "model_not_emitted" | "not_exposed" | "error_path";
-        /** @description Where the envelope's `reasoning` came from (the wrapper's vocabulary). */
+        /**
+         * @description Where the envelope's `reasoning` came from (the wrapper's vocabulary).
+         *
+         *     - `raw_output`: The provider CLI's own output (its `thinking` events).
+         *     - `session_log`: The provider's session file, read after the run.
+         *     - `none`: There is no reasoning.
+         * @enum {string}
+         */
         ReasoningSource: "raw_output" | "session_log" | "none";
         /** @description Body of `result`: the run finished. Always the last event of a stream. */
         ResultEvent: {
@@ -2733,7 +2868,21 @@ export interface components {
             /** @description The operating system (`linux`, `macos`). */
             os: string;
         };
-        /** @description How far an agent CLI is confined. */
+        /**
+         * @description How far an agent CLI is confined.
+         *
+         *     - `off`: As today: the CLI gets agentgate's environment (less its own
+         *     variables), the user's files and the network.
+         *     - `workspace`: An environment allowlist; writes only to the workspace, the CLI's
+         *     own state folders and a private temporary folder; the user's other
+         *     secrets hidden. The network is not restricted.
+         *     - `strict`: `workspace`, and the network is only the run's model gateway (and
+         *     the `egress_allow` hosts through a CONNECT proxy): no other host, no
+         *     loopback service of the machine.
+         *     - `container`: The CLI runs in a container (`docker` or `podman`) with the
+         *     workspace mounted and the environment passed explicitly.
+         * @enum {string}
+         */
         SandboxLevel: "off" | "workspace" | "strict" | "container";
         /**
          * @description The envelope's `sandbox`: the level a run's CLI ran under and what
@@ -3124,7 +3273,15 @@ export interface components {
             /** @description How it ended; `null` if it never ran (an earlier step failed). */
             status: components["schemas"]["StepStatus"] | null;
         };
-        /** @description How a step ended. */
+        /**
+         * @description How a step ended.
+         *
+         *     - `ok`: It succeeded.
+         *     - `failed`: It failed (after its retries).
+         *     - `skipped`: Its `when:` was false, or a decision had nothing to answer.
+         *     - `cancelled`: The workflow was cancelled (or a `fail_fast` group stopped it).
+         * @enum {string}
+         */
         StepStatus: "ok" | "failed" | "skipped" | "cancelled";
         /**
          * @description The last message of an event stream for a run that ended without a
@@ -3460,6 +3617,14 @@ export interface components {
         /**
          * @description The class of a tool, as `tool_use` events and the envelope's tool activity
          *     report it. Provider adapters map their tool names onto these.
+         *
+         *     - `read`: Reads files or lists, searches the workspace (`Read`, `Grep`, `ls`).
+         *     - `write`: Changes files (`Edit`, `Write`, `apply_patch`).
+         *     - `shell`: Runs a shell command (`Bash`, `exec_command`, `run_shell_command`).
+         *     - `web`: Fetches or searches the web (`WebFetch`, `web_search`).
+         *     - `browser`: Drives a browser (Playwright and similar).
+         *     - `other`: Anything else (MCP tools, todo lists, sub-agents).
+         * @enum {string}
          */
         ToolClass: "read" | "write" | "shell" | "web" | "browser" | "other";
         /**
@@ -3544,6 +3709,14 @@ export interface components {
         /**
          * @description The class of an error code, as the error-code registry
          *     (`error_codes.yaml`) gives it.
+         *
+         *     - `user_error`: The input is wrong: ask the user to fix it; do not retry.
+         *     - `retryable`: A transient failure: retry with backoff.
+         *     - `infra_error`: The environment failed (deadline, disk, limits): split the work or
+         *     change the limits.
+         *     - `policy_error`: A permission or policy refused it: change the policy; do not retry.
+         *     - `unknown`: Not classified (a code the registry does not know).
+         * @enum {string}
          */
         ToolErrorClass: "user_error" | "retryable" | "infra_error" | "policy_error" | "unknown";
         /** @description The error code of a tool run, in its `error` event. */
@@ -3621,7 +3794,17 @@ export interface components {
              */
             truncated: boolean;
         };
-        /** @description How a tool run ended. */
+        /**
+         * @description How a tool run ended.
+         *
+         *     - `ok`: The tool reported a `result` with status `ok` (or exited with its
+         *     `ok` code without one) and every check passed.
+         *     - `error`: The tool, or the runner on its behalf, reported an error: see `code`.
+         *     - `cancelled`: The run was cancelled.
+         *     - `action_required`: The tool asked for a decision (`action_required`) and stopped without
+         *     a result: answer `actions` and call it again.
+         * @enum {string}
+         */
         ToolStatus: "ok" | "error" | "cancelled" | "action_required";
         /** @description Body of `tool_use`: the agent called a tool. */
         ToolUseEvent: {
@@ -3850,11 +4033,33 @@ export interface components {
             /** @description The group's value; null: runs without one (e.g. no agent). */
             group?: string | null;
         };
-        /** @description What the figures of a `usage` event cover. */
+        /**
+         * @description What the figures of a `usage` event cover.
+         *
+         *     - `turn`: One model turn or step: consumers add these up.
+         *     - `total`: Totals of the attempt so far: they replace earlier figures.
+         * @enum {string}
+         */
         UsageScope: "turn" | "total";
-        /** @description Where a run's usage figures come from. */
+        /**
+         * @description Where a run's usage figures come from.
+         *
+         *     - `cli`: What the CLI printed.
+         *     - `wire`: The model API's responses, read by the gateway.
+         * @enum {string}
+         */
         UsageSource: "cli" | "wire";
-        /** @description How the turn got its process. */
+        /**
+         * @description How the turn got its process.
+         *
+         *     - `started`: The session had no warm process: one was started (resuming the
+         *     session's native id when the store knew one).
+         *     - `reused`: The session's warm process, alive from an earlier turn, served it.
+         *     - `replaced`: The session's warm process had died, gone idle past its time or
+         *     been started for other settings: a new one resumed its native
+         *     session (`replaced_because` says why).
+         * @enum {string}
+         */
         WarmProcessState: "started" | "reused" | "replaced";
         /** @description The envelope's `warm`: the process that served a warm turn. */
         WarmReport: {
@@ -3873,7 +4078,16 @@ export interface components {
              */
             turn: number;
         };
-        /** @description The wire API of a model call. */
+        /**
+         * @description The wire API of a model call.
+         *
+         *     - `anthropic_messages`: Anthropic Messages (`POST /v1/messages`).
+         *     - `openai_responses`: OpenAI Responses (`POST /v1/responses`).
+         *     - `openai_chat`: OpenAI Chat Completions (`POST /v1/chat/completions`).
+         *     - `gemini`: Gemini generateContent (`POST /v1beta/models/M:generateContent`, and
+         *     `:streamGenerateContent`).
+         * @enum {string}
+         */
         WireApi: "anthropic_messages" | "openai_responses" | "openai_chat" | "gemini";
         /** @description `GET /v1/workers`: every worker in the store, oldest start first. */
         WorkerList: {
@@ -3952,6 +4166,14 @@ export interface components {
          * @description Where a workflow is in its life (seed 002's run state machine):
          *     `queued → running → (waiting_ai → running)* → completed | failed |
          *     cancelled`.
+         *
+         *     - `queued`: Submitted to a server, not started (the job's state).
+         *     - `running`: Running its steps.
+         *     - `waiting_ai`: An agent is answering a tool's `action_required` (a decision step).
+         *     - `completed`: Every step ended `ok` or `skipped`.
+         *     - `failed`: A step failed (after its retries).
+         *     - `cancelled`: Cancelled; every running step was cancelled with it.
+         * @enum {string}
          */
         WorkflowState: "queued" | "running" | "waiting_ai" | "completed" | "failed" | "cancelled";
         /**
