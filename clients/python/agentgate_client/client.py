@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import typing
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +18,6 @@ import httpx
 
 from agentgate_api import AuthenticatedClient
 from agentgate_api.api.runs import answer, cancel, get_run, pending, submit
-from agentgate_api.models import ApprovalAnswer, RunRequest
 
 from .events import RunEvents, RunTimeout
 
@@ -80,13 +80,11 @@ class Agentgate:
 
     # Runs.
 
-    def submit(self, request: RunRequest | Mapping[str, Any]) -> Any:
-        """`POST /v1/runs`: the `RunAccepted` (`run_id`, `status`, ...). A
-        mapping is read as the request's JSON (`{"prompt": "hi",
-        "providers": ["claude"]}`)."""
-        if not isinstance(request, RunRequest):
-            request = RunRequest.from_dict(dict(request))
-        return self.call(submit, body=request)
+    def submit(self, request: Any) -> Any:
+        """`POST /v1/runs`: the `RunAccepted` (`run_id`, `status`, ...). The
+        request is the generated model, or a mapping read as its JSON
+        (`{"prompt": "hi", "providers": ["claude"]}`)."""
+        return self.call(submit, body=body_of(submit, request))
 
     def get_run(self, run_id: str) -> Any:
         """`GET /v1/runs/{id}`: the `RunView` (`status`, `envelope`, ...)."""
@@ -107,7 +105,7 @@ class Agentgate:
         body: dict[str, Any] = {"decision": decision}
         if message is not None:
             body["message"] = message
-        return self.call(answer, run_id, request_id, body=ApprovalAnswer.from_dict(body))
+        return self.call(answer, run_id, request_id, body=body_of(answer, body))
 
     # What generation does not cover.
 
@@ -132,3 +130,26 @@ class Agentgate:
             # The stream ended after a `result` the run outlived (it was
             # queued again just then): follow it on from there.
             stream = self.events(run_id, stream.last_event_id, deadline=deadline)
+
+
+def body_of(operation: Any, value: Any) -> Any:
+    """`value` as the body the generated `operation` takes. Where its `body`
+    parameter names models, a model is passed as it is and a mapping is
+    read by the first of them that reads it (a document may give a choice
+    of schemas); where it takes any JSON (the generator's answer to some
+    `oneOf`s), a model is passed as its JSON and a mapping as it is. Naming
+    no model class here keeps this layer working whatever the generator
+    makes of the document."""
+    hint = typing.get_type_hints(operation.sync_detailed).get("body")
+    candidates = [c for c in (typing.get_args(hint) or (hint,)) if hasattr(c, "from_dict")]
+    if not candidates:
+        return value.to_dict() if hasattr(value, "to_dict") else dict(value)
+    if hasattr(value, "to_dict"):
+        return value
+    errors = []
+    for model in candidates:
+        try:
+            return model.from_dict(dict(value))
+        except (KeyError, TypeError, ValueError) as e:
+            errors.append(f"{model.__name__}: {e!r}")
+    raise TypeError(f"the body does not fit {operation.__name__}'s request ({'; '.join(errors)})")
