@@ -27,7 +27,11 @@ if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
   echo "install-clients: python3 is $(python3 --version 2>&1); 3.10 or later is needed" >&2
   exit 1
 fi
-if [ -x "$venv/bin/python" ] && cmp -s python/requirements.txt "$stamp" && "$venv/bin/python" -c 'import openapi_python_client, pytest, httpx' 2>/dev/null; then
+# What the tools and the tests import, and their versions: one interpreter start.
+check_python='import openapi_python_client, pytest, httpx, attrs, dateutil
+from importlib.metadata import version
+print("openapi-python-client", version("openapi-python-client"), "pytest", version("pytest"))'
+if [ -x "$venv/bin/python" ] && cmp -s python/requirements.txt "$stamp" && "$venv/bin/python" -c "$check_python" >/dev/null 2>&1; then
   :
 else
   rm -rf "$venv"
@@ -36,9 +40,8 @@ else
   "$venv/bin/python" -m pip check --disable-pip-version-check >/dev/null
   cp python/requirements.txt "$stamp"
 fi
-if version="$("$venv/bin/openapi-python-client" --version 2>/dev/null)" && pytest_version="$("$venv/bin/pytest" --version 2>&1)"; then
-  printf 'install-clients: %-22s %s; %s\n' python "$("$venv/bin/python" --version 2>&1)" "$version"
-  printf 'install-clients: %-22s %s\n' pytest "$pytest_version"
+if versions="$("$venv/bin/python" -c "$check_python" 2>/dev/null)"; then
+  printf 'install-clients: %-9s %s; %s\n' python "$("$venv/bin/python" --version 2>&1)" "$versions"
 else
   echo "install-clients: the Python venv does not work ($venv)" >&2
   status=1
@@ -61,12 +64,15 @@ else
   (cd "$ts" && npm ci --no-audit --no-fund --loglevel=error)
   cp "$ts/package-lock.json" "$stamp"
 fi
-for bin in tsc openapi-typescript; do
-  if version="$("$ts/node_modules/.bin/$bin" --version 2>/dev/null)"; then
-    printf 'install-clients: %-22s %s\n' "$bin" "$version"
-  else
-    echo "install-clients: $bin did not run ($ts/node_modules/.bin/$bin --version failed)" >&2
-    status=1
-  fi
-done
+# tsc runs; the generator's and openapi-fetch's versions from their packages.
+if tsc_version="$("$ts/node_modules/.bin/tsc" --version 2>/dev/null)" &&
+  versions="$(cd "$ts" && node -e '
+    const fs = require("fs");
+    const v = (p) => JSON.parse(fs.readFileSync(`node_modules/${p}/package.json`, "utf8")).version;
+    process.stdout.write(`openapi-typescript ${v("openapi-typescript")}, openapi-fetch ${v("openapi-fetch")}`);')"; then
+  printf 'install-clients: %-9s %s; %s\n' node "$(node --version); tsc $tsc_version" "$versions"
+else
+  echo "install-clients: the TypeScript tools did not install ($ts/node_modules)" >&2
+  status=1
+fi
 exit "$status"
