@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import time
 import typing
-from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -19,7 +18,7 @@ import httpx
 from agentgate_api import AuthenticatedClient
 from agentgate_api.api.runs import answer, cancel, get_run, pending, submit
 
-from .events import RunEvents, RunTimeout
+from .events import RunEvents
 
 FINAL_STATES = ("succeeded", "failed", "cancelled", "abandoned")
 

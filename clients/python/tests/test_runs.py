@@ -5,10 +5,10 @@ connection, cancel a running run, answer an approval, a bad token."""
 import time
 
 import pytest
+from cutting_proxy import CuttingProxy
 
 from agentgate_api.models import Envelope
 from agentgate_client import Agentgate, ApiError, End, Event, RunTimeout
-from cutting_proxy import CuttingProxy
 
 QUICK = ["quick"]
 
@@ -118,9 +118,7 @@ def test_cancel_a_running_run(client: Agentgate):
 
 
 def test_cancelling_a_queued_run_ends_its_stream_with_end(client: Agentgate):
-    accepted = client.submit(
-        {"prompt": "later", "agents": QUICK, "not_before": "2999-01-01T00:00:00Z"}
-    )
+    accepted = client.submit({"prompt": "later", "agents": QUICK, "not_before": "2999-01-01T00:00:00Z"})
     assert accepted.status == "queued"
     client.cancel(accepted.run_id)
     items = list(client.events(accepted.run_id))
