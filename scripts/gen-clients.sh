@@ -6,15 +6,17 @@
 # clients/python/requirements.txt and clients/typescript/package-lock.json
 # (scripts/install-clients.sh installs them). Both are generated from the
 # document as clients/tools/prepare_document.py leaves it (nested `$defs`
-# hoisted into components.schemas). The clients' package versions are set
-# to the document's info.version (the workspace's version).
+# hoisted into components.schemas, a shared operationId made unique, a
+# oneOf of string constants as an enum; see its docstring). The clients'
+# package versions are set to the document's info.version (the
+# workspace's version).
 #
 #   scripts/gen-clients.sh           write the generated files into clients/
 #   scripts/gen-clients.sh --check   generate into a scratch folder and
 #                                    compare: exit 1 with the differences
 #                                    when the checked-in files are stale
 #
-# The test suite::clients runs `--check`.
+# The test suite::client_libraries runs `--check`.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
