@@ -1,14 +1,17 @@
 """The Python client against a real `agentgate serve` (see conftest.py):
 submit and stream to the end, resume from an id, resume after a dropped
-connection, cancel a running run, answer an approval, a bad token."""
+connection, cancel a running run, answer an approval, a bad token, a
+token without the scope."""
 
 import time
 
 import pytest
 from cutting_proxy import CuttingProxy
 
+from agentgate_api.api.tokens import create_token
 from agentgate_api.models import Envelope
 from agentgate_client import Agentgate, ApiError, End, Event, RunTimeout
+from agentgate_client.client import body_of
 
 QUICK = ["quick"]
 
@@ -177,6 +180,21 @@ def test_a_bad_token_is_a_typed_401(url: str, client: Agentgate, ended_run):
     with pytest.raises(ApiError) as error:
         client.get_run("r-no-such-run")
     assert error.value.status == 404
+
+
+def test_a_token_without_the_scope_is_a_typed_403(url: str, client: Agentgate, ended_run):
+    run_id, _ = ended_run
+    # An API token made through the generated route, with `read` only.
+    created = client.call(create_token, body=body_of(create_token, {"name": "py-reader", "scopes": ["read"]}))
+    assert created.token.startswith("agt_")
+    with Agentgate(url, created.token) as reader:
+        assert reader.get_run(run_id).status == "succeeded"
+        with pytest.raises(ApiError) as error:
+            reader.submit({"prompt": "hi", "agents": QUICK})
+        assert (error.value.status, error.value.type) == (403, "forbidden")
+        with pytest.raises(ApiError) as error:
+            reader.cancel(run_id)
+        assert (error.value.status, error.value.type) == (403, "forbidden")
 
 
 def test_wait_for_run_gives_up_at_its_timeout(client: Agentgate):

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 
-import { Agentgate, AgentgateError, RunTimeoutError, type RunEvent, type StreamItem } from "../src/index.js";
+import { Agentgate, AgentgateError, RunTimeoutError, unwrap, type RunEvent, type StreamItem } from "../src/index.js";
 import { CuttingProxy } from "./cutting-proxy.js";
 
 function required(name: string): string {
@@ -104,6 +104,19 @@ describe("an ended run", () => {
     );
     assert.equal(stream.connections, 1);
     assert.equal(stream.lastEventId, items.at(-1)?.seq);
+  });
+
+  test("a token without the scope is a typed 403", async () => {
+    // An API token made through the typed route, with `read` only.
+    const created = unwrap(await client.api.POST("/v1/tokens", { body: { name: "ts-reader", scopes: ["read"] } }));
+    assert.ok(created.token.startsWith("agt_"));
+    const reader = new Agentgate(url, created.token);
+    assert.equal((await reader.getRun(runId)).status, "succeeded");
+    for (const attempt of [() => reader.submit({ prompt: "hi", agents: ["quick"] }), () => reader.cancel(runId)]) {
+      const error = await rejection(attempt());
+      assert.equal(error.status, 403);
+      assert.equal(error.type, "forbidden");
+    }
   });
 
   test("a bad token is a typed 401", async () => {
