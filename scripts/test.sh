@@ -22,6 +22,7 @@ cd "$root"
 scripts/install-nextest.sh
 scripts/install-mdbook.sh
 scripts/install-clis.sh
+scripts/install-clients.sh
 scripts/install-browser.sh
 scripts/install-postgres.sh
 scripts/install-systemd.sh

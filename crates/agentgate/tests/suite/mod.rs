@@ -5,6 +5,7 @@ mod cli_node;
 mod cli_reference;
 mod cli_versions;
 mod client_cli;
+mod client_libraries;
 mod config_check_sandbox;
 mod config_cmd;
 mod config_doc;
