@@ -6,7 +6,9 @@
 //!   running it (`executor/job.rs`, after the run's end): a final state is
 //!   `run.ended` (to the subscriptions and to the request's
 //!   `callback_url`), a job queued again with `waiting_for` (a quota's
-//!   reset, a budget) is `job.waiting`;
+//!   reset, a budget) is `job.waiting`; the executor that takes back an
+//!   expired lease (its holder died or lost the store) and so ends the job
+//!   (abandoned past its attempts, or cancelled) calls it too: `run.ended`;
 //! - [`approval_requested`]: a run waits for a person's answer;
 //! - [`BudgetWarnings`]: the sink of a job's run, which writes
 //!   `budget.warning` when the run sends `budget_warning` (once per budget

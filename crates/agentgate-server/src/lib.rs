@@ -132,6 +132,7 @@ pub use views::{
 pub use webhooks::{
     DeliveryList, DeliveryView, SCHEDULE as WEBHOOK_SCHEDULE, SecretError, WebhookSecret,
     WebhookStartError, Webhooks, refused_because as webhook_address_refused,
+    start as start_webhooks,
 };
 pub use workers_route::{WorkerList, WorkerView};
 pub use workflow_routes::WorkflowSubmission;

@@ -133,17 +133,29 @@ async fn work(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow:
             }
         }
     }
+    let cfg = agentgate_core::Config::load(config);
+    // The webhook messages its jobs write are sent by this worker too (a
+    // delivery is claimed by one process of any on the store), so a
+    // worker-only deployment delivers them.
+    let webhooks = match &cfg {
+        Ok(cfg) => {
+            let (executor, store, clock) = worker.parts();
+            agentgate_server::start_webhooks(cfg, store, clock, Some(executor))?
+        }
+        Err(_) => None,
+    };
+    if webhooks.is_some() {
+        note!("agentgate: webhooks: delivering the store's outbox");
+    }
     // The catalogs its runs check models against, kept fresh while it
     // works (the worker loads the same config file).
-    let catalogs = match (
-        agentgate_core::Config::load(config),
-        std::env::current_dir(),
-    ) {
+    let catalogs = match (cfg, std::env::current_dir()) {
         (Ok(cfg), Ok(cwd)) => agentgate_core::CatalogRefresher::start(cfg, cwd),
         _ => None,
     };
     let stopped = worker.run(signals).await;
     drop(catalogs);
+    drop(webhooks);
     match stopped? {
         WorkerStopped::Drained => {}
         WorkerStopped::HandedBack => {

@@ -39,6 +39,7 @@ impl Inner {
         }
         for job in self.store.expire_leases(now, self.policy())? {
             tracing::info!(job = job.job_id, state = %job.state, "took back an expired lease");
+            self.taken_back(&job, now);
         }
         let seen = Instant::now();
         let mut dead_now: Vec<String> = Vec::new();
@@ -68,12 +69,22 @@ impl Inner {
                     state = %taken.state,
                     "took back the lease of a dead server"
                 );
+                self.taken_back(&taken, now);
             }
         }
         lock(&self.shared)
             .dead_owners
             .retain(|owner, _| dead_now.contains(owner));
         Ok(())
+    }
+
+    /// A job taken back: ended there (past its attempts, or a cancel was
+    /// asked), its `run.ended` goes to the outbox (every executor that
+    /// sees it writes the same message id: one message).
+    fn taken_back(&self, job: &agentgate_store::ExpiredJob, now: jiff::Timestamp) {
+        if job.state.is_final() {
+            crate::webhook_outbox::job_written(self.store.as_ref(), &self.config, now, &job.job_id);
+        }
     }
 
     /// Renew the leases of this executor's jobs whose end is being written

@@ -124,6 +124,7 @@ mod webdriver;
 mod webhook_receiver;
 mod worker;
 mod worker_events;
+mod worker_webhooks;
 mod worker_notify;
 mod worker_sandbox;
 mod workflow_e2e;

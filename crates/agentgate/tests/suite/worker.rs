@@ -84,7 +84,7 @@ impl Worker {
         self.child.id()
     }
 
-    fn signal(&self, signal: &str) {
+    pub(super) fn signal(&self, signal: &str) {
         let sent = Command::new("kill")
             .arg(format!("-{signal}"))
             .arg(self.pid().to_string())
