@@ -60,6 +60,12 @@ SECRETS
   key it lacks stays queued for a worker that has it (logged once). No
   CLI it runs gets AGENTGATE_* variables or the store's URL.
 
+WEBHOOKS
+  With the config's webhooks: secret, the worker writes its jobs' messages
+  (run.ended, job.waiting, approval.requested, budget.warning) to the
+  store's outbox and delivers due ones, as serve does: each delivery is
+  sent by one process of any on the store.
+
 PRESENCE
   The worker registers in the store at start (stdout's first line is its
   id), heartbeats, and is listed by `GET /v1/workers` with its host, pid,
