@@ -216,7 +216,11 @@ impl<M: MetricsExport> Worker<M> {
     /// Its executor, its store and its clock: what a webhook delivery
     /// worker beside it needs (the binary's `worker` starts one).
     pub fn parts(&self) -> (&Arc<Executor>, Arc<dyn StoreBackend>, Arc<dyn Clock>) {
-        (&self.executor, self.sources.0.clone(), self.sources.1.clone())
+        (
+            &self.executor,
+            self.sources.0.clone(),
+            self.sources.1.clone(),
+        )
     }
 
     /// The metrics listener (its address and where its token came from),

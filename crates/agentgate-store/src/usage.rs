@@ -129,6 +129,18 @@ impl UsageGroup {
     }
 }
 
+/// The condition narrowing a report to `query.team`'s runs, its value the
+/// placeholder `p` (both backends; empty without a team).
+pub(crate) fn team_condition(query: &UsageQuery, p: &str) -> String {
+    match query.team {
+        None => String::new(),
+        Some(_) => format!(
+            " AND runs.run_id IN (SELECT id FROM labels WHERE key = '{}' AND value = {p})",
+            crate::SUBMITTER_TEAM_LABEL
+        ),
+    }
+}
+
 /// The SQL of a report's group (both backends): the key expression and the
 /// join it needs. `null` is the backend's typed NULL (no group), `key_param`
 /// the placeholder of a label key (bound by the caller as the third value).
@@ -219,6 +231,9 @@ pub struct UsageQuery {
     pub by: UsageBucket,
     /// The dimension; `None`: one row per bucket.
     pub group: Option<UsageGroup>,
+    /// Only the runs the API tokens of this team submitted (a team's
+    /// reader's report: `GET /v1/usage` with a team token).
+    pub team: Option<String>,
 }
 
 impl UsageQuery {
@@ -260,6 +275,7 @@ impl UsageQuery {
             until,
             by,
             group,
+            team: None,
         })
     }
 }

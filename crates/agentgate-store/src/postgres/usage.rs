@@ -42,6 +42,10 @@ async fn usage_cells(
         values.push(label_key);
     }
     let (key, join) = crate::usage::group_sql(group, "NULL::text", "$3");
+    if let Some(team) = &query.team {
+        values.push(team);
+    }
+    let team = crate::usage::team_condition(query, &format!("${}", values.len()));
     let sql = format!(
         "SELECT {bucket}, {key}, runs.status, runs.error_type, COUNT(*), COUNT(runs.cost_usd), \
          COALESCE(SUM(runs.input_tokens), 0)::bigint, COALESCE(SUM(runs.output_tokens), 0)::bigint, \
@@ -50,7 +54,7 @@ async fn usage_cells(
          COALESCE(SUM(runs.reasoning_tokens), 0)::bigint, COALESCE(SUM(runs.total_tokens), 0)::bigint, \
          COALESCE(SUM(runs.cost_usd), 0)::double precision \
          FROM runs {join} \
-         WHERE runs.kind = 'agent' AND runs.started_at >= $1 AND runs.started_at < $2 \
+         WHERE runs.kind = 'agent' AND runs.started_at >= $1 AND runs.started_at < $2{team} \
          GROUP BY 1, 2, 3, 4"
     );
     let rows = client.query(&sql, &values).await?;

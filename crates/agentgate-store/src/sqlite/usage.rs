@@ -28,13 +28,17 @@ pub(super) fn usage_cells(
         values.push(label_key);
     }
     let (key, join) = crate::usage::group_sql(group, "NULL", "?3");
+    if let Some(team) = &query.team {
+        values.push(team);
+    }
+    let team = crate::usage::team_condition(query, &format!("?{}", values.len()));
     let sql = format!(
         "SELECT {bucket}, {key}, runs.status, runs.error_type, COUNT(*), COUNT(runs.cost_usd), \
          TOTAL(runs.input_tokens), TOTAL(runs.output_tokens), \
          TOTAL(runs.cache_read_input_tokens), TOTAL(runs.cache_creation_input_tokens), \
          TOTAL(runs.reasoning_tokens), TOTAL(runs.total_tokens), TOTAL(runs.cost_usd) \
          FROM runs INDEXED BY runs_usage {join} \
-         WHERE runs.kind = 'agent' AND runs.started_at >= ?1 AND runs.started_at < ?2 \
+         WHERE runs.kind = 'agent' AND runs.started_at >= ?1 AND runs.started_at < ?2{team} \
          GROUP BY 1, 2, 3, 4"
     );
     let mut stmt = conn.prepare(&sql)?;

@@ -115,6 +115,29 @@ fn sums_by_scope_since_a_time(backend: Backend) {
     // A team's name is not a token's: the label keys differ.
     let crossed = spent(SpendScope::Token("pay".into()), day);
     assert_eq!(crossed.runs, 0, "{crossed:?}");
+
+    // A team's usage report (a team reader's `GET /v1/usage`), by token:
+    // the team's runs alone, r4 (no token) left out.
+    let mut query = agentgate_store::UsageQuery::from_params(
+        Some("month"),
+        Some("token"),
+        Some("2026-11-01"),
+        Some("2026-11-30"),
+        ts("2026-11-29T12:00:00Z"),
+    )
+    .unwrap();
+    query.team = Some("pay".into());
+    let report = store.usage_report(&query).unwrap();
+    let rows: Vec<(Option<&str>, u64)> = report
+        .rows
+        .iter()
+        .map(|r| (r.group.as_deref(), r.figures.runs))
+        .collect();
+    assert_eq!(rows, [(Some("bot"), 2), (Some("ops"), 1)], "{report:?}");
+    assert_eq!(report.totals.runs, 3);
+    query.team = None;
+    // Every agent run, r5 (still running) too.
+    assert_eq!(store.usage_report(&query).unwrap().totals.runs, 5);
 }
 
 #[test]

@@ -201,11 +201,11 @@ fn a_tokens_and_its_teams_day_budgets_count_every_run_of_their_jobs() {
     assert_eq!(tags, ["tag-a", "tag-a", "tag-b", "tag-d", "tag-f"]);
 
     // The usage report by token and by team.
-    let usage = |group: &str| {
+    let usage_as = |token: &str, group: &str| {
         let r = super::serve_support::get(
             &server.url,
             &format!("/v1/usage?group={group}"),
-            Some(super::serve_queue_support::TOKEN),
+            Some(token),
         );
         assert_eq!(r.status, 200, "{r:?}");
         // Summed over the buckets (a day's bucket each, should the test
@@ -222,6 +222,7 @@ fn a_tokens_and_its_teams_day_budgets_count_every_run_of_their_jobs() {
             .map(|(group, (runs, usd))| (group, runs, usd))
             .collect::<Vec<_>>()
     };
+    let usage = |group: &str| usage_as(super::serve_queue_support::TOKEN, group);
     let by_token = usage("token");
     let names: Vec<(&str, u64)> = by_token.iter().map(|r| (r.0.as_str(), r.1)).collect();
     assert_eq!(
@@ -235,4 +236,20 @@ fn a_tokens_and_its_teams_day_budgets_count_every_run_of_their_jobs() {
     let teams: Vec<(&str, u64)> = by_team.iter().map(|r| (r.0.as_str(), r.1)).collect();
     assert_eq!(teams, [("-", 1), ("pay", 6)], "{by_team:?}");
     assert!((by_team[1].2 - 0.18).abs() < 1e-9, "{by_team:?}");
+
+    // A team's reader's report covers its team's runs only.
+    let reader = |name: &str, team: &str| {
+        let body = json!({"name": name, "team": team, "scopes": ["read"]});
+        let made = super::serve_queue_support::post(&server.url, "/v1/tokens", &body.to_string());
+        assert_eq!(made.status, 201, "{made:?}");
+        made.json()["token"].as_str().unwrap().to_owned()
+    };
+    let pay_reader = reader("pay-reader", "pay");
+    let seen: Vec<(String, u64)> = usage_as(&pay_reader, "token")
+        .into_iter()
+        .map(|r| (r.0, r.1))
+        .collect();
+    assert_eq!(seen, [("bot".to_owned(), 4), ("ops".to_owned(), 2)]);
+    let other_reader = reader("other-reader", "other");
+    assert_eq!(usage_as(&other_reader, "token"), []);
 }

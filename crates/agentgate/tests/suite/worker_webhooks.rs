@@ -32,7 +32,11 @@ fn a_worker_delivers_run_ended_of_a_job_it_took_back_as_abandoned() {
     // the receiver was sent by a worker.
     let server = home.serve(false, &["--no-executor", "--store", &store]);
     let doomed = Worker::start(&home, &store, &[]);
-    let id = submit_ok(&server.url, "hold tag-k", json!({"labels": {"ticket": "T-7"}}));
+    let id = submit_ok(
+        &server.url,
+        "hold tag-k",
+        json!({"labels": {"ticket": "T-7"}}),
+    );
     let cli = home.wait_for_starts(1).remove(0);
     let (status, _, stderr) = server.stop("TERM");
     assert_eq!(status.code(), Some(0), "{stderr}");
@@ -60,5 +64,9 @@ fn a_worker_delivers_run_ended_of_a_job_it_took_back_as_abandoned() {
         "{}",
         heir.log()
     );
-    assert_eq!(home.cli_runs().len(), 1, "an abandoned job is not run again");
+    assert_eq!(
+        home.cli_runs().len(),
+        1,
+        "an abandoned job is not run again"
+    );
 }
