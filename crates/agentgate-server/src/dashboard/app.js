@@ -51,8 +51,8 @@ async function connect() {
   $("forget-token").hidden = false;
   try {
     me = await api("/v1/whoami");
-    // The usage report spans teams: not for a team's reader.
-    document.querySelector('[data-view="usage"]').hidden = !may("read:all") && !!me.team;
+    // A team's reader's usage report covers its team's runs.
+    document.querySelector('[data-view="usage"]').hidden = !may("read");
     $("whoami").textContent = `as ${me.name}` + (me.team ? ` (team ${me.team})` : "") +
       (may("read") ? "" : ": this token cannot read runs");
     if (!may("read")) return;
