@@ -99,12 +99,18 @@ function fillTable(table, columns, rows, onClick) {
     const r = body.insertRow();
     if (onClick) {
       r.className = "clickable";
+      r.tabIndex = 0;
       r.addEventListener("click", () => onClick(row));
+      r.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") onClick(row);
+      });
     }
     for (const [key] of columns) {
       const td = r.insertCell();
       const value = typeof key === "function" ? key(row) : row[key];
-      if (key === "status") {
+      if (value instanceof Node) {
+        td.appendChild(value);
+      } else if (key === "status") {
         const span = document.createElement("span");
         span.className = "status " + cell(value);
         span.textContent = cell(value);
@@ -223,17 +229,31 @@ function runQuery(cursor) {
 
 let runRows = [];
 
+// Rows past the first page ("More") stay while the list refreshes: a
+// refresh replaces the first page's rows and keeps the older ones after
+// them, so the list never jumps back to one page under the reader.
+let runsFilter = "";
+
 async function loadRuns(more) {
-  const page = await api(runQuery(more ? runsCursor : null));
+  const query = runQuery(more ? runsCursor : null);
+  const page = await api(query);
   const rows = page.runs || [];
-  runRows = more ? runRows.concat(rows) : rows;
-  runsCursor = page.next_cursor || null;
+  const filter = runQuery(null);
+  if (more) {
+    runRows = runRows.concat(rows.filter((r) => !runRows.some((o) => o.run_id === r.run_id)));
+    runsCursor = page.next_cursor || null;
+  } else if (filter === runsFilter && runRows.length > rows.length) {
+    const fresh = new Set(rows.map((r) => r.run_id));
+    runRows = rows.concat(runRows.filter((r) => !fresh.has(r.run_id)));
+  } else {
+    runRows = rows;
+    runsCursor = page.next_cursor || null;
+  }
+  runsFilter = filter;
+  // How many times the list was loaded (its tests wait on refreshes).
+  $("runs").dataset.loads = String(Number($("runs").dataset.loads || 0) + 1);
   $("runs-more").hidden = !runsCursor;
-  fillTable($("runs"),
-    [["run_id", "Run"], ["kind", "Kind"], ["status", "Status"], ["providers", "Providers"],
-     ["session", "Session"], ["priority", "Priority"], ["attempts", "Attempts"],
-     ["created_at", "Created"]],
-    runRows, (row) => showRun(row.run_id));
+  fillTable($("runs"), runColumns(Date.now()), runRows, (row) => showRun(row.run_id));
 }
 
 // --- one run ------------------------------------------------------------------

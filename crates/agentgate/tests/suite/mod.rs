@@ -12,6 +12,7 @@ mod config_doc;
 mod cost_e2e;
 mod dashboard;
 mod dashboard_tokens;
+mod dashboard_runs;
 mod dashboard_usage;
 mod docs_links;
 mod dry_run_quota;
