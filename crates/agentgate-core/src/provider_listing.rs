@@ -1,7 +1,8 @@
 //! What `agentgate providers --json` prints and `GET /v1/providers`
 //! answers: every provider of the config, built in or described in the
 //! file, with whether its CLI is found, how far it is verified and what it
-//! supports. Reads no model and starts no CLI (see [`crate::health`] for
+//! supports; and the config's agents and failover chains (what a run may
+//! name: the dashboard's submit form offers them). Reads no model and starts no CLI (see [`crate::health`] for
 //! the `--version` probe).
 
 use serde::Serialize;
@@ -17,6 +18,33 @@ pub struct ProviderListing {
     pub config: ConfigInfo,
     /// The providers, built-in ones first, then the config's.
     pub providers: Vec<ProviderEntry>,
+    /// The config's agents, in the file's order.
+    pub agents: Vec<AgentEntry>,
+    /// The config's failover chains, in the file's order.
+    pub chains: Vec<ChainEntry>,
+}
+
+/// One agent of the config.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AgentEntry {
+    /// Its name (a run's `agents`).
+    pub name: String,
+    /// The provider it runs.
+    pub provider: String,
+    /// Its model, if it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// One failover chain of the config.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ChainEntry {
+    /// Its name (a run's `chain`).
+    pub name: String,
+    /// Its agents, in failover order.
+    pub agents: Vec<String>,
 }
 
 /// Where the config comes from.
@@ -134,6 +162,23 @@ pub fn list(config: &Config) -> ProviderListing {
             .all_providers()
             .iter()
             .map(|p| entry(p.as_ref()))
+            .collect(),
+        agents: config
+            .agents
+            .iter()
+            .map(|a| AgentEntry {
+                name: a.name.clone(),
+                provider: a.provider.clone(),
+                model: a.model.clone(),
+            })
+            .collect(),
+        chains: config
+            .chains
+            .iter()
+            .map(|c| ChainEntry {
+                name: c.name.clone(),
+                agents: c.agents.clone(),
+            })
             .collect(),
     }
 }

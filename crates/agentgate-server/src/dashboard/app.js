@@ -53,6 +53,7 @@ async function connect() {
     me = await api("/v1/whoami");
     // A team's reader's usage report covers its team's runs.
     document.querySelector('[data-view="usage"]').hidden = !may("read");
+    $("new-run").hidden = !may("submit");
     $("whoami").textContent = `as ${me.name}` + (me.team ? ` (team ${me.team})` : "") +
       (may("read") ? "" : ": this token cannot read runs");
     if (!may("read")) return;

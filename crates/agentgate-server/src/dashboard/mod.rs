@@ -1,6 +1,6 @@
-//! The dashboard: one HTML page, a style sheet and three scripts (the page's
-//! panels, the runs list's cells, and the usage charts drawn as SVG from
-//! `GET /v1/usage`), compiled into
+//! The dashboard: one HTML page, a style sheet and four scripts (the page's
+//! panels, the runs list's cells, the New run form, and the usage charts
+//! drawn as SVG from `GET /v1/usage`), compiled into
 //! the binary (no build step, nothing fetched), served open at `/` and
 //! `/assets/*`. The page holds no data: it asks for the token once, keeps
 //! it in the browser's localStorage, and reads everything from the `/v1`
@@ -18,6 +18,8 @@ const INDEX_HTML: &str = include_str!("index.html");
 const APP_JS: &str = include_str!("app.js");
 /// The runs list's cells (durations, costs, relative times).
 const RUNS_JS: &str = include_str!("runs.js");
+/// The New run form.
+const SUBMIT_JS: &str = include_str!("submit.js");
 /// The usage view's script (its charts).
 const USAGE_JS: &str = include_str!("usage.js");
 /// Its style sheet.
@@ -42,6 +44,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route(
             "/assets/runs.js",
             get(|| async { asset("text/javascript; charset=utf-8", RUNS_JS) }),
+        )
+        .route(
+            "/assets/submit.js",
+            get(|| async { asset("text/javascript; charset=utf-8", SUBMIT_JS) }),
         )
         .route(
             "/assets/usage.js",

@@ -106,6 +106,31 @@ function outcomeCell(run) {
   return span;
 }
 
+// A Cancel button for a queued or running run (a token that may cancel);
+// its click cancels without opening the run.
+function cancelCell(run) {
+  const span = document.createElement("span");
+  if (!may("cancel") || !(run.status === "queued" || run.status === "running")) return span;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "row-cancel";
+  button.textContent = run.cancel_requested ? "Cancelling" : "Cancel";
+  button.disabled = run.cancel_requested;
+  button.addEventListener("click", async (e) => {
+    e.stopPropagation();
+    button.disabled = true;
+    try {
+      await api(`/v1/runs/${encodeURIComponent(run.run_id)}/cancel`, { method: "POST" });
+      await loadRuns(false);
+    } catch (err) {
+      failed(err);
+    }
+  });
+  button.addEventListener("keydown", (e) => e.stopPropagation());
+  span.appendChild(button);
+  return span;
+}
+
 // The list's columns: [key or function of the run, title].
 function runColumns(now) {
   return [
@@ -119,5 +144,6 @@ function runColumns(now) {
     ["session", "Session"],
     ["attempts", "Attempts"],
     [(run) => timeCell(run.created_at, now), "Submitted"],
+    [(run) => cancelCell(run), ""],
   ];
 }
