@@ -1,3 +1,4 @@
+mod bench_dashboard;
 mod bench_sandbox;
 mod bench_usage;
 mod budget_e2e;
