@@ -192,6 +192,7 @@ pub async fn queue(State(state): State<Arc<AppState>>) -> Result<Json<QueueView>
                 .unwrap_or_default(),
         ),
         executor: state.queue.is_some(),
+        history: state.queue_history.samples(),
     }))
 }
 

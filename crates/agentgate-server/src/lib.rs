@@ -41,6 +41,8 @@
 //! - `GET /v1/workers` (`workers_route.rs`): the executors sharing the
 //!   store (the executor crate's `presence`), `serve`'s own among them
 //!   unless it runs with `--no-executor` (a pure API: it claims nothing);
+//! - the queue's depth over the last hour (`queue_history.rs`), sampled by
+//!   a task of the server, in `GET /v1/queue`'s `history`;
 //! - `GET /v1/usage` (`usage_route.rs`): the store's usage report
 //!   (`agentgate usage`'s), with its flags as query parameters;
 //! - `GET /metrics` (`metrics/`): the Prometheus text format, behind the
@@ -85,6 +87,7 @@ mod listen;
 mod metrics;
 mod models_route;
 mod openapi;
+mod queue_history;
 mod router;
 mod routes;
 mod run_routes;
@@ -117,6 +120,7 @@ pub use gate::MAX_BODY_BYTES;
 pub use listen::{is_loopback, parse_listen};
 pub use metrics::MetricsListener;
 pub use openapi::{ApiDoc, document as openapi_document, document_json as openapi_json};
+pub use queue_history::{QueueHistory, QueueSample, SAMPLE_ENV as QUEUE_SAMPLE_ENV};
 pub use router::router;
 pub use routes::Healthz;
 pub use run_routes::RunAccepted;

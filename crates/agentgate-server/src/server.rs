@@ -293,6 +293,7 @@ impl Server {
         let _automation = self.automation;
         let _bells = self.bells;
         let _webhooks = self.webhooks;
+        let _queue_history = crate::queue_history::start(Arc::clone(&self.state));
         let presence = self.presence;
         let catalogs = self.catalogs;
         let stop = state.stopping.subscribe();

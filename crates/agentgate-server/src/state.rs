@@ -49,6 +49,9 @@ pub struct AppState {
     /// `sealing.rs`); empty in [`AppState::new`]: a request with secrets
     /// is then refused.
     pub keys: agentgate_core::sealed::KeyRing,
+    /// The queue's counts over the last hour (`queue_history.rs`), filled
+    /// by the server's sampler.
+    pub queue_history: Arc<crate::queue_history::QueueHistory>,
 }
 
 impl AppState {
@@ -75,6 +78,7 @@ impl AppState {
             health_ttl: HEALTH_TTL,
             probe_timeout: agentgate_core::health::DEFAULT_PROBE_TIMEOUT,
             keys: agentgate_core::sealed::KeyRing::default(),
+            queue_history: Arc::new(crate::queue_history::QueueHistory::from_env()),
         }
     }
 }

@@ -392,6 +392,9 @@ pub struct QueueView {
     /// --no-executor` (the workers sharing its store run them; see `GET
     /// /v1/workers`).
     pub executor: bool,
+    /// The queued and running counts over the last hour, oldest first,
+    /// read every 30 s by this server since it started (empty at first).
+    pub history: Vec<crate::queue_history::QueueSample>,
 }
 
 /// The last message of an event stream for a run that ended without a

@@ -219,6 +219,50 @@ function legend(list, providers) {
   }));
 }
 
+// The queue over the last hour (GET /v1/queue's `history`, sampled by the
+// server): a line each for queued and running runs, a point per sample
+// (data-at, data-queued, data-running; the counts on hover).
+function queueChart(container, history, now) {
+  const width = 600, height = 150, left = 40, right = 8, top = 10, bottom = 22;
+  const plotWidth = width - left - right, plotHeight = height - top - bottom;
+  const start = now - 3600000;
+  const { max, steps } = axisScale(Math.max(1, ...history.map((s) => Math.max(s.queued, s.running))));
+  const root = svgElement("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "queue over the last hour" });
+  for (let i = 0; i <= steps; i++) {
+    const y = top + plotHeight - (plotHeight * i) / steps;
+    svgElement("line", { x1: left, x2: width - right, y1: y, y2: y, class: "grid" }, root);
+    svgText(root, { x: left - 6, y: y + 4, class: "axis", "text-anchor": "end" }, formatCountAxis((max * i) / steps));
+  }
+  for (const [minutes, anchor] of [[60, "start"], [30, "middle"], [0, "end"]]) {
+    const x = left + plotWidth * (1 - minutes / 60);
+    svgText(root, { x, y: height - 6, class: "axis", "text-anchor": anchor }, minutes ? `-${minutes} min` : "now");
+  }
+  const at = (s) => left + Math.min(1, Math.max(0, (Date.parse(s.at) - start) / 3600000)) * plotWidth;
+  const level = (n) => top + plotHeight - (plotHeight * n) / max;
+  for (const [key, series] of [["queued", "s1"], ["running", "s0"]]) {
+    if (!history.length) break;
+    const points = history.map((s) => `${at(s).toFixed(1)},${level(s[key]).toFixed(1)}`).join(" ");
+    svgElement("polyline", { points, class: `line ${series}`, "data-series": key }, root);
+  }
+  for (const s of history) {
+    const point = svgElement("circle", {
+      cx: at(s), cy: level(Math.max(s.queued, s.running)), r: 3, class: "hit",
+      "data-at": s.at, "data-queued": s.queued, "data-running": s.running,
+    }, root);
+    hoverText(point, `${s.at}: ${formatCount(s.queued)} queued, ${formatCount(s.running)} running`);
+  }
+  container.replaceChildren(root);
+}
+
+async function loadQueueHistory() {
+  const queue = await api("/v1/queue");
+  const history = queue.history || [];
+  queueChart($("queue-history").querySelector(".chart-body"), history, Date.now());
+  $("queue-history").querySelector(".chart-note").textContent = history.length
+    ? `(${history.length} samples since ${history[0].at})` : "(no sample yet: the server samples every 30 s)";
+  $("queue-history").dataset.samples = String(history.length);
+}
+
 // --- the view -------------------------------------------------------------------
 
 function renderUsage(days, byProvider, byAgent, bySession) {
@@ -284,6 +328,7 @@ async function loadUsage() {
   const range = { since: days[0], until: days[days.length - 1] };
   const report = (by, group) => api("/v1/usage?" + new URLSearchParams(Object.assign({ by, group }, range)));
   $("usage-state").textContent = "loading";
+  loadQueueHistory().catch(failed);
   const [byProvider, byAgent, bySession] = await Promise.all([
     report("day", "provider"), report("month", "agent"), report("month", "session"),
   ]);

@@ -179,3 +179,61 @@ fn each_row_answers_what_the_run_did_and_more_rows_stay_through_refreshes() {
     browser.wait_text("#runs", "two refreshes", |_| loads() >= before + 2);
     assert_eq!(count(), 54);
 }
+
+/// The queue over the last hour: `GET /v1/queue`'s `history` holds the
+/// server's samples of the store's counts (sampled every 100 ms here), and
+/// the Usage view draws them, a point per sample with its counts.
+#[test]
+fn the_queue_over_the_last_hour_is_sampled_and_charted() {
+    let home = QueueHome::new("queue:\n  max_running: 1\n");
+    let serve = home.serve_with_vars(
+        false,
+        vec![("AGENTGATE_TEST_QUEUE_SAMPLE_MS", "100".to_owned())],
+        &[],
+    );
+    submit_ok(&serve.url, "hold tag-a", json!({}));
+    submit_ok(&serve.url, "hold tag-b", json!({}));
+    home.wait_for_starts(1);
+    let history = || {
+        let r = get(&serve.url, "/v1/queue", Some(TOKEN));
+        assert_eq!(r.status, 200, "{r:?}");
+        r.json()["history"].as_array().unwrap().clone()
+    };
+    let has = |queued: u64, running: u64| {
+        history()
+            .iter()
+            .any(|s| s["queued"] == queued && s["running"] == running)
+    };
+    super::serve_queue_support::wait_until("a sample of one queued, one running", || {
+        has(1, 1).then_some(())
+    });
+
+    let browser = Browser::start();
+    browser.goto(&format!("{}/#usage", serve.url));
+    browser.type_into("#token-input", TOKEN);
+    browser.click("#token-form button");
+    browser.wait_text("#queue-history", "the samples", |_| {
+        browser.script(
+            "return document.querySelectorAll('#queue-history circle[data-queued=\"1\"][data-running=\"1\"]').length;",
+            json!([]),
+        ) != json!(0)
+    });
+    let lines = browser.script(
+        "return [...document.querySelectorAll('#queue-history polyline')].map(l => l.dataset.series);",
+        json!([]),
+    );
+    assert_eq!(lines, json!(["queued", "running"]));
+
+    std::fs::write(home.file("release"), "").unwrap();
+    super::serve_queue_support::wait_until("a sample of an empty queue", || {
+        has(0, 0).then_some(())
+    });
+    // Oldest first.
+    let times: Vec<String> = history()
+        .iter()
+        .map(|s| s["at"].as_str().unwrap().to_owned())
+        .collect();
+    let mut sorted = times.clone();
+    sorted.sort();
+    assert_eq!(times, sorted);
+}
