@@ -95,7 +95,11 @@ fn each_row_answers_what_the_run_did_and_more_rows_stay_through_refreshes() {
     if ms < 60_000 {
         assert_eq!(cells["Duration"], duration_text(ms), "{cells:?}");
     }
-    assert_eq!(cells["Labels"], format!("note={MARKUP}ticket=T-1"), "{cells:?}");
+    assert_eq!(
+        cells["Labels"],
+        format!("note={MARKUP}ticket=T-1"),
+        "{cells:?}"
+    );
     assert_eq!(
         cells["Submitted title"],
         run["created_at"].as_str().unwrap(),
@@ -138,14 +142,18 @@ fn each_row_answers_what_the_run_did_and_more_rows_stay_through_refreshes() {
     }
     let count = || {
         browser
-            .script("return document.querySelectorAll('#runs tbody tr').length;", json!([]))
+            .script(
+                "return document.querySelectorAll('#runs tbody tr').length;",
+                json!([]),
+            )
             .as_u64()
             .unwrap()
     };
     browser.wait_text("#runs-more", "the More button", |_| {
-        browser
-            .script("return !document.getElementById('runs-more').hidden;", json!([]))
-            == json!(true)
+        browser.script(
+            "return !document.getElementById('runs-more').hidden;",
+            json!([]),
+        ) == json!(true)
     });
     click_in_page(&browser, "#runs-more");
     browser.wait_text("#runs", "53 rows", |_| count() == 53);
@@ -160,7 +168,10 @@ fn each_row_answers_what_the_run_did_and_more_rows_stay_through_refreshes() {
     // Two refreshes later the list is still whole.
     let loads = || {
         browser
-            .script("return Number(document.getElementById('runs').dataset.loads);", json!([]))
+            .script(
+                "return Number(document.getElementById('runs').dataset.loads);",
+                json!([]),
+            )
             .as_u64()
             .unwrap()
     };
