@@ -22,6 +22,7 @@ function newRun(id) {
   return {
     id, abort: new AbortController(), lastId: null, generation: 0,
     assistant: null, // the assistant block text_delta events go on
+    said: "", // the last assistant message's text
     lanes: [],
   };
 }
@@ -133,8 +134,9 @@ function assistantBlock(run, event) {
   return run.assistant;
 }
 
-function renderAssistant(block) {
+function renderAssistant(run, block) {
   block.body.replaceChildren(renderMarkdown(block.text));
+  run.said = block.text;
 }
 
 function toolUse(run, event) {
@@ -257,7 +259,12 @@ function resultItem(run, event) {
     env.tokens_used && typeof env.tokens_used.cost_usd === "number" ? "$" + env.tokens_used.cost_usd.toFixed(4) : ""];
   element("span", "t-meta muted", " " + facts.filter(Boolean).join(" · "), head);
   if (env.error_type) element("div", "t-result-error", `${env.error_type}: ${env.error || ""}`, el);
-  if (env.response) element("div", "t-body t-answer", undefined, el).appendChild(renderMarkdown(env.response));
+  // The answer, unless it is the last message above.
+  if (env.response && env.response.trim() !== run.said.trim()) {
+    element("div", "t-body t-answer", undefined, el).appendChild(renderMarkdown(env.response));
+  } else if (env.response) {
+    element("div", "t-meta muted", "The answer is the last message above.", el);
+  }
   const json = JSON.stringify(env, null, 2);
   const details = element("details", "t-envelope", undefined, el);
   element("summary", "", "Envelope (JSON)", details);
@@ -356,19 +363,19 @@ function onEvent(run, event) {
     case "text_delta": {
       const block = assistantBlock(run, event);
       block.text += event.text;
-      renderAssistant(block);
+      renderAssistant(run, block);
       break;
     }
     case "message": {
       // A complete message is authoritative over the deltas that streamed it.
       const block = assistantBlock(run, event);
       block.text = event.text;
-      renderAssistant(block);
+      renderAssistant(run, block);
       run.assistant = null;
       break;
     }
     case "thinking": {
-      const details = element("details", "t-thinking", undefined, item("thinking", event));
+      const details = element("details", "t-thinking-fold", undefined, item("thinking", event));
       element("summary", "", "Thinking", details);
       element("div", "t-thinking-text", event.text, details);
       break;
@@ -476,6 +483,7 @@ async function followEvents(run) {
           setStatus(body.status);
           notice({}, "notice", `requeued: ${body.status}` + (body.waiting_for ? ` (waiting for ${body.waiting_for})` : ""));
           run.assistant = null;
+          run.said = "";
           run.generation += 1;
           continue;
         }

@@ -151,9 +151,13 @@ fn a_live_run_reads_as_a_transcript_with_its_tool_calls_and_answer() {
     std::fs::write(&release, "").unwrap();
     browser.wait_text("#run-status", "succeeded", |t| t == "succeeded");
     let result = browser.wait_text("#transcript .t-result", "the result", |t| {
-        t.contains("Output as text")
+        t.contains("Envelope (JSON)")
     });
-    assert!(result.contains("Envelope (JSON)"), "{result}");
+    // The answer is the last message; the result does not repeat it.
+    assert!(
+        result.contains("The answer is the last message above."),
+        "{result}"
+    );
     let tools = eval(
         &browser,
         "return [...document.querySelectorAll('#transcript .t-tool')].map(t => t.dataset.state);",
@@ -188,10 +192,10 @@ fn a_live_run_reads_as_a_transcript_with_its_tool_calls_and_answer() {
     // noopener); the javascript: one is text.
     let answer_dom = eval(
         &browser,
-        "const a = document.querySelector('#transcript .t-result .t-answer');
+        "const all = document.querySelectorAll('#transcript .t-assistant'); const a = all[all.length - 1];
          return {h: a.querySelector('h5').textContent, items: a.querySelectorAll('li').length,
                  code: [...a.querySelectorAll('code')].map(c => c.textContent),
-                 links: [...a.querySelectorAll('a')].map(l => [l.href, l.rel])};",
+                 links: [...a.querySelectorAll('a')].map(l => [l.href, l.rel]), text: a.textContent};",
     );
     assert_eq!(answer_dom["h"], "Summary", "{answer_dom}");
     assert_eq!(answer_dom["items"], 2, "{answer_dom}");
@@ -205,7 +209,7 @@ fn a_live_run_reads_as_a_transcript_with_its_tool_calls_and_answer() {
         json!([["https://example.com/docs", "noopener noreferrer"]]),
         "{answer_dom}"
     );
-    let answer_text = browser.text("#transcript .t-result .t-answer");
+    let answer_text = answer_dom["text"].as_str().unwrap();
     assert!(
         answer_text.contains("[bad one](javascript:alert(1))"),
         "{answer_text}"
@@ -219,7 +223,7 @@ fn a_live_run_reads_as_a_transcript_with_its_tool_calls_and_answer() {
                  pwned: window.pwned === undefined ? null : window.pwned,
                  prompt: document.querySelector('#transcript .t-prompt').textContent,
                  tool: document.querySelector('#transcript .t-tool').textContent,
-                 answer: document.querySelector('#transcript .t-answer').textContent};",
+                 answer: [...document.querySelectorAll('#transcript .t-assistant')].pop().textContent};",
     );
     assert_eq!(hostile["elements"], 0, "{hostile}");
     assert_eq!(hostile["pwned"], Value::Null, "{hostile}");
@@ -237,6 +241,12 @@ fn a_live_run_reads_as_a_transcript_with_its_tool_calls_and_answer() {
         "{hostile}"
     );
 
+    // The runs list has caught up (for the screenshot).
+    browser.wait_text(
+        &format!("#runs tr[data-run-id='{id}']"),
+        "the row's end",
+        |t| t.contains("succeeded"),
+    );
     // Replayed after the end, the transcript is the same.
     let live = browser.text("#transcript");
     click_in_page(&browser, "#run-close");
