@@ -57,6 +57,11 @@ function timelineEvent(run, event) {
         const m = /^failover: .*? failed \((\w+): ([\s\S]*)\); trying [^;]*$/.exec(event.detail);
         lane.error = m ? `${m[1]}: ${m[2]}` : event.detail.slice("failover: ".length);
         lane.state = "failed";
+      } else if (event.kind === "notice" && /^skipped /.test(event.detail || "")) {
+        // A provider skipped for its quota (or a spent budget).
+        lane.error = event.detail;
+        lane.state = "skipped";
+        lane.skipped = true;
       }
       return true;
     }

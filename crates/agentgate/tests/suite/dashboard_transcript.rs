@@ -265,6 +265,25 @@ fn a_live_run_reads_as_a_transcript_with_its_tool_calls_and_answer() {
         "return [...document.querySelectorAll('#run-lanes .lane')].map(l => [l.dataset.provider, l.dataset.state]);",
     );
     assert_eq!(lanes, json!([["claude", "ok"]]));
+
+    // The envelope's copy button copies (the clipboard, or the fallback).
+    eval(
+        &browser,
+        "document.querySelector('#transcript .t-envelope').open = true; return null;",
+    );
+    click_in_page(&browser, "#transcript .t-envelope .t-copy");
+    let copied = wait_until("the copy's outcome", || {
+        let v = eval(
+            &browser,
+            "return document.querySelector('#transcript .t-copy').dataset.copied || null;",
+        );
+        (!v.is_null()).then_some(v)
+    });
+    assert_eq!(copied, json!("true"));
+    eval(
+        &browser,
+        "document.querySelector('#transcript .t-envelope').open = false; return null;",
+    );
     wait_for_end(&serve, &id);
 
     browser.set_viewport_size(1280, 1400);
