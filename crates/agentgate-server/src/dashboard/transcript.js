@@ -136,7 +136,16 @@ function assistantBlock(run, event) {
 
 function renderAssistant(run, block) {
   block.body.replaceChildren(renderMarkdown(block.text));
-  run.said = block.text;
+}
+
+// Streamed text is drawn at most every 50 ms (a long answer in many
+// pieces is not parsed again for each).
+function renderSoon(run, block) {
+  if (block.timer) return;
+  block.timer = setTimeout(() => {
+    block.timer = null;
+    if (openRun === run) renderAssistant(run, block);
+  }, 50);
 }
 
 function toolUse(run, event) {
@@ -149,12 +158,16 @@ function toolUse(run, event) {
   element("code", "t-tool-name", event.name, head);
   if (event.class) element("span", "t-tool-class muted", ` ${event.class}`, head);
   const input = event.input;
-  const command = input && typeof input === "object" && typeof input.command === "string" ? input.command : null;
+  // A shell command (`command` or `cmd`, a string or an argv) as the command.
+  const key = input && typeof input === "object" && !Array.isArray(input) &&
+    ["command", "cmd"].find((k) => typeof input[k] === "string" ||
+      (Array.isArray(input[k]) && input[k].every((a) => typeof a === "string")));
   const box = element("div", "t-tool-input", undefined, el);
-  if (command !== null) {
+  if (key) {
+    const command = Array.isArray(input[key]) ? input[key].join(" ") : input[key];
     element("pre", "t-command", command, box);
     const rest = Object.assign({}, input);
-    delete rest.command;
+    delete rest[key];
     if (Object.keys(rest).length) foldable(JSON.stringify(rest, null, 2), "input", box);
   } else {
     foldable(typeof input === "string" ? input : JSON.stringify(input, null, 2), "input", box);
@@ -363,13 +376,17 @@ function onEvent(run, event) {
     case "text_delta": {
       const block = assistantBlock(run, event);
       block.text += event.text;
-      renderAssistant(run, block);
+      run.said = block.text;
+      renderSoon(run, block);
       break;
     }
     case "message": {
       // A complete message is authoritative over the deltas that streamed it.
       const block = assistantBlock(run, event);
       block.text = event.text;
+      run.said = block.text;
+      clearTimeout(block.timer);
+      block.timer = null;
       renderAssistant(run, block);
       run.assistant = null;
       break;
