@@ -1,8 +1,7 @@
 // agentgate's dashboard: plain JavaScript against the /v1 API, no build step.
 // The token is asked once and kept in localStorage; every request sends it
-// as a bearer token. A run's events come from GET /v1/runs/{id}/events read
-// with fetch (EventSource cannot send an Authorization header), parsed as
-// Server-Sent Events, resumed with Last-Event-ID when the connection drops.
+// as a bearer token. One run's panel (its transcript and failover
+// timeline) is transcript.js and timeline.js.
 "use strict";
 
 const TOKEN_KEY = "agentgate.token";
@@ -12,7 +11,6 @@ const $ = (id) => document.getElementById(id);
 let token = localStorage.getItem(TOKEN_KEY);
 let refreshTimer = null;
 let runsCursor = null;
-let openRun = null; // { id, abort: AbortController, lastId }
 // GET /v1/whoami: the token's name, team and scopes. The page offers only
 // what they grant (admin grants all, read:all grants read).
 let me = { name: "", scopes: [] };
@@ -264,55 +262,6 @@ async function loadRuns(more) {
   }
 }
 
-// --- one run ------------------------------------------------------------------
-
-function setStatus(status) {
-  const el = $("run-status");
-  el.textContent = status;
-  el.className = "status " + status;
-  $("run-cancel").disabled = !(status === "queued" || status === "running");
-  $("run-cancel").hidden = !may("cancel");
-}
-
-function showUsage(usage) {
-  const dl = $("run-usage");
-  dl.replaceChildren();
-  for (const key of ["input_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd"]) {
-    if (usage[key] === undefined || usage[key] === null) continue;
-    const dt = document.createElement("dt");
-    dt.textContent = key.replace(/_/g, " ");
-    const dd = document.createElement("dd");
-    dd.textContent = String(usage[key]);
-    dd.dataset.key = key;
-    dl.append(dt, dd);
-  }
-}
-
-async function showRun(id) {
-  if (openRun) openRun.abort.abort();
-  openRun = { id, abort: new AbortController(), lastId: null, streamed: "" };
-  $("run-panel").hidden = false;
-  $("run-id").textContent = id;
-  $("run-text").textContent = "";
-  $("run-tools").replaceChildren();
-  $("run-approvals").replaceChildren();
-  $("run-events").replaceChildren();
-  $("run-usage").replaceChildren();
-  $("run-steps").replaceChildren();
-  $("run-steps-state").textContent = "";
-  $("run-workflow").hidden = true;
-  try {
-    const run = await api("/v1/runs/" + encodeURIComponent(id));
-    setStatus(run.status);
-  } catch (e) {
-    failed(e);
-    return;
-  }
-  followEvents(openRun).catch((e) => {
-    if (e.name !== "AbortError") failed(e);
-  });
-}
-
 // --- a workflow's steps, as a tree ---------------------------------------------
 // Drawn from the definition in the workflow's first workflow_state (every
 // step `pending`, a group's members under it), then updated by the task
@@ -402,163 +351,6 @@ function onWorkflowEvent(event) {
   }
 }
 
-function onEvent(run, event) {
-  const li = document.createElement("li");
-  let label = `${event.seq} ${event.type}`;
-  if (event.provider) label += ` (${event.provider})`;
-  if (event.task_id) label += ` ${event.task_id}`;
-  if (event.type === "task_progress" && event.event) label += `: ${event.event.type}`;
-  li.textContent = label;
-  li.dataset.type = event.type;
-  $("run-events").appendChild(li);
-  onWorkflowEvent(event);
-  switch (event.type) {
-    case "start":
-      setStatus("running");
-      break;
-    case "text_delta":
-      run.streamed += event.text;
-      $("run-text").textContent = run.streamed;
-      break;
-    case "message":
-      if (!run.streamed) $("run-text").textContent += event.text;
-      break;
-    case "tool_use": {
-      const tool = document.createElement("li");
-      tool.id = "tool-" + event.id;
-      tool.textContent = `${event.name} ${cell(event.input)}`;
-      $("run-tools").appendChild(tool);
-      break;
-    }
-    case "tool_result": {
-      const tool = document.getElementById("tool-" + event.id);
-      if (tool) tool.textContent += event.ok ? "  ✓" : "  ✗";
-      break;
-    }
-    case "approval_request":
-      addApproval(run, event);
-      break;
-    case "approval_decision":
-      decideApproval(event);
-      break;
-    case "usage":
-      showUsage(event.usage || {});
-      break;
-    case "result": {
-      const env = event.envelope || {};
-      if (env.response) $("run-text").textContent = env.response;
-      showUsage(env.tokens_used || {});
-      setStatus(env.error_type === "cancelled" ? "cancelled" : (env.error_type ? "failed" : "succeeded"));
-      break;
-    }
-  }
-}
-
-// --- permission requests: a person answers while the run waits -------------
-// Each approval_request is listed with Allow and Deny; its approval_decision
-// (by the policy at once, or by a person, a timeout, a cancel) replaces the
-// buttons with the outcome. An answer the run no longer waits for is refused
-// by the server (409) and shown as an error.
-
-function approvalItem(id) {
-  return document.querySelector(`#run-approvals li[data-request="${CSS.escape(id)}"]`);
-}
-
-function addApproval(run, event) {
-  const li = document.createElement("li");
-  li.dataset.request = event.request_id;
-  const what = event.command || (event.paths || []).join(" ") || "";
-  const label = document.createElement("span");
-  label.textContent = `${event.tool} (${event.class}) ${what}`;
-  li.append(label);
-  for (const decision of may("approve") ? ["allow", "deny"] : []) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.dataset.decision = decision;
-    button.textContent = decision === "allow" ? "Allow" : "Deny";
-    button.addEventListener("click", async () => {
-      for (const b of li.querySelectorAll("button")) b.disabled = true;
-      try {
-        await api(`/v1/runs/${encodeURIComponent(run.id)}/approvals/${encodeURIComponent(event.request_id)}`,
-          { method: "POST", body: JSON.stringify({ decision }) });
-      } catch (e) {
-        failed(e);
-      }
-    });
-    li.append(button);
-  }
-  $("run-approvals").appendChild(li);
-}
-
-function decideApproval(event) {
-  const li = approvalItem(event.request_id);
-  if (!li) return;
-  for (const b of li.querySelectorAll("button")) b.remove();
-  const outcome = document.createElement("span");
-  outcome.className = "decided-" + event.decision;
-  outcome.textContent = `  ${event.decision} by ${event.by}` + (event.rule ? ` (${event.rule})` : "");
-  li.dataset.decision = event.decision;
-  li.append(outcome);
-}
-
-// Read the SSE stream to the result event, resuming after a dropped
-// connection from the last event seen.
-async function followEvents(run) {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const headers = { Accept: "text/event-stream" };
-    if (run.lastId !== null) headers["Last-Event-ID"] = String(run.lastId);
-    const response = await api(`/v1/runs/${encodeURIComponent(run.id)}/events`,
-      { raw: true, headers, signal: run.abort.signal });
-    if (!response.ok) throw new Error(`events: HTTP ${response.status}`);
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
-    let sawResult = false;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) {
-        // The server ends the stream after the job's last result.
-        if (sawResult) return;
-        break;
-      }
-      buffer += value.replace(/\r\n?/g, "\n");
-      let end;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        let id = null;
-        let kind = "message";
-        const data = [];
-        for (const line of block.split("\n")) {
-          if (line.startsWith(":")) continue;
-          const colon = line.indexOf(":");
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const val = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-          if (field === "id") id = val;
-          if (field === "event") kind = val;
-          if (field === "data") data.push(val);
-        }
-        if (!data.length) continue;
-        const body = JSON.parse(data.join("\n"));
-        if (kind === "requeued") {
-          // The job runs again (a retry, a quota wait): its next run follows.
-          setStatus(body.status);
-          run.streamed = "";
-          continue;
-        }
-        if (kind === "end") {
-          // Ended without a result (cancelled while queued, abandoned).
-          setStatus(body.status);
-          return;
-        }
-        if (id !== null) run.lastId = Number(id);
-        onEvent(run, body);
-        sawResult = body.type === "result";
-      }
-    }
-    await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
-  }
-}
-
 // --- wiring -------------------------------------------------------------------
 
 $("token-form").addEventListener("submit", (e) => {
@@ -578,18 +370,5 @@ $("run-filters").addEventListener("submit", (e) => {
   loadRuns(false).catch(failed);
 });
 $("runs-more").addEventListener("click", () => loadRuns(true).catch(failed));
-$("run-close").addEventListener("click", () => {
-  if (openRun) openRun.abort.abort();
-  openRun = null;
-  $("run-panel").hidden = true;
-});
-$("run-cancel").addEventListener("click", async () => {
-  if (!openRun) return;
-  try {
-    await api(`/v1/runs/${encodeURIComponent(openRun.id)}/cancel`, { method: "POST" });
-  } catch (e) {
-    failed(e);
-  }
-});
 
 if (token) connect(); else showLogin("");

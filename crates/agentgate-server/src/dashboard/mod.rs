@@ -1,5 +1,6 @@
-//! The dashboard: one HTML page, a style sheet and four scripts (the page's
-//! panels, the runs list's cells, the New run form, and the usage charts
+//! The dashboard: one HTML page, a style sheet and its scripts (the page's
+//! panels, the runs list's cells, the New run form, a run's transcript
+//! with its Markdown renderer and failover timeline, and the usage charts
 //! drawn as SVG from `GET /v1/usage`), compiled into
 //! the binary (no build step, nothing fetched), served open at `/` and
 //! `/assets/*`. The page holds no data: it asks for the token once, keeps
@@ -20,6 +21,12 @@ const APP_JS: &str = include_str!("app.js");
 const RUNS_JS: &str = include_str!("runs.js");
 /// The New run form.
 const SUBMIT_JS: &str = include_str!("submit.js");
+/// A run's transcript (its events as they come).
+const TRANSCRIPT_JS: &str = include_str!("transcript.js");
+/// The transcript's Markdown, rendered as DOM nodes.
+const MARKDOWN_JS: &str = include_str!("markdown.js");
+/// A run's failover timeline.
+const TIMELINE_JS: &str = include_str!("timeline.js");
 /// The usage view's script (its charts).
 const USAGE_JS: &str = include_str!("usage.js");
 /// Its style sheet.
@@ -48,6 +55,18 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route(
             "/assets/submit.js",
             get(|| async { asset("text/javascript; charset=utf-8", SUBMIT_JS) }),
+        )
+        .route(
+            "/assets/transcript.js",
+            get(|| async { asset("text/javascript; charset=utf-8", TRANSCRIPT_JS) }),
+        )
+        .route(
+            "/assets/markdown.js",
+            get(|| async { asset("text/javascript; charset=utf-8", MARKDOWN_JS) }),
+        )
+        .route(
+            "/assets/timeline.js",
+            get(|| async { asset("text/javascript; charset=utf-8", TIMELINE_JS) }),
         )
         .route(
             "/assets/usage.js",

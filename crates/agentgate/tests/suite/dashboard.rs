@@ -36,6 +36,9 @@ fn the_page_is_served_open_with_a_strict_content_security_policy() {
         ("/", "text/html"),
         ("/assets/app.js", "text/javascript"),
         ("/assets/usage.js", "text/javascript"),
+        ("/assets/transcript.js", "text/javascript"),
+        ("/assets/markdown.js", "text/javascript"),
+        ("/assets/timeline.js", "text/javascript"),
         ("/assets/style.css", "text/css"),
     ] {
         let r = get(&serve.url, path, None);
@@ -118,20 +121,27 @@ fn the_page_follows_a_run_live_and_cancels_another() {
     let live = submit_ok(&serve.url, "hold tag-a", serde_json::json!({}));
     home.wait_for_starts(2);
     click_in_page(&browser, &format!("tr[data-run-id='{live}']"));
-    browser.wait_text("#run-events", "the start event", |t| t.contains("start"));
+    browser.wait_text(
+        "#transcript .t-notice[data-kind='attempt']",
+        "the start event",
+        |t| t.starts_with("attempt 1"),
+    );
     assert_eq!(
-        browser.text("#run-text"),
+        browser.text("#transcript .t-assistant"),
         "",
         "no answer before the CLI answers"
     );
+    assert_eq!(browser.text("#transcript .t-result"), "", "no result yet");
     std::fs::write(home.file("release"), "").unwrap();
-    browser.wait_text("#run-text", "the answer", |t| t.contains("done tag-a"));
-    browser.wait_text("#run-status", "succeeded", |t| t == "succeeded");
-    let events = browser.text("#run-events");
+    browser.wait_text("#transcript .t-result", "the result", |t| !t.is_empty());
+    let transcript = browser.text("#transcript");
     assert!(
-        events.contains("session") && events.contains("result"),
-        "{events}"
+        transcript.contains("done tag-a"),
+        "the answer: {transcript}"
     );
+    browser.wait_text("#run-status", "succeeded", |t| t == "succeeded");
+    let prompt = browser.text("#transcript .t-prompt");
+    assert!(prompt.contains("hold tag-a"), "{prompt}");
 
     // The queue panel counts them; the runs table lists both.
     browser.wait_text("#queue-states", "the counts", |t| {

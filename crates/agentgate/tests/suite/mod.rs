@@ -15,6 +15,8 @@ mod dashboard;
 mod dashboard_runs;
 mod dashboard_submit;
 mod dashboard_tokens;
+mod dashboard_transcript;
+mod dashboard_transcript_events;
 mod dashboard_usage;
 mod docs_links;
 mod dry_run_quota;

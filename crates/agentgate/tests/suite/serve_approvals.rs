@@ -231,16 +231,28 @@ fn the_dashboard_answers_with_its_allow_and_deny_buttons() {
         json!([row]),
     );
     assert_eq!(clicked, json!(true));
-    // Each request in turn: its button, pressed once it is there.
-    for (n, decision) in [(1, "allow"), (2, "deny")] {
-        let button = format!("#run-approvals li:nth-child({n}) button[data-decision='{decision}']");
+    // Each request in turn, in the transcript where it was asked: its
+    // button, pressed once it is there.
+    let mut answered: Option<String> = None;
+    for (decision, file) in [("allow", "allowed.txt"), ("deny", "denied.txt")] {
+        let request = next_pending(&ask.serve.url, &ask.run, answered.as_deref());
+        let item = format!("#transcript .t-approval[data-request='{request}']");
+        let button = format!("{item} button[data-decision='{decision}']");
         browser.find(&button);
         browser.click(&button);
-        browser.wait_text(
-            &format!("#run-approvals li:nth-child({n})"),
-            "the decision shown",
-            |t| t.contains(&format!("{decision} by human")),
+        browser.wait_text(&item, "the decision shown", |t| {
+            t.contains(&format!("{decision} by human"))
+        });
+        // Shown after the tool call it guards.
+        let tool = browser.script(
+            "let e = document.querySelector(arguments[0]); while (e && !e.classList.contains('t-tool')) e = e.previousElementSibling; return e ? e.textContent : null;",
+            json!([item]),
         );
+        assert!(
+            tool.as_str().is_some_and(|t| t.contains(file)),
+            "{request}: {tool}"
+        );
+        answered = Some(request);
     }
     browser.wait_text("#run-status", "succeeded", |t| t == "succeeded");
     let envelope = ask.envelope();
