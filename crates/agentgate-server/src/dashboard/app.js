@@ -234,10 +234,12 @@ let runRows = [];
 let runsFilter = "";
 
 async function loadRuns(more) {
-  const query = runQuery(more ? runsCursor : null);
-  const page = await api(query);
-  const rows = page.runs || [];
+  // The filter as asked: an answer to an older filter (a refresh under
+  // way when the filter changed) is dropped, never merged into the new.
   const filter = runQuery(null);
+  const page = await api(runQuery(more ? runsCursor : null));
+  if (filter !== runQuery(null)) return;
+  const rows = page.runs || [];
   if (more) {
     runRows = runRows.concat(rows.filter((r) => !runRows.some((o) => o.run_id === r.run_id)));
     runsCursor = page.next_cursor || null;
