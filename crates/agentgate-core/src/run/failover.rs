@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use agentgate_protocol::{
-    Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, LogLevel, ResultEvent, WorkspaceReport,
-    exit_code_for,
+    Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, LogLevel, ResultEvent, StatusEvent,
+    WorkspaceReport, exit_code_for,
 };
 use agentgate_store::{RunStore, SavedResult};
 use tokio::sync::mpsc;
@@ -278,13 +278,12 @@ async fn fail_over(
         {
             handoff = Some(t.summary(&step.label(), &error));
         }
-        em.notice(format!(
-            "failover: {} failed ({}: {}); trying {}",
-            step.label(),
-            error.kind,
-            error.message,
-            next.label()
-        ));
+        em.emit(EventBody::Status(StatusEvent::Failover {
+            from: step.label(),
+            to: next.label(),
+            error_type: error.kind,
+            message: error.message.clone(),
+        }));
         end = Some((i, step_end));
     }
     end

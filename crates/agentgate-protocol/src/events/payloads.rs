@@ -232,6 +232,21 @@ pub enum StatusEvent {
         /// The notice text.
         detail: String,
     },
+    /// agentgate's own: an attempt failed with a recoverable error and the
+    /// run goes on with the next agent or provider of its chain (the
+    /// attempt's own end; the run's `error` event comes only at its end).
+    #[serde(rename = "failover")]
+    Failover {
+        /// The attempt that failed: its agent and provider (`reviewer
+        /// (claude)`), or its provider's name.
+        from: String,
+        /// What runs next, named the same way.
+        to: String,
+        /// The failed attempt's error type.
+        error_type: crate::error::ErrorKind,
+        /// The failed attempt's error message.
+        message: String,
+    },
     /// agentgate's own: the attempt's wall-clock deadline (`timeout`) is
     /// near (`timeout_warn`). The attempt goes on.
     #[serde(rename = "timeout_warning")]

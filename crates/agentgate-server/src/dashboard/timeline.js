@@ -2,7 +2,7 @@
 // its provider, model, duration and the error that moved the run on to
 // the next. Live, a lane starts at the first event of its attempt (the
 // events' `attempt` and `provider`), takes the model from `start` and
-// `session`, its error from `error` or agentgate's failover notice, and
+// `session`, its error from `error` or agentgate's `failover` status, and
 // ends when the next attempt starts; once the run ended its envelope's `attempts` (the record)
 // replace what the events told. Each bar is placed on one time axis
 // (the run's attempts one after another). Plain DOM, text only.
@@ -50,12 +50,10 @@ function timelineEvent(run, event) {
       lane.error = `${event.kind}: ${event.message}`;
       return true;
     case "status": {
-      // agentgate's failover notice ("failover: A failed (KIND: MESSAGE);
-      // trying B") is the live word of why the attempt ended.
-      const failover = event.kind === "notice" && /^failover: /.test(event.detail || "");
-      if (failover) {
-        const m = /^failover: .*? failed \((\w+): ([\s\S]*)\); trying [^;]*$/.exec(event.detail);
-        lane.error = m ? `${m[1]}: ${m[2]}` : event.detail.slice("failover: ".length);
+      // agentgate's `failover` status is the live word of why the attempt
+      // ended (the run's `error` event comes only at its end).
+      if (event.kind === "failover") {
+        lane.error = `${event.error_type}: ${event.message}`;
         lane.state = "failed";
       } else if (event.kind === "notice" && /^skipped /.test(event.detail || "")) {
         // A provider skipped for its quota (or a spent budget).

@@ -236,6 +236,8 @@ function statusText(event) {
       return `timeout in ${durationText(event.remaining_ms)} (at ${event.deadline})`;
     case "timeout_extended":
       return `timeout extended by ${durationText(event.extended_by_ms)}: ${durationText(event.remaining_ms)} left`;
+    case "failover":
+      return `failover: ${event.from} failed (${event.error_type}: ${event.message}); trying ${event.to}`;
     default:
       return event.detail || event.kind;
   }
@@ -243,7 +245,7 @@ function statusText(event) {
 
 function statusNotice(event) {
   const text = statusText(event);
-  const kind = /^failover:/.test(text) ? "failover" :
+  const kind = event.kind === "failover" ? "failover" :
     (event.kind === "budget_warning" || event.kind === "timeout_warning" ? "warn" : "notice");
   notice(event, kind, text);
 }

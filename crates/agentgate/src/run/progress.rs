@@ -90,6 +90,9 @@ impl Progress {
                     None => "provider retrying".into(),
                 }
             }
+            EventBody::Status(StatusEvent::Failover { to, error_type, .. }) => {
+                s.doing = format!("failing over to {to} after {error_type}");
+            }
             EventBody::Cancelled(_) => s.doing = "cancelling".into(),
             _ => {}
         }

@@ -195,6 +195,27 @@ fn a_chain_fails_over_to_the_provider_that_answers() {
         .map(|a| a["provider"].as_str().unwrap())
         .collect();
     assert_eq!(providers, ["claude", "codex", "gemini"]);
+    // Each hand-on is a `failover` status event, with the error that moved
+    // the run on.
+    let events =
+        std::fs::read_to_string(chain.store().join("runs").join(run_id).join("events.jsonl"))
+            .unwrap();
+    let failovers: Vec<(String, String, String)> = events
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["type"] == "status" && e["kind"] == "failover")
+        .map(|e| {
+            let text = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
+            assert!(!text("message").is_empty(), "{e}");
+            (text("from"), text("to"), text("error_type"))
+        })
+        .collect();
+    let expected = [
+        ("claude", "codex", "rate_limit"),
+        ("codex", "gemini", "quota"),
+    ]
+    .map(|(a, b, c)| (a.to_owned(), b.to_owned(), c.to_owned()));
+    assert_eq!(failovers, expected);
     // The audit line, on stderr and in the audit log.
     let line = run
         .stderr
