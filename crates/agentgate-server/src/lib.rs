@@ -85,6 +85,8 @@ mod listen;
 mod metrics;
 mod models_route;
 mod openapi;
+mod openapi_links;
+mod openapi_rules;
 mod router;
 mod routes;
 mod run_routes;
