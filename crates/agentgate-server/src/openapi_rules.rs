@@ -399,6 +399,7 @@ fn schema_rules() -> Vec<(&'static str, Value)> {
                     {"title": "RunWithSkill", "required": ["skill"], "properties": {"skill": {"type": "string"}, "prompt": {"type": ["string", "null"], "pattern": "^\\s*$"}, "task": {"type": "null"}}}
                 ],
                 "not": {"anyOf": [
+                    {"required": ["file_name", "task"], "properties": {"file_name": {"type": "string"}, "task": {"required": ["file_name"], "properties": {"file_name": {"type": "string"}}}}},
                     {"required": ["rotate_handoff", "rotate_prompt"], "properties": {"rotate_handoff": {"enum": ["none", "summary"]}, "rotate_prompt": {"type": "string", "pattern": "\\S"}}},
                     {"required": ["rotate_handoff"], "properties": {"rotate_handoff": {"const": "prompt"}}, "not": {"required": ["rotate_prompt"], "properties": {"rotate_prompt": {"type": "string", "pattern": "\\S"}}}},
                     {"required": ["warm"], "properties": {"warm": {"const": true}}, "not": {"required": ["session"], "properties": {"session": {"type": "string"}}}},
@@ -464,7 +465,7 @@ fn parameter_rules() -> Vec<(&'static str, &'static str, &'static str, Value)> {
             "get",
             "/v1/runs/{id}/events",
             "coalesce_max_chars",
-            json!({"type": "integer", "minimum": 1, "maximum": 1_000_000}),
+            json!({"type": "integer", "minimum": 1, "maximum": u64::MAX}),
         ),
         (
             "get",
