@@ -292,7 +292,6 @@ pub(crate) fn whole_numbers(value: serde_json::Value) -> serde_json::Value {
             // Within ±2^53 a float holds its whole number exactly.
             const EXACT: f64 = 9_007_199_254_740_992.0;
             if f.fract() == 0.0 && f.abs() <= EXACT {
-                #[allow(clippy::cast_possible_truncation)]
                 let whole = f as i64;
                 Value::from(whole)
             } else {
