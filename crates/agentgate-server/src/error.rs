@@ -307,3 +307,24 @@ pub(crate) fn whole_numbers(value: serde_json::Value) -> serde_json::Value {
         other => other,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_whole_number_written_with_a_fraction_of_zero_is_read_as_an_integer() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Body {
+            n: u32,
+            list: Vec<i64>,
+        }
+        let body: Body =
+            super::ApiError::strict_body(br#"{"n": 44.0, "list": [-3.0, 7]}"#).unwrap();
+        assert_eq!((body.n, body.list), (44, vec![-3, 7]));
+        let refused =
+            super::ApiError::strict_body::<Body>(br#"{"n": 44.5, "list": []}"#).unwrap_err();
+        assert_eq!(refused.status().as_u16(), 422);
+        assert_eq!(super::whole_numbers(json!(1e300)), json!(1e300));
+    }
+}

@@ -132,12 +132,14 @@ pub fn document() -> Value {
     document_and_missing().0
 }
 
-/// [`document`], and the targets of [`crate::openapi_rules`] it lacks
+/// [`document`], and the targets of [`crate::openapi_rules`] and
+/// [`crate::openapi_links`] it lacks
 /// (empty unless a rule names a schema, field or parameter that is gone;
 /// `rules_find_their_targets` fails then).
 fn document_and_missing() -> (Value, Vec<String>) {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
-    let missing = crate::openapi_rules::apply(&mut doc);
+    let mut missing = crate::openapi_rules::apply(&mut doc);
+    crate::openapi_links::add(&mut doc, &mut missing);
     add_too_many_requests(&mut doc);
     add_scopes(&mut doc);
     let protocol = agentgate_protocol::schemas();

@@ -4,8 +4,8 @@
 //! which of `prompt`, `task` and `skill` a run needs (`oneOf`), enums of
 //! the fixed sets (states, scopes, error types, sandbox levels, efforts),
 //! bounds (priority, lengths, page sizes), the shapes of durations and of
-//! absolute paths, and unique operation ids. Then the `links` that lead
-//! from a created run to its page, events, cancel and approvals.
+//! absolute paths. (The `links` are
+//! `openapi_links`'s.)
 //!
 //! Each rule names the schema or parameter it tightens; [`apply`] returns
 //! the names it could not find, and the document's test fails on any (a
@@ -70,7 +70,6 @@ pub(crate) fn apply(doc: &mut Value) -> Vec<String> {
         json!({"schema": server_sent_event()}),
         &mut missing,
     );
-    crate::openapi_links::add(doc, &mut missing);
     bound_integers(doc);
     missing
 }
