@@ -8,12 +8,14 @@
 
 use serde_json::{Value, json};
 
+#[expect(clippy::unwrap_used, reason = "a test's helper")]
 fn document() -> Value {
     serde_json::from_str(&agentgate_server::openapi_json()).unwrap()
 }
 
 /// A validator of `schema` (a JSON Schema using the document's
 /// components).
+#[expect(clippy::unwrap_used, reason = "a test's helper")]
 fn validator(doc: &Value, schema: Value) -> jsonschema::Validator {
     let mut root = schema;
     root["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
