@@ -276,7 +276,7 @@ fn property_rules() -> Vec<(&'static str, &'static str, Value)> {
             "RunRequest",
             "skill",
             nullable_string(
-                json!({"minLength": 1, "maxLength": 128, "pattern": "^[^\\s/\\\\$\\x00-\\x1f\\x7f]+$"}),
+                json!({"minLength": 1, "maxLength": 128, "pattern": "^[^\\s/\\\\$\\x00-\\x1f\\x7f-\\x9f]+$"}),
             ),
         ),
         (

@@ -12,9 +12,10 @@ data fails, naming the field.
 
 And one map, `runs_that_can_start`: half of the valid bodies of `POST /v1/runs`
 (chosen by a hash of the body, so a replay is the same) lose the fields that
-name things of the server's config or disk (providers, agents, chain, model,
-tools, paths, sandbox, workspace, callback_url, the task's files). Those draws
-are runs the server takes, so the fuzzer reaches the run's page, events, cancel
+name things of the server's config or disk (agents, chain, model, tools,
+paths, sandbox, workspace, callback_url, persona, the task's files and persona) and name the
+test's provider, `claude` (the test's stand-in). Those draws are runs the
+server takes, so the fuzzer reaches the run's page, events, cancel
 and approvals through the document's links; the other half still try every
 field. The fields dropped depend on no other field, so a body stays valid.
 """
@@ -61,7 +62,7 @@ def valid_request_accepted(ctx, response, case):
 _CONFIG_FIELDS = (
     "providers", "agents", "chain", "model", "tools", "binary", "cwd", "system_file",
     "agent_file", "context", "context_dir", "add_dirs", "output_schema", "callback_url",
-    "sandbox", "workspace",
+    "sandbox", "workspace", "persona",
 )
 
 
@@ -76,8 +77,9 @@ def map_case(context, case):
     if digest[0] % 2:
         return case
     body = {k: v for k, v in case.body.items() if k not in _CONFIG_FIELDS}
+    body["providers"] = ["claude"]
     task = body.get("task")
-    if isinstance(task, dict) and "files" in task:
-        body["task"] = {k: v for k, v in task.items() if k != "files"}
+    if isinstance(task, dict):
+        body["task"] = {k: v for k, v in task.items() if k not in ("files", "persona")}
     case.body = body
     return case
