@@ -10,14 +10,14 @@ depends on what the document cannot know (a name of the server's config, a
 path on its disk, a cursor of an earlier page). Any other refusal of valid
 data fails, naming the field.
 
-And one map, `runs_that_can_start`: half of the valid bodies of `POST /v1/runs`
+And one hook, `map_case`: half of the valid bodies of `POST /v1/runs`
 (chosen by a hash of the body, so a replay is the same) lose the fields that
 name things of the server's config or disk (agents, chain, model, tools,
-paths, sandbox, workspace, callback_url, persona, the task's files and persona) and name the
-test's provider, `claude` (the test's stand-in). Those draws are runs the
-server takes, so the fuzzer reaches the run's page, events, cancel
-and approvals through the document's links; the other half still try every
-field. The fields dropped depend on no other field, so a body stays valid.
+paths, sandbox, workspace, callback_url, persona, the task's files and
+persona) and name the test's provider, `claude` (its stand-in). Those draws
+are runs the server takes, so the fuzzer reaches the run's page, events,
+cancel and approvals through the document's links; the other half still try
+every field. The fields dropped depend on no other field, so a body stays valid.
 """
 
 import hashlib
