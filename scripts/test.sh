@@ -27,6 +27,7 @@ scripts/install-browser.sh
 scripts/install-postgres.sh
 scripts/install-systemd.sh
 scripts/install-podman.sh
+scripts/install-schemathesis.sh
 pg_dir=$(mktemp -d /tmp/agentgate-pg.XXXXXX)
 trap 'scripts/pg-cluster.sh stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
 AGENTGATE_TEST_POSTGRES=$(scripts/pg-cluster.sh start "$pg_dir")

@@ -39,7 +39,27 @@ pub(crate) struct AuthFailures {
 
 impl Default for AuthFailures {
     fn default() -> Self {
-        AuthFailures::new(FAILURES_MAX, WINDOW, PEERS_MAX)
+        AuthFailures::new(max_from_env(), WINDOW, PEERS_MAX)
+    }
+}
+
+/// Names another [`FAILURES_MAX`] (read at start): for the API
+/// document's fuzz test, whose requests without a token (the fuzzer's own
+/// checks that a route needs one) would otherwise lock its address out.
+pub const FAILURES_MAX_ENV: &str = "AGENTGATE_TEST_AUTH_FAILURES_MAX";
+
+/// [`FAILURES_MAX`], or [`FAILURES_MAX_ENV`]'s whole number when it is set
+/// (another value is ignored, with a warning).
+fn max_from_env() -> u32 {
+    let Some(text) = std::env::var_os(FAILURES_MAX_ENV) else {
+        return FAILURES_MAX;
+    };
+    match text.to_str().and_then(|t| t.trim().parse::<u32>().ok()) {
+        Some(max) => max,
+        None => {
+            tracing::warn!("{FAILURES_MAX_ENV} is not a whole number: ignored");
+            FAILURES_MAX
+        }
     }
 }
 

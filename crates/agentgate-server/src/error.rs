@@ -159,20 +159,29 @@ impl ApiError {
     /// it): 400 `bad_request` when it is not JSON, 422 `invalid_request`
     /// when it is JSON of the wrong shape; `field` is `request`.
     pub fn strict_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
-        agentgate_protocol::strict_json::from_slice(body).map_err(|e| {
-            if e.is_data() {
-                ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "invalid_request",
-                    format!("the body: {e}"),
-                )
-            } else {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "bad_request",
-                    format!("the body is not JSON: {e}"),
-                )
-            }
+        let value: serde_json::Value =
+            agentgate_protocol::strict_json::from_slice(body).map_err(|e| {
+                if e.is_data() {
+                    ApiError::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "invalid_request",
+                        format!("the body: {e}"),
+                    )
+                } else {
+                    ApiError::new(
+                        StatusCode::BAD_REQUEST,
+                        "bad_request",
+                        format!("the body is not JSON: {e}"),
+                    )
+                }
+                .with_field("request")
+            })?;
+        serde_json::from_value(whole_numbers(value)).map_err(|e| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_request",
+                format!("the body: {e}"),
+            )
             .with_field("request")
         })
     }
@@ -269,5 +278,53 @@ impl IntoResponse for ApiError {
             );
         }
         response
+    }
+}
+
+/// `value` with every number written with a fraction of zero (`44.0`)
+/// made a whole number (`44`), as JSON Schema reads it: an `integer`
+/// field of a body takes `44.0` as `44` (and `44.5` is still refused).
+pub(crate) fn whole_numbers(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            // Within ±2^53 a float holds its whole number exactly.
+            const EXACT: f64 = 9_007_199_254_740_992.0;
+            if f.fract() == 0.0 && f.abs() <= EXACT {
+                let whole = f as i64;
+                Value::from(whole)
+            } else {
+                Value::Number(n)
+            }
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(whole_numbers).collect()),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, whole_numbers(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_whole_number_written_with_a_fraction_of_zero_is_read_as_an_integer() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Body {
+            n: u32,
+            list: Vec<i64>,
+        }
+        let body: Body =
+            super::ApiError::strict_body(br#"{"n": 44.0, "list": [-3.0, 7]}"#).unwrap();
+        assert_eq!((body.n, body.list), (44, vec![-3, 7]));
+        let refused =
+            super::ApiError::strict_body::<Body>(br#"{"n": 44.5, "list": []}"#).unwrap_err();
+        assert_eq!(refused.status().as_u16(), 422);
+        assert_eq!(super::whole_numbers(json!(1e300)), json!(1e300));
     }
 }

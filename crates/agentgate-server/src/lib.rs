@@ -87,6 +87,8 @@ mod listen;
 mod metrics;
 mod models_route;
 mod openapi;
+mod openapi_links;
+mod openapi_rules;
 mod queue_history;
 mod router;
 mod routes;

@@ -33,6 +33,7 @@ pub struct ModelParams {
 #[utoipa::path(
     get,
     path = "/v1/models",
+    operation_id = "list_models",
     tag = "providers",
     params(ModelParams),
     responses(
@@ -43,8 +44,10 @@ pub struct ModelParams {
 )]
 pub async fn list(
     State(state): State<Arc<AppState>>,
-    Query(params): Query<ModelParams>,
+    params: Result<Query<ModelParams>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<ProviderModels>>, ApiError> {
+    // A parameter the route does not know is a JSON 400, as every error.
+    let Query(params) = params.map_err(|e| ApiError::invalid_parameter("query", e.body_text()))?;
     let cwd: PathBuf = std::env::current_dir()
         .map_err(|e| ApiError::internal(format!("no working directory: {e}")))?;
     let query = ModelQuery {

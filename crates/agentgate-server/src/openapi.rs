@@ -126,9 +126,20 @@ const PROTOCOL_SCHEMAS: [(&str, &str); 2] = [
     ("Event", "event.schema.json"),
 ];
 
-/// The whole document: [`ApiDoc`] and the protocol's schemas.
+/// The whole document: [`ApiDoc`], the rules of [`crate::openapi_rules`]
+/// and the protocol's schemas.
 pub fn document() -> Value {
+    document_and_missing().0
+}
+
+/// [`document`], and the targets of [`crate::openapi_rules`] and
+/// [`crate::openapi_links`] it lacks
+/// (empty unless a rule names a schema, field or parameter that is gone;
+/// `rules_find_their_targets` fails then).
+fn document_and_missing() -> (Value, Vec<String>) {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
+    let mut missing = crate::openapi_rules::apply(&mut doc);
+    crate::openapi_links::add(&mut doc, &mut missing);
     add_too_many_requests(&mut doc);
     add_scopes(&mut doc);
     let protocol = agentgate_protocol::schemas();
@@ -150,7 +161,7 @@ pub fn document() -> Value {
             }
         }
     }
-    doc
+    (doc, missing)
 }
 
 /// Every operation that answers 401 also answers 429: the gate refuses an
@@ -276,4 +287,17 @@ static DOCUMENT: LazyLock<Value> = LazyLock::new(document);
 )]
 pub async fn openapi_json() -> Json<Value> {
     Json(DOCUMENT.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every rule of `openapi_rules` (and every link) found its schema,
+    /// property, parameter or answer.
+    #[test]
+    fn rules_find_their_targets() {
+        let (doc, missing) = super::document_and_missing();
+        assert!(missing.is_empty(), "rules without a target: {missing:?}");
+        let links = &doc["paths"]["/v1/runs"]["post"]["responses"]["201"]["links"];
+        assert_eq!(links["GetRunEvents"]["operationId"], "run_events");
+    }
 }

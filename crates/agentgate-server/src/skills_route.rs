@@ -33,6 +33,7 @@ pub struct SkillParams {
 #[utoipa::path(
     get,
     path = "/v1/skills",
+    operation_id = "list_skills",
     tag = "providers",
     params(SkillParams),
     responses(
@@ -43,8 +44,10 @@ pub struct SkillParams {
 )]
 pub async fn list(
     State(state): State<Arc<AppState>>,
-    Query(params): Query<SkillParams>,
+    params: Result<Query<SkillParams>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<SkillRow>>, ApiError> {
+    // A parameter the route does not know is a JSON 400, as every error.
+    let Query(params) = params.map_err(|e| ApiError::invalid_parameter("query", e.body_text()))?;
     let cwd = match params.cwd.as_deref() {
         Some(d) if !std::path::Path::new(d).is_absolute() => {
             return Err(ApiError::invalid_parameter("cwd", "not an absolute path"));

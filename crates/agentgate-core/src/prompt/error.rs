@@ -205,9 +205,10 @@ impl PromptError {
     /// the task input format, or too large with its context).
     pub fn field(&self) -> &'static str {
         match self {
-            PromptError::EmptyTask | PromptError::TaskInput(_) | PromptError::TooLarge { .. } => {
-                "task"
-            }
+            PromptError::EmptyTask | PromptError::TaskInput(_) => "task",
+            // The limit the assembled prompt (task, context, system prompt,
+            // instructions) passed: what the request can change to be taken.
+            PromptError::TooLarge { .. } => "prompt_max_bytes",
             PromptError::PersonaWithoutAgentFile { .. }
             | PromptError::EmptyPersona
             | PromptError::PersonaNotFound { .. }

@@ -14,8 +14,10 @@ use serde::Deserialize;
 
 use crate::error::ApiError;
 
-/// The query parameters of `GET /v1/runs/{id}/events`.
+/// The query parameters of `GET /v1/runs/{id}/events` (another is a 400,
+/// as on every route).
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EventsQuery {
     coalesce: Option<String>,
     coalesce_min_interval: Option<String>,

@@ -1,1 +1,2 @@
 mod openapi;
+mod openapi_meaning;

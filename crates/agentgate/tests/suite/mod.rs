@@ -95,6 +95,7 @@ mod serve_models;
 mod serve_queue;
 mod serve_queue_support;
 mod serve_sandbox_secrets;
+mod serve_schemathesis;
 mod serve_shared_queue;
 mod serve_skills;
 mod serve_support;

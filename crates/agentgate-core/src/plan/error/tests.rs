@@ -68,7 +68,7 @@ fn every_planning_error_names_its_request_field() {
         ),
         (
             p(json!({"prompt": "a prompt over ten bytes", "prompt_max_bytes": 10})),
-            "task",
+            "prompt_max_bytes",
         ),
         (
             p(json!({"output_schema": "/no/such/schema.json"})),
