@@ -12,7 +12,8 @@ root, at the schema it was nested in). Two more: an `operationId` that two
 operations share (OpenAPI requires them unique; openapi-typescript's
 `operations` cannot hold both) becomes one per operation
 (`unique_operation_ids`), and a `oneOf` of string constants becomes an
-`enum` (`const_unions_as_enums`). It changes nothing else, and nothing at
+`enum` (`const_unions_as_enums`), and a `oneOf` of a string and a bare
+object becomes any value (`loose_object_unions`). It changes nothing else, and nothing at
 all in a document without nested `$defs`, shared operation ids and such
 unions.
 
@@ -140,13 +141,34 @@ def unique_operation_ids(document):
     return document
 
 
+def loose_object_unions(node):
+    """A `oneOf` of plain types one of which is an object with no
+    properties (a workflow given as text or as any JSON object):
+    openapi-python-client cannot name a class for such a member and drops
+    the whole schema, so the union becomes any value here (the server still
+    checks it; the generated client passes what it is given)."""
+    if isinstance(node, list):
+        return [loose_object_unions(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: loose_object_unions(v) for k, v in node.items()}
+    members = node.get("oneOf")
+    if isinstance(members, list) and members and all(
+        isinstance(m, dict) and set(m) <= {"type", "title", "additionalProperties"}
+        and m.get("type") in ("string", "object", "null") for m in members
+    ) and any(m.get("type") == "object" for m in members):
+        del node["oneOf"]
+        node.pop("type", None)
+    return node
+
+
 def main(argv):
     if len(argv) != 3:
         print("usage: prepare_document.py IN.json OUT.json", file=sys.stderr)
         return 2
     with open(argv[1], encoding="utf-8") as f:
         document = json.load(f)
-    document = const_unions_as_enums(unique_operation_ids(hoist(document)))
+    document = loose_object_unions(const_unions_as_enums(unique_operation_ids(hoist(document))))
     with open(argv[2], "w", encoding="utf-8") as f:
         json.dump(document, f, indent=2, sort_keys=True, ensure_ascii=False)
         f.write("\n")

@@ -98,7 +98,11 @@ export class Agentgate {
 
   /** `POST /v1/runs`: the accepted run (`run_id`, `status`, ...). */
   async submit(request: RunRequest): Promise<RunAccepted> {
-    return unwrap(await this.api.POST("/v1/runs", { body: request }));
+    // openapi-typescript gives the body's `oneOf` (a prompt, a task or a
+    // skill) as the shared fields intersected with a union of variants; the
+    // compiler cannot relate that type to openapi-fetch's own copy of it,
+    // so the (already typed) request is passed through as is.
+    return unwrap(await this.api.POST("/v1/runs", { body: request as never }));
   }
 
   /** `GET /v1/runs/{id}`: the run (`status`, `envelope`, ...). */

@@ -417,7 +417,7 @@ fn schema_rules() -> Vec<(&'static str, Value)> {
             json!({
                 "description": "A workflow: `workflow` (its text, YAML or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its relative paths are found from), or `file` (the absolute path of a workflow file on the server's machine) alone; then its input and the queue's fields. `base_dir` and `file` must lie in the server's folders (the folder it was started in, its config file's folder).",
                 "oneOf": [
-                    {"title": "WorkflowWithDefinition", "required": ["workflow", "base_dir"], "properties": {"workflow": {"type": ["string", "object"]}, "base_dir": {"type": "string"}, "file": {"type": "null"}}},
+                    {"title": "WorkflowWithDefinition", "required": ["workflow", "base_dir"], "properties": {"workflow": {"oneOf": [{"type": "string"}, {"type": "object", "title": "WorkflowObject", "additionalProperties": true}]}, "base_dir": {"type": "string"}, "file": {"type": "null"}}},
                     {"title": "WorkflowFromFile", "required": ["file"], "properties": {"file": {"type": "string"}, "workflow": {"type": "null"}, "base_dir": {"type": "null"}}}
                 ]
             }),

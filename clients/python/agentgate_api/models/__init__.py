@@ -3,8 +3,10 @@
 from .action_request import ActionRequest
 from .action_required_message import ActionRequiredMessage
 from .activity_class import ActivityClass
+from .agent_entry import AgentEntry
 from .answer_chunk_event import AnswerChunkEvent
 from .approval_answer import ApprovalAnswer
+from .approval_answer_decision import ApprovalAnswerDecision
 from .approval_answered import ApprovalAnswered
 from .approval_counts import ApprovalCounts
 from .approval_decision_event import ApprovalDecisionEvent
@@ -20,6 +22,7 @@ from .cancel_reason import CancelReason
 from .cancelled_event import CancelledEvent
 from .cancelled_message import CancelledMessage
 from .catalog_entry import CatalogEntry
+from .chain_entry import ChainEntry
 from .changed_file import ChangedFile
 from .config_info import ConfigInfo
 from .cost_card_entry import CostCardEntry
@@ -60,6 +63,7 @@ from .label_cancelled import LabelCancelled
 from .level_support import LevelSupport
 from .limit_view import LimitView
 from .limits_report import LimitsReport
+from .list_runs_status import ListRunsStatus
 from .log_event import LogEvent
 from .log_level import LogLevel
 from .log_message import LogMessage
@@ -79,6 +83,7 @@ from .provider_health import ProviderHealth
 from .provider_listing import ProviderListing
 from .provider_models import ProviderModels
 from .provider_quota import ProviderQuota
+from .queue_sample import QueueSample
 from .queue_view import QueueView
 from .quota_list import QuotaList
 from .quota_window import QuotaWindow
@@ -94,14 +99,16 @@ from .result_message import ResultMessage
 from .result_message_metrics_type_0 import ResultMessageMetricsType0
 from .rotation_view import RotationView
 from .run_accepted import RunAccepted
+from .run_events_coalesce import RunEventsCoalesce
+from .run_events_response_200 import RunEventsResponse200
+from .run_events_response_200_event import RunEventsResponse200Event
 from .run_page import RunPage
-from .run_request import RunRequest
-from .run_request_env import RunRequestEnv
-from .run_request_labels import RunRequestLabels
-from .run_request_task_type_0 import RunRequestTaskType0
 from .run_state import RunState
 from .run_view import RunView
 from .run_view_request import RunViewRequest
+from .run_with_prompt import RunWithPrompt
+from .run_with_skill import RunWithSkill
+from .run_with_task import RunWithTask
 from .sandbox_health import SandboxHealth
 from .sandbox_level import SandboxLevel
 from .sandbox_report import SandboxReport
@@ -115,6 +122,7 @@ from .session_view_labels import SessionViewLabels
 from .skill import Skill
 from .skill_row import SkillRow
 from .skill_scope import SkillScope
+from .spend_limits_body import SpendLimitsBody
 from .start_event import StartEvent
 from .start_message import StartMessage
 from .state_counts import StateCounts
@@ -124,6 +132,7 @@ from .status_event_type_2 import StatusEventType2
 from .status_event_type_3 import StatusEventType3
 from .status_event_type_4 import StatusEventType4
 from .status_event_type_5 import StatusEventType5
+from .status_event_type_6 import StatusEventType6
 from .step_outcome import StepOutcome
 from .step_report import StepReport
 from .step_status import StepStatus
@@ -132,6 +141,7 @@ from .submitted_by import SubmittedBy
 from .survivor import Survivor
 from .task_done_event import TaskDoneEvent
 from .task_error_event import TaskErrorEvent
+from .task_input import TaskInput
 from .task_message import TaskMessage
 from .task_progress_event import TaskProgressEvent
 from .task_started_event import TaskStartedEvent
@@ -139,9 +149,11 @@ from .task_submitted_event import TaskSubmittedEvent
 from .text_delta_event import TextDeltaEvent
 from .thinking_event import ThinkingEvent
 from .tier import Tier
+from .token_budget_body import TokenBudgetBody
 from .token_created import TokenCreated
 from .token_list import TokenList
 from .token_request import TokenRequest
+from .token_request_scopes_item import TokenRequestScopesItem
 from .token_view import TokenView
 from .tokens_used import TokensUsed
 from .tool_activity import ToolActivity
@@ -157,6 +169,7 @@ from .tool_status import ToolStatus
 from .tool_use_event import ToolUseEvent
 from .unreadable_run import UnreadableRun
 from .usage import Usage
+from .usage_by import UsageBy
 from .usage_event import UsageEvent
 from .usage_figures_view import UsageFiguresView
 from .usage_figures_view_error_types import UsageFiguresViewErrorTypes
@@ -164,6 +177,7 @@ from .usage_report_view import UsageReportView
 from .usage_row_view import UsageRowView
 from .usage_scope import UsageScope
 from .usage_source import UsageSource
+from .v1_webhook_deliveries_status import V1WebhookDeliveriesStatus
 from .warm_process_state import WarmProcessState
 from .warm_report import WarmReport
 from .wire_api import WireApi
@@ -171,10 +185,10 @@ from .worker_list import WorkerList
 from .worker_view import WorkerView
 from .workflow_envelope import WorkflowEnvelope
 from .workflow_envelope_outputs import WorkflowEnvelopeOutputs
+from .workflow_from_file import WorkflowFromFile
 from .workflow_state import WorkflowState
 from .workflow_state_event import WorkflowStateEvent
-from .workflow_submission import WorkflowSubmission
-from .workflow_submission_labels import WorkflowSubmissionLabels
+from .workflow_with_definition import WorkflowWithDefinition
 from .workspace_mode import WorkspaceMode
 from .workspace_report import WorkspaceReport
 
@@ -182,8 +196,10 @@ __all__ = (
     "ActionRequest",
     "ActionRequiredMessage",
     "ActivityClass",
+    "AgentEntry",
     "AnswerChunkEvent",
     "ApprovalAnswer",
+    "ApprovalAnswerDecision",
     "ApprovalAnswered",
     "ApprovalCounts",
     "ApprovalDecisionEvent",
@@ -199,6 +215,7 @@ __all__ = (
     "CancelledEvent",
     "CancelledMessage",
     "CatalogEntry",
+    "ChainEntry",
     "ChangedFile",
     "ConfigInfo",
     "CostCardEntry",
@@ -239,6 +256,7 @@ __all__ = (
     "LevelSupport",
     "LimitView",
     "LimitsReport",
+    "ListRunsStatus",
     "LogEvent",
     "LogLevel",
     "LogMessage",
@@ -258,6 +276,7 @@ __all__ = (
     "ProviderListing",
     "ProviderModels",
     "ProviderQuota",
+    "QueueSample",
     "QueueView",
     "QuotaList",
     "QuotaWindow",
@@ -273,14 +292,16 @@ __all__ = (
     "ResultMessageMetricsType0",
     "RotationView",
     "RunAccepted",
+    "RunEventsCoalesce",
+    "RunEventsResponse200",
+    "RunEventsResponse200Event",
     "RunPage",
-    "RunRequest",
-    "RunRequestEnv",
-    "RunRequestLabels",
-    "RunRequestTaskType0",
     "RunState",
     "RunView",
     "RunViewRequest",
+    "RunWithPrompt",
+    "RunWithSkill",
+    "RunWithTask",
     "SandboxHealth",
     "SandboxLevel",
     "SandboxReport",
@@ -294,6 +315,7 @@ __all__ = (
     "Skill",
     "SkillRow",
     "SkillScope",
+    "SpendLimitsBody",
     "StartEvent",
     "StartMessage",
     "StateCounts",
@@ -303,6 +325,7 @@ __all__ = (
     "StatusEventType3",
     "StatusEventType4",
     "StatusEventType5",
+    "StatusEventType6",
     "StepOutcome",
     "StepReport",
     "StepStatus",
@@ -311,6 +334,7 @@ __all__ = (
     "Survivor",
     "TaskDoneEvent",
     "TaskErrorEvent",
+    "TaskInput",
     "TaskMessage",
     "TaskProgressEvent",
     "TaskStartedEvent",
@@ -318,9 +342,11 @@ __all__ = (
     "TextDeltaEvent",
     "ThinkingEvent",
     "Tier",
+    "TokenBudgetBody",
     "TokenCreated",
     "TokenList",
     "TokenRequest",
+    "TokenRequestScopesItem",
     "TokenView",
     "TokensUsed",
     "ToolActivity",
@@ -336,6 +362,7 @@ __all__ = (
     "ToolUseEvent",
     "UnreadableRun",
     "Usage",
+    "UsageBy",
     "UsageEvent",
     "UsageFiguresView",
     "UsageFiguresViewErrorTypes",
@@ -343,6 +370,7 @@ __all__ = (
     "UsageRowView",
     "UsageScope",
     "UsageSource",
+    "V1WebhookDeliveriesStatus",
     "WarmProcessState",
     "WarmReport",
     "WireApi",
@@ -350,10 +378,10 @@ __all__ = (
     "WorkerView",
     "WorkflowEnvelope",
     "WorkflowEnvelopeOutputs",
+    "WorkflowFromFile",
     "WorkflowState",
     "WorkflowStateEvent",
-    "WorkflowSubmission",
-    "WorkflowSubmissionLabels",
+    "WorkflowWithDefinition",
     "WorkspaceMode",
     "WorkspaceReport",
 )

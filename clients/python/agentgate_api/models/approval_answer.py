@@ -5,6 +5,10 @@ from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.approval_answer_decision import (
+    ApprovalAnswerDecision,
+    check_approval_answer_decision,
+)
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ApprovalAnswer")
@@ -15,15 +19,15 @@ class ApprovalAnswer:
     """A person's answer.
 
     Attributes:
-        decision (str): `allow` or `deny`.
+        decision (ApprovalAnswerDecision): `allow` or `deny`.
         message (None | str | Unset): Why (given to the agent with a denial).
     """
 
-    decision: str
+    decision: ApprovalAnswerDecision
     message: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        decision = self.decision
+        decision: str = self.decision
 
         message: None | str | Unset
         if isinstance(self.message, Unset):
@@ -46,7 +50,7 @@ class ApprovalAnswer:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        decision = d.pop("decision")
+        decision = check_approval_answer_decision(d.pop("decision"))
 
         def _parse_message(data: object) -> None | str | Unset:
             if data is None:

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 if TYPE_CHECKING:
     from ..models.limit_view import LimitView
     from ..models.provider_counts import ProviderCounts
+    from ..models.queue_sample import QueueSample
     from ..models.state_counts import StateCounts
 
 
@@ -25,6 +26,8 @@ class QueueView:
             executor (bool): Whether this server runs jobs itself: `false` with `serve
                 --no-executor` (the workers sharing its store run them; see `GET
                 /v1/workers`).
+            history (list[QueueSample]): The queued and running counts over the last hour, oldest first,
+                read every 30 s by this server since it started (empty at first).
             limits (list[LimitView]): `max_running`, then each provider limit of the config, then each
                 session with a run running: the maximum and the runs of this server
                 running under it (a job counts against the first of its providers
@@ -34,6 +37,7 @@ class QueueView:
 
     counts: StateCounts
     executor: bool
+    history: list[QueueSample]
     limits: list[LimitView]
     providers: list[ProviderCounts]
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -42,6 +46,11 @@ class QueueView:
         counts = self.counts.to_dict()
 
         executor = self.executor
+
+        history = []
+        for history_item_data in self.history:
+            history_item = history_item_data.to_dict()
+            history.append(history_item)
 
         limits = []
         for limits_item_data in self.limits:
@@ -59,6 +68,7 @@ class QueueView:
             {
                 "counts": counts,
                 "executor": executor,
+                "history": history,
                 "limits": limits,
                 "providers": providers,
             }
@@ -70,12 +80,20 @@ class QueueView:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.limit_view import LimitView
         from ..models.provider_counts import ProviderCounts
+        from ..models.queue_sample import QueueSample
         from ..models.state_counts import StateCounts
 
         d = dict(src_dict)
         counts = StateCounts.from_dict(d.pop("counts"))
 
         executor = d.pop("executor")
+
+        history = []
+        _history = d.pop("history")
+        for history_item_data in _history:
+            history_item = QueueSample.from_dict(history_item_data)
+
+            history.append(history_item)
 
         limits = []
         _limits = d.pop("limits")
@@ -94,6 +112,7 @@ class QueueView:
         queue_view = cls(
             counts=counts,
             executor=executor,
+            history=history,
             limits=limits,
             providers=providers,
         )

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..models.status_event_type_3 import StatusEventType3
     from ..models.status_event_type_4 import StatusEventType4
     from ..models.status_event_type_5 import StatusEventType5
+    from ..models.status_event_type_6 import StatusEventType6
     from ..models.task_done_event import TaskDoneEvent
     from ..models.task_error_event import TaskErrorEvent
     from ..models.task_started_event import TaskStartedEvent
@@ -52,9 +53,10 @@ class TaskProgressEvent:
         event (AnswerChunkEvent | ApprovalDecisionEvent | ApprovalRequestEvent | CancelledEvent | ErrorInfo |
             HeartbeatEvent | LogEvent | MessageEvent | ModelCallEvent | RateLimitEvent | RawEvent | ResultEvent |
             SessionEvent | StartEvent | StatusEventType0 | StatusEventType1 | StatusEventType2 | StatusEventType3 |
-            StatusEventType4 | StatusEventType5 | TaskDoneEvent | TaskErrorEvent | TaskProgressEvent | TaskStartedEvent |
-            TaskSubmittedEvent | TextDeltaEvent | ThinkingEvent | ToolMessageEvent | ToolResultEvent | ToolUseEvent |
-            UsageEvent | WorkflowStateEvent): One event of a run's stream: the common header plus a typed body.
+            StatusEventType4 | StatusEventType5 | StatusEventType6 | TaskDoneEvent | TaskErrorEvent | TaskProgressEvent |
+            TaskStartedEvent | TaskSubmittedEvent | TextDeltaEvent | ThinkingEvent | ToolMessageEvent | ToolResultEvent |
+            ToolUseEvent | UsageEvent | WorkflowStateEvent): One event of a run's stream: the common header plus a typed
+            body.
 
             On the wire the header fields and the body's fields share one flat object:
             `{"v":1,"ts":"…","run_id":"…","seq":3,"provider":"claude","attempt":1,
@@ -88,6 +90,7 @@ class TaskProgressEvent:
         | StatusEventType3
         | StatusEventType4
         | StatusEventType5
+        | StatusEventType6
         | TaskDoneEvent
         | TaskErrorEvent
         | TaskProgressEvent
@@ -124,6 +127,7 @@ class TaskProgressEvent:
         from ..models.status_event_type_3 import StatusEventType3
         from ..models.status_event_type_4 import StatusEventType4
         from ..models.status_event_type_5 import StatusEventType5
+        from ..models.status_event_type_6 import StatusEventType6
         from ..models.task_done_event import TaskDoneEvent
         from ..models.task_error_event import TaskErrorEvent
         from ..models.task_started_event import TaskStartedEvent
@@ -156,6 +160,7 @@ class TaskProgressEvent:
             or isinstance(self.event, StatusEventType3)
             or isinstance(self.event, StatusEventType4)
             or isinstance(self.event, StatusEventType5)
+            or isinstance(self.event, StatusEventType6)
             or isinstance(self.event, HeartbeatEvent)
             or isinstance(self.event, LogEvent)
             or isinstance(self.event, RawEvent)
@@ -212,6 +217,7 @@ class TaskProgressEvent:
         from ..models.status_event_type_3 import StatusEventType3
         from ..models.status_event_type_4 import StatusEventType4
         from ..models.status_event_type_5 import StatusEventType5
+        from ..models.status_event_type_6 import StatusEventType6
         from ..models.task_done_event import TaskDoneEvent
         from ..models.task_error_event import TaskErrorEvent
         from ..models.task_started_event import TaskStartedEvent
@@ -250,6 +256,7 @@ class TaskProgressEvent:
             | StatusEventType3
             | StatusEventType4
             | StatusEventType5
+            | StatusEventType6
             | TaskDoneEvent
             | TaskErrorEvent
             | TaskProgressEvent
@@ -389,6 +396,14 @@ class TaskProgressEvent:
                 componentsschemas_status_event_type_5 = StatusEventType5.from_dict(data)
 
                 return componentsschemas_status_event_type_5
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_status_event_type_6 = StatusEventType6.from_dict(data)
+
+                return componentsschemas_status_event_type_6
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
             try:

@@ -2,12 +2,16 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.token_budget_body import TokenBudgetBody
+
 
 T = TypeVar("T", bound="TokenCreated")
 
@@ -22,6 +26,7 @@ class TokenCreated:
         scopes (list[str]): Its scopes.
         state (str): `active`, `expired` or `revoked`.
         token (str): The token (`agt_...`): keep it, it is not shown again.
+        budget (None | TokenBudgetBody | Unset):
         expires_at (datetime.datetime | None | Unset): When it stops working.
         last_used_at (datetime.datetime | None | Unset): When it was last used (to the minute).
         max_running (int | None | Unset): The most of its jobs queued or running at once.
@@ -34,6 +39,7 @@ class TokenCreated:
     scopes: list[str]
     state: str
     token: str
+    budget: None | TokenBudgetBody | Unset = UNSET
     expires_at: datetime.datetime | None | Unset = UNSET
     last_used_at: datetime.datetime | None | Unset = UNSET
     max_running: int | None | Unset = UNSET
@@ -42,6 +48,8 @@ class TokenCreated:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.token_budget_body import TokenBudgetBody
+
         created_at = self.created_at.isoformat()
 
         name = self.name
@@ -51,6 +59,14 @@ class TokenCreated:
         state = self.state
 
         token = self.token
+
+        budget: dict[str, Any] | None | Unset
+        if isinstance(self.budget, Unset):
+            budget = UNSET
+        elif isinstance(self.budget, TokenBudgetBody):
+            budget = self.budget.to_dict()
+        else:
+            budget = self.budget
 
         expires_at: None | str | Unset
         if isinstance(self.expires_at, Unset):
@@ -99,6 +115,8 @@ class TokenCreated:
                 "token": token,
             }
         )
+        if budget is not UNSET:
+            field_dict["budget"] = budget
         if expires_at is not UNSET:
             field_dict["expires_at"] = expires_at
         if last_used_at is not UNSET:
@@ -114,6 +132,8 @@ class TokenCreated:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.token_budget_body import TokenBudgetBody
+
         d = dict(src_dict)
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
@@ -124,6 +144,23 @@ class TokenCreated:
         state = d.pop("state")
 
         token = d.pop("token")
+
+        def _parse_budget(data: object) -> None | TokenBudgetBody | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                budget_type_0 = TokenBudgetBody.from_dict(data)
+
+                return budget_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TokenBudgetBody | Unset, data)
+
+        budget = _parse_budget(d.pop("budget", UNSET))
 
         def _parse_expires_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -200,6 +237,7 @@ class TokenCreated:
             scopes=scopes,
             state=state,
             token=token,
+            budget=budget,
             expires_at=expires_at,
             last_used_at=last_used_at,
             max_running=max_running,

@@ -1,11 +1,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.token_request_scopes_item import (
+    TokenRequestScopesItem,
+    check_token_request_scopes_item,
+)
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.token_budget_body import TokenBudgetBody
+
 
 T = TypeVar("T", bound="TokenRequest")
 
@@ -15,8 +23,9 @@ class TokenRequest:
     """The body of `POST /v1/tokens`.
 
     Attributes:
-        name (str): Its unique name (letters, digits, `.`, `_`, `-`).
-        scopes (list[str]): Its scopes: `read`, `read:all`, `submit`, `cancel`, `approve`, `admin`.
+        name (str): Its unique name (letters, digits, `.`, `_`, `-`); not `serve`, the server's own token's name.
+        scopes (list[TokenRequestScopesItem]): Its scopes: `read`, `read:all`, `submit`, `cancel`, `approve`, `admin`.
+        budget (None | TokenBudgetBody | Unset):
         expires (None | str | Unset): When it stops working: a duration (`30d`, `12h`, `90m`) or an RFC
             3339 time.
         max_running (int | None | Unset): The most of its jobs queued or running at once.
@@ -24,15 +33,29 @@ class TokenRequest:
     """
 
     name: str
-    scopes: list[str]
+    scopes: list[TokenRequestScopesItem]
+    budget: None | TokenBudgetBody | Unset = UNSET
     expires: None | str | Unset = UNSET
     max_running: int | None | Unset = UNSET
     team: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.token_budget_body import TokenBudgetBody
+
         name = self.name
 
-        scopes = self.scopes
+        scopes = []
+        for scopes_item_data in self.scopes:
+            scopes_item: str = scopes_item_data
+            scopes.append(scopes_item)
+
+        budget: dict[str, Any] | None | Unset
+        if isinstance(self.budget, Unset):
+            budget = UNSET
+        elif isinstance(self.budget, TokenBudgetBody):
+            budget = self.budget.to_dict()
+        else:
+            budget = self.budget
 
         expires: None | str | Unset
         if isinstance(self.expires, Unset):
@@ -60,6 +83,8 @@ class TokenRequest:
                 "scopes": scopes,
             }
         )
+        if budget is not UNSET:
+            field_dict["budget"] = budget
         if expires is not UNSET:
             field_dict["expires"] = expires
         if max_running is not UNSET:
@@ -71,10 +96,34 @@ class TokenRequest:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.token_budget_body import TokenBudgetBody
+
         d = dict(src_dict)
         name = d.pop("name")
 
-        scopes = cast(list[str], d.pop("scopes"))
+        scopes = []
+        _scopes = d.pop("scopes")
+        for scopes_item_data in _scopes:
+            scopes_item = check_token_request_scopes_item(scopes_item_data)
+
+            scopes.append(scopes_item)
+
+        def _parse_budget(data: object) -> None | TokenBudgetBody | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                budget_type_0 = TokenBudgetBody.from_dict(data)
+
+                return budget_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TokenBudgetBody | Unset, data)
+
+        budget = _parse_budget(d.pop("budget", UNSET))
 
         def _parse_expires(data: object) -> None | str | Unset:
             if data is None:
@@ -106,6 +155,7 @@ class TokenRequest:
         token_request = cls(
             name=name,
             scopes=scopes,
+            budget=budget,
             expires=expires,
             max_running=max_running,
             team=team,

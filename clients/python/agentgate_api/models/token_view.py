@@ -2,12 +2,16 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.token_budget_body import TokenBudgetBody
+
 
 T = TypeVar("T", bound="TokenView")
 
@@ -21,6 +25,7 @@ class TokenView:
         name (str): Its unique name.
         scopes (list[str]): Its scopes.
         state (str): `active`, `expired` or `revoked`.
+        budget (None | TokenBudgetBody | Unset):
         expires_at (datetime.datetime | None | Unset): When it stops working.
         last_used_at (datetime.datetime | None | Unset): When it was last used (to the minute).
         max_running (int | None | Unset): The most of its jobs queued or running at once.
@@ -32,6 +37,7 @@ class TokenView:
     name: str
     scopes: list[str]
     state: str
+    budget: None | TokenBudgetBody | Unset = UNSET
     expires_at: datetime.datetime | None | Unset = UNSET
     last_used_at: datetime.datetime | None | Unset = UNSET
     max_running: int | None | Unset = UNSET
@@ -40,6 +46,8 @@ class TokenView:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.token_budget_body import TokenBudgetBody
+
         created_at = self.created_at.isoformat()
 
         name = self.name
@@ -47,6 +55,14 @@ class TokenView:
         scopes = self.scopes
 
         state = self.state
+
+        budget: dict[str, Any] | None | Unset
+        if isinstance(self.budget, Unset):
+            budget = UNSET
+        elif isinstance(self.budget, TokenBudgetBody):
+            budget = self.budget.to_dict()
+        else:
+            budget = self.budget
 
         expires_at: None | str | Unset
         if isinstance(self.expires_at, Unset):
@@ -94,6 +110,8 @@ class TokenView:
                 "state": state,
             }
         )
+        if budget is not UNSET:
+            field_dict["budget"] = budget
         if expires_at is not UNSET:
             field_dict["expires_at"] = expires_at
         if last_used_at is not UNSET:
@@ -109,6 +127,8 @@ class TokenView:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.token_budget_body import TokenBudgetBody
+
         d = dict(src_dict)
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
@@ -117,6 +137,23 @@ class TokenView:
         scopes = cast(list[str], d.pop("scopes"))
 
         state = d.pop("state")
+
+        def _parse_budget(data: object) -> None | TokenBudgetBody | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                budget_type_0 = TokenBudgetBody.from_dict(data)
+
+                return budget_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TokenBudgetBody | Unset, data)
+
+        budget = _parse_budget(d.pop("budget", UNSET))
 
         def _parse_expires_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -192,6 +229,7 @@ class TokenView:
             name=name,
             scopes=scopes,
             state=state,
+            budget=budget,
             expires_at=expires_at,
             last_used_at=last_used_at,
             max_running=max_running,

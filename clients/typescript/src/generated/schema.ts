@@ -549,6 +549,15 @@ export interface components {
          * @enum {string}
          */
         ActivityClass: "tool_errors" | "write_active" | "tool_active" | "none";
+        /** @description One agent of the config. */
+        AgentEntry: {
+            /** @description Its model, if it names one. */
+            model?: string | null;
+            /** @description Its name (a run's `agents`). */
+            name: string;
+            /** @description The provider it runs. */
+            provider: string;
+        };
         /**
          * @description Body of `answer_chunk`: a readable piece of the answer text as it
          *     streamed (`text_delta`, or `message` where the CLI gives whole
@@ -579,8 +588,11 @@ export interface components {
         };
         /** @description A person's answer. */
         ApprovalAnswer: {
-            /** @description `allow` or `deny`. */
-            decision: string;
+            /**
+             * @description `allow` or `deny`.
+             * @enum {string}
+             */
+            decision: "allow" | "deny";
             /** @description Why (given to the agent with a denial). */
             message?: string | null;
         };
@@ -779,14 +791,14 @@ export interface components {
             /** @description Why it failed or was refused. */
             error?: string | null;
             /**
-             * Format: int32
+             * Format: int64
              * @description Its number, from 1.
              */
             n: number;
             /** @description `delivered`, `failed` or `refused`. */
             outcome: string;
             /**
-             * Format: int32
+             * Format: int64
              * @description The answer's HTTP status, if one came.
              */
             status_code?: number | null;
@@ -794,7 +806,7 @@ export interface components {
         /** @description The token a request came with, once the gate accepted it. */
         Caller: {
             /**
-             * Format: int32
+             * Format: int64
              * @description The most of its jobs queued or running at once, if limited.
              */
             max_running?: number | null;
@@ -850,6 +862,13 @@ export interface components {
             hidden?: boolean;
             /** @description The id the CLI takes (`openai/gpt-5.1`, `gpt-5.5`). */
             id: string;
+        };
+        /** @description One failover chain of the config. */
+        ChainEntry: {
+            /** @description Its agents, in failover order. */
+            agents: string[];
+            /** @description Its name (a run's `chain`). */
+            name: string;
         };
         /** @description One path a run changed in its worktree. */
         ChangedFile: {
@@ -1075,10 +1094,7 @@ export interface components {
             answers: boolean;
             /** @description Why it did not answer. */
             info_error?: string | null;
-            /**
-             * Format: int64
-             * @description How long `info` took, in milliseconds.
-             */
+            /** @description How long `info` took, in milliseconds. */
             info_ms?: number | null;
             /** @description `podman` or `docker`. */
             name: string;
@@ -2015,10 +2031,7 @@ export interface components {
             adapter_kind: string;
             /** @description Whether its executable was found. */
             installed: boolean;
-            /**
-             * Format: int64
-             * @description How long the version probe took, in milliseconds.
-             */
+            /** @description How long the version probe took, in milliseconds. */
             latency_ms?: number | null;
             /** @description The login evidence. */
             login: components["schemas"]["Login"];
@@ -2041,6 +2054,10 @@ export interface components {
         };
         /** @description The listing: the config it comes from and its providers. */
         ProviderListing: {
+            /** @description The config's agents, in the file's order. */
+            agents: components["schemas"]["AgentEntry"][];
+            /** @description The config's failover chains, in the file's order. */
+            chains: components["schemas"]["ChainEntry"][];
             /** @description The config file the providers come from. */
             config: components["schemas"]["ConfigInfo"];
             /** @description The providers, built-in ones first, then the config's. */
@@ -2123,6 +2140,18 @@ export interface components {
              */
             windows: components["schemas"]["QuotaWindow"][];
         };
+        /** @description The queue at one time. */
+        QueueSample: {
+            /**
+             * Format: date-time
+             * @description When the counts were read (the server's clock).
+             */
+            at: string;
+            /** @description Runs waiting to be claimed. */
+            queued: number;
+            /** @description Runs being run. */
+            running: number;
+        };
         /**
          * @description `GET /v1/queue`: how many runs are in each state, in all and per
          *     provider, and the running count under each limit.
@@ -2136,6 +2165,11 @@ export interface components {
              *     /v1/workers`).
              */
             executor: boolean;
+            /**
+             * @description The queued and running counts over the last hour, oldest first,
+             *     read every 30 s by this server since it started (empty at first).
+             */
+            history: components["schemas"]["QueueSample"][];
             /**
              * @description `max_running`, then each provider limit of the config, then each
              *     session with a run running: the maximum and the runs of this server
@@ -2156,10 +2190,7 @@ export interface components {
          *     response's headers.
          */
         QuotaWindow: {
-            /**
-             * Format: int64
-             * @description The window's size as the API states it (requests or tokens).
-             */
+            /** @description The window's size as the API states it (requests or tokens). */
             limit?: number | null;
             /**
              * @description Which limit: `requests`, `tokens`, `input_tokens`, `output_tokens`
@@ -2167,10 +2198,7 @@ export interface components {
              *     `primary` and `secondary` (Codex's usage-percent windows).
              */
             name: string;
-            /**
-             * Format: int64
-             * @description What is left of it.
-             */
+            /** @description What is left of it. */
             remaining?: number | null;
             /** @description When it resets (RFC 3339, UTC). */
             resets_at?: string | null;
@@ -2336,17 +2364,11 @@ export interface components {
          *     name because the last turn's context passed `max_context_tokens`.
          */
         RotationView: {
-            /**
-             * Format: int64
-             * @description The old session's last context length.
-             */
+            /** @description The old session's last context length. */
             context_tokens?: number | null;
             /** @description How the new session was seeded: `none`, `summary` or `prompt`. */
             handoff: string;
-            /**
-             * Format: int64
-             * @description The limit it passed.
-             */
+            /** @description The limit it passed. */
             max_context_tokens?: number | null;
             /** @description The native session started in its place. */
             new_native_id?: string | null;
@@ -2415,8 +2437,16 @@ export interface components {
             unreadable?: components["schemas"]["UnreadableRun"][];
         };
         /**
-         * @description A run asked for as data. `None` or an empty list leaves the choice to
-         *     the config and the defaults, as an absent flag does.
+         * @description A run: exactly one of `prompt` (a non-blank text) and `task` (a task input object), or neither with a `skill`; then the fields of `agentgate run`'s flags (paths absolute) and the queue's own (priority, idempotency_key, not_before, callback_url). Unknown fields are refused. Names of the config (providers, agents, chain, tools, model) and paths on the server's disk are checked against the server's config and files: see the operation's `x-agentgate-checked-beyond-schema`.
+         * @example {
+         *       "labels": {
+         *         "origin": "example"
+         *       },
+         *       "prompt": "Say hello in one word.",
+         *       "providers": [
+         *         "claude"
+         *       ]
+         *     }
          */
         RunRequest: {
             /**
@@ -2428,7 +2458,7 @@ export interface components {
              * @description `--agent-file` (absolute).
              * @default null
              */
-            agent_file?: string | null;
+            agent_file?: never | string | null;
             /**
              * @description Agents of the config tried in order (`--agent`).
              * @default []
@@ -2438,7 +2468,7 @@ export interface components {
              * @description `--binary` (absolute).
              * @default null
              */
-            binary?: string | null;
+            binary?: never | string | null;
             /**
              * Format: uri
              * @description An http(s) URL that gets this run's `run.ended` webhook, signed
@@ -2446,7 +2476,7 @@ export interface components {
              * @default null
              * @example https://hooks.example.com/run-ended
              */
-            callback_url?: string | null;
+            callback_url?: never | string | null;
             /**
              * @description A chain of the config (`--chain`).
              * @default null
@@ -2461,7 +2491,7 @@ export interface components {
              * @description `--context-dir` (absolute).
              * @default null
              */
-            context_dir?: string | null;
+            context_dir?: never | string | null;
             /**
              * @description `--context-max` bytes.
              * @default null
@@ -2471,7 +2501,7 @@ export interface components {
              * @description `--cwd` (absolute; default: the server's working directory).
              * @default null
              */
-            cwd?: string | null;
+            cwd?: never | string | null;
             /**
              * @description `--debug-prompt`: save the prompt sent, redacted, as `prompt.txt` in
              *     the run folder.
@@ -2489,7 +2519,7 @@ export interface components {
              * @description `--extend-on-activity`, e.g. `"5m"`.
              * @default null
              */
-            extend_on_activity?: string | null;
+            extend_on_activity?: never | string | null;
             /**
              * @description `--extra-arg` values.
              * @default []
@@ -2503,7 +2533,7 @@ export interface components {
              *     `file_name`; give it in one of the two places).
              * @default null
              */
-            file_name?: string | null;
+            file_name?: never | string | null;
             /**
              * @description `--gateway` (`true`) or `--no-gateway` (`false`): a model gateway in
              *     front of the run's CLIs, or none; absent: the server's config says.
@@ -2516,12 +2546,12 @@ export interface components {
              * @description A repeated key returns the run the first request created.
              * @default null
              */
-            idempotency_key?: string | null;
+            idempotency_key?: never | string | null;
             /**
              * @description `--idle-timeout`.
              * @default null
              */
-            idle_timeout?: string | null;
+            idle_timeout?: never | string | null;
             /**
              * @description `--ignore-quota`.
              * @default false
@@ -2539,7 +2569,6 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * Format: int64
              * @description `--max-context-tokens`: with `session`, when the session's last
              *     turn passed this context length, this turn starts a new native
              *     session under the same name (over the agent's `max_context_tokens`).
@@ -2554,13 +2583,12 @@ export interface components {
              */
             max_cost_usd?: number | null;
             /**
-             * Format: int64
              * @description `--max-input-tokens`: input tokens over the run's calls, at most.
              * @default null
              */
             max_input_tokens?: number | null;
             /**
-             * Format: int32
+             * Format: int64
              * @description `--max-model-calls`: the run's model calls at most (needs a gateway).
              * @default null
              */
@@ -2569,15 +2597,14 @@ export interface components {
              * @description `--max-model-time`: wall time of model calls, summed, at most (`10m`).
              * @default null
              */
-            max_model_time?: string | null;
+            max_model_time?: never | string | null;
             /**
-             * Format: int64
              * @description `--max-output-tokens`: output tokens over the run's calls, at most.
              * @default null
              */
             max_output_tokens?: number | null;
             /**
-             * Format: int32
+             * Format: int64
              * @description `--max-provider-retries`.
              * @default null
              */
@@ -2586,15 +2613,14 @@ export interface components {
              * @description `--max-timeout`, e.g. `"30m"`.
              * @default null
              */
-            max_timeout?: string | null;
+            max_timeout?: never | string | null;
             /**
-             * Format: int64
              * @description `--max-tokens`: the most tokens (input + output) this run may spend.
              * @default null
              */
             max_tokens?: number | null;
             /**
-             * Format: int32
+             * Format: int64
              * @description `--max-turns` (Claude Code).
              * @default null
              */
@@ -2614,19 +2640,19 @@ export interface components {
              * @description Not started before this time (RFC 3339).
              * @default null
              */
-            not_before?: string | null;
+            not_before?: never | string | null;
             /** @default null */
             on_dirty?: components["schemas"]["OnDirty"] | null;
             /**
              * @description `--output-schema` (absolute).
              * @default null
              */
-            output_schema?: string | null;
+            output_schema?: never | string | null;
             /**
              * @description `default`, `plan`, `acceptEdits` or `bypass` (`--permission-mode`).
              * @default null
              */
-            permission_mode?: string | null;
+            permission_mode?: ("default" | "plan" | "acceptEdits" | "bypass") | null;
             /**
              * @description `--persona`.
              * @default null
@@ -2663,7 +2689,7 @@ export interface components {
              *     `xhigh` or `max`, for the CLIs with a knob for it.
              * @default null
              */
-            reasoning_effort?: string | null;
+            reasoning_effort?: ("none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max") | null;
             /**
              * @description `--record-model-calls`: keep the model calls in the run's folder.
              * @default false
@@ -2678,13 +2704,13 @@ export interface components {
              * @description Error types that hand the task on (`--retry-on`).
              * @default []
              */
-            retry_on?: string[];
+            retry_on?: ("timeout" | "idle_timeout" | "quota" | "rate_limit" | "overloaded" | "invalid_model" | "credential_unavailable" | "network" | "invalid_output" | "user_input_requested" | "provider_error" | "session_busy")[];
             /**
              * @description `--rotate-handoff`: `none`, `summary` or `prompt` (with
              *     `rotate_prompt`): how a rotated session is seeded.
              * @default null
              */
-            rotate_handoff?: string | null;
+            rotate_handoff?: ("none" | "summary" | "prompt") | null;
             /**
              * @description `--rotate-prompt`: the text a rotated session's first prompt starts
              *     with (`rotate_handoff: prompt`).
@@ -2699,7 +2725,7 @@ export interface components {
              * @default null
              * @example workspace
              */
-            sandbox?: string | null;
+            sandbox?: ("off" | "workspace" | "strict" | "container") | null;
             /**
              * @description `--session`.
              * @default null
@@ -2712,7 +2738,7 @@ export interface components {
              *     prompt may then be left out).
              * @default null
              */
-            skill?: string | null;
+            skill?: never | string | null;
             /**
              * @description `--skip-context-file`.
              * @default false
@@ -2727,14 +2753,14 @@ export interface components {
              * @description `--system-file` (absolute).
              * @default null
              */
-            system_file?: string | null;
+            system_file?: never | string | null;
             /**
              * @description A task input object: `{"prompt", "context", "persona", "files"}`, as
              *     `agentgate run` reads from stdin.
              */
-            task?: Record<string, never> | null;
+            task?: components["schemas"]["TaskInput"] | null;
             /**
-             * Format: int32
+             * Format: int64
              * @description `--thinking-budget`: tokens of thinking, for the CLIs with a knob
              *     for it.
              * @default null
@@ -2746,13 +2772,13 @@ export interface components {
              * @description `--timeout`, e.g. `"90s"`, `"10m"`.
              * @default null
              */
-            timeout?: string | null;
+            timeout?: never | string | null;
             /**
              * @description `--timeout-warn`: when to warn before `timeout`, e.g. `"80%,95%"`,
              *     `"2m"`, `"off"`.
              * @default null
              */
-            timeout_warn?: string | null;
+            timeout_warn?: never | string | null;
             /**
              * @description Registry tools the agents may call, through agentgate's MCP server
              *     (`--tools`); the server's registry must have them.
@@ -2770,10 +2796,20 @@ export interface components {
              *     idle, e.g. `"10m"`.
              * @default null
              */
-            warm_idle?: string | null;
+            warm_idle?: never | string | null;
             /** @default null */
             workspace?: components["schemas"]["WorkspaceMode"] | null;
-        };
+        } & ({
+            prompt: string;
+            task?: null;
+        } | {
+            prompt?: null;
+            task: components["schemas"]["TaskInput"];
+        } | {
+            prompt?: string | null;
+            skill: string;
+            task?: null;
+        });
         /**
          * @description Where a run is. A queued run waits to be claimed (see `not_before` and
          *     `waiting_for`); the last four are final.
@@ -2783,7 +2819,7 @@ export interface components {
         /** @description One run: `GET /v1/runs/{id}`, and each item of `GET /v1/runs`. */
         RunView: {
             /**
-             * Format: int32
+             * Format: int64
              * @description How many times it was started (a start that waited for a quota is
              *     not counted).
              */
@@ -2974,7 +3010,6 @@ export interface components {
         /** @description One provider's session of a logical session name. */
         SessionView: {
             /**
-             * Format: int64
              * @description The context length the session's last turn left (its last model
              *     call's prompt and output), what `max_context_tokens` is checked
              *     against; `null` when the CLI did not tell it.
@@ -3005,10 +3040,7 @@ export interface components {
              *     oldest first; empty when it never rotated.
              */
             rotations: components["schemas"]["RotationView"][];
-            /**
-             * Format: int64
-             * @description Turns run in the session.
-             */
+            /** @description Turns run in the session. */
             turns: number;
             /**
              * Format: date-time
@@ -3056,6 +3088,16 @@ export interface components {
          * @enum {string}
          */
         SkillScope: "project" | "user" | "system";
+        /** @description A limit in USD and one in tokens (`input + output`). */
+        SpendLimitsBody: {
+            /**
+             * Format: double
+             * @description The most USD, 0 or more.
+             */
+            max_cost_usd?: number | null;
+            /** @description The most tokens. */
+            max_tokens?: number | null;
+        };
         /**
          * @description Body of `start`: an attempt is about to spawn its provider CLI. The
          *     provider and attempt number are in the event header.
@@ -3085,35 +3127,17 @@ export interface components {
         };
         /** @description How many runs are in each state. */
         StateCounts: {
-            /**
-             * Format: int64
-             * @description Abandoned by a dead executor.
-             */
+            /** @description Abandoned by a dead executor. */
             abandoned: number;
-            /**
-             * Format: int64
-             * @description Cancelled.
-             */
+            /** @description Cancelled. */
             cancelled: number;
-            /**
-             * Format: int64
-             * @description Ended with an error.
-             */
+            /** @description Ended with an error. */
             failed: number;
-            /**
-             * Format: int64
-             * @description Waiting to be claimed.
-             */
+            /** @description Waiting to be claimed. */
             queued: number;
-            /**
-             * Format: int64
-             * @description Being run.
-             */
+            /** @description Being run. */
             running: number;
-            /**
-             * Format: int64
-             * @description Ended without error.
-             */
+            /** @description Ended without error. */
             succeeded: number;
         };
         /**
@@ -3161,6 +3185,20 @@ export interface components {
             detail: string;
             /** @constant */
             kind: "notice";
+        } | {
+            /** @description The failed attempt's error type. */
+            error_type: components["schemas"]["ErrorKind"];
+            /**
+             * @description The attempt that failed: its agent and provider (`reviewer
+             *     (claude)`), or its provider's name.
+             */
+            from: string;
+            /** @constant */
+            kind: "failover";
+            /** @description The failed attempt's error message. */
+            message: string;
+            /** @description What runs next, named the same way. */
+            to: string;
         } | {
             /**
              * Format: date-time
@@ -3368,6 +3406,19 @@ export interface components {
             /** @description The step's id. */
             task_id: string;
         };
+        /** @description A task input: what `agentgate run` reads from stdin as JSON. */
+        TaskInput: {
+            /** @description Context for the task: a string as is, other JSON pretty-printed. */
+            context?: unknown;
+            /** @description The name of the file the task came from. */
+            file_name?: string | null;
+            /** @description Context files (absolute paths). */
+            files?: string[];
+            /** @description The persona (unless the run's `persona` gives one). */
+            persona?: string | null;
+            /** @description What to do (not blank). */
+            prompt: string;
+        };
         /** @description Body of the `task_*` messages of an orchestrating tool. */
         TaskMessage: {
             /** @description The subtask's own run, once it has one. */
@@ -3443,6 +3494,11 @@ export interface components {
          * @enum {string}
          */
         Tier: "thinking" | "fast";
+        /** @description A token's budget: limits per UTC day and per calendar month. */
+        TokenBudgetBody: {
+            day?: components["schemas"]["SpendLimitsBody"] | null;
+            month?: components["schemas"]["SpendLimitsBody"] | null;
+        };
         /** @description The answer to `POST /v1/tokens`: the token, shown this once. */
         TokenCreated: components["schemas"]["TokenView"] & {
             /** @description The token (`agt_...`): keep it, it is not shown again. */
@@ -3455,25 +3511,27 @@ export interface components {
         };
         /** @description The body of `POST /v1/tokens`. */
         TokenRequest: {
+            budget?: components["schemas"]["TokenBudgetBody"] | null;
             /**
              * @description When it stops working: a duration (`30d`, `12h`, `90m`) or an RFC
              *     3339 time.
              */
             expires?: string | null;
             /**
-             * Format: int32
+             * Format: int64
              * @description The most of its jobs queued or running at once.
              */
             max_running?: number | null;
-            /** @description Its unique name (letters, digits, `.`, `_`, `-`). */
+            /** @description Its unique name (letters, digits, `.`, `_`, `-`); not `serve`, the server's own token's name. */
             name: string;
             /** @description Its scopes: `read`, `read:all`, `submit`, `cancel`, `approve`, `admin`. */
-            scopes: string[];
+            scopes: ("read" | "read:all" | "submit" | "cancel" | "approve" | "admin")[];
             /** @description Its team: then `read` sees only the team's runs. */
             team?: string | null;
         };
         /** @description A stored token, as the API shows it (never the token). */
         TokenView: {
+            budget?: components["schemas"]["TokenBudgetBody"] | null;
             /**
              * Format: date-time
              * @description When it was made.
@@ -3490,7 +3548,7 @@ export interface components {
              */
             last_used_at?: string | null;
             /**
-             * Format: int32
+             * Format: int64
              * @description The most of its jobs queued or running at once.
              */
             max_running?: number | null;
@@ -3932,20 +3990,11 @@ export interface components {
         };
         /** @description The figures of a set of runs. */
         UsageFiguresView: {
-            /**
-             * Format: int64
-             * @description Input tokens read from the provider's cache.
-             */
+            /** @description Input tokens read from the provider's cache. */
             cache_read_tokens: number;
-            /**
-             * Format: int64
-             * @description Input tokens written to the provider's cache.
-             */
+            /** @description Input tokens written to the provider's cache. */
             cache_write_tokens: number;
-            /**
-             * Format: int64
-             * @description Runs that were cancelled.
-             */
+            /** @description Runs that were cancelled. */
             cancelled: number;
             /**
              * Format: double
@@ -3956,50 +4005,23 @@ export interface components {
             error_types: {
                 [key: string]: number;
             };
-            /**
-             * Format: int64
-             * @description Runs that failed.
-             */
+            /** @description Runs that failed. */
             failed: number;
-            /**
-             * Format: int64
-             * @description Input tokens (cache reads and writes apart).
-             */
+            /** @description Input tokens (cache reads and writes apart). */
             input_tokens: number;
-            /**
-             * Format: int64
-             * @description Output tokens (reasoning included).
-             */
+            /** @description Output tokens (reasoning included). */
             output_tokens: number;
-            /**
-             * Format: int64
-             * @description Output tokens spent on reasoning.
-             */
+            /** @description Output tokens spent on reasoning. */
             reasoning_tokens: number;
-            /**
-             * Format: int64
-             * @description Runs not ended (or whose process died before recording the end).
-             */
+            /** @description Runs not ended (or whose process died before recording the end). */
             running: number;
-            /**
-             * Format: int64
-             * @description How many runs.
-             */
+            /** @description How many runs. */
             runs: number;
-            /**
-             * Format: int64
-             * @description Runs with no cost recorded (not in `cost_usd`).
-             */
+            /** @description Runs with no cost recorded (not in `cost_usd`). */
             runs_without_cost: number;
-            /**
-             * Format: int64
-             * @description Runs that succeeded.
-             */
+            /** @description Runs that succeeded. */
             succeeded: number;
-            /**
-             * Format: int64
-             * @description Total tokens, as the runs recorded them.
-             */
+            /** @description Total tokens, as the runs recorded them. */
             total_tokens: number;
         };
         /** @description A usage report: agent runs that started in `[since, until)`. */
@@ -4100,7 +4122,7 @@ export interface components {
         /** @description One worker, as of its last heartbeat. */
         WorkerView: {
             /**
-             * Format: int32
+             * Format: int64
              * @description The most jobs it runs at once (`--concurrency`); null: only the
              *     config's `queue:` limits.
              */
@@ -4122,7 +4144,7 @@ export interface components {
              */
             last_heartbeat: string;
             /**
-             * Format: int32
+             * Format: int64
              * @description Its process id there.
              */
             pid: number;
@@ -4205,7 +4227,7 @@ export interface components {
             /** @description The step the state is about (`waiting_ai`: the decision). */
             step?: string | null;
         };
-        /** @description The body of `POST /v1/workflows`. */
+        /** @description A workflow: `workflow` (its text, YAML or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its relative paths are found from), or `file` (the absolute path of a workflow file on the server's machine) alone; then its input and the queue's fields. `base_dir` and `file` must lie in the server's folders (the folder it was started in, its config file's folder). */
         WorkflowSubmission: {
             /**
              * @description With `workflow`: the absolute folder its relative paths (and the
@@ -4214,7 +4236,7 @@ export interface components {
              *     config file's folder).
              * @default null
              */
-            base_dir?: string | null;
+            base_dir?: never | string | null;
             /**
              * @description Instead of `workflow`: the absolute path of a workflow file (`.yaml`,
              *     `.yml` or `.json`) on the server's machine, in the server's folders
@@ -4222,12 +4244,12 @@ export interface components {
              *     that does not parse is refused with its line, never its text.
              * @default null
              */
-            file?: string | null;
+            file?: never | string | null;
             /**
              * @description A repeated key returns the run the first submission created.
              * @default null
              */
-            idempotency_key?: string | null;
+            idempotency_key?: never | string | null;
             /** @description The workflow's input (`${input...}`). */
             input?: unknown;
             /**
@@ -4256,7 +4278,15 @@ export interface components {
              *     JSON object. Give it with `base_dir`, or give `file` instead.
              */
             workflow?: unknown;
-        };
+        } & ({
+            base_dir: string;
+            file?: null;
+            workflow: unknown;
+        } | {
+            base_dir?: null;
+            file: string;
+            workflow?: null;
+        });
         /**
          * @description Where a run's CLI works on the files.
          * @enum {string}
@@ -4700,7 +4730,7 @@ export interface operations {
                  * @description Only runs in this state: queued, running, succeeded, failed,
                  *     cancelled or abandoned.
                  */
-                status?: string;
+                status?: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "abandoned";
                 /** @description Only runs whose provider list names this provider. */
                 provider?: string;
                 /** @description Only runs of this logical session. */
@@ -4712,7 +4742,7 @@ export interface operations {
                  */
                 label?: string;
                 /** @description At most this many runs (1 to 500, default 50). */
-                limit?: string;
+                limit?: number;
                 /** @description The `next_cursor` of the previous page, unchanged. */
                 cursor?: string;
             };
@@ -5233,7 +5263,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `paragraph`, `sentence` or `size`: also send the answer in readable chunks, each an `answer_chunk` event in a message without `id:` (cut at a blank line or closed code fence, a sentence or line end, or only by size and idle time; never inside a word or an open code fence; concatenated, the chunks are the answer text as it streamed). Resumed with Last-Event-ID, chunks count from the resume point */
-                coalesce?: string;
+                coalesce?: "paragraph" | "sentence" | "size";
                 /** @description With `coalesce`: at most one chunk per this duration (`1s`, the default; `0` for no limit); the end is not held back */
                 coalesce_min_interval?: string;
                 /** @description With `coalesce`: a chunk's size in characters (default 2000); a code fence is cut only past twice this, at a line end */
@@ -5243,7 +5273,7 @@ export interface operations {
             };
             header?: {
                 /** @description Send only the events whose `seq` is larger (what an SSE client sends when it reconnects) */
-                "Last-Event-ID"?: number | null;
+                "Last-Event-ID"?: number | string;
             };
             path: {
                 /** @description The run's id */
@@ -5259,7 +5289,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        data: string;
+                        /** @enum {string} */
+                        event?: "message" | "requeued" | "end";
+                        id?: string;
+                        retry?: number;
+                    };
                 };
             };
             /** @description Last-Event-ID is not a whole number (not ASCII, or any other text; empty is no Last-Event-ID), or a `coalesce` parameter is not valid (the parameter is named) */
@@ -5699,24 +5735,24 @@ export interface operations {
                  * @description The time bucket of each row (UTC): day (default), week (ISO, named by
                  *     its Monday) or month.
                  */
-                by?: string;
+                by?: "day" | "week" | "month";
                 /**
                  * @description The dimension rows are grouped by: provider, model, agent, chain,
-                 *     session, label (every KEY=VALUE pair) or label:KEY (one key's
-                 *     values); without it, one row per bucket. Grouping by API token is
-                 *     not available yet (runs do not record it): 400.
+                 *     session, token (the API token that submitted the run), team (its
+                 *     team), label (every KEY=VALUE pair) or label:KEY (one key's
+                 *     values); without it, one row per bucket.
                  */
                 group?: string;
                 /**
                  * @description The first day (YYYY-MM-DD, UTC) or instant (RFC 3339) covered;
                  *     default: the first day of the current month.
                  */
-                since?: string;
+                since?: string | unknown | unknown;
                 /**
                  * @description The last day covered (YYYY-MM-DD, included) or the first instant not
                  *     covered (RFC 3339); default: the end of the current month.
                  */
-                until?: string;
+                until?: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -5724,7 +5760,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The usage report: runs by outcome, tokens by class and cost, by bucket and group, and the totals */
+            /** @description The usage report: runs by outcome, tokens by class and cost, by bucket and group, and the totals. A token with a team and without `read:all` gets its team's runs only */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5751,7 +5787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The token has a team and no `read:all`: the report covers every team's runs */
+            /** @description The token's scopes do not grant `read` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5780,13 +5816,13 @@ export interface operations {
                  * @description Only deliveries in this state: `pending`, `delivered`, `refused`
                  *     or `failed`.
                  */
-                status?: string;
+                status?: "pending" | "delivered" | "refused" | "failed";
                 /** @description Only deliveries of this event, e.g. `run.ended`. */
                 event?: string;
                 /** @description Only deliveries to this URL (exactly as subscribed or given). */
                 url?: string;
                 /** @description At most this many (1 to 500, default 50). */
-                limit?: string;
+                limit?: number;
                 /** @description The `next_cursor` of the previous page, unchanged. */
                 cursor?: string;
             };

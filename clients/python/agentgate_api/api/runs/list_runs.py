@@ -6,23 +6,28 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
+from ...models.list_runs_status import ListRunsStatus
 from ...models.run_page import RunPage
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
-    status: str | Unset = UNSET,
+    status: ListRunsStatus | Unset = UNSET,
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
 
-    params["status"] = status
+    json_status: str | Unset = UNSET
+    if not isinstance(status, Unset):
+        json_status = status
+
+    params["status"] = json_status
 
     params["provider"] = provider
 
@@ -93,11 +98,11 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    status: str | Unset = UNSET,
+    status: ListRunsStatus | Unset = UNSET,
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[ErrorBody | RunPage]:
     """`GET /v1/runs`: the runs, newest first, one page at a time.
@@ -105,11 +110,11 @@ def sync_detailed(
      Needs the `read` scope.
 
     Args:
-        status (str | Unset):
+        status (ListRunsStatus | Unset):
         provider (str | Unset):
         session (str | Unset):
         label (str | Unset):
-        limit (str | Unset):
+        limit (int | Unset):
         cursor (str | Unset):
 
     Raises:
@@ -139,11 +144,11 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    status: str | Unset = UNSET,
+    status: ListRunsStatus | Unset = UNSET,
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> ErrorBody | RunPage | None:
     """`GET /v1/runs`: the runs, newest first, one page at a time.
@@ -151,11 +156,11 @@ def sync(
      Needs the `read` scope.
 
     Args:
-        status (str | Unset):
+        status (ListRunsStatus | Unset):
         provider (str | Unset):
         session (str | Unset):
         label (str | Unset):
-        limit (str | Unset):
+        limit (int | Unset):
         cursor (str | Unset):
 
     Raises:
@@ -180,11 +185,11 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    status: str | Unset = UNSET,
+    status: ListRunsStatus | Unset = UNSET,
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[ErrorBody | RunPage]:
     """`GET /v1/runs`: the runs, newest first, one page at a time.
@@ -192,11 +197,11 @@ async def asyncio_detailed(
      Needs the `read` scope.
 
     Args:
-        status (str | Unset):
+        status (ListRunsStatus | Unset):
         provider (str | Unset):
         session (str | Unset):
         label (str | Unset):
-        limit (str | Unset):
+        limit (int | Unset):
         cursor (str | Unset):
 
     Raises:
@@ -224,11 +229,11 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    status: str | Unset = UNSET,
+    status: ListRunsStatus | Unset = UNSET,
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> ErrorBody | RunPage | None:
     """`GET /v1/runs`: the runs, newest first, one page at a time.
@@ -236,11 +241,11 @@ async def asyncio(
      Needs the `read` scope.
 
     Args:
-        status (str | Unset):
+        status (ListRunsStatus | Unset):
         provider (str | Unset):
         session (str | Unset):
         label (str | Unset):
-        limit (str | Unset):
+        limit (int | Unset):
         cursor (str | Unset):
 
     Raises:

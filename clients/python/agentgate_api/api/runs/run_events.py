@@ -7,17 +7,19 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
+from ...models.run_events_coalesce import RunEventsCoalesce
+from ...models.run_events_response_200 import RunEventsResponse200
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: str,
     *,
-    coalesce: str | Unset = UNSET,
+    coalesce: RunEventsCoalesce | Unset = UNSET,
     coalesce_min_interval: str | Unset = UNSET,
     coalesce_max_chars: int | Unset = UNSET,
     coalesce_idle: str | Unset = UNSET,
-    last_event_id: int | None | Unset = UNSET,
+    last_event_id: int | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(last_event_id, Unset):
@@ -25,7 +27,11 @@ def _get_kwargs(
 
     params: dict[str, Any] = {}
 
-    params["coalesce"] = coalesce
+    json_coalesce: str | Unset = UNSET
+    if not isinstance(coalesce, Unset):
+        json_coalesce = coalesce
+
+    params["coalesce"] = json_coalesce
 
     params["coalesce_min_interval"] = coalesce_min_interval
 
@@ -49,9 +55,10 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> ErrorBody | str | None:
+) -> ErrorBody | RunEventsResponse200 | None:
     if response.status_code == 200:
-        response_200 = response.text
+        response_200 = RunEventsResponse200.from_dict(response.text)
+
         return response_200
 
     if response.status_code == 400:
@@ -87,7 +94,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[ErrorBody | str]:
+) -> Response[ErrorBody | RunEventsResponse200]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -100,12 +107,12 @@ def sync_detailed(
     id: str,
     *,
     client: AuthenticatedClient | Client,
-    coalesce: str | Unset = UNSET,
+    coalesce: RunEventsCoalesce | Unset = UNSET,
     coalesce_min_interval: str | Unset = UNSET,
     coalesce_max_chars: int | Unset = UNSET,
     coalesce_idle: str | Unset = UNSET,
-    last_event_id: int | None | Unset = UNSET,
-) -> Response[ErrorBody | str]:
+    last_event_id: int | str | Unset = UNSET,
+) -> Response[ErrorBody | RunEventsResponse200]:
     """`GET /v1/runs/{id}/events`: the run's events as Server-Sent Events,
     from the first or after `Last-Event-ID`, live until the `result` event.
 
@@ -113,18 +120,18 @@ def sync_detailed(
 
     Args:
         id (str):
-        coalesce (str | Unset):
+        coalesce (RunEventsCoalesce | Unset):
         coalesce_min_interval (str | Unset):
         coalesce_max_chars (int | Unset):
         coalesce_idle (str | Unset):
-        last_event_id (int | None | Unset):
+        last_event_id (int | str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | str]
+        Response[ErrorBody | RunEventsResponse200]
     """
 
     kwargs = _get_kwargs(
@@ -147,12 +154,12 @@ def sync(
     id: str,
     *,
     client: AuthenticatedClient | Client,
-    coalesce: str | Unset = UNSET,
+    coalesce: RunEventsCoalesce | Unset = UNSET,
     coalesce_min_interval: str | Unset = UNSET,
     coalesce_max_chars: int | Unset = UNSET,
     coalesce_idle: str | Unset = UNSET,
-    last_event_id: int | None | Unset = UNSET,
-) -> ErrorBody | str | None:
+    last_event_id: int | str | Unset = UNSET,
+) -> ErrorBody | RunEventsResponse200 | None:
     """`GET /v1/runs/{id}/events`: the run's events as Server-Sent Events,
     from the first or after `Last-Event-ID`, live until the `result` event.
 
@@ -160,18 +167,18 @@ def sync(
 
     Args:
         id (str):
-        coalesce (str | Unset):
+        coalesce (RunEventsCoalesce | Unset):
         coalesce_min_interval (str | Unset):
         coalesce_max_chars (int | Unset):
         coalesce_idle (str | Unset):
-        last_event_id (int | None | Unset):
+        last_event_id (int | str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | str
+        ErrorBody | RunEventsResponse200
     """
 
     return sync_detailed(
@@ -189,12 +196,12 @@ async def asyncio_detailed(
     id: str,
     *,
     client: AuthenticatedClient | Client,
-    coalesce: str | Unset = UNSET,
+    coalesce: RunEventsCoalesce | Unset = UNSET,
     coalesce_min_interval: str | Unset = UNSET,
     coalesce_max_chars: int | Unset = UNSET,
     coalesce_idle: str | Unset = UNSET,
-    last_event_id: int | None | Unset = UNSET,
-) -> Response[ErrorBody | str]:
+    last_event_id: int | str | Unset = UNSET,
+) -> Response[ErrorBody | RunEventsResponse200]:
     """`GET /v1/runs/{id}/events`: the run's events as Server-Sent Events,
     from the first or after `Last-Event-ID`, live until the `result` event.
 
@@ -202,18 +209,18 @@ async def asyncio_detailed(
 
     Args:
         id (str):
-        coalesce (str | Unset):
+        coalesce (RunEventsCoalesce | Unset):
         coalesce_min_interval (str | Unset):
         coalesce_max_chars (int | Unset):
         coalesce_idle (str | Unset):
-        last_event_id (int | None | Unset):
+        last_event_id (int | str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | str]
+        Response[ErrorBody | RunEventsResponse200]
     """
 
     kwargs = _get_kwargs(
@@ -234,12 +241,12 @@ async def asyncio(
     id: str,
     *,
     client: AuthenticatedClient | Client,
-    coalesce: str | Unset = UNSET,
+    coalesce: RunEventsCoalesce | Unset = UNSET,
     coalesce_min_interval: str | Unset = UNSET,
     coalesce_max_chars: int | Unset = UNSET,
     coalesce_idle: str | Unset = UNSET,
-    last_event_id: int | None | Unset = UNSET,
-) -> ErrorBody | str | None:
+    last_event_id: int | str | Unset = UNSET,
+) -> ErrorBody | RunEventsResponse200 | None:
     """`GET /v1/runs/{id}/events`: the run's events as Server-Sent Events,
     from the first or after `Last-Event-ID`, live until the `result` event.
 
@@ -247,18 +254,18 @@ async def asyncio(
 
     Args:
         id (str):
-        coalesce (str | Unset):
+        coalesce (RunEventsCoalesce | Unset):
         coalesce_min_interval (str | Unset):
         coalesce_max_chars (int | Unset):
         coalesce_idle (str | Unset):
-        last_event_id (int | None | Unset):
+        last_event_id (int | str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | str
+        ErrorBody | RunEventsResponse200
     """
 
     return (

@@ -7,13 +7,15 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.run_accepted import RunAccepted
-from ...models.run_request import RunRequest
+from ...models.run_with_prompt import RunWithPrompt
+from ...models.run_with_skill import RunWithSkill
+from ...models.run_with_task import RunWithTask
 from ...types import Response
 
 
 def _get_kwargs(
     *,
-    body: RunRequest,
+    body: RunWithPrompt | RunWithSkill | RunWithTask,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
 
@@ -22,7 +24,10 @@ def _get_kwargs(
         "url": "/v1/runs",
     }
 
-    _kwargs["json"] = body.to_dict()
+    if isinstance(body, RunWithPrompt) or isinstance(body, RunWithTask):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body.to_dict()
 
     headers["Content-Type"] = "application/json"
 
@@ -93,15 +98,21 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: RunRequest,
+    body: RunWithPrompt | RunWithSkill | RunWithTask,
 ) -> Response[ErrorBody | RunAccepted]:
     """`POST /v1/runs`: queue a run.
 
      Needs the `submit` scope.
 
     Args:
-        body (RunRequest): A run asked for as data. `None` or an empty list leaves the choice to
-            the config and the defaults, as an absent flag does.
+        body (RunWithPrompt | RunWithSkill | RunWithTask): A run: exactly one of `prompt` (a non-
+            blank text) and `task` (a task input object), or neither with a `skill`; then the fields
+            of `agentgate run`'s flags (paths absolute) and the queue's own (priority,
+            idempotency_key, not_before, callback_url). Unknown fields are refused. Names of the
+            config (providers, agents, chain, tools, model) and paths on the server's disk are checked
+            against the server's config and files: see the operation's `x-agentgate-checked-beyond-
+            schema`. Example: {'labels': {'origin': 'example'}, 'prompt': 'Say hello in one word.',
+            'providers': ['claude']}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -125,15 +136,21 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    body: RunRequest,
+    body: RunWithPrompt | RunWithSkill | RunWithTask,
 ) -> ErrorBody | RunAccepted | None:
     """`POST /v1/runs`: queue a run.
 
      Needs the `submit` scope.
 
     Args:
-        body (RunRequest): A run asked for as data. `None` or an empty list leaves the choice to
-            the config and the defaults, as an absent flag does.
+        body (RunWithPrompt | RunWithSkill | RunWithTask): A run: exactly one of `prompt` (a non-
+            blank text) and `task` (a task input object), or neither with a `skill`; then the fields
+            of `agentgate run`'s flags (paths absolute) and the queue's own (priority,
+            idempotency_key, not_before, callback_url). Unknown fields are refused. Names of the
+            config (providers, agents, chain, tools, model) and paths on the server's disk are checked
+            against the server's config and files: see the operation's `x-agentgate-checked-beyond-
+            schema`. Example: {'labels': {'origin': 'example'}, 'prompt': 'Say hello in one word.',
+            'providers': ['claude']}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -152,15 +169,21 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: RunRequest,
+    body: RunWithPrompt | RunWithSkill | RunWithTask,
 ) -> Response[ErrorBody | RunAccepted]:
     """`POST /v1/runs`: queue a run.
 
      Needs the `submit` scope.
 
     Args:
-        body (RunRequest): A run asked for as data. `None` or an empty list leaves the choice to
-            the config and the defaults, as an absent flag does.
+        body (RunWithPrompt | RunWithSkill | RunWithTask): A run: exactly one of `prompt` (a non-
+            blank text) and `task` (a task input object), or neither with a `skill`; then the fields
+            of `agentgate run`'s flags (paths absolute) and the queue's own (priority,
+            idempotency_key, not_before, callback_url). Unknown fields are refused. Names of the
+            config (providers, agents, chain, tools, model) and paths on the server's disk are checked
+            against the server's config and files: see the operation's `x-agentgate-checked-beyond-
+            schema`. Example: {'labels': {'origin': 'example'}, 'prompt': 'Say hello in one word.',
+            'providers': ['claude']}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -182,15 +205,21 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    body: RunRequest,
+    body: RunWithPrompt | RunWithSkill | RunWithTask,
 ) -> ErrorBody | RunAccepted | None:
     """`POST /v1/runs`: queue a run.
 
      Needs the `submit` scope.
 
     Args:
-        body (RunRequest): A run asked for as data. `None` or an empty list leaves the choice to
-            the config and the defaults, as an absent flag does.
+        body (RunWithPrompt | RunWithSkill | RunWithTask): A run: exactly one of `prompt` (a non-
+            blank text) and `task` (a task input object), or neither with a `skill`; then the fields
+            of `agentgate run`'s flags (paths absolute) and the queue's own (priority,
+            idempotency_key, not_before, callback_url). Unknown fields are refused. Names of the
+            config (providers, agents, chain, tools, model) and paths on the server's disk are checked
+            against the server's config and files: see the operation's `x-agentgate-checked-beyond-
+            schema`. Example: {'labels': {'origin': 'example'}, 'prompt': 'Say hello in one word.',
+            'providers': ['claude']}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

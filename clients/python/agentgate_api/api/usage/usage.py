@@ -6,27 +6,42 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
+from ...models.usage_by import UsageBy
 from ...models.usage_report_view import UsageReportView
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
-    by: str | Unset = UNSET,
+    by: UsageBy | Unset = UNSET,
     group: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
 
-    params["by"] = by
+    json_by: str | Unset = UNSET
+    if not isinstance(by, Unset):
+        json_by = by
+
+    params["by"] = json_by
 
     params["group"] = group
 
-    params["since"] = since
+    json_since: Any | Unset
+    if isinstance(since, Unset):
+        json_since = UNSET
+    else:
+        json_since = since
+    params["since"] = json_since
 
-    params["until"] = until
+    json_until: Any | Unset
+    if isinstance(until, Unset):
+        json_until = UNSET
+    else:
+        json_until = until
+    params["until"] = json_until
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -87,20 +102,20 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    by: str | Unset = UNSET,
+    by: UsageBy | Unset = UNSET,
     group: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
 ) -> Response[ErrorBody | UsageReportView]:
     """`GET /v1/usage`: what the stored runs spent.
 
      Needs the `read` scope.
 
     Args:
-        by (str | Unset):
+        by (UsageBy | Unset):
         group (str | Unset):
-        since (str | Unset):
-        until (str | Unset):
+        since (Any | Unset):
+        until (Any | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -127,20 +142,20 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    by: str | Unset = UNSET,
+    by: UsageBy | Unset = UNSET,
     group: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
 ) -> ErrorBody | UsageReportView | None:
     """`GET /v1/usage`: what the stored runs spent.
 
      Needs the `read` scope.
 
     Args:
-        by (str | Unset):
+        by (UsageBy | Unset):
         group (str | Unset):
-        since (str | Unset):
-        until (str | Unset):
+        since (Any | Unset):
+        until (Any | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -162,20 +177,20 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    by: str | Unset = UNSET,
+    by: UsageBy | Unset = UNSET,
     group: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
 ) -> Response[ErrorBody | UsageReportView]:
     """`GET /v1/usage`: what the stored runs spent.
 
      Needs the `read` scope.
 
     Args:
-        by (str | Unset):
+        by (UsageBy | Unset):
         group (str | Unset):
-        since (str | Unset):
-        until (str | Unset):
+        since (Any | Unset):
+        until (Any | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -200,20 +215,20 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    by: str | Unset = UNSET,
+    by: UsageBy | Unset = UNSET,
     group: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
 ) -> ErrorBody | UsageReportView | None:
     """`GET /v1/usage`: what the stored runs spent.
 
      Needs the `read` scope.
 
     Args:
-        by (str | Unset):
+        by (UsageBy | Unset):
         group (str | Unset):
-        since (str | Unset):
-        until (str | Unset):
+        since (Any | Unset):
+        until (Any | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -7,21 +7,28 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.delivery_list import DeliveryList
 from ...models.error_body import ErrorBody
+from ...models.v1_webhook_deliveries_status import (
+    V1WebhookDeliveriesStatus,
+)
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
-    status: str | Unset = UNSET,
+    status: V1WebhookDeliveriesStatus | Unset = UNSET,
     event: str | Unset = UNSET,
     url_query: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
 
-    params["status"] = status
+    json_status: str | Unset = UNSET
+    if not isinstance(status, Unset):
+        json_status = status
+
+    params["status"] = json_status
 
     params["event"] = event
 
@@ -90,10 +97,10 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    status: str | Unset = UNSET,
+    status: V1WebhookDeliveriesStatus | Unset = UNSET,
     event: str | Unset = UNSET,
     url_query: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[DeliveryList | ErrorBody]:
     """`GET /v1/webhooks/deliveries`: the webhook deliveries and their tries.
@@ -101,10 +108,10 @@ def sync_detailed(
      Needs the `admin` scope.
 
     Args:
-        status (str | Unset):
+        status (V1WebhookDeliveriesStatus | Unset):
         event (str | Unset):
         url_query (str | Unset):
-        limit (str | Unset):
+        limit (int | Unset):
         cursor (str | Unset):
 
     Raises:
@@ -133,10 +140,10 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    status: str | Unset = UNSET,
+    status: V1WebhookDeliveriesStatus | Unset = UNSET,
     event: str | Unset = UNSET,
     url_query: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> DeliveryList | ErrorBody | None:
     """`GET /v1/webhooks/deliveries`: the webhook deliveries and their tries.
@@ -144,10 +151,10 @@ def sync(
      Needs the `admin` scope.
 
     Args:
-        status (str | Unset):
+        status (V1WebhookDeliveriesStatus | Unset):
         event (str | Unset):
         url_query (str | Unset):
-        limit (str | Unset):
+        limit (int | Unset):
         cursor (str | Unset):
 
     Raises:
@@ -171,10 +178,10 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    status: str | Unset = UNSET,
+    status: V1WebhookDeliveriesStatus | Unset = UNSET,
     event: str | Unset = UNSET,
     url_query: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[DeliveryList | ErrorBody]:
     """`GET /v1/webhooks/deliveries`: the webhook deliveries and their tries.
@@ -182,10 +189,10 @@ async def asyncio_detailed(
      Needs the `admin` scope.
 
     Args:
-        status (str | Unset):
+        status (V1WebhookDeliveriesStatus | Unset):
         event (str | Unset):
         url_query (str | Unset):
-        limit (str | Unset):
+        limit (int | Unset):
         cursor (str | Unset):
 
     Raises:
@@ -212,10 +219,10 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    status: str | Unset = UNSET,
+    status: V1WebhookDeliveriesStatus | Unset = UNSET,
     event: str | Unset = UNSET,
     url_query: str | Unset = UNSET,
-    limit: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> DeliveryList | ErrorBody | None:
     """`GET /v1/webhooks/deliveries`: the webhook deliveries and their tries.
@@ -223,10 +230,10 @@ async def asyncio(
      Needs the `admin` scope.
 
     Args:
-        status (str | Unset):
+        status (V1WebhookDeliveriesStatus | Unset):
         event (str | Unset):
         url_query (str | Unset):
-        limit (str | Unset):
+        limit (int | Unset):
         cursor (str | Unset):
 
     Raises:

@@ -7,13 +7,14 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.run_accepted import RunAccepted
-from ...models.workflow_submission import WorkflowSubmission
+from ...models.workflow_from_file import WorkflowFromFile
+from ...models.workflow_with_definition import WorkflowWithDefinition
 from ...types import Response
 
 
 def _get_kwargs(
     *,
-    body: WorkflowSubmission,
+    body: WorkflowFromFile | WorkflowWithDefinition,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
 
@@ -22,7 +23,10 @@ def _get_kwargs(
         "url": "/v1/workflows",
     }
 
-    _kwargs["json"] = body.to_dict()
+    if isinstance(body, WorkflowWithDefinition):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body.to_dict()
 
     headers["Content-Type"] = "application/json"
 
@@ -93,14 +97,18 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: WorkflowSubmission,
+    body: WorkflowFromFile | WorkflowWithDefinition,
 ) -> Response[ErrorBody | RunAccepted]:
     """`POST /v1/workflows`: queue a workflow.
 
      Needs the `submit` scope.
 
     Args:
-        body (WorkflowSubmission): The body of `POST /v1/workflows`.
+        body (WorkflowFromFile | WorkflowWithDefinition): A workflow: `workflow` (its text, YAML
+            or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its
+            relative paths are found from), or `file` (the absolute path of a workflow file on the
+            server's machine) alone; then its input and the queue's fields. `base_dir` and `file` must
+            lie in the server's folders (the folder it was started in, its config file's folder).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -124,14 +132,18 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    body: WorkflowSubmission,
+    body: WorkflowFromFile | WorkflowWithDefinition,
 ) -> ErrorBody | RunAccepted | None:
     """`POST /v1/workflows`: queue a workflow.
 
      Needs the `submit` scope.
 
     Args:
-        body (WorkflowSubmission): The body of `POST /v1/workflows`.
+        body (WorkflowFromFile | WorkflowWithDefinition): A workflow: `workflow` (its text, YAML
+            or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its
+            relative paths are found from), or `file` (the absolute path of a workflow file on the
+            server's machine) alone; then its input and the queue's fields. `base_dir` and `file` must
+            lie in the server's folders (the folder it was started in, its config file's folder).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -150,14 +162,18 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: WorkflowSubmission,
+    body: WorkflowFromFile | WorkflowWithDefinition,
 ) -> Response[ErrorBody | RunAccepted]:
     """`POST /v1/workflows`: queue a workflow.
 
      Needs the `submit` scope.
 
     Args:
-        body (WorkflowSubmission): The body of `POST /v1/workflows`.
+        body (WorkflowFromFile | WorkflowWithDefinition): A workflow: `workflow` (its text, YAML
+            or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its
+            relative paths are found from), or `file` (the absolute path of a workflow file on the
+            server's machine) alone; then its input and the queue's fields. `base_dir` and `file` must
+            lie in the server's folders (the folder it was started in, its config file's folder).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -179,14 +195,18 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    body: WorkflowSubmission,
+    body: WorkflowFromFile | WorkflowWithDefinition,
 ) -> ErrorBody | RunAccepted | None:
     """`POST /v1/workflows`: queue a workflow.
 
      Needs the `submit` scope.
 
     Args:
-        body (WorkflowSubmission): The body of `POST /v1/workflows`.
+        body (WorkflowFromFile | WorkflowWithDefinition): A workflow: `workflow` (its text, YAML
+            or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its
+            relative paths are found from), or `file` (the absolute path of a workflow file on the
+            server's machine) alone; then its input and the queue's fields. `base_dir` and `file` must
+            lie in the server's folders (the folder it was started in, its config file's folder).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -1,37 +1,65 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="RunRequestTaskType0")
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.task_input import TaskInput
+
+
+T = TypeVar("T", bound="RunWithTask")
 
 
 @_attrs_define
-class RunRequestTaskType0:
-    """A task input object: `{"prompt", "context", "persona", "files"}`, as
-    `agentgate run` reads from stdin.
-
+class RunWithTask:
+    """
+    Attributes:
+        task (TaskInput): A task input: what `agentgate run` reads from stdin as JSON.
+        prompt (None | Unset):
     """
 
+    task: TaskInput
+    prompt: None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        task = self.task.to_dict()
+
+        prompt = self.prompt
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "task": task,
+            }
+        )
+        if prompt is not UNSET:
+            field_dict["prompt"] = prompt
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        d = dict(src_dict)
-        run_request_task_type_0 = cls()
+        from ..models.task_input import TaskInput
 
-        run_request_task_type_0.additional_properties = d
-        return run_request_task_type_0
+        d = dict(src_dict)
+        task = TaskInput.from_dict(d.pop("task"))
+
+        prompt = d.pop("prompt", UNSET)
+
+        run_with_task = cls(
+            task=task,
+            prompt=prompt,
+        )
+
+        run_with_task.additional_properties = d
+        return run_with_task
 
     @property
     def additional_keys(self) -> list[str]:
