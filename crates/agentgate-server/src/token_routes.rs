@@ -109,9 +109,10 @@ pub struct TokenRequest {
     pub budget: Option<TokenBudgetBody>,
 }
 
-/// A token's budget: limits per UTC day and per calendar month.
+/// A token's budget: limits per UTC day and per calendar month. Read from
+/// an object only (a derived struct would take an array too).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "JsonObject")]
 pub struct TokenBudgetBody {
     /// Per UTC day.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -121,9 +122,10 @@ pub struct TokenBudgetBody {
     pub month: Option<SpendLimitsBody>,
 }
 
-/// A limit in USD and one in tokens (`input + output`).
+/// A limit in USD and one in tokens (`input + output`), read from an
+/// object only.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "JsonObject")]
 pub struct SpendLimitsBody {
     /// The most USD, 0 or more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +134,48 @@ pub struct SpendLimitsBody {
     /// The most tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
+}
+
+type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+impl TryFrom<JsonObject> for TokenBudgetBody {
+    type Error = String;
+    fn try_from(object: JsonObject) -> Result<Self, String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            #[serde(default)]
+            day: Option<SpendLimitsBody>,
+            #[serde(default)]
+            month: Option<SpendLimitsBody>,
+        }
+        let f: Fields =
+            serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| e.to_string())?;
+        Ok(TokenBudgetBody {
+            day: f.day,
+            month: f.month,
+        })
+    }
+}
+
+impl TryFrom<JsonObject> for SpendLimitsBody {
+    type Error = String;
+    fn try_from(object: JsonObject) -> Result<Self, String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            #[serde(default)]
+            max_cost_usd: Option<f64>,
+            #[serde(default)]
+            max_tokens: Option<u64>,
+        }
+        let f: Fields =
+            serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| e.to_string())?;
+        Ok(SpendLimitsBody {
+            max_cost_usd: f.max_cost_usd,
+            max_tokens: f.max_tokens,
+        })
+    }
 }
 
 impl From<TokenBudget> for TokenBudgetBody {

@@ -3088,7 +3088,10 @@ export interface components {
          * @enum {string}
          */
         SkillScope: "project" | "user" | "system";
-        /** @description A limit in USD and one in tokens (`input + output`). */
+        /**
+         * @description A limit in USD and one in tokens (`input + output`), read from an
+         *     object only.
+         */
         SpendLimitsBody: {
             /**
              * Format: double
@@ -3494,7 +3497,10 @@ export interface components {
          * @enum {string}
          */
         Tier: "thinking" | "fast";
-        /** @description A token's budget: limits per UTC day and per calendar month. */
+        /**
+         * @description A token's budget: limits per UTC day and per calendar month. Read from
+         *     an object only (a derived struct would take an array too).
+         */
         TokenBudgetBody: {
             day?: components["schemas"]["SpendLimitsBody"] | null;
             month?: components["schemas"]["SpendLimitsBody"] | null;

@@ -392,6 +392,9 @@ fn a_tokens_budget_is_kept_as_given_and_a_bad_one_refused() {
             "budget.day.max_cost_usd is -1",
         ),
         (json!({"week": {"max_cost_usd": 1}}), "week"),
+        // An object, never an array (which a derived struct would take).
+        (json!([null, null]), "a map"),
+        (json!({"day": [1, 2]}), "a map"),
     ] {
         let body = json!({"name": "bad", "scopes": ["submit"], "budget": budget}).to_string();
         let r = call(&server.url, "POST", "/v1/tokens", TOKEN, &body);
