@@ -91,14 +91,19 @@ pub enum WorkflowTurn {
     Busy(String),
 }
 
-/// Run (or resume) the workflow `wf` as run `job_id`.
+/// Run (or resume) the workflow `wf` as run `job_id`; its events go to
+/// `trace` too, when traces are exported (a resumed run's trace has the
+/// steps run by this turn).
 pub async fn run_job(
     job_id: &str,
     (wf, input): (Workflow, Value),
     config: &Config,
     tools: &WorkflowTools,
     store: &dyn RunStore,
-    cancel: mpsc::Receiver<CancelRequest>,
+    (cancel, trace): (
+        mpsc::Receiver<CancelRequest>,
+        Option<agentgate_telemetry::WorkflowTrace>,
+    ),
 ) -> WorkflowTurn {
     let mut env = WorkflowEnv::new(
         config.clone(),
@@ -110,7 +115,18 @@ pub async fn run_job(
     env.keys = tools.keys.clone();
     env.hidden = tools.hidden.clone();
     // The observer is the store: SSE clients read the run's events there.
-    let observer = Box::new(|_: &agentgate_protocol::Event| {});
+    // With traces exported, the workflow's trace watches them too.
+    let trace = trace.map(|t| std::sync::Arc::new(std::sync::Mutex::new(Some(t))));
+    let observer: agentgate_tools::workflow::WorkflowObserver = match trace.clone() {
+        None => Box::new(|_: &agentgate_protocol::Event| {}),
+        Some(shared) => Box::new(move |event: &agentgate_protocol::Event| {
+            if let Ok(mut guard) = shared.lock()
+                && let Some(t) = guard.as_mut()
+            {
+                t.observe(event);
+            }
+        }),
+    };
     let ran = match store.get_run(job_id) {
         Ok(None) => {
             let start = WorkflowStart {
@@ -125,6 +141,9 @@ pub async fn run_job(
         Ok(Some(_)) => resume_workflow(job_id, &env, store, observer, cancel).await,
         Err(e) => Err(WorkflowRunError::Store(e)),
     };
+    if let Some(t) = trace.and_then(|shared| shared.lock().ok().and_then(|mut g| g.take())) {
+        t.finish();
+    }
     match ran {
         Ok(outcome) => WorkflowTurn::Ran(Box::new(RunOutcome {
             envelope: outcome.envelope,
