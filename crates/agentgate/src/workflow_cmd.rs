@@ -322,17 +322,28 @@ where
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
+    // Its spans, when traces are exported (under TRACEPARENT when set).
+    let trace = agentgate_telemetry::workflow_trace_from_env();
+    let watching = trace.clone();
+    let outcome = runtime.block_on(async {
         let (_forwarding, cancel) = crate::cli_process::forward_signals()?;
         let mut printer = Stdout::new();
         let observer: WorkflowObserver = Box::new(move |event: &Event| {
+            if let Some(trace) = &watching {
+                trace.observe(event);
+            }
             if stream {
                 // A closed stdout stops the printing, not the workflow.
                 let _ = printer.json_line(event);
             }
         });
         Ok(work(observer, cancel).await?)
-    })
+    });
+    if let Some(trace) = trace {
+        trace.finish();
+        agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
+    }
+    outcome
 }
 
 fn print_outcome(

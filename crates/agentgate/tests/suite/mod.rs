@@ -33,6 +33,8 @@ mod metrics;
 mod models_catalog;
 mod models_refresh;
 mod models_resolution;
+mod otel_traces;
+mod otlp_receiver;
 mod output_errors;
 mod own_keys;
 mod permissions_per_cli;

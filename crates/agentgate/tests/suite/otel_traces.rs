@@ -1,0 +1,369 @@
+//! OpenTelemetry traces end to end (issue 38's "Done when"): agentgate's
+//! OTLP export received by a collector the test runs (`otlp_receiver.rs`),
+//! with the REAL CLIs against `agentgate fake-llm`.
+//!
+//! - A failover run over gRPC, under `TRACEPARENT`: Claude Code fails
+//!   with a recoverable rate limit, Codex calls its shell tool and
+//!   answers, both through the model gateway. The run span's parent is
+//!   the given span; one attempt span per attempt under it, the first an
+//!   error (`rate_limit`, recoverable), the second ok; the gateway's model
+//!   calls under their attempts (the 429 under Claude's), the tool call
+//!   under Codex's; the GenAI attributes; the collector's header sent;
+//!   and Claude Code's and Codex's own spans, exported by the CLIs to the
+//!   same collector, under the run's span (they read `TRACEPARENT`).
+//! - A workflow over HTTP, under `TRACEPARENT`: a span per step under the
+//!   workflow's, the retried step's tries counted, the agent step's run
+//!   under its step.
+//! - A run posted to `serve` with a `traceparent` header: the job's span
+//!   continues it, the run's hangs under the job's.
+//!
+//! Each test waits for the spans it expects with a bounded deadline; the
+//! export's own flush at the end of `agentgate run` and `workflow run`
+//! makes them arrive before the process exits.
+
+use std::time::Duration;
+
+use agentgate_fakellm::clients::Cli;
+use serde_json::{Value, json};
+
+use super::otlp_receiver::{Receiver, Span, agentgate_spans, children, named, otel_env};
+use super::run_chain::Chain;
+use super::run_e2e::last_json;
+use super::support::{Client, FakeServer, run_bounded};
+
+const LIMIT: Duration = Duration::from_secs(300);
+/// How long the spans may take to arrive once the run ended.
+const ARRIVAL: Duration = Duration::from_secs(60);
+
+const PARENT_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT_SPAN: &str = "00f067aa0ba902b7";
+
+fn traceparent() -> String {
+    format!("00-{PARENT_TRACE}-{PARENT_SPAN}-01")
+}
+
+/// A span's duration is inside its parent's (the clocks are one host's;
+/// a millisecond of slack for the events' millisecond timestamps).
+fn assert_within(child: &Span, parent: &Span) {
+    const SLACK: u64 = 1_000_000;
+    assert!(
+        child.start_ns + SLACK >= parent.start_ns && child.end_ns <= parent.end_ns + SLACK,
+        "{} is not within {}: {child:#?} {parent:#?}",
+        child.name,
+        parent.name
+    );
+    assert!(child.end_ns >= child.start_ns, "{child:#?}");
+}
+
+#[test]
+fn a_failover_run_exports_its_span_tree_under_traceparent_over_grpc() {
+    let receiver = Receiver::grpc();
+    let chain = Chain::new(
+        "turns:\n  \
+         - match: {api: anthropic}\n    repeat: true\n    error: {kind: rate_limit, retry_after: 0}\n  \
+         - match: {api: responses, tool_result: false}\n    text: \"Running it.\"\n    tool_call: {name: exec_command, args: {cmd: \"echo traced\"}}\n    usage: {input: 300, output: 20}\n  \
+         - match: {api: responses, tool_result: true}\n    text: \"codex answers\"\n    usage: {input: 400, output: 30}\n",
+        &[Cli::Claude, Cli::Codex],
+        json!({}),
+        json!({"chains": {"main": {"agents": ["claude", "codex"]}}}),
+    );
+    let mut cmd = chain.command(&["--chain", "main", "--gateway"], "do the task");
+    cmd.envs(otel_env(&receiver, "grpc"))
+        .env(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "authorization=Bearer otel-e2e",
+        )
+        .env("TRACEPARENT", traceparent())
+        .env("TRACESTATE", "vendor=e2e");
+    let run = run_bounded(cmd, LIMIT);
+    let all = run.all_output();
+    let env = last_json(&run.stdout).unwrap_or_else(|| panic!("no envelope: {all}"));
+    assert_eq!(run.code, Some(0), "{env:#}\n{all}");
+    assert_eq!(env["response"], "codex answers", "{env:#}");
+    // The collector's header is not in the output.
+    assert!(!all.contains("otel-e2e"), "{all}");
+    let run_id = env["run_id"].as_str().unwrap().to_owned();
+
+    // agentgate's run span, and the spans both CLIs export themselves
+    // under it (they read TRACEPARENT, which the run set to its span).
+    let run_span = |spans: &[Span]| {
+        spans
+            .iter()
+            .find(|s| s.name == "agentgate.run" && s.attr("agentgate.run_id") == &json!(run_id))
+            .map(|s| s.span_id.clone())
+    };
+    let received = receiver.wait_for(ARRIVAL, |spans| {
+        run_span(spans).is_some_and(|id| {
+            ["claude-code", "codex_exec"].iter().all(|service| {
+                spans
+                    .iter()
+                    .any(|s| s.service == *service && s.parent_span_id == id)
+            })
+        })
+    });
+    let ours = agentgate_spans(&received);
+    let context = format!("{ours:#?}");
+    // One trace: the caller's.
+    assert!(ours.iter().all(|s| s.trace_id == PARENT_TRACE), "{context}");
+    let root = named(&ours, "agentgate.run");
+    assert_eq!(root.parent_span_id, PARENT_SPAN, "{context}");
+    assert_eq!(root.attr("agentgate.outcome"), &json!("ok"), "{context}");
+    assert_eq!(
+        root.attr("agentgate.provider"),
+        &json!("codex"),
+        "{context}"
+    );
+    assert_eq!(root.attr("agentgate.chain"), &json!("main"), "{context}");
+    assert_eq!(root.attr("agentgate.attempts"), &json!(2), "{context}");
+    assert_eq!(root.status.0, 0, "{context}");
+    assert_eq!(
+        root.attr("gen_ai.usage.input_tokens"),
+        &env["tokens_used"]["input_tokens"],
+        "{context}"
+    );
+
+    let mut attempts = children(&ours, root);
+    attempts.sort_by_key(|s| s.start_ns);
+    assert_eq!(attempts.len(), 2, "{context}");
+    let (claude, codex) = (attempts[0], attempts[1]);
+    assert_eq!(claude.name, "invoke_agent claude", "{context}");
+    assert_eq!(claude.attr("agentgate.attempt"), &json!(1), "{context}");
+    assert_eq!(claude.attr("error.type"), &json!("rate_limit"), "{context}");
+    assert_eq!(
+        claude.attr("agentgate.recoverable"),
+        &json!(true),
+        "{context}"
+    );
+    assert_eq!(
+        claude.attr("agentgate.outcome"),
+        &json!("failed"),
+        "{context}"
+    );
+    assert_eq!(
+        claude.status.0, 2,
+        "Claude's attempt is an error: {context}"
+    );
+    assert_eq!(codex.name, "invoke_agent codex", "{context}");
+    assert_eq!(codex.attr("agentgate.attempt"), &json!(2), "{context}");
+    assert_eq!(codex.attr("agentgate.outcome"), &json!("ok"), "{context}");
+    assert_eq!(
+        codex.attr("gen_ai.provider.name"),
+        &json!("openai"),
+        "{context}"
+    );
+    assert_eq!(codex.status.0, 0, "{context}");
+    assert!(claude.end_ns <= codex.start_ns + 1_000_000, "{context}");
+    for a in &attempts {
+        assert_within(a, root);
+        assert_eq!(a.attr("gen_ai.operation.name"), &json!("invoke_agent"));
+    }
+
+    // Claude's model calls: refused with 429, each an error.
+    let claude_calls = children(&ours, claude);
+    assert!(!claude_calls.is_empty(), "{context}");
+    for call in &claude_calls {
+        assert!(call.name.starts_with("chat"), "{context}");
+        assert_eq!(call.kind, 3, "a client span: {context}");
+        assert_eq!(call.attr("gen_ai.provider.name"), &json!("anthropic"));
+        assert_eq!(call.attr("http.response.status_code"), &json!(429));
+        assert_eq!(call.status.0, 2, "{context}");
+        assert_within(call, claude);
+    }
+
+    // Codex's: two model calls with the script's tokens, and the tool call.
+    let under_codex = children(&ours, codex);
+    let calls: Vec<&Span> = under_codex
+        .iter()
+        .copied()
+        .filter(|s| s.attr("gen_ai.operation.name") == &json!("chat"))
+        .collect();
+    assert_eq!(calls.len(), 2, "{context}");
+    let mut outputs: Vec<&Value> = calls
+        .iter()
+        .map(|c| c.attr("gen_ai.usage.output_tokens"))
+        .collect();
+    outputs.sort_by_key(|v| v.as_i64());
+    assert_eq!(outputs, [&json!(20), &json!(30)], "{context}");
+    for call in &calls {
+        assert_eq!(call.attr("http.response.status_code"), &json!(200));
+        assert_eq!(call.attr("gen_ai.provider.name"), &json!("openai"));
+        assert!(call.attr("gen_ai.request.model").is_string(), "{context}");
+        assert_within(call, codex);
+    }
+    let tools: Vec<&Span> = under_codex
+        .iter()
+        .copied()
+        .filter(|s| s.attr("gen_ai.operation.name") == &json!("execute_tool"))
+        .collect();
+    assert_eq!(tools.len(), 1, "{context}");
+    assert_eq!(tools[0].name, "execute_tool exec_command", "{context}");
+    assert_eq!(tools[0].attr("gen_ai.tool.name"), &json!("exec_command"));
+    assert_within(tools[0], codex);
+
+    // The collector's header came with every export.
+    let auth = receiver.authorizations();
+    assert!(
+        !auth.is_empty() && auth.iter().all(|a| a == "Bearer otel-e2e"),
+        "{auth:?}"
+    );
+}
+
+/// A workflow of a tool step, a tool step that succeeds on its second
+/// try, and an agent step (the REAL Claude Code).
+fn workflow_file(claude: &str, model: &str) -> String {
+    format!(
+        r#"version: 1
+name: traced
+steps:
+  - id: scan
+    tool: scanner
+    args: [--input, data.json]
+    copy_in: [data.json]
+  - id: on_fix
+    tool: flaky
+    retries: 2
+    backoff: 100ms
+  - id: review
+    agent:
+      provider: claude
+      binary: {claude}
+      model: {model}
+      prompt: "Review ${{steps.scan.output.files}} files."
+"#
+    )
+}
+
+#[test]
+fn a_workflow_exports_a_span_per_step_under_traceparent_over_http() {
+    use super::workflow_support::{envelope, project, workflow};
+
+    let receiver = Receiver::http();
+    let server = FakeServer::start("turns:\n  - repeat: true\n    text: \"reviewed\"\n");
+    let client = Client::new(Cli::Claude, &server);
+    let p = project();
+    let model = super::mcp_servers::model(Cli::Claude, &client.setup.model).unwrap_or_default();
+    std::fs::write(
+        p.root().join("traced.yaml"),
+        workflow_file(&client.program.to_string_lossy(), &model),
+    )
+    .unwrap();
+    let mut env: Vec<(String, String)> = client.setup.env.clone().into_iter().collect();
+    env.extend(otel_env(&receiver, "http/protobuf"));
+    env.push(("TRACEPARENT".into(), traceparent()));
+    let run = workflow(&p, &["run", "traced.yaml"], &env);
+    let result = envelope(&run);
+    assert_eq!(run.code, Some(0), "{result:#}\n{}", run.stderr);
+    assert_eq!(result["workflow"]["state"], "completed", "{result:#}");
+
+    let received = receiver.wait_for(ARRIVAL, |spans| {
+        spans.iter().any(|s| s.name == "agentgate.workflow")
+    });
+    let ours = agentgate_spans(&received);
+    let context = format!("{ours:#?}");
+    assert!(ours.iter().all(|s| s.trace_id == PARENT_TRACE), "{context}");
+    let root = named(&ours, "agentgate.workflow");
+    assert_eq!(root.parent_span_id, PARENT_SPAN, "{context}");
+    assert_eq!(root.attr("agentgate.steps"), &json!(3), "{context}");
+    let steps = children(&ours, root);
+    let mut names: Vec<&str> = steps.iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "workflow step on_fix",
+            "workflow step review",
+            "workflow step scan"
+        ],
+        "{context}"
+    );
+    for step in &steps {
+        assert_eq!(step.attr("agentgate.outcome"), &json!("ok"), "{context}");
+        assert_eq!(step.status.0, 0, "{context}");
+        assert_within(step, root);
+    }
+    let step = |name: &str| named(&steps, name);
+    assert_eq!(
+        step("workflow step on_fix").attr("agentgate.step.attempts"),
+        &json!(2)
+    );
+    assert_eq!(
+        step("workflow step scan").attr("agentgate.step.attempts"),
+        &json!(1)
+    );
+    // The steps ran in order.
+    assert!(step("workflow step scan").end_ns <= step("workflow step on_fix").start_ns);
+    // The agent step's run, and its attempt, under the step.
+    let review = step("workflow step review");
+    let runs = children(&ours, review);
+    assert_eq!(runs.len(), 1, "{context}");
+    assert_eq!(runs[0].name, "agentgate.run", "{context}");
+    assert_eq!(runs[0].attr("agentgate.outcome"), &json!("ok"), "{context}");
+    let attempts = children(&ours, runs[0]);
+    assert_eq!(attempts.len(), 1, "{context}");
+    assert_eq!(attempts[0].name, "invoke_agent claude", "{context}");
+    assert_within(attempts[0], runs[0]);
+}
+
+#[test]
+fn a_served_run_continues_the_traceparent_of_its_submit() {
+    use super::serve_queue_support::TOKEN;
+    use super::serve_support::{get, request, serve_with_cli_env};
+
+    let receiver = Receiver::http();
+    let server = FakeServer::start("turns:\n  - repeat: true\n    text: \"served\"\n");
+    let client = Client::new(Cli::Claude, &server);
+    let home = tempfile::tempdir().unwrap();
+    let mut env: Vec<(String, String)> = client.setup.env.clone().into_iter().collect();
+    env.extend(otel_env(&receiver, "http/protobuf"));
+    let serve = serve_with_cli_env(home.path(), &env, TOKEN, &[]);
+    let body = json!({
+        "prompt": "hi",
+        "providers": ["claude"],
+        "binary": client.program,
+        "model": client.setup.model,
+        "permission_mode": "bypass",
+        "cwd": client.setup.workdir,
+    })
+    .to_string();
+    let submitted = request(
+        &serve.url,
+        "POST",
+        "/v1/runs",
+        &[
+            format!("Authorization: Bearer {TOKEN}"),
+            "Content-Type: application/json".to_owned(),
+            format!("Content-Length: {}", body.len()),
+            format!("traceparent: {}", traceparent()),
+            "tracestate: vendor=e2e".to_owned(),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(submitted.status, 201, "{}", submitted.body);
+    let run_id = submitted.json()["run_id"].as_str().unwrap().to_owned();
+
+    let received = receiver.wait_for(ARRIVAL, |spans| {
+        spans
+            .iter()
+            .any(|s| s.name == "agentgate.job" && s.attr("agentgate.job_id") == &json!(run_id))
+    });
+    let ours = agentgate_spans(&received);
+    let context = format!("{ours:#?}\n{}", serve.stderr_so_far());
+    assert!(ours.iter().all(|s| s.trace_id == PARENT_TRACE), "{context}");
+    let job = named(&ours, "agentgate.job");
+    assert_eq!(job.parent_span_id, PARENT_SPAN, "{context}");
+    assert_eq!(job.kind, 5, "a consumer span: {context}");
+    assert_eq!(job.attr("agentgate.job.kind"), &json!("run"), "{context}");
+    assert_eq!(job.attr("agentgate.outcome"), &json!("ok"), "{context}");
+    let run = named(&ours, "agentgate.run");
+    assert_eq!(run.parent_span_id, job.span_id, "{context}");
+    assert_eq!(run.attr("agentgate.run_id"), &json!(run_id), "{context}");
+    assert_within(run, job);
+    let attempts = children(&ours, run);
+    assert_eq!(attempts.len(), 1, "{context}");
+    assert_eq!(attempts[0].name, "invoke_agent claude", "{context}");
+
+    // The trace context is kept beside the request, not in it.
+    let shown = get(&serve.url, &format!("/v1/runs/{run_id}"), Some(TOKEN)).json();
+    assert_eq!(shown["request"]["prompt"], "hi", "{shown:#}");
+    assert!(shown["request"].get("trace_context").is_none(), "{shown:#}");
+}
