@@ -43,7 +43,7 @@ pub use run_trace::RunTrace;
 pub use sink::TracedSink;
 pub use span_record::SpanParent;
 pub use trace_context::{STORED_KEY, TraceContext};
-pub use workflow_trace::WorkflowTrace;
+pub use workflow_trace::{SharedWorkflowTrace, WorkflowTrace};
 
 /// The trace of `agentgate run`: `None` when export is off; else a run
 /// under `TRACEPARENT` (when set and valid), whose context and OTel
@@ -55,3 +55,19 @@ pub fn run_trace_from_env(plan: &mut agentgate_core::Plan) -> Option<RunTrace> {
     pass_to_clis(plan, &trace.context(), telemetry.config());
     Some(trace)
 }
+
+/// The trace of `agentgate workflow run`: `None` when export is off; else
+/// a workflow run under `TRACEPARENT` (when set and valid).
+pub fn workflow_trace_from_env() -> Option<SharedWorkflowTrace> {
+    let telemetry = init_from_env()?;
+    let parent = TraceContext::from_env();
+    Some(SharedWorkflowTrace::new(WorkflowTrace::begin(
+        telemetry,
+        SpanParent::remote(parent.as_ref()),
+    )))
+}
+
+/// How long the end of `agentgate run` (and of serve and worker) waits
+/// for the queued spans to be sent: a collector that is down or slow
+/// costs at most this, once.
+pub const FINAL_FLUSH: std::time::Duration = std::time::Duration::from_secs(5);

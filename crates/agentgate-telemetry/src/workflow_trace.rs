@@ -186,3 +186,33 @@ impl WorkflowTrace {
         spans
     }
 }
+
+/// A workflow's trace shared with the engine's observer (a boxed closure
+/// that must own what it feeds): observe from the closure, finish after
+/// the workflow returned.
+#[derive(Debug, Clone)]
+pub struct SharedWorkflowTrace(std::sync::Arc<std::sync::Mutex<Option<WorkflowTrace>>>);
+
+impl SharedWorkflowTrace {
+    /// Share `trace`.
+    pub fn new(trace: WorkflowTrace) -> SharedWorkflowTrace {
+        SharedWorkflowTrace(std::sync::Arc::new(std::sync::Mutex::new(Some(trace))))
+    }
+
+    /// Take in one event of the workflow.
+    pub fn observe(&self, event: &Event) {
+        if let Ok(mut guard) = self.0.lock()
+            && let Some(trace) = guard.as_mut()
+        {
+            trace.observe(event);
+        }
+    }
+
+    /// The workflow ended: its spans go to the export (once).
+    pub fn finish(&self) {
+        let taken = self.0.lock().ok().and_then(|mut guard| guard.take());
+        if let Some(trace) = taken {
+            trace.finish();
+        }
+    }
+}

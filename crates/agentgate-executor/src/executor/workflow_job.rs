@@ -116,16 +116,10 @@ pub async fn run_job(
     env.hidden = tools.hidden.clone();
     // The observer is the store: SSE clients read the run's events there.
     // With traces exported, the workflow's trace watches them too.
-    let trace = trace.map(|t| std::sync::Arc::new(std::sync::Mutex::new(Some(t))));
+    let trace = trace.map(agentgate_telemetry::SharedWorkflowTrace::new);
     let observer: agentgate_tools::workflow::WorkflowObserver = match trace.clone() {
         None => Box::new(|_: &agentgate_protocol::Event| {}),
-        Some(shared) => Box::new(move |event: &agentgate_protocol::Event| {
-            if let Ok(mut guard) = shared.lock()
-                && let Some(t) = guard.as_mut()
-            {
-                t.observe(event);
-            }
-        }),
+        Some(shared) => Box::new(move |event: &agentgate_protocol::Event| shared.observe(event)),
     };
     let ran = match store.get_run(job_id) {
         Ok(None) => {
@@ -141,8 +135,8 @@ pub async fn run_job(
         Ok(Some(_)) => resume_workflow(job_id, &env, store, observer, cancel).await,
         Err(e) => Err(WorkflowRunError::Store(e)),
     };
-    if let Some(t) = trace.and_then(|shared| shared.lock().ok().and_then(|mut g| g.take())) {
-        t.finish();
+    if let Some(trace) = trace {
+        trace.finish();
     }
     match ran {
         Ok(outcome) => WorkflowTurn::Ran(Box::new(RunOutcome {
