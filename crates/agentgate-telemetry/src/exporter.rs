@@ -8,21 +8,18 @@
 //! background (`OTEL_BSP_SCHEDULE_DELAY`, 5 s). The OTLP exporter (HTTP
 //! with hyper and rustls, or gRPC with tonic) runs on a small runtime of
 //! its own, so that its I/O never runs on a run's or the server's threads.
-//! [`shutdown`] is the bounded flush at the end of `agentgate run` and at
+//! (`otlp.rs`, the crate's `otlp` feature: without it no export can be
+//! set up.) [`shutdown`] is the bounded flush at the end of `agentgate run` and at
 //! serve's and worker's shutdown: it waits at most its `within` for the
 //! queue to be sent, then lets the process go on without it.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig, WithTonicConfig};
 use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
-use opentelemetry_sdk::trace::{
-    BatchConfigBuilder, BatchSpanProcessor, SpanData, SpanExporter, SpanProcessor,
-};
+use opentelemetry_sdk::trace::{BatchSpanProcessor, SpanData, SpanProcessor};
 
-use crate::export_config::{ExportConfig, OtlpProtocol};
+use crate::export_config::ExportConfig;
 
 /// Why the exporter could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +34,9 @@ pub enum TelemetryError {
     /// read, TLS it cannot set up).
     #[error("failed to set up the OTLP trace exporter: {0}")]
     Exporter(String),
+    /// This build has no OTLP exporter (the crate's `otlp` feature).
+    #[error("this build of agentgate cannot export traces (built without the `otlp` feature)")]
+    NoExporter,
 }
 
 /// The process's trace export (see the module notes).
@@ -45,7 +45,7 @@ pub struct Telemetry {
     config: ExportConfig,
     processor: BatchSpanProcessor,
     /// Where the exporter's I/O runs; kept for the process's life.
-    _runtime: tokio::runtime::Runtime,
+    _runtime: Option<tokio::runtime::Runtime>,
 }
 
 static TELEMETRY: OnceLock<Option<Telemetry>> = OnceLock::new();
@@ -83,6 +83,26 @@ pub fn shutdown(within: Duration) {
     }
 }
 
+/// The batch processor over the OTLP exporter for `config`, and the
+/// runtime its exports run on.
+#[cfg(feature = "otlp")]
+fn processor(
+    config: &ExportConfig,
+    resource: &Resource,
+) -> Result<(BatchSpanProcessor, Option<tokio::runtime::Runtime>), TelemetryError> {
+    let (processor, runtime) = crate::otlp::processor(config, resource)?;
+    Ok((processor, Some(runtime)))
+}
+
+/// Without the OTLP exporter there is nothing to export with.
+#[cfg(not(feature = "otlp"))]
+fn processor(
+    _config: &ExportConfig,
+    _resource: &Resource,
+) -> Result<(BatchSpanProcessor, Option<tokio::runtime::Runtime>), TelemetryError> {
+    Err(TelemetryError::NoExporter)
+}
+
 impl Telemetry {
     /// The export the variables given by `var` configure, started; `None`
     /// (nothing built) when they configure none.
@@ -97,21 +117,6 @@ impl Telemetry {
 
     /// The export `config` describes, started.
     pub fn start(config: ExportConfig) -> Result<Telemetry, TelemetryError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("agentgate-otlp")
-            .enable_all()
-            .build()
-            .map_err(TelemetryError::Runtime)?;
-        let exporter = {
-            // tonic's channel starts its worker on the current runtime.
-            let _in_runtime = runtime.enter();
-            build_exporter(&config)?
-        };
-        let mut exporter = OnRuntime {
-            inner: Arc::new(exporter),
-            handle: runtime.handle().clone(),
-        };
         let resource = Resource::builder()
             .with_service_name(config.service_name.clone())
             .with_attribute(opentelemetry::KeyValue::new(
@@ -119,10 +124,7 @@ impl Telemetry {
                 env!("CARGO_PKG_VERSION"),
             ))
             .build();
-        exporter.set_resource(&resource);
-        let processor = BatchSpanProcessor::builder(exporter)
-            .with_batch_config(BatchConfigBuilder::default().build())
-            .build();
+        let (processor, runtime) = processor(&config, &resource)?;
         tracing::debug!(
             protocol = config.protocol.as_str(),
             endpoint = config.traces_endpoint,
@@ -148,95 +150,6 @@ impl Telemetry {
     }
 }
 
-/// The OTLP exporter for `config`.
-fn build_exporter(
-    config: &ExportConfig,
-) -> Result<opentelemetry_otlp::SpanExporter, TelemetryError> {
-    let endpoint = config.traces_endpoint.clone();
-    let built = match config.protocol {
-        OtlpProtocol::HttpProtobuf => opentelemetry_otlp::SpanExporter::builder()
-            .with_http()
-            .with_http_client(http_client()?)
-            .with_protocol(Protocol::HttpBinary)
-            .with_endpoint(endpoint)
-            .build(),
-        OtlpProtocol::Grpc => {
-            let mut builder = opentelemetry_otlp::SpanExporter::builder()
-                .with_tonic()
-                .with_protocol(Protocol::Grpc)
-                .with_endpoint(endpoint.clone());
-            if endpoint.starts_with("https://") {
-                builder = builder.with_tls_config(
-                    opentelemetry_otlp::tonic_types::transport::ClientTlsConfig::new()
-                        .with_native_roots(),
-                );
-            }
-            builder.build()
-        }
-    };
-    built.map_err(|e| TelemetryError::Exporter(e.to_string()))
-}
-
-/// The HTTP exporter's client: hyper over rustls (ring, the system's
-/// roots), `http://` endpoints as they are.
-fn http_client() -> Result<impl opentelemetry_http::HttpClient + 'static, TelemetryError> {
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_native_roots()
-        .or_else(|_| {
-            // No system roots: https cannot be verified, http still works.
-            let provider = Arc::new(rustls::crypto::ring::default_provider());
-            rustls::ClientConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                .map(|b| {
-                    hyper_rustls::HttpsConnectorBuilder::new().with_tls_config(
-                        b.with_root_certificates(rustls::RootCertStore::empty())
-                            .with_no_client_auth(),
-                    )
-                })
-        })
-        .map_err(|e| TelemetryError::Exporter(e.to_string()))?
-        .https_or_http()
-        .enable_http1()
-        .build();
-    Ok(opentelemetry_http::hyper::HyperClient::new(
-        connector,
-        Duration::from_secs(10),
-        None,
-    ))
-}
-
-/// The OTLP exporter, each export run on the telemetry runtime (the batch
-/// processor's thread only waits for it).
-#[derive(Debug)]
-struct OnRuntime {
-    inner: Arc<opentelemetry_otlp::SpanExporter>,
-    handle: tokio::runtime::Handle,
-}
-
-impl SpanExporter for OnRuntime {
-    fn export(
-        &self,
-        batch: Vec<SpanData>,
-    ) -> impl std::future::Future<Output = OTelSdkResult> + Send {
-        let inner = self.inner.clone();
-        let task = self.handle.spawn(async move { inner.export(batch).await });
-        async move {
-            task.await
-                .unwrap_or_else(|e| Err(OTelSdkError::InternalFailure(e.to_string())))
-        }
-    }
-
-    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        self.inner.shutdown_with_timeout(timeout)
-    }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        if let Some(inner) = Arc::get_mut(&mut self.inner) {
-            inner.set_resource(resource);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +162,7 @@ mod tests {
         assert!(current().is_none(), "nothing was initialised");
     }
 
+    #[cfg(feature = "otlp")]
     #[test]
     fn a_configured_endpoint_builds_the_exporter_without_reaching_it() {
         for protocol in ["grpc", "http/protobuf"] {

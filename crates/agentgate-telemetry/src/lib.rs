@@ -20,7 +20,8 @@
 //! stored request's `trace_context`), and its run under it.
 //!
 //! Modules: `export_config.rs` (the variables), `trace_context.rs` (W3C
-//! `traceparent`), `exporter.rs` (the export, once per process),
+//! `traceparent`), `exporter.rs` (the export, once per process; `otlp.rs` its OTLP
+//! exporter, the `otlp` feature),
 //! `span_record.rs` (a span built after the fact), `run_trace.rs`,
 //! `workflow_trace.rs`, `job_trace.rs` (the spans of each), `sink.rs`,
 //! `cli_env.rs` (what the CLIs are given).
@@ -29,6 +30,8 @@ mod cli_env;
 mod export_config;
 mod exporter;
 mod job_trace;
+#[cfg(feature = "otlp")]
+mod otlp;
 mod run_trace;
 mod sink;
 mod span_record;
