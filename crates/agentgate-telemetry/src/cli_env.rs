@@ -24,6 +24,11 @@ use agentgate_core::Plan;
 use crate::export_config::{ExportConfig, OtlpProtocol};
 use crate::trace_context::TraceContext;
 
+/// How long a CLI's own export may hold its exit when the collector is
+/// slow or silent, in milliseconds: its export's timeout (and Claude
+/// Code's shutdown timeout) are set to it.
+pub const CLI_EXPORT_BOUND_MS: u32 = 1000;
+
 /// Give each step's CLI `context` and, by its CLI, the settings of its
 /// own export to `config`'s collector.
 pub fn pass_to_clis(plan: &mut Plan, context: &TraceContext, config: &ExportConfig) {
@@ -36,6 +41,15 @@ pub fn pass_to_clis(plan: &mut Plan, context: &TraceContext, config: &ExportConf
             request.env.push(("TRACESTATE".into(), state.clone()));
         }
         let (env, args) = cli_settings(step.provider.name(), config);
+        if !env.is_empty() || !args.is_empty() {
+            let bound = CLI_EXPORT_BOUND_MS.to_string();
+            for name in [
+                "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+                "OTEL_BSP_EXPORT_TIMEOUT",
+            ] {
+                request.env.push((name.into(), bound.clone()));
+            }
+        }
         request.env.extend(env);
         request.extra_args.extend(args);
     }
@@ -57,6 +71,7 @@ pub fn cli_settings(cli: &str, config: &ExportConfig) -> (Vec<(String, String)>,
                     "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
                     config.protocol.as_str(),
                 ),
+                pair("OTEL_SHUTDOWN_TIMEOUT_MS", &CLI_EXPORT_BOUND_MS.to_string()),
             ],
             Vec::new(),
         ),

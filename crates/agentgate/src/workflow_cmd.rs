@@ -236,7 +236,9 @@ pub fn run(
             let outcome = drive(stream, |observer, cancel| async {
                 run_workflow(start, &env, store.as_ref(), observer, cancel).await
             })?;
-            print_outcome(&mut out, &outcome, stream, pretty)
+            let printed = print_outcome(&mut out, &outcome, stream, pretty);
+            agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
+            printed
         }
         Sub::Resume {
             run,
@@ -253,7 +255,9 @@ pub fn run(
             let outcome = drive(stream, |observer, cancel| async {
                 resume_workflow(&run_id, &env, store.as_ref(), observer, cancel).await
             })?;
-            print_outcome(&mut out, &outcome, stream, pretty)
+            let printed = print_outcome(&mut out, &outcome, stream, pretty);
+            agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
+            printed
         }
     }
 }
@@ -339,9 +343,9 @@ where
         });
         Ok(work(observer, cancel).await?)
     });
+    // Queued for export; sent (bounded) after the envelope is printed.
     if let Some(trace) = trace {
         trace.finish();
-        agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
     }
     outcome
 }

@@ -166,11 +166,14 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
         let store = store.as_deref().map(|s| s as &dyn RunStore);
         anyhow::Ok(agentgate_core::run(&plan, &options, store, &mut traced_sink, cancel).await)
     });
+    // Queued for export; sent (bounded) once the envelope is printed.
     traced_sink.finish();
-    if traced {
-        agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
-    }
-    let outcome = outcome?;
+    let flush = || {
+        if traced {
+            agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
+        }
+    };
+    let outcome = outcome.inspect_err(|_| flush())?;
     // The run is recorded by now: an envelope that cannot be printed is
     // reported after the audit line, with its own exit code.
     let printed = match sink.finish() {
@@ -193,6 +196,7 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
             );
         }
     }
+    flush();
     printed?;
     let refused = open_failure.or_else(|| outcome.store_error.as_ref().map(|e| e.to_string()));
     let exit_code = match refused {

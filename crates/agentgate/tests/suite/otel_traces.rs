@@ -17,6 +17,11 @@
 //! - A run posted to `serve` with a `traceparent` header: the job's span
 //!   continues it, the run's hangs under the job's.
 //!
+//! - A collector that takes the connection and never answers (and a 10
+//!   minute export timeout): the run succeeds and `agentgate run` exits
+//!   well within the test's bound (the final flush waits 5 s at most);
+//!   the collector's header is in no output, even at `-vv`.
+//!
 //! Each test waits for the spans it expects with a bounded deadline; the
 //! export's own flush at the end of `agentgate run` and `workflow run`
 //! makes them arrive before the process exits.
@@ -366,4 +371,39 @@ fn a_served_run_continues_the_traceparent_of_its_submit() {
     let shown = get(&serve.url, &format!("/v1/runs/{run_id}"), Some(TOKEN)).json();
     assert_eq!(shown["request"]["prompt"], "hi", "{shown:#}");
     assert!(shown["request"].get("trace_context").is_none(), "{shown:#}");
+}
+
+#[test]
+fn a_collector_that_never_answers_neither_fails_nor_holds_the_run() {
+    // Takes connections (the kernel's backlog) and never reads or answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", silent.local_addr().unwrap());
+    let server = FakeServer::start("turns:\n  - repeat: true\n    text: \"done anyway\"\n");
+    let client = Client::new(Cli::Claude, &server);
+    let home = tempfile::tempdir().unwrap();
+    for protocol in ["http/protobuf", "grpc"] {
+        let mut cmd = client.agentgate();
+        cmd.args(["-vv", "run", "--provider", "claude", "--yolo", "--compact"])
+            .arg("--binary")
+            .arg(&client.program)
+            .args(["--model", &client.setup.model, "say it"])
+            .env("AGENTGATE_HOME", home.path())
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "600000")
+            .env(
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "x-collector-key=otel-secret-4711",
+            )
+            .env("TRACEPARENT", traceparent());
+        // Far below the export's own timeout: only the bounded flush ends it.
+        let run = run_bounded(cmd, Duration::from_secs(120));
+        let all = run.all_output();
+        assert!(!run.timed_out, "{protocol}: held by the collector: {all}");
+        assert_eq!(run.code, Some(0), "{protocol}: {all}");
+        let env = last_json(&run.stdout).unwrap_or_else(|| panic!("{protocol}: {all}"));
+        assert_eq!(env["response"], "done anyway", "{protocol}: {env:#}");
+        assert!(!all.contains("otel-secret-4711"), "{protocol}: {all}");
+    }
+    drop(silent);
 }
