@@ -30,8 +30,15 @@ use crate::trace_context::TraceContext;
 pub const CLI_EXPORT_BOUND_MS: u32 = 1000;
 
 /// Give each step's CLI `context` and, by its CLI, the settings of its
-/// own export to `config`'s collector.
+/// own export to `config`'s collector. The collector's header values join
+/// the run's redaction (`Plan::redact`): a CLI that inherits them and
+/// prints its environment never shows them in the events.
 pub fn pass_to_clis(plan: &mut Plan, context: &TraceContext, config: &ExportConfig) {
+    for name in HEADER_VARIABLES {
+        if let Ok(headers) = std::env::var(name) {
+            plan.redact.extend(header_values(&headers));
+        }
+    }
     for step in &mut plan.steps {
         let request = &mut step.request;
         request
@@ -116,6 +123,52 @@ pub fn cli_settings(cli: &str, config: &ExportConfig) -> (Vec<(String, String)>,
     }
 }
 
+/// The variables that hold the collector's headers.
+const HEADER_VARIABLES: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+];
+
+/// The values of `key=value,key2=value2` (percent-decoded, as the exporter
+/// reads them, and as written), and the whole text.
+fn header_values(headers: &str) -> Vec<String> {
+    let mut values = vec![headers.trim().to_owned()];
+    for pair in headers.split(',') {
+        if let Some((_, value)) = pair.split_once('=') {
+            let value = value.trim();
+            values.push(value.to_owned());
+            values.push(percent_decoded(value));
+        }
+    }
+    values.retain(|v| !v.is_empty());
+    values.dedup();
+    values
+}
+
+/// `%XX` sequences decoded (an invalid one is kept as it is).
+fn percent_decoded(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (byte, hex) {
+            (b'%', Some(decoded)) => {
+                out.push(decoded);
+                i += 3;
+            }
+            _ => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// `s` as a TOML basic string.
 fn toml_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -143,6 +196,15 @@ mod tests {
             base_endpoint: None,
             service_name: "agentgate".into(),
         }
+    }
+
+    #[test]
+    fn header_values_are_found_written_and_decoded() {
+        let values = header_values("authorization=Bearer%20abc123,x-key=k%3D1");
+        for want in ["Bearer%20abc123", "Bearer abc123", "k%3D1", "k=1"] {
+            assert!(values.iter().any(|v| v == want), "{want}: {values:?}");
+        }
+        assert_eq!(percent_decoded("%zz%41"), "%zzA");
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //!   the given span; one attempt span per attempt under it, the first an
 //!   error (`rate_limit`, recoverable), the second ok; the gateway's model
 //!   calls under their attempts (the 429 under Claude's), the tool call
-//!   under Codex's; the GenAI attributes; the collector's header sent;
+//!   under Codex's; the GenAI attributes; the collector's header sent,
+//!   and redacted from the run's events (Codex's tool prints its env);
 //!   and Claude Code's and Codex's own spans, exported by the CLIs to the
 //!   same collector, under the run's span (they read `TRACEPARENT`).
 //! - A workflow over HTTP, under `TRACEPARENT`: a span per step under the
@@ -66,7 +67,7 @@ fn a_failover_run_exports_its_span_tree_under_traceparent_over_grpc() {
     let chain = Chain::new(
         "turns:\n  \
          - match: {api: anthropic}\n    repeat: true\n    error: {kind: rate_limit, retry_after: 0}\n  \
-         - match: {api: responses, tool_result: false}\n    text: \"Running it.\"\n    tool_call: {name: exec_command, args: {cmd: \"echo traced\"}}\n    usage: {input: 300, output: 20}\n  \
+         - match: {api: responses, tool_result: false}\n    text: \"Running it.\"\n    tool_call: {name: exec_command, args: {cmd: \"env\"}}\n    usage: {input: 300, output: 20}\n  \
          - match: {api: responses, tool_result: true}\n    text: \"codex answers\"\n    usage: {input: 400, output: 30}\n",
         &[Cli::Claude, Cli::Codex],
         json!({}),
@@ -85,9 +86,20 @@ fn a_failover_run_exports_its_span_tree_under_traceparent_over_grpc() {
     let env = last_json(&run.stdout).unwrap_or_else(|| panic!("no envelope: {all}"));
     assert_eq!(run.code, Some(0), "{env:#}\n{all}");
     assert_eq!(env["response"], "codex answers", "{env:#}");
-    // The collector's header is not in the output.
+    // The collector's header is not in the output, nor in the run's events
+    // though Codex's tool printed its environment (which inherited it).
     assert!(!all.contains("otel-e2e"), "{all}");
     let run_id = env["run_id"].as_str().unwrap().to_owned();
+    let events = std::fs::read_to_string(
+        chain
+            .store()
+            .join("runs")
+            .join(&run_id)
+            .join("events.jsonl"),
+    )
+    .unwrap();
+    assert!(events.contains("OTEL_EXPORTER_OTLP_HEADERS="), "{events}");
+    assert!(!events.contains("otel-e2e"), "{events}");
 
     // agentgate's run span, and the spans both CLIs export themselves
     // under it (they read TRACEPARENT, which the run set to its span).
