@@ -381,3 +381,6 @@ fn provider_of(api: WireApi) -> &'static str {
         WireApi::Gemini => "gcp.gemini",
     }
 }
+
+#[cfg(all(test, feature = "otlp"))]
+mod tests;
