@@ -382,5 +382,6 @@ fn provider_of(api: WireApi) -> &'static str {
     }
 }
 
-#[cfg(all(test, feature = "otlp"))]
+#[cfg(test)]
+#[cfg(feature = "otlp")]
 mod tests;
