@@ -18,6 +18,9 @@
 //! - A run posted to `serve` with a `traceparent` header: the job's span
 //!   continues it, the run's hangs under the job's.
 //!
+//! - The same through PostgreSQL: `serve --no-executor` (exporting
+//!   nothing itself) keeps the header with the job, and `agentgate worker`,
+//!   another process, continues the trace.
 //! - A collector that takes the connection and never answers (and a 10
 //!   minute export timeout): the run succeeds and `agentgate run` exits
 //!   well within the test's bound (the final flush waits 5 s at most);
@@ -418,4 +421,60 @@ fn a_collector_that_never_answers_neither_fails_nor_holds_the_run() {
         assert!(!all.contains("otel-secret-4711"), "{protocol}: {all}");
     }
     drop(silent);
+}
+
+#[test]
+fn a_worker_on_postgresql_continues_the_traceparent_a_serve_kept() {
+    use super::serve_queue_support::{QueueHome, TOKEN};
+    use super::serve_support::request;
+    use super::store_postgres::fresh_database;
+    use super::worker::Worker;
+
+    let receiver = Receiver::http();
+    let store = fresh_database();
+    let home = QueueHome::new("queue:\n  lease: 3s\n");
+    // The API exports nothing: it only keeps the context with the job.
+    let server = home.serve(false, &["--no-executor", "--store", &store]);
+    let otel: Vec<(String, String)> = otel_env(&receiver, "http/protobuf");
+    let vars: Vec<(&str, &str)> = otel.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let _worker = Worker::start_with(&home, &store, &[], &vars);
+    let body = json!({
+        "prompt": "tag-traced",
+        "providers": ["claude"],
+        "no_unattended_instruction": true,
+        "max_provider_retries": 0,
+    })
+    .to_string();
+    let submitted = request(
+        &server.url,
+        "POST",
+        "/v1/runs",
+        &[
+            format!("Authorization: Bearer {TOKEN}"),
+            "Content-Type: application/json".to_owned(),
+            format!("Content-Length: {}", body.len()),
+            format!("traceparent: {}", traceparent()),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(submitted.status, 201, "{}", submitted.body);
+    let run_id = submitted.json()["run_id"].as_str().unwrap().to_owned();
+
+    let received = receiver.wait_for(ARRIVAL, |spans| {
+        spans
+            .iter()
+            .any(|s| s.name == "agentgate.job" && s.attr("agentgate.job_id") == &json!(run_id))
+    });
+    let ours = agentgate_spans(&received);
+    let context = format!("{ours:#?}");
+    let job = named(&ours, "agentgate.job");
+    assert_eq!(
+        (job.trace_id.as_str(), job.parent_span_id.as_str()),
+        (PARENT_TRACE, PARENT_SPAN),
+        "{context}"
+    );
+    assert_eq!(job.attr("agentgate.outcome"), &json!("ok"), "{context}");
+    let run = named(&ours, "agentgate.run");
+    assert_eq!(run.parent_span_id, job.span_id, "{context}");
+    assert_eq!(children(&ours, run).len(), 1, "{context}");
 }
