@@ -16,7 +16,8 @@
 //!   workflow's, the retried step's tries counted, the agent step's run
 //!   under its step.
 //! - A run posted to `serve` with a `traceparent` header: the job's span
-//!   continues it, the run's hangs under the job's.
+//!   continues it, the run's hangs under the job's; `agentgate submit`
+//!   sends its `TRACEPARENT` as that header.
 //!
 //! - The same through PostgreSQL: `serve --no-executor` (exporting
 //!   nothing itself) keeps the header with the job, and `agentgate worker`,
@@ -386,6 +387,43 @@ fn a_served_run_continues_the_traceparent_of_its_submit() {
     let shown = get(&serve.url, &format!("/v1/runs/{run_id}"), Some(TOKEN)).json();
     assert_eq!(shown["request"]["prompt"], "hi", "{shown:#}");
     assert!(shown["request"].get("trace_context").is_none(), "{shown:#}");
+
+    // `agentgate submit` sends its TRACEPARENT as the header.
+    let submit_span = "1111222233334444";
+    let mut cmd = client.agentgate();
+    cmd.args([
+        "submit",
+        "--server",
+        &serve.url,
+        "--wait",
+        "--provider",
+        "claude",
+    ])
+    .args(["--yolo", "--compact", "--model", &client.setup.model])
+    .arg("--binary")
+    .arg(&client.program)
+    .arg("hi again")
+    .env("AGENTGATE_TOKEN", TOKEN)
+    .env("TRACEPARENT", format!("00-{PARENT_TRACE}-{submit_span}-01"));
+    let submitted = run_bounded(cmd, LIMIT);
+    let all = submitted.all_output();
+    assert_eq!(submitted.code, Some(0), "{all}");
+    let second = last_json(&submitted.stdout).unwrap_or_else(|| panic!("{all}"));
+    let second_id = second["run_id"].as_str().unwrap().to_owned();
+    let received = receiver.wait_for(ARRIVAL, |spans| {
+        spans
+            .iter()
+            .any(|s| s.name == "agentgate.job" && s.attr("agentgate.job_id") == &json!(second_id))
+    });
+    let job = received
+        .iter()
+        .find(|s| s.name == "agentgate.job" && s.attr("agentgate.job_id") == &json!(second_id))
+        .unwrap();
+    assert_eq!(
+        (job.trace_id.as_str(), job.parent_span_id.as_str()),
+        (PARENT_TRACE, submit_span),
+        "{job:#?}"
+    );
 }
 
 #[test]
