@@ -19,7 +19,7 @@
 //! the `traceparent` its request came with ([`TraceContext`], kept in the
 //! stored request's `trace_context`), and its run under it.
 //!
-//! Modules: `export_config.rs` (the variables), `trace_context.rs` (W3C
+//! Modules: `export_config.rs` (the variables), `error.rs`, `trace_context.rs` (W3C
 //! `traceparent`), `exporter.rs` (the export, once per process; `otlp.rs` its OTLP
 //! exporter, the `otlp` feature),
 //! `span_record.rs` (a span built after the fact), `run_trace.rs`,
@@ -27,6 +27,7 @@
 //! `cli_env.rs` (what the CLIs are given).
 
 mod cli_env;
+mod error;
 mod export_config;
 mod exporter;
 mod job_trace;
@@ -39,8 +40,9 @@ mod trace_context;
 mod workflow_trace;
 
 pub use cli_env::{cli_settings, pass_to_clis};
+pub use error::TelemetryError;
 pub use export_config::{ExportConfig, ExportConfigError, OtlpProtocol, READ_VARIABLES};
-pub use exporter::{Telemetry, TelemetryError, current, init_from_env, shutdown};
+pub use exporter::{Telemetry, current, init_from_env, shutdown};
 pub use job_trace::JobTrace;
 pub use run_trace::RunTrace;
 pub use sink::TracedSink;

@@ -15,8 +15,8 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
 use opentelemetry_sdk::trace::{BatchConfigBuilder, BatchSpanProcessor, SpanData, SpanExporter};
 
+use crate::error::TelemetryError;
 use crate::export_config::{ExportConfig, OtlpProtocol};
-use crate::exporter::TelemetryError;
 
 /// The batch processor over the exporter for `config`, and the runtime
 /// its exports run on.

@@ -34,6 +34,7 @@ mod models_catalog;
 mod models_refresh;
 mod models_resolution;
 mod otel_traces;
+mod otel_traces_queue;
 mod otlp_receiver;
 mod output_errors;
 mod own_keys;

@@ -15,13 +15,7 @@
 //! - A workflow over HTTP, under `TRACEPARENT`: a span per step under the
 //!   workflow's, the retried step's tries counted, the agent step's run
 //!   under its step.
-//! - A run posted to `serve` with a `traceparent` header: the job's span
-//!   continues it, the run's hangs under the job's; `agentgate submit`
-//!   sends its `TRACEPARENT` as that header.
-//!
-//! - The same through PostgreSQL: `serve --no-executor` (exporting
-//!   nothing itself) keeps the header with the job, and `agentgate worker`,
-//!   another process, continues the trace.
+//! - Queued jobs (serve, worker, workflow submit): `otel_traces_queue.rs`.
 //! - A collector that takes the connection and never answers (and a 10
 //!   minute export timeout): the run succeeds and `agentgate run` exits
 //!   well within the test's bound (the final flush waits 5 s at most);
@@ -41,20 +35,20 @@ use super::run_chain::Chain;
 use super::run_e2e::last_json;
 use super::support::{Client, FakeServer, run_bounded};
 
-const LIMIT: Duration = Duration::from_secs(300);
+pub(super) const LIMIT: Duration = Duration::from_secs(300);
 /// How long the spans may take to arrive once the run ended.
-const ARRIVAL: Duration = Duration::from_secs(60);
+pub(super) const ARRIVAL: Duration = Duration::from_secs(60);
 
-const PARENT_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
-const PARENT_SPAN: &str = "00f067aa0ba902b7";
+pub(super) const PARENT_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+pub(super) const PARENT_SPAN: &str = "00f067aa0ba902b7";
 
-fn traceparent() -> String {
+pub(super) fn traceparent() -> String {
     format!("00-{PARENT_TRACE}-{PARENT_SPAN}-01")
 }
 
 /// A span's duration is inside its parent's (the clocks are one host's;
 /// a millisecond of slack for the events' millisecond timestamps).
-fn assert_within(child: &Span, parent: &Span) {
+pub(super) fn assert_within(child: &Span, parent: &Span) {
     const SLACK: u64 = 1_000_000;
     assert!(
         child.start_ns + SLACK >= parent.start_ns && child.end_ns <= parent.end_ns + SLACK,
@@ -326,107 +320,6 @@ fn a_workflow_exports_a_span_per_step_under_traceparent_over_http() {
 }
 
 #[test]
-fn a_served_run_continues_the_traceparent_of_its_submit() {
-    use super::serve_queue_support::TOKEN;
-    use super::serve_support::{get, request, serve_with_cli_env};
-
-    let receiver = Receiver::http();
-    let server = FakeServer::start("turns:\n  - repeat: true\n    text: \"served\"\n");
-    let client = Client::new(Cli::Claude, &server);
-    let home = tempfile::tempdir().unwrap();
-    let mut env: Vec<(String, String)> = client.setup.env.clone().into_iter().collect();
-    env.extend(otel_env(&receiver, "http/protobuf"));
-    let serve = serve_with_cli_env(home.path(), &env, TOKEN, &[]);
-    let body = json!({
-        "prompt": "hi",
-        "providers": ["claude"],
-        "binary": client.program,
-        "model": client.setup.model,
-        "permission_mode": "bypass",
-        "cwd": client.setup.workdir,
-    })
-    .to_string();
-    let submitted = request(
-        &serve.url,
-        "POST",
-        "/v1/runs",
-        &[
-            format!("Authorization: Bearer {TOKEN}"),
-            "Content-Type: application/json".to_owned(),
-            format!("Content-Length: {}", body.len()),
-            format!("traceparent: {}", traceparent()),
-            "tracestate: vendor=e2e".to_owned(),
-        ],
-        body.as_bytes(),
-    );
-    assert_eq!(submitted.status, 201, "{}", submitted.body);
-    let run_id = submitted.json()["run_id"].as_str().unwrap().to_owned();
-
-    let received = receiver.wait_for(ARRIVAL, |spans| {
-        spans
-            .iter()
-            .any(|s| s.name == "agentgate.job" && s.attr("agentgate.job_id") == &json!(run_id))
-    });
-    let ours = agentgate_spans(&received);
-    let context = format!("{ours:#?}\n{}", serve.stderr_so_far());
-    assert!(ours.iter().all(|s| s.trace_id == PARENT_TRACE), "{context}");
-    let job = named(&ours, "agentgate.job");
-    assert_eq!(job.parent_span_id, PARENT_SPAN, "{context}");
-    assert_eq!(job.kind, 5, "a consumer span: {context}");
-    assert_eq!(job.attr("agentgate.job.kind"), &json!("run"), "{context}");
-    assert_eq!(job.attr("agentgate.outcome"), &json!("ok"), "{context}");
-    let run = named(&ours, "agentgate.run");
-    assert_eq!(run.parent_span_id, job.span_id, "{context}");
-    assert_eq!(run.attr("agentgate.run_id"), &json!(run_id), "{context}");
-    assert_within(run, job);
-    let attempts = children(&ours, run);
-    assert_eq!(attempts.len(), 1, "{context}");
-    assert_eq!(attempts[0].name, "invoke_agent claude", "{context}");
-
-    // The trace context is kept beside the request, not in it.
-    let shown = get(&serve.url, &format!("/v1/runs/{run_id}"), Some(TOKEN)).json();
-    assert_eq!(shown["request"]["prompt"], "hi", "{shown:#}");
-    assert!(shown["request"].get("trace_context").is_none(), "{shown:#}");
-
-    // `agentgate submit` sends its TRACEPARENT as the header.
-    let submit_span = "1111222233334444";
-    let mut cmd = client.agentgate();
-    cmd.args([
-        "submit",
-        "--server",
-        &serve.url,
-        "--wait",
-        "--provider",
-        "claude",
-    ])
-    .args(["--yolo", "--compact", "--model", &client.setup.model])
-    .arg("--binary")
-    .arg(&client.program)
-    .arg("hi again")
-    .env("AGENTGATE_TOKEN", TOKEN)
-    .env("TRACEPARENT", format!("00-{PARENT_TRACE}-{submit_span}-01"));
-    let submitted = run_bounded(cmd, LIMIT);
-    let all = submitted.all_output();
-    assert_eq!(submitted.code, Some(0), "{all}");
-    let second = last_json(&submitted.stdout).unwrap_or_else(|| panic!("{all}"));
-    let second_id = second["run_id"].as_str().unwrap().to_owned();
-    let received = receiver.wait_for(ARRIVAL, |spans| {
-        spans
-            .iter()
-            .any(|s| s.name == "agentgate.job" && s.attr("agentgate.job_id") == &json!(second_id))
-    });
-    let job = received
-        .iter()
-        .find(|s| s.name == "agentgate.job" && s.attr("agentgate.job_id") == &json!(second_id))
-        .unwrap();
-    assert_eq!(
-        (job.trace_id.as_str(), job.parent_span_id.as_str()),
-        (PARENT_TRACE, submit_span),
-        "{job:#?}"
-    );
-}
-
-#[test]
 fn a_collector_that_never_answers_neither_fails_nor_holds_the_run() {
     // Takes connections (the kernel's backlog) and never reads or answers.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -459,60 +352,4 @@ fn a_collector_that_never_answers_neither_fails_nor_holds_the_run() {
         assert!(!all.contains("otel-secret-4711"), "{protocol}: {all}");
     }
     drop(silent);
-}
-
-#[test]
-fn a_worker_on_postgresql_continues_the_traceparent_a_serve_kept() {
-    use super::serve_queue_support::{QueueHome, TOKEN};
-    use super::serve_support::request;
-    use super::store_postgres::fresh_database;
-    use super::worker::Worker;
-
-    let receiver = Receiver::http();
-    let store = fresh_database();
-    let home = QueueHome::new("queue:\n  lease: 3s\n");
-    // The API exports nothing: it only keeps the context with the job.
-    let server = home.serve(false, &["--no-executor", "--store", &store]);
-    let otel: Vec<(String, String)> = otel_env(&receiver, "http/protobuf");
-    let vars: Vec<(&str, &str)> = otel.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let _worker = Worker::start_with(&home, &store, &[], &vars);
-    let body = json!({
-        "prompt": "tag-traced",
-        "providers": ["claude"],
-        "no_unattended_instruction": true,
-        "max_provider_retries": 0,
-    })
-    .to_string();
-    let submitted = request(
-        &server.url,
-        "POST",
-        "/v1/runs",
-        &[
-            format!("Authorization: Bearer {TOKEN}"),
-            "Content-Type: application/json".to_owned(),
-            format!("Content-Length: {}", body.len()),
-            format!("traceparent: {}", traceparent()),
-        ],
-        body.as_bytes(),
-    );
-    assert_eq!(submitted.status, 201, "{}", submitted.body);
-    let run_id = submitted.json()["run_id"].as_str().unwrap().to_owned();
-
-    let received = receiver.wait_for(ARRIVAL, |spans| {
-        spans
-            .iter()
-            .any(|s| s.name == "agentgate.job" && s.attr("agentgate.job_id") == &json!(run_id))
-    });
-    let ours = agentgate_spans(&received);
-    let context = format!("{ours:#?}");
-    let job = named(&ours, "agentgate.job");
-    assert_eq!(
-        (job.trace_id.as_str(), job.parent_span_id.as_str()),
-        (PARENT_TRACE, PARENT_SPAN),
-        "{context}"
-    );
-    assert_eq!(job.attr("agentgate.outcome"), &json!("ok"), "{context}");
-    let run = named(&ours, "agentgate.run");
-    assert_eq!(run.parent_span_id, job.span_id, "{context}");
-    assert_eq!(children(&ours, run).len(), 1, "{context}");
 }
