@@ -15,6 +15,9 @@
 //! - A workflow over HTTP, under `TRACEPARENT`: a span per step under the
 //!   workflow's, the retried step's tries counted, the agent step's run
 //!   under its step.
+//! - Claude Code under `--sandbox workspace` (an environment allowlist):
+//!   the trace context and its OTel settings pass the allowlist, and its
+//!   own spans still hang under the run's.
 //! - Queued jobs (serve, worker, workflow submit): `otel_traces_queue.rs`.
 //! - A collector that takes the connection and never answers (and a 10
 //!   minute export timeout): the run succeeds and `agentgate run` exits
@@ -352,4 +355,46 @@ fn a_collector_that_never_answers_neither_fails_nor_holds_the_run() {
         assert!(!all.contains("otel-secret-4711"), "{protocol}: {all}");
     }
     drop(silent);
+}
+
+#[test]
+fn a_sandboxed_cli_gets_the_trace_context_through_the_allowlist() {
+    let receiver = Receiver::http();
+    let server = FakeServer::start("turns:\n  - repeat: true\n    text: \"confined\"\n");
+    let client = Client::new(Cli::Claude, &server);
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = client.agentgate();
+    cmd.args(["run", "--provider", "claude", "--yolo", "--compact"])
+        .args(["--sandbox", "workspace"])
+        .arg("--binary")
+        .arg(&client.program)
+        .args(["--model", &client.setup.model, "say it"])
+        .env("AGENTGATE_HOME", home.path())
+        .envs(otel_env(&receiver, "http/protobuf"))
+        .env("TRACEPARENT", traceparent());
+    let run = run_bounded(cmd, LIMIT);
+    let all = run.all_output();
+    let env = last_json(&run.stdout).unwrap_or_else(|| panic!("{all}"));
+    assert_eq!(run.code, Some(0), "{env:#}\n{all}");
+    assert_eq!(env["sandbox"]["level"], "workspace", "{env:#}");
+    let run_id = env["run_id"].as_str().unwrap().to_owned();
+    let received = receiver.wait_for(ARRIVAL, |spans| {
+        let Some(run) = spans
+            .iter()
+            .find(|s| s.name == "agentgate.run" && s.attr("agentgate.run_id") == &json!(run_id))
+        else {
+            return false;
+        };
+        spans
+            .iter()
+            .any(|s| s.service == "claude-code" && s.parent_span_id == run.span_id)
+    });
+    let claude: Vec<&Span> = received
+        .iter()
+        .filter(|s| s.service == "claude-code")
+        .collect();
+    assert!(
+        claude.iter().all(|s| s.trace_id == PARENT_TRACE),
+        "{claude:#?}"
+    );
 }
