@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | Claude Code | `CLAUDE_CODE_ENABLE_TELEMETRY=1`, `CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1` (its spans), `OTEL_TRACES_EXPORTER=otlp`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `..._TRACES_PROTOCOL` | yes: in `-p` mode it reads `TRACEPARENT` |
 //! | Codex | `-c otel.trace_exporter={otlp-http={endpoint=..,protocol="binary"}}` or `{otlp-grpc={endpoint=..}}` | yes: it reads `TRACEPARENT` |
-//! | Gemini CLI | `GEMINI_TELEMETRY_ENABLED`, `_TARGET=local`, `_OTLP_ENDPOINT`, `_OTLP_PROTOCOL`, `_LOG_PROMPTS=false` | no: it starts a trace of its own |
+//! | Gemini CLI | `GEMINI_TELEMETRY_ENABLED`, `_TARGET=local`, `_OTLP_ENDPOINT`, `_OTLP_PROTOCOL`, `_LOG_PROMPTS=false` | no: logs and metrics only (its spans need `telemetry.traces`, which records tool outputs; left off) |
 //!
 //! The collector's headers (`OTEL_EXPORTER_OTLP_HEADERS`) are never put on
 //! a command line or in the run's `env`: a CLI that inherits agentgate's

@@ -18,6 +18,8 @@
 //! - Claude Code under `--sandbox workspace` (an environment allowlist):
 //!   the trace context and its OTel settings pass the allowlist, and its
 //!   own spans still hang under the run's.
+//! - Gemini CLI's own telemetry (logs; it makes no spans without its
+//!   content-recording `traces` setting) reaches the same collector.
 //! - Queued jobs (serve, worker, workflow submit): `otel_traces_queue.rs`.
 //! - A collector that takes the connection and never answers (and a 10
 //!   minute export timeout): the run succeeds and `agentgate run` exits
@@ -397,4 +399,33 @@ fn a_sandboxed_cli_gets_the_trace_context_through_the_allowlist() {
         claude.iter().all(|s| s.trace_id == PARENT_TRACE),
         "{claude:#?}"
     );
+}
+
+#[test]
+fn gemini_cli_sends_its_own_telemetry_to_the_same_collector() {
+    let receiver = Receiver::http();
+    let server = FakeServer::start("turns:\n  - repeat: true\n    text: \"gem\"\n");
+    let client = Client::new(Cli::Gemini, &server);
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = client.agentgate();
+    cmd.args(["run", "--provider", "gemini", "--yolo", "--compact"])
+        .arg("--binary")
+        .arg(&client.program)
+        .args(["--model", &client.setup.model, "say it"])
+        .env("AGENTGATE_HOME", home.path())
+        .envs(otel_env(&receiver, "http/protobuf"))
+        .env("TRACEPARENT", traceparent());
+    let run = run_bounded(cmd, LIMIT);
+    let all = run.all_output();
+    let env = last_json(&run.stdout).unwrap_or_else(|| panic!("{all}"));
+    assert_eq!(run.code, Some(0), "{env:#}\n{all}");
+    // Its recipe turns telemetry off in its settings; the variables
+    // agentgate sets win: its logs reach the collector.
+    receiver.wait_for_path(ARRIVAL, "/v1/logs");
+    // agentgate's own spans arrive as ever.
+    receiver.wait_for(ARRIVAL, |spans| {
+        spans
+            .iter()
+            .any(|s| s.name == "invoke_agent gemini" && s.trace_id == PARENT_TRACE)
+    });
 }

@@ -2,7 +2,7 @@
 //! HTTP (`POST /v1/traces`, protobuf bodies decoded with the collector's
 //! own messages from `opentelemetry-proto`) or gRPC (a tonic
 //! `TraceService`). Other signals a CLI may send (`/v1/logs`,
-//! `/v1/metrics`) are answered and dropped. The spans received are kept
+//! `/v1/metrics`) are answered and dropped, their paths noted. The spans received are kept
 //! flat, with their resource's `service.name`; a test waits for the ones
 //! it expects with a bounded deadline ([`Receiver::wait_for`]: woken by
 //! each export, never by a sleep).
@@ -52,6 +52,8 @@ struct Received {
     spans: Vec<Span>,
     /// The `authorization` header of each export request (HTTP or gRPC).
     authorizations: Vec<String>,
+    /// The paths of the other signals posted over HTTP (`/v1/logs`, ...).
+    other_paths: Vec<String>,
 }
 
 type Shared = Arc<(Mutex<Received>, Condvar)>;
@@ -180,8 +182,19 @@ impl Receiver {
                     }
                 }),
             )
-            // A CLI's logs and metrics: taken and dropped.
-            .fallback(|| async { (StatusCode::OK, Vec::<u8>::new()) });
+            // A CLI's logs and metrics: their paths noted, the rest dropped.
+            .fallback({
+                let shared = received.clone();
+                move |uri: axum::http::Uri| {
+                    let shared = shared.clone();
+                    async move {
+                        let (lock, bell) = &*shared;
+                        lock.lock().unwrap().other_paths.push(uri.path().to_owned());
+                        bell.notify_all();
+                        (StatusCode::OK, Vec::<u8>::new())
+                    }
+                }
+            });
         runtime.spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
@@ -230,6 +243,22 @@ impl Receiver {
                 now < deadline,
                 "the expected spans did not arrive within {limit:?}; received: {:#?}",
                 r.spans
+            );
+            r = bell.wait_timeout(r, deadline - now).unwrap().0;
+        }
+    }
+
+    /// Wait (at most `limit`) until another signal was posted to `path`.
+    pub fn wait_for_path(&self, limit: Duration, path: &str) {
+        let deadline = Instant::now() + limit;
+        let (lock, bell) = &*self.received;
+        let mut r = lock.lock().unwrap();
+        while !r.other_paths.iter().any(|p| p == path) {
+            let now = Instant::now();
+            assert!(
+                now < deadline,
+                "nothing posted to {path} within {limit:?}; paths: {:?}",
+                r.other_paths
             );
             r = bell.wait_timeout(r, deadline - now).unwrap().0;
         }
