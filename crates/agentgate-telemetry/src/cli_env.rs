@@ -26,8 +26,16 @@ use crate::trace_context::TraceContext;
 
 /// How long a CLI's own export may hold its exit when the collector is
 /// slow or silent, in milliseconds: its export's timeout (and Claude
-/// Code's shutdown timeout) are set to it.
+/// Code's shutdown timeout) are set to it, unless agentgate's environment
+/// sets them (then the CLI gets those values).
 pub const CLI_EXPORT_BOUND_MS: u32 = 1000;
+
+/// The variables that bound a CLI's own export (see [`CLI_EXPORT_BOUND_MS`]).
+const BOUND_VARIABLES: [&str; 3] = [
+    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+    "OTEL_BSP_EXPORT_TIMEOUT",
+    "OTEL_SHUTDOWN_TIMEOUT_MS",
+];
 
 /// Give each step's CLI `context` and, by its CLI, the settings of its
 /// own export to `config`'s collector. The collector's header values join
@@ -47,14 +55,19 @@ pub fn pass_to_clis(plan: &mut Plan, context: &TraceContext, config: &ExportConf
         if let Some(state) = &context.tracestate {
             request.env.push(("TRACESTATE".into(), state.clone()));
         }
-        let (env, args) = cli_settings(step.provider.name(), config);
+        let (mut env, args) = cli_settings(step.provider.name(), config);
         if !env.is_empty() || !args.is_empty() {
             let bound = CLI_EXPORT_BOUND_MS.to_string();
-            for name in [
-                "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
-                "OTEL_BSP_EXPORT_TIMEOUT",
-            ] {
-                request.env.push((name.into(), bound.clone()));
+            for name in &BOUND_VARIABLES[..2] {
+                env.push(((*name).into(), bound.clone()));
+            }
+        }
+        // The user's own bounds win.
+        for (name, value) in &mut env {
+            if BOUND_VARIABLES.contains(&name.as_str())
+                && let Ok(given) = std::env::var(name.as_str())
+            {
+                *value = given;
             }
         }
         request.env.extend(env);

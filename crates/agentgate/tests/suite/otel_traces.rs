@@ -127,6 +127,16 @@ fn a_failover_run_exports_its_span_tree_under_traceparent_over_grpc() {
     assert!(ours.iter().all(|s| s.trace_id == PARENT_TRACE), "{context}");
     let root = named(&ours, "agentgate.run");
     assert_eq!(root.parent_span_id, PARENT_SPAN, "{context}");
+    // Codex's tool printed the environment its CLI was given: the run's
+    // span as TRACEPARENT, and the export bound the test set (the user's
+    // value wins over agentgate's 1 s).
+    for given in [
+        format!("TRACEPARENT=00-{PARENT_TRACE}-{}-01", root.span_id),
+        "TRACESTATE=vendor=e2e".to_owned(),
+        "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT=30000".to_owned(),
+    ] {
+        assert!(events.contains(&given), "{given} not in {events}");
+    }
     assert_eq!(root.attr("agentgate.outcome"), &json!("ok"), "{context}");
     assert_eq!(
         root.attr("agentgate.provider"),

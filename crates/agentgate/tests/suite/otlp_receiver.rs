@@ -271,12 +271,18 @@ impl Receiver {
 }
 
 /// The variables that point agentgate at `receiver` over `protocol`
-/// (`grpc` or `http/protobuf`), its batches sent within 200 ms.
+/// (`grpc` or `http/protobuf`), its batches sent within 200 ms; the CLIs'
+/// own exports get 30 s rather than agentgate's 1 s bound (on a loaded
+/// machine a CLI's last export must not be cut short: the tests wait for
+/// it).
 pub fn otel_env(receiver: &Receiver, protocol: &str) -> Vec<(String, String)> {
     [
         ("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint.clone()),
         ("OTEL_EXPORTER_OTLP_PROTOCOL", protocol.to_owned()),
         ("OTEL_BSP_SCHEDULE_DELAY", "200".to_owned()),
+        ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "30000".to_owned()),
+        ("OTEL_BSP_EXPORT_TIMEOUT", "30000".to_owned()),
+        ("OTEL_SHUTDOWN_TIMEOUT_MS", "30000".to_owned()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
