@@ -38,14 +38,10 @@ impl OtlpProtocol {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExportConfigError {
     /// A protocol other than `grpc` and `http/protobuf` (`http/json`).
-    #[error(
-        "OTEL_EXPORTER_OTLP_PROTOCOL `{0}` is not supported: use `grpc` or `http/protobuf`; traces are not exported"
-    )]
+    #[error("OTEL_EXPORTER_OTLP_PROTOCOL `{0}` is not supported: use `grpc` or `http/protobuf`")]
     Protocol(String),
     /// An exporter other than `otlp` and `none`.
-    #[error(
-        "OTEL_TRACES_EXPORTER `{0}` is not supported: use `otlp` or `none`; traces are not exported"
-    )]
+    #[error("OTEL_TRACES_EXPORTER `{0}` is not supported: use `otlp` or `none`")]
     Exporter(String),
 }
 

@@ -6,12 +6,13 @@
 //! (`OTEL_BSP_MAX_QUEUE_SIZE`, 2048) drops spans rather than wait when the
 //! collector falls behind, and whose thread exports batches in the
 //! background (`OTEL_BSP_SCHEDULE_DELAY`, 5 s). The OTLP exporter (HTTP
-//! with hyper and rustls, or gRPC with tonic) runs on a small runtime of
-//! its own, so that its I/O never runs on a run's or the server's threads.
-//! (`otlp.rs`, the crate's `otlp` feature: without it no export can be
-//! set up.) [`shutdown`] is the bounded flush at the end of `agentgate run` and at
-//! serve's and worker's shutdown: it waits at most its `within` for the
-//! queue to be sent, then lets the process go on without it.
+//! with hyper and rustls, or gRPC with tonic; `otlp.rs`, the crate's
+//! `otlp` feature: without it no export can be set up) runs on a small
+//! runtime of its own, so that its I/O never runs on a run's or the
+//! server's threads. [`shutdown`] is the bounded flush at the end of
+//! `agentgate run` and at serve's and worker's shutdown: it waits at most
+//! its `within` for the queue to be sent, then lets the process go on
+//! without it.
 
 use std::sync::OnceLock;
 use std::time::Duration;
