@@ -134,6 +134,7 @@ impl JobRequest {
             return Err(RequestError::new("request", "expected a JSON object"));
         };
         fields.remove(KIND_TAG);
+        fields.remove(agentgate_telemetry::STORED_KEY);
         match kind {
             JobKind::Run => RunRequest::from_value(Value::Object(fields))
                 .map(|run| JobRequest::Run(Box::new(run))),
@@ -187,6 +188,19 @@ pub fn seal_stored(stored: &mut Value, keys: &KeyRing, job_id: &str) -> Result<(
         Some(object) => sealed::seal_request(object, keys, job_id),
         None => Ok(()),
     }
+}
+
+/// Keep `context` (a submitting request's trace context) with the stored
+/// request `stored` (see the module notes).
+pub fn keep_trace_context(stored: &mut Value, context: &agentgate_telemetry::TraceContext) {
+    if let Some(object) = stored.as_object_mut() {
+        object.insert(agentgate_telemetry::STORED_KEY.into(), context.to_stored());
+    }
+}
+
+/// The trace context kept with the stored request `stored`, if any.
+pub fn trace_context_of(stored: &Value) -> Option<agentgate_telemetry::TraceContext> {
+    agentgate_telemetry::TraceContext::from_stored(stored.get(agentgate_telemetry::STORED_KEY)?)
 }
 
 impl<'de> Deserialize<'de> for JobRequest {

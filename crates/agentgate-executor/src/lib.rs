@@ -56,7 +56,9 @@ pub use executor::{
     CANCEL_WAIT, Executor, ExecutorOptions, JobObserver, POLL_ENV, ProviderFilter, RunEnd, SWEEP,
     TICK, Unobserved, error_envelope,
 };
-pub use job_request::{JobKind, JobRequest, WorkflowJobRequest};
+pub use job_request::{
+    JobKind, JobRequest, WorkflowJobRequest, keep_trace_context, trace_context_of,
+};
 pub use metrics::text::CONTENT_TYPE as METRICS_CONTENT_TYPE;
 pub use metrics::{Metrics, render as render_metrics};
 pub use planning::{claim_facts, plan_providers, plan_request};

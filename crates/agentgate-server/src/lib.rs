@@ -100,6 +100,7 @@ mod state;
 mod submitters;
 mod token;
 mod token_routes;
+mod trace_header;
 mod usage_route;
 mod views;
 mod webhooks;

@@ -110,8 +110,10 @@ impl RunAccepted {
 pub async fn submit(
     State(state): State<Arc<AppState>>,
     Extension(caller): Extension<Caller>,
+    headers: axum::http::HeaderMap,
     body: Bytes,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
+    let trace = crate::trace_header::trace_context(&headers);
     // Read strictly: a key given twice is refused (422), naming it.
     let value: serde_json::Value = ApiError::strict_body(&body)?;
     let request = RunRequest::from_value(value).map_err(refused)?;
@@ -144,6 +146,9 @@ pub async fn submit(
             // caller's: the run's envelope shows those).
             labels,
         };
+        if let Some(context) = &trace {
+            agentgate_executor::keep_trace_context(&mut job.request, context);
+        }
         // The store never holds a secret of the request in clear.
         agentgate_executor::seal_job(&mut job, &planning.keys)
             .map_err(|e| ApiError::internal(format!("failed to queue the run: {e}")))?;

@@ -100,8 +100,10 @@ pub struct WorkflowSubmission {
 pub async fn submit_workflow(
     State(state): State<Arc<AppState>>,
     Extension(caller): Extension<crate::access::Caller>,
+    headers: axum::http::HeaderMap,
     body: Bytes,
 ) -> Result<(StatusCode, Json<RunAccepted>), ApiError> {
+    let trace = crate::trace_header::trace_context(&headers);
     // Read strictly: a key given twice is refused (422), naming it.
     let submission: WorkflowSubmission = ApiError::strict_body(&body)?;
     check_queue_fields(&submission).map_err(refused)?;
@@ -140,6 +142,9 @@ pub async fn submit_workflow(
             planned: true,
             labels,
         };
+        if let Some(context) = &trace {
+            agentgate_executor::keep_trace_context(&mut job.request, context);
+        }
         // The agents' secrets are sealed, as a run's are.
         agentgate_executor::seal_job(&mut job, &enqueuing.keys)
             .map_err(|e| ApiError::internal(format!("failed to queue the workflow: {e}")))?;

@@ -133,6 +133,13 @@ QUEUE
   --no-executor this server runs none: `agentgate worker` processes on the
   same store do (see `agentgate worker --help`).
 
+TRACES
+  With OTEL_EXPORTER_OTLP_ENDPOINT (and OTEL_EXPORTER_OTLP_PROTOCOL
+  http/protobuf or grpc, OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME)
+  each job's run is exported as OpenTelemetry spans; a submit's
+  `traceparent` header is the job span's parent (see
+  docs/operating/tracing.md). Off without them.
+
 SHUTDOWN
   SIGTERM or SIGINT: stop accepting and claiming, let requests in flight and
   running jobs finish (up to --grace), then cancel the jobs and put them back

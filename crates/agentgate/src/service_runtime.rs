@@ -15,7 +15,13 @@ pub fn block_on(work: impl Future<Output = anyhow::Result<ExitCode>>) -> anyhow:
         .enable_all()
         .build()
         .context("failed to start the async runtime")?;
+    // Traces, when the OTEL_* variables configure an export: set up before
+    // any job runs, the spans still queued sent (bounded) once it stopped.
+    let traced = agentgate_telemetry::init_from_env().is_some();
     let result = rt.block_on(work);
+    if traced {
+        agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
+    }
     rt.shutdown_timeout(Duration::from_secs(1));
     result
 }

@@ -236,7 +236,9 @@ pub fn run(
             let outcome = drive(stream, |observer, cancel| async {
                 run_workflow(start, &env, store.as_ref(), observer, cancel).await
             })?;
-            print_outcome(&mut out, &outcome, stream, pretty)
+            let printed = print_outcome(&mut out, &outcome, stream, pretty);
+            agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
+            printed
         }
         Sub::Resume {
             run,
@@ -253,7 +255,9 @@ pub fn run(
             let outcome = drive(stream, |observer, cancel| async {
                 resume_workflow(&run_id, &env, store.as_ref(), observer, cancel).await
             })?;
-            print_outcome(&mut out, &outcome, stream, pretty)
+            let printed = print_outcome(&mut out, &outcome, stream, pretty);
+            agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
+            printed
         }
     }
 }
@@ -322,17 +326,28 @@ where
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
+    // Its spans, when traces are exported (under TRACEPARENT when set).
+    let trace = agentgate_telemetry::workflow_trace_from_env();
+    let watching = trace.clone();
+    let outcome = runtime.block_on(async {
         let (_forwarding, cancel) = crate::cli_process::forward_signals()?;
         let mut printer = Stdout::new();
         let observer: WorkflowObserver = Box::new(move |event: &Event| {
+            if let Some(trace) = &watching {
+                trace.observe(event);
+            }
             if stream {
                 // A closed stdout stops the printing, not the workflow.
                 let _ = printer.json_line(event);
             }
         });
         Ok(work(observer, cancel).await?)
-    })
+    });
+    // Queued for export; sent (bounded) after the envelope is printed.
+    if let Some(trace) = trace {
+        trace.finish();
+    }
+    outcome
 }
 
 fn print_outcome(

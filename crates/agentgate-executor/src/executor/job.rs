@@ -287,8 +287,19 @@ impl Job {
             clock: inner.clock.as_ref(),
             job_id: &job.job_id,
         };
+        // Its spans, when traces are exported: the job's under the caller's
+        // `traceparent`, its run's under it (the CLIs given the run's).
+        let job_trace = agentgate_telemetry::JobTrace::begin(
+            &job.job_id,
+            "run",
+            crate::job_request::trace_context_of(&job.request).as_ref(),
+        );
+        let run_trace = job_trace.as_ref().map(|t| t.run_for(&mut plan));
+        let mut sink = agentgate_telemetry::TracedSink::new(&mut sink, run_trace);
         let run = agentgate_core::run(&plan, &options, Some(store), &mut sink, cancel_rx);
         let (outcome, lease) = self.with_heartbeat(run).await;
+        sink.finish();
+        let traced_end = job_trace.map(|t| (t, outcome.envelope.clone()));
         let providers = plan_providers(&plan);
         self.end(RunEnded {
             run_id: Some(run_id),
@@ -299,6 +310,9 @@ impl Job {
             recovered: false,
         })
         .await;
+        if let Some((trace, envelope)) = traced_end {
+            trace.finish(&envelope);
+        }
     }
 
     /// The last run of the job, if it ended (its result is kept beside it,
@@ -370,6 +384,11 @@ impl Job {
                 return;
             }
         };
+        let job_trace = agentgate_telemetry::JobTrace::begin(
+            &job.job_id,
+            "workflow",
+            crate::job_request::trace_context_of(&job.request).as_ref(),
+        );
         let turn = workflow_job::run_job(
             &job.job_id,
             workflow,
@@ -377,7 +396,7 @@ impl Job {
             &inner.workflow_tools,
             super::submitter::submitter_of(inner.store.as_ref(), &job.job_id),
             inner.store.as_ref(),
-            cancel_rx,
+            (cancel_rx, job_trace.as_ref().map(|t| t.workflow())),
         );
         let (turn, lease) = self.with_heartbeat(turn).await;
         let outcome = match turn {
@@ -397,6 +416,7 @@ impl Job {
             }
             WorkflowTurn::Ran(outcome) => *outcome,
         };
+        let traced_end = job_trace.map(|t| (t, outcome.envelope.clone()));
         // The workflow keeps its run's record itself.
         self.end(RunEnded {
             run_id: None,
@@ -407,6 +427,9 @@ impl Job {
             recovered: false,
         })
         .await;
+        if let Some((trace, envelope)) = traced_end {
+            trace.finish(&envelope);
+        }
     }
 
     /// The job's request no longer plans (or loads): it fails, with the

@@ -92,7 +92,9 @@ pub enum WorkflowTurn {
 }
 
 /// Run (or resume) the workflow `wf` as run `job_id`, its agent steps'
-/// runs submitted by `submitter` (the job's API token, if any).
+/// runs submitted by `submitter` (the job's API token, if any); its events
+/// go to `trace` too, when traces are exported (a resumed run's trace has
+/// the steps run by this turn).
 pub async fn run_job(
     job_id: &str,
     (wf, input): (Workflow, Value),
@@ -100,7 +102,10 @@ pub async fn run_job(
     tools: &WorkflowTools,
     submitter: Option<agentgate_core::budget::BudgetSubmitter>,
     store: &dyn RunStore,
-    cancel: mpsc::Receiver<CancelRequest>,
+    (cancel, trace): (
+        mpsc::Receiver<CancelRequest>,
+        Option<agentgate_telemetry::WorkflowTrace>,
+    ),
 ) -> WorkflowTurn {
     let mut env = WorkflowEnv::new(
         config.clone(),
@@ -113,7 +118,12 @@ pub async fn run_job(
     env.hidden = tools.hidden.clone();
     env.submitter = submitter;
     // The observer is the store: SSE clients read the run's events there.
-    let observer = Box::new(|_: &agentgate_protocol::Event| {});
+    // With traces exported, the workflow's trace watches them too.
+    let trace = trace.map(agentgate_telemetry::SharedWorkflowTrace::new);
+    let observer: agentgate_tools::workflow::WorkflowObserver = match trace.clone() {
+        None => Box::new(|_: &agentgate_protocol::Event| {}),
+        Some(shared) => Box::new(move |event: &agentgate_protocol::Event| shared.observe(event)),
+    };
     let ran = match store.get_run(job_id) {
         Ok(None) => {
             let start = WorkflowStart {
@@ -128,6 +138,9 @@ pub async fn run_job(
         Ok(Some(_)) => resume_workflow(job_id, &env, store, observer, cancel).await,
         Err(e) => Err(WorkflowRunError::Store(e)),
     };
+    if let Some(trace) = trace {
+        trace.finish();
+    }
     match ran {
         Ok(outcome) => WorkflowTurn::Ran(Box::new(RunOutcome {
             envelope: outcome.envelope,

@@ -92,3 +92,23 @@ fn a_request_that_does_not_read_is_refused_naming_its_field() {
         assert!(serde_json::from_value::<JobRequest>(stored).is_err());
     }
 }
+
+#[test]
+fn a_kept_trace_context_is_set_aside_from_the_request_and_read_back() {
+    let run = RunRequest::from_value(json!({"prompt": "hi", "providers": ["claude"]})).unwrap();
+    let given = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let context = agentgate_telemetry::TraceContext::parse(given, Some("k=v")).unwrap();
+    for request in [
+        JobRequest::Run(Box::new(run)),
+        JobRequest::from_stored(workflow_row()).unwrap(),
+    ] {
+        let mut stored = request.to_stored().unwrap();
+        keep_trace_context(&mut stored, &context);
+        assert_eq!(stored["trace_context"]["traceparent"], given);
+        // The request reads as it was (its strict fields refuse no key)...
+        assert_eq!(JobRequest::from_stored(stored.clone()).unwrap(), request);
+        // ...and the context comes back whole.
+        assert_eq!(trace_context_of(&stored), Some(context.clone()));
+    }
+    assert_eq!(trace_context_of(&workflow_row()), None);
+}

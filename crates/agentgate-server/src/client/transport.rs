@@ -62,6 +62,17 @@ impl ApiClient {
         if body.is_some() {
             request = request.header(CONTENT_TYPE, "application/json");
         }
+        // The caller's trace (`TRACEPARENT`, `TRACESTATE`): a submitted
+        // job's span continues it (see `trace_header.rs`).
+        if let Some(context) = agentgate_telemetry::TraceContext::from_env() {
+            request = request.header("traceparent", context.traceparent());
+            if let Some(state) = context
+                .tracestate
+                .and_then(|s| HeaderValue::from_str(&s).ok())
+            {
+                request = request.header("tracestate", state);
+            }
+        }
         for (name, value) in headers {
             let value = HeaderValue::from_str(value)
                 .map_err(|_| self.protocol(format!("cannot send header {name}: {value:?}")))?;

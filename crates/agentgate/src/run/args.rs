@@ -63,6 +63,10 @@ ENVIRONMENT
   AGENTGATE_CONFIG    the config file (see `agentgate config show`)
   AGENTGATE_NOW       the clock (RFC 3339) for quota skipping, for tests
   AGENTGATE_<P>_BIN   a provider CLI's executable, e.g. AGENTGATE_CLAUDE_BIN
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf,
+  grpc), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME
+                      export the run's trace over OTLP (off without them)
+  TRACEPARENT         the W3C trace context the run's span continues
 
 FILES
   Runs are recorded in $AGENTGATE_HOME/agentgate.db (default

@@ -98,7 +98,7 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
         Stdout::new().json(&out, args.pretty())?;
         return Ok(ExitCode::from(if dry_run_report_ok(&out) { 0 } else { 2 }));
     }
-    let plan = plan(&cfg, &flags, task)?;
+    let mut plan = plan(&cfg, &flags, task)?;
     for w in &plan.warnings {
         note!("agentgate: warning: {w}");
     }
@@ -156,11 +156,24 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
         (!args.stream && !quiet() && std::io::stderr().is_terminal()).then(Progress::start);
     let chunks = args.coalesce.options()?.map(coalesce::ChunkPump::start);
     let mut sink = CliSink::new(args.stream, progress, chunks);
+    // Its spans, when traces are exported (under TRACEPARENT when set; the
+    // CLIs given the run's).
+    let trace = agentgate_telemetry::run_trace_from_env(&mut plan);
+    let traced = trace.is_some();
+    let mut traced_sink = agentgate_telemetry::TracedSink::new(&mut sink, trace);
     let outcome = rt.block_on(async {
         let (_forwarding, cancel) = forward_signals()?;
         let store = store.as_deref().map(|s| s as &dyn RunStore);
-        anyhow::Ok(agentgate_core::run(&plan, &options, store, &mut sink, cancel).await)
-    })?;
+        anyhow::Ok(agentgate_core::run(&plan, &options, store, &mut traced_sink, cancel).await)
+    });
+    // Queued for export; sent (bounded) once the envelope is printed.
+    traced_sink.finish();
+    let flush = || {
+        if traced {
+            agentgate_telemetry::shutdown(agentgate_telemetry::FINAL_FLUSH);
+        }
+    };
+    let outcome = outcome.inspect_err(|_| flush())?;
     // The run is recorded by now: an envelope that cannot be printed is
     // reported after the audit line, with its own exit code.
     let printed = match sink.finish() {
@@ -183,6 +196,7 @@ pub fn run(args: Args, config: Option<&Path>, store: Option<&str>) -> anyhow::Re
             );
         }
     }
+    flush();
     printed?;
     let refused = open_failure.or_else(|| outcome.store_error.as_ref().map(|e| e.to_string()));
     let exit_code = match refused {
