@@ -97,6 +97,10 @@ impl RunAccepted {
     post,
     path = "/v1/runs",
     tag = "runs",
+    params(
+        ("traceparent" = Option<String>, Header, description = "A W3C trace context (`00-TRACEID-SPANID-FLAGS`): with traces exported (`OTEL_EXPORTER_OTLP_*`, docs/operating/tracing.md), the job's span is its child, and its CLIs join the trace. Ignored when malformed"),
+        ("tracestate" = Option<String>, Header, description = "The W3C trace state that goes with `traceparent`"),
+    ),
     request_body(content = RunRequest, description = "The run: the fields of `agentgate run`'s flags (paths absolute), plus priority, idempotency_key, not_before"),
     responses(
         (status = 201, description = "Queued", body = RunAccepted),

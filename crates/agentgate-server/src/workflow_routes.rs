@@ -87,6 +87,10 @@ pub struct WorkflowSubmission {
     post,
     path = "/v1/workflows",
     tag = "workflows",
+    params(
+        ("traceparent" = Option<String>, Header, description = "A W3C trace context (`00-TRACEID-SPANID-FLAGS`): with traces exported (`OTEL_EXPORTER_OTLP_*`, docs/operating/tracing.md), the job's span is its child, and its CLIs join the trace. Ignored when malformed"),
+        ("tracestate" = Option<String>, Header, description = "The W3C trace state that goes with `traceparent`"),
+    ),
     request_body(content = WorkflowSubmission, description = "The workflow (its text or JSON with base_dir, or an absolute file path), its input, and the queue's fields"),
     responses(
         (status = 201, description = "Queued: a run of kind workflow; follow it with /v1/runs/{id} and /v1/runs/{id}/events", body = RunAccepted),

@@ -4810,7 +4810,12 @@ export interface operations {
     submit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A W3C trace context (`00-TRACEID-SPANID-FLAGS`): with traces exported (`OTEL_EXPORTER_OTLP_*`, docs/operating/tracing.md), the job's span is its child, and its CLIs join the trace. Ignored when malformed */
+                traceparent?: string | null;
+                /** @description The W3C trace state that goes with `traceparent` */
+                tracestate?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5979,7 +5984,12 @@ export interface operations {
     submit_workflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A W3C trace context (`00-TRACEID-SPANID-FLAGS`): with traces exported (`OTEL_EXPORTER_OTLP_*`, docs/operating/tracing.md), the job's span is its child, and its CLIs join the trace. Ignored when malformed */
+                traceparent?: string | null;
+                /** @description The W3C trace state that goes with `traceparent` */
+                tracestate?: string | null;
+            };
             path?: never;
             cookie?: never;
         };

@@ -10,14 +10,21 @@ from ...models.run_accepted import RunAccepted
 from ...models.run_with_prompt import RunWithPrompt
 from ...models.run_with_skill import RunWithSkill
 from ...models.run_with_task import RunWithTask
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: RunWithPrompt | RunWithSkill | RunWithTask,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(traceparent, Unset):
+        headers["traceparent"] = traceparent
+
+    if not isinstance(tracestate, Unset):
+        headers["tracestate"] = tracestate
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -99,12 +106,16 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: RunWithPrompt | RunWithSkill | RunWithTask,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> Response[ErrorBody | RunAccepted]:
     """`POST /v1/runs`: queue a run.
 
      Needs the `submit` scope.
 
     Args:
+        traceparent (None | str | Unset):
+        tracestate (None | str | Unset):
         body (RunWithPrompt | RunWithSkill | RunWithTask): A run: exactly one of `prompt` (a non-
             blank text) and `task` (a task input object), or neither with a `skill`; then the fields
             of `agentgate run`'s flags (paths absolute) and the queue's own (priority,
@@ -124,6 +135,8 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        traceparent=traceparent,
+        tracestate=tracestate,
     )
 
     response = client.get_httpx_client().request(
@@ -137,12 +150,16 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: RunWithPrompt | RunWithSkill | RunWithTask,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> ErrorBody | RunAccepted | None:
     """`POST /v1/runs`: queue a run.
 
      Needs the `submit` scope.
 
     Args:
+        traceparent (None | str | Unset):
+        tracestate (None | str | Unset):
         body (RunWithPrompt | RunWithSkill | RunWithTask): A run: exactly one of `prompt` (a non-
             blank text) and `task` (a task input object), or neither with a `skill`; then the fields
             of `agentgate run`'s flags (paths absolute) and the queue's own (priority,
@@ -163,6 +180,8 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        traceparent=traceparent,
+        tracestate=tracestate,
     ).parsed
 
 
@@ -170,12 +189,16 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: RunWithPrompt | RunWithSkill | RunWithTask,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> Response[ErrorBody | RunAccepted]:
     """`POST /v1/runs`: queue a run.
 
      Needs the `submit` scope.
 
     Args:
+        traceparent (None | str | Unset):
+        tracestate (None | str | Unset):
         body (RunWithPrompt | RunWithSkill | RunWithTask): A run: exactly one of `prompt` (a non-
             blank text) and `task` (a task input object), or neither with a `skill`; then the fields
             of `agentgate run`'s flags (paths absolute) and the queue's own (priority,
@@ -195,6 +218,8 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        traceparent=traceparent,
+        tracestate=tracestate,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -206,12 +231,16 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: RunWithPrompt | RunWithSkill | RunWithTask,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> ErrorBody | RunAccepted | None:
     """`POST /v1/runs`: queue a run.
 
      Needs the `submit` scope.
 
     Args:
+        traceparent (None | str | Unset):
+        tracestate (None | str | Unset):
         body (RunWithPrompt | RunWithSkill | RunWithTask): A run: exactly one of `prompt` (a non-
             blank text) and `task` (a task input object), or neither with a `skill`; then the fields
             of `agentgate run`'s flags (paths absolute) and the queue's own (priority,
@@ -233,5 +262,7 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            traceparent=traceparent,
+            tracestate=tracestate,
         )
     ).parsed

@@ -9,14 +9,21 @@ from ...models.error_body import ErrorBody
 from ...models.run_accepted import RunAccepted
 from ...models.workflow_from_file import WorkflowFromFile
 from ...models.workflow_with_definition import WorkflowWithDefinition
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: WorkflowFromFile | WorkflowWithDefinition,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(traceparent, Unset):
+        headers["traceparent"] = traceparent
+
+    if not isinstance(tracestate, Unset):
+        headers["tracestate"] = tracestate
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -98,12 +105,16 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: WorkflowFromFile | WorkflowWithDefinition,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> Response[ErrorBody | RunAccepted]:
     """`POST /v1/workflows`: queue a workflow.
 
      Needs the `submit` scope.
 
     Args:
+        traceparent (None | str | Unset):
+        tracestate (None | str | Unset):
         body (WorkflowFromFile | WorkflowWithDefinition): A workflow: `workflow` (its text, YAML
             or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its
             relative paths are found from), or `file` (the absolute path of a workflow file on the
@@ -120,6 +131,8 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        traceparent=traceparent,
+        tracestate=tracestate,
     )
 
     response = client.get_httpx_client().request(
@@ -133,12 +146,16 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: WorkflowFromFile | WorkflowWithDefinition,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> ErrorBody | RunAccepted | None:
     """`POST /v1/workflows`: queue a workflow.
 
      Needs the `submit` scope.
 
     Args:
+        traceparent (None | str | Unset):
+        tracestate (None | str | Unset):
         body (WorkflowFromFile | WorkflowWithDefinition): A workflow: `workflow` (its text, YAML
             or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its
             relative paths are found from), or `file` (the absolute path of a workflow file on the
@@ -156,6 +173,8 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        traceparent=traceparent,
+        tracestate=tracestate,
     ).parsed
 
 
@@ -163,12 +182,16 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: WorkflowFromFile | WorkflowWithDefinition,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> Response[ErrorBody | RunAccepted]:
     """`POST /v1/workflows`: queue a workflow.
 
      Needs the `submit` scope.
 
     Args:
+        traceparent (None | str | Unset):
+        tracestate (None | str | Unset):
         body (WorkflowFromFile | WorkflowWithDefinition): A workflow: `workflow` (its text, YAML
             or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its
             relative paths are found from), or `file` (the absolute path of a workflow file on the
@@ -185,6 +208,8 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        traceparent=traceparent,
+        tracestate=tracestate,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -196,12 +221,16 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: WorkflowFromFile | WorkflowWithDefinition,
+    traceparent: None | str | Unset = UNSET,
+    tracestate: None | str | Unset = UNSET,
 ) -> ErrorBody | RunAccepted | None:
     """`POST /v1/workflows`: queue a workflow.
 
      Needs the `submit` scope.
 
     Args:
+        traceparent (None | str | Unset):
+        tracestate (None | str | Unset):
         body (WorkflowFromFile | WorkflowWithDefinition): A workflow: `workflow` (its text, YAML
             or JSON, or the workflow as a JSON object) with `base_dir` (the absolute folder its
             relative paths are found from), or `file` (the absolute path of a workflow file on the
@@ -220,5 +249,7 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            traceparent=traceparent,
+            tracestate=tracestate,
         )
     ).parsed
