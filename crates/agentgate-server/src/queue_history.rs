@@ -13,12 +13,11 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use agentgate_store::JobState;
+use agentgate_executor::Clock;
+use agentgate_store::{JobState, StoreBackend};
 use jiff::Timestamp;
 use serde::Serialize;
 use utoipa::ToSchema;
-
-use crate::state::AppState;
 
 /// How often the counts are read.
 pub const SAMPLE_EVERY: Duration = Duration::from_secs(30);
@@ -105,14 +104,18 @@ impl Drop for Sampler {
     }
 }
 
-/// Start sampling `state`'s store into its `queue_history`.
-pub fn start(state: Arc<AppState>) -> Sampler {
+/// Start sampling `store`'s counts into `history`, stamped by `clock`.
+pub fn start(
+    history: Arc<QueueHistory>,
+    store: Arc<dyn StoreBackend>,
+    clock: Arc<dyn Clock>,
+) -> Sampler {
     let task = tokio::spawn(async move {
-        let mut tick = tokio::time::interval(state.queue_history.every);
+        let mut tick = tokio::time::interval(history.every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tick.tick().await;
-            let store = Arc::clone(&state.store);
+            let store = Arc::clone(&store);
             match tokio::task::spawn_blocking(move || store.count_jobs()).await {
                 Ok(Ok(counts)) => {
                     let n = |wanted: JobState| {
@@ -123,8 +126,8 @@ pub fn start(state: Arc<AppState>) -> Sampler {
                             .map(|(_, n)| *n)
                             .sum::<u64>()
                     };
-                    state.queue_history.record(QueueSample {
-                        at: state.clock.now(),
+                    history.record(QueueSample {
+                        at: clock.now(),
                         queued: n(JobState::Queued),
                         running: n(JobState::Running),
                     });

@@ -293,7 +293,11 @@ impl Server {
         let _automation = self.automation;
         let _bells = self.bells;
         let _webhooks = self.webhooks;
-        let _queue_history = crate::queue_history::start(Arc::clone(&self.state));
+        let _queue_history = crate::queue_history::start(
+            Arc::clone(&self.state.queue_history),
+            Arc::clone(&self.state.store),
+            Arc::clone(&self.state.clock),
+        );
         let presence = self.presence;
         let catalogs = self.catalogs;
         let stop = state.stopping.subscribe();
