@@ -105,27 +105,33 @@ pub struct TokenRequest {
     /// What the runs it submits may spend per UTC day and month,
     /// together (past a limit a run is stopped with `budget`, or its job
     /// waits under `budgets.when_over: wait`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object_only")]
     pub budget: Option<TokenBudgetBody>,
 }
 
-/// A token's budget: limits per UTC day and per calendar month. Read from
-/// an object only (a derived struct would take an array too).
+/// A token's budget: limits per UTC day and per calendar month.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields, try_from = "JsonObject")]
+#[serde(deny_unknown_fields)]
 pub struct TokenBudgetBody {
     /// Per UTC day.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "object_only"
+    )]
     pub day: Option<SpendLimitsBody>,
     /// Per calendar month (UTC).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "object_only"
+    )]
     pub month: Option<SpendLimitsBody>,
 }
 
-/// A limit in USD and one in tokens (`input + output`), read from an
-/// object only.
+/// A limit in USD and one in tokens (`input + output`).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields, try_from = "JsonObject")]
+#[serde(deny_unknown_fields)]
 pub struct SpendLimitsBody {
     /// The most USD, 0 or more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,45 +142,19 @@ pub struct SpendLimitsBody {
     pub max_tokens: Option<u64>,
 }
 
-type JsonObject = serde_json::Map<String, serde_json::Value>;
-
-impl TryFrom<JsonObject> for TokenBudgetBody {
-    type Error = String;
-    fn try_from(object: JsonObject) -> Result<Self, String> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Fields {
-            #[serde(default)]
-            day: Option<SpendLimitsBody>,
-            #[serde(default)]
-            month: Option<SpendLimitsBody>,
-        }
-        let f: Fields =
-            serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| e.to_string())?;
-        Ok(TokenBudgetBody {
-            day: f.day,
-            month: f.month,
-        })
-    }
-}
-
-impl TryFrom<JsonObject> for SpendLimitsBody {
-    type Error = String;
-    fn try_from(object: JsonObject) -> Result<Self, String> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Fields {
-            #[serde(default)]
-            max_cost_usd: Option<f64>,
-            #[serde(default)]
-            max_tokens: Option<u64>,
-        }
-        let f: Fields =
-            serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| e.to_string())?;
-        Ok(SpendLimitsBody {
-            max_cost_usd: f.max_cost_usd,
-            max_tokens: f.max_tokens,
-        })
+/// An optional field read from a JSON object only: a derived struct also
+/// takes an array of its fields (`"budget": [null, null]`), which the API
+/// document does not allow.
+fn object_only<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    match Option::<serde_json::Map<String, serde_json::Value>>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(object) => serde_json::from_value(serde_json::Value::Object(object))
+            .map(Some)
+            .map_err(serde::de::Error::custom),
     }
 }
 

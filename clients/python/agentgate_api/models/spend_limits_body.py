@@ -12,12 +12,11 @@ T = TypeVar("T", bound="SpendLimitsBody")
 
 @_attrs_define
 class SpendLimitsBody:
-    """A limit in USD and one in tokens (`input + output`), read from an
-    object only.
+    """A limit in USD and one in tokens (`input + output`).
 
-        Attributes:
-            max_cost_usd (float | None | Unset): The most USD, 0 or more.
-            max_tokens (int | None | Unset): The most tokens.
+    Attributes:
+        max_cost_usd (float | None | Unset): The most USD, 0 or more.
+        max_tokens (int | None | Unset): The most tokens.
     """
 
     max_cost_usd: float | None | Unset = UNSET

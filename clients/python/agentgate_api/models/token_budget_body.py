@@ -16,12 +16,11 @@ T = TypeVar("T", bound="TokenBudgetBody")
 
 @_attrs_define
 class TokenBudgetBody:
-    """A token's budget: limits per UTC day and per calendar month. Read from
-    an object only (a derived struct would take an array too).
+    """A token's budget: limits per UTC day and per calendar month.
 
-        Attributes:
-            day (None | SpendLimitsBody | Unset):
-            month (None | SpendLimitsBody | Unset):
+    Attributes:
+        day (None | SpendLimitsBody | Unset):
+        month (None | SpendLimitsBody | Unset):
     """
 
     day: None | SpendLimitsBody | Unset = UNSET

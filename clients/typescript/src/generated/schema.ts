@@ -3088,10 +3088,7 @@ export interface components {
          * @enum {string}
          */
         SkillScope: "project" | "user" | "system";
-        /**
-         * @description A limit in USD and one in tokens (`input + output`), read from an
-         *     object only.
-         */
+        /** @description A limit in USD and one in tokens (`input + output`). */
         SpendLimitsBody: {
             /**
              * Format: double
@@ -3497,10 +3494,7 @@ export interface components {
          * @enum {string}
          */
         Tier: "thinking" | "fast";
-        /**
-         * @description A token's budget: limits per UTC day and per calendar month. Read from
-         *     an object only (a derived struct would take an array too).
-         */
+        /** @description A token's budget: limits per UTC day and per calendar month. */
         TokenBudgetBody: {
             day?: components["schemas"]["SpendLimitsBody"] | null;
             month?: components["schemas"]["SpendLimitsBody"] | null;
