@@ -99,10 +99,13 @@ pub fn cli_settings(cli: &str, config: &ExportConfig) -> (Vec<(String, String)>,
             let exporter = match config.protocol {
                 OtlpProtocol::HttpProtobuf => format!(
                     "{{otlp-http={{endpoint={},protocol=\"binary\"}}}}",
-                    toml_string(endpoint)
+                    agentgate_providers::codex::toml_string(endpoint)
                 ),
                 OtlpProtocol::Grpc => {
-                    format!("{{otlp-grpc={{endpoint={}}}}}", toml_string(endpoint))
+                    format!(
+                        "{{otlp-grpc={{endpoint={}}}}}",
+                        agentgate_providers::codex::toml_string(endpoint)
+                    )
                 }
             };
             (
@@ -180,22 +183,6 @@ fn percent_decoded(s: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// `s` as a TOML basic string.
-fn toml_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

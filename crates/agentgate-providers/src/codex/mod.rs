@@ -222,7 +222,7 @@ fn env_keys(p: &mut Probe<'_>) {
 }
 
 /// A TOML basic string for `-c key=value` (Codex parses the value as TOML).
-fn toml_string(s: &str) -> String {
+pub fn toml_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
