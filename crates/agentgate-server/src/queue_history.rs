@@ -46,12 +46,6 @@ pub struct QueueHistory {
     samples: Mutex<VecDeque<QueueSample>>,
 }
 
-impl Default for QueueHistory {
-    fn default() -> Self {
-        QueueHistory::every(SAMPLE_EVERY)
-    }
-}
-
 impl QueueHistory {
     /// A history sampled every `every` (at least 10 ms).
     pub fn every(every: Duration) -> QueueHistory {

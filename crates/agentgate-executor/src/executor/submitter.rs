@@ -20,6 +20,11 @@ pub(super) fn submitter_of(store: &dyn StoreBackend, job_id: &str) -> Option<Bud
         .submitters(&[job_id.to_owned()])
         .and_then(|mut by_job| match by_job.remove(job_id) {
             None => Ok(None),
+            // The server's own token has no record, so no limits: its jobs
+            // (most of a single-token server's) read no token list.
+            Some(submitter) if submitter.token == agentgate_store::SERVER_TOKEN_NAME => {
+                Ok(Some((submitter, None)))
+            }
             Some(submitter) => {
                 let record = tokens
                     .list_tokens()?
