@@ -1,6 +1,7 @@
 //! Runs and the tokens that submitted them: the reserved labels a submit
 //! adds ([`with_submitter`]), a token's `max_running` ([`check_limit`]),
-//! and what a team's caller may see ([`ensure_visible`], [`submitters_of`]).
+//! and what a team's caller may see ([`ensure_visible`], [`submitters_of`]):
+//! its team's runs, and the runs their workflows' steps made.
 //!
 //! A run of another team is answered 404 with the same message as a run
 //! that does not exist, so a team's token cannot learn that it exists.
@@ -111,10 +112,31 @@ pub(crate) async fn ensure_visible(
     }
     let submitters = submitters_of(state, vec![id.to_owned()]).await?;
     if caller.sees(submitters.get(id)) {
-        Ok(())
-    } else {
-        Err(unknown())
+        return Ok(());
     }
+    // A run a workflow's step made is seen by whoever sees the workflow
+    // (a tool step's run records no token of its own).
+    if let Some(workflow) = parent_of(state, id).await? {
+        let submitters = submitters_of(state, vec![workflow.clone()]).await?;
+        if caller.sees(submitters.get(&workflow)) {
+            return Ok(());
+        }
+    }
+    Err(unknown())
+}
+
+/// The workflow run that made run `id`, if it is a step's run.
+async fn parent_of(state: &Arc<AppState>, id: &str) -> Result<Option<String>, ApiError> {
+    if agentgate_store::validate_run_id(id).is_err() {
+        return Ok(None);
+    }
+    let store = Arc::clone(&state.store);
+    let id = id.to_owned();
+    tokio::task::spawn_blocking(move || store.get_run(&id))
+        .await
+        .map_err(|e| ApiError::internal(format!("reading the run failed: {e}")))?
+        .map(|run| run.and_then(|r| r.summary.record.parent_run_id))
+        .map_err(|e| ApiError::store(&e))
 }
 
 /// The filter narrowed to `caller`'s team when it sees its team's runs

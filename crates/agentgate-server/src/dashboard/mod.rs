@@ -1,7 +1,7 @@
 //! The dashboard: one HTML page, a style sheet and its scripts (the page's
 //! panels, the runs list's cells, the New run form, a run's transcript
-//! with its Markdown renderer and failover timeline, and the usage charts
-//! drawn as SVG from `GET /v1/usage`), compiled into
+//! with its Markdown renderer and failover timeline, a workflow's steps,
+//! and the usage charts drawn as SVG from `GET /v1/usage`), compiled into
 //! the binary (no build step, nothing fetched), served open at `/` and
 //! `/assets/*`. The page holds no data: it asks for the token once, keeps
 //! it in the browser's localStorage, and reads everything from the `/v1`
@@ -25,6 +25,8 @@ const SUBMIT_JS: &str = include_str!("submit.js");
 const TRANSCRIPT_JS: &str = include_str!("transcript.js");
 /// The transcript's Markdown, rendered as DOM nodes.
 const MARKDOWN_JS: &str = include_str!("markdown.js");
+/// A workflow run as its steps.
+const WORKFLOW_JS: &str = include_str!("workflow.js");
 /// A run's failover timeline.
 const TIMELINE_JS: &str = include_str!("timeline.js");
 /// The usage view's script (its charts).
@@ -63,6 +65,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route(
             "/assets/markdown.js",
             get(|| async { asset("text/javascript; charset=utf-8", MARKDOWN_JS) }),
+        )
+        .route(
+            "/assets/workflow.js",
+            get(|| async { asset("text/javascript; charset=utf-8", WORKFLOW_JS) }),
         )
         .route(
             "/assets/timeline.js",

@@ -10,8 +10,8 @@
 //
 // The SSE stream is read with fetch (EventSource cannot send an
 // Authorization header) and resumed with Last-Event-ID when the
-// connection drops. Uses app.js's `$`, `api`, `failed`, `may` and
-// `onWorkflowEvent`.
+// connection drops. Uses app.js's `$`, `api`, `failed`, `may`, and
+// workflow.js's `resetWorkflow` and `onWorkflowEvent`.
 "use strict";
 
 let openRun = null; // the run shown: see newRun
@@ -32,7 +32,8 @@ function setStatus(status) {
   el.textContent = status;
   el.className = "status " + status;
   $("run-cancel").disabled = !(status === "queued" || status === "running");
-  $("run-cancel").hidden = !may("cancel");
+  // A step's run is cancelled with its workflow, not alone.
+  $("run-cancel").hidden = !may("cancel") || !!(openRun && openRun.within);
 }
 
 function showUsage(usage) {
@@ -49,30 +50,65 @@ function showUsage(usage) {
   }
 }
 
-async function showRun(id) {
+// Show run `id`. `within` is set for a run a workflow's step made (its
+// steps view links to it): { workflow, step, kind, command or prompt }.
+// Such a run is not a job (GET /v1/runs/{id} does not know it; its
+// events do), is cancelled with its workflow, and leads back to it.
+async function showRun(id, within) {
   if (openRun) openRun.abort.abort();
   const run = newRun(id);
+  run.within = within || null;
   openRun = run;
   $("run-panel").hidden = false;
   $("run-id").textContent = id;
   $("transcript").replaceChildren();
   $("run-usage").replaceChildren();
-  $("run-steps").replaceChildren();
-  $("run-steps-state").textContent = "";
-  $("run-workflow").hidden = true;
+  resetWorkflow(id);
   drawTimeline(run);
-  try {
-    const view = await api("/v1/runs/" + encodeURIComponent(id));
-    if (openRun !== run) return;
-    setStatus(view.status);
-    showPrompt(view.request || {});
-  } catch (e) {
-    failed(e);
-    return;
+  showWithin(run.within);
+  if (run.within) {
+    setStatus("running");
+    showStep(run.within);
+  } else {
+    try {
+      const view = await api("/v1/runs/" + encodeURIComponent(id));
+      if (openRun !== run) return;
+      setStatus(view.status);
+      showPrompt(view.request || {});
+    } catch (e) {
+      failed(e);
+      return;
+    }
   }
   followEvents(run).catch((e) => {
     if (e.name !== "AbortError") failed(e);
   });
+}
+
+// The line under the run's title for a step's run: which step of which
+// workflow, with a link back to it.
+function showWithin(within) {
+  const line = $("run-within");
+  line.replaceChildren();
+  line.hidden = !within;
+  if (!within) return;
+  line.append("Step ");
+  element("code", "", within.step, line);
+  line.append(` (${within.kind || "run"}) of workflow `);
+  const back = element("button", "link", within.workflow, line);
+  back.type = "button";
+  back.id = "run-back";
+  back.addEventListener("click", () => showRun(within.workflow));
+}
+
+// What a step's run was asked, as the workflow file writes it: the tool
+// and its arguments, or the agent's prompt (before its ${...} are filled).
+function showStep(within) {
+  if (!within.command && !within.prompt) return;
+  const el = item("prompt");
+  element("div", "t-who", (within.command ? "Tool" : "Prompt") + " (as the workflow file writes it)", el);
+  if (within.command) element("pre", "t-command", within.command, el);
+  else element("div", "t-prompt-text", within.prompt, el);
 }
 
 // --- the transcript's items -----------------------------------------------------
@@ -524,6 +560,7 @@ async function followEvents(run) {
 $("run-close").addEventListener("click", () => {
   if (openRun) openRun.abort.abort();
   openRun = null;
+  resetWorkflow(null);
   $("run-panel").hidden = true;
 });
 $("run-cancel").addEventListener("click", async () => {

@@ -39,6 +39,7 @@ fn the_page_is_served_open_with_a_strict_content_security_policy() {
         ("/assets/transcript.js", "text/javascript"),
         ("/assets/markdown.js", "text/javascript"),
         ("/assets/timeline.js", "text/javascript"),
+        ("/assets/workflow.js", "text/javascript"),
         ("/assets/style.css", "text/css"),
     ] {
         let r = get(&serve.url, path, None);
@@ -57,6 +58,17 @@ fn the_page_is_served_open_with_a_strict_content_security_policy() {
     // The page holds no data and no token.
     let page = get(&serve.url, "/", None).body;
     assert!(page.contains("/assets/app.js") && !page.contains(TOKEN));
+    // Every asset the page names is served.
+    let named: Vec<&str> = page
+        .split("\"/assets/")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(named.len() >= 9, "{named:?}");
+    for name in named {
+        let r = get(&serve.url, &format!("/assets/{name}"), None);
+        assert_eq!(r.status, 200, "/assets/{name}");
+    }
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod dashboard_tokens;
 mod dashboard_transcript;
 mod dashboard_transcript_events;
 mod dashboard_usage;
+mod dashboard_workflow;
 mod docs_links;
 mod dry_run_quota;
 mod examples;
