@@ -93,6 +93,9 @@ function fillTable(table, columns, rows, onClick) {
     tr.appendChild(th);
   }
   const body = table.tBodies[0];
+  // The row that has the focus keeps it when the rows are drawn again.
+  const active = document.activeElement;
+  const focused = active && active.parentElement === body ? active.dataset.runId : null;
   body.replaceChildren();
   for (const row of rows) {
     const r = body.insertRow();
@@ -119,6 +122,7 @@ function fillTable(table, columns, rows, onClick) {
       }
     }
     if (row.run_id) r.dataset.runId = row.run_id;
+    if (focused && row.run_id === focused) r.focus({ preventScroll: true });
   }
 }
 

@@ -29,6 +29,8 @@ const MARKDOWN_JS: &str = include_str!("markdown.js");
 const WORKFLOW_JS: &str = include_str!("workflow.js");
 /// A run's failover timeline.
 const TIMELINE_JS: &str = include_str!("timeline.js");
+/// The page's keys.
+const KEYS_JS: &str = include_str!("keys.js");
 /// The usage view's script (its charts).
 const USAGE_JS: &str = include_str!("usage.js");
 /// Its style sheet.
@@ -77,6 +79,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route(
             "/assets/usage.js",
             get(|| async { asset("text/javascript; charset=utf-8", USAGE_JS) }),
+        )
+        .route(
+            "/assets/keys.js",
+            get(|| async { asset("text/javascript; charset=utf-8", KEYS_JS) }),
         )
         .route(
             "/assets/style.css",

@@ -98,7 +98,10 @@ function showWithin(within) {
   const back = element("button", "link", within.workflow, line);
   back.type = "button";
   back.id = "run-back";
-  back.addEventListener("click", () => showRun(within.workflow));
+  back.addEventListener("click", () => {
+    showRun(within.workflow);
+    $("run-title").focus();
+  });
 }
 
 // What a step's run was asked, as the workflow file writes it: the tool

@@ -150,6 +150,7 @@ function drawRuns(step) {
     link.addEventListener("click", () => {
       showRun(run.id, Object.assign({ workflow: flow.runId, step: step.id, kind: run.kind },
         askedOf(step, run.kind)));
+      $("run-title").focus();
     });
   }
 }

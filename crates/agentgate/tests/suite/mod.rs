@@ -12,6 +12,7 @@ mod config_cmd;
 mod config_doc;
 mod cost_e2e;
 mod dashboard;
+mod dashboard_keys;
 mod dashboard_runs;
 mod dashboard_submit;
 mod dashboard_tokens;

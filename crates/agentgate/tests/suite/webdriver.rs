@@ -188,6 +188,35 @@ impl Browser {
         rect(2 * width - w, 2 * height - h);
     }
 
+    /// Press and release `key` where the focus is: a character, or a
+    /// WebDriver key code (`"\u{E015}"` is ArrowDown; see [`keys`]).
+    pub fn press(&self, key: &str) {
+        self.session_call(
+            "POST",
+            "/actions",
+            Some(
+                json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+                    {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}
+                ]}]}),
+            ),
+        );
+    }
+
+    /// Emulate a phone's screen, `width` x `height` CSS pixels (a mobile
+    /// viewport: the page's `viewport` meta applies), through Chromium's
+    /// DevTools command.
+    pub fn emulate_phone(&self, width: u32, height: u32) {
+        self.session_call(
+            "POST",
+            "/goog/cdp/execute",
+            Some(
+                json!({"cmd": "Emulation.setDeviceMetricsOverride", "params": {
+                    "width": width, "height": height, "deviceScaleFactor": 2, "mobile": true
+                }}),
+            ),
+        );
+    }
+
     /// Emulate the system's colour scheme (`prefers-color-scheme`: "dark"
     /// or "light"), through Chromium's DevTools command.
     pub fn prefer_color_scheme(&self, scheme: &str) {
@@ -285,4 +314,14 @@ fn base64_decode(text: &str) -> Vec<u8> {
         out.extend(n.to_be_bytes()[1..=take].iter());
     }
     out
+}
+
+/// WebDriver's codes for the keys [`Browser::press`] sends.
+pub mod keys {
+    pub const ENTER: &str = "\u{E007}";
+    pub const ESCAPE: &str = "\u{E00C}";
+    pub const HOME: &str = "\u{E011}";
+    pub const END: &str = "\u{E010}";
+    pub const ARROW_UP: &str = "\u{E013}";
+    pub const ARROW_DOWN: &str = "\u{E015}";
 }
