@@ -87,6 +87,9 @@ fn the_runs_list_and_a_run_are_worked_from_the_keyboard() {
     assert_eq!(focused(&browser), format!("row:{}", rows[1]));
     browser.press(keys::END);
     assert_eq!(focused(&browser), format!("row:{}", rows[2]));
+    browser.press(keys::ARROW_UP);
+    assert_eq!(focused(&browser), format!("row:{}", rows[1]));
+    browser.press(keys::ARROW_DOWN);
     browser.press(keys::ARROW_DOWN);
     assert_eq!(
         focused(&browser),
