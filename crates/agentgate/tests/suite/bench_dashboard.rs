@@ -2,8 +2,9 @@
 //! `scripts/bench-dashboard.sh`) runs on a small scale, so that it cannot
 //! rot: both stores are built and served, the page is loaded in headless
 //! Chromium, and the list must paint a full first page of the large store
-//! and none of the empty one (the bench exits 1 otherwise). Timings are
-//! printed, never asserted.
+//! and none of the empty one (the bench exits 1 otherwise), and its
+//! weight counts the page and every file it names, none from another
+//! origin. Timings are printed, never asserted.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -36,4 +37,22 @@ fn the_dashboard_bench_times_the_lists_first_paint_on_a_small_scale() {
     ] {
         assert!(run.stdout.contains(line), "no `{line}`:\n{}", run.stdout);
     }
+    // The page's weight: the page and every file it names, none from
+    // another origin.
+    let page = std::fs::read_to_string(
+        super::support::workspace_root().join("crates/agentgate-server/src/dashboard/index.html"),
+    )
+    .unwrap();
+    let files = 1 + page.matches("\"/assets/").count();
+    let weight = format!("the page: {files} files, ");
+    assert!(
+        run.stdout.contains(&weight),
+        "no `{weight}`:\n{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("(uncompressed), 0 from another origin"),
+        "{}",
+        run.stdout
+    );
 }

@@ -16,6 +16,10 @@
 //! store, and the large store's median as a ratio to the empty one's
 //! (measured in the same process). Target: under 500 ms with 10,000 runs.
 //!
+//! It also prints what the page weighs: its files and their bytes (the
+//! page, its scripts and style sheet, as the browser's resource timing
+//! saw them) and how many came from another origin.
+//!
 //! The list must show a full first page (50 rows; none in the empty
 //! store), else the bench ends with exit 1. Timings never fail it.
 
@@ -187,6 +191,30 @@ fn measure(o: &Options, browser: &Chromium, store: &Path) -> Result<(Vec<f64>, u
     Ok((times, rows))
 }
 
+/// What the page the browser shows weighs: its files (the page and what
+/// it loaded itself, not its API calls), their bytes as served, and how
+/// many came from another origin (the strict CSP allows none).
+fn page_weight(browser: &Chromium) -> Result<String, String> {
+    let w = browser.script(
+        "const nav = performance.getEntriesByType('navigation')[0];
+         const files = performance.getEntriesByType('resource')
+           .filter((r) => r.initiatorType !== 'fetch' && r.initiatorType !== 'xmlhttprequest');
+         const bytes = files.reduce((n, r) => n + r.decodedBodySize, nav.decodedBodySize);
+         const foreign = files.filter((r) => new URL(r.name).origin !== location.origin).length;
+         return [files.length + 1, bytes, foreign];",
+        json!([]),
+    )?;
+    let (files, bytes, foreign) = (
+        w[0].as_u64().ok_or("no file count")?,
+        w[1].as_f64().ok_or("no byte count")?,
+        w[2].as_u64().ok_or("no origin count")?,
+    );
+    Ok(format!(
+        "the page: {files} files, {:.1} kB as served (uncompressed), {foreign} from another origin",
+        bytes / 1000.0
+    ))
+}
+
 fn median(times: &[f64]) -> f64 {
     let mut sorted = times.to_vec();
     sorted.sort_by(f64::total_cmp);
@@ -208,6 +236,9 @@ fn run() -> Result<(), String> {
         fill(&store, runs)?;
         let filled = filling.elapsed();
         let (times, rows) = measure(&o, &browser, &store)?;
+        if runs == 0 {
+            println!("{}", page_weight(&browser)?);
+        }
         let want = runs.min(PAGE);
         if rows != want {
             return Err(format!(
