@@ -2,6 +2,7 @@
 
 mod payloads;
 mod raw;
+mod status_kind;
 
 use schemars::JsonSchema;
 use serde::de::Error as _;
@@ -21,6 +22,7 @@ pub use payloads::{
     UsageEvent, UsageScope,
 };
 pub use raw::{RawEvent, RawStream};
+pub use status_kind::STATUS_KINDS;
 
 /// Version of the event protocol this crate writes, carried in every event's
 /// `v` field. Additive changes (new event types, new optional fields) keep the

@@ -62,9 +62,9 @@ pub use error::{ErrorInfo, ErrorKind, ErrorSource, ToolErrorCode, UnknownErrorKi
 pub use events::{
     AnswerChunkEvent, CancelReason, CancelledEvent, Cut, EVENT_TYPES, Event, EventBody,
     HeartbeatEvent, LogEvent, LogLevel, MessageEvent, PROTOCOL_VERSION, RateLimitEvent,
-    RateLimitStatus, RawEvent, RawStream, ResultEvent, SessionEvent, StartEvent, StatusEvent,
-    TaskProgressEvent, TextDeltaEvent, ThinkingEvent, ToolMessageEvent, ToolResultEvent,
-    ToolUseEvent, UsageEvent, UsageScope,
+    RateLimitStatus, RawEvent, RawStream, ResultEvent, STATUS_KINDS, SessionEvent, StartEvent,
+    StatusEvent, TaskProgressEvent, TextDeltaEvent, ThinkingEvent, ToolMessageEvent,
+    ToolResultEvent, ToolUseEvent, UsageEvent, UsageScope,
 };
 pub use exit_code::{
     EXIT_ALL_RECOVERABLE, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OUTPUT_CLOSED, EXIT_OUTPUT_FAILED,

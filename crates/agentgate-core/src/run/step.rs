@@ -5,7 +5,9 @@
 
 use std::path::PathBuf;
 
-use agentgate_protocol::{Attempt, Envelope, ErrorInfo, ErrorKind, ErrorSource, LogLevel};
+use agentgate_protocol::{
+    Attempt, Envelope, ErrorInfo, ErrorKind, ErrorSource, EventBody, LogLevel, StatusEvent,
+};
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
@@ -32,6 +34,18 @@ pub(super) struct StepEnd {
     pub error: Option<ErrorInfo>,
     /// Set when the invalid-model retry replaced the requested model.
     pub model_note: Option<String>,
+}
+
+/// The `skipped` status of `step`, not started for `error` (its quota or
+/// its agent's budget): where its attempt would have started, under the
+/// attempt number it takes.
+fn emit_skipped(em: &mut Emitter<'_>, step: &Step, error: &ErrorInfo) {
+    em.emit(EventBody::Status(StatusEvent::Skipped {
+        step: step.label(),
+        error_type: error.kind,
+        reset_at: error.reset_at.clone(),
+        message: error.message.clone(),
+    }));
 }
 
 /// Runs the steps of one run, and keeps what they attempted.
@@ -76,7 +90,7 @@ impl<'a> StepRunner<'a> {
 
 impl StepRunner<'_> {
     /// Skip `step` when its provider's quota is known exhausted until a time
-    /// still ahead: record a skipped attempt and say so.
+    /// still ahead: record a skipped attempt and say so (a `skipped` status).
     pub(super) fn skip_exhausted(&mut self, step: &Step, em: &mut Emitter<'_>) -> Option<StepEnd> {
         if self.ctx.plan.ignore_quota {
             return None;
@@ -111,7 +125,7 @@ impl StepRunner<'_> {
         error.reset_at = reset_at.clone();
         self.attempt_no += 1;
         em.attempt = Some(self.attempt_no);
-        em.notice(error.message.clone());
+        emit_skipped(em, step, &error);
         let attempt = Attempt {
             provider: provider.to_owned(),
             model: step.request.model.clone(),
@@ -134,7 +148,8 @@ impl StepRunner<'_> {
     }
 
     /// Skip `step` when its agent's budget window is spent
-    /// (`budget_meter.rs`): record a skipped attempt and say so.
+    /// (`budget_meter.rs`): record a skipped attempt and say so (a `skipped`
+    /// status).
     pub(super) fn skip_over_budget(
         &mut self,
         step: &Step,
@@ -144,7 +159,7 @@ impl StepRunner<'_> {
         let error = self.meter.start_step(step, self.ctx.store, now, em)?;
         self.attempt_no += 1;
         em.attempt = Some(self.attempt_no);
-        em.notice(error.message.clone());
+        emit_skipped(em, step, &error);
         let attempt = Attempt {
             provider: step.provider.name().to_owned(),
             model: step.request.model.clone(),

@@ -191,8 +191,12 @@ pub struct RateLimitEvent {
 
 /// Body of `status`: something the provider did or said that is neither
 /// output nor an error, tagged by `kind`.
+// Serialization and schema come from the derive; deserialization goes
+// through a hand-written impl (`status_kind.rs`) so that an unknown `kind`
+// becomes `StatusEvent::Unknown` while a known `kind` with malformed fields
+// is still an error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind")]
+#[serde(remote = "Self", tag = "kind")]
 pub enum StatusEvent {
     /// The provider retries a failed request itself.
     #[serde(rename = "retry")]
@@ -247,6 +251,31 @@ pub enum StatusEvent {
         /// The failed attempt's error message.
         message: String,
     },
+    /// agentgate's own: a step of the chain was not started, and the run
+    /// goes on with the next (the envelope's attempt for it has `skipped:
+    /// true`): its provider's quota is known exhausted or held until a time
+    /// still ahead (`--ignore-quota` tries it anyway), or its agent's budget
+    /// window is spent. Written where the attempt would have started, under
+    /// the attempt number it takes.
+    #[serde(rename = "skipped")]
+    Skipped {
+        /// The step skipped: its agent and provider (`reviewer (claude)`),
+        /// or its provider's name (named as `failover`'s `from`; the
+        /// header's `provider` is its provider).
+        step: String,
+        /// Why: `quota` (its provider's quota, or its account's, is
+        /// exhausted or held) or `budget` (its agent's budget window is
+        /// spent).
+        error_type: crate::error::ErrorKind,
+        /// When the quota or the budget window resets, RFC 3339 in UTC;
+        /// absent when not known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(extend("format" = "date-time"))]
+        reset_at: Option<String>,
+        /// Why, in words (`skipped claude: its quota is exhausted until
+        /// …`): the skipped attempt's `error` in the envelope.
+        message: String,
+    },
     /// agentgate's own: the attempt's wall-clock deadline (`timeout`) is
     /// near (`timeout_warn`). The attempt goes on.
     #[serde(rename = "timeout_warning")]
@@ -292,6 +321,13 @@ pub enum StatusEvent {
         #[schemars(extend("format" = "date-time"))]
         deadline: String,
     },
+    /// A status whose `kind` this version does not know (written by a newer
+    /// agentgate): all its body fields, `kind` included, kept as they came.
+    /// It serializes back unchanged. Never written by this version, so it is
+    /// not part of the JSON Schema.
+    #[serde(skip)]
+    #[schemars(skip)]
+    Unknown(serde_json::Map<String, Value>),
 }
 
 /// Body of `answer_chunk`: a readable piece of the answer text as it

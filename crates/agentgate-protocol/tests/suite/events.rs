@@ -1,8 +1,8 @@
 use std::collections::BTreeSet;
 
 use agentgate_protocol::{
-    EVENT_TYPES, Event, EventBody, HeartbeatEvent, PROTOCOL_VERSION, RawEvent, RawStream,
-    StatusEvent, TextDeltaEvent, ToolResultEvent,
+    EVENT_TYPES, ErrorKind, Event, EventBody, HeartbeatEvent, PROTOCOL_VERSION, RawEvent,
+    RawStream, STATUS_KINDS, StatusEvent, TextDeltaEvent, ToolResultEvent,
 };
 use serde_json::{Value, json};
 
@@ -36,6 +36,124 @@ fn samples_cover_every_event_type_and_type_names_match_the_wire() {
         "EVENT_TYPES has duplicates"
     );
     assert_eq!(seen, declared);
+}
+
+#[test]
+fn samples_cover_every_status_kind_and_kind_names_match_the_wire() {
+    let mut seen = BTreeSet::new();
+    for event in samples::events() {
+        let EventBody::Status(status) = &event.body else {
+            continue;
+        };
+        let value = serde_json::to_value(&event).unwrap();
+        assert_eq!(value["kind"], status.kind_name(), "in {value}");
+        seen.insert(status.kind_name().to_owned());
+    }
+    let declared: BTreeSet<String> = STATUS_KINDS.iter().map(|k| (*k).to_owned()).collect();
+    assert_eq!(
+        declared.len(),
+        STATUS_KINDS.len(),
+        "STATUS_KINDS has duplicates"
+    );
+    assert_eq!(seen, declared);
+}
+
+/// A skipped step: the header names its provider and the attempt number
+/// it takes, the body the step as `failover` names it, why and until when.
+#[test]
+fn skipped_wire_shape() {
+    let event = Event::new(
+        RUN_ID,
+        2,
+        TS,
+        EventBody::Status(StatusEvent::Skipped {
+            step: "reviewer (claude)".to_owned(),
+            error_type: ErrorKind::Budget,
+            reset_at: Some("2026-05-02T00:00:00Z".to_owned()),
+            message: "skipped reviewer (claude): the day budget of agent reviewer: $5.01 of $5 spent already by 3 runs".to_owned(),
+        }),
+    )
+    .with_attempt("claude", 2);
+    let value = serde_json::to_value(&event).unwrap();
+    assert_eq!(
+        value,
+        json!({
+            "v": 1, "ts": TS, "run_id": RUN_ID, "seq": 2,
+            "provider": "claude", "attempt": 2,
+            "type": "status", "kind": "skipped",
+            "step": "reviewer (claude)",
+            "error_type": "budget",
+            "reset_at": "2026-05-02T00:00:00Z",
+            "message": "skipped reviewer (claude): the day budget of agent reviewer: $5.01 of $5 spent already by 3 runs",
+        })
+    );
+    // No reset time known: the field is left out, and reads back as None.
+    let mut unknown_reset = value.clone();
+    unknown_reset.as_object_mut().unwrap().remove("reset_at");
+    let back: Event = serde_json::from_value(unknown_reset).unwrap();
+    assert!(
+        matches!(
+            &back.body,
+            EventBody::Status(StatusEvent::Skipped {
+                reset_at: None,
+                error_type: ErrorKind::Budget,
+                ..
+            })
+        ),
+        "{back:?}"
+    );
+}
+
+/// A status `kind` this version does not know (a newer agentgate's) is read
+/// with all its fields and written back unchanged; the lines around it
+/// still parse. A known kind with malformed fields is still an error.
+#[test]
+fn unknown_status_kind_is_kept_not_rejected() {
+    let line = json!({
+        "v": 1, "ts": TS, "run_id": RUN_ID, "seq": 5,
+        "provider": "claude", "attempt": 1,
+        "type": "status", "kind": "parked",
+        "until": "2026-05-01T13:00:00Z",
+        "big": 18_446_744_073_709_551_615_u64,
+    });
+    let event: Event = serde_json::from_value(line.clone()).unwrap();
+    assert_eq!(event.body.type_name(), "status");
+    let EventBody::Status(status) = &event.body else {
+        panic!("expected a status, got {:?}", event.body);
+    };
+    assert_eq!(status.kind_name(), "parked");
+    let StatusEvent::Unknown(fields) = status else {
+        panic!("expected Unknown, got {status:?}");
+    };
+    assert_eq!(fields["until"], "2026-05-01T13:00:00Z");
+    assert_eq!(serde_json::to_value(&event).unwrap(), line);
+
+    let jsonl = format!(
+        "{}\n{}\n",
+        serde_json::to_string(&line).unwrap(),
+        r#"{"v":1,"ts":"2026-05-01T12:00:02Z","run_id":"r","seq":6,"type":"status","kind":"notice","detail":"hi"}"#,
+    );
+    let kinds: Vec<String> = jsonl
+        .lines()
+        .map(|l| match serde_json::from_str::<Event>(l).unwrap().body {
+            EventBody::Status(s) => s.kind_name().to_owned(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["parked", "notice"]);
+
+    let malformed = json!({"v": 1, "ts": TS, "run_id": RUN_ID, "seq": 0,
+        "type": "status", "kind": "skipped", "step": "claude", "error_type": "quota"});
+    let err = serde_json::from_value::<Event>(malformed)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("message"), "unexpected error: {err}");
+    let untagged = json!({"v": 1, "ts": TS, "run_id": RUN_ID, "seq": 0,
+        "type": "status", "detail": "no kind"});
+    assert!(serde_json::from_value::<Event>(untagged).is_err());
+    let non_string = json!({"v": 1, "ts": TS, "run_id": RUN_ID, "seq": 0,
+        "type": "status", "kind": 7});
+    assert!(serde_json::from_value::<Event>(non_string).is_err());
 }
 
 #[test]

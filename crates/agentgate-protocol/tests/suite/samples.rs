@@ -338,10 +338,31 @@ pub fn bodies() -> Vec<EventBody> {
             offset: 0,
             boundary: "paragraph".to_owned(),
         }),
+        EventBody::Status(StatusEvent::Failover {
+            from: "reviewer (claude)".to_owned(),
+            to: "codex".to_owned(),
+            error_type: ErrorKind::RateLimit,
+            message: "rate limited".to_owned(),
+        }),
+        EventBody::Status(StatusEvent::Skipped {
+            step: "claude".to_owned(),
+            error_type: ErrorKind::Quota,
+            reset_at: Some("2026-05-01T17:00:00Z".to_owned()),
+            message: "skipped claude: its quota is exhausted until 2026-05-01T17:00:00Z \
+                      (recorded from the gateway; --ignore-quota tries anyway)"
+                .to_owned(),
+        }),
         EventBody::Status(StatusEvent::TimeoutWarning {
             remaining_ms: 120_000,
             elapsed_ms: 480_000,
             deadline: "2026-05-01T12:10:00.000Z".to_owned(),
+        }),
+        EventBody::Status(StatusEvent::BudgetWarning {
+            budget: "the day budget of agent reviewer".to_owned(),
+            measure: "cost".to_owned(),
+            spent: 4.0,
+            limit: 5.0,
+            share: 0.8,
         }),
         EventBody::Status(StatusEvent::TimeoutExtended {
             extended_by_ms: 300_000,

@@ -3,10 +3,13 @@
 // the next. Live, a lane starts at the first event of its attempt (the
 // events' `attempt` and `provider`), takes the model from `start` and
 // `session`, its error from `error` or agentgate's `failover` status, and
-// ends when the next attempt starts; once the run ended its envelope's `attempts` (the record)
-// replace what the events told. Each bar is placed on one time axis
-// (the run's attempts one after another). Plain DOM, text only.
-// Uses app.js's `$` and runs.js's `durationText`.
+// ends when the next attempt starts; a step agentgate skipped (its quota,
+// or its agent's spent budget) is a `skipped` status under its attempt's
+// number, with its error type and reset time. Once the run ended its
+// envelope's `attempts` (the record) replace what the events told. Each
+// bar is placed on one time axis (the run's attempts one after another).
+// Plain DOM, text only. Uses app.js's `$` and runs.js's `durationText` and
+// `timeCell`.
 "use strict";
 
 // The lane of `event`'s attempt (made when it is the first event of it);
@@ -21,7 +24,8 @@ function timelineLane(run, event) {
     for (const l of run.lanes) if (l.state === "running") l.state = l.error ? "failed" : "ended";
     lane = {
       key, attempt: event.attempt, provider: event.provider || "", model: "", agent: "",
-      first: at, last: at, duration: null, error: "", state: "running", skipped: false,
+      first: at, last: at, duration: null, error: "", errorType: "", resetAt: "",
+      state: "running", skipped: false,
     };
     run.lanes.push(lane);
   }
@@ -48,16 +52,21 @@ function timelineEvent(run, event) {
       return true;
     case "error":
       lane.error = `${event.kind}: ${event.message}`;
+      lane.errorType = event.kind || "";
       return true;
     case "status": {
       // agentgate's `failover` status is the live word of why the attempt
       // ended (the run's `error` event comes only at its end).
       if (event.kind === "failover") {
         lane.error = `${event.error_type}: ${event.message}`;
+        lane.errorType = event.error_type || "";
         lane.state = "failed";
-      } else if (event.kind === "notice" && /^skipped /.test(event.detail || "")) {
-        // A provider skipped for its quota (or a spent budget).
-        lane.error = event.detail;
+      } else if (event.kind === "skipped") {
+        // agentgate did not start this step: its quota is exhausted or
+        // held, or its agent's budget window is spent, until `reset_at`.
+        lane.error = `${event.error_type}: ${event.message}`;
+        lane.errorType = event.error_type || "";
+        lane.resetAt = event.reset_at || "";
         lane.state = "skipped";
         lane.skipped = true;
       }
@@ -81,6 +90,7 @@ function timelineFromEnvelope(run, envelope) {
       model: a.model || "", agent: a.agent || "", first: NaN, last: NaN,
       duration: a.duration_ms || 0,
       error: a.error_type ? `${a.error_type}: ${a.error || ""}` : "",
+      errorType: a.error_type || "", resetAt: a.skipped ? a.reset_at || "" : "",
       state: a.error_type ? (a.skipped ? "skipped" : "failed") : "ok",
       skipped: !!a.skipped,
     });
@@ -108,6 +118,7 @@ function drawTimeline(run) {
     li.dataset.attempt = String(lane.attempt);
     li.dataset.provider = lane.provider;
     li.dataset.state = lane.state;
+    if (lane.errorType) li.dataset.errorType = lane.errorType;
     const label = document.createElement("span");
     label.className = "lane-label";
     const n = document.createElement("span");
@@ -142,6 +153,14 @@ function drawTimeline(run) {
       error.textContent = lane.error;
       error.title = lane.error;
       li.appendChild(error);
+    }
+    if (lane.resetAt) {
+      // When the skipped step's quota or budget window resets: relative,
+      // the exact time on hover.
+      const reset = document.createElement("span");
+      reset.className = "lane-reset muted";
+      reset.append(Date.parse(lane.resetAt) > Date.now() ? "resets " : "reset ", timeCell(lane.resetAt));
+      li.appendChild(reset);
     }
     list.appendChild(li);
   });

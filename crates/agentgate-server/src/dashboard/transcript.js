@@ -4,14 +4,15 @@
 // assistant messages as Markdown (markdown.js, DOM nodes only), thinking
 // collapsed, each tool call with its input and its result, the usage and
 // cost of each model call, notices (retries, session recreated, model
-// fallback, quota skips, budget warnings, failover), permission requests
+// fallback, skipped steps, budget warnings, failover), permission requests
 // answerable where they were asked, errors, and the final envelope with a
 // copy button; the failover timeline beside it (timeline.js).
 //
 // The SSE stream is read with fetch (EventSource cannot send an
 // Authorization header) and resumed with Last-Event-ID when the
-// connection drops. Uses app.js's `$`, `api`, `failed`, `may`, and
-// workflow.js's `resetWorkflow` and `onWorkflowEvent`.
+// connection drops. Uses app.js's `$`, `api`, `failed`, `may`,
+// workflow.js's `resetWorkflow` and `onWorkflowEvent`, and runs.js's
+// `durationText` and `timeCell`.
 "use strict";
 
 let openRun = null; // the run shown: see newRun
@@ -250,7 +251,7 @@ function modelCall(event) {
   item("usage", event).textContent = parts.filter(Boolean).join(" · ");
 }
 
-// A notice: `kind` is its class (notice, failover, warn, error).
+// A notice: `kind` is its class (notice, failover, skipped, warn, error).
 function notice(event, kind, text) {
   const el = item("notice", event);
   el.dataset.kind = kind;
@@ -277,12 +278,26 @@ function statusText(event) {
       return `timeout extended by ${durationText(event.extended_by_ms)}: ${durationText(event.remaining_ms)} left`;
     case "failover":
       return `failover: ${event.from} failed (${event.error_type}: ${event.message}); trying ${event.to}`;
+    case "skipped":
+      return event.message || `skipped ${event.step}`;
     default:
       return event.detail || event.kind;
   }
 }
 
+// A step agentgate did not start: its message, then its error type
+// (`quota`, `budget`) and when that resets (relative, exact on hover).
+function skippedNotice(event) {
+  const el = notice(event, "skipped", statusText(event));
+  el.dataset.errorType = event.error_type || "";
+  const meta = element("span", "t-meta muted", ` · ${event.error_type}`, el);
+  if (event.reset_at) {
+    meta.append(Date.parse(event.reset_at) > Date.now() ? " · resets " : " · reset ", timeCell(event.reset_at));
+  }
+}
+
 function statusNotice(event) {
+  if (event.kind === "skipped") return skippedNotice(event);
   const text = statusText(event);
   const kind = event.kind === "failover" ? "failover" :
     (event.kind === "budget_warning" || event.kind === "timeout_warning" ? "warn" : "notice");

@@ -93,6 +93,11 @@ impl Progress {
             EventBody::Status(StatusEvent::Failover { to, error_type, .. }) => {
                 s.doing = format!("failing over to {to} after {error_type}");
             }
+            EventBody::Status(StatusEvent::Skipped {
+                step, error_type, ..
+            }) => {
+                s.doing = format!("skipped {step} ({error_type})");
+            }
             EventBody::Cancelled(_) => s.doing = "cancelling".into(),
             _ => {}
         }

@@ -316,6 +316,22 @@ fn a_step_whose_agents_day_is_spent_is_skipped_and_the_chain_goes_on() {
         "{why}"
     );
     assert!(attempts[0]["reset_at"].is_string(), "{env:#}");
+    // Said by a `skipped` status event: the step, `budget`, the window's
+    // reset.
+    let skip = super::run_chain::assert_skipped_first(
+        store.path(),
+        &env,
+        "claude",
+        "first (claude)",
+        "budget",
+    );
+    assert!(
+        skip["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped first (claude): over budget: the day budget of agent first"),
+        "{skip:#}"
+    );
     assert_eq!(
         server.turn_requests().len(),
         2,

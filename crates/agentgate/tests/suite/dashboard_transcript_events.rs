@@ -72,7 +72,9 @@ fn the_markdown_renderer_builds_only_safe_nodes() {
 
 /// The transcript fed events directly (the shapes of the protocol's
 /// types): streamed text, a failed tool call with a long output, the
-/// notices, a turn's usage, an error, a skipped attempt and the result.
+/// notices, a turn's usage, an error, a skipped attempt (agentgate's
+/// `skipped` status: its lane marked skipped with its error type and reset
+/// time, a notice in the transcript) and the result.
 #[test]
 fn the_transcript_draws_each_kind_of_event() {
     let home = tempfile::tempdir().unwrap();
@@ -94,8 +96,9 @@ fn the_transcript_draws_each_kind_of_event() {
     let events = json!([
         with(
             head(0, 1, "claude"),
-            json!({"type": "status", "kind": "notice",
-            "detail": "skipped claude: its quota is exhausted until 2026-11-29T12:00:00Z"})
+            json!({"type": "status", "kind": "skipped", "step": "claude",
+            "error_type": "quota", "reset_at": "2026-11-29T12:00:00Z",
+            "message": "skipped claude: its quota is exhausted until 2026-11-29T12:00:00Z"})
         ),
         with(
             head(1, 2, "gemini"),
@@ -150,7 +153,8 @@ fn the_transcript_draws_each_kind_of_event() {
             "provider": "gemini", "model": "gemini-2.5-flash", "duration_ms": 2400,
             "tokens_used": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15, "cost_usd": 0.0012},
             "attempts": [
-                {"provider": "claude", "skipped": true, "error_type": "quota", "error": "its quota is exhausted", "duration_ms": 0},
+                {"provider": "claude", "skipped": true, "error_type": "quota", "error": "its quota is exhausted",
+                 "reset_at": "2026-11-29T12:00:00Z", "duration_ms": 0},
                 {"provider": "gemini", "model": "gemini-2.5-flash", "duration_ms": 2300}]}}),
     );
     browser.script(
@@ -168,12 +172,18 @@ fn the_transcript_draws_each_kind_of_event() {
     let seen = eval(
         &browser,
         "const q = (s) => document.querySelector('#transcript ' + s);
+         const skipped = (sel, reset) => { const el = document.querySelector(sel); if (!el) return null;
+           const at = el.querySelector(reset + ' time');
+           return {error_type: el.dataset.errorType, reset: el.querySelector(reset).textContent.replace(at.textContent, ''),
+                   time: at.dateTime, title: at.title, error: (el.querySelector('.lane-error') || {}).textContent || null}; };
          return {said: q('.t-assistant .t-body').textContent,
                  tool: q('.t-tool').dataset.state, command: q('.t-tool .t-command').textContent,
                  input: q('.t-tool .t-tool-input').textContent.includes('\"description\": \"count\"'),
                  head: q('.t-result-head').textContent,
                  folded: q('.t-tool-result details').open, fold: q('.t-tool-result summary').textContent,
-                 notices: [...document.querySelectorAll('#transcript .t-notice')].map(n => [n.dataset.kind, n.textContent]),
+                 notices: [...document.querySelectorAll('#transcript .t-notice')].map(n => [n.dataset.kind, n.firstChild.textContent]),
+                 skip: skipped('#transcript .t-notice[data-kind=skipped]', '.t-meta'),
+                 lane: skipped('#run-lanes .lane[data-state=skipped]', '.lane-reset'),
                  usage: q('.t-usage').textContent, error: q('.t-error').textContent,
                  elements: document.querySelectorAll('#transcript b').length,
                  lanes: [...document.querySelectorAll('#run-lanes .lane')].map(l => [l.dataset.provider, l.dataset.state])};",
@@ -192,7 +202,7 @@ fn the_transcript_draws_each_kind_of_event() {
         seen["notices"],
         json!([
             [
-                "notice",
+                "skipped",
                 "skipped claude: its quota is exhausted until 2026-11-29T12:00:00Z"
             ],
             ["attempt", "attempt 2 · gemini · gemini-2.5-flash"],
@@ -218,6 +228,36 @@ fn the_transcript_draws_each_kind_of_event() {
         json!([["claude", "skipped"], ["gemini", "running"]]),
         "{seen:#}"
     );
+    // The skipped step from its `skipped` status: the transcript's notice
+    // with its error type and reset time (relative: its wording depends on
+    // the clock; the exact time on hover), the lane the same and its error.
+    let reset = "2026-11-29T12:00:00Z";
+    let skip = &seen["skip"];
+    assert_eq!(skip["error_type"], "quota", "{seen:#}");
+    assert!(
+        [" · quota · reset ", " · quota · resets "].contains(&skip["reset"].as_str().unwrap()),
+        "{seen:#}"
+    );
+    assert_eq!(
+        (&skip["time"], &skip["title"]),
+        (&json!(reset), &json!(reset)),
+        "{seen:#}"
+    );
+    let lane = &seen["lane"];
+    assert_eq!(lane["error_type"], "quota", "{seen:#}");
+    assert_eq!(
+        lane["error"], "quota: skipped claude: its quota is exhausted until 2026-11-29T12:00:00Z",
+        "{seen:#}"
+    );
+    assert!(
+        ["reset ", "resets "].contains(&lane["reset"].as_str().unwrap()),
+        "{seen:#}"
+    );
+    assert_eq!(
+        (&lane["time"], &lane["title"]),
+        (&json!(reset), &json!(reset)),
+        "{seen:#}"
+    );
 
     // The result: the lanes from the envelope, the answer not repeated.
     browser.script(
@@ -226,13 +266,23 @@ fn the_transcript_draws_each_kind_of_event() {
     );
     let after = eval(
         &browser,
-        "return {lanes: [...document.querySelectorAll('#run-lanes .lane')].map(l => [l.dataset.provider, l.dataset.state, l.querySelector('.lane-duration').textContent]),
+        "return {lanes: [...document.querySelectorAll('#run-lanes .lane')].map(l => [l.dataset.provider, l.dataset.state, l.querySelector('.lane-duration').textContent,
+                   l.dataset.errorType || null, (l.querySelector('.lane-reset time') || {}).dateTime || null]),
                  result: document.querySelector('#transcript .t-result').textContent,
                  status: document.getElementById('run-status').textContent};",
     );
     assert_eq!(
         after["lanes"],
-        json!([["claude", "skipped", "skipped"], ["gemini", "ok", "2.3 s"]]),
+        json!([
+            [
+                "claude",
+                "skipped",
+                "skipped",
+                "quota",
+                "2026-11-29T12:00:00Z"
+            ],
+            ["gemini", "ok", "2.3 s", null, null]
+        ]),
         "{after:#}"
     );
     assert!(

@@ -146,9 +146,24 @@ fn a_429s_rate_limit_headers_reach_the_quota_store_before_the_retry() {
         state.updated_at
     );
     // The next run skips Claude until the reset: its quota is exhausted.
-    let (again, _, env) = g.run(&[]);
+    let (again, events, env) = g.run(&[]);
     assert_eq!(env["error_type"], "quota", "{}", again.all_output());
     assert_eq!(g.model_requests().len(), 2, "no call was made");
+    // The --stream says so with a `skipped` status: the step, `quota`, the
+    // reset the wire told.
+    let skips: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "status" && e["kind"] == "skipped")
+        .collect();
+    assert_eq!(skips.len(), 1, "{events:#?}");
+    assert_eq!(skips[0]["step"], "claude", "{events:#?}");
+    assert_eq!(skips[0]["error_type"], "quota", "{events:#?}");
+    assert_eq!(
+        skips[0]["reset_at"],
+        json!(reset_at.to_string()),
+        "{events:#?}"
+    );
+    assert_eq!(skips[0]["message"], env["error"], "{events:#?}");
 }
 
 #[test]

@@ -6,7 +6,9 @@
 
 use serde_json::{Value, json};
 
-use super::run_chain::{CLAUDE_OUT_OF_QUOTA, Chain, QUOTA_RESET, QUOTA_RUN, attempts};
+use super::run_chain::{
+    CLAUDE_OUT_OF_QUOTA, Chain, QUOTA_RESET, QUOTA_RUN, assert_skipped_first, attempts,
+};
 use super::run_e2e::last_json;
 use super::support::run_bounded;
 use agentgate_fakellm::clients::Cli;
@@ -51,6 +53,8 @@ fn an_exhausted_account_is_skipped_and_another_account_is_tried() {
     assert_eq!(a[0]["skipped"], true, "{a:#?}");
     let why = a[0]["error"].as_str().unwrap_or_default();
     assert!(why.contains("account team-a"), "{a:#?}");
+    let skip = assert_skipped_first(chain.store(), &env, "claude", "claude", "quota");
+    assert_eq!(skip["reset_at"], QUOTA_RESET, "{skip:#}");
     assert_eq!(anthropic_calls(), before, "claude was called");
 
     // Another account named by the environment (it wins over the file):

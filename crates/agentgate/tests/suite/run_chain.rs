@@ -146,6 +146,61 @@ pub fn attempts(env: &Value) -> &Vec<Value> {
     env["attempts"].as_array().unwrap()
 }
 
+/// The events of the run `run_id` in the store of `home`, as written.
+pub fn stored_events(home: &Path, run_id: &str) -> Vec<Value> {
+    let path = home.join("runs").join(run_id).join("events.jsonl");
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .collect()
+}
+
+/// A run's skip of its first step, told by agentgate's `skipped` status
+/// (never a notice's text): its step, error type and reset time, with the
+/// header of the attempt it takes (attempt 1, `provider`) and the message
+/// the envelope's skipped attempt gives as its `error`.
+pub fn assert_skipped_first(
+    home: &Path,
+    env: &Value,
+    provider: &str,
+    step: &str,
+    error_type: &str,
+) -> Value {
+    let events = stored_events(home, env["run_id"].as_str().unwrap());
+    let skips: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "status" && e["kind"] == "skipped")
+        .collect();
+    assert_eq!(skips.len(), 1, "{skips:#?}");
+    let skip = skips[0];
+    let first = &attempts(env)[0];
+    assert_eq!(skip["step"], step, "{skip:#}");
+    assert_eq!(skip["error_type"], error_type, "{skip:#}");
+    assert_eq!(skip["reset_at"], first["reset_at"], "{skip:#}\n{env:#}");
+    assert_eq!(skip["message"], first["error"], "{skip:#}\n{env:#}");
+    assert_eq!(
+        (&skip["attempt"], &skip["provider"]),
+        (&json!(1), &json!(provider)),
+        "{skip:#}"
+    );
+    // Before the next attempt's start, and no notice says it in words.
+    let start = events.iter().position(|e| e["type"] == "start").unwrap();
+    assert!(
+        skip["seq"].as_u64().unwrap() < events[start]["seq"].as_u64().unwrap(),
+        "{events:#?}"
+    );
+    assert_eq!(events[start]["attempt"], 2, "{events:#?}");
+    assert!(
+        !events.iter().any(|e| e["kind"] == "notice"
+            && e["detail"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("skipped "))),
+        "{events:#?}"
+    );
+    skip.clone()
+}
+
 const THREE: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
 
 fn three_chain() -> Value {
@@ -456,6 +511,15 @@ fn an_exhausted_quota_is_skipped_until_its_reset_time() {
     assert_eq!(a[0]["skipped"], true, "{a:#?}");
     assert_eq!(a[0]["error_type"], "quota");
     assert_eq!(anthropic_calls(), before, "claude was called");
+    // Said by a `skipped` status event with the reset time.
+    let skip = assert_skipped_first(chain.store(), &env, "claude", "claude", "quota");
+    assert_eq!(skip["reset_at"], QUOTA_RESET, "{skip:#}");
+    assert!(
+        skip["message"].as_str().unwrap().starts_with(&format!(
+            "skipped claude: its quota is exhausted until {QUOTA_RESET}"
+        )),
+        "{skip:#}"
+    );
 
     // --ignore-quota runs it anyway.
     let mut cmd = chain.command(&["--chain", "main", "--ignore-quota"], "do the task");
