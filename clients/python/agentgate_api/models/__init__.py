@@ -133,6 +133,7 @@ from .status_event_type_3 import StatusEventType3
 from .status_event_type_4 import StatusEventType4
 from .status_event_type_5 import StatusEventType5
 from .status_event_type_6 import StatusEventType6
+from .status_event_type_7 import StatusEventType7
 from .step_outcome import StepOutcome
 from .step_report import StepReport
 from .step_status import StepStatus
@@ -326,6 +327,7 @@ __all__ = (
     "StatusEventType4",
     "StatusEventType5",
     "StatusEventType6",
+    "StatusEventType7",
     "StepOutcome",
     "StepReport",
     "StepStatus",

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import (
     Any,
@@ -17,52 +18,39 @@ T = TypeVar("T", bound="StatusEventType5")
 
 @_attrs_define
 class StatusEventType5:
-    """agentgate's own: the run has spent `warn_at` (80% unless the config
-    says otherwise) of one of its budgets (`--max-cost`, `--max-tokens`,
-    `budgets:`). The run goes on; past the budget it is stopped with
-    `budget`.
+    """agentgate's own: the attempt's wall-clock deadline (`timeout`) is
+    near (`timeout_warn`). The attempt goes on.
 
         Attributes:
-            budget (str): Which budget, in words (`the run's limit`, `the day budget of
-                agent reviewer`).
-            kind (Literal['budget_warning']):
-            limit (float): The budget.
-            measure (str): `cost` (USD) or `tokens`.
-            share (float): `spent / limit`.
-            spent (float): What the budget's window has spent with this run so far.
+            deadline (datetime.datetime): When the deadline falls, RFC 3339 in UTC.
+            elapsed_ms (int): Time since the CLI started, in milliseconds.
+            kind (Literal['timeout_warning']):
+            remaining_ms (int): Time left until the deadline, in milliseconds.
     """
 
-    budget: str
-    kind: Literal["budget_warning"]
-    limit: float
-    measure: str
-    share: float
-    spent: float
+    deadline: datetime.datetime
+    elapsed_ms: int
+    kind: Literal["timeout_warning"]
+    remaining_ms: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        budget = self.budget
+        deadline = self.deadline.isoformat()
+
+        elapsed_ms = self.elapsed_ms
 
         kind = self.kind
 
-        limit = self.limit
-
-        measure = self.measure
-
-        share = self.share
-
-        spent = self.spent
+        remaining_ms = self.remaining_ms
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "budget": budget,
+                "deadline": deadline,
+                "elapsed_ms": elapsed_ms,
                 "kind": kind,
-                "limit": limit,
-                "measure": measure,
-                "share": share,
-                "spent": spent,
+                "remaining_ms": remaining_ms,
             }
         )
 
@@ -71,27 +59,21 @@ class StatusEventType5:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        budget = d.pop("budget")
+        deadline = datetime.datetime.fromisoformat(d.pop("deadline"))
 
-        kind = cast(Literal["budget_warning"], d.pop("kind"))
-        if kind != "budget_warning":
-            raise ValueError(f"kind must match const 'budget_warning', got '{kind}'")
+        elapsed_ms = d.pop("elapsed_ms")
 
-        limit = d.pop("limit")
+        kind = cast(Literal["timeout_warning"], d.pop("kind"))
+        if kind != "timeout_warning":
+            raise ValueError(f"kind must match const 'timeout_warning', got '{kind}'")
 
-        measure = d.pop("measure")
-
-        share = d.pop("share")
-
-        spent = d.pop("spent")
+        remaining_ms = d.pop("remaining_ms")
 
         status_event_type_5 = cls(
-            budget=budget,
+            deadline=deadline,
+            elapsed_ms=elapsed_ms,
             kind=kind,
-            limit=limit,
-            measure=measure,
-            share=share,
-            spent=spent,
+            remaining_ms=remaining_ms,
         )
 
         status_event_type_5.additional_properties = d

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import datetime
 from collections.abc import Mapping
 from typing import (
     Any,
@@ -18,45 +17,52 @@ T = TypeVar("T", bound="StatusEventType6")
 
 @_attrs_define
 class StatusEventType6:
-    """agentgate's own: the deadline came while the CLI was still printing
-    (within `extend_on_activity`), so it moved later, never past
-    `max_timeout` from the CLI's start.
+    """agentgate's own: the run has spent `warn_at` (80% unless the config
+    says otherwise) of one of its budgets (`--max-cost`, `--max-tokens`,
+    `budgets:`). The run goes on; past the budget it is stopped with
+    `budget`.
 
         Attributes:
-            deadline (datetime.datetime): The new deadline, RFC 3339 in UTC.
-            elapsed_ms (int): Time since the CLI started, in milliseconds.
-            extended_by_ms (int): How far the deadline moved, in milliseconds.
-            kind (Literal['timeout_extended']):
-            remaining_ms (int): Time left until the new deadline, in milliseconds.
+            budget (str): Which budget, in words (`the run's limit`, `the day budget of
+                agent reviewer`).
+            kind (Literal['budget_warning']):
+            limit (float): The budget.
+            measure (str): `cost` (USD) or `tokens`.
+            share (float): `spent / limit`.
+            spent (float): What the budget's window has spent with this run so far.
     """
 
-    deadline: datetime.datetime
-    elapsed_ms: int
-    extended_by_ms: int
-    kind: Literal["timeout_extended"]
-    remaining_ms: int
+    budget: str
+    kind: Literal["budget_warning"]
+    limit: float
+    measure: str
+    share: float
+    spent: float
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        deadline = self.deadline.isoformat()
-
-        elapsed_ms = self.elapsed_ms
-
-        extended_by_ms = self.extended_by_ms
+        budget = self.budget
 
         kind = self.kind
 
-        remaining_ms = self.remaining_ms
+        limit = self.limit
+
+        measure = self.measure
+
+        share = self.share
+
+        spent = self.spent
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "deadline": deadline,
-                "elapsed_ms": elapsed_ms,
-                "extended_by_ms": extended_by_ms,
+                "budget": budget,
                 "kind": kind,
-                "remaining_ms": remaining_ms,
+                "limit": limit,
+                "measure": measure,
+                "share": share,
+                "spent": spent,
             }
         )
 
@@ -65,24 +71,27 @@ class StatusEventType6:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        deadline = datetime.datetime.fromisoformat(d.pop("deadline"))
+        budget = d.pop("budget")
 
-        elapsed_ms = d.pop("elapsed_ms")
+        kind = cast(Literal["budget_warning"], d.pop("kind"))
+        if kind != "budget_warning":
+            raise ValueError(f"kind must match const 'budget_warning', got '{kind}'")
 
-        extended_by_ms = d.pop("extended_by_ms")
+        limit = d.pop("limit")
 
-        kind = cast(Literal["timeout_extended"], d.pop("kind"))
-        if kind != "timeout_extended":
-            raise ValueError(f"kind must match const 'timeout_extended', got '{kind}'")
+        measure = d.pop("measure")
 
-        remaining_ms = d.pop("remaining_ms")
+        share = d.pop("share")
+
+        spent = d.pop("spent")
 
         status_event_type_6 = cls(
-            deadline=deadline,
-            elapsed_ms=elapsed_ms,
-            extended_by_ms=extended_by_ms,
+            budget=budget,
             kind=kind,
-            remaining_ms=remaining_ms,
+            limit=limit,
+            measure=measure,
+            share=share,
+            spent=spent,
         )
 
         status_event_type_6.additional_properties = d

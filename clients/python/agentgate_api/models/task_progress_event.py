@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..models.status_event_type_4 import StatusEventType4
     from ..models.status_event_type_5 import StatusEventType5
     from ..models.status_event_type_6 import StatusEventType6
+    from ..models.status_event_type_7 import StatusEventType7
     from ..models.task_done_event import TaskDoneEvent
     from ..models.task_error_event import TaskErrorEvent
     from ..models.task_started_event import TaskStartedEvent
@@ -53,10 +54,10 @@ class TaskProgressEvent:
         event (AnswerChunkEvent | ApprovalDecisionEvent | ApprovalRequestEvent | CancelledEvent | ErrorInfo |
             HeartbeatEvent | LogEvent | MessageEvent | ModelCallEvent | RateLimitEvent | RawEvent | ResultEvent |
             SessionEvent | StartEvent | StatusEventType0 | StatusEventType1 | StatusEventType2 | StatusEventType3 |
-            StatusEventType4 | StatusEventType5 | StatusEventType6 | TaskDoneEvent | TaskErrorEvent | TaskProgressEvent |
-            TaskStartedEvent | TaskSubmittedEvent | TextDeltaEvent | ThinkingEvent | ToolMessageEvent | ToolResultEvent |
-            ToolUseEvent | UsageEvent | WorkflowStateEvent): One event of a run's stream: the common header plus a typed
-            body.
+            StatusEventType4 | StatusEventType5 | StatusEventType6 | StatusEventType7 | TaskDoneEvent | TaskErrorEvent |
+            TaskProgressEvent | TaskStartedEvent | TaskSubmittedEvent | TextDeltaEvent | ThinkingEvent | ToolMessageEvent |
+            ToolResultEvent | ToolUseEvent | UsageEvent | WorkflowStateEvent): One event of a run's stream: the common
+            header plus a typed body.
 
             On the wire the header fields and the body's fields share one flat object:
             `{"v":1,"ts":"…","run_id":"…","seq":3,"provider":"claude","attempt":1,
@@ -91,6 +92,7 @@ class TaskProgressEvent:
         | StatusEventType4
         | StatusEventType5
         | StatusEventType6
+        | StatusEventType7
         | TaskDoneEvent
         | TaskErrorEvent
         | TaskProgressEvent
@@ -128,6 +130,7 @@ class TaskProgressEvent:
         from ..models.status_event_type_4 import StatusEventType4
         from ..models.status_event_type_5 import StatusEventType5
         from ..models.status_event_type_6 import StatusEventType6
+        from ..models.status_event_type_7 import StatusEventType7
         from ..models.task_done_event import TaskDoneEvent
         from ..models.task_error_event import TaskErrorEvent
         from ..models.task_started_event import TaskStartedEvent
@@ -161,6 +164,7 @@ class TaskProgressEvent:
             or isinstance(self.event, StatusEventType4)
             or isinstance(self.event, StatusEventType5)
             or isinstance(self.event, StatusEventType6)
+            or isinstance(self.event, StatusEventType7)
             or isinstance(self.event, HeartbeatEvent)
             or isinstance(self.event, LogEvent)
             or isinstance(self.event, RawEvent)
@@ -218,6 +222,7 @@ class TaskProgressEvent:
         from ..models.status_event_type_4 import StatusEventType4
         from ..models.status_event_type_5 import StatusEventType5
         from ..models.status_event_type_6 import StatusEventType6
+        from ..models.status_event_type_7 import StatusEventType7
         from ..models.task_done_event import TaskDoneEvent
         from ..models.task_error_event import TaskErrorEvent
         from ..models.task_started_event import TaskStartedEvent
@@ -257,6 +262,7 @@ class TaskProgressEvent:
             | StatusEventType4
             | StatusEventType5
             | StatusEventType6
+            | StatusEventType7
             | TaskDoneEvent
             | TaskErrorEvent
             | TaskProgressEvent
@@ -404,6 +410,14 @@ class TaskProgressEvent:
                 componentsschemas_status_event_type_6 = StatusEventType6.from_dict(data)
 
                 return componentsschemas_status_event_type_6
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_status_event_type_7 = StatusEventType7.from_dict(data)
+
+                return componentsschemas_status_event_type_7
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
             try:

@@ -3201,6 +3201,32 @@ export interface components {
             to: string;
         } | {
             /**
+             * @description Why: `quota` (its provider's quota, or its account's, is
+             *     exhausted or held) or `budget` (its agent's budget window is
+             *     spent).
+             */
+            error_type: components["schemas"]["ErrorKind"];
+            /** @constant */
+            kind: "skipped";
+            /**
+             * @description Why, in words (`skipped claude: its quota is exhausted until
+             *     …`): the skipped attempt's `error` in the envelope.
+             */
+            message: string;
+            /**
+             * Format: date-time
+             * @description When the quota or the budget window resets, RFC 3339 in UTC;
+             *     absent when not known.
+             */
+            reset_at?: string | null;
+            /**
+             * @description The step skipped: its agent and provider (`reviewer (claude)`),
+             *     or its provider's name (named as `failover`'s `from`; the
+             *     header's `provider` is its provider).
+             */
+            step: string;
+        } | {
+            /**
              * Format: date-time
              * @description When the deadline falls, RFC 3339 in UTC.
              */
