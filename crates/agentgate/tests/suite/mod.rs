@@ -54,6 +54,7 @@ mod quota_wire;
 mod real_clis;
 mod run_ask;
 mod run_chain;
+mod run_chain_support;
 mod run_custom;
 mod run_e2e;
 mod run_e2e_opencode;
