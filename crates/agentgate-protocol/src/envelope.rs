@@ -300,6 +300,24 @@ impl TokensUsed {
             estimated: usage.estimated,
         }
     }
+
+    /// Add `other`'s figures to these (a workflow's sum of its steps'
+    /// runs): every count, the cost where either is known (a sum when both
+    /// are), `estimated` when either is.
+    pub fn add(&mut self, other: &TokensUsed) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.estimated_output_tokens += other.estimated_output_tokens;
+        self.total_tokens += other.total_tokens;
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cache_creation_1h_input_tokens += other.cache_creation_1h_input_tokens;
+        self.estimated |= other.estimated;
+    }
 }
 
 /// The wrapper's estimate of the tokens in `text`: one per four characters,

@@ -108,3 +108,45 @@ fn one_hour_cache_writes_are_a_part_of_the_cache_writes() {
     let old: TokensUsed = serde_json::from_value(json!({"input_tokens": 5})).unwrap();
     assert_eq!(old.cache_creation_1h_input_tokens, 0);
 }
+
+#[test]
+fn envelope_figures_add_up_and_an_unknown_cost_stays_unknown_only_when_every_cost_is() {
+    let priced = TokensUsed {
+        input_tokens: 100,
+        output_tokens: 20,
+        estimated_output_tokens: 18,
+        total_tokens: 120,
+        cost_usd: Some(0.25),
+        cache_read_input_tokens: 40,
+        cache_creation_input_tokens: 10,
+        cache_creation_1h_input_tokens: 4,
+        estimated: false,
+    };
+    let unpriced = TokensUsed {
+        input_tokens: 7,
+        output_tokens: 3,
+        total_tokens: 10,
+        cost_usd: None,
+        estimated: true,
+        ..TokensUsed::default()
+    };
+    let mut sum = TokensUsed::default();
+    sum.add(&unpriced);
+    assert_eq!(sum.cost_usd, None, "no cost known yet");
+    sum.add(&priced);
+    sum.add(&priced);
+    assert_eq!(
+        sum,
+        TokensUsed {
+            input_tokens: 207,
+            output_tokens: 43,
+            estimated_output_tokens: 36,
+            total_tokens: 250,
+            cost_usd: Some(0.5),
+            cache_read_input_tokens: 80,
+            cache_creation_input_tokens: 20,
+            cache_creation_1h_input_tokens: 8,
+            estimated: true,
+        }
+    );
+}

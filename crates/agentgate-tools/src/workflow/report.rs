@@ -1,5 +1,6 @@
 //! The workflow run's result: its envelope (the error of the step that
-//! failed it, its exit code) with `workflow` listing every step, and the
+//! failed it, its exit code, what its steps' runs used) with `workflow`
+//! listing every step, and the
 //! exit code of `agentgate workflow run` and `resume`:
 //!
 //! | end | code |
@@ -15,7 +16,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use agentgate_protocol::{
-    Envelope, ErrorInfo, StepReport, WorkflowEnvelope, WorkflowState, exit_code_for,
+    Envelope, ErrorInfo, StepReport, TokensUsed, WorkflowEnvelope, WorkflowState, exit_code_for,
 };
 use serde_json::{Map, Value};
 
@@ -65,6 +66,9 @@ pub(super) fn envelope_of(
         executions: ctx.execution,
     };
     let mut envelope = Envelope::new(ctx.run_id());
+    let used = steps_usage(ctx, tally.runs.values().flatten());
+    (envelope.tokens_used, envelope.reasoning_tokens) = (used.tokens, used.reasoning);
+    envelope.metadata.token_usage_available = used.reported;
     envelope.duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     envelope.response = serde_json::to_string(&workflow.outputs).unwrap_or_default();
     if let Some((step, error)) = failure {
@@ -77,6 +81,42 @@ pub(super) fn envelope_of(
     envelope.workflow = Some(Box::new(workflow));
     envelope.labels = ctx.labels.clone();
     envelope
+}
+
+/// What the runs of a workflow's steps used, summed.
+struct StepsUsage {
+    tokens: TokensUsed,
+    reasoning: u64,
+    /// Whether any run's figures were reported by its provider.
+    reported: bool,
+}
+
+/// What the runs of the workflow's steps used, summed: each run's stored
+/// envelope (an agent's tokens and cost; a tool's are zero), over every
+/// execution. A run the store cannot read, or that has no envelope (a
+/// process killed mid-run), adds nothing; the sum is then marked
+/// estimated. The store's spend and usage figures count agent runs only,
+/// so this sum is never counted twice.
+fn steps_usage<'a>(ctx: &Ctx<'_>, runs: impl Iterator<Item = &'a String>) -> StepsUsage {
+    let mut sum = StepsUsage {
+        tokens: TokensUsed::default(),
+        reasoning: 0,
+        reported: false,
+    };
+    for id in runs {
+        match ctx.store.get_run(id) {
+            Ok(Some(run)) => match run.envelope {
+                Some(envelope) => {
+                    sum.tokens.add(&envelope.tokens_used);
+                    sum.reasoning += envelope.reasoning_tokens;
+                    sum.reported |= envelope.metadata.token_usage_available;
+                }
+                None => sum.tokens.estimated = true,
+            },
+            Ok(None) | Err(_) => sum.tokens.estimated = true,
+        }
+    }
+    sum
 }
 
 /// The exit code of a workflow that ended in `state` with `error`.

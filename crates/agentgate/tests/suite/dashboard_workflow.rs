@@ -326,6 +326,14 @@ fn a_workflow_shows_its_steps_live_and_opens_each_steps_run() {
         view["envelope"]["workflow"]["state"], "completed",
         "{view:#}"
     );
+    // The workflow's cost (its decision's agent run's) on its row.
+    let cost = view["envelope"]["tokens_used"]["cost_usd"]
+        .as_f64()
+        .unwrap();
+    assert!(cost > 0.0, "{view:#}");
+    browser.wait_text(&row, "the workflow's cost", |t| {
+        t.contains(&format!("${cost:.4}"))
+    });
 
     browser.script(
         "document.getElementById('run-panel').scrollIntoView();",

@@ -223,6 +223,46 @@ fn a_workflow_runs_tool_parallel_agent_decision_retry_and_when_steps() {
         "no answer on its stdin"
     );
 
+    // The workflow's envelope sums what its agents' runs used, as each
+    // run's own envelope says (the tools' runs use nothing).
+    let agent_envelopes: Vec<agentgate_protocol::Envelope> = ["review", "choose", "route"]
+        .iter()
+        .map(|id| {
+            let run = step(&env_json, id)["run_ids"][0]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            p.events(&run)
+                .iter()
+                .rev()
+                .find_map(|e| match &e.body {
+                    EventBody::Result(r) => Some(*r.envelope.clone()),
+                    _ => None,
+                })
+                .unwrap()
+        })
+        .collect();
+    let used = &env_json["tokens_used"];
+    for key in ["input_tokens", "output_tokens", "total_tokens"] {
+        let sum: u64 = agent_envelopes
+            .iter()
+            .map(|e| {
+                serde_json::to_value(&e.tokens_used).unwrap()[key]
+                    .as_u64()
+                    .unwrap()
+            })
+            .sum();
+        assert!(sum > 0, "{key}");
+        assert_eq!(used[key], sum, "{key}: {context}");
+    }
+    let cost: f64 = agent_envelopes
+        .iter()
+        .map(|e| e.tokens_used.cost_usd.unwrap())
+        .sum();
+    let summed = used["cost_usd"].as_f64().unwrap();
+    assert!((summed - cost).abs() < 1e-9, "{summed} != {cost}");
+    assert_eq!(env_json["metadata"]["token_usage_available"], true);
+
     // The stream: the state machine, the task events, nested child events.
     let events = p.events(&workflow_run);
     let names = event_names(&events);
