@@ -309,10 +309,7 @@ impl TokensUsed {
         self.output_tokens += other.output_tokens;
         self.estimated_output_tokens += other.estimated_output_tokens;
         self.total_tokens += other.total_tokens;
-        self.cost_usd = match (self.cost_usd, other.cost_usd) {
-            (Some(a), Some(b)) => Some(a + b),
-            (a, b) => a.or(b),
-        };
+        self.cost_usd = crate::usage::sum_costs(self.cost_usd, other.cost_usd);
         self.cache_read_input_tokens += other.cache_read_input_tokens;
         self.cache_creation_input_tokens += other.cache_creation_input_tokens;
         self.cache_creation_1h_input_tokens += other.cache_creation_1h_input_tokens;

@@ -80,10 +80,7 @@ impl Usage {
         self.cache_creation_1h_input_tokens += other.cache_creation_1h_input_tokens;
         self.reasoning_tokens += other.reasoning_tokens;
         self.total_tokens += other.total_tokens;
-        self.cost_usd = match (self.cost_usd, other.cost_usd) {
-            (Some(a), Some(b)) => Some(a + b),
-            (a, b) => a.or(b),
-        };
+        self.cost_usd = sum_costs(self.cost_usd, other.cost_usd);
         self.estimated |= other.estimated;
     }
 
@@ -104,6 +101,15 @@ impl Usage {
     /// a 1-hour one.
     pub fn cache_write_5m_tokens(&self) -> u64 {
         self.cache_creation_input_tokens - self.cache_write_1h_tokens()
+    }
+}
+
+/// Two costs added: the sum when both are known, else the one known (an
+/// unknown cost is not zero).
+pub(crate) fn sum_costs(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
     }
 }
 
