@@ -210,7 +210,9 @@ function parseLabelFilter(text) {
   return labels;
 }
 
-function runQuery(cursor) {
+// The list's query; `now` (ms) places a relative "when" (without it, the
+// query is the filter as set, to compare answers with: see whenFilter).
+function runQuery(cursor, now) {
   const q = new URLSearchParams({ limit: "50" });
   const status = $("filter-status").value;
   const provider = $("filter-provider").value.trim();
@@ -222,6 +224,7 @@ function runQuery(cursor) {
   for (const label of parseLabelFilter($("filter-label").value)) {
     q.append("label", label);
   }
+  whenFilter(q, now);
   if (cursor) q.set("cursor", cursor);
   return "/v1/runs?" + q.toString();
 }
@@ -237,7 +240,7 @@ async function loadRuns(more) {
   // The filter as asked: an answer to an older filter (a refresh under
   // way when the filter changed) is dropped, never merged into the new.
   const filter = runQuery(null);
-  const page = await api(runQuery(more ? runsCursor : null));
+  const page = await api(runQuery(more ? runsCursor : null, Date.now()));
   if (filter !== runQuery(null)) return;
   const rows = page.runs || [];
   if (more) {
@@ -371,6 +374,7 @@ $("run-filters").addEventListener("submit", (e) => {
   e.preventDefault();
   loadRuns(false).catch(failed);
 });
+$("filter-when").addEventListener("change", showWhenInputs);
 $("runs-more").addEventListener("click", () => loadRuns(true).catch(failed));
 
 if (token) connect(); else showLogin("");
