@@ -379,7 +379,7 @@ fn the_dashboards_when_filter_shows_the_runs_submitted_between_two_times_or_late
     // It stays so through a refresh.
     let before = loads(&browser);
     browser.wait_text("#runs", "a refresh", |_| loads(&browser) > before);
-    assert_eq!(rows(&browser), [second.clone()]);
+    assert_eq!(rows(&browser), [second.as_str()]);
     // The inputs' local times went to the server in UTC, to the second.
     let sent = browser.script(
         "const runs = performance.getEntriesByType('resource')
