@@ -408,3 +408,58 @@ fn the_dashboards_when_filter_shows_the_runs_submitted_between_two_times_or_late
     assert_eq!(rows(&browser), [second.clone(), first.clone()]);
     assert!(!rows(&browser).contains(&old));
 }
+
+/// A sliding window's start passing a row loaded with "More": the row
+/// drops out at the next refresh (rows past the first page stay through
+/// refreshes only while they are in the window). The page's clock is
+/// moved on (its `Date.now`), not waited for.
+#[test]
+fn a_row_loaded_with_more_leaves_the_list_when_the_sliding_window_passes_it() {
+    let home = QueueHome::new("queue:\n  max_attempts: 1\n");
+    let now = Timestamp::now();
+    let at = |minutes: i64| now.checked_sub(minutes.minutes()).unwrap();
+    // One run 50 minutes ago, then a page's worth 40 minutes ago.
+    home.set_clock(&at(50).to_string());
+    let serve = home.serve(true, &[]);
+    let oldest = submit_ok(&serve.url, "say tag-o", json!({}));
+    home.set_clock(&at(40).to_string());
+    for i in 0..50 {
+        submit_ok(&serve.url, &format!("say tag-n{i}"), json!({}));
+    }
+    assert_eq!(created_at(&serve.url, &oldest), at(50));
+
+    let browser = Browser::start();
+    browser.goto(&format!("{}/", serve.url));
+    browser.type_into("#token-input", TOKEN);
+    browser.click("#token-form button");
+    browser.wait_text("#runs", "a page of runs", |_| rows(&browser).len() == 50);
+    pick_when(&browser, "3600");
+    click_in_page(&browser, "#run-filters button[type=submit]");
+    browser.wait_text("#runs-more", "the More button", |_| {
+        browser.script(
+            "return !document.getElementById('runs-more').hidden;",
+            json!([]),
+        ) == json!(true)
+    });
+    click_in_page(&browser, "#runs-more");
+    browser.wait_text("#runs", "the oldest run, loaded with More", |_| {
+        rows(&browser).len() == 51 && rows(&browser).last() == Some(&oldest)
+    });
+    // A refresh keeps it: it is in the last hour.
+    let before = loads(&browser);
+    browser.wait_text("#runs", "a refresh", |_| loads(&browser) > before);
+    assert_eq!(rows(&browser).len(), 51);
+
+    // 15 minutes later on the page's clock, the last hour starts 45
+    // minutes ago: the oldest run is out, the others stay.
+    browser.script(
+        "const real = Date.now.bind(Date);
+         const shift = arguments[0];
+         Date.now = () => real() + shift;",
+        json!([15 * 60 * 1000]),
+    );
+    browser.wait_text("#runs", "the oldest run gone", |_| {
+        !rows(&browser).contains(&oldest)
+    });
+    assert_eq!(rows(&browser).len(), 50);
+}
