@@ -436,6 +436,8 @@ fn parameter_rules() -> Vec<(&'static str, &'static str, &'static str, Value)> {
     let label = json!({"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,62}=[^\\x00-\\x1f\\x7f-\\x9f]{1,256}$"});
     let page = json!({"type": "integer", "minimum": 1, "maximum": crate::runs::MAX_PAGE});
     let duration = json!({"type": "string", "pattern": DURATION});
+    let time_bound =
+        || json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]});
     vec![
         (
             "get",
@@ -446,6 +448,8 @@ fn parameter_rules() -> Vec<(&'static str, &'static str, &'static str, Value)> {
         ("get", "/v1/runs", "provider", non_empty()),
         ("get", "/v1/runs", "session", non_empty()),
         ("get", "/v1/runs", "label", label),
+        ("get", "/v1/runs", "since", time_bound()),
+        ("get", "/v1/runs", "until", time_bound()),
         ("get", "/v1/runs", "limit", page.clone()),
         (
             "get",
@@ -485,18 +489,8 @@ fn parameter_rules() -> Vec<(&'static str, &'static str, &'static str, Value)> {
             "group",
             json!({"type": "string", "pattern": "^(provider|model|agent|chain|session|label|label:[A-Za-z0-9][A-Za-z0-9._-]{0,62})$"}),
         ),
-        (
-            "get",
-            "/v1/usage",
-            "since",
-            json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]}),
-        ),
-        (
-            "get",
-            "/v1/usage",
-            "until",
-            json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]}),
-        ),
+        ("get", "/v1/usage", "since", time_bound()),
+        ("get", "/v1/usage", "until", time_bound()),
         (
             "get",
             "/v1/webhooks/deliveries",
@@ -557,7 +551,8 @@ fn operation_rules() -> Vec<(&'static str, &'static str, Value)> {
             "/v1/workflows",
             state(&["workflow", "base_dir", "file", "sandbox"]),
         ),
-        ("get", "/v1/runs", state(&["cursor"])),
+        // `until` must be after `since`.
+        ("get", "/v1/runs", state(&["cursor", "since", "until"])),
         (
             "get",
             "/v1/runs/{id}/events",

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use agentgate_store::{JobCursor, JobFilter, JobState, validate_run_id};
+use agentgate_store::{JobCursor, JobFilter, JobState, TimeWindow, validate_run_id};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, RawQuery, State};
 use axum::{Extension, Json};
@@ -37,6 +37,16 @@ pub struct ListParams {
     /// or `label=chat=42`). Repeat it for more labels: every one must match.
     /// Read through the store's label index.
     pub label: Option<String>,
+    /// Only runs submitted (enqueued) at or after this time: an RFC 3339
+    /// time (`2026-11-30T10:00:00Z`, or with an offset,
+    /// `2026-11-30T11:00:00%2B01:00`: a `+` URL-encoded) or a date
+    /// (`2026-11-30`: that day's start, UTC). The list's order and pages
+    /// are by this same time.
+    pub since: Option<String>,
+    /// Only runs submitted before this time (not at it): an RFC 3339 time,
+    /// or a date (`2026-11-30`: that day's end, UTC, so the day is in the
+    /// window). Must be after `since`.
+    pub until: Option<String>,
     /// At most this many runs (1 to 500, default 50).
     pub limit: Option<String>,
     /// The `next_cursor` of the previous page, unchanged.
@@ -87,11 +97,15 @@ impl ListParams {
                     .map_err(|e| ApiError::invalid_parameter("cursor", e))
             })
             .transpose()?;
+        let window = TimeWindow::from_params(self.since.as_deref(), self.until.as_deref())
+            .map_err(|e| ApiError::invalid_parameter(e.parameter(), e))?;
         let filter = JobFilter {
             state: status,
             provider,
             session,
             labels,
+            since: window.since,
+            until: window.until,
         };
         Ok((filter, limit, cursor))
     }
@@ -258,6 +272,19 @@ mod tests {
             (vec![("limit", "ten")], "limit"),
             (vec![("cursor", "nope")], "cursor"),
             (vec![("provider", "")], "provider"),
+            (vec![("since", "yesterday")], "since"),
+            (vec![("until", "2026-11-31")], "until"),
+            (
+                vec![
+                    ("since", "2026-11-30T10:00:00Z"),
+                    ("until", "2026-11-30T10:00:00Z"),
+                ],
+                "until",
+            ),
+            (
+                vec![("since", "2026-11-30T10:00:00Z"), ("until", "2026-11-29")],
+                "until",
+            ),
         ] {
             let err = params(&pairs).parse(Vec::new()).unwrap_err();
             assert_eq!(err.status(), axum::http::StatusCode::BAD_REQUEST);
@@ -273,6 +300,38 @@ mod tests {
         assert_eq!(filter.state, Some(JobState::Queued));
         assert_eq!(limit, 7);
         assert!(cursor.is_none());
+        assert_eq!((filter.since, filter.until), (None, None));
+    }
+
+    #[test]
+    fn a_window_is_read_from_times_with_an_offset_and_dates() {
+        let ts = |text: &str| text.parse::<jiff::Timestamp>().unwrap();
+        // `%2B`: a `+` in a query is a space.
+        let (filter, _, _) =
+            split_query("since=2026-11-30T11:00:00%2B01:00&until=2026-11-30&status=failed")
+                .unwrap()
+                .0
+                .parse(Vec::new())
+                .unwrap();
+        assert_eq!(filter.since, Some(ts("2026-11-30T10:00:00Z")));
+        assert_eq!(filter.until, Some(ts("2026-12-01T00:00:00Z")));
+        assert_eq!(filter.state, Some(JobState::Failed));
+        let (filter, _, _) = params(&[("since", "2026-11-30")])
+            .parse(Vec::new())
+            .unwrap();
+        assert_eq!(filter.since, Some(ts("2026-11-30T00:00:00Z")));
+        assert_eq!(filter.until, None);
+        // A `+` not encoded reads as a space: refused, naming the parameter.
+        let err = split_query("until=2026-11-30T11:00:00+01:00")
+            .unwrap()
+            .0
+            .parse(Vec::new())
+            .unwrap_err();
+        assert!(
+            err.message().starts_with("invalid until:"),
+            "{}",
+            err.message()
+        );
     }
 
     #[test]

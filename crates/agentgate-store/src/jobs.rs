@@ -300,6 +300,11 @@ pub struct JobFilter {
     pub session: Option<String>,
     /// Only jobs that carry every one of these labels (none: any).
     pub labels: agentgate_protocol::Labels,
+    /// Only jobs enqueued at or after this time (`created_at`, the time
+    /// the list is ordered and paged by).
+    pub since: Option<Timestamp>,
+    /// Only jobs enqueued strictly before this time.
+    pub until: Option<Timestamp>,
 }
 
 /// Where a page of [`crate::JobQueue::list_jobs`] ends: the next page starts

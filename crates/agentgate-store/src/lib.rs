@@ -86,6 +86,7 @@ mod spend;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 pub mod store_choice;
+mod time_window;
 mod usage;
 mod webhooks;
 mod workers;
@@ -130,6 +131,7 @@ pub use settle::{AfterRun, RESULT_FILE_NAME, SavedResult, Settlement};
 pub use spend::{SpendScope, Spent};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore};
+pub use time_window::{TimeWindow, TimeWindowError, parse_since, parse_until};
 pub use usage::{
     UsageBucket, UsageFigures, UsageGroup, UsageParamError, UsageQuery, UsageReport, UsageReports,
     UsageRow,

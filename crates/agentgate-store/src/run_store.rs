@@ -14,6 +14,7 @@ use crate::run_files::{EVENTS_FILE_NAME, RunFiles, STDERR_FILE_NAME};
 use crate::run_id::validate_run_id;
 use crate::session_lock::SessionLock;
 use crate::settle::SavedResult;
+use crate::time_window::TimeWindow;
 
 /// How many candidates [`StoreError::AmbiguousRunId`] lists at most.
 pub const AMBIGUOUS_CANDIDATES_SHOWN: usize = 10;
@@ -97,6 +98,19 @@ pub trait RunStore: Send + Sync {
     fn list_runs_labelled(
         &self,
         labels: &Labels,
+        limit: usize,
+        offset: usize,
+    ) -> Result<RunList, StoreError> {
+        self.list_runs_within(labels, TimeWindow::default(), limit, offset)
+    }
+
+    /// [`RunStore::list_runs_labelled`], only the runs that started in
+    /// `window` (at or after its `since`, before its `until`): a range of
+    /// the index on the start time, the order the list is in.
+    fn list_runs_within(
+        &self,
+        labels: &Labels,
+        window: TimeWindow,
         limit: usize,
         offset: usize,
     ) -> Result<RunList, StoreError>;

@@ -1,6 +1,7 @@
 //! The embedded store: one SQLite file in WAL mode.
 
 mod claim_next;
+mod job_list;
 mod job_queue;
 mod jobs;
 mod migrations;
@@ -230,13 +231,16 @@ impl RunStore for SqliteStore {
             })
     }
 
-    fn list_runs_labelled(
+    fn list_runs_within(
         &self,
         labels: &agentgate_protocol::Labels,
+        window: crate::TimeWindow,
         limit: usize,
         offset: usize,
     ) -> Result<RunList, StoreError> {
-        self.read("list runs", |tx| runs::list_runs(tx, labels, limit, offset))
+        self.read("list runs", |tx| {
+            runs::list_runs(tx, labels, window, limit, offset)
+        })
     }
 
     fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError> {

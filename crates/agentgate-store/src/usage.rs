@@ -32,9 +32,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
+use jiff::Timestamp;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
-use jiff::{Timestamp, ToSpan};
 use serde::Serialize;
 
 use crate::error::StoreError;
@@ -286,23 +286,18 @@ fn day_start(date: Date) -> Timestamp {
         .unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
+/// A bound read by the lists' parser (the same forms everywhere), its
+/// error told as a usage parameter's.
 fn parse_bound(name: &'static str, text: &str, end: bool) -> Result<Timestamp, UsageParamError> {
-    let bad = || UsageParamError::Time {
+    let parsed = if end {
+        crate::time_window::parse_until(text)
+    } else {
+        crate::time_window::parse_since(text)
+    };
+    parsed.map_err(|_| UsageParamError::Time {
         name,
         value: text.to_owned(),
-    };
-    if let Ok(ts) = text.parse::<Timestamp>() {
-        return Ok(ts);
-    }
-    let date: Date = text.parse().map_err(|_| bad())?;
-    let date = if end {
-        date.checked_add(1.day()).map_err(|_| bad())?
-    } else {
-        date
-    };
-    date.to_zoned(TimeZone::UTC)
-        .map(|z| z.timestamp())
-        .map_err(|_| bad())
+    })
 }
 
 /// The figures of a set of runs.

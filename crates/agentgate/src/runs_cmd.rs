@@ -22,6 +22,17 @@ pub struct Args {
     /// match). Read through the store's label index, not by scanning runs.
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
     labels: Vec<(String, String)>,
+    /// Only runs from this time on: an RFC 3339 time
+    /// (2026-11-30T10:00:00Z, 2026-11-30T11:00:00+01:00) or a date
+    /// (2026-11-30: that day's start, UTC). Locally a run's start time,
+    /// with --server its submit time (the times the list shows).
+    #[arg(long, value_name = "TIME", value_parser = parse_since)]
+    since: Option<jiff::Timestamp>,
+    /// Only runs before this time: an RFC 3339 time, or a date
+    /// (2026-11-30: that day's end, UTC, so the day is included). Must be
+    /// after --since.
+    #[arg(long, value_name = "TIME", value_parser = parse_until)]
+    until: Option<jiff::Timestamp>,
     /// Ask this `agentgate serve` (its queue's runs) instead of the local
     /// store; `--server` alone means $AGENTGATE_SERVER, else
     /// http://127.0.0.1:7700. The token: $AGENTGATE_TOKEN, else
@@ -49,11 +60,35 @@ fn parse_label(s: &str) -> Result<(String, String), String> {
     agentgate_protocol::parse_label(s).map_err(|e| e.to_string())
 }
 
+fn parse_since(s: &str) -> Result<jiff::Timestamp, String> {
+    agentgate_store::parse_since(s).map_err(|e| e.to_string())
+}
+
+fn parse_until(s: &str) -> Result<jiff::Timestamp, String> {
+    agentgate_store::parse_until(s).map_err(|e| e.to_string())
+}
+
+impl Args {
+    /// The window of --since and --until; an error when it is empty.
+    fn window(&self) -> anyhow::Result<agentgate_store::TimeWindow> {
+        if let (Some(since), Some(until)) = (self.since, self.until)
+            && until <= since
+        {
+            anyhow::bail!("--until ({until}) must be after --since ({since})");
+        }
+        Ok(agentgate_store::TimeWindow {
+            since: self.since,
+            until: self.until,
+        })
+    }
+}
+
 pub fn run(
     args: Args,
     config: Option<&std::path::Path>,
     store: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
+    let window = args.window()?;
     if let Some(server) = &args.server {
         return remote(&args, server);
     }
@@ -107,7 +142,7 @@ pub fn run(
         }
         None => {
             let labels: agentgate_protocol::Labels = args.labels.iter().cloned().collect();
-            let listed = store.list_runs_labelled(&labels, args.limit, 0)?;
+            let listed = store.list_runs_within(&labels, window, args.limit, 0)?;
             // A damaged row is told, not the end of the list.
             for bad in &listed.unreadable {
                 note!(
@@ -193,6 +228,9 @@ fn remote(args: &Args, server: &str) -> anyhow::Result<ExitCode> {
                     .iter()
                     .map(|(k, v)| ("label", format!("{k}={v}"))),
             );
+            // As RFC 3339 in UTC: the server reads the same instants.
+            query.extend(args.since.map(|at| ("since", at.to_string())));
+            query.extend(args.until.map(|at| ("until", at.to_string())));
             let page = match rt.block_on(client.runs(&query)) {
                 Ok(page) => page,
                 Err(e) => return Ok(client_failed(&e)),

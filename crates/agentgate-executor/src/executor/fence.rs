@@ -101,13 +101,14 @@ impl RunStore for Fenced<'_> {
         self.open("reopen run")?;
         self.store.reopen_run(run_id)
     }
-    fn list_runs_labelled(
+    fn list_runs_within(
         &self,
         labels: &agentgate_protocol::Labels,
+        window: agentgate_store::TimeWindow,
         limit: usize,
         offset: usize,
     ) -> Result<RunList, StoreError> {
-        self.store.list_runs_labelled(labels, limit, offset)
+        self.store.list_runs_within(labels, window, limit, offset)
     }
     fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError> {
         self.store.get_run(run_id)

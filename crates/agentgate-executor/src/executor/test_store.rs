@@ -146,13 +146,14 @@ impl RunStore for GatedStore {
     fn reopen_run(&self, run_id: &str) -> Result<(), StoreError> {
         self.inner.reopen_run(run_id)
     }
-    fn list_runs_labelled(
+    fn list_runs_within(
         &self,
         labels: &agentgate_protocol::Labels,
+        window: agentgate_store::TimeWindow,
         limit: usize,
         offset: usize,
     ) -> Result<RunList, StoreError> {
-        self.inner.list_runs_labelled(labels, limit, offset)
+        self.inner.list_runs_within(labels, window, limit, offset)
     }
     fn get_run(&self, run_id: &str) -> Result<Option<RunDetail>, StoreError> {
         self.inner.get_run(run_id)

@@ -214,7 +214,9 @@ function parseLabelFilter(text) {
   return labels;
 }
 
-function runQuery(cursor) {
+// The list's query; `now` (ms) places a relative "when" (without it, the
+// query is the filter as set, to compare answers with: see whenFilter).
+function runQuery(cursor, now) {
   const q = new URLSearchParams({ limit: "50" });
   const status = $("filter-status").value;
   const provider = $("filter-provider").value.trim();
@@ -226,6 +228,7 @@ function runQuery(cursor) {
   for (const label of parseLabelFilter($("filter-label").value)) {
     q.append("label", label);
   }
+  whenFilter(q, now);
   if (cursor) q.set("cursor", cursor);
   return "/v1/runs?" + q.toString();
 }
@@ -234,14 +237,16 @@ let runRows = [];
 
 // Rows past the first page ("More") stay while the list refreshes: a
 // refresh replaces the first page's rows and keeps the older ones after
-// them, so the list never jumps back to one page under the reader.
+// them, so the list never jumps back to one page under the reader (those
+// older than a sliding "when" window's start now drop out).
 let runsFilter = "";
 
 async function loadRuns(more) {
   // The filter as asked: an answer to an older filter (a refresh under
   // way when the filter changed) is dropped, never merged into the new.
   const filter = runQuery(null);
-  const page = await api(runQuery(more ? runsCursor : null));
+  const query = new URLSearchParams(runQuery(more ? runsCursor : null, Date.now()).split("?")[1]);
+  const page = await api("/v1/runs?" + query);
   if (filter !== runQuery(null)) return;
   const rows = page.runs || [];
   if (more) {
@@ -249,7 +254,9 @@ async function loadRuns(more) {
     runsCursor = page.next_cursor || null;
   } else if (filter === runsFilter && runRows.length > rows.length) {
     const fresh = new Set(rows.map((r) => r.run_id));
-    runRows = rows.concat(runRows.filter((r) => !fresh.has(r.run_id)));
+    const since = Date.parse(query.get("since"));
+    runRows = rows.concat(runRows.filter((r) =>
+      !fresh.has(r.run_id) && !(Date.parse(r.created_at) < since)));
   } else {
     runRows = rows;
     runsCursor = page.next_cursor || null;
@@ -286,6 +293,7 @@ $("run-filters").addEventListener("submit", (e) => {
   e.preventDefault();
   loadRuns(false).catch(failed);
 });
+$("filter-when").addEventListener("change", showWhenInputs);
 $("runs-more").addEventListener("click", () => loadRuns(true).catch(failed));
 
 if (token) connect(); else showLogin("");

@@ -2,8 +2,42 @@
 // which provider and model answered, what it cost, its labels, how it
 // ended and why) from a run of GET /v1/runs, and times relative to now
 // with the exact time on hover. Plain functions over a run's JSON, each
-// giving text or a DOM node (never HTML), used by app.js's list.
+// giving text or a DOM node (never HTML), used by app.js's list. And the
+// list's "when" filter: its choice as the query's since/until.
 "use strict";
+
+// The "when" filter into the query `q`: a relative choice (its value is
+// seconds) as `since`, counted back from `now` (ms) at each query, so the
+// list's refresh keeps the window sliding; "between…" as `since` and
+// `until` from its two inputs, read in the browser's time zone and sent in
+// UTC (RFC 3339). Without `now`, a relative choice is named, not placed:
+// the filter as the reader set it, which app.js compares answers with.
+function whenFilter(q, now) {
+  const when = document.getElementById("filter-when").value;
+  if (when === "between") {
+    const from = localInputTime(document.getElementById("filter-from").value);
+    const to = localInputTime(document.getElementById("filter-to").value);
+    if (from) q.set("since", from);
+    if (to) q.set("until", to);
+  } else if (when) {
+    q.set("since", now === undefined ? "last " + when + " s"
+      : new Date(now - Number(when) * 1000).toISOString());
+  }
+}
+
+// A `datetime-local` input's value (no offset: the browser's local time)
+// as an RFC 3339 time in UTC; null when empty or not a time.
+function localInputTime(value) {
+  if (!value) return null;
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? null : at.toISOString();
+}
+
+// "between…" shows its two inputs; the other choices hide them.
+function showWhenInputs() {
+  document.getElementById("filter-between").hidden =
+    document.getElementById("filter-when").value !== "between";
+}
 
 // "12 s ago", "5 min ago", "3 h ago", "2 d ago"; the date past a week.
 function relativeTime(iso, now) {

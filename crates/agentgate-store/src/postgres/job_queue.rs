@@ -8,7 +8,7 @@ use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 use tokio_postgres::Client;
 
-use super::{PgStore, idle, jobs, listen, settle};
+use super::{PgStore, idle, job_list, jobs, listen, settle};
 use crate::claim_next::{ClaimLimits, NextClaim};
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
@@ -270,7 +270,7 @@ impl JobQueue for PgStore {
         let (filter, cursor) = (filter.clone(), cursor.cloned());
         self.call("list jobs", move |client| {
             Box::pin(async move {
-                jobs::list(as_client(&client), &filter, limit, cursor.as_ref()).await
+                job_list::list(as_client(&client), &filter, limit, cursor.as_ref()).await
             })
         })
     }

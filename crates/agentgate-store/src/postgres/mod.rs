@@ -57,6 +57,7 @@ mod connect;
 mod events;
 mod events_listen;
 mod idle;
+mod job_list;
 mod job_queue;
 mod jobs;
 mod listen;

@@ -76,15 +76,16 @@ impl RunStore for PgStore {
         })
     }
 
-    fn list_runs_labelled(
+    fn list_runs_within(
         &self,
         labels: &agentgate_protocol::Labels,
+        window: crate::TimeWindow,
         limit: usize,
         offset: usize,
     ) -> Result<crate::RunList, StoreError> {
         let labels = labels.clone();
         self.transaction("list runs", move |tx| {
-            Box::pin(async move { runs::list_runs(tx, &labels, limit, offset).await })
+            Box::pin(async move { runs::list_runs(tx, &labels, window, limit, offset).await })
         })
     }
 

@@ -8,7 +8,7 @@ use tokio_postgres::{GenericClient, Row};
 use super::PgError;
 use super::values::{
     clamp_bigint, describe, error_kind_from_sql, from_bigint, name_from_sql, opt_from_bigint,
-    opt_to_bigint, to_bigint, u32_from_bigint,
+    opt_to_bigint, to_bigint, u32_from_bigint, window_bound,
 };
 use crate::listing::{RunList, UnreadableRow};
 use crate::owner::RunOwner;
@@ -16,6 +16,7 @@ use crate::records::{
     AttemptRecord, RunDetail, RunRecord, RunStatus, RunSummary, effective_status,
 };
 use crate::run_store::AMBIGUOUS_CANDIDATES_SHOWN;
+use crate::time_window::TimeWindow;
 
 /// A run's labels are its caller's: the reserved `agentgate.` ones (the
 /// token that submitted its job, `crate::api_tokens`) are the job's.
@@ -186,16 +187,29 @@ pub(super) async fn finish_run(
 pub(super) async fn list_runs(
     client: &impl GenericClient,
     labels: &Labels,
+    window: TimeWindow,
     limit: usize,
     offset: usize,
 ) -> Result<RunList, PgError> {
     let (limit, offset) = (clamp_bigint(limit), clamp_bigint(offset));
     let mut params: Vec<&(dyn ToSql + Sync)> = vec![&limit, &offset];
     params.extend(labels_params(labels));
+    // The window bounds the range of `runs_by_start`.
+    let (since, until) = (
+        window.since.map(window_bound),
+        window.until.map(window_bound),
+    );
+    let mut window_condition = String::new();
+    for (bound, op) in [(&since, ">="), (&until, "<")] {
+        if let Some(bound) = bound {
+            params.push(bound);
+            window_condition.push_str(&format!(" AND started_at {op} ${}", params.len()));
+        }
+    }
     let rows = client
         .query(
             &format!(
-                "SELECT {SUMMARY_COLUMNS} FROM runs WHERE true{} \
+                "SELECT {SUMMARY_COLUMNS} FROM runs WHERE true{}{window_condition} \
                  ORDER BY started_at DESC, run_id DESC LIMIT $1 OFFSET $2",
                 labels_condition("run_id", labels, 3)
             ),

@@ -12,6 +12,17 @@ use agentgate_protocol::ErrorKind;
 
 use super::PgError;
 
+/// A bound of a window of times (`>=` or `<`) as the stored times compare
+/// with it: rounded up to the microsecond, so that a stored time (cut to
+/// the microsecond) is in the window exactly when it is at or after the
+/// given start and before the given end.
+pub(super) fn window_bound(at: jiff::Timestamp) -> jiff::Timestamp {
+    let up = jiff::TimestampRound::new()
+        .smallest(jiff::Unit::Microsecond)
+        .mode(jiff::RoundMode::Ceil);
+    at.round(up).unwrap_or(at)
+}
+
 /// `value` as a `bigint` for `column`.
 pub(super) fn to_bigint(column: &'static str, value: u64) -> Result<i64, PgError> {
     i64::try_from(value).map_err(|_| PgError::TooLarge { column, value })

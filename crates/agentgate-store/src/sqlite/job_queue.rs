@@ -6,7 +6,7 @@ use std::time::Duration;
 use agentgate_protocol::Envelope;
 use jiff::Timestamp;
 
-use super::{SqliteStore, jobs, settle};
+use super::{SqliteStore, job_list, jobs, settle};
 use crate::claim_next::{ClaimLimits, NextClaim};
 use crate::error::StoreError;
 use crate::job_queue::JobQueue;
@@ -212,7 +212,7 @@ impl JobQueue for SqliteStore {
         limit: usize,
         cursor: Option<&JobCursor>,
     ) -> Result<JobPage, StoreError> {
-        self.read("list jobs", |tx| jobs::list(tx, filter, limit, cursor))
+        self.read("list jobs", |tx| job_list::list(tx, filter, limit, cursor))
     }
 
     fn count_jobs(&self) -> Result<JobCounts, StoreError> {

@@ -4,17 +4,13 @@
 
 use agentgate_protocol::Envelope;
 use jiff::Timestamp;
-use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Row, named_params, params};
 
 use super::DbError;
-use super::values::{
-    describe, name_from_sql, opt_timestamp_from_sql, timestamp_from_sql, timestamp_to_sql,
-};
-use crate::UnreadableRow;
+use super::values::{name_from_sql, opt_timestamp_from_sql, timestamp_from_sql, timestamp_to_sql};
 use crate::jobs::{
-    ActiveJobCount, CancelOutcome, CursorTime, ExpiredJob, ExpiryPolicy, JobCounts, JobCursor,
-    JobFilter, JobOutcome, JobPage, JobRecord, JobState, LeaseToken, NewJob,
+    ActiveJobCount, CancelOutcome, ExpiredJob, ExpiryPolicy, JobCounts, JobOutcome, JobRecord,
+    JobState, LeaseToken, NewJob,
 };
 
 /// Every column of a [`JobRecord`]; never the lease token.
@@ -339,86 +335,6 @@ fn take_back(
 
 pub(super) fn get(conn: &Connection, job_id: &str) -> Result<Option<JobRecord>, DbError> {
     select_one(conn, "job_id = ?1", job_id)
-}
-
-pub(super) fn list(
-    conn: &Connection,
-    filter: &JobFilter,
-    limit: usize,
-    cursor: Option<&JobCursor>,
-) -> Result<JobPage, DbError> {
-    if limit == 0 {
-        return Ok(JobPage {
-            jobs: Vec::new(),
-            unreadable: Vec::new(),
-            next: None,
-        });
-    }
-    let state = filter.state.map(JobState::as_str);
-    let cursor_at = cursor.map(|c| match &c.created_at {
-        CursorTime::At(at) => timestamp_to_sql(*at),
-        CursorTime::Stored(text) => text.clone(),
-    });
-    let cursor_id = cursor.map(|c| c.job_id.as_str());
-    // One more than asked tells whether there is a next page.
-    let fetch = i64::try_from(limit).unwrap_or(i64::MAX).saturating_add(1);
-    let mut conditions: Vec<String> = Vec::new();
-    let mut values: Vec<(&str, &dyn ToSql)> = vec![(":limit", &fetch)];
-    let label_names: Vec<(String, String)> = (0..filter.labels.len())
-        .map(|i| (format!(":label_key{i}"), format!(":label_value{i}")))
-        .collect();
-    for ((key, value), (key_name, value_name)) in filter.labels.iter().zip(&label_names) {
-        // One probe of the index `labels_by_value` per label.
-        conditions.push(format!(
-            "job_id IN (SELECT id FROM labels WHERE key = {key_name} AND value = {value_name})"
-        ));
-        values.push((key_name, key));
-        values.push((value_name, value));
-    }
-    if let Some(state) = &state {
-        conditions.push("state = :state".to_owned());
-        values.push((":state", state));
-    }
-    if let Some(session) = &filter.session {
-        conditions.push("session_name = :session".to_owned());
-        values.push((":session", session));
-    }
-    if let Some(provider) = &filter.provider {
-        conditions.push(
-            "EXISTS (SELECT 1 FROM json_each(jobs.providers) AS p WHERE p.value = :provider)"
-                .to_owned(),
-        );
-        values.push((":provider", provider));
-    }
-    if let (Some(at), Some(id)) = (&cursor_at, &cursor_id) {
-        conditions.push("(created_at, job_id) < (:cursor_at, :cursor_id)".to_owned());
-        values.push((":cursor_at", at));
-        values.push((":cursor_id", id));
-    }
-    let condition = if conditions.is_empty() {
-        String::new()
-    } else {
-        format!("WHERE {}", conditions.join(" AND "))
-    };
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM jobs {condition} \
-         ORDER BY created_at DESC, job_id DESC LIMIT :limit"
-    ))?;
-    let mut rows = stmt.query(values.as_slice())?;
-    // Each row in order: read, or why not, with where it sorts.
-    let mut listed = Vec::new();
-    while let Some(row) = rows.next()? {
-        let job_id: String = row.get("job_id")?;
-        let created: String = row.get("created_at")?;
-        let at = match timestamp_from_sql("jobs.created_at", created.clone()) {
-            Ok(at) => CursorTime::At(at),
-            Err(_) => CursorTime::Stored(created),
-        };
-        let record =
-            record_from_row(row).map_err(|e| UnreadableRow::new(job_id.clone(), describe(e)));
-        listed.push((at, job_id, record));
-    }
-    Ok(JobPage::from_listed(listed, limit))
 }
 
 pub(super) fn count(conn: &Connection) -> Result<JobCounts, DbError> {

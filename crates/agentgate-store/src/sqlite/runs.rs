@@ -15,6 +15,7 @@ use crate::records::{
     AttemptRecord, RunDetail, RunRecord, RunStatus, RunSummary, effective_status,
 };
 use crate::run_store::AMBIGUOUS_CANDIDATES_SHOWN;
+use crate::time_window::TimeWindow;
 
 /// A run's labels are its caller's: the reserved `agentgate.` ones (the
 /// token that submitted its job, `crate::api_tokens`) are the job's.
@@ -163,11 +164,26 @@ pub(super) fn finish_run(
 pub(super) fn list_runs(
     conn: &Connection,
     labels: &Labels,
+    window: TimeWindow,
     limit: usize,
     offset: usize,
 ) -> Result<RunList, DbError> {
+    // The window bounds the range of `runs_by_start` (fixed-width text:
+    // text order is time order); its parameters follow the labels'.
+    let after_labels = 3 + 2 * labels.len();
+    let since = window.since.map(timestamp_to_sql);
+    let until = window.until.map(timestamp_to_sql);
+    let mut window_condition = String::new();
+    let mut window_values: Vec<&String> = Vec::new();
+    for (bound, op) in [(&since, ">="), (&until, "<")] {
+        if let Some(bound) = bound {
+            let n = after_labels + window_values.len();
+            window_condition.push_str(&format!(" AND started_at {op} ?{n}"));
+            window_values.push(bound);
+        }
+    }
     let mut stmt = conn.prepare(&format!(
-        "SELECT {SUMMARY_COLUMNS} FROM runs WHERE 1 = 1{} \
+        "SELECT {SUMMARY_COLUMNS} FROM runs WHERE 1 = 1{}{window_condition} \
          ORDER BY started_at DESC, run_id DESC LIMIT ?1 OFFSET ?2",
         labels_condition("run_id", labels, 3)
     ))?;
@@ -180,6 +196,9 @@ pub(super) fn list_runs(
     let label_values = labels_params(labels);
     for value in &label_values {
         values.push(value);
+    }
+    for value in &window_values {
+        values.push(*value);
     }
     let mut rows = stmt.query(values.as_slice())?;
     let mut list = RunList::default();

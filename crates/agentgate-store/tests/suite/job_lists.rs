@@ -2,11 +2,11 @@
 
 use agentgate_store::{
     ActiveJobCount, ClaimLimits, FinalState, JobCounts, JobCursor, JobFilter, JobOutcome, JobState,
-    NewJob,
+    NewJob, TimeWindow,
 };
 
 use super::jobs::{LEASE, new_job};
-use super::support::{TestStore, ts};
+use super::support::{TestStore, run_record, ts};
 
 crate::on_both_backends!(
     pages_are_newest_first_and_stable_when_jobs_arrive_between_them,
@@ -14,6 +14,10 @@ crate::on_both_backends!(
     records_never_carry_the_lease_token,
     counts_are_per_state_and_per_provider_and_state,
     active_counts_put_each_job_under_one_provider,
+    a_window_of_enqueue_times_narrows_the_list,
+    a_window_pages_exactly_and_combines_with_state_and_label,
+    a_window_holding_no_job_lists_none,
+    runs_are_listed_within_a_window_of_start_times,
 );
 
 /// Every page of `filter`, `limit` at a time: the ids, page by page.
@@ -119,6 +123,8 @@ fn filters_by_state_provider_and_session(store: &TestStore) {
             provider: provider("codex"),
             session: provider("s1"),
             labels: Default::default(),
+            since: None,
+            until: None,
         }),
         ["c"]
     );
@@ -258,4 +264,172 @@ fn active_counts_put_each_job_under_one_provider(store: &TestStore) {
             count(JobState::Running, Some("codex"), 1),
         ]
     );
+}
+
+/// j0..j9 enqueued at 12:00:00, :01, :02, :03, :04, :05, :05 (j5 and j6
+/// at one time: the id breaks the tie), :06, :07 and :08; the even ones
+/// labelled `team=a`.
+fn enqueue_ten(store: &TestStore) {
+    for (i, second) in [0, 1, 2, 3, 4, 5, 5, 6, 7, 8].into_iter().enumerate() {
+        let mut job = new_job(&format!("j{i}"));
+        if i % 2 == 0 {
+            job.labels = [("team".to_owned(), "a".to_owned())].into_iter().collect();
+        }
+        store.enqueue(&job, at(second)).unwrap();
+    }
+}
+
+fn at(second: u32) -> jiff::Timestamp {
+    ts(&format!("2026-05-01T12:00:{second:02}Z"))
+}
+
+fn window(since: Option<u32>, until: Option<u32>) -> JobFilter {
+    JobFilter {
+        since: since.map(at),
+        until: until.map(at),
+        ..JobFilter::default()
+    }
+}
+
+/// Every page of `filter`, flattened.
+fn listed(store: &TestStore, filter: &JobFilter, limit: usize) -> Vec<String> {
+    pages(store, filter, limit).concat()
+}
+
+fn a_window_of_enqueue_times_narrows_the_list(store: &TestStore) {
+    enqueue_ten(store);
+    // `since` is in the window, `until` is not.
+    assert_eq!(
+        listed(store, &window(Some(6), None), 100),
+        ["j9", "j8", "j7"]
+    );
+    assert_eq!(listed(store, &window(None, Some(2)), 100), ["j1", "j0"]);
+    assert_eq!(
+        listed(store, &window(Some(3), Some(6)), 100),
+        ["j6", "j5", "j4", "j3"]
+    );
+    // Both jobs of one time are on the same side of a bound.
+    assert_eq!(listed(store, &window(Some(5), Some(6)), 100), ["j6", "j5"]);
+    assert_eq!(listed(store, &window(Some(4), Some(5)), 100), ["j4"]);
+    // A bound between two stored times, to the nanosecond.
+    let between = JobFilter {
+        since: Some(ts("2026-05-01T12:00:04.000000001Z")),
+        until: Some(ts("2026-05-01T12:00:05.000000001Z")),
+        ..JobFilter::default()
+    };
+    assert_eq!(listed(store, &between, 100), ["j6", "j5"]);
+    // The window parsed from text, as the API and the CLI give it.
+    let parsed =
+        TimeWindow::from_params(Some("2026-05-01T14:00:07+02:00"), Some("2026-05-01")).unwrap();
+    let filter = JobFilter {
+        since: parsed.since,
+        until: parsed.until,
+        ..JobFilter::default()
+    };
+    assert_eq!(listed(store, &filter, 100), ["j9", "j8"]);
+}
+
+fn a_window_pages_exactly_and_combines_with_state_and_label(store: &TestStore) {
+    enqueue_ten(store);
+    let filter = window(Some(2), Some(7));
+    let whole = ["j7", "j6", "j5", "j4", "j3", "j2"];
+    assert_eq!(listed(store, &filter, 100), whole);
+    // Every page size: no job repeated or skipped, pages split at the tie.
+    for limit in 1..=7 {
+        let pages = pages(store, &filter, limit);
+        assert_eq!(pages.concat(), whole, "limit {limit}");
+        assert_eq!(pages.len(), whole.len().div_ceil(limit), "limit {limit}");
+    }
+    assert_eq!(
+        pages(store, &filter, 4),
+        [vec!["j7", "j6", "j5", "j4"], vec!["j3", "j2"]]
+    );
+
+    // With a state: j5 runs.
+    store.claim_job("j5", "w", LEASE, at(9)).unwrap().unwrap();
+    let running = JobFilter {
+        state: Some(JobState::Running),
+        ..filter.clone()
+    };
+    assert_eq!(listed(store, &running, 1), ["j5"]);
+    let queued = JobFilter {
+        state: Some(JobState::Queued),
+        ..filter.clone()
+    };
+    assert_eq!(
+        pages(store, &queued, 2),
+        [vec!["j7", "j6"], vec!["j4", "j3"], vec!["j2"]]
+    );
+    // With a label: the even ones.
+    let labelled = JobFilter {
+        labels: [("team".to_owned(), "a".to_owned())].into_iter().collect(),
+        ..filter.clone()
+    };
+    assert_eq!(pages(store, &labelled, 2), [vec!["j6", "j4"], vec!["j2"]]);
+    // All of them: queued, labelled, in the window.
+    let all = JobFilter {
+        state: Some(JobState::Queued),
+        ..labelled
+    };
+    assert_eq!(listed(store, &all, 1), ["j6", "j4", "j2"]);
+}
+
+fn a_window_holding_no_job_lists_none(store: &TestStore) {
+    enqueue_ten(store);
+    for filter in [
+        // After every job, before every job, between two times.
+        window(Some(9), None),
+        window(None, Some(0)),
+        JobFilter {
+            since: Some(ts("2026-05-01T12:00:05.5Z")),
+            until: Some(ts("2026-05-01T12:00:05.9Z")),
+            ..JobFilter::default()
+        },
+        // Jobs in the window, none in the state.
+        JobFilter {
+            state: Some(JobState::Failed),
+            ..window(Some(0), Some(9))
+        },
+    ] {
+        let page = store.list_jobs(&filter, 3, None).unwrap();
+        assert!(page.jobs.is_empty(), "{filter:?}");
+        assert!(page.next.is_none(), "{filter:?}");
+    }
+}
+
+fn runs_are_listed_within_a_window_of_start_times(store: &TestStore) {
+    for (id, second) in [("r0", 0), ("r1", 1), ("r2", 2), ("r3", 3)] {
+        let mut run = run_record(id, &format!("2026-05-01T12:00:0{second}Z"));
+        if id != "r2" {
+            run.labels = [("chat".to_owned(), "42".to_owned())].into_iter().collect();
+        }
+        store.insert_run(&run).unwrap();
+    }
+    let ids = |labels: &[(&str, &str)], since: Option<u32>, until: Option<u32>| -> Vec<String> {
+        let labels = labels
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let window = TimeWindow {
+            since: since.map(at),
+            until: until.map(at),
+        };
+        let list = store.list_runs_within(&labels, window, 10, 0).unwrap();
+        list.runs.into_iter().map(|r| r.record.run_id).collect()
+    };
+    assert_eq!(ids(&[], None, None), ["r3", "r2", "r1", "r0"]);
+    assert_eq!(ids(&[], Some(1), None), ["r3", "r2", "r1"]);
+    assert_eq!(ids(&[], None, Some(1)), ["r0"]);
+    assert_eq!(ids(&[], Some(1), Some(3)), ["r2", "r1"]);
+    assert_eq!(ids(&[("chat", "42")], Some(1), Some(3)), ["r1"]);
+    assert!(ids(&[], Some(4), None).is_empty());
+    // With a limit and an offset, inside the window.
+    let window = TimeWindow {
+        since: Some(at(1)),
+        until: None,
+    };
+    let second = store
+        .list_runs_within(&Default::default(), window, 1, 1)
+        .unwrap();
+    assert_eq!(second.runs[0].record.run_id, "r2");
 }

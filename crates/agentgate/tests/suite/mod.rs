@@ -73,6 +73,7 @@ mod run_tools;
 mod run_worktree;
 mod runs_abandoned;
 mod runs_damaged;
+mod runs_window;
 mod runs_workflow;
 mod sandbox;
 mod sandbox_container_e2e;
