@@ -4767,6 +4767,20 @@ export interface operations {
                  *     Read through the store's label index.
                  */
                 label?: string;
+                /**
+                 * @description Only runs submitted (enqueued) at or after this time: an RFC 3339
+                 *     time (`2026-11-30T10:00:00Z`, or with an offset,
+                 *     `2026-11-30T11:00:00%2B01:00`: a `+` URL-encoded) or a date
+                 *     (`2026-11-30`: that day's start, UTC). The list's order and pages
+                 *     are by this same time.
+                 */
+                since?: string | unknown | unknown;
+                /**
+                 * @description Only runs submitted before this time (not at it): an RFC 3339 time,
+                 *     or a date (`2026-11-30`: that day's end, UTC, so the day is in the
+                 *     window). Must be after `since`.
+                 */
+                until?: string | unknown | unknown;
                 /** @description At most this many runs (1 to 500, default 50). */
                 limit?: number;
                 /** @description The `next_cursor` of the previous page, unchanged. */

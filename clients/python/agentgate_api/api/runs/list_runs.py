@@ -17,6 +17,8 @@ def _get_kwargs(
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -34,6 +36,20 @@ def _get_kwargs(
     params["session"] = session
 
     params["label"] = label
+
+    json_since: Any | Unset
+    if isinstance(since, Unset):
+        json_since = UNSET
+    else:
+        json_since = since
+    params["since"] = json_since
+
+    json_until: Any | Unset
+    if isinstance(until, Unset):
+        json_until = UNSET
+    else:
+        json_until = until
+    params["until"] = json_until
 
     params["limit"] = limit
 
@@ -102,6 +118,8 @@ def sync_detailed(
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[ErrorBody | RunPage]:
@@ -114,6 +132,8 @@ def sync_detailed(
         provider (str | Unset):
         session (str | Unset):
         label (str | Unset):
+        since (Any | Unset):
+        until (Any | Unset):
         limit (int | Unset):
         cursor (str | Unset):
 
@@ -130,6 +150,8 @@ def sync_detailed(
         provider=provider,
         session=session,
         label=label,
+        since=since,
+        until=until,
         limit=limit,
         cursor=cursor,
     )
@@ -148,6 +170,8 @@ def sync(
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> ErrorBody | RunPage | None:
@@ -160,6 +184,8 @@ def sync(
         provider (str | Unset):
         session (str | Unset):
         label (str | Unset):
+        since (Any | Unset):
+        until (Any | Unset):
         limit (int | Unset):
         cursor (str | Unset):
 
@@ -177,6 +203,8 @@ def sync(
         provider=provider,
         session=session,
         label=label,
+        since=since,
+        until=until,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -189,6 +217,8 @@ async def asyncio_detailed(
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[ErrorBody | RunPage]:
@@ -201,6 +231,8 @@ async def asyncio_detailed(
         provider (str | Unset):
         session (str | Unset):
         label (str | Unset):
+        since (Any | Unset):
+        until (Any | Unset):
         limit (int | Unset):
         cursor (str | Unset):
 
@@ -217,6 +249,8 @@ async def asyncio_detailed(
         provider=provider,
         session=session,
         label=label,
+        since=since,
+        until=until,
         limit=limit,
         cursor=cursor,
     )
@@ -233,6 +267,8 @@ async def asyncio(
     provider: str | Unset = UNSET,
     session: str | Unset = UNSET,
     label: str | Unset = UNSET,
+    since: Any | Unset = UNSET,
+    until: Any | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> ErrorBody | RunPage | None:
@@ -245,6 +281,8 @@ async def asyncio(
         provider (str | Unset):
         session (str | Unset):
         label (str | Unset):
+        since (Any | Unset):
+        until (Any | Unset):
         limit (int | Unset):
         cursor (str | Unset):
 
@@ -263,6 +301,8 @@ async def asyncio(
             provider=provider,
             session=session,
             label=label,
+            since=since,
+            until=until,
             limit=limit,
             cursor=cursor,
         )
