@@ -48,7 +48,7 @@ pub use run_trace::RunTrace;
 pub use sink::TracedSink;
 pub use span_record::SpanParent;
 pub use trace_context::{STORED_KEY, TraceContext};
-pub use workflow_trace::{SharedWorkflowTrace, WorkflowTrace};
+pub use workflow_trace::{AgentRunHook, SharedWorkflowTrace, WorkflowTrace};
 
 /// The trace of `agentgate run`: `None` when export is off; else a run
 /// under `TRACEPARENT` (when set and valid), whose context and OTel

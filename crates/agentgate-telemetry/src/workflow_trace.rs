@@ -9,7 +9,9 @@
 //!
 //! A step that ran several tries is one span (`agentgate.step.attempts`,
 //! the last try's error). A step's run is traced by a [`RunTrace`] of its
-//! own fed the events the workflow nests for it.
+//! own fed the events the workflow nests for it; an agent step's is named
+//! just before the run starts ([`WorkflowTrace::pass_to_step_run`]) so
+//! that its CLIs, given its context, put their own spans under it.
 
 use std::collections::BTreeMap;
 use std::time::SystemTime;
@@ -84,6 +86,29 @@ impl WorkflowTrace {
             error: None,
         });
         self.steps.len() - 1
+    }
+
+    /// An agent step's run is about to start: its span (under its
+    /// step's) is named now, and its CLIs are given it (`TRACEPARENT`,
+    /// their OTel settings), so their own spans sit under it; the run's
+    /// events, nested in the workflow's, fill it in later.
+    pub fn pass_to_step_run(
+        &mut self,
+        task_id: &str,
+        run_id: &str,
+        plan: &mut agentgate_core::Plan,
+    ) {
+        let i = self.step(task_id);
+        let under = self
+            .parent
+            .child_of(self.span_id)
+            .child_of(self.steps[i].span_id);
+        let telemetry = self.telemetry;
+        let (_, run) = self
+            .runs
+            .entry(run_id.to_owned())
+            .or_insert_with(|| (i, RunTrace::begin(telemetry, under)));
+        crate::cli_env::pass_to_clis(plan, &run.context(), telemetry.config());
     }
 
     /// Take in one event of the workflow run.
@@ -187,6 +212,10 @@ impl WorkflowTrace {
     }
 }
 
+/// A hook called with an agent step's id, its run's id and its plan
+/// just before the run starts (the same type as the workflow engine's).
+pub type AgentRunHook = std::sync::Arc<dyn Fn(&str, &str, &mut agentgate_core::Plan) + Send + Sync>;
+
 /// A workflow's trace shared with the engine's observer (a boxed closure
 /// that must own what it feeds): observe from the closure, finish after
 /// the workflow returned.
@@ -206,6 +235,27 @@ impl SharedWorkflowTrace {
         {
             trace.observe(event);
         }
+    }
+
+    /// See [`WorkflowTrace::pass_to_step_run`].
+    pub fn pass_to_step_run(&self, task_id: &str, run_id: &str, plan: &mut agentgate_core::Plan) {
+        if let Ok(mut guard) = self.0.lock()
+            && let Some(trace) = guard.as_mut()
+        {
+            trace.pass_to_step_run(task_id, run_id, plan);
+        }
+    }
+
+    /// [`SharedWorkflowTrace::pass_to_step_run`] as the hook a workflow's
+    /// environment calls before each agent step's run
+    /// (`agentgate_tools::workflow::WorkflowEnv::before_agent_run`).
+    pub fn agent_run_hook(&self) -> AgentRunHook {
+        let shared = self.clone();
+        std::sync::Arc::new(
+            move |step: &str, run: &str, plan: &mut agentgate_core::Plan| {
+                shared.pass_to_step_run(step, run, plan);
+            },
+        )
     }
 
     /// The workflow ended: its spans go to the export (once).

@@ -48,8 +48,8 @@ mod step;
 pub use agent::agent_request;
 pub use check::{MAX_STEP_ID_LEN, is_step_id};
 pub use engine::{
-    WorkflowEnv, WorkflowOutcome, WorkflowRunError, WorkflowStart, resume_workflow, run_workflow,
-    stored_workflow,
+    AgentRunHook, WorkflowEnv, WorkflowOutcome, WorkflowRunError, WorkflowStart, resume_workflow,
+    run_workflow, stored_workflow,
 };
 pub use journal::WorkflowObserver;
 pub use load::{Workflow, WorkflowError};

@@ -226,14 +226,18 @@ pub fn run(
             let wf = with_sandbox(Workflow::load_file(&file).map_err(usage)?, sandbox.sandbox)?;
             let input = read_input(input, input_file)?;
             let (cfg, store) = open(config_flag, store_flag)?;
-            let (env, _tool_relay) = environment(cfg, &wf.base_dir, store_flag)?;
+            let (mut env, _tool_relay) = environment(cfg, &wf.base_dir, store_flag)?;
+            // Its spans, when traces are exported (under TRACEPARENT when
+            // set); its agent steps' CLIs join it.
+            let trace = agentgate_telemetry::workflow_trace_from_env();
+            env.before_agent_run = trace.as_ref().map(|t| t.agent_run_hook());
             let start = WorkflowStart {
                 workflow: wf,
                 input,
                 run_id: None,
                 labels,
             };
-            let outcome = drive(stream, |observer, cancel| async {
+            let outcome = drive(stream, trace, |observer, cancel| async {
                 run_workflow(start, &env, store.as_ref(), observer, cancel).await
             })?;
             let printed = print_outcome(&mut out, &outcome, stream, pretty);
@@ -247,12 +251,14 @@ pub fn run(
         } => {
             let (cfg, store) = open(config_flag, store_flag)?;
             let (wf, _) = stored_workflow(store.as_ref(), &run, None)?;
-            let (env, _tool_relay) = environment(cfg, &wf.base_dir, store_flag)?;
+            let (mut env, _tool_relay) = environment(cfg, &wf.base_dir, store_flag)?;
+            let trace = agentgate_telemetry::workflow_trace_from_env();
+            env.before_agent_run = trace.as_ref().map(|t| t.agent_run_hook());
             let run_id = store
                 .find_run(&run)?
                 .map(|d| d.summary.record.run_id)
                 .unwrap_or(run);
-            let outcome = drive(stream, |observer, cancel| async {
+            let outcome = drive(stream, trace, |observer, cancel| async {
                 resume_workflow(&run_id, &env, store.as_ref(), observer, cancel).await
             })?;
             let printed = print_outcome(&mut out, &outcome, stream, pretty);
@@ -314,8 +320,12 @@ fn environment(
 }
 
 /// Runs `work` on a runtime of its own, with SIGINT and SIGTERM as cancel
-/// requests, streaming the events when asked.
-fn drive<F, Fut>(stream: bool, work: F) -> anyhow::Result<WorkflowOutcome>
+/// requests, streaming the events when asked, and giving them to `trace`.
+fn drive<F, Fut>(
+    stream: bool,
+    trace: Option<agentgate_telemetry::SharedWorkflowTrace>,
+    work: F,
+) -> anyhow::Result<WorkflowOutcome>
 where
     F: FnOnce(WorkflowObserver, tokio::sync::mpsc::Receiver<agentgate_core::CancelRequest>) -> Fut,
     Fut: std::future::Future<
@@ -326,8 +336,6 @@ where
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    // Its spans, when traces are exported (under TRACEPARENT when set).
-    let trace = agentgate_telemetry::workflow_trace_from_env();
     let watching = trace.clone();
     let outcome = runtime.block_on(async {
         let (_forwarding, cancel) = crate::cli_process::forward_signals()?;

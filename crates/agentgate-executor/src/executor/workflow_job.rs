@@ -120,6 +120,8 @@ pub async fn run_job(
     // The observer is the store: SSE clients read the run's events there.
     // With traces exported, the workflow's trace watches them too.
     let trace = trace.map(agentgate_telemetry::SharedWorkflowTrace::new);
+    // Its agent steps' CLIs join the trace under their runs' spans.
+    env.before_agent_run = trace.as_ref().map(|t| t.agent_run_hook());
     let observer: agentgate_tools::workflow::WorkflowObserver = match trace.clone() {
         None => Box::new(|_: &agentgate_protocol::Event| {}),
         Some(shared) => Box::new(move |event: &agentgate_protocol::Event| shared.observe(event)),

@@ -51,7 +51,14 @@ pub struct WorkflowEnv {
     /// The API token that submitted the workflow's job: its agent steps'
     /// runs record it, and its budgets apply (`Plan::submitted_by`).
     pub submitter: Option<agentgate_core::budget::BudgetSubmitter>,
+    /// Called with each agent step's run just before it starts (its
+    /// step's id, its run's id, its plan): the workflow's trace names the
+    /// run's span here and hands its CLIs the trace context.
+    pub before_agent_run: Option<AgentRunHook>,
 }
+
+/// See [`WorkflowEnv::before_agent_run`].
+pub type AgentRunHook = std::sync::Arc<dyn Fn(&str, &str, &mut agentgate_core::Plan) + Send + Sync>;
 
 impl WorkflowEnv {
     /// The environment of a workflow whose folder is `base_dir`: the
@@ -81,6 +88,7 @@ impl WorkflowEnv {
             keys: agentgate_core::sealed::KeyRing::default(),
             hidden: Vec::new(),
             submitter: None,
+            before_agent_run: None,
         }
     }
 }

@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::cancel::{Canceller, Scope};
-pub use super::context::WorkflowEnv;
+pub use super::context::{AgentRunHook, WorkflowEnv};
 use super::context::{Ctx, StepEnd, Tally, lock};
 use super::history::History;
 use super::journal::{Journal, WorkflowObserver};

@@ -263,6 +263,9 @@ pub(super) async fn run_agent_child(
         plan.submitted_by(submitter.clone());
     }
     let run_id = new_run_id();
+    if let Some(hook) = &ctx.env.before_agent_run {
+        hook(child.step_id, &run_id, &mut plan);
+    }
     started(ctx, child.step_id, child.attempt, &run_id, "agent", None);
     let options = RunOptions {
         keeper: ctx.env.keeper.clone(),

@@ -9,7 +9,8 @@
 //! runs, the decision's question, choices and answer. A step's run opens
 //! as its own transcript (the decision's agent answering; the scan tool's
 //! progress) with a way back to the workflow. A team's reader may follow
-//! the runs its team's workflow made; another team's may not.
+//! the runs its team's workflow made; another team's may not. The agent
+//! step's run records the token that submitted the workflow.
 //!
 //! `AGENTGATE_SCREENSHOT_WORKFLOW=docs/workflow.png` refreshes the book's.
 
@@ -248,6 +249,26 @@ fn a_workflow_shows_its_steps_live_and_opens_each_steps_run() {
     assert_eq!(choose_runs[0][0], "try 1 · agent run", "{context}");
     assert_eq!(choose_runs[1][0], "try 1 · tool run", "{context}");
     let agent_run = choose_runs[0][1].as_str().unwrap().to_owned();
+    // The decision's agent run records the token and team that submitted
+    // the workflow (its budgets apply to it), in the labels table only.
+    let db = rusqlite::Connection::open(p.root().join("data/agentgate.db")).unwrap();
+    let recorded: Vec<(String, String)> = db
+        .prepare(
+            "SELECT key, value FROM labels WHERE id = ?1 AND key LIKE 'agentgate.%' ORDER BY key",
+        )
+        .unwrap()
+        .query_map([&agent_run], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        recorded,
+        [
+            ("agentgate.team".to_owned(), "red".to_owned()),
+            ("agentgate.token".to_owned(), "red-bot".to_owned()),
+        ],
+        "{agent_run}"
+    );
     let scan_run = steps["scan"]["runs"][0][1].as_str().unwrap().to_owned();
 
     // A team's reader follows its team's step runs; another team's cannot.

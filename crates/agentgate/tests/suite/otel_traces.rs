@@ -14,7 +14,7 @@
 //!   same collector, under the run's span (they read `TRACEPARENT`).
 //! - A workflow over HTTP, under `TRACEPARENT`: a span per step under the
 //!   workflow's, the retried step's tries counted, the agent step's run
-//!   under its step.
+//!   under its step, and Claude Code's own spans under that run.
 //! - Claude Code under `--sandbox workspace` (an environment allowlist):
 //!   the trace context and its OTel settings pass the allowlist, and its
 //!   own spans still hang under the run's.
@@ -332,6 +332,23 @@ fn a_workflow_exports_a_span_per_step_under_traceparent_over_http() {
     assert_eq!(attempts.len(), 1, "{context}");
     assert_eq!(attempts[0].name, "invoke_agent claude", "{context}");
     assert_within(attempts[0], runs[0]);
+
+    // Claude Code's own spans, under the agent step's run: the run's span
+    // was named before the CLI started, and the CLI was given it.
+    let run_span = runs[0].span_id.clone();
+    let received = receiver.wait_for(ARRIVAL, |spans| {
+        spans
+            .iter()
+            .any(|s| s.service == "claude-code" && s.parent_span_id == run_span)
+    });
+    let claude: Vec<&Span> = received
+        .iter()
+        .filter(|s| s.service == "claude-code")
+        .collect();
+    assert!(
+        claude.iter().all(|s| s.trace_id == PARENT_TRACE),
+        "{claude:#?}"
+    );
 }
 
 #[test]
