@@ -82,9 +82,8 @@ document.addEventListener("keydown", (e) => {
 // A run opened from a row: remember the row, and put the focus on the
 // run's title so the keys continue from there.
 document.addEventListener("keydown", (e) => {
-  if (e.key !== "Enter") return;
-  const row = e.target.closest && e.target.closest("#runs tr.clickable");
-  if (!row) return;
-  openedFrom = row;
+  // The row itself (Enter on its Cancel button cancels, opens nothing).
+  if (e.key !== "Enter" || !(e.target instanceof Element) || !e.target.matches("#runs tr.clickable")) return;
+  openedFrom = e.target;
   setTimeout(() => $("run-title").focus(), 0);
 }, true);
