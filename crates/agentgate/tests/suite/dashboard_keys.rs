@@ -35,7 +35,7 @@ fn focused(browser: &Browser) -> String {
 }
 
 /// The list's run ids, top to bottom.
-fn row_ids(browser: &Browser) -> Vec<String> {
+pub(super) fn row_ids(browser: &Browser) -> Vec<String> {
     let ids = browser.script(
         "return [...document.querySelectorAll('#runs tbody tr')].map(r => r.dataset.runId);",
         json!([]),
@@ -43,7 +43,8 @@ fn row_ids(browser: &Browser) -> Vec<String> {
     serde_json::from_value(ids).unwrap()
 }
 
-fn loads(browser: &Browser) -> u64 {
+/// How many times the runs list was loaded (each refresh counts).
+pub(super) fn loads(browser: &Browser) -> u64 {
     browser
         .script(
             "return Number(document.getElementById('runs').dataset.loads || 0);",

@@ -13,6 +13,7 @@ use jiff::{Timestamp, ToSpan};
 use serde_json::{Value, json};
 
 use super::dashboard::click_in_page;
+use super::dashboard_keys::{loads, row_ids};
 use super::serve_queue_support::{QueueHome, TOKEN, submit_ok};
 use super::serve_support::get;
 use super::webdriver::Browser;
@@ -293,25 +294,6 @@ fn agentgate_runs_since_and_until_list_the_window_from_a_server_and_locally() {
     );
 }
 
-/// The ids of the runs list's rows, in order.
-fn rows(browser: &Browser) -> Vec<String> {
-    let ids = browser.script(
-        "return [...document.querySelectorAll('#runs tbody tr')].map(r => r.dataset.runId);",
-        json!([]),
-    );
-    serde_json::from_value(ids).unwrap()
-}
-
-fn loads(browser: &Browser) -> u64 {
-    browser
-        .script(
-            "return Number(document.getElementById('runs').dataset.loads || 0);",
-            json!([]),
-        )
-        .as_u64()
-        .unwrap()
-}
-
 /// Picks `value` in the "when" select, as a reader's choice does.
 fn pick_when(browser: &Browser, value: &str) {
     browser.script(
@@ -345,7 +327,7 @@ fn the_dashboards_when_filter_shows_the_runs_submitted_between_two_times_or_late
     browser.goto(&format!("{}/", serve.url));
     browser.type_into("#token-input", TOKEN);
     browser.click("#token-form button");
-    browser.wait_text("#runs", "every run", |_| rows(&browser).len() == 3);
+    browser.wait_text("#runs", "every run", |_| row_ids(&browser).len() == 3);
     let hidden = |css: &str| {
         browser.script(
             "return document.querySelector(arguments[0]).hidden;",
@@ -374,12 +356,12 @@ fn the_dashboards_when_filter_shows_the_runs_submitted_between_two_times_or_late
     );
     click_in_page(&browser, "#run-filters button[type=submit]");
     browser.wait_text("#runs", "the second run alone", |_| {
-        rows(&browser) == [second.clone()]
+        row_ids(&browser) == [second.clone()]
     });
     // It stays so through a refresh.
     let before = loads(&browser);
     browser.wait_text("#runs", "a refresh", |_| loads(&browser) > before);
-    assert_eq!(rows(&browser), [second.as_str()]);
+    assert_eq!(row_ids(&browser), [second.as_str()]);
     // The inputs' local times went to the server in UTC, to the second.
     let sent = browser.script(
         "const runs = performance.getEntriesByType('resource')
@@ -401,12 +383,12 @@ fn the_dashboards_when_filter_shows_the_runs_submitted_between_two_times_or_late
     assert!(hidden("#filter-between"));
     click_in_page(&browser, "#run-filters button[type=submit]");
     browser.wait_text("#runs", "the two recent runs", |_| {
-        rows(&browser) == [second.clone(), first.clone()]
+        row_ids(&browser) == [second.clone(), first.clone()]
     });
     let before = loads(&browser);
     browser.wait_text("#runs", "a refresh", |_| loads(&browser) > before);
-    assert_eq!(rows(&browser), [second.clone(), first.clone()]);
-    assert!(!rows(&browser).contains(&old));
+    assert_eq!(row_ids(&browser), [second.clone(), first.clone()]);
+    assert!(!row_ids(&browser).contains(&old));
 }
 
 /// A sliding window's start passing a row loaded with "More": the row
@@ -432,7 +414,7 @@ fn a_row_loaded_with_more_leaves_the_list_when_the_sliding_window_passes_it() {
     browser.goto(&format!("{}/", serve.url));
     browser.type_into("#token-input", TOKEN);
     browser.click("#token-form button");
-    browser.wait_text("#runs", "a page of runs", |_| rows(&browser).len() == 50);
+    browser.wait_text("#runs", "a page of runs", |_| row_ids(&browser).len() == 50);
     pick_when(&browser, "3600");
     click_in_page(&browser, "#run-filters button[type=submit]");
     browser.wait_text("#runs-more", "the More button", |_| {
@@ -443,12 +425,12 @@ fn a_row_loaded_with_more_leaves_the_list_when_the_sliding_window_passes_it() {
     });
     click_in_page(&browser, "#runs-more");
     browser.wait_text("#runs", "the oldest run, loaded with More", |_| {
-        rows(&browser).len() == 51 && rows(&browser).last() == Some(&oldest)
+        row_ids(&browser).len() == 51 && row_ids(&browser).last() == Some(&oldest)
     });
     // A refresh keeps it: it is in the last hour.
     let before = loads(&browser);
     browser.wait_text("#runs", "a refresh", |_| loads(&browser) > before);
-    assert_eq!(rows(&browser).len(), 51);
+    assert_eq!(row_ids(&browser).len(), 51);
 
     // 15 minutes later on the page's clock, the last hour starts 45
     // minutes ago: the oldest run is out, the others stay.
@@ -459,7 +441,7 @@ fn a_row_loaded_with_more_leaves_the_list_when_the_sliding_window_passes_it() {
         json!([15 * 60 * 1000]),
     );
     browser.wait_text("#runs", "the oldest run gone", |_| {
-        !rows(&browser).contains(&oldest)
+        !row_ids(&browser).contains(&oldest)
     });
-    assert_eq!(rows(&browser).len(), 50);
+    assert_eq!(row_ids(&browser).len(), 50);
 }
