@@ -1,8 +1,9 @@
-//! A headless Chromium driven over WebDriver for the benchmark programs
-//! (`bench-dashboard`): Debian's `chromium` and `chromium-driver`
-//! (scripts/install-browser.sh), chromedriver on a free port, one session,
-//! and the two commands a page timing needs (open a URL, run a script).
-//! Errors are strings, as the benchmarks print them.
+//! A headless Chromium driven over WebDriver, for the benchmark programs
+//! (`bench-dashboard`) and the dashboard's browser tests (whose harness,
+//! `tests/suite/webdriver.rs`, builds on it): Debian's `chromium` and
+//! `chromium-driver` (scripts/install-browser.sh), chromedriver on a free
+//! port, one session, and its commands (open a URL, run a script, any
+//! other by its path). Errors are strings, as the benchmarks print them.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -87,7 +88,7 @@ impl Chromium {
                          format!("--user-data-dir={}", browser._profile.path().display())],
             }
         }}});
-        let answer = browser.call("POST", "/session", &caps)?;
+        let answer = browser.call("POST", "/session", Some(&caps))?;
         browser.session = answer["sessionId"]
             .as_str()
             .ok_or("chromedriver gave no session id")?
@@ -97,26 +98,29 @@ impl Chromium {
 
     /// Open `url` (WebDriver waits for its load event).
     pub fn goto(&self, url: &str) -> Result<(), String> {
-        self.call(
-            "POST",
-            &format!("/session/{}/url", self.session),
-            &json!({"url": url}),
-        )
-        .map(drop)
+        self.command("POST", "/url", Some(&json!({"url": url})))
+            .map(drop)
     }
 
     /// Run `script` (a function body) in the page with `args`; its value.
     pub fn script(&self, script: &str, args: Value) -> Result<Value, String> {
-        self.call(
+        self.command(
             "POST",
-            &format!("/session/{}/execute/sync", self.session),
-            &json!({"script": script, "args": args}),
+            "/execute/sync",
+            Some(&json!({"script": script, "args": args})),
         )
     }
 
+    /// One command of the session (`path` after `/session/{id}`, e.g.
+    /// `/element`), with its JSON body if it has one; its `value`.
+    pub fn command(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Value, String> {
+        self.call(method, &format!("/session/{}{path}", self.session), body)
+    }
+
     /// One command; its `value`.
-    fn call(&self, method: &str, path: &str, body: &Value) -> Result<Value, String> {
-        let (status, answer) = request(&self.url, method, path, &body.to_string())?;
+    fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Value, String> {
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let (status, answer) = request(&self.url, method, path, &body)?;
         if status != 200 {
             return Err(format!("WebDriver {method} {path}: {status} {answer}"));
         }

@@ -1,93 +1,37 @@
 //! A real Chromium driven over WebDriver (Debian's `chromium` and
-//! `chromium-driver`, installed by scripts/install-browser.sh): start
-//! chromedriver on a free port, open a headless session, and the few
-//! commands the dashboard test needs. Every wait is bounded.
+//! `chromium-driver`, installed by scripts/install-browser.sh;
+//! `AGENTGATE_CHROMIUM` / `AGENTGATE_CHROMEDRIVER` name others): the
+//! fixtures' [`Chromium`] (chromedriver on a free port, one headless
+//! session), with the commands the dashboard tests need, each failing
+//! the test when WebDriver refuses it. Every wait is bounded.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use agentgate_fixtures::webdriver::{Chromium, browser_paths};
 use serde_json::{Value, json};
-
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-
-/// Where Debian puts them; `AGENTGATE_CHROMIUM` / `AGENTGATE_CHROMEDRIVER`
-/// name others.
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// How long an element may take to appear.
 pub const WAIT: Duration = Duration::from_secs(30);
 
 pub struct Browser {
-    driver: Child,
-    url: String,
-    session: String,
-    _profile: tempfile::TempDir,
-}
-
-fn tool(env: &str, default: &str) -> PathBuf {
-    let path = std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from);
-    assert!(
-        path.is_file(),
-        "{} is missing: run scripts/install-browser.sh (apt-get install chromium chromium-driver), or set {env}",
-        path.display()
-    );
-    path
+    chromium: Chromium,
 }
 
 impl Browser {
     /// A headless Chromium, its window 1280x1500 (the whole dashboard).
     pub fn start() -> Browser {
-        let chromium = tool("AGENTGATE_CHROMIUM", CHROMIUM);
-        let driver_bin = tool("AGENTGATE_CHROMEDRIVER", CHROMEDRIVER);
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let driver = Command::new(driver_bin)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let url = format!("http://127.0.0.1:{port}");
-        let profile = tempfile::tempdir().unwrap();
-        let mut browser = Browser {
-            driver,
-            url,
-            session: String::new(),
-            _profile: profile,
-        };
-        browser.wait_until("chromedriver ready", || {
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        });
-        let caps = json!({"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1280,1500",
-                         format!("--user-data-dir={}", browser._profile.path().display())],
-            }
-        }}});
-        let answer = browser.call("POST", "/session", Some(caps));
-        browser.session = answer["sessionId"].as_str().unwrap().to_owned();
-        browser
+        let (chromium, chromedriver) = browser_paths();
+        let chromium = Chromium::start(&chromium, &chromedriver, 1280, 1500)
+            .unwrap_or_else(|e| panic!("no browser: {e}"));
+        Browser { chromium }
     }
 
-    /// One WebDriver command; its `value`.
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        let body = body.map(|b| b.to_string()).unwrap_or_default();
-        let (status, v) = driver_request(&self.url, method, path, &body);
-        assert_eq!(status, 200, "WebDriver {method} {path}: {v}");
-        v["value"].clone()
-    }
-
+    /// One command of the session (`path` after `/session/{id}`); its `value`.
     fn session_call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        self.call(method, &format!("/session/{}{path}", self.session), body)
+        self.chromium
+            .command(method, path, body.as_ref())
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     pub fn goto(&self, url: &str) {
@@ -244,51 +188,6 @@ impl Browser {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        if !self.session.is_empty() {
-            let path = format!("/session/{}", self.session);
-            let _ = std::panic::catch_unwind(|| driver_request(&self.url, "DELETE", &path, ""));
-        }
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
-    }
-}
-
-/// One request to chromedriver, whose answers have a Content-Length (it
-/// may keep the connection open, so the body is read by its length).
-fn driver_request(url: &str, method: &str, path: &str, body: &str) -> (u16, Value) {
-    let addr = url.strip_prefix("http://").unwrap();
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(WAIT)).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    let status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
-    let mut length = 0;
-    loop {
-        line.clear();
-        reader.read_line(&mut line).unwrap();
-        if line.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap();
-        }
-    }
-    let mut answer = vec![0; length];
-    reader.read_exact(&mut answer).unwrap();
-    (status, serde_json::from_slice(&answer).unwrap())
 }
 
 fn base64_decode(text: &str) -> Vec<u8> {
