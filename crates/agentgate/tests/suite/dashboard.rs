@@ -113,10 +113,7 @@ fn the_page_follows_a_run_live_and_cancels_another() {
     let home = QueueHome::new("");
     let serve = home.serve(false, &[]);
     let browser = Browser::start();
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", QUEUE_TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    browser.login(&serve.url, QUEUE_TOKEN);
 
     // A held run, cancelled from the page.
     let held = submit_ok(&serve.url, "hold tag-b", serde_json::json!({}));
@@ -182,10 +179,7 @@ fn the_page_shows_a_workflow_as_a_live_tree_of_steps() {
     );
     let server = serve(&p);
     let browser = Browser::start();
-    browser.goto(&format!("{}/", server.url));
-    browser.type_into("#token-input", WF_TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    browser.login(&server.url, WF_TOKEN);
 
     let body = serde_json::json!({"workflow": tree, "base_dir": p.root().display().to_string()});
     let accepted = post(&server.url, "/v1/workflows", &body);
@@ -258,9 +252,7 @@ fn the_runs_list_filters_by_label() {
         serde_json::json!({"labels": {"chat": "7"}}),
     );
     let browser = Browser::start();
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", QUEUE_TOKEN);
-    browser.click("#token-form button");
+    browser.login(&serve.url, QUEUE_TOKEN);
     browser.wait_text("#runs", "both runs", |t| {
         t.contains(&chat42) && t.contains(&chat7)
     });
@@ -302,9 +294,7 @@ fn the_label_filter_matches_a_value_with_spaces() {
         serde_json::json!({"labels": {"topic": "release"}}),
     );
     let browser = Browser::start();
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", QUEUE_TOKEN);
-    browser.click("#token-form button");
+    browser.login(&serve.url, QUEUE_TOKEN);
     browser.wait_text("#runs", "both runs", |t| {
         t.contains(&notes) && t.contains(&release)
     });

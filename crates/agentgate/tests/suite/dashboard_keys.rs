@@ -14,13 +14,6 @@ use super::dashboard::artifact;
 use super::serve_queue_support::{QueueHome, TOKEN, submit_ok};
 use super::webdriver::{Browser, keys};
 
-fn login(browser: &Browser, url: &str) {
-    browser.goto(&format!("{url}/"));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
-}
-
 /// The focused element: its id, or a row's run id as `row:ID`.
 fn focused(browser: &Browser) -> String {
     browser
@@ -65,7 +58,7 @@ fn the_runs_list_and_a_run_are_worked_from_the_keyboard() {
         home.wait_for_state(id, agentgate_store::JobState::Succeeded);
     }
     let browser = Browser::start();
-    login(&browser, &serve.url);
+    browser.login(&serve.url, TOKEN);
     browser.wait_text("#runs", "the three runs", |t| {
         ids.iter().all(|id| t.contains(id))
     });
@@ -177,7 +170,7 @@ fn the_page_fits_a_phone_and_a_laptop_screen() {
         } else {
             browser.set_viewport_size(1280, 800);
         }
-        login(&browser, &serve.url);
+        browser.login(&serve.url, TOKEN);
         browser.wait_text("#runs", "the run", |t| t.contains(&id));
         let fit = fits(&browser, what);
         if phone {

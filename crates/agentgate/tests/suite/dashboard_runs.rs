@@ -68,10 +68,7 @@ fn each_row_answers_what_the_run_did_and_more_rows_stay_through_refreshes() {
 
     let browser = Browser::start();
     browser.set_viewport_size(1280, 800);
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    browser.login(&serve.url, TOKEN);
     browser.wait_text("#runs", "both runs", |t| {
         t.contains(&costly) && t.contains(&failed)
     });

@@ -33,10 +33,7 @@ fn wait_for_file(release: &Path) -> String {
 
 /// Log the browser in and open run `id`'s panel.
 fn open_run(browser: &Browser, serve: &Serve, id: &str) {
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    browser.login(&serve.url, TOKEN);
     let row = format!("#runs tr[data-run-id='{id}']");
     browser.find(&row);
     click_in_page(browser, &row);

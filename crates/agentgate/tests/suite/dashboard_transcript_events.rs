@@ -19,10 +19,7 @@ fn the_markdown_renderer_builds_only_safe_nodes() {
     std::fs::create_dir_all(&bin).unwrap();
     let serve = serve_with_cli_env(home.path(), &[], TOKEN, &[]);
     let browser = Browser::start();
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    browser.login(&serve.url, TOKEN);
     let cases = [
         (
             "plain *em* **strong** `co<de>`",
@@ -80,10 +77,7 @@ fn the_transcript_draws_each_kind_of_event() {
     let home = tempfile::tempdir().unwrap();
     let serve = serve_with_cli_env(home.path(), &[], TOKEN, &[]);
     let browser = Browser::start();
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    browser.login(&serve.url, TOKEN);
     let at = |s: u32| format!("2026-11-29T10:00:{s:02}.000Z");
     let head = |seq: u32, attempt: u32, provider: &str| json!({"v": 1, "ts": at(seq), "run_id": "r1", "seq": seq, "attempt": attempt, "provider": provider});
     let with = |mut e: Value, body: Value| {

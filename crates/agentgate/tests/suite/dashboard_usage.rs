@@ -254,10 +254,7 @@ fn the_usage_view_charts_the_stored_runs_figures() {
     );
     let browser = Browser::start();
     browser.set_viewport_size(1280, 800);
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    browser.login(&serve.url, TOKEN);
 
     // An empty store: the view says so, and draws nothing.
     click_in_page(&browser, "#views button[data-view='usage']");

@@ -158,10 +158,7 @@ fn a_workflow_shows_its_steps_live_and_opens_each_steps_run() {
     );
     let browser = Browser::start();
     browser.set_viewport_size(1280, 800);
-    browser.goto(&format!("{}/", server.url));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    browser.login(&server.url, TOKEN);
 
     let body = json!({"workflow": file, "base_dir": p.root().display().to_string()});
     let accepted = call(

@@ -324,9 +324,7 @@ fn the_dashboards_when_filter_shows_the_runs_submitted_between_two_times_or_late
     assert_eq!(second_at, at(10));
 
     let browser = Browser::start();
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
+    browser.login(&serve.url, TOKEN);
     browser.wait_text("#runs", "every run", |_| row_ids(&browser).len() == 3);
     let hidden = |css: &str| {
         browser.script(
@@ -411,9 +409,7 @@ fn a_row_loaded_with_more_leaves_the_list_when_the_sliding_window_passes_it() {
     assert_eq!(created_at(&serve.url, &oldest), at(50));
 
     let browser = Browser::start();
-    browser.goto(&format!("{}/", serve.url));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
+    browser.login(&serve.url, TOKEN);
     browser.wait_text("#runs", "a page of runs", |_| row_ids(&browser).len() == 50);
     pick_when(&browser, "3600");
     click_in_page(&browser, "#run-filters button[type=submit]");

@@ -220,10 +220,7 @@ fn a_person_allows_one_write_and_denies_another_through_the_api() {
 fn the_dashboard_answers_with_its_allow_and_deny_buttons() {
     let ask = AskRun::start();
     let browser = Browser::start();
-    browser.goto(&format!("{}/", ask.serve.url));
-    browser.type_into("#token-input", TOKEN);
-    browser.click("#token-form button");
-    browser.wait_text("#server-state", "connected", |t| t == "connected");
+    browser.login(&ask.serve.url, TOKEN);
     let row = format!("tr[data-run-id='{}']", ask.run);
     browser.find(&row);
     let clicked = browser.script(

@@ -38,6 +38,15 @@ impl Browser {
         self.session_call("POST", "/url", Some(json!({"url": url})));
     }
 
+    /// Open the dashboard of the server at `url` and log in with `token`,
+    /// waiting until the page says it is connected.
+    pub fn login(&self, url: &str, token: &str) {
+        self.goto(&format!("{url}/"));
+        self.type_into("#token-input", token);
+        self.click("#token-form button");
+        self.wait_text("#server-state", "connected", |t| t == "connected");
+    }
+
     /// Run `script` (a function body; `arguments` are `args`) in the page.
     pub fn script(&self, script: &str, args: Value) -> Value {
         self.session_call(
