@@ -25,7 +25,7 @@ function timelineLane(run, event) {
     lane = {
       key, attempt: event.attempt, provider: event.provider || "", model: "", agent: "",
       first: at, last: at, duration: null, error: "", errorType: "", resetAt: "",
-      state: "running", skipped: false,
+      state: "running",
     };
     run.lanes.push(lane);
   }
@@ -68,7 +68,6 @@ function timelineEvent(run, event) {
         lane.errorType = event.error_type || "";
         lane.resetAt = event.reset_at || "";
         lane.state = "skipped";
-        lane.skipped = true;
       }
       return true;
     }
@@ -92,7 +91,6 @@ function timelineFromEnvelope(run, envelope) {
       error: a.error_type ? `${a.error_type}: ${a.error || ""}` : "",
       errorType: a.error_type || "", resetAt: a.skipped ? a.reset_at || "" : "",
       state: a.error_type ? (a.skipped ? "skipped" : "failed") : "ok",
-      skipped: !!a.skipped,
     });
   });
 }
@@ -144,7 +142,7 @@ function drawTimeline(run) {
     track.appendChild(bar);
     const duration = document.createElement("span");
     duration.className = "lane-duration";
-    duration.textContent = lane.skipped ? "skipped" :
+    duration.textContent = lane.state === "skipped" ? "skipped" :
       durationText(durations[i]) + (lane.state === "running" ? " so far" : "");
     li.append(label, track, duration);
     if (lane.error) {
