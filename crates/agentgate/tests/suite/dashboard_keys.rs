@@ -6,7 +6,8 @@
 //! title, Esc closes it and the focus is back on its row. On a phone's
 //! screen (390x844, a mobile viewport) and at 1280x800 nothing is wider
 //! than the window: the list, an open run's transcript and the New run
-//! form fit, the panels in one column on the phone.
+//! form fit; on the phone the panels are in one column, the list keeps
+//! its five key columns and the form's fields go under their labels.
 
 use serde_json::{Value, json};
 
@@ -173,6 +174,12 @@ fn the_page_fits_a_phone_and_a_laptop_screen() {
         browser.login(&serve.url, TOKEN);
         browser.wait_text("#runs", "the run", |t| t.contains(&id));
         let fit = fits(&browser, what);
+        // The list's columns shown: on a phone, the run, its outcome,
+        // duration, cost and time (and the Cancel button's).
+        let columns = browser.script(
+            "return [...document.querySelectorAll('#runs thead th')].filter((th) => th.offsetParent !== null).map((th) => th.textContent);",
+            json!([]),
+        );
         if phone {
             assert_eq!(fit["width"], 390, "{fit:#}");
             assert_eq!(
@@ -180,6 +187,12 @@ fn the_page_fits_a_phone_and_a_laptop_screen() {
                 1,
                 "one column: {fit:#}"
             );
+            assert_eq!(
+                columns,
+                json!(["Run", "Outcome", "Duration", "Cost", "Submitted", ""])
+            );
+        } else {
+            assert_eq!(columns.as_array().unwrap().len(), 11, "{columns}");
         }
         // A run open, its transcript shown.
         super::dashboard::click_in_page(&browser, &format!("#runs tr[data-run-id='{id}']"));
@@ -189,6 +202,14 @@ fn the_page_fits_a_phone_and_a_laptop_screen() {
         browser.click("#new-run");
         browser.find("#submit-prompt");
         fits(&browser, &format!("{what}, the New run form"));
+        // A field under its label on a phone, beside it wider.
+        let under = browser.script(
+            "const l = document.querySelector('label[for=submit-prompt]').getBoundingClientRect(); \
+             const f = document.getElementById('submit-prompt').getBoundingClientRect(); \
+             return f.top >= l.bottom;",
+            json!([]),
+        );
+        assert_eq!(under, json!(phone), "{what}: the prompt under its label");
         if phone {
             browser.script(
                 "document.getElementById('run-panel').scrollIntoView();",
